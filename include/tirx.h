@@ -1,0 +1,87 @@
+/* tirx: a hardware-native GPU kernel language and compiler.
+ *
+ * The public C API. Parse TIRx script into a module, verify it, print its
+ * canonical form and read its diagnostics. Every function that can fail
+ * returns a tirx_status; errors in the input are reported as diagnostics on
+ * the module (never printed, never fatal). */
+#ifndef TIRX_H
+#define TIRX_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(TIRX_BUILDING_LIBRARY)
+#define TIRX_API __attribute__((visibility("default")))
+#else
+#define TIRX_API
+#endif
+
+/* Exit statuses of the CLI share these values. */
+typedef enum tirx_status {
+    TIRX_OK = 0,
+    TIRX_ERR_INPUT = 1,     /* an error in the input: see the diagnostics */
+    TIRX_ERR_USAGE = 2,     /* a bad argument to an API call or the CLI */
+    TIRX_ERR_CUDA = 3,      /* no CUDA driver / NVRTC where one is needed */
+    TIRX_ERR_INTERNAL = 70, /* a bug in tirx */
+} tirx_status;
+
+typedef struct tirx_module tirx_module;
+
+/* A compile-time constant override: `-D NAME=VALUE`. VALUE is a Python
+ * literal (int, float, bool, string) or a dtype name. */
+typedef struct tirx_define {
+    const char *name;
+    const char *value;
+} tirx_define;
+
+typedef enum tirx_severity {
+    TIRX_SEV_ERROR,
+    TIRX_SEV_WARNING,
+    TIRX_SEV_NOTE, /* explains the error or warning before it */
+} tirx_severity;
+
+typedef struct tirx_diag {
+    tirx_severity severity;
+    const char *file;    /* NULL when the diagnostic has no location */
+    int line, col;       /* 1-based; col counts bytes */
+    int end_line, end_col;
+    const char *message; /* owned by the module */
+} tirx_diag;
+
+TIRX_API const char *tirx_version(void);
+
+/* Parse `len` bytes of TIRx script named `filename` (used in diagnostics;
+ * "<stdin>" for standard input). Always sets *out to a module (free it with
+ * tirx_module_free), which carries the diagnostics even when parsing failed.
+ * Returns TIRX_OK or TIRX_ERR_INPUT. */
+TIRX_API tirx_status tirx_parse(const char *text, size_t len, const char *filename,
+                                const tirx_define *defines, size_t ndefines, tirx_module **out);
+
+/* Check well-formedness (use before definition, dtypes, thread extents, ...).
+ * Adds diagnostics to the module. Returns TIRX_OK or TIRX_ERR_INPUT. */
+TIRX_API tirx_status tirx_verify(tirx_module *m);
+
+/* The canonical TIRx script text of the module, NUL-terminated, without a
+ * trailing newline. Free it with tirx_free. NULL if the module failed to parse. */
+TIRX_API char *tirx_print(const tirx_module *m);
+
+/* Structural equality with alpha-renaming of bound variables: 1 equal, 0 not. */
+TIRX_API int tirx_module_equal(const tirx_module *a, const tirx_module *b);
+
+TIRX_API size_t tirx_diag_count(const tirx_module *m);
+/* Fills *out with diagnostic i (0-based); returns 0, or -1 if i is out of range. */
+TIRX_API int tirx_diag_get(const tirx_module *m, size_t i, tirx_diag *out);
+/* Every diagnostic rendered as `FILE:LINE:COL: error: message`, the source
+ * line and a caret under the span. Free it with tirx_free. */
+TIRX_API char *tirx_diag_render(const tirx_module *m);
+
+TIRX_API void tirx_module_free(tirx_module *m);
+TIRX_API void tirx_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

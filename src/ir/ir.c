@@ -1,0 +1,299 @@
+/* Dtype spelling, the vocabulary tables and the node constructors. */
+#include "ir.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- dtypes */
+static const struct {
+    const char *name;
+    int bits;
+} dtype_info[IR_DT_COUNT] = {
+#define X(E, name, bits) {name, bits},
+#include "dtype.def"
+#undef X
+};
+
+#define DT(code, bits) {IR_DT_##code, bits, 1}
+const IrDType IR_BOOL = DT(BOOL, 8), IR_INT8 = DT(INT, 8), IR_INT16 = DT(INT, 16),
+              IR_INT32 = DT(INT, 32), IR_INT64 = DT(INT, 64), IR_UINT8 = DT(UINT, 8),
+              IR_UINT16 = DT(UINT, 16), IR_UINT32 = DT(UINT, 32), IR_UINT64 = DT(UINT, 64),
+              IR_FLOAT16 = DT(FLOAT, 16), IR_FLOAT32 = DT(FLOAT, 32),
+              IR_FLOAT64 = DT(FLOAT, 64), IR_BFLOAT16 = DT(BFLOAT, 16),
+              IR_HANDLE = DT(HANDLE, 64), IR_VOID = {IR_DT_VOID, 0, 0};
+#undef DT
+
+bool ir_dtype_eq(IrDType a, IrDType b)
+{
+    return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+
+bool ir_dtype_is_int(IrDType t) { return t.code == IR_DT_INT || t.code == IR_DT_UINT; }
+
+bool ir_dtype_is_float(IrDType t)
+{
+    return t.code == IR_DT_FLOAT || t.code == IR_DT_BFLOAT || t.code >= IR_DT_F8E3M4;
+}
+
+IrDType ir_dtype_with_lanes(IrDType t, int lanes)
+{
+    t.lanes = (uint16_t)lanes;
+    return t;
+}
+
+static bool parse_uint(const char *s, size_t n, long *out)
+{
+    if (n == 0 || n > 6)
+        return false;
+    long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+bool ir_dtype_parse(const char *s, size_t n, IrDType *out)
+{
+    if (n == 0 || (n == 4 && !memcmp(s, "void", 4))) {
+        *out = IR_VOID;
+        return true;
+    }
+    /* Longest matching name first, so "float8_e4m3fn" wins over "float". */
+    int best = -1;
+    size_t best_len = 0;
+    for (int c = 0; c < IR_DT_COUNT; c++) {
+        size_t l = strlen(dtype_info[c].name);
+        if (l <= n && !memcmp(s, dtype_info[c].name, l) && l > best_len)
+            best = c, best_len = l;
+    }
+    if (best < 0 || best == IR_DT_VOID)
+        return false;
+    const char *rest = s + best_len;
+    size_t rn = n - best_len;
+    long bits = dtype_info[best].bits, lanes = 1;
+    if (bits == 0) {
+        size_t d = 0;
+        while (d < rn && rest[d] >= '0' && rest[d] <= '9')
+            d++;
+        if (d == 0)
+            bits = 32;
+        else if (!parse_uint(rest, d, &bits))
+            return false;
+        rest += d, rn -= d;
+        bool ok = best == IR_DT_FLOAT ? (bits == 16 || bits == 32 || bits == 64)
+                                      : (bits == 1 || bits == 8 || bits == 16 || bits == 32 ||
+                                         bits == 64);
+        if (!ok)
+            return false;
+    } else if (best == IR_DT_BFLOAT && rn >= 2 && !memcmp(rest, "16", 2)) {
+        rest += 2, rn -= 2;
+    }
+    if (rn > 0) {
+        if (rest[0] != 'x' || !parse_uint(rest + 1, rn - 1, &lanes) || lanes < 1 ||
+            lanes > 1024 || best == IR_DT_HANDLE)
+            return false;
+    }
+    out->code = (uint8_t)best;
+    out->bits = (uint8_t)bits;
+    out->lanes = (uint16_t)lanes;
+    return true;
+}
+
+const char *ir_dtype_str(IrDType t, char *buf)
+{
+    if (t.code == IR_DT_VOID) {
+        strcpy(buf, "void");
+        return buf;
+    }
+    const char *name = dtype_info[t.code].name;
+    int n;
+    if (dtype_info[t.code].bits == 0)
+        n = snprintf(buf, IR_DTYPE_STR_MAX, "%s%d", name, t.bits);
+    else if (t.code == IR_DT_BFLOAT)
+        n = snprintf(buf, IR_DTYPE_STR_MAX, "bfloat16");
+    else
+        n = snprintf(buf, IR_DTYPE_STR_MAX, "%s", name);
+    if (t.lanes > 1)
+        snprintf(buf + n, IR_DTYPE_STR_MAX - (size_t)n, "x%d", t.lanes);
+    return buf;
+}
+
+int ir_dtype_names(const char **out, int max)
+{
+    static const char *const names[] = {
+        "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+        "float16", "float32", "float64", "bfloat16", "handle", "void", "float8_e3m4",
+        "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
+        "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn",
+        "float4_e2m1fn"};
+    int n = 0;
+    for (size_t i = 0; i < TX_ARRAY_LEN(names) && n < max; i++)
+        out[n++] = names[i];
+    return n;
+}
+
+/* ---------------------------------------------------------------- tables */
+const IrOpInfo ir_ops[IR_OP_COUNT] = {
+#define X(E, name, ret, lo, hi) {name, IR_RET_##ret, lo, hi},
+#include "op.def"
+#undef X
+};
+
+int ir_op_lookup(const char *name)
+{
+    for (int i = 0; i < IR_OP_COUNT; i++)
+        if (!strcmp(ir_ops[i].name, name))
+            return i;
+    return -1;
+}
+
+const char *const ir_scope_names[IR_SCOPE_COUNT] = {
+#define X(E, name) name,
+#include "scope.def"
+#undef X
+};
+
+const IrScopeIdInfo ir_scopeids[IR_SCOPEID_COUNT] = {
+#define X(E, name, parent, cur, maxdims) {name, IR_SCOPE_##parent, IR_SCOPE_##cur, maxdims},
+#include "scopeid.def"
+#undef X
+};
+
+const char *const ir_for_names[IR_FOR_COUNT] = {
+#define X(E, name) name,
+#include "forkind.def"
+#undef X
+};
+
+/* ---------------------------------------------------------------- modules */
+IrModule *ir_module_new(void)
+{
+    IrModule *m = calloc(1, sizeof *m);
+    if (!m)
+        TX_UNREACHABLE();
+    tx_arena_init(&m->arena);
+    tx_diags_init(&m->diags, &m->arena);
+    m->class_name = "Module";
+    return m;
+}
+
+void ir_module_free(IrModule *m)
+{
+    if (!m)
+        return;
+    tx_diags_free(&m->diags);
+    tx_arena_free(&m->arena);
+    free(m);
+}
+
+/* ---------------------------------------------------------------- constructors */
+IrType *ir_prim_type(TxArena *a, IrDType t)
+{
+    IrType *ty = TX_NEW(a, IrType);
+    ty->kind = IR_TY_PRIM, ty->dtype = t;
+    return ty;
+}
+
+IrType *ir_ptr_type(TxArena *a, IrDType elem, const char *scope)
+{
+    IrType *ty = TX_NEW(a, IrType);
+    ty->kind = IR_TY_PTR, ty->dtype = elem, ty->scope = scope ? scope : "global";
+    return ty;
+}
+
+IrType *ir_buffer_type(TxArena *a, IrDType elem, const char *scope, IrBufferType *buf)
+{
+    IrType *ty = TX_NEW(a, IrType);
+    ty->kind = IR_TY_BUFFER, ty->dtype = elem, ty->scope = scope ? scope : "global";
+    ty->buf = buf;
+    return ty;
+}
+
+IrExpr *ir_node(TxArena *a, IrExprKind k, IrDType t, TxSpan sp)
+{
+    IrExpr *e = TX_NEW(a, IrExpr);
+    e->kind = k, e->dtype = t, e->span = sp;
+    return e;
+}
+
+IrExpr *ir_int(TxArena *a, IrDType t, int64_t v, TxSpan sp)
+{
+    IrExpr *e = ir_node(a, IR_E_INT, t, sp);
+    e->u.int_val = v;
+    return e;
+}
+
+IrExpr *ir_i32(TxArena *a, int64_t v) { return ir_int(a, IR_INT32, v, (TxSpan){0}); }
+
+IrExpr *ir_float(TxArena *a, IrDType t, double v, TxSpan sp)
+{
+    IrExpr *e = ir_node(a, IR_E_FLOAT, t, sp);
+    e->u.float_val = v;
+    return e;
+}
+
+IrExpr *ir_str(TxArena *a, const char *s, TxSpan sp)
+{
+    IrExpr *e = ir_node(a, IR_E_STR, IR_HANDLE, sp);
+    e->u.str = s;
+    return e;
+}
+
+IrExpr *ir_var(TxArena *a, const char *name, IrType *type, TxSpan sp)
+{
+    IrDType t = type->kind == IR_TY_PRIM ? type->dtype : IR_HANDLE;
+    IrExpr *e = ir_node(a, IR_E_VAR, t, sp);
+    e->u.var.name = name, e->u.var.type = type;
+    return e;
+}
+
+IrExpr *ir_binary(TxArena *a, IrExprKind k, IrExpr *x, IrExpr *y, TxSpan sp)
+{
+    IrDType t = x->dtype;
+    if (k >= IR_E_EQ && k <= IR_E_OR)
+        t = ir_dtype_with_lanes(IR_BOOL, x->dtype.lanes);
+    IrExpr *e = ir_node(a, k, t, sp);
+    e->u.op.a = x, e->u.op.b = y;
+    return e;
+}
+
+IrStmt *ir_stmt(TxArena *a, IrStmtKind k, TxSpan sp)
+{
+    IrStmt *s = TX_NEW(a, IrStmt);
+    s->kind = k, s->span = sp;
+    return s;
+}
+
+IrStmt *ir_seq(TxArena *a, IrStmt **stmts, int n, TxSpan sp)
+{
+    if (n == 1)
+        return stmts[0];
+    IrStmt *s = ir_stmt(a, IR_S_SEQ, sp);
+    s->u.seq.n = n;
+    s->u.seq.stmts = tx_arena_memdup(a, stmts, sizeof(IrStmt *) * (size_t)n);
+    return s;
+}
+
+IrLayout *ir_default_layout(TxArena *a, IrExpr **shape, int ndim)
+{
+    IrLayout *l = TX_NEW(a, IrLayout);
+    l->kind = IR_LAYOUT_TILE;
+    l->nshard = ndim;
+    l->shard = TX_NEW_ARRAY(a, IrIter, ndim);
+    /* Row-major strides as int32 constants when the shape is constant, else products. */
+    IrExpr *stride = ir_i32(a, 1);
+    for (int i = ndim - 1; i >= 0; i--) {
+        l->shard[i] = (IrIter){shape[i], stride, "m"};
+        if (stride->kind == IR_E_INT && shape[i]->kind == IR_E_INT)
+            stride = ir_i32(a, stride->u.int_val * shape[i]->u.int_val);
+        else if (stride->kind == IR_E_INT && stride->u.int_val == 1)
+            stride = shape[i];
+        else
+            stride = ir_binary(a, IR_E_MUL, shape[i], stride, (TxSpan){0});
+    }
+    return l;
+}

@@ -1,0 +1,21 @@
+/* The TIRx script front end: lexer, parser (with compile-time constants and
+ * macros elaborated) and printer. One syntax both ways: for every accepted
+ * text x, print(parse(x)) is a fixpoint of print∘parse. Prefix: sc_. */
+#ifndef TX_SCRIPT_H
+#define TX_SCRIPT_H
+
+#include "../ir/ir.h"
+
+typedef struct ScDefine {
+    const char *name, *value;
+} ScDefine;
+
+/* Parse a source into a new module. Diagnostics go to the module; when any
+ * error was reported, the module's functions must not be used. */
+IrModule *sc_parse(const char *text, size_t len, const char *filename, const ScDefine *defines,
+                   size_t ndefines);
+
+/* The canonical text of a module (no trailing newline); the caller frees it. */
+char *sc_print(const IrModule *m);
+
+#endif

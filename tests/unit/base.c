@@ -1,0 +1,82 @@
+/* Unit tests of the base layer: arena, vectors, strings, near-match, sources. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "base/base.h"
+#include "base/diag.h"
+#include "ir/ir.h"
+
+static void test_arena(void **state)
+{
+    (void)state;
+    TxArena a;
+    tx_arena_init(&a);
+    char *big = tx_arena_alloc(&a, 200000);
+    big[199999] = 1;
+    char *s = tx_arena_printf(&a, "%s-%d", "x", 42);
+    assert_string_equal(s, "x-42");
+    tx_arena_free(&a);
+}
+
+static void test_dtype_roundtrip(void **state)
+{
+    (void)state;
+    const char *names[] = {"int8", "int32", "uint64", "float16", "float32x4", "bfloat16",
+                           "bool", "handle", "float8_e4m3fn", "float8_e4m3fnx4",
+                           "float4_e2m1fn", "float8_e8m0fnu", "float16x2", "void"};
+    for (size_t i = 0; i < TX_ARRAY_LEN(names); i++) {
+        IrDType t;
+        char buf[IR_DTYPE_STR_MAX];
+        assert_true(ir_dtype_parse(names[i], strlen(names[i]), &t));
+        assert_string_equal(ir_dtype_str(t, buf), names[i]);
+    }
+    IrDType t;
+    assert_true(ir_dtype_parse("int", 3, &t));
+    assert_true(ir_dtype_eq(t, IR_INT32));
+    assert_false(ir_dtype_parse("int7", 4, &t));
+    assert_false(ir_dtype_parse("float8", 6, &t));
+    assert_false(ir_dtype_parse("handlex2", 8, &t));
+}
+
+static void test_nearest(void **state)
+{
+    (void)state;
+    const char *c[] = {"alloc_shared", "alloc_local", "alloc_buffer"};
+    assert_string_equal(tx_nearest("alloc_shard", c, 3), "alloc_shared");
+    assert_null(tx_nearest("zzz", c, 3));
+}
+
+static void test_diag_render(void **state)
+{
+    (void)state;
+    TxArena a;
+    tx_arena_init(&a);
+    TxDiags d;
+    tx_diags_init(&d, &a);
+    TxSource *src = tx_source_new(&a, "k.tirx", "def f():\r\n    x = (1\n", 22);
+    tx_error(&d, (TxSpan){src, 17, 18}, "'(' was never closed");
+    TxBuf b = {0};
+    tx_diag_render(&d.list.items[0], &b);
+    assert_string_equal(b.data, "k.tirx:2:9: error: '(' was never closed\n"
+                                "    x = (1\n"
+                                "        ^\n");
+    tx_buf_free(&b);
+    tx_diags_free(&d);
+    tx_arena_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_arena),
+        cmocka_unit_test(test_dtype_roundtrip),
+        cmocka_unit_test(test_nearest),
+        cmocka_unit_test(test_diag_render),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
