@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The live differential check against the reference compiler (ctest
+# reference.live, run in tests/):
+#
+#   reference_live.sh ROUNDTRIP VENV_DIR OUT_DIR
+#
+# 1. Finds a Python with the pinned reference: $TIRX_REFERENCE_PYTHON if set,
+#    else VENV_DIR, created and filled from reference/requirements.txt (and
+#    reused while that file is unchanged).
+# 2. Runs reference/oracle.py OUT_DIR: the reference prints every corpus
+#    function into OUT_DIR/NAME.tirx.
+# 3. Runs ROUNDTRIP --expect-same-as-input on each printed file, and plain
+#    ROUNDTRIP on the deviations: the names in reference/DEVIATIONS.txt and
+#    those the reference itself cannot round-trip (OUT_DIR/NONIDEMPOTENT.txt).
+# Exits 77 (skipped) with the reason when the reference cannot be installed
+# or imported; 1 when a check fails.
+set -uo pipefail
+
+if [ $# -ne 3 ]; then
+    echo "usage: reference_live.sh ROUNDTRIP VENV_DIR OUT_DIR" >&2
+    exit 2
+fi
+roundtrip=$1 venv=$2 out=$3
+requirements=reference/requirements.txt
+
+skip() {
+    echo "SKIPPED: $*" >&2
+    exit 77
+}
+
+# Prints the path of a Python that has the reference installed.
+reference_python() {
+    if [ -n "${TIRX_REFERENCE_PYTHON:-}" ]; then
+        echo "$TIRX_REFERENCE_PYTHON"
+        return
+    fi
+    [ -f "$requirements" ] || skip "no tests/$requirements"
+    local stamp=$venv/requirements.txt
+    if [ -x "$venv/bin/python" ] && cmp -s "$requirements" "$stamp"; then
+        echo "$venv/bin/python"
+        return
+    fi
+    rm -rf "$venv"
+    local log=$venv.log
+    echo "reference_live: creating $venv" >&2
+    python3 -m venv "$venv" >"$log" 2>&1 ||
+        skip "python3 -m venv failed: $(tail -n 3 "$log" | tr '\n' ' ')"
+    echo "reference_live: pip install -r tests/$requirements" >&2
+    "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q \
+        -r "$requirements" >>"$log" 2>&1 ||
+        skip "pip install -r tests/$requirements failed: $(tail -n 3 "$log" | tr '\n' ' ')"
+    cp "$requirements" "$stamp"
+    echo "$venv/bin/python"
+}
+
+# The deviation names, one per line: first word of each non-comment line.
+deviation_names() {
+    local f
+    for f in reference/DEVIATIONS.txt "$out/NONIDEMPOTENT.txt"; do
+        [ -f "$f" ] && grep -oE '^[A-Za-z0-9_]+' "$f"
+    done
+    return 0
+}
+
+python=$(reference_python) || exit $?
+rm -rf "$out"
+mkdir -p "$out"
+"$python" reference/oracle.py "$out"
+status=$?
+[ $status -eq 77 ] && skip "the reference compiler cannot be imported by $python (see above)"
+if [ $status -ne 0 ]; then
+    echo "FAIL: reference/oracle.py exited with status $status"
+    exit 1
+fi
+
+deviations=$(deviation_names | sort -u)
+exact=() plain=()
+for f in "$out"/*.tirx; do
+    [ -e "$f" ] || continue
+    name=$(basename "$f" .tirx)
+    if grep -qxF "$name" <<<"$deviations"; then
+        plain+=("$f")
+    else
+        exact+=("$f")
+    fi
+done
+[ ${#exact[@]} -gt 0 ] || [ ${#plain[@]} -gt 0 ] || {
+    echo "FAIL: reference/oracle.py printed no files"
+    exit 1
+}
+
+status=0
+echo "reference_live: ${#exact[@]} files byte for byte, ${#plain[@]} deviations round-trip only"
+if [ ${#exact[@]} -gt 0 ]; then
+    "$roundtrip" --expect-same-as-input "${exact[@]}" || status=1
+fi
+if [ ${#plain[@]} -gt 0 ]; then
+    "$roundtrip" "${plain[@]}" || status=1
+fi
+
+# The committed oracle files should be what the pinned reference prints now.
+stale=0
+for f in "$out"/*.tirx; do
+    [ -e "$f" ] || continue
+    cmp -s "$f" "reference/expected/$(basename "$f")" || stale=$((stale + 1))
+done
+[ $stale -eq 0 ] ||
+    echo "note: $stale printed files are missing from or differ from tests/reference/expected/"
+exit $status
