@@ -160,8 +160,7 @@ struct IrExpr {
         const char *str;     /* STR */
         IrVar var;           /* VAR */
         struct {             /* binary ops, NOT (a), SELECT (cond, a, b), CAST (a),
-                                RAMP (a base, b stride), BROADCAST (a), LET (var, a, b),
-                                LAMBDA (items = params, a = body) */
+                                RAMP (a base, b stride), BROADCAST (a), LET (var, a, b) */
             IrExpr *a, *b, *cond, *var;
             int lanes;
         } op;
@@ -172,11 +171,16 @@ struct IrExpr {
             IrExpr **indices, **extents;
             IrExpr *predicate;
         } access;
-        struct {             /* LIST (items), LAMBDA (items = params), DICT (kwargs) */
+        struct {             /* LIST (n items), DICT (n kwargs) */
             int n;
             IrExpr **items;
             IrKwarg *kwargs;
         } list;
+        struct {             /* LAMBDA: n parameter Vars and the body */
+            int n;
+            IrExpr **params;
+            IrExpr *body;
+        } lambda;
         IrLayout *layout;    /* LAYOUT */
     } u;
 };
