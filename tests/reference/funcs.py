@@ -1565,6 +1565,353 @@ def t_ewise_scalar_input(A: T.Tensor((64,), "float32"), s: T.float32):
         T.cuda.tile.ewise(_ewise_fma, R[0:8], X[0:8], Y[0:8], s, scope="warp")
 
 
+# ---------------------------------------------------------------------------
+# g_: larger kernel skeletons
+# ---------------------------------------------------------------------------
+
+
+@T.function
+def g_tma_pipeline(A: T.Tensor((1024, 64), "float16"), B: T.Tensor((1024, 64), "float16"), tmap: T.handle("tensormap")):
+    with T.device_entry(launch=T.cuda.LaunchConfig(grid=8, block=128)):
+        bx = T.cuda.block_idx("x")
+        tid = T.cuda.thread_idx("x")
+        S = T.alloc_shared((2, 64, 64), "float16")
+        full = T.alloc_shared((2,), "uint64")
+        empty = T.alloc_shared((2,), "uint64")
+        if tid == 0:
+            for s in T.unroll(2):
+                T.ptx.mbarrier.init.shared__cta.b64(T.address_of(full[s]), T.uint32(1))
+                T.ptx.mbarrier.init.shared__cta.b64(T.address_of(empty[s]), T.uint32(128))
+            T.ptx.fence.proxy.async_.shared__cta()
+        T.cuda.cta_sync()
+        phase: T.int32 = 0
+        for k in range(16):
+            stage: T.let = k % 2
+            if tid == 0:
+                T.ptx.mbarrier.arrive.expect_tx.shared.b64(T.address_of(full[stage]), T.uint32(8192))
+                T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes"](
+                    T.address_of(S[stage, 0, 0]), tmap, 0, bx * 64 + k, T.address_of(full[stage])
+                )
+            T.cuda.mbarrier_wait(T.address_of(full[stage]), phase)
+            B[bx * 64 + tid % 64, tid // 64] = S[stage, tid % 64, tid // 64]
+            T.ptx.mbarrier.arrive.shared.b64(T.address_of(empty[stage]))
+            if stage == 1:
+                phase = phase ^ 1
+
+
+@T.function
+def g_ws_gemm(A: T.Tensor((128, 64), "float16"), C: T.Tensor((128, 64), "float32"), da: T.uint64, db: T.uint64):
+    with T.device_entry(
+        launch=T.cuda.LaunchConfig(grid=1, block=384),
+        kernel_attrs=T.cuda.KernelAttributes(min_blocks_per_sm=1),
+    ):
+        wg = T.cuda.warpgroup_id()
+        tid = T.cuda.thread_in_warpgroup()
+        bar = T.alloc_shared((2,), "uint64")
+        acc = T.alloc_local((4,), "float32")
+        if T.cuda.thread_rank() == 0:
+            T.ptx.mbarrier.init.shared__cta.b64(T.address_of(bar[0]), T.uint32(1))
+            T.ptx.mbarrier.init.shared__cta.b64(T.address_of(bar[1]), T.uint32(256))
+        T.cuda.cta_sync()
+        if wg == 0:
+            T.ptx.setmaxnreg.dec.sync.aligned.u32(40)
+            if T.cuda.elect_sync():
+                for k in range(4):
+                    T.ptx.mbarrier.arrive.expect_tx.shared.b64(T.address_of(bar[0]), T.uint32(16384))
+        else:
+            T.ptx.setmaxnreg.inc.sync.aligned.u32(232)
+            for i in T.unroll(4):
+                acc[i] = T.float32(0)
+            scale: T.uint32 = T.uint32(0)
+            for k in range(4):
+                T.cuda.mbarrier_wait(T.address_of(bar[0]), k % 2)
+                T.ptx.wgmma.fence.sync.aligned()
+                T.ptx.wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16(
+                    acc[0], acc[1], acc[2], acc[3], da + T.Cast("uint64", k * 2), db, T.ptx.pred(scale), 1, 1, 0, 0
+                )
+                T.ptx.wgmma.commit_group.sync.aligned()
+                T.ptx.wgmma.wait_group.sync.aligned(0)
+                scale = T.uint32(1)
+                T.ptx.mbarrier.arrive.shared.b64(T.address_of(bar[1]))
+            for i in T.unroll(4):
+                C[(wg - 1) * 64 + tid // 4, i] = acc[i]
+
+
+@T.function
+def g_tcgen05_gemm(C: T.Tensor((128, 256), "float32"), da: T.uint64, db: T.uint64):
+    with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128)):
+        warp = T.cuda.warp_id()
+        tmem_addr = T.alloc_shared((1,), "uint32")
+        bar = T.alloc_shared((1,), "uint64")
+        if warp == 0:
+            T.ptx.tcgen05.alloc.cta_group__1.sync.aligned.shared__cta.b32(T.address_of(tmem_addr[0]), T.uint32(256))
+            T.ptx.tcgen05.relinquish_alloc_permit.cta_group__1.sync.aligned()
+        if T.cuda.thread_rank() == 0:
+            T.ptx.mbarrier.init.shared__cta.b64(T.address_of(bar[0]), T.uint32(1))
+        T.ptx.tcgen05.fence__before_thread_sync()
+        T.cuda.cta_sync()
+        T.ptx.tcgen05.fence__after_thread_sync()
+        taddr: T.let = tmem_addr[0]
+        idesc: T.uint32
+        T.cuda.tcgen05_encode_instr_descriptor(
+            T.address_of(idesc), d_dtype="float32", a_dtype="float16", b_dtype="float16", M=128, N=256, K=16, trans_a=False, trans_b=False
+        )
+        if warp == 0:
+            if T.cuda.elect_sync():
+                en: T.uint32 = T.uint32(0)
+                m: T.uint32 = T.uint32(0)
+                for k in range(4):
+                    T.ptx.tcgen05.mma.cta_group__1.kind__f16(taddr, da, db, idesc, m, m, m, m, T.ptx.pred(en))
+                    en = T.uint32(1)
+                T.ptx.tcgen05.commit.cta_group__1.mbarrier__arrive__one.shared__cluster.b64(T.address_of(bar[0]))
+        T.cuda.mbarrier_wait(T.address_of(bar[0]), 0)
+        r = T.alloc_local((4,), "uint32")
+        T.ptx["tcgen05.ld.sync.aligned.32x32b.x4.b32"](r[0], r[1], r[2], r[3], T.cuda.get_tmem_addr(taddr, warp * 32, 0))
+        T.ptx.tcgen05.wait__ld.sync.aligned()
+        for i in T.unroll(4):
+            C[warp * 32 + T.cuda.lane_id(), i] = T.reinterpret(r[i], ty=T.float32)
+        T.cuda.cta_sync()
+        if warp == 0:
+            T.ptx.tcgen05.dealloc.cta_group__1.sync.aligned.b32(taddr, T.uint32(256))
+
+
+@T.function
+def g_cp_async_double_buffer(A: T.Tensor((4096,), "float32"), B: T.Tensor((4096,), "float32")):
+    with T.device_entry(launch=T.cuda.LaunchConfig(grid=16, block=256)):
+        bx = T.cuda.block_idx("x")
+        tx = T.cuda.thread_idx("x")
+        S = T.alloc_shared((2, 256), "float32")
+        T.ptx.cp.async_.ca.shared.global_(T.address_of(S[0, tx]), T.address_of(A[bx * 256 + tx]), 4)
+        T.ptx.cp.async_.commit_group()
+        for it in range(1, 4):
+            T.ptx.cp.async_.ca.shared.global_(T.address_of(S[it % 2, tx]), T.address_of(A[it * 1024 + bx * 256 + tx]), 4)
+            T.ptx.cp.async_.commit_group()
+            T.ptx.cp.async_.wait_group(1)
+            T.cuda.cta_sync()
+            B[bx * 256 + tx] = B[bx * 256 + tx] + S[(it - 1) % 2, tx]
+        T.ptx.cp.async_.wait_all()
+
+
+@T.function
+def g_mbarrier_helpers(A: T.Tensor((64, 64), "float16")):
+    with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128)):
+        pool = SMEMPool()
+        tile = pool.alloc((64, 64), "float16", align=128)
+        bars = MBarrier(pool, 2)
+        tma = TMABar(pool, 2)
+        pool.commit()
+        bars.init(128)
+        tma.init(1)
+        T.cuda.cta_sync()
+        tma.arrive(0, tx_count=8192)
+        bars.arrive(1)
+        bars.wait(1, 0)
+        tile[0, 0] = A[0, 0]
+
+
+@T.function
+def g_reduction_warp(A: T.Tensor((1024,), "float32"), B: T.Tensor((32,), "float32")):
+    with T.device_entry(launch=T.cuda.LaunchConfig(grid=32, block=32)):
+        bx = T.cuda.block_idx("x")
+        lane = T.cuda.lane_id()
+        acc: T.float32 = T.float32(0)
+        for i in range(lane, 1024, 32):
+            acc = acc + A[i]
+        for off in T.unroll(5):
+            acc = acc + T.cuda.__shfl_xor_sync(T.uint32(FULL), acc, T.shift_left(1, off), 32)
+        if lane == 0:
+            B[bx] = acc
+
+
+@T.function
+def g_vector_copy(A: T.Tensor((1024,), "float16"), B: T.Tensor((1024,), "float16")):
+    with T.device_entry(launch=T.cuda.LaunchConfig(grid=4, block=32)):
+        bx = T.cuda.block_idx("x")
+        tx = T.cuda.thread_idx("x")
+        for v in T.vectorized(8):
+            B[bx * 256 + tx * 8 + v] = A[bx * 256 + tx * 8 + v]
+
+
+# ---------------------------------------------------------------------------
+# m_: IR modules
+# ---------------------------------------------------------------------------
+
+
+@I.ir_module
+class m_helper_call:
+    @T.function(private=True)
+    def helper(x: T.int32) -> T.int32:
+        return x + 1
+
+    @T.function
+    def main(A: T.Tensor((4,), "int32")):
+        A[0] = m_helper_call.helper(A[1])
+
+
+@I.ir_module
+class m_order:
+    @T.function
+    def zeta(A: T.Tensor((4,), "int32")):
+        A[0] = 1
+
+    @T.function
+    def main(A: T.Tensor((4,), "int32")):
+        A[0] = 2
+
+    @T.function
+    def alpha(A: T.Tensor((4,), "int32")):
+        A[0] = 3
+
+
+@I.ir_module
+class m_kernel_and_host:
+    @T.function
+    def kernel(A: T.Tensor((128,), "float32")):
+        with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128)):
+            tx = T.cuda.thread_idx("x")
+            A[tx] = A[tx] * T.float32(2)
+
+    @T.function(private=True)
+    def device_helper(x: T.float32) -> T.float32:
+        return x * x
+
+
+@I.ir_module
+class m_module_attrs:
+    I.module_attrs({"system_lib_prefix": "pre_", "flag": 1})
+
+    @T.function
+    def main(A: T.Tensor((4,), "int32")):
+        A[0] = 0
+
+
+@I.ir_module
+class m_void_call:
+    @T.function(private=True)
+    def store1(A: T.Tensor((4,), "int32"), v: T.int32):
+        A[0] = v
+
+    @T.function
+    def main(A: T.Tensor((4,), "int32")):
+        m_void_call.store1(A, 5)
+
+
+# ---------------------------------------------------------------------------
+# z_: miscellaneous authoring conveniences (print as their expansion)
+# ---------------------------------------------------------------------------
+
+_TILE = 16
+
+
+@T.function
+def z_closure_constant(A: T.Tensor((_TILE * 4,), "int32")):
+    for i in range(_TILE):
+        A[i] = _TILE
+
+
+@T.function
+def z_constexpr_if(A: T.Tensor((4,), "int32")):
+    if T.constexpr(_TILE > 8):
+        A[0] = 1
+    else:
+        A[0] = 2
+
+
+@T.inline
+def _store_twice(A, v):
+    A[0] = v
+    A[1] = v
+
+
+@T.function
+def z_inline_macro(A: T.Tensor((4,), "int32"), n: T.int32):
+    _store_twice(A, n + 1)
+
+
+@T.function
+def z_meta_var(A: T.Tensor((4,), "int32"), n: T.int32):
+    two = T.meta_var(n * 2)
+    A[0] = two + two
+
+
+@T.function
+def z_assume(A: T.Tensor((4,), "int32"), n: T.int32):
+    T.assume(n > 0)
+    A[0] = n
+
+
+@T.function
+def z_name_sanitize(A: T.Tensor((4,), "int32")):
+    with T.launch_thread("threadIdx.x", 4) as tx:
+        A[tx] = 0
+
+
+@T.function
+def z_unicode_string(A: T.Tensor((4,), "int32")):
+    with T.device_entry():
+        T.cuda.printf("caf\u00e9 %d\n", A[0])
+
+
+@T.function
+def z_flat_device_entry(A: T.Tensor((128,), "float32")):
+    T.device_entry()
+    A[0] = T.float32(1)
+
+
+@T.function
+def z_flat_launch_thread(A: T.Tensor((128,), "float32")):
+    A[1] = T.float32(0)
+    bx = T.launch_thread("blockIdx.x", 4)
+    A[bx] = T.float32(1)
+
+
+@T.function
+def z_zero_dim(A: T.Tensor((), "float32"), B: T.Tensor((4,), "float32")):
+    B[0] = A[()]
+
+
+@T.function
+def z_shuffle(A: T.Tensor((16,), "int32"), a: T.int32):
+    A[0:4] = T.Shuffle([T.Ramp(a, 1, 4)], [3, 2, 1, 0])
+
+
+@T.function
+def z_let_expr(A: T.Tensor((16,), "int32"), a: T.int32):
+    v = T.Var("v", "int32")
+    A[0] = T.Let(v + 1, where={v: a * 2})
+
+
+@T.function
+def z_call_intrin(A: T.Tensor((16,), "uint32")):
+    A[0] = T.call_intrin("tirx.cuda.elect_sync", ty=T.uint32)
+
+
+@T.function
+def z_shape_fold(A: T.Tensor((16, 8), "float32")):
+    A[0, 0] = T.Cast("float32", A.shape[0] * A.shape[1])
+
+
+@T.function
+def z_func_attr_nested(A: T.Tensor((16,), "int32")):
+    T.func_attr({"lst": [1, 2, 3], "d": {"x": 1}, "none": None, "neg": -5})
+    A[0] = 0
+
+
+@T.function
+def z_tmem_view(A: T.Tensor((16,), "int32")):
+    with T.device_entry():
+        t = T.tmem((128, 256), "float32", allocated_addr=0, layout=T.TileLayout(T.S[(128, 256):(1 @ Ax.TLane, 1 @ Ax.TCol)]))
+        u = t.sub[0:128, 64:128]
+        A[0] = 0
+
+
+@T.function
+def z_dynamic_in_body(A: T.Tensor((16,), "int32"), n: T.int32):
+    for i in range(n):
+        m: T.let = T.min(i * 4, 15)
+        A[m] = i
+
+
 # ---- END OF CORPUS ----
 
 
