@@ -1912,6 +1912,35 @@ def z_dynamic_in_body(A: T.Tensor((16,), "int32"), n: T.int32):
         A[m] = i
 
 
+@T.function
+def z_string_escapes(A: T.Tensor((4,), "int32")):
+    with T.device_entry():
+        T.cuda.printf("ctl\x01 q' bell\x07 del\x7f nbsp\xa0 e\u00e9 snow\u2603 emoji\U0001F600")
+        T.cuda.printf("cr\r lf\n tab\t bs\\ dq\"")
+
+
+@T.function
+def z_float_format(B: T.Tensor((16,), "float32"), D: T.Tensor((4,), "float64"), H: T.Tensor((4,), "float16"), x: T.float32):
+    B[0] = T.float32(0.33333333333) + x
+    B[1] = T.float32(0.7) + x
+    B[2] = T.float32(1e22) + x
+    B[3] = T.float32(1.5e-7) + x
+    B[4] = T.float32(3.4028234663852886e38) + x
+    B[5] = x * T.float32(1e-45)
+    B[6] = T.float32(-0.0)
+    D[0] = T.float64(1.0 / 3.0)
+    D[1] = T.float64(2.0**60)
+    H[0] = T.float16(0.3333)
+    B[7] = T.Cast("float32", T.float64(0.1))
+
+
+@T.function
+def z_negative_ints(A: T.Tensor((4,), "int32"), a: T.int32):
+    A[0] = a * -3 + -7
+    A[1] = a - -3
+    A[2] = T.Cast("int32", T.int64(-5)) + T.Cast("int32", T.int8(-128))
+
+
 # ---- END OF CORPUS ----
 
 

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Dump the reference T.ptx instruction table (markdown) for selected families.
+
+Usage: python tests/reference/ptx_table_dump.py [FAMILY ...]
+(default: every family that appears in expected/PTX_ENTRIES.txt).
+
+For each table entry: op name (``tirx.ptx.<entry>``), the printed surface name
+(``T.ptx.<family>``), the modifier slots in print order (``?`` = optional,
+printed as "" when omitted) with their allowed tokens, and the operand list in
+call-argument order.  Operand notation::
+
+    name:rw:kind[:space=S][:dtype=D][:lanes=N|fn][:literal=L][:choices=a|b]
+        [:bracket=B][:pipe=P][:sinkable][:addr_off]
+
+rw: r (input), w (written destination), rw (read-write).  kind: reg, addr
+(memory operand), ptr, imm (compile-time immediate; ``literal`` ones take no
+call argument).  ``lanes`` > 1 means that many consecutive call arguments;
+``fn:<name>`` is a function of the modifier map, listed at the end.
+"""
+
+import inspect
+import os
+import sys
+
+try:
+    import tvm_tirx  # noqa: F401
+    from tvm_tirx.backend.cuda.ptx.table import TABLE
+except ImportError as err:  # pragma: no cover
+    sys.stderr.write(f"cannot import the reference: {err}\n")
+    sys.exit(77)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _fn(value, used):
+    if callable(value):
+        used.add(value)
+        clo = _closure(value)
+        tag = ",".join(f"{k}={v}" for k, v in clo)
+        return "fn:" + value.__name__ + (f"[{tag}]" if tag else "")
+    return str(value)
+
+
+def _closure(fn):
+    code = getattr(fn, "__code__", None)
+    if code is None or not fn.__closure__:
+        return ()
+    vals = []
+    for name, cell in zip(code.co_freevars, fn.__closure__):
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if callable(value):
+            value = getattr(value, "__name__", repr(value))
+        vals.append((name, value))
+    return tuple(vals)
+
+
+def opdesc(o, used):
+    parts = [o.name, o.rw, o.kind]
+    if o.space:
+        parts.append("space=" + o.space)
+    if o.dtype is not None:
+        parts.append("dtype=" + _fn(o.dtype, used))
+    if o.dtypes is not None:
+        parts.append("dtypes=" + (_fn(o.dtypes, used) if callable(o.dtypes) else "|".join(o.dtypes)))
+    if o.lanes != 1:
+        parts.append("lanes=" + _fn(o.lanes, used))
+    if o.literal is not None:
+        parts.append("literal=" + o.literal)
+    if o.choices:
+        parts.append("choices=" + "|".join(o.choices))
+    if o.bracket:
+        parts.append("bracket=" + o.bracket)
+    if o.pipe:
+        parts.append("pipe=" + o.pipe)
+    if o.sinkable:
+        parts.append("sinkable" if o.sinkable is True else "sinkable=" + _fn(o.sinkable, used))
+    if o.allow_imm_offset:
+        parts.append("addr_off")
+    return ":".join(parts)
+
+
+def main(argv):
+    fams = argv[1:]
+    if not fams:
+        seen = []
+        path = os.path.join(HERE, "expected", "PTX_ENTRIES.txt")
+        names = {line.split("\t")[1].strip() for line in open(path) if "\t" in line}
+        for e in TABLE.values():
+            if e.op_name in names and e.family not in seen:
+                seen.append(e.family)
+        fams = sorted(seen)
+    used = set()
+    out = []
+    for fam in fams:
+        entries = [e for e in TABLE.values() if e.family == fam]
+        from tvm_tirx.backend.cuda.ptx.table import escape_token
+
+        out.append(f"#### `{fam}` — printed `T.ptx.{escape_token(fam)}(...)`, {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}")
+        out.append("")
+        out.append("```")
+        for e in entries:
+            out.append(f"{e.op_name}   mnemonic={e.ptx_name}" + (f"   check={e.check.__name__}" if e.check else ""))
+            for s in e.slots:
+                out.append(f"  slot {s.name}{'?' if s.optional else ''}: {' '.join(s.choices)}")
+            ops = [opdesc(o, used) for o in e.operands]
+            out.append("  operands(" + str(len(ops)) + "): " + (", ".join(ops) if ops else "-"))
+        out.append("```")
+        out.append("")
+    if used:
+        out.append("#### Modifier-dependent functions referenced above (reference source)")
+        out.append("")
+        out.append("```python")
+        seen = set()
+        extra = []
+        for fn in sorted(used, key=lambda f: (f.__name__, repr(_closure(f)))):
+            try:
+                src = inspect.getsource(fn).rstrip()
+            except (OSError, TypeError):
+                src = f"# {fn.__name__}: source unavailable"
+            src = inspect.cleandoc(src) if src.startswith(" ") else src
+            clo = _closure(fn)
+            key = (src, repr(clo))
+            if key in seen:
+                continue
+            seen.add(key)
+            if clo:
+                out.append("# closure: " + ", ".join(f"{k}={v!r}" for k, v in clo))
+            out.append(src)
+            if "_mma_regs" in src:
+                extra = ["_mma_shape", "_mma_threads", "_mma_regs"]
+        from tvm_tirx.backend.cuda.ptx import table as _table
+
+        for name in extra:
+            fn = getattr(_table, name, None)
+            if fn is not None:
+                out.append(inspect.getsource(fn).rstrip())
+        out.append("```")
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
