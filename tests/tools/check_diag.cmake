@@ -62,5 +62,6 @@ else()
 endif()
 
 if(NOT failures STREQUAL "")
-  message(FATAL_ERROR "FAIL ${FILE}:\n${failures}")
+  message("${failures}") # verbatim; FATAL_ERROR would reflow the diff
+  message(FATAL_ERROR "FAIL ${FILE}")
 endif()

@@ -77,10 +77,10 @@ static void align_middle(const Lines *a, const Lines *b, size_t lo_a, size_t hi_
     while (i < na || j < nb) {
         if (i < na && j < nb && line_eq(a->items[lo_a + i], b->items[lo_b + j])) {
             push(edits, n, ' ', lo_a + i++, lo_b + j++);
-        } else if (j < nb && (i == na || AT(i, j + 1) >= AT(i + 1, j))) {
-            push(edits, n, '+', lo_a + i, lo_b + j++);
-        } else {
+        } else if (i < na && (j == nb || AT(i + 1, j) >= AT(i, j + 1))) {
             push(edits, n, '-', lo_a + i++, lo_b + j);
+        } else {
+            push(edits, n, '+', lo_a + i, lo_b + j++);
         }
     }
 #undef AT
