@@ -1,0 +1,82 @@
+/* Private helpers of the layout library: the small expression folder that
+ * keeps built index expressions clean until the arith layer exists, a few
+ * proofs over constants and structure, and a layout builder. Prefix: lyx_
+ * (expressions), lyb_ (builder). */
+#ifndef TX_LAYOUT_INTERNAL_H
+#define TX_LAYOUT_INTERNAL_H
+
+#include "layout.h"
+
+/* ---- failure ---- */
+bool ly_fail(LyCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- folding constructors (constants folded, no *1, +0, //1, %1) ---- */
+IrExpr *lyx_int(LyCtx *c, int64_t v);
+IrExpr *lyx_int_like(LyCtx *c, const IrExpr *like, int64_t v);
+bool lyx_const(const IrExpr *e, int64_t *v);
+bool lyx_is(const IrExpr *e, int64_t v);
+IrExpr *lyx_add(LyCtx *c, IrExpr *x, IrExpr *y);
+IrExpr *lyx_sub(LyCtx *c, IrExpr *x, IrExpr *y);
+IrExpr *lyx_mul(LyCtx *c, IrExpr *x, IrExpr *y);
+IrExpr *lyx_fdiv(LyCtx *c, IrExpr *x, IrExpr *y);
+IrExpr *lyx_fmod(LyCtx *c, IrExpr *x, IrExpr *y);
+IrExpr *lyx_min(LyCtx *c, IrExpr *x, IrExpr *y);
+IrExpr *lyx_bit(LyCtx *c, IrOp op, IrExpr *x, IrExpr *y); /* and, xor, shift_left/right */
+
+/* ---- proofs: "false" means "could not prove", never an error ---- */
+bool lyx_equal(const IrExpr *a, const IrExpr *b);
+bool lyx_divisible(const IrExpr *x, const IrExpr *d); /* x % d == 0 */
+bool lyx_less(const IrExpr *a, const IrExpr *b);      /* a < b */
+/* [lo, hi] of an expression from its structure; false when unbounded. */
+bool lyx_bound(const IrExpr *e, int64_t *lo, int64_t *hi);
+/* A total order for sorting replica iters deterministically. */
+int lyx_compare(const IrExpr *a, const IrExpr *b);
+
+/* ---- layout builder (grows in the arena) ---- */
+typedef struct LyBuild {
+    IrIter *shard, *replica;
+    IrAxisOffset *offset;
+    int nshard, nreplica, noffset, cap_shard, cap_replica, cap_offset;
+} LyBuild;
+void lyb_shard(LyCtx *c, LyBuild *b, IrIter it);
+void lyb_replica(LyCtx *c, LyBuild *b, IrIter it);
+void lyb_offset(LyCtx *c, LyBuild *b, const char *axis, IrExpr *v); /* summed per axis */
+void lyb_shards(LyCtx *c, LyBuild *b, const IrIter *its, int n);
+void lyb_replicas(LyCtx *c, LyBuild *b, const IrIter *its, int n);
+void lyb_offsets(LyCtx *c, LyBuild *b, const IrAxisOffset *offs, int n);
+IrLayout *lyb_finish(LyCtx *c, LyBuild *b);
+
+/* ---- shared layout internals ---- */
+static inline IrIter ly_iter(IrExpr *e, IrExpr *s, const char *axis)
+{
+    IrIter it = {e, s, axis};
+    return it;
+}
+/* The tile of a layout: itself, or the tile of a ComposeLayout. */
+static inline const IrLayout *ly_tile_of(const IrLayout *l)
+{
+    return l->kind == IR_LAYOUT_COMPOSE ? l->tile : l;
+}
+/* Re-wrap a tile with the swizzle of `like` when `like` is a ComposeLayout. */
+IrLayout *ly_rewrap(LyCtx *c, const IrLayout *like, IrLayout *tile);
+/* Group without reporting: NULL when the shard cannot be grouped by shape. */
+IrLayout *ly_try_group(LyCtx *c, const IrLayout *tile, IrExpr *const *shape, int ndim, int *seps);
+/* The product of a shape (folded). */
+IrExpr *ly_shape_count(LyCtx *c, IrExpr *const *shape, int ndim);
+/* "(8, 16)" */
+const char *ly_shape_str(LyCtx *c, IrExpr *const *shape, int ndim);
+const char *ly_int_shape_str(LyCtx *c, const int64_t *shape, int ndim);
+/* Mixed-radix digits of x over extents (outermost unreduced). */
+void ly_split_coord(LyCtx *c, IrExpr *x, IrExpr *const *extents, int n, IrExpr **digits);
+/* Per-axis sum of digit*stride over the shard plus the offsets (tile only). */
+bool ly_tile_apply_digits(LyCtx *c, const IrLayout *tile, IrExpr *const *digits,
+                          LyAxisValue **out, int *nout);
+/* The swizzled m of a ComposeLayout's grouped tile at per-shard digits. */
+IrExpr *ly_swizzle_apply_digits(LyCtx *c, const IrLayout *compose, const IrLayout *tile,
+                                IrExpr **digits);
+/* The full swizzle of an address expression: Let(m, Let(q, ...)). */
+IrExpr *ly_swizzle_full(LyCtx *c, const IrLayout *compose, IrExpr *m);
+/* Identity tile S[n:1] on m. */
+IrLayout *ly_identity(LyCtx *c, IrExpr *n);
+
+#endif
