@@ -247,7 +247,14 @@ struct IrStmt {
         } loop;
         struct { IrExpr *cond; IrStmt *body; } whl;         /* WHILE */
         struct { IrExpr *cond; IrStmt *then_s, *else_s; } ifs; /* IF: else_s may be NULL */
-        struct { IrExpr *node; const char *key; IrExpr *value; IrStmt *body; } attr; /* ATTR */
+        struct {                                            /* ATTR */
+            IrExpr *node;
+            const char *key;
+            IrExpr *value;
+            IrStmt *body;
+            const char *thread_tag; /* thread_extent / virtual_thread: the IterVar's tag
+                                       ("threadIdx.x"); NULL: the node variable's name */
+        } attr;
         struct { int n; IrStmt **stmts; } seq;              /* SEQ */
         IrExpr *eval;                                       /* EVAL */
         struct {                                            /* STORE */

@@ -1,5 +1,769 @@
-/* Placeholder until the printer lands. */
-#include <string.h>
+/* The printer's driver: modules and functions, the variable table with
+ * unique-name generation, printer frames, the pre-pass that finds where each
+ * free variable must be defined, and the text helpers shared by the other
+ * printer files (indented blocks, string and float literals). The canonical
+ * form is the reference TVMScript printer's output (script_surface.md). */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "print_internal.h"
 #include "script.h"
-char *sc_print(const IrModule *m) { (void)m; return strdup(""); }
+
+/* ================================================================ text helpers */
+
+static void put_indented(TxBuf *out, const char *text, int indent)
+{
+    for (const char *line = text;;) {
+        const char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line) : strlen(line);
+        tx_buf_putc(out, '\n');
+        if (n)
+            tx_buf_printf(out, "%*s", indent, "");
+        tx_buf_putn(out, line, n);
+        if (!nl)
+            break;
+        line = nl + 1;
+    }
+}
+
+void pr_block(TxBuf *out, const char *header, char **stmts, int n)
+{
+    tx_buf_puts(out, header);
+    tx_buf_putc(out, ':');
+    for (int i = 0; i < n; i++)
+        put_indented(out, stmts[i], 4);
+    if (n == 0)
+        tx_buf_puts(out, "\n    pass");
+}
+
+void pr_free_stmts(char **stmts, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(stmts[i]);
+    free(stmts);
+}
+
+/* Double quotes; `"`, `\` and \t \r \n escaped; other bytes outside printable
+ * ASCII as \xNN (the reference's StrEscape). */
+void pr_string_literal(TxBuf *out, const char *s)
+{
+    tx_buf_putc(out, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        unsigned char c = *p;
+        if (c == '"' || c == '\\')
+            tx_buf_putc(out, '\\'), tx_buf_putc(out, (char)c);
+        else if (c == '\t')
+            tx_buf_puts(out, "\\t");
+        else if (c == '\r')
+            tx_buf_puts(out, "\\r");
+        else if (c == '\n')
+            tx_buf_puts(out, "\\n");
+        else if (c < ' ' || c > '~')
+            tx_buf_printf(out, "\\x%02X", c);
+        else
+            tx_buf_putc(out, (char)c);
+    }
+    tx_buf_putc(out, '"');
+}
+
+/* Integral values as `%.1f` (1.0, 100000.0), others with 17 significant
+ * digits (C++ defaultfloat precision 17), inf and nan quoted. */
+void pr_float_literal(TxBuf *out, double v)
+{
+    if (isnan(v))
+        tx_buf_puts(out, signbit(v) ? "\"-nan\"" : "\"nan\"");
+    else if (isinf(v))
+        tx_buf_puts(out, v < 0 ? "\"-inf\"" : "\"inf\"");
+    else if (nearbyint(v) == v)
+        tx_buf_printf(out, "%.1f", v);
+    else
+        tx_buf_printf(out, "%.17g", v);
+}
+
+const char *pr_dtype(IrDType t, char *buf) { return ir_dtype_str(t, buf); }
+
+/* ================================================================ names */
+
+static uint64_t hash_str(const char *s) { return tx_hash_bytes(s, strlen(s), 0x9e3779b9u); }
+
+static void names_grow(Printer *P);
+
+static PrNameSlot *name_slot(Printer *P, const char *name)
+{
+    if (2 * (P->name_count + 1) > P->name_cap)
+        names_grow(P);
+    size_t mask = (size_t)P->name_cap - 1;
+    for (size_t i = hash_str(name) & mask;; i = (i + 1) & mask)
+        if (!P->names[i].name || !strcmp(P->names[i].name, name))
+            return &P->names[i];
+}
+
+static void names_grow(Printer *P)
+{
+    PrNameSlot *old = P->names;
+    int old_cap = P->name_cap;
+    P->name_cap = old_cap ? old_cap * 2 : 64;
+    P->names = calloc((size_t)P->name_cap, sizeof *P->names);
+    if (!P->names)
+        TX_UNREACHABLE();
+    P->name_count = 0;
+    for (int i = 0; i < old_cap; i++)
+        if (old[i].name) {
+            PrNameSlot *s = name_slot(P, old[i].name);
+            *s = old[i];
+            P->name_count++;
+        }
+    free(old);
+}
+
+static bool name_taken(Printer *P, const char *name)
+{
+    PrNameSlot *s = name_slot(P, name);
+    return s->name && s->live;
+}
+
+static void name_set(Printer *P, const char *name, bool live)
+{
+    PrNameSlot *s = name_slot(P, name);
+    if (!s->name)
+        s->name = name, P->name_count++;
+    s->live = live;
+}
+
+/* Replace characters outside [A-Za-z0-9_] by '_' and add `_1`, `_2`, ...
+ * until the name is free. */
+static const char *unique_name(Printer *P, const char *hint)
+{
+    char *base = tx_arena_strdup(&P->arena, hint);
+    for (char *c = base; *c; c++)
+        if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+              (*c >= '0' && *c <= '9')))
+            *c = '_';
+    const char *name = base;
+    for (int i = 1; name_taken(P, name); i++)
+        name = tx_arena_printf(&P->arena, "%s_%d", base, i);
+    name_set(P, name, true);
+    return name;
+}
+
+/* ================================================================ variables */
+
+static uint64_t hash_ptr(const void *p) { return tx_hash_mix(0x51ed27u, (uint64_t)(uintptr_t)p); }
+
+static void vars_grow(Printer *P)
+{
+    free(P->var_slots);
+    P->var_cap = P->var_cap ? P->var_cap * 2 : 256;
+    P->var_slots = calloc((size_t)P->var_cap, sizeof *P->var_slots);
+    if (!P->var_slots)
+        TX_UNREACHABLE();
+    size_t mask = (size_t)P->var_cap - 1;
+    for (int v = 0; v < P->vars.len; v++) {
+        size_t i = hash_ptr(P->vars.items[v].key) & mask;
+        while (P->var_slots[i])
+            i = (i + 1) & mask;
+        P->var_slots[i] = v + 1;
+    }
+}
+
+PrVar *pr_var(Printer *P, const IrExpr *var)
+{
+    if (2 * (P->vars.len + 1) > P->var_cap)
+        vars_grow(P);
+    size_t mask = (size_t)P->var_cap - 1;
+    size_t i = hash_ptr(var) & mask;
+    for (; P->var_slots[i]; i = (i + 1) & mask)
+        if (P->vars.items[P->var_slots[i] - 1].key == var)
+            return &P->vars.items[P->var_slots[i] - 1];
+    tx_vec_push(&P->vars, ((PrVar){.key = var, .npath = -1}));
+    P->var_slots[i] = P->vars.len;
+    return &P->vars.items[P->vars.len - 1];
+}
+
+bool pr_is_defined(Printer *P, const IrExpr *var) { return pr_var(P, var)->text != NULL; }
+
+static const char *var_hint(const IrExpr *var)
+{
+    const char *name = var->u.var.name;
+    if (name && *name)
+        return name;
+    return ir_is_buffer(var) ? "buffer" : "v";
+}
+
+const char *pr_define(Printer *P, const IrExpr *var, int frame)
+{
+    PrVar *v = pr_var(P, var);
+    if (v->text)
+        return v->text;
+    v->text = unique_name(P, var_hint(var));
+    v->owns_name = true;
+    v->frame = frame;
+    return v->text;
+}
+
+void pr_define_inline(Printer *P, const IrExpr *var, int frame, const char *text)
+{
+    PrVar *v = pr_var(P, var);
+    v->text = tx_arena_strdup(&P->arena, text);
+    v->owns_name = false;
+    v->frame = frame;
+}
+
+/* ================================================================ frames */
+
+int pr_top(Printer *P) { return P->frames.len - 1; }
+
+void pr_frame_open(Printer *P, const void *tir)
+{
+    tx_vec_push(&P->frames, ((PrFrame){.tir = tir}));
+}
+
+void pr_frame_close(Printer *P, char ***stmts, int *n)
+{
+    int idx = pr_top(P);
+    PrFrame *f = &P->frames.items[idx];
+    *stmts = f->stmts.items;
+    *n = f->stmts.len;
+    for (int i = 0; i < P->vars.len; i++) {
+        PrVar *v = &P->vars.items[i];
+        if (v->text && v->frame == idx) {
+            if (v->owns_name)
+                name_set(P, v->text, false);
+            v->text = NULL;
+        }
+    }
+    P->frames.len--;
+}
+
+void pr_emit(Printer *P, int frame, char *stmt) { tx_vec_push(&P->frames.items[frame].stmts, stmt); }
+
+/* The reference maps each IR node to the outermost open frame printing it,
+ * then walks the common use path from its deepest node outwards. */
+int pr_lowest_def_frame(Printer *P, const IrExpr *var)
+{
+    PrVar *v = pr_var(P, var);
+    for (int i = v->npath - 1; i >= 0; i--)
+        for (int f = 0; f < P->frames.len; f++)
+            if (P->frames.items[f].tir == v->path[i])
+                return f;
+    return v->npath < 0 ? -1 : 0;
+}
+
+bool pr_dominates_uses(Printer *P, const void *node, const IrExpr *var)
+{
+    PrVar *v = pr_var(P, var);
+    for (int i = 0; i < v->npath; i++)
+        if (v->path[i] == node)
+            return true;
+    return false;
+}
+
+/* ================================================================ use paths */
+
+/* The pre-pass: for every variable, the common prefix of the paths (chains of
+ * enclosing function, statements and lambdas) to all of its occurrences. */
+typedef struct Scan {
+    Printer *P;
+    TX_VEC(const void *) stack;
+} Scan;
+
+static void scan_expr(Scan *S, const IrExpr *e);
+static void scan_stmt(Scan *S, const IrStmt *s);
+
+static void scan_exprs(Scan *S, IrExpr *const *es, int n)
+{
+    for (int i = 0; i < n; i++)
+        scan_expr(S, es[i]);
+}
+
+static void scan_kwargs(Scan *S, const IrKwarg *kw, int n)
+{
+    for (int i = 0; i < n; i++)
+        scan_expr(S, kw[i].value);
+}
+
+static void scan_layout(Scan *S, const IrLayout *l)
+{
+    if (!l)
+        return;
+    if (l->kind == IR_LAYOUT_COMPOSE) {
+        scan_layout(S, l->tile);
+        return;
+    }
+    for (int i = 0; i < l->nshard; i++)
+        scan_expr(S, l->shard[i].extent), scan_expr(S, l->shard[i].stride);
+    for (int i = 0; i < l->nreplica; i++)
+        scan_expr(S, l->replica[i].extent), scan_expr(S, l->replica[i].stride);
+    for (int i = 0; i < l->noffset; i++)
+        scan_expr(S, l->offset[i].value);
+}
+
+static void scan_type(Scan *S, const IrType *t)
+{
+    if (!t || t->kind != IR_TY_BUFFER)
+        return;
+    const IrBufferType *b = t->buf;
+    scan_exprs(S, b->shape, b->ndim);
+    scan_exprs(S, b->strides, b->nstrides);
+    scan_expr(S, b->elem_offset);
+    scan_layout(S, b->layout);
+    scan_exprs(S, b->allocated_addr, b->naddr);
+}
+
+static void scan_use(Scan *S, const IrExpr *var)
+{
+    PrVar *v = pr_var(S->P, var);
+    if (v->npath < 0) {
+        /* First occurrence: the variable's type is reached from here. */
+        v->npath = 0;
+        scan_type(S, var->u.var.type);
+        v = pr_var(S->P, var);
+        v->npath = S->stack.len;
+        v->path = tx_arena_memdup(&S->P->arena, S->stack.items,
+                                  sizeof(void *) * (size_t)S->stack.len);
+        return;
+    }
+    int n = v->npath < S->stack.len ? v->npath : S->stack.len;
+    int i = 0;
+    while (i < n && v->path[i] == S->stack.items[i])
+        i++;
+    v->npath = i;
+}
+
+static void scan_expr(Scan *S, const IrExpr *e)
+{
+    if (!e)
+        return;
+    if (IR_E_IS_BINARY(e->kind)) {
+        scan_expr(S, e->u.op.a), scan_expr(S, e->u.op.b);
+        return;
+    }
+    switch (e->kind) {
+    case IR_E_VAR:
+        scan_use(S, e);
+        break;
+    case IR_E_NOT: case IR_E_CAST: case IR_E_BROADCAST: case IR_E_RAMP: case IR_E_SELECT:
+    case IR_E_LET:
+        scan_expr(S, e->u.op.var);
+        scan_expr(S, e->u.op.cond);
+        scan_expr(S, e->u.op.a);
+        scan_expr(S, e->u.op.b);
+        break;
+    case IR_E_CALL:
+        scan_exprs(S, e->u.call.args, e->u.call.nargs);
+        scan_kwargs(S, e->u.call.kwargs, e->u.call.nkwargs);
+        break;
+    case IR_E_LOAD: case IR_E_REGION:
+        scan_expr(S, e->u.access.buffer);
+        scan_exprs(S, e->u.access.indices, e->u.access.n);
+        if (e->kind == IR_E_REGION)
+            scan_exprs(S, e->u.access.extents, e->u.access.n);
+        scan_expr(S, e->u.access.predicate);
+        break;
+    case IR_E_LIST:
+        scan_exprs(S, e->u.list.items, e->u.list.n);
+        break;
+    case IR_E_DICT:
+        scan_kwargs(S, e->u.list.kwargs, e->u.list.n);
+        break;
+    case IR_E_LAMBDA:
+        tx_vec_push(&S->stack, (const void *)e);
+        scan_exprs(S, e->u.lambda.params, e->u.lambda.n);
+        scan_expr(S, e->u.lambda.body);
+        S->stack.len--;
+        break;
+    case IR_E_LAYOUT:
+        scan_layout(S, e->u.layout);
+        break;
+    default:
+        break;
+    }
+}
+
+static void scan_stmt_fields(Scan *S, const IrStmt *s)
+{
+    switch (s->kind) {
+    case IR_S_BIND:
+        scan_expr(S, s->u.bind.var), scan_expr(S, s->u.bind.value);
+        break;
+    case IR_S_ALLOC:
+        scan_expr(S, s->u.alloc.buffer), scan_kwargs(S, s->u.alloc.annot, s->u.alloc.nannot);
+        break;
+    case IR_S_DECL:
+        scan_expr(S, s->u.decl.buffer), scan_expr(S, s->u.decl.data);
+        break;
+    case IR_S_SCOPEID:
+        scan_exprs(S, s->u.scopeid.vars, s->u.scopeid.nvars);
+        if (s->u.scopeid.extents)
+            scan_exprs(S, s->u.scopeid.extents, s->u.scopeid.nvars);
+        scan_exprs(S, s->u.scopeid.preferred, s->u.scopeid.npreferred);
+        break;
+    case IR_S_FOR:
+        scan_expr(S, s->u.loop.var), scan_expr(S, s->u.loop.min);
+        scan_expr(S, s->u.loop.extent), scan_stmt(S, s->u.loop.body);
+        scan_kwargs(S, s->u.loop.annot, s->u.loop.nannot), scan_expr(S, s->u.loop.step);
+        break;
+    case IR_S_WHILE:
+        scan_expr(S, s->u.whl.cond), scan_stmt(S, s->u.whl.body);
+        break;
+    case IR_S_IF:
+        scan_expr(S, s->u.ifs.cond), scan_stmt(S, s->u.ifs.then_s), scan_stmt(S, s->u.ifs.else_s);
+        break;
+    case IR_S_ATTR:
+        scan_expr(S, s->u.attr.node), scan_expr(S, s->u.attr.value);
+        scan_stmt(S, s->u.attr.body);
+        break;
+    case IR_S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            scan_stmt(S, s->u.seq.stmts[i]);
+        break;
+    case IR_S_EVAL: case IR_S_RETURN:
+        scan_expr(S, s->kind == IR_S_EVAL ? s->u.eval : s->u.ret);
+        break;
+    case IR_S_STORE:
+        scan_expr(S, s->u.store.buffer), scan_expr(S, s->u.store.value);
+        scan_exprs(S, s->u.store.indices, s->u.store.n), scan_expr(S, s->u.store.predicate);
+        break;
+    case IR_S_ASSERT:
+        scan_expr(S, s->u.assert_.cond);
+        break;
+    case IR_S_TILE:
+        scan_exprs(S, s->u.tile.args, s->u.tile.nargs);
+        scan_kwargs(S, s->u.tile.workspace, s->u.tile.nworkspace);
+        scan_kwargs(S, s->u.tile.config, s->u.tile.nconfig);
+        scan_stmt(S, s->u.tile.body);
+        break;
+    default:
+        break;
+    }
+}
+
+static void scan_stmt(Scan *S, const IrStmt *s)
+{
+    if (!s)
+        return;
+    tx_vec_push(&S->stack, (const void *)s);
+    scan_stmt_fields(S, s);
+    S->stack.len--;
+}
+
+static void scan_func(Printer *P, const IrFunc *f)
+{
+    Scan S = {.P = P};
+    tx_vec_push(&S.stack, (const void *)f);
+    scan_exprs(&S, f->params, f->nparams);
+    scan_stmt(&S, f->body);
+    scan_kwargs(&S, f->attrs, f->nattrs);
+    tx_vec_free(&S.stack);
+}
+
+/* ================================================================ functions */
+
+static bool is_param(const IrFunc *f, const IrExpr *v)
+{
+    for (int i = 0; i < f->nparams; i++)
+        if (f->params[i] == v)
+            return true;
+    return false;
+}
+
+typedef PrExprVec ExprList;
+
+static bool list_has(const ExprList *l, const IrExpr *e)
+{
+    for (int i = 0; i < l->len; i++)
+        if (l->items[i] == e)
+            return true;
+    return false;
+}
+
+static void collect_var_list(IrExpr *const *es, int n, ExprList *out)
+{
+    for (int i = 0; i < n; i++)
+        pr_collect_vars(es[i], out);
+}
+
+/* Type variables: int64 scalars in the shapes, strides, offsets or addresses
+ * of buffer parameters that are not parameters themselves. */
+static void collect_type_vars(const IrFunc *f, ExprList *out)
+{
+    ExprList all = {0};
+    for (int i = 0; i < f->nparams; i++) {
+        if (!ir_is_buffer(f->params[i]))
+            continue;
+        const IrBufferType *b = ir_buf(f->params[i]);
+        collect_var_list(b->shape, b->ndim, &all);
+        collect_var_list(b->strides, b->nstrides, &all);
+        pr_collect_vars(b->elem_offset, &all);
+        collect_var_list(b->allocated_addr, b->naddr, &all);
+    }
+    for (int i = 0; i < all.len; i++) {
+        const IrType *t = all.items[i]->u.var.type;
+        if (!is_param(f, all.items[i]) && t->kind == IR_TY_PRIM && t->dtype.lanes == 1 &&
+            t->dtype.code == IR_DT_INT && t->dtype.bits == 64)
+            tx_vec_push(out, all.items[i]);
+    }
+    tx_vec_free(&all);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void define_type_vars(Printer *P, const ExprList *tvars)
+{
+    for (int i = 0; i < tvars->len; i++)
+        pr_define(P, tvars->items[i], pr_top(P));
+}
+
+typedef struct Signature {
+    ExprList bound;       /* variables bound by the parameters printed so far */
+    ExprList type_vars;
+} Signature;
+
+static void print_param(Printer *P, Signature *sig, const IrExpr *param, TxBuf *out)
+{
+    if (!ir_is_buffer(param)) {
+        tx_buf_puts(out, pr_var(P, param)->text);
+        tx_buf_puts(out, ": ");
+        pr_type(P, param->u.var.type, out);
+        tx_vec_push(&sig->bound, param);
+        return;
+    }
+    const IrBufferType *b = ir_buf(param);
+    ExprList shape_vars = {0};
+    collect_var_list(b->shape, b->ndim, &shape_vars);
+    ExprList quote = {0};
+    for (int i = 0; i < shape_vars.len; i++)
+        if (!list_has(&sig->bound, shape_vars.items[i]))
+            tx_vec_push(&quote, shape_vars.items[i]);
+    tx_buf_puts(out, pr_define(P, param, pr_top(P)));
+    tx_buf_puts(out, ": ");
+    pr_buffer_param(P, param, out, quote.items, quote.len, pr_top(P));
+    for (int i = 0; i < shape_vars.len; i++)
+        tx_vec_push(&sig->bound, shape_vars.items[i]);
+    tx_vec_free(&shape_vars);
+    tx_vec_free(&quote);
+}
+
+static bool attr_shown(const IrFunc *f, const IrKwarg *kw)
+{
+    if (!strcmp(kw->key, "global_symbol"))
+        return !(kw->value->kind == IR_E_STR && !strcmp(kw->value->u.str, f->name));
+    return strcmp(kw->key, "s_tir") != 0 && strcmp(kw->key, "tirx.persistent_kernel") != 0;
+}
+
+static int cmp_kwarg(const void *a, const void *b)
+{
+    return strcmp(((const IrKwarg *)a)->key, ((const IrKwarg *)b)->key);
+}
+
+static void print_func_attrs(Printer *P, const IrFunc *f)
+{
+    IrKwarg *shown = malloc(sizeof(IrKwarg) * (size_t)(f->nattrs + 1));
+    if (!shown)
+        TX_UNREACHABLE();
+    int n = 0;
+    for (int i = 0; i < f->nattrs; i++)
+        if (attr_shown(f, &f->attrs[i]))
+            shown[n++] = f->attrs[i];
+    if (n) {
+        qsort(shown, (size_t)n, sizeof *shown, cmp_kwarg);
+        IrExpr dict = {.kind = IR_E_DICT, .dtype = IR_VOID};
+        dict.u.list.n = n, dict.u.list.kwargs = shown;
+        TxBuf b = {0};
+        tx_buf_puts(&b, "T.func_attr(");
+        pr_expr(P, &dict, &b);
+        tx_buf_putc(&b, ')');
+        pr_emit(P, pr_top(P), tx_buf_take(&b));
+    }
+    free(shown);
+}
+
+static void print_decorator(const IrFunc *f, TxBuf *out)
+{
+    tx_buf_puts(out, "@T.prim_func");
+    if (!f->is_private && !f->is_s_tir && !f->is_persistent)
+        return;
+    const char *sep = "(";
+    if (f->is_private)
+        tx_buf_printf(out, "%sprivate=True", sep), sep = ", ";
+    if (f->is_s_tir)
+        tx_buf_printf(out, "%ss_tir=True", sep), sep = ", ";
+    if (f->is_persistent)
+        tx_buf_printf(out, "%spersistent=True", sep);
+    tx_buf_putc(out, ')');
+}
+
+/* Sorted names of the type variables, for the `M = TypeVar("M")` lines. */
+static void type_var_names(Printer *P, const ExprList *tvars, const char ***names, int *n)
+{
+    *n = tvars->len;
+    *names = tx_arena_alloc(&P->arena, sizeof(char *) * (size_t)(tvars->len + 1));
+    for (int i = 0; i < tvars->len; i++)
+        (*names)[i] = pr_var(P, tvars->items[i])->text;
+    qsort((void *)*names, (size_t)*n, sizeof(char *), cmp_str);
+}
+
+/* One function: decorator, signature and body, at indentation 0. Its type
+ * variables' names are returned for the TypeVar lines. */
+static char *print_func(Printer *P, const IrFunc *f, const char ***tv_names, int *ntv)
+{
+    P->func = f;
+    P->vars.len = 0;
+    memset(P->var_slots, 0, sizeof(int) * (size_t)P->var_cap);
+    scan_func(P, f);
+    pr_frame_open(P, f);
+    Signature sig = {0};
+    collect_type_vars(f, &sig.type_vars);
+    define_type_vars(P, &sig.type_vars);
+    P->type_vars = sig.type_vars.items, P->ntype_vars = sig.type_vars.len;
+    type_var_names(P, &sig.type_vars, tv_names, ntv);
+    for (int i = 0; i < f->nparams; i++)
+        if (!ir_is_buffer(f->params[i]))
+            pr_define(P, f->params[i], pr_top(P));
+    for (int i = 0; i < sig.type_vars.len; i++)
+        tx_vec_push(&sig.bound, sig.type_vars.items[i]);
+    TxBuf head = {0};
+    print_decorator(f, &head);
+    tx_buf_printf(&head, "\ndef %s(", f->name);
+    for (int i = 0; i < f->nparams; i++) {
+        if (i)
+            tx_buf_puts(&head, ", ");
+        print_param(P, &sig, f->params[i], &head);
+    }
+    tx_buf_putc(&head, ')');
+    if (f->ret_type && f->ret_type->kind != IR_TY_TUPLE) {
+        tx_buf_puts(&head, " -> ");
+        pr_type(P, f->ret_type, &head);
+    }
+    print_func_attrs(P, f);
+    if (f->body)
+        pr_body(P, f->body);
+    char **stmts;
+    int n;
+    pr_frame_close(P, &stmts, &n);
+    char *header = tx_buf_take(&head);
+    TxBuf out = {0};
+    pr_block(&out, header, stmts, n);
+    free(header);
+    pr_free_stmts(stmts, n);
+    tx_vec_free(&sig.bound);
+    tx_vec_free(&sig.type_vars);
+    return tx_buf_take(&out);
+}
+
+/* ================================================================ modules */
+
+static int func_priority(const IrFunc *f) { return !strcmp(f->name, "main") ? 1000 : 1; }
+
+static int cmp_func(const void *a, const void *b)
+{
+    const IrFunc *x = *(IrFunc *const *)a, *y = *(IrFunc *const *)b;
+    int px = func_priority(x), py = func_priority(y);
+    if (px != py)
+        return px < py ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Type-variable declarations of all functions, each name once. */
+typedef TX_VEC(const char *) NameList;
+
+static void add_type_var_names(NameList *all, const char **names, int n)
+{
+    for (int i = 0; i < n; i++) {
+        bool seen = false;
+        for (int j = 0; j < all->len; j++)
+            seen = seen || !strcmp(all->items[j], names[i]);
+        if (!seen)
+            tx_vec_push(all, names[i]);
+    }
+}
+
+static void print_header(TxBuf *out, bool ir_module, const NameList *type_vars)
+{
+    if (type_vars->len)
+        tx_buf_puts(out, "# from typing import TypeVar\n");
+    if (ir_module)
+        tx_buf_puts(out, "# from tvm.script import ir as I\n");
+    tx_buf_puts(out, "# from tvm.script import tirx as T\n# from tvm.tirx.layout import Axis\n\n");
+    for (int i = 0; i < type_vars->len; i++)
+        tx_buf_printf(out, "%s = TypeVar(\"%s\")\n", type_vars->items[i], type_vars->items[i]);
+}
+
+static void print_module_attrs(Printer *P, TxBuf *out)
+{
+    const IrModule *m = P->m;
+    if (!m->nattrs)
+        return;
+    IrKwarg *sorted = tx_arena_memdup(&P->arena, m->attrs, sizeof(IrKwarg) * (size_t)m->nattrs);
+    qsort(sorted, (size_t)m->nattrs, sizeof *sorted, cmp_kwarg);
+    IrExpr dict = {.kind = IR_E_DICT, .dtype = IR_VOID};
+    dict.u.list.n = m->nattrs, dict.u.list.kwargs = sorted;
+    tx_buf_puts(out, "\n    I.module_attrs(");
+    pr_expr(P, &dict, out);
+    tx_buf_putc(out, ')');
+}
+
+static char *print_module(Printer *P)
+{
+    const IrModule *m = P->m;
+    IrFunc **funcs = tx_arena_memdup(&P->arena, m->funcs, sizeof(IrFunc *) * (size_t)m->nfuncs);
+    if (m->is_ir_module && m->nfuncs > 1)
+        qsort(funcs, (size_t)m->nfuncs, sizeof *funcs, cmp_func);
+    const char *class_name = m->class_name ? m->class_name : "Module";
+    if (m->is_ir_module)
+        name_set(P, unique_name(P, class_name), true);
+    NameList type_vars = {0};
+    TxBuf body = {0};
+    for (int i = 0; i < m->nfuncs; i++) {
+        const char **names;
+        int nnames;
+        char *text = print_func(P, funcs[i], &names, &nnames);
+        add_type_var_names(&type_vars, names, nnames);
+        if (m->is_ir_module) {
+            if (i)
+                tx_buf_putc(&body, '\n');
+            put_indented(&body, text, 4);
+        } else {
+            tx_buf_puts(&body, i ? "\n\n" : "");
+            tx_buf_puts(&body, text);
+        }
+        free(text);
+    }
+    TxBuf out = {0};
+    print_header(&out, m->is_ir_module, &type_vars);
+    if (m->is_ir_module) {
+        tx_buf_printf(&out, "@I.ir_module\nclass %s:", class_name);
+        print_module_attrs(P, &out);
+        if (!m->nfuncs && !m->nattrs)
+            tx_buf_puts(&out, "\n    pass");
+    }
+    char *b = tx_buf_take(&body);
+    tx_buf_puts(&out, b);
+    free(b);
+    tx_vec_free(&type_vars);
+    return tx_buf_take(&out);
+}
+
+char *sc_print(const IrModule *m)
+{
+    Printer P = {.m = m};
+    tx_arena_init(&P.arena);
+    vars_grow(&P);
+    static const char *const reserved[] = {"I", "T", "R", "cls"};
+    for (size_t i = 0; i < TX_ARRAY_LEN(reserved); i++)
+        name_set(&P, reserved[i], true);
+    char *text = print_module(&P);
+    for (int i = 0; i < P.frames.len; i++)
+        pr_free_stmts(P.frames.items[i].stmts.items, P.frames.items[i].stmts.len);
+    tx_vec_free(&P.frames);
+    tx_vec_free(&P.vars);
+    free(P.var_slots);
+    free(P.names);
+    tx_arena_free(&P.arena);
+    return text;
+}

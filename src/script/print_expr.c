@@ -1,0 +1,979 @@
+/* Printing of expressions, types, layouts and Python values. Operators print
+ * as Python operators only where the reference's operator would rebuild the
+ * identical node (both operands of one dtype, no constant folding); otherwise
+ * as `T.Add(a, b)`-style calls. Also the small arithmetic the printer needs
+ * (dtype promotion and constant folding of `a + b`, `a * b`) and structural
+ * equality of expressions and layouts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "print_internal.h"
+
+/* ================================================================ arithmetic */
+
+bool pr_is_int(const IrExpr *e, int64_t v) { return e && e->kind == IR_E_INT && e->u.int_val == v; }
+
+static bool is_int_const(const IrExpr *e) { return e->kind == IR_E_INT; }
+static bool is_float_const(const IrExpr *e) { return e->kind == IR_E_FLOAT; }
+static bool is_float_val(const IrExpr *e, double v)
+{
+    return e->kind == IR_E_FLOAT && e->u.float_val == v;
+}
+
+static bool is_index_dtype(IrDType t)
+{
+    return t.code == IR_DT_INT && (t.bits == 32 || t.bits == 64) && t.lanes == 1;
+}
+
+/* Wrap an integer result to the width and signedness of t. */
+static int64_t wrap_int(int64_t x, IrDType t)
+{
+    if (t.bits < 64) {
+        uint64_t mask = ((uint64_t)1 << t.bits) - 1;
+        uint64_t u = (uint64_t)x & mask;
+        if (t.code == IR_DT_INT && (u >> (t.bits - 1)) & 1)
+            u |= ~mask;
+        x = (int64_t)u;
+    }
+    return x;
+}
+
+static IrDType promote(IrDType a, IrDType b)
+{
+    bool fa = ir_dtype_is_float(a), fb = ir_dtype_is_float(b);
+    if (fa && fb)
+        return a.bits < b.bits ? b : a;
+    if (fa != fb)
+        return fa ? a : b;
+    if (a.code == IR_DT_BOOL)
+        return b;
+    if (b.code == IR_DT_BOOL)
+        return a;
+    if (a.bits != b.bits)
+        return a.bits < b.bits ? b : a;
+    if (a.code == b.code)
+        return a;
+    a.code = IR_DT_UINT;
+    return a;
+}
+
+static IrExpr *cast_to(Printer *P, IrDType t, IrExpr *e)
+{
+    if (ir_dtype_eq(e->dtype, t))
+        return e;
+    if (e->kind == IR_E_INT && ir_dtype_is_float(t))
+        return ir_float(&P->arena, t, (double)e->u.int_val, e->span);
+    if (e->kind == IR_E_INT)
+        return ir_int(&P->arena, t, wrap_int(e->u.int_val, t), e->span);
+    if (e->kind == IR_E_FLOAT && ir_dtype_is_float(t))
+        return ir_float(&P->arena, t, e->u.float_val, e->span);
+    IrExpr *c = ir_node(&P->arena, IR_E_CAST, t, e->span);
+    c->u.op.a = e;
+    return c;
+}
+
+static void match_types(Printer *P, IrExpr **a, IrExpr **b)
+{
+    if (ir_dtype_eq((*a)->dtype, (*b)->dtype))
+        return;
+    IrDType t = promote((*a)->dtype, (*b)->dtype);
+    *a = cast_to(P, t, *a);
+    *b = cast_to(P, t, *b);
+}
+
+static IrExpr *fold_arith(Printer *P, IrExprKind k, IrExpr *a, IrExpr *b)
+{
+    match_types(P, &a, &b);
+    IrDType t = a->dtype;
+    if (is_int_const(a) && is_int_const(b)) {
+        int64_t x = a->u.int_val, y = b->u.int_val;
+        int64_t r = k == IR_E_ADD ? (int64_t)((uint64_t)x + (uint64_t)y)
+                                  : (int64_t)((uint64_t)x * (uint64_t)y);
+        return ir_int(&P->arena, t, wrap_int(r, t), a->span);
+    }
+    if (k == IR_E_ADD) {
+        if (pr_is_int(a, 0) || is_float_val(a, 0))
+            return b;
+        if (pr_is_int(b, 0) || is_float_val(b, 0))
+            return a;
+    } else {
+        if (pr_is_int(a, 1) || is_float_val(a, 1) || pr_is_int(b, 0) || is_float_val(b, 0))
+            return b;
+        if (pr_is_int(b, 1) || is_float_val(b, 1) || pr_is_int(a, 0) || is_float_val(a, 0))
+            return a;
+    }
+    if (is_float_const(a) && is_float_const(b) && (t.bits == 32 || t.bits == 64)) {
+        double x = a->u.float_val, y = b->u.float_val;
+        double r = k == IR_E_ADD ? x + y : x * y;
+        if (t.bits == 32)
+            r = k == IR_E_ADD ? (double)((float)x + (float)y) : (double)((float)x * (float)y);
+        return ir_float(&P->arena, t, r, a->span);
+    }
+    return ir_binary(&P->arena, k, a, b, a->span);
+}
+
+IrExpr *pr_fold_add(Printer *P, IrExpr *a, IrExpr *b) { return fold_arith(P, IR_E_ADD, a, b); }
+IrExpr *pr_fold_mul(Printer *P, IrExpr *a, IrExpr *b) { return fold_arith(P, IR_E_MUL, a, b); }
+
+/* Whether the reference's constant folder rewrites `a op b` (same dtypes). */
+static bool folds_add_sub(IrExprKind k, const IrExpr *a, const IrExpr *b)
+{
+    bool ints = is_int_const(a) && is_int_const(b);
+    bool floats = is_float_const(a) && is_float_const(b) &&
+                  (a->dtype.bits == 32 || a->dtype.bits == 64);
+    bool zero_a = k == IR_E_ADD && (pr_is_int(a, 0) || is_float_val(a, 0));
+    return ints || floats || zero_a || pr_is_int(b, 0) || is_float_val(b, 0);
+}
+
+static bool folds_mul(const IrExpr *a, const IrExpr *b)
+{
+    if (is_int_const(a) && is_int_const(b))
+        return true;
+    if (is_float_const(a) && is_float_const(b) && (a->dtype.bits == 32 || a->dtype.bits == 64))
+        return true;
+    return pr_is_int(a, 0) || pr_is_int(a, 1) || pr_is_int(b, 0) || pr_is_int(b, 1) ||
+           is_float_val(a, 0) || is_float_val(a, 1) || is_float_val(b, 0) || is_float_val(b, 1);
+}
+
+static bool folds_div(IrExprKind k, const IrExpr *a, const IrExpr *b)
+{
+    if ((is_int_const(a) && is_int_const(b)) || pr_is_int(a, 0) || pr_is_int(b, 1))
+        return true;
+    if (is_float_const(a) && is_float_const(b)) {
+        bool wide = a->dtype.bits == 32 || a->dtype.bits == 64;
+        if (k == IR_E_DIV && wide)
+            return true;
+        if (k == IR_E_FLOORDIV && b->u.float_val != 0)
+            return wide;
+    }
+    return is_float_val(a, 0) || is_float_val(b, 1);
+}
+
+static bool folds_floormod(const IrExpr *a, const IrExpr *b)
+{
+    if (a->dtype.code == IR_DT_UINT && is_int_const(a) && is_int_const(b))
+        return true;
+    if (!is_index_dtype(a->dtype) || !is_index_dtype(b->dtype))
+        return false;
+    return (is_int_const(a) && is_int_const(b)) || pr_is_int(a, 0) || pr_is_int(b, 1);
+}
+
+static bool folds(IrExprKind k, const IrExpr *a, const IrExpr *b)
+{
+    switch (k) {
+    case IR_E_ADD: case IR_E_SUB:
+        return folds_add_sub(k, a, b);
+    case IR_E_MUL:
+        return folds_mul(a, b);
+    case IR_E_DIV: case IR_E_FLOORDIV:
+        return folds_div(k, a, b);
+    case IR_E_FLOORMOD:
+        return folds_floormod(a, b);
+    case IR_E_AND: case IR_E_OR:
+        return is_int_const(a) || is_int_const(b);
+    default: /* comparisons */
+        return (is_int_const(a) && is_int_const(b)) || (is_float_const(a) && is_float_const(b));
+    }
+}
+
+static void collect_list(IrExpr *const *es, int n, PrExprVec *out)
+{
+    for (int i = 0; i < n; i++)
+        pr_collect_vars(es[i], out);
+}
+
+void pr_collect_vars(const IrExpr *e, PrExprVec *out)
+{
+    if (!e)
+        return;
+    if (e->kind == IR_E_VAR) {
+        for (int i = 0; i < out->len; i++)
+            if (out->items[i] == e)
+                return;
+        tx_vec_push(out, e);
+    } else if (e->kind == IR_E_CALL) {
+        collect_list(e->u.call.args, e->u.call.nargs, out);
+    } else if (e->kind == IR_E_LOAD || e->kind == IR_E_REGION) {
+        pr_collect_vars(e->u.access.buffer, out);
+        collect_list(e->u.access.indices, e->u.access.n, out);
+    } else if (IR_E_IS_BINARY(e->kind) || e->kind == IR_E_NOT || e->kind == IR_E_CAST ||
+               e->kind == IR_E_SELECT || e->kind == IR_E_RAMP || e->kind == IR_E_BROADCAST ||
+               e->kind == IR_E_LET) {
+        pr_collect_vars(e->u.op.var, out);
+        pr_collect_vars(e->u.op.cond, out);
+        pr_collect_vars(e->u.op.a, out);
+        pr_collect_vars(e->u.op.b, out);
+    }
+}
+
+/* ================================================================ operators */
+
+typedef struct BinInfo {
+    const char *sugar; /* NULL: always a call */
+    const char *call;
+    int prec;
+} BinInfo;
+
+static const BinInfo bin_info[] = {
+    [IR_E_ADD] = {"+", "Add", PR_PREC_ADD},
+    [IR_E_SUB] = {"-", "Sub", PR_PREC_ADD},
+    [IR_E_MUL] = {"*", "Mul", PR_PREC_MUL},
+    [IR_E_DIV] = {"/", "Div", PR_PREC_MUL},
+    [IR_E_MOD] = {NULL, "truncmod", 0},
+    [IR_E_FLOORDIV] = {"//", "FloorDiv", PR_PREC_MUL},
+    [IR_E_FLOORMOD] = {"%", "FloorMod", PR_PREC_MUL},
+    [IR_E_MIN] = {NULL, "min", 0},
+    [IR_E_MAX] = {NULL, "max", 0},
+    [IR_E_EQ] = {"==", "EQ", PR_PREC_CMP},
+    [IR_E_NE] = {"!=", "NE", PR_PREC_CMP},
+    [IR_E_LT] = {"<", "LT", PR_PREC_CMP},
+    [IR_E_LE] = {"<=", "LE", PR_PREC_CMP},
+    [IR_E_GT] = {">", "GT", PR_PREC_CMP},
+    [IR_E_GE] = {">=", "GE", PR_PREC_CMP},
+    [IR_E_AND] = {"and", "And", PR_PREC_AND},
+    [IR_E_OR] = {"or", "Or", PR_PREC_OR},
+};
+
+/* Division prints `/` only for non-integer operands that do not fold; the
+ * others print as the operator when rebuilding it gives the same node. */
+static bool binary_sugar(const IrExpr *e)
+{
+    const IrExpr *a = e->u.op.a, *b = e->u.op.b;
+    IrExprKind k = e->kind;
+    if (!bin_info[k].sugar)
+        return false;
+    bool same = ir_dtype_eq(a->dtype, b->dtype);
+    if (k == IR_E_DIV) {
+        if (same && folds(k, a, b))
+            return false;
+        return !(ir_dtype_is_int(a->dtype) && ir_dtype_is_int(b->dtype));
+    }
+    if (k == IR_E_AND || k == IR_E_OR)
+        return a->dtype.code == IR_DT_BOOL && b->dtype.code == IR_DT_BOOL && !folds(k, a, b);
+    return same && !folds(k, a, b);
+}
+
+/* Expressions that print as a literal (bare int32, string, Python values). */
+static bool prints_literal(const IrExpr *e)
+{
+    switch (e->kind) {
+    case IR_E_INT:
+        return ir_dtype_eq(e->dtype, IR_INT32);
+    case IR_E_STR: case IR_E_NONE: case IR_E_PYBOOL: case IR_E_PYINT: case IR_E_PYFLOAT:
+    case IR_E_DTYPE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int pr_prec(Printer *P, const IrExpr *e)
+{
+    (void)P;
+    if (IR_E_IS_BINARY(e->kind))
+        return binary_sugar(e) ? bin_info[e->kind].prec : PR_PREC_ATOM;
+    if (e->kind == IR_E_NOT)
+        return prints_literal(e->u.op.a) ? PR_PREC_ATOM : PR_PREC_NOT;
+    if (e->kind == IR_E_LAMBDA)
+        return PR_PREC_LAMBDA;
+    return PR_PREC_ATOM;
+}
+
+void pr_operand(Printer *P, const IrExpr *e, int parent, bool paren_same, TxBuf *out)
+{
+    int p = pr_prec(P, e);
+    bool paren = p < parent || (paren_same && p == parent);
+    if (paren)
+        tx_buf_putc(out, '(');
+    pr_expr(P, e, out);
+    if (paren)
+        tx_buf_putc(out, ')');
+}
+
+static void print_args(Printer *P, IrExpr *const *args, int n, TxBuf *out)
+{
+    for (int i = 0; i < n; i++) {
+        if (i)
+            tx_buf_puts(out, ", ");
+        pr_expr(P, args[i], out);
+    }
+}
+
+static void print_call2(Printer *P, const char *name, const IrExpr *a, const IrExpr *b, TxBuf *out)
+{
+    tx_buf_printf(out, "T.%s(", name);
+    pr_expr(P, a, out);
+    tx_buf_puts(out, ", ");
+    pr_expr(P, b, out);
+    tx_buf_putc(out, ')');
+}
+
+static void print_binary(Printer *P, const IrExpr *e, TxBuf *out)
+{
+    const BinInfo *bi = &bin_info[e->kind];
+    if (!binary_sugar(e)) {
+        print_call2(P, bi->call, e->u.op.a, e->u.op.b, out);
+        return;
+    }
+    pr_operand(P, e->u.op.a, bi->prec, false, out);
+    tx_buf_printf(out, " %s ", bi->sugar);
+    pr_operand(P, e->u.op.b, bi->prec, true, out);
+}
+
+/* ================================================================ literals */
+
+static void print_int(const IrExpr *e, TxBuf *out)
+{
+    char dt[IR_DTYPE_STR_MAX];
+    if (ir_dtype_eq(e->dtype, IR_INT32))
+        tx_buf_printf(out, "%lld", (long long)e->u.int_val);
+    else if (e->dtype.code == IR_DT_BOOL && e->dtype.lanes == 1)
+        tx_buf_puts(out, e->u.int_val ? "T.bool(True)" : "T.bool(False)");
+    else
+        tx_buf_printf(out, "T.%s(%lld)", pr_dtype(e->dtype, dt), (long long)e->u.int_val);
+}
+
+static void print_float(const IrExpr *e, TxBuf *out)
+{
+    char dt[IR_DTYPE_STR_MAX];
+    tx_buf_printf(out, "T.%s(", pr_dtype(e->dtype, dt));
+    pr_float_literal(out, e->u.float_val);
+    tx_buf_putc(out, ')');
+}
+
+static int cmp_kwarg_key(const void *a, const void *b)
+{
+    return strcmp(((const IrKwarg *)a)->key, ((const IrKwarg *)b)->key);
+}
+
+/* A string-keyed dict prints sorted by key, like the reference's maps. */
+static void print_dict(Printer *P, const IrKwarg *kw, int n, TxBuf *out)
+{
+    IrKwarg *sorted = tx_arena_memdup(&P->arena, kw, sizeof(IrKwarg) * (size_t)n);
+    if (n > 1)
+        qsort(sorted, (size_t)n, sizeof *sorted, cmp_kwarg_key);
+    tx_buf_putc(out, '{');
+    for (int i = 0; i < n; i++) {
+        if (i)
+            tx_buf_puts(out, ", ");
+        pr_string_literal(out, sorted[i].key);
+        tx_buf_puts(out, ": ");
+        pr_expr(P, sorted[i].value, out);
+    }
+    tx_buf_putc(out, '}');
+}
+
+static void print_lambda(Printer *P, const IrExpr *e, TxBuf *out)
+{
+    pr_frame_open(P, e);
+    tx_buf_puts(out, "lambda ");
+    for (int i = 0; i < e->u.lambda.n; i++) {
+        if (i)
+            tx_buf_puts(out, ", ");
+        tx_buf_puts(out, pr_define(P, e->u.lambda.params[i], pr_top(P)));
+    }
+    tx_buf_puts(out, ": ");
+    pr_operand(P, e->u.lambda.body, PR_PREC_LAMBDA, false, out);
+    char **stmts;
+    int n;
+    pr_frame_close(P, &stmts, &n);
+    pr_free_stmts(stmts, n); /* the reference drops definitions made inside a lambda */
+}
+
+/* ================================================================ variables */
+
+void pr_var_creation(Printer *P, const IrExpr *var, TxBuf *out)
+{
+    (void)P;
+    const IrType *t = var->u.var.type;
+    char dt[IR_DTYPE_STR_MAX];
+    if (t->kind == IR_TY_PRIM) {
+        tx_buf_printf(out, "T.%s()", pr_dtype(t->dtype, dt));
+    } else if (t->kind == IR_TY_TENSORMAP) {
+        tx_buf_puts(out, "T.TensorMap()");
+    } else if (t->dtype.code == IR_DT_VOID) {
+        if (!strcmp(t->scope, "global"))
+            tx_buf_puts(out, "T.handle()");
+        else
+            tx_buf_puts(out, "T.handle(storage_scope="), pr_string_literal(out, t->scope),
+                tx_buf_putc(out, ')');
+    } else {
+        tx_buf_printf(out, "T.handle(\"%s\", ", pr_dtype(t->dtype, dt));
+        pr_string_literal(out, t->scope);
+        tx_buf_putc(out, ')');
+    }
+}
+
+/* A variable without definition gets `n = T.int32()` in the deepest frame
+ * enclosing all of its uses. */
+static void define_free_var(Printer *P, const IrExpr *var)
+{
+    int f = pr_lowest_def_frame(P, var);
+    if (f < 0)
+        f = pr_top(P);
+    TxBuf b = {0};
+    tx_buf_puts(&b, pr_define(P, var, f));
+    tx_buf_puts(&b, " = ");
+    pr_var_creation(P, var, &b);
+    pr_emit(P, f, tx_buf_take(&b));
+}
+
+void pr_var_use(Printer *P, const IrExpr *var, TxBuf *out)
+{
+    if (ir_is_buffer(var)) {
+        if (!pr_is_defined(P, var)) {
+            int f = pr_lowest_def_frame(P, var);
+            pr_free_buffer_def(P, var, f < 0 ? pr_top(P) : f);
+        }
+        tx_buf_puts(out, pr_var(P, var)->text);
+        if (pr_is_scalar_buffer(var, true))
+            tx_buf_puts(out, ".buffer");
+        return;
+    }
+    if (!pr_is_defined(P, var))
+        define_free_var(P, var);
+    tx_buf_puts(out, pr_var(P, var)->text);
+}
+
+/* The name of a buffer as the prefix of an access (`A[...]`, `A.data`). */
+static void print_buffer_name(Printer *P, const IrExpr *buffer, TxBuf *out)
+{
+    if (!pr_is_defined(P, buffer)) {
+        TxBuf tmp = {0};
+        pr_var_use(P, buffer, &tmp);
+        tx_buf_free(&tmp);
+    }
+    tx_buf_puts(out, pr_var(P, buffer)->text);
+}
+
+/* ================================================================ accesses */
+
+/* An index; a Ramp with constant stride prints as a slice `b:b + n*s[:s]`. */
+static void print_index(Printer *P, IrExpr *idx, TxBuf *out)
+{
+    if (idx->kind == IR_E_RAMP && idx->u.op.b->kind == IR_E_INT) {
+        IrExpr *stride = idx->u.op.b;
+        IrExpr *lanes = ir_int(&P->arena, IR_INT32, idx->u.op.lanes, idx->span);
+        IrExpr *stop = pr_fold_add(P, idx->u.op.a, pr_fold_mul(P, lanes, stride));
+        pr_expr(P, idx->u.op.a, out);
+        tx_buf_putc(out, ':');
+        pr_expr(P, stop, out);
+        if (stride->u.int_val != 1)
+            tx_buf_putc(out, ':'), pr_expr(P, stride, out);
+        return;
+    }
+    pr_expr(P, idx, out);
+}
+
+static void print_indices(Printer *P, IrExpr *const *idx, int n, TxBuf *out)
+{
+    if (n == 0) {
+        tx_buf_puts(out, "[()]");
+        return;
+    }
+    tx_buf_putc(out, '[');
+    for (int i = 0; i < n; i++) {
+        if (i)
+            tx_buf_puts(out, ", ");
+        print_index(P, idx[i], out);
+    }
+    tx_buf_putc(out, ']');
+}
+
+static void print_list(Printer *P, IrExpr *const *items, int n, TxBuf *out)
+{
+    tx_buf_putc(out, '[');
+    print_args(P, items, n, out);
+    tx_buf_putc(out, ']');
+}
+
+static void print_load(Printer *P, const IrExpr *e, TxBuf *out)
+{
+    const IrExpr *buf = e->u.access.buffer;
+    print_buffer_name(P, buf, out);
+    if (pr_is_scalar_buffer(buf, false) && !e->u.access.predicate)
+        return;
+    if (e->u.access.predicate) {
+        tx_buf_puts(out, ".vload(");
+        print_list(P, e->u.access.indices, e->u.access.n, out);
+        tx_buf_puts(out, ", predicate=");
+        pr_expr(P, e->u.access.predicate, out);
+        tx_buf_putc(out, ')');
+        return;
+    }
+    print_indices(P, e->u.access.indices, e->u.access.n, out);
+}
+
+/* Dims of extent 1 print as the index, others as `min:min + extent`. A region
+ * whose every extent is 1 prints all dims as slices, so that it reparses as a
+ * region rather than a load (a deliberate deviation, see the report). */
+void pr_region(Printer *P, const IrExpr *region, TxBuf *out)
+{
+    int n = region->u.access.n;
+    bool all_one = n > 0;
+    for (int i = 0; i < n; i++)
+        all_one = all_one && pr_is_int(region->u.access.extents[i], 1);
+    print_buffer_name(P, region->u.access.buffer, out);
+    tx_buf_putc(out, '[');
+    for (int i = 0; i < n; i++) {
+        IrExpr *min = region->u.access.indices[i], *ext = region->u.access.extents[i];
+        if (i)
+            tx_buf_puts(out, ", ");
+        pr_expr(P, min, out);
+        if (pr_is_int(ext, 1) && !all_one)
+            continue;
+        tx_buf_putc(out, ':');
+        pr_expr(P, pr_fold_add(P, min, ext), out);
+    }
+    if (n == 0)
+        tx_buf_puts(out, "()");
+    tx_buf_putc(out, ']');
+}
+
+/* ================================================================ calls */
+
+/* The printed family of a PTX instruction-table entry (until ptx.h lands). */
+static const char *ptx_family_shim(int entry)
+{
+    (void)entry;
+    return "unknown";
+}
+
+static void print_ptx(Printer *P, const IrCall *c, TxBuf *out)
+{
+    tx_buf_printf(out, "T.ptx.%s(", ptx_family_shim(c->ptx_entry));
+    print_args(P, c->args, c->nargs, out);
+    const char *sep = c->nargs ? ", " : "";
+    for (int i = 0; i < c->nptx_slots; i++) {
+        tx_buf_puts(out, sep), sep = ", ";
+        pr_string_literal(out, c->ptx_slots[i] ? c->ptx_slots[i] : "");
+    }
+    tx_buf_puts(out, sep);
+    pr_string_literal(out, c->ptx_marker ? c->ptx_marker : "");
+    tx_buf_putc(out, ')');
+}
+
+static void print_kwargs(Printer *P, const IrKwarg *kw, int n, bool first, TxBuf *out)
+{
+    for (int i = 0; i < n; i++) {
+        if (!first || i)
+            tx_buf_puts(out, ", ");
+        tx_buf_printf(out, "%s=", kw[i].key);
+        pr_expr(P, kw[i].value, out);
+    }
+}
+
+/* cuda.func_call: the source code (last argument) as source_code=, the
+ * result dtype as return_type= unless void. */
+static void print_func_call(Printer *P, const IrExpr *e, TxBuf *out)
+{
+    const IrCall *c = &e->u.call;
+    char dt[IR_DTYPE_STR_MAX];
+    tx_buf_puts(out, "T.cuda.func_call(");
+    if (c->nkwargs) {
+        print_args(P, c->args, c->nargs, out);
+        print_kwargs(P, c->kwargs, c->nkwargs, c->nargs == 0, out);
+    } else {
+        print_args(P, c->args, c->nargs - 1, out);
+        tx_buf_puts(out, c->nargs > 1 ? ", source_code=" : "source_code=");
+        if (c->nargs)
+            pr_expr(P, c->args[c->nargs - 1], out);
+        if (e->dtype.code != IR_DT_VOID)
+            tx_buf_printf(out, ", return_type=\"%s\"", pr_dtype(e->dtype, dt));
+    }
+    tx_buf_putc(out, ')');
+}
+
+static void print_call(Printer *P, const IrExpr *e, TxBuf *out)
+{
+    const IrCall *c = &e->u.call;
+    char dt[IR_DTYPE_STR_MAX];
+    switch (c->op) {
+    case IR_OP_BUFFER_DATA:
+        print_buffer_name(P, c->args[0], out);
+        tx_buf_puts(out, ".data");
+        return;
+    case IR_OP_PTX:
+        print_ptx(P, c, out);
+        return;
+    case IR_OP_CUDA_FUNC_CALL:
+        print_func_call(P, e, out);
+        return;
+    case IR_OP_CALL_FUNC:
+        if (P->m->is_ir_module)
+            tx_buf_printf(out, "%s.", P->m->class_name ? P->m->class_name : "Module");
+        tx_buf_printf(out, "%s(", c->callee);
+        break;
+    default:
+        tx_buf_printf(out, "T.%s(", ir_ops[c->op].name);
+        break;
+    }
+    bool first = c->op != IR_OP_CALL_FUNC && ir_ops[c->op].ret == IR_RET_EXPLICIT;
+    if (first)
+        tx_buf_printf(out, "\"%s\"", pr_dtype(e->dtype, dt));
+    if (first && c->nargs)
+        tx_buf_puts(out, ", ");
+    print_args(P, c->args, c->nargs, out);
+    if (c->op != IR_OP_CALL_FUNC && ir_ops[c->op].ret == IR_RET_EXPLICIT_LAST)
+        tx_buf_printf(out, "%s\"%s\"", c->nargs ? ", " : "", pr_dtype(e->dtype, dt));
+    print_kwargs(P, c->kwargs, c->nkwargs, c->nargs == 0 && !first, out);
+    tx_buf_putc(out, ')');
+}
+
+/* ================================================================ expressions */
+
+static void print_op_call(Printer *P, const char *name, const IrExpr *const *xs, int n, TxBuf *out)
+{
+    tx_buf_printf(out, "T.%s(", name);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            tx_buf_puts(out, ", ");
+        pr_expr(P, xs[i], out);
+    }
+    tx_buf_putc(out, ')');
+}
+
+static void print_node(Printer *P, const IrExpr *e, TxBuf *out)
+{
+    char dt[IR_DTYPE_STR_MAX];
+    switch (e->kind) {
+    case IR_E_NOT:
+        if (prints_literal(e->u.op.a))
+            print_op_call(P, "Not", (const IrExpr *const[]){e->u.op.a}, 1, out);
+        else
+            tx_buf_puts(out, "not "), pr_operand(P, e->u.op.a, PR_PREC_NOT, false, out);
+        break;
+    case IR_E_SELECT:
+        print_op_call(P, "Select", (const IrExpr *const[]){e->u.op.cond, e->u.op.a, e->u.op.b},
+                      3, out);
+        break;
+    case IR_E_CAST:
+        tx_buf_printf(out, "T.Cast(\"%s\", ", pr_dtype(e->dtype, dt));
+        pr_expr(P, e->u.op.a, out);
+        tx_buf_putc(out, ')');
+        break;
+    case IR_E_RAMP:
+        tx_buf_puts(out, "T.Ramp(");
+        pr_expr(P, e->u.op.a, out);
+        tx_buf_puts(out, ", ");
+        pr_expr(P, e->u.op.b, out);
+        tx_buf_printf(out, ", %d)", e->u.op.lanes);
+        break;
+    case IR_E_BROADCAST:
+        tx_buf_puts(out, "T.Broadcast(");
+        pr_expr(P, e->u.op.a, out);
+        tx_buf_printf(out, ", %d)", e->u.op.lanes);
+        break;
+    case IR_E_LET:
+        tx_buf_puts(out, "T.Let(");
+        pr_expr(P, e->u.op.b, out);
+        tx_buf_puts(out, ", where={");
+        pr_expr(P, e->u.op.var, out);
+        tx_buf_puts(out, ": ");
+        pr_expr(P, e->u.op.a, out);
+        tx_buf_puts(out, "})");
+        break;
+    default:
+        break;
+    }
+}
+
+void pr_expr(Printer *P, const IrExpr *e, TxBuf *out)
+{
+    char dt[IR_DTYPE_STR_MAX];
+    if (!e) {
+        tx_buf_puts(out, "None");
+        return;
+    }
+    if (IR_E_IS_BINARY(e->kind)) {
+        print_binary(P, e, out);
+        return;
+    }
+    switch (e->kind) {
+    case IR_E_INT: print_int(e, out); break;
+    case IR_E_FLOAT: print_float(e, out); break;
+    case IR_E_STR: pr_string_literal(out, e->u.str); break;
+    case IR_E_VAR: pr_var_use(P, e, out); break;
+    case IR_E_CALL: print_call(P, e, out); break;
+    case IR_E_LOAD: print_load(P, e, out); break;
+    case IR_E_REGION: pr_region(P, e, out); break;
+    case IR_E_NONE: tx_buf_puts(out, "None"); break;
+    case IR_E_PYBOOL: tx_buf_puts(out, e->u.int_val ? "True" : "False"); break;
+    case IR_E_PYINT: tx_buf_printf(out, "%lld", (long long)e->u.int_val); break;
+    case IR_E_PYFLOAT: pr_float_literal(out, e->u.float_val); break;
+    case IR_E_LIST: print_list(P, e->u.list.items, e->u.list.n, out); break;
+    case IR_E_DICT: print_dict(P, e->u.list.kwargs, e->u.list.n, out); break;
+    case IR_E_LAYOUT: pr_layout(P, e->u.layout, out); break;
+    case IR_E_LAMBDA: print_lambda(P, e, out); break;
+    case IR_E_DTYPE: tx_buf_printf(out, "\"%s\"", pr_dtype(e->dtype, dt)); break;
+    default: print_node(P, e, out); break;
+    }
+}
+
+/* ================================================================ types */
+
+void pr_type(Printer *P, const IrType *t, TxBuf *out)
+{
+    (void)P;
+    char dt[IR_DTYPE_STR_MAX];
+    switch (t->kind) {
+    case IR_TY_PRIM:
+        tx_buf_printf(out, "T.%s", pr_dtype(t->dtype, dt));
+        break;
+    case IR_TY_TENSORMAP:
+        tx_buf_puts(out, "T.TensorMap()");
+        break;
+    case IR_TY_TUPLE:
+        tx_buf_puts(out, "None");
+        break;
+    case IR_TY_PTR:
+        if (t->dtype.code == IR_DT_VOID && !strcmp(t->scope, "global")) {
+            tx_buf_puts(out, "T.handle");
+        } else if (t->dtype.code == IR_DT_VOID) {
+            tx_buf_puts(out, "T.handle(storage_scope=");
+            pr_string_literal(out, t->scope);
+            tx_buf_putc(out, ')');
+        } else {
+            tx_buf_printf(out, "T.handle(\"%s\", ", pr_dtype(t->dtype, dt));
+            pr_string_literal(out, t->scope);
+            tx_buf_putc(out, ')');
+        }
+        break;
+    case IR_TY_BUFFER:
+        tx_buf_printf(out, "T.Buffer");
+        break;
+    }
+}
+
+/* ================================================================ layouts */
+
+/* `value` on axis m, else `value @ Axis.<name>` (the `@` binds like `*`). */
+static void print_on_axis(Printer *P, const IrExpr *value, const char *axis, int parent,
+                          bool paren_same, TxBuf *out)
+{
+    if (!strcmp(axis, "m")) {
+        pr_operand(P, value, parent, paren_same, out);
+        return;
+    }
+    bool paren = PR_PREC_MUL < parent || (paren_same && PR_PREC_MUL == parent);
+    if (paren)
+        tx_buf_putc(out, '(');
+    pr_operand(P, value, PR_PREC_MUL, false, out);
+    tx_buf_printf(out, " @ Axis.%s", axis);
+    if (paren)
+        tx_buf_putc(out, ')');
+}
+
+/* `T.S[(e0, e1):(s0, s1 @ Axis.x)]`, one iterator without the tuples. */
+static void print_iters(Printer *P, const char *head, const IrIter *it, int n, TxBuf *out)
+{
+    tx_buf_printf(out, "T.%s[", head);
+    if (n > 1)
+        tx_buf_putc(out, '(');
+    for (int i = 0; i < n; i++) {
+        if (i)
+            tx_buf_puts(out, ", ");
+        pr_expr(P, it[i].extent, out);
+    }
+    tx_buf_puts(out, n > 1 ? "):(" : ":");
+    for (int i = 0; i < n; i++) {
+        if (i)
+            tx_buf_puts(out, ", ");
+        print_on_axis(P, it[i].stride, it[i].axis, 0, false, out);
+    }
+    tx_buf_puts(out, n > 1 ? ")]" : "]");
+}
+
+/* The offset terms joined by `+`, as the right operand of the spec's `+`. */
+static void print_offset(Printer *P, const IrLayout *l, TxBuf *out)
+{
+    bool paren = l->noffset > 1;
+    if (paren)
+        tx_buf_putc(out, '(');
+    for (int i = 0; i < l->noffset; i++) {
+        if (i)
+            tx_buf_puts(out, " + ");
+        bool right = i > 0 || !paren;
+        print_on_axis(P, l->offset[i].value, l->offset[i].axis, PR_PREC_ADD, right, out);
+    }
+    if (paren)
+        tx_buf_putc(out, ')');
+}
+
+static void print_from_iters(Printer *P, const IrLayout *l, TxBuf *out)
+{
+    tx_buf_puts(out, "T.TileLayout.from_iters(");
+    if (l->noffset) {
+        tx_buf_puts(out, "offset={");
+        for (int i = 0; i < l->noffset; i++) {
+            if (i)
+                tx_buf_puts(out, ", ");
+            pr_string_literal(out, l->offset[i].axis);
+            tx_buf_puts(out, ": ");
+            pr_expr(P, l->offset[i].value, out);
+        }
+        tx_buf_putc(out, '}');
+    }
+    tx_buf_putc(out, ')');
+}
+
+void pr_layout(Printer *P, const IrLayout *l, TxBuf *out)
+{
+    if (l->kind == IR_LAYOUT_COMPOSE) {
+        tx_buf_printf(out, "T.ComposeLayout(%d, %d, %d, ", l->per_element, l->swizzle_len,
+                      l->atom_len);
+        pr_layout(P, l->tile, out);
+        tx_buf_puts(out, l->swizzle_inner ? ")" : ", swizzle_inner=False)");
+        return;
+    }
+    if (!l->nshard && !l->nreplica) {
+        print_from_iters(P, l, out);
+        return;
+    }
+    tx_buf_puts(out, "T.TileLayout(");
+    const char *sep = "";
+    if (l->nshard)
+        print_iters(P, "S", l->shard, l->nshard, out), sep = " + ";
+    if (l->nreplica)
+        tx_buf_puts(out, sep), print_iters(P, "R", l->replica, l->nreplica, out), sep = " + ";
+    if (l->noffset)
+        tx_buf_puts(out, sep), print_offset(P, l, out);
+    tx_buf_putc(out, ')');
+}
+
+/* ================================================================ equality */
+
+static bool exprs_equal(IrExpr *const *a, IrExpr *const *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!pr_expr_equal(a[i], b[i]))
+            return false;
+    return true;
+}
+
+static bool kwargs_equal(const IrKwarg *a, const IrKwarg *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(a[i].key, b[i].key) || !pr_expr_equal(a[i].value, b[i].value))
+            return false;
+    return true;
+}
+
+static bool call_equal(const IrCall *a, const IrCall *b)
+{
+    if (a->op != b->op || a->nargs != b->nargs || a->nkwargs != b->nkwargs ||
+        a->ptx_entry != b->ptx_entry || a->nptx_slots != b->nptx_slots)
+        return false;
+    if ((a->callee || b->callee) && (!a->callee || !b->callee || strcmp(a->callee, b->callee)))
+        return false;
+    for (int i = 0; i < a->nptx_slots; i++)
+        if (strcmp(a->ptx_slots[i], b->ptx_slots[i]))
+            return false;
+    if ((a->ptx_marker || b->ptx_marker) &&
+        (!a->ptx_marker || !b->ptx_marker || strcmp(a->ptx_marker, b->ptx_marker)))
+        return false;
+    return exprs_equal(a->args, b->args, a->nargs) && kwargs_equal(a->kwargs, b->kwargs, a->nkwargs);
+}
+
+/* Deep equality; variables are equal only to themselves. */
+bool pr_expr_equal(const IrExpr *a, const IrExpr *b)
+{
+    if (a == b)
+        return true;
+    if (!a || !b || a->kind != b->kind || !ir_dtype_eq(a->dtype, b->dtype))
+        return false;
+    switch (a->kind) {
+    case IR_E_INT: case IR_E_PYBOOL: case IR_E_PYINT:
+        return a->u.int_val == b->u.int_val;
+    case IR_E_FLOAT: case IR_E_PYFLOAT:
+        return a->u.float_val == b->u.float_val;
+    case IR_E_STR:
+        return !strcmp(a->u.str, b->u.str);
+    case IR_E_VAR: case IR_E_LAMBDA:
+        return false;
+    case IR_E_CALL:
+        return call_equal(&a->u.call, &b->u.call);
+    case IR_E_LOAD: case IR_E_REGION:
+        return a->u.access.buffer == b->u.access.buffer && a->u.access.n == b->u.access.n &&
+               exprs_equal(a->u.access.indices, b->u.access.indices, a->u.access.n) &&
+               (a->kind == IR_E_LOAD ||
+                exprs_equal(a->u.access.extents, b->u.access.extents, a->u.access.n)) &&
+               pr_expr_equal(a->u.access.predicate, b->u.access.predicate);
+    case IR_E_LIST:
+        return a->u.list.n == b->u.list.n && exprs_equal(a->u.list.items, b->u.list.items, a->u.list.n);
+    case IR_E_DICT:
+        return a->u.list.n == b->u.list.n &&
+               kwargs_equal(a->u.list.kwargs, b->u.list.kwargs, a->u.list.n);
+    case IR_E_LAYOUT:
+        return pr_layout_equal(a->u.layout, b->u.layout);
+    case IR_E_NONE: case IR_E_DTYPE:
+        return true;
+    default:
+        return a->u.op.lanes == b->u.op.lanes && pr_expr_equal(a->u.op.a, b->u.op.a) &&
+               pr_expr_equal(a->u.op.b, b->u.op.b) && pr_expr_equal(a->u.op.cond, b->u.op.cond) &&
+               pr_expr_equal(a->u.op.var, b->u.op.var);
+    }
+}
+
+static bool iters_equal(const IrIter *a, const IrIter *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(a[i].axis, b[i].axis) || !pr_expr_equal(a[i].extent, b[i].extent) ||
+            !pr_expr_equal(a[i].stride, b[i].stride))
+            return false;
+    return true;
+}
+
+bool pr_layout_equal(const IrLayout *a, const IrLayout *b)
+{
+    if (a == b)
+        return true;
+    if (!a || !b || a->kind != b->kind)
+        return false;
+    if (a->kind == IR_LAYOUT_COMPOSE)
+        return a->per_element == b->per_element && a->swizzle_len == b->swizzle_len &&
+               a->atom_len == b->atom_len && a->swizzle_inner == b->swizzle_inner &&
+               pr_layout_equal(a->tile, b->tile);
+    if (a->nshard != b->nshard || a->nreplica != b->nreplica || a->noffset != b->noffset)
+        return false;
+    for (int i = 0; i < a->noffset; i++)
+        if (strcmp(a->offset[i].axis, b->offset[i].axis) ||
+            !pr_expr_equal(a->offset[i].value, b->offset[i].value))
+            return false;
+    return iters_equal(a->shard, b->shard, a->nshard) &&
+           iters_equal(a->replica, b->replica, a->nreplica);
+}
+
+/* The default layout of a shape: row-major strides on axis m, starting from
+ * a 1 of the first extent's dtype and multiplied as the reference does. */
+bool pr_layout_is_default(Printer *P, const IrLayout *l, IrExpr **shape, int ndim)
+{
+    if (!l || l->kind != IR_LAYOUT_TILE || l->nshard != ndim || l->nreplica || l->noffset)
+        return false;
+    if (ndim == 0)
+        return true;
+    IrExpr *stride = ir_int(&P->arena, shape[0]->dtype, 1, (TxSpan){0});
+    for (int i = ndim - 1; i >= 0; i--) {
+        const IrIter *it = &l->shard[i];
+        if (strcmp(it->axis, "m") || !pr_expr_equal(it->extent, shape[i]) ||
+            !pr_expr_equal(it->stride, stride))
+            return false;
+        stride = pr_fold_mul(P, stride, shape[i]);
+    }
+    return true;
+}
+
+bool pr_is_scalar_buffer(const IrExpr *buffer, bool alloc_or_decl)
+{
+    const IrBufferType *b = ir_buf(buffer);
+    if (b->ndim != 1 || !pr_is_int(b->shape[0], 1) || b->nstrides || b->align != 64 ||
+        b->offset_factor != 1 || b->naddr || !b->layout)
+        return false;
+    if (alloc_or_decl && !pr_is_int(b->elem_offset, 0))
+        return false;
+    const IrLayout *l = b->layout;
+    return l->kind == IR_LAYOUT_TILE && l->nshard == 1 && !l->nreplica && !l->noffset &&
+           !strcmp(l->shard[0].axis, "m") && pr_is_int(l->shard[0].extent, 1) &&
+           ir_dtype_eq(l->shard[0].extent->dtype, IR_INT32) && pr_is_int(l->shard[0].stride, 1) &&
+           ir_dtype_eq(l->shard[0].stride->dtype, IR_INT32);
+}
