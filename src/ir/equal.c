@@ -369,6 +369,7 @@ static bool eq_stmt_fields(Eq *q, const IrStmt *a, const IrStmt *b)
     case IR_S_ATTR:
         return eq_expr(q, a->u.attr.node, b->u.attr.node) &&
                eq_str(q, a->u.attr.key, b->u.attr.key) &&
+               eq_str(q, a->u.attr.thread_tag, b->u.attr.thread_tag) &&
                eq_expr(q, a->u.attr.value, b->u.attr.value) &&
                eq_stmt(q, a->u.attr.body, b->u.attr.body);
     case IR_S_SEQ:

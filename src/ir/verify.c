@@ -442,7 +442,21 @@ static void check_loop_bounds(Verifier *vf, const IrStmt *s)
         return;
     }
     if (s->u.loop.kind == IR_FOR_THREAD_BINDING)
-        ir_launch_thread_loop(&vf->launch, s);
+        ir_launch_thread_tag(&vf->launch, s, s->u.loop.thread, s->u.loop.extent);
+}
+
+/* `T.launch_thread(tag, extent)`: thread_extent/virtual_thread on a variable. */
+static void check_launch_thread(Verifier *vf, const IrStmt *s)
+{
+    const IrExpr *node = s->u.attr.node;
+    if (!s->u.attr.key || !node || node->kind != IR_E_VAR ||
+        (strcmp(s->u.attr.key, "thread_extent") && strcmp(s->u.attr.key, "virtual_thread")))
+        return;
+    require_int(vf, s->u.attr.value, s->span, "a thread extent");
+    if (!strcmp(s->u.attr.key, "thread_extent"))
+        ir_launch_thread_tag(&vf->launch, s,
+                             s->u.attr.thread_tag ? s->u.attr.thread_tag : node->u.var.name,
+                             s->u.attr.value);
 }
 
 static void check_jump(Verifier *vf, const IrStmt *s)
@@ -478,6 +492,9 @@ static void check_stmt(Verifier *vf, const IrStmt *s)
         break;
     case IR_S_STORE:
         check_store(vf, s);
+        break;
+    case IR_S_ATTR:
+        check_launch_thread(vf, s);
         break;
     case IR_S_BREAK: case IR_S_CONTINUE:
         check_jump(vf, s);

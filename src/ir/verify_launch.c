@@ -6,7 +6,7 @@
  * agreeing, at most 1024, a multiple of 32 when warp-level ids are used; at
  * most 16 CTAs per cluster; cta_id_in_pair only with cta_id_in_cluster; CUDA's
  * grid and block dimension limits. Thread-binding loops: one extent per
- * threadIdx/blockIdx tag and the same limits. TMA descriptor encodes
+ * threadIdx/blockIdx tag and the same limits; launch_thread attrs likewise. TMA descriptor encodes
  * (`T.call_packed("runtime.cuTensorMapEncodeTiled", ...)`): the driver's
  * limits on rank, argument count, dimensions, strides, box, element strides,
  * interleave and swizzle, checked where the arguments are constants. */
@@ -247,34 +247,34 @@ static const char *const launch_tags[IR_LAUNCH_NTAGS] = {
     "threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z"};
 static const int64_t tag_limit[IR_LAUNCH_NTAGS] = {1024, 1024, 64, 2147483647, 65535, 65535};
 
-void ir_launch_thread_loop(IrLaunchCheck *l, const IrStmt *s)
+void ir_launch_thread_tag(IrLaunchCheck *l, const IrStmt *s, const char *tag, const IrExpr *extent)
 {
-    int64_t ext, prev;
-    if (!s->u.loop.thread || !ir_const_int(s->u.loop.extent, &ext))
+    int64_t ext;
+    if (!tag || !ir_const_int(extent, &ext))
         return;
     for (int t = 0; t < IR_LAUNCH_NTAGS; t++) {
-        if (strcmp(s->u.loop.thread, launch_tags[t]))
+        if (strcmp(tag, launch_tags[t]))
             continue;
         if (ext > tag_limit[t])
             tx_error(l->diags, s->span, "%s extent %lld exceeds the limit %lld", launch_tags[t],
                      (long long)ext, (long long)tag_limit[t]);
-        if (!l->tag_loop[t]) {
-            l->tag_loop[t] = s;
-        } else if (ir_const_int(l->tag_loop[t]->u.loop.extent, &prev) && prev != ext) {
+        if (!l->tag_stmt[t]) {
+            l->tag_stmt[t] = s, l->tag_extent[t] = ext;
+        } else if (l->tag_extent[t] != ext) {
             tx_error(l->diags, s->span, "inconsistent extents for %s: %lld here, %lld before",
-                     launch_tags[t], (long long)ext, (long long)prev);
-            tx_note(l->diags, l->tag_loop[t]->span, "%s was bound here", launch_tags[t]);
+                     launch_tags[t], (long long)ext, (long long)l->tag_extent[t]);
+            tx_note(l->diags, l->tag_stmt[t]->span, "%s was bound here", launch_tags[t]);
         }
     }
 }
 
 static void check_tag_threads(IrLaunchCheck *l)
 {
-    int64_t threads = 1, v;
+    int64_t threads = 1;
     const IrStmt *last = NULL;
     for (int t = 0; t < 3; t++)
-        if (l->tag_loop[t] && ir_const_int(l->tag_loop[t]->u.loop.extent, &v))
-            threads *= v, last = l->tag_loop[t];
+        if (l->tag_stmt[t])
+            threads *= l->tag_extent[t], last = l->tag_stmt[t];
     if (last && threads > MAX_CTA_THREADS)
         tx_error(l->diags, last->span, "threadIdx extents give %lld threads per CTA, the limit "
                  "is %d", (long long)threads, MAX_CTA_THREADS);

@@ -16,15 +16,18 @@ typedef struct IrLaunchCheck {
     const IrStmt *scopeid[IR_SCOPEID_COUNT];
     int order[IR_SCOPEID_COUNT]; /* 1, 2, ...: when each entry of scopeid was set */
     int nset;
-    /* The first thread-binding loop of each tag with a constant extent. */
-    const IrStmt *tag_loop[IR_LAUNCH_NTAGS];
+    /* The first binding of each tag with a constant extent (a thread-binding
+     * loop or a launch_thread attr), and that extent. */
+    const IrStmt *tag_stmt[IR_LAUNCH_NTAGS];
+    int64_t tag_extent[IR_LAUNCH_NTAGS];
 } IrLaunchCheck;
 
 void ir_launch_begin(IrLaunchCheck *l, TxDiags *diags);
 /* A ScopeIdDef statement: its own limits and consistency with earlier ones. */
 void ir_launch_scopeid(IrLaunchCheck *l, const IrStmt *s);
-/* A For of kind THREAD_BINDING. */
-void ir_launch_thread_loop(IrLaunchCheck *l, const IrStmt *s);
+/* A binding of a launch tag ("threadIdx.x") to an extent: a For of kind
+ * THREAD_BINDING or a thread_extent AttrStmt. */
+void ir_launch_thread_tag(IrLaunchCheck *l, const IrStmt *s, const char *tag, const IrExpr *extent);
 /* The whole-function limits (threads per CTA, cluster size, grid). */
 void ir_launch_end(IrLaunchCheck *l);
 /* A call: checks T.call_packed("runtime.cuTensorMapEncodeTiled", ...) against

@@ -249,6 +249,24 @@ static void test_bound_vars_by_definition(void **state)
     ir_module_free(m);
 }
 
+static IrFunc *launch(IrModule *m, const char *tag)
+{
+    IrExpr *tx = irb_var(m, "tx", IR_INT32);
+    IrStmt *s = irb_attr(m, tx, "thread_extent", irb_i(m, 128), irb_eval(m, tx));
+    s->u.attr.thread_tag = tag;
+    return irb_func(m, "k", s, 0);
+}
+
+static void test_attr_thread_tag(void **state)
+{
+    (void)state;
+    IrModule *m = irb_module(1);
+    assert_true(ir_func_equal(launch(m, "threadIdx.x"), launch(m, "threadIdx.x")));
+    assert_false(ir_func_equal(launch(m, "threadIdx.x"), launch(m, "threadIdx.y")));
+    assert_false(ir_func_equal(launch(m, "threadIdx.x"), launch(m, NULL)));
+    ir_module_free(m);
+}
+
 static void test_module_equal(void **state)
 {
     (void)state;
@@ -279,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_floats_bitwise),
         cmocka_unit_test(test_free_vars_by_first_occurrence),
         cmocka_unit_test(test_bound_vars_by_definition),
+        cmocka_unit_test(test_attr_thread_tag),
         cmocka_unit_test(test_module_equal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

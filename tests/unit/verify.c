@@ -155,7 +155,8 @@ static void test_binary_dtype_mismatch(void **state)
     IrExpr *sum = irb_bin(m, IR_E_ADD, x, y);
     sum->span = irb_line(m, 2);
     irb_func(m, "f", at(m, irb_eval(m, sum), 1), 2, x, y);
-    expect_error(m, "operands of '+' have different dtypes: int32 and int64; convert one with T.Cast", 2);
+    expect_error(
+        m, "operands of '+' have different dtypes: int32 and int64; convert one with T.Cast", 2);
 
     m = irb_module(5);
     x = irb_var(m, "x", IR_INT32);
@@ -228,7 +229,10 @@ static void test_store_dtype(void **state)
     IrExpr *a = irb_buffer(m, "A", IR_FLOAT32, "global", 1, irb_i(m, 8));
     IrExpr *h = ir_float(&m->arena, IR_FLOAT16, 1, (TxSpan){0});
     irb_func(m, "g", at(m, irb_store(m, a, h, 1, irb_i(m, 0)), 2), 1, a);
-    expect_error(m, "cannot store a float16 value into 'A', a buffer of float32; convert it with T.Cast(\"float32\", ...)", 2);
+    expect_error(m,
+                 "cannot store a float16 value into 'A', a buffer of float32; convert it with "
+                 "T.Cast(\"float32\", ...)",
+                 2);
 }
 
 static void test_bind_dtype(void **state)
@@ -328,7 +332,10 @@ static void test_scope_id_errors(void **state)
     m = irb_module(9);
     kernel(m, 2, at(m, irb_scopeid(m, IR_SCOPEID_THREAD_ID, 1, 256), 1),
            at(m, irb_scopeid(m, IR_SCOPEID_WARP_ID, 1, 4), 2));
-    expect_error(m, "inconsistent thread extents: T.warp_id says 4 x 32 = 128 threads per CTA, but T.thread_id gives 256", 2);
+    expect_error(m,
+                 "inconsistent thread extents: T.warp_id says 4 x 32 = 128 threads per CTA, but "
+                 "T.thread_id gives 256",
+                 2);
 
     m = irb_module(9);
     kernel(m, 3, at(m, irb_scopeid(m, IR_SCOPEID_WARP_ID, 1, 4), 5),
@@ -373,6 +380,21 @@ static void test_thread_binding_loops(void **state)
     l1->u.loop.thread = l2->u.loop.thread = "threadIdx.x";
     irb_func(m, "k", irb_seq(m, 2, l1, l2), 0);
     expect_error(m, "inconsistent extents for threadIdx.x: 64 here, 128 before", 5);
+
+    /* launch_thread attrs: the tag, or the var's name when there is none */
+    m = irb_module(9);
+    IrExpr *tx = irb_var(m, "threadIdx.x", IR_INT32), *bx = irb_var(m, "bx", IR_INT32);
+    IrStmt *inner = at(m, irb_attr(m, tx, "thread_extent", irb_i(m, 2048), irb_eval(m, tx)), 3);
+    IrStmt *outer = irb_attr(m, bx, "thread_extent", irb_i(m, 70000), inner);
+    outer->u.attr.thread_tag = "blockIdx.y";
+    outer->span = irb_line(m, 2);
+    irb_func(m, "k", outer, 0);
+    assert_false(ir_verify(m));
+    assert_int_equal(m->diags.nerrors, 3);
+    assert_int_equal(irb_find_diag(m, "blockIdx.y extent 70000 exceeds the limit 65535"), 0);
+    assert_int_equal(irb_find_diag(m, "threadIdx.x extent 2048 exceeds the limit 1024"), 1);
+    assert_int_equal(irb_find_diag(m, "threadIdx extents give 2048 threads per CTA"), 2);
+    ir_module_free(m);
 }
 
 /* T.call_packed("runtime.cuTensorMapEncodeTiled", map, "float16", 2, A.data,
