@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ir/visit.h"
 #include "print_internal.h"
 #include "script.h"
 
@@ -150,35 +151,13 @@ static const char *unique_name(Printer *P, const char *hint)
 
 /* ================================================================ variables */
 
-static uint64_t hash_ptr(const void *p) { return tx_hash_mix(0x51ed27u, (uint64_t)(uintptr_t)p); }
-
-static void vars_grow(Printer *P)
-{
-    free(P->var_slots);
-    P->var_cap = P->var_cap ? P->var_cap * 2 : 256;
-    P->var_slots = calloc((size_t)P->var_cap, sizeof *P->var_slots);
-    if (!P->var_slots)
-        TX_UNREACHABLE();
-    size_t mask = (size_t)P->var_cap - 1;
-    for (int v = 0; v < P->vars.len; v++) {
-        size_t i = hash_ptr(P->vars.items[v].key) & mask;
-        while (P->var_slots[i])
-            i = (i + 1) & mask;
-        P->var_slots[i] = v + 1;
-    }
-}
-
 PrVar *pr_var(Printer *P, const IrExpr *var)
 {
-    if (2 * (P->vars.len + 1) > P->var_cap)
-        vars_grow(P);
-    size_t mask = (size_t)P->var_cap - 1;
-    size_t i = hash_ptr(var) & mask;
-    for (; P->var_slots[i]; i = (i + 1) & mask)
-        if (P->vars.items[P->var_slots[i] - 1].key == var)
-            return &P->vars.items[P->var_slots[i] - 1];
+    uintptr_t i;
+    if (ir_ptrmap_get(&P->var_index, var, &i))
+        return &P->vars.items[i];
     tx_vec_push(&P->vars, ((PrVar){.key = var, .npath = -1}));
-    P->var_slots[i] = P->vars.len;
+    ir_ptrmap_put(&P->var_index, var, (uintptr_t)(P->vars.len - 1));
     return &P->vars.items[P->vars.len - 1];
 }
 
@@ -263,63 +242,17 @@ bool pr_dominates_uses(Printer *P, const void *node, const IrExpr *var)
 /* ================================================================ use paths */
 
 /* The pre-pass: for every variable, the common prefix of the paths (chains of
- * enclosing function, statements and lambdas) to all of its occurrences. */
+ * enclosing function, statements and lambdas) to all of its occurrences,
+ * definitions included. */
 typedef struct Scan {
     Printer *P;
     TX_VEC(const void *) stack;
 } Scan;
 
-static void scan_expr(Scan *S, const IrExpr *e);
-static void scan_stmt(Scan *S, const IrStmt *s);
-
-static void scan_exprs(Scan *S, IrExpr *const *es, int n)
-{
-    for (int i = 0; i < n; i++)
-        scan_expr(S, es[i]);
-}
-
-static void scan_kwargs(Scan *S, const IrKwarg *kw, int n)
-{
-    for (int i = 0; i < n; i++)
-        scan_expr(S, kw[i].value);
-}
-
-static void scan_layout(Scan *S, const IrLayout *l)
-{
-    if (!l)
-        return;
-    if (l->kind == IR_LAYOUT_COMPOSE) {
-        scan_layout(S, l->tile);
-        return;
-    }
-    for (int i = 0; i < l->nshard; i++)
-        scan_expr(S, l->shard[i].extent), scan_expr(S, l->shard[i].stride);
-    for (int i = 0; i < l->nreplica; i++)
-        scan_expr(S, l->replica[i].extent), scan_expr(S, l->replica[i].stride);
-    for (int i = 0; i < l->noffset; i++)
-        scan_expr(S, l->offset[i].value);
-}
-
-static void scan_type(Scan *S, const IrType *t)
-{
-    if (!t || t->kind != IR_TY_BUFFER)
-        return;
-    const IrBufferType *b = t->buf;
-    scan_exprs(S, b->shape, b->ndim);
-    scan_exprs(S, b->strides, b->nstrides);
-    scan_expr(S, b->elem_offset);
-    scan_layout(S, b->layout);
-    scan_exprs(S, b->allocated_addr, b->naddr);
-}
-
-static void scan_use(Scan *S, const IrExpr *var)
+static void scan_occurrence(Scan *S, const IrExpr *var)
 {
     PrVar *v = pr_var(S->P, var);
     if (v->npath < 0) {
-        /* First occurrence: the variable's type is reached from here. */
-        v->npath = 0;
-        scan_type(S, var->u.var.type);
-        v = pr_var(S->P, var);
         v->npath = S->stack.len;
         v->path = tx_arena_memdup(&S->P->arena, S->stack.items,
                                   sizeof(void *) * (size_t)S->stack.len);
@@ -332,130 +265,47 @@ static void scan_use(Scan *S, const IrExpr *var)
     v->npath = i;
 }
 
-static void scan_expr(Scan *S, const IrExpr *e)
+static bool scan_expr(IrVisitor *iv, const IrExpr *e)
 {
-    if (!e)
-        return;
-    if (IR_E_IS_BINARY(e->kind)) {
-        scan_expr(S, e->u.op.a), scan_expr(S, e->u.op.b);
-        return;
-    }
-    switch (e->kind) {
-    case IR_E_VAR:
-        scan_use(S, e);
-        break;
-    case IR_E_NOT: case IR_E_CAST: case IR_E_BROADCAST: case IR_E_RAMP: case IR_E_SELECT:
-    case IR_E_LET:
-        scan_expr(S, e->u.op.var);
-        scan_expr(S, e->u.op.cond);
-        scan_expr(S, e->u.op.a);
-        scan_expr(S, e->u.op.b);
-        break;
-    case IR_E_CALL:
-        scan_exprs(S, e->u.call.args, e->u.call.nargs);
-        scan_kwargs(S, e->u.call.kwargs, e->u.call.nkwargs);
-        break;
-    case IR_E_LOAD: case IR_E_REGION:
-        scan_expr(S, e->u.access.buffer);
-        scan_exprs(S, e->u.access.indices, e->u.access.n);
-        if (e->kind == IR_E_REGION)
-            scan_exprs(S, e->u.access.extents, e->u.access.n);
-        scan_expr(S, e->u.access.predicate);
-        break;
-    case IR_E_LIST:
-        scan_exprs(S, e->u.list.items, e->u.list.n);
-        break;
-    case IR_E_DICT:
-        scan_kwargs(S, e->u.list.kwargs, e->u.list.n);
-        break;
-    case IR_E_LAMBDA:
+    Scan *S = iv->ctx;
+    if (e->kind == IR_E_VAR)
+        scan_occurrence(S, e);
+    else if (e->kind == IR_E_LAMBDA)
         tx_vec_push(&S->stack, (const void *)e);
-        scan_exprs(S, e->u.lambda.params, e->u.lambda.n);
-        scan_expr(S, e->u.lambda.body);
-        S->stack.len--;
-        break;
-    case IR_E_LAYOUT:
-        scan_layout(S, e->u.layout);
-        break;
-    default:
-        break;
-    }
+    return true;
 }
 
-static void scan_stmt_fields(Scan *S, const IrStmt *s)
+static void scan_expr_post(IrVisitor *iv, const IrExpr *e)
 {
-    switch (s->kind) {
-    case IR_S_BIND:
-        scan_expr(S, s->u.bind.var), scan_expr(S, s->u.bind.value);
-        break;
-    case IR_S_ALLOC:
-        scan_expr(S, s->u.alloc.buffer), scan_kwargs(S, s->u.alloc.annot, s->u.alloc.nannot);
-        break;
-    case IR_S_DECL:
-        scan_expr(S, s->u.decl.buffer), scan_expr(S, s->u.decl.data);
-        break;
-    case IR_S_SCOPEID:
-        scan_exprs(S, s->u.scopeid.vars, s->u.scopeid.nvars);
-        if (s->u.scopeid.extents)
-            scan_exprs(S, s->u.scopeid.extents, s->u.scopeid.nvars);
-        scan_exprs(S, s->u.scopeid.preferred, s->u.scopeid.npreferred);
-        break;
-    case IR_S_FOR:
-        scan_expr(S, s->u.loop.var), scan_expr(S, s->u.loop.min);
-        scan_expr(S, s->u.loop.extent), scan_stmt(S, s->u.loop.body);
-        scan_kwargs(S, s->u.loop.annot, s->u.loop.nannot), scan_expr(S, s->u.loop.step);
-        break;
-    case IR_S_WHILE:
-        scan_expr(S, s->u.whl.cond), scan_stmt(S, s->u.whl.body);
-        break;
-    case IR_S_IF:
-        scan_expr(S, s->u.ifs.cond), scan_stmt(S, s->u.ifs.then_s), scan_stmt(S, s->u.ifs.else_s);
-        break;
-    case IR_S_ATTR:
-        scan_expr(S, s->u.attr.node), scan_expr(S, s->u.attr.value);
-        scan_stmt(S, s->u.attr.body);
-        break;
-    case IR_S_SEQ:
-        for (int i = 0; i < s->u.seq.n; i++)
-            scan_stmt(S, s->u.seq.stmts[i]);
-        break;
-    case IR_S_EVAL: case IR_S_RETURN:
-        scan_expr(S, s->kind == IR_S_EVAL ? s->u.eval : s->u.ret);
-        break;
-    case IR_S_STORE:
-        scan_expr(S, s->u.store.buffer), scan_expr(S, s->u.store.value);
-        scan_exprs(S, s->u.store.indices, s->u.store.n), scan_expr(S, s->u.store.predicate);
-        break;
-    case IR_S_ASSERT:
-        scan_expr(S, s->u.assert_.cond);
-        break;
-    case IR_S_TILE:
-        scan_exprs(S, s->u.tile.args, s->u.tile.nargs);
-        scan_kwargs(S, s->u.tile.workspace, s->u.tile.nworkspace);
-        scan_kwargs(S, s->u.tile.config, s->u.tile.nconfig);
-        scan_stmt(S, s->u.tile.body);
-        break;
-    default:
-        break;
-    }
+    if (e->kind == IR_E_LAMBDA)
+        ((Scan *)iv->ctx)->stack.len--;
 }
 
-static void scan_stmt(Scan *S, const IrStmt *s)
+static bool scan_stmt(IrVisitor *iv, const IrStmt *s)
 {
-    if (!s)
-        return;
-    tx_vec_push(&S->stack, (const void *)s);
-    scan_stmt_fields(S, s);
-    S->stack.len--;
+    tx_vec_push(&((Scan *)iv->ctx)->stack, (const void *)s);
+    return true;
+}
+
+static void scan_stmt_post(IrVisitor *iv, const IrStmt *s)
+{
+    (void)s;
+    ((Scan *)iv->ctx)->stack.len--;
+}
+
+static void scan_def(IrVisitor *iv, const IrExpr *var, const IrStmt *where)
+{
+    (void)where;
+    scan_occurrence(iv->ctx, var);
 }
 
 static void scan_func(Printer *P, const IrFunc *f)
 {
     Scan S = {.P = P};
     tx_vec_push(&S.stack, (const void *)f);
-    scan_exprs(&S, f->params, f->nparams);
-    scan_stmt(&S, f->body);
-    scan_kwargs(&S, f->attrs, f->nattrs);
+    IrVisitor v = {.ctx = &S, .expr = scan_expr, .expr_post = scan_expr_post, .stmt = scan_stmt,
+                   .stmt_post = scan_stmt_post, .def = scan_def};
+    ir_visit_func(&v, f);
     tx_vec_free(&S.stack);
 }
 
@@ -614,7 +464,7 @@ static char *print_func(Printer *P, const IrFunc *f, const char ***tv_names, int
 {
     P->func = f;
     P->vars.len = 0;
-    memset(P->var_slots, 0, sizeof(int) * (size_t)P->var_cap);
+    ir_ptrmap_free(&P->var_index);
     scan_func(P, f);
     pr_frame_open(P, f);
     Signature sig = {0};
@@ -753,7 +603,6 @@ char *sc_print(const IrModule *m)
 {
     Printer P = {.m = m};
     tx_arena_init(&P.arena);
-    vars_grow(&P);
     static const char *const reserved[] = {"I", "T", "R", "cls"};
     for (size_t i = 0; i < TX_ARRAY_LEN(reserved); i++)
         name_set(&P, reserved[i], true);
@@ -762,7 +611,7 @@ char *sc_print(const IrModule *m)
         pr_free_stmts(P.frames.items[i].stmts.items, P.frames.items[i].stmts.len);
     tx_vec_free(&P.frames);
     tx_vec_free(&P.vars);
-    free(P.var_slots);
+    ir_ptrmap_free(&P.var_index);
     free(P.names);
     tx_arena_free(&P.arena);
     return text;

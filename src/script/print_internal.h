@@ -15,6 +15,7 @@
 #define TX_SCRIPT_PRINT_INTERNAL_H
 
 #include "../ir/ir.h"
+#include "../ir/visit.h"
 
 /* Python operator precedence, as the reference printer uses it to
  * parenthesize: a left operand is wrapped iff its precedence is lower than
@@ -64,8 +65,7 @@ typedef struct Printer {
     const IrFunc *func;
     TxArena arena;       /* names, path copies and expressions built while printing */
     TX_VEC(PrVar) vars;
-    int *var_slots;      /* open addressing: index into vars + 1, 0 empty */
-    int var_cap;
+    IrPtrMap var_index;  /* variable -> index into vars */
     PrNameSlot *names;   /* open addressing set of names */
     int name_cap, name_count;
     TX_VEC(PrFrame) frames;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../layout/layout.h"
 #include "print_internal.h"
 
 static void print_stmt(Printer *P, const IrStmt *s);
@@ -705,9 +706,62 @@ static char *view_reshape_sugar(Printer *P, const ViewCheck *v, const char *pnam
     return take(&b);
 }
 
-/* The reference's DeclBuffer re-sugaring (view(dtype), permute, view(shape)).
- * `P.local(...)` needs layout spans and `P.partition(...)` does not reparse:
- * both print as explicit T.decl_buffer (see the report). */
+static bool has_thread_iter(const IrLayout *l)
+{
+    if (!l || l->kind != IR_LAYOUT_TILE)
+        return false;
+    for (int i = 0; i < l->nshard; i++)
+        if (ly_axis_kind(l->shard[i].axis) == LY_THREAD)
+            return true;
+    return false;
+}
+
+/* Equal as the reference's analyzer would prove it: equal constants, or the
+ * same expression. */
+static bool provably_equal(const IrExpr *a, const IrExpr *b)
+{
+    if (a->kind == IR_E_INT && b->kind == IR_E_INT)
+        return a->u.int_val == b->u.int_val;
+    return pr_expr_equal(a, b);
+}
+
+/* `P.local()` / `P.local(d0, ...)` / `P.local(..., layout=L)`: the calling
+ * thread's slice of a thread-distributed parent: the child spans the parent's
+ * per-thread storage (default layout), or restates its own layout. */
+static char *view_local_sugar(Printer *P, const ViewCheck *v, const char *pname)
+{
+    const IrBufferType *c = v->c, *p = v->p;
+    if (!v->same_offset || !v->same_dtype || !v->same_strides || !c->layout ||
+        !has_thread_iter(p->layout) || pr_layout_is_default(P, p->layout, p->shape, p->ndim))
+        return NULL;
+    LyCtx lc = ly_ctx(&P->arena);
+    const IrLayout *storage = ly_storage(&lc, p->layout);
+    if (!storage)
+        return NULL;
+    IrExpr *span = ly_span(&lc, storage, NULL), *size = ly_size(&lc, storage, NULL);
+    IrExpr *total = ir_i32(&P->arena, 1);
+    for (int i = 0; i < c->ndim; i++)
+        total = pr_fold_mul(P, total, c->shape[i]);
+    bool default_physical =
+        pr_layout_is_default(P, c->layout, c->shape, c->ndim) && provably_equal(total, span);
+    bool explicit_layout = !default_physical && !has_thread_iter(c->layout);
+    if (!default_physical && !explicit_layout)
+        return NULL;
+    bool auto_shape = c->ndim == 1 && provably_equal(c->shape[0], default_physical ? span : size);
+    TxBuf b = {0};
+    tx_buf_printf(&b, "%s.local(", pname);
+    const char *sep = "";
+    for (int i = 0; i < c->ndim && !auto_shape; i++, sep = ", ")
+        tx_buf_puts(&b, sep), pr_expr(P, c->shape[i], &b);
+    if (explicit_layout)
+        tx_buf_printf(&b, "%slayout=", sep), pr_layout(P, c->layout, &b);
+    tx_buf_putc(&b, ')');
+    return take(&b);
+}
+
+/* The reference's DeclBuffer re-sugaring (local, view(dtype), permute,
+ * view(shape)). `P.partition(...)` does not reparse (no such method): it
+ * prints as explicit T.decl_buffer (a deliberate deviation). */
 static char *view_sugar(Printer *P, const IrExpr *child, const IrExpr *data)
 {
     const IrExpr *parent = view_parent(P, child, data);
@@ -724,7 +778,9 @@ static char *view_sugar(Printer *P, const IrExpr *child, const IrExpr *data)
     v.same_shape = same_exprs(v.c->shape, v.c->ndim, v.p->shape, v.p->ndim);
     v.same_strides = same_exprs(v.c->strides, v.c->nstrides, v.p->strides, v.p->nstrides);
     const char *pname = pr_var(P, parent)->text;
-    char *s = view_dtype_sugar(&v, pname);
+    char *s = view_local_sugar(P, &v, pname);
+    if (!s)
+        s = view_dtype_sugar(&v, pname);
     if (!s)
         s = view_permute_sugar(&v, pname);
     if (!s)
