@@ -24,13 +24,13 @@ typedef struct SpecReader {
     bool bad;
 } SpecReader;
 
-static void spec_ws(SpecReader *r)
+static inline void spec_ws(SpecReader *r)
 {
     while (isspace((unsigned char)*r->p))
         r->p++;
 }
 
-static bool spec_eat(SpecReader *r, const char *tok)
+static inline bool spec_eat(SpecReader *r, const char *tok)
 {
     spec_ws(r);
     size_t n = strlen(tok);
@@ -40,13 +40,13 @@ static bool spec_eat(SpecReader *r, const char *tok)
     return true;
 }
 
-static void spec_expect(SpecReader *r, const char *tok)
+static inline void spec_expect(SpecReader *r, const char *tok)
 {
     if (!spec_eat(r, tok))
         r->bad = true;
 }
 
-static long long spec_int(SpecReader *r)
+static inline long long spec_int(SpecReader *r)
 {
     spec_ws(r);
     char *end;
@@ -57,7 +57,7 @@ static long long spec_int(SpecReader *r)
     return v;
 }
 
-static const char *spec_axis(SpecReader *r)
+static inline const char *spec_axis(SpecReader *r)
 {
     if (!spec_eat(r, "@"))
         return "m";
@@ -71,7 +71,7 @@ static const char *spec_axis(SpecReader *r)
 }
 
 /* A list of items; returns the count (at most 32). */
-static int spec_list(SpecReader *r, long long *v, const char **axis)
+static inline int spec_list(SpecReader *r, long long *v, const char **axis)
 {
     bool paren = spec_eat(r, "(");
     int n = 0;
@@ -87,7 +87,7 @@ static int spec_list(SpecReader *r, long long *v, const char **axis)
     return n;
 }
 
-static int spec_iters(SpecReader *r, IrIter *out)
+static inline int spec_iters(SpecReader *r, IrIter *out)
 {
     long long e[32], s[32];
     const char *ea[32], *sa[32];
@@ -106,7 +106,7 @@ static int spec_iters(SpecReader *r, IrIter *out)
     return n;
 }
 
-static IrLayout *spec_tile(SpecReader *r)
+static inline IrLayout *spec_tile(SpecReader *r)
 {
     IrIter shard[32], rep[32];
     IrAxisOffset off[32];
@@ -126,7 +126,7 @@ static IrLayout *spec_tile(SpecReader *r)
 }
 
 /* The layout written in the notation, or NULL when it does not read. */
-static IrLayout *spec(LyCtx *c, const char *text)
+static inline IrLayout *spec(LyCtx *c, const char *text)
 {
     SpecReader r = {c, text, false};
     IrLayout *l;
@@ -156,7 +156,7 @@ typedef struct Fixture {
     LyCtx c;
 } Fixture;
 
-static int setup(void **state)
+static inline int setup(void **state)
 {
     Fixture *f = calloc(1, sizeof *f);
     tx_arena_init(&f->arena);
@@ -165,7 +165,7 @@ static int setup(void **state)
     return 0;
 }
 
-static int teardown(void **state)
+static inline int teardown(void **state)
 {
     Fixture *f = *state;
     tx_arena_free(&f->arena);
@@ -177,7 +177,7 @@ static int teardown(void **state)
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 /* ---- shortcuts ---- */
-static bool const_of(const IrExpr *e, int64_t *v)
+static inline bool const_of(const IrExpr *e, int64_t *v)
 {
     if (!e || e->kind != IR_E_INT)
         return false;
@@ -185,7 +185,7 @@ static bool const_of(const IrExpr *e, int64_t *v)
     return true;
 }
 
-static IrExpr **ints(LyCtx *c, const int64_t *v, int n)
+static inline IrExpr **ints(LyCtx *c, const int64_t *v, int n)
 {
     IrExpr **e = TX_NEW_ARRAY(c->arena, IrExpr *, n + 1);
     for (int i = 0; i < n; i++)
@@ -194,7 +194,7 @@ static IrExpr **ints(LyCtx *c, const int64_t *v, int n)
 }
 
 /* The value of `axis` in point k of a concrete apply; -999999 when absent. */
-static int64_t coord(const LyCoords *co, int k, const char *axis)
+static inline int64_t coord(const LyCoords *co, int k, const char *axis)
 {
     for (int i = 0; i < co->naxes; i++)
         if (strcmp(co->axes[i], axis) == 0)
@@ -203,7 +203,7 @@ static int64_t coord(const LyCoords *co, int k, const char *axis)
 }
 
 /* The representative value on `axis` of a concrete apply (a single point). */
-static int64_t at1(LyCtx *c, const IrLayout *l, const int64_t *shape, const int64_t *idx, int nd,
+static inline int64_t at1(LyCtx *c, const IrLayout *l, const int64_t *shape, const int64_t *idx, int nd,
                    const char *axis)
 {
     LyCoords co;
@@ -213,14 +213,14 @@ static int64_t at1(LyCtx *c, const IrLayout *l, const int64_t *shape, const int6
 }
 
 /* Structural equality (canonical forms, no target) with a layout in notation. */
-static bool same(LyCtx *c, const IrLayout *l, const char *text)
+static inline bool same(LyCtx *c, const IrLayout *l, const char *text)
 {
     IrLayout *want = spec(c, text);
     return l && want && ly_equal(c, l, want, LY_TARGET_NONE);
 }
 
 /* The text of a canonical layout. */
-static const char *canon_str(LyCtx *c, const IrLayout *l, LyTarget t)
+static inline const char *canon_str(LyCtx *c, const IrLayout *l, LyTarget t)
 {
     IrLayout *k = ly_canonicalize(c, l, t);
     return k ? ly_str(c, k) : "<error>";
@@ -229,7 +229,7 @@ static const char *canon_str(LyCtx *c, const IrLayout *l, LyTarget t)
 /* Symbolic apply agrees with concrete apply at every index of `shape` (or
  * every `step`-th position): the expressions, evaluated, give a point of the
  * concrete set on every axis they name. */
-static bool symbolic_matches(LyCtx *c, const IrLayout *l, const int64_t *shape, int nd, int step)
+static inline bool symbolic_matches(LyCtx *c, const IrLayout *l, const int64_t *shape, int nd, int step)
 {
     IrExpr *vars[8];
     for (int d = 0; d < nd; d++)
