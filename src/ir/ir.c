@@ -284,16 +284,21 @@ IrLayout *ir_default_layout(TxArena *a, IrExpr **shape, int ndim)
     l->kind = IR_LAYOUT_TILE;
     l->nshard = ndim;
     l->shard = TX_NEW_ARRAY(a, IrIter, ndim);
-    /* Row-major strides as int32 constants when the shape is constant, else products. */
-    IrExpr *stride = ir_i32(a, 1);
+    if (ndim == 0)
+        return l;
+    /* Row-major strides as the reference builds them: a 1 of the first
+     * extent's dtype, then stride * extent, constants and `* 1` folded. */
+    IrExpr *stride = ir_int(a, shape[0]->dtype, 1, (TxSpan){0});
     for (int i = ndim - 1; i >= 0; i--) {
-        l->shard[i] = (IrIter){shape[i], stride, "m"};
-        if (stride->kind == IR_E_INT && shape[i]->kind == IR_E_INT)
-            stride = ir_i32(a, stride->u.int_val * shape[i]->u.int_val);
-        else if (stride->kind == IR_E_INT && stride->u.int_val == 1)
-            stride = shape[i];
-        else
-            stride = ir_binary(a, IR_E_MUL, shape[i], stride, (TxSpan){0});
+        IrExpr *e = shape[i];
+        l->shard[i] = (IrIter){e, stride, "m"};
+        bool same = ir_dtype_eq(stride->dtype, e->dtype);
+        if (same && stride->kind == IR_E_INT && e->kind == IR_E_INT)
+            stride = ir_int(a, e->dtype, stride->u.int_val * e->u.int_val, (TxSpan){0});
+        else if (same && stride->kind == IR_E_INT && stride->u.int_val == 1)
+            stride = e;
+        else if (!(same && e->kind == IR_E_INT && e->u.int_val == 1))
+            stride = ir_binary(a, IR_E_MUL, stride, e, (TxSpan){0});
     }
     return l;
 }

@@ -944,23 +944,10 @@ bool pr_layout_equal(const IrLayout *a, const IrLayout *b)
            iters_equal(a->replica, b->replica, a->nreplica);
 }
 
-/* The default layout of a shape: row-major strides on axis m, starting from
- * a 1 of the first extent's dtype and multiplied as the reference does. */
+/* The layout a buffer declaration gets when none is written. */
 bool pr_layout_is_default(Printer *P, const IrLayout *l, IrExpr **shape, int ndim)
 {
-    if (!l || l->kind != IR_LAYOUT_TILE || l->nshard != ndim || l->nreplica || l->noffset)
-        return false;
-    if (ndim == 0)
-        return true;
-    IrExpr *stride = ir_int(&P->arena, shape[0]->dtype, 1, (TxSpan){0});
-    for (int i = ndim - 1; i >= 0; i--) {
-        const IrIter *it = &l->shard[i];
-        if (strcmp(it->axis, "m") || !pr_expr_equal(it->extent, shape[i]) ||
-            !pr_expr_equal(it->stride, stride))
-            return false;
-        stride = pr_fold_mul(P, stride, shape[i]);
-    }
-    return true;
+    return l && pr_layout_equal(l, ir_default_layout(&P->arena, shape, ndim));
 }
 
 bool pr_is_scalar_buffer(const IrExpr *buffer, bool alloc_or_decl)

@@ -51,12 +51,6 @@ static IrExpr *buffer_of(const char *name, IrDType t, const char *scope, int ndi
     b->elem_offset = i32(0);
     b->align = 64, b->offset_factor = 1;
     b->layout = ir_default_layout(A_, shape, ndim);
-    /* ir_default_layout multiplies extent * stride; the reference multiplies
-     * stride * extent: rebuild the strides for non-constant shapes. */
-    for (int i = 0; i < ndim; i++)
-        if (b->layout->shard[i].stride->kind != IR_E_INT)
-            b->layout->shard[i].stride = bin(IR_E_MUL, b->layout->shard[i].stride->u.op.b,
-                                             b->layout->shard[i].stride->u.op.a);
     return ir_var(A_, name, ir_buffer_type(A_, t, scope, b), (TxSpan){0});
 }
 
