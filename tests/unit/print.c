@@ -48,7 +48,7 @@ static IrExpr *buffer_of(const char *name, IrDType t, const char *scope, int ndi
 {
     IrBufferType *b = TX_NEW(A_, IrBufferType);
     b->ndim = ndim, b->shape = shape;
-    b->elem_offset = i32(0);
+    b->elem_offset = imm(ndim ? shape[0]->dtype : IR_INT32, 0);
     b->align = 64, b->offset_factor = 1;
     b->layout = ir_default_layout(A_, shape, ndim);
     return ir_var(A_, name, ir_buffer_type(A_, t, scope, b), (TxSpan){0});
@@ -326,6 +326,34 @@ static void test_tile_call(void **state)
                   "        T.warp.exp2(S[k, 0:32])");
 }
 
+/* int64 shape variables are type variables (portable TypeVar form; compound
+ * expressions quoted); a stride variable used once prints as its name string
+ * and later as `B.strides[0]`; an elem_offset variable is implicit and forces
+ * offset_factor=. */
+static void test_type_vars_and_implicit_vars(void **state)
+{
+    (void)state;
+    begin();
+    IrExpr *n = var("n", IR_INT64), *m = var("m", IR_INT32), *s0 = var("s0", IR_INT32);
+    IrExpr *off = var("elem_offset", IR_INT32);
+    IrExpr *Ab = buffer_of("A", IR_FLOAT32, "global", 2, list(2, n, bin(IR_E_MUL, n, imm(IR_INT64, 2))));
+    IrExpr *Bb = buffer_of("B", IR_FLOAT32, "global", 2, list(2, m, i32(4)));
+    IrBufferType *bt = Bb->u.var.type->buf;
+    bt->nstrides = 2, bt->strides = list(2, s0, i32(1)), bt->elem_offset = off, bt->offset_factor = 4;
+    IrExpr *Cb = buffer_of("C", IR_INT8, "global", 1, list(1, bin(IR_E_MUL, m, i32(2))));
+    IrExpr *sum = bin(IR_E_ADD, cast(IR_FLOAT32, s0), cast(IR_FLOAT32, off));
+    func("f", 3, list(3, Ab, Bb, Cb),
+         seq(2, store(Ab, fimm(IR_FLOAT32, 1), 2, list(2, i32(0), i32(0))),
+             store(Bb, sum, 2, list(2, i32(0), i32(0)))));
+    expect("# from typing import TypeVar\n" HEADER "n = TypeVar(\"n\")\n"
+           "@T.prim_func\n"
+           "def f(A: T.Buffer((n, \"n * T.int64(2)\"), \"float32\"), B: T.Buffer((\"m\", 4), "
+           "\"float32\", strides=(\"s0\", 1), offset_factor=4), C: T.Buffer((m * 2,), \"int8\")):\n"
+           "    m = T.int32()\n"
+           "    A[0, 0] = T.float32(1.0)\n"
+           "    B[0, 0] = T.Cast(\"float32\", B.strides[0]) + T.Cast(\"float32\", B.elem_offset)");
+}
+
 /* An ir_module: functions sorted by name with main last, one blank line
  * between them; calls of module functions print Module.f(...). */
 static void test_module(void **state)
@@ -358,7 +386,7 @@ int main(void)
         cmocka_unit_test(test_loops_and_names), cmocka_unit_test(test_symbolic_shape),
         cmocka_unit_test(test_attrs_and_scalars), cmocka_unit_test(test_operator_sugar),
         cmocka_unit_test(test_float_literals),  cmocka_unit_test(test_tile_call),
-        cmocka_unit_test(test_module),
+        cmocka_unit_test(test_module), cmocka_unit_test(test_type_vars_and_implicit_vars),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
