@@ -69,9 +69,9 @@ static void test_t11_group(void **state)
     assert_int_equal(seps[1], 2);
     assert_int_equal(seps[2], 4);
     /* splitting an iter across dims, and unit dims */
-    g = ly_group(c, spec(c, "S[64:1]"), ints(c, (int64_t[]){4, 1, 16}, 3), 3, seps);
-    is(c, g, "S[(4,1,16):(16,16,1)]");
     int seps4[4];
+    g = ly_group(c, spec(c, "S[64:1]"), ints(c, (int64_t[]){4, 1, 16}, 3), 3, seps4);
+    is(c, g, "S[(4,1,16):(16,16,1)]");
     g = ly_group(c, spec(c, "S[(6,4):(4,1)]"), ints(c, (int64_t[]){2, 3, 4}, 3), 3, seps4);
     is(c, g, "S[(2,3,4):(12,4,1)]");
     assert_null(ly_group(c, spec(c, "S[(6,4):(4,1)]"), ints(c, (int64_t[]){4, 6}, 2), 2, seps));

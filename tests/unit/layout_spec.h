@@ -193,6 +193,15 @@ static inline IrExpr **ints(LyCtx *c, const int64_t *v, int n)
     return e;
 }
 
+/* "(8, 16)" for messages. */
+static inline const char *shape_text(LyCtx *c, const int64_t *shape, int nd)
+{
+    char *s = tx_arena_strdup(c->arena, "(");
+    for (int d = 0; d < nd; d++)
+        s = tx_arena_printf(c->arena, "%s%s%lld", s, d ? ", " : "", (long long)shape[d]);
+    return tx_arena_printf(c->arena, "%s)", s);
+}
+
 /* The value of `axis` in point k of a concrete apply; -999999 when absent. */
 static inline int64_t coord(const LyCoords *co, int k, const char *axis)
 {
