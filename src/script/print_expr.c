@@ -253,6 +253,9 @@ static bool binary_sugar(const IrExpr *e)
     return same && !folds(k, a, b);
 }
 
+static int bitwise_prec(IrOp op);
+static bool bitwise_sugar(const IrExpr *e);
+
 /* Expressions that print as a literal (bare int32, string, Python values). */
 static bool prints_literal(const IrExpr *e)
 {
@@ -276,6 +279,8 @@ int pr_prec(Printer *P, const IrExpr *e)
         return prints_literal(e->u.op.a) ? PR_PREC_ATOM : PR_PREC_NOT;
     if (e->kind == IR_E_LAMBDA)
         return PR_PREC_LAMBDA;
+    if (e->kind == IR_E_CALL && bitwise_sugar(e))
+        return bitwise_prec(e->u.call.op);
     return PR_PREC_ATOM;
 }
 
@@ -318,6 +323,65 @@ static void print_binary(Printer *P, const IrExpr *e, TxBuf *out)
     pr_operand(P, e->u.op.a, bi->prec, false, out);
     tx_buf_printf(out, " %s ", bi->sugar);
     pr_operand(P, e->u.op.b, bi->prec, true, out);
+}
+
+/* Bitwise and shift operators are nodes in the reference and print like the
+ * other operators: infix unless rebuilding them would fold or cast. */
+static int bitwise_prec(IrOp op)
+{
+    switch (op) {
+    case IR_OP_BITWISE_AND: return PR_PREC_BITAND;
+    case IR_OP_BITWISE_OR: return PR_PREC_BITOR;
+    case IR_OP_BITWISE_XOR: return PR_PREC_BITXOR;
+    case IR_OP_SHIFT_LEFT: case IR_OP_SHIFT_RIGHT: return PR_PREC_SHIFT;
+    case IR_OP_BITWISE_NOT: return PR_PREC_UNARY;
+    default: return 0;
+    }
+}
+
+static bool bitwise_sugar(const IrExpr *e)
+{
+    const IrCall *c = &e->u.call;
+    int prec = bitwise_prec(c->op);
+    if (!prec || c->nkwargs)
+        return false;
+    if (c->op == IR_OP_BITWISE_NOT)
+        return c->nargs == 1;
+    if (c->nargs != 2)
+        return false;
+    const IrExpr *a = c->args[0], *b = c->args[1];
+    if (!ir_dtype_eq(a->dtype, b->dtype))
+        return false;
+    if (!is_index_dtype(a->dtype) || !is_index_dtype(b->dtype))
+        return true;
+    bool consts = is_int_const(a) && is_int_const(b);
+    return !(consts || (prec == PR_PREC_SHIFT && pr_is_int(b, 0)));
+}
+
+static const char *bitwise_token(IrOp op)
+{
+    switch (op) {
+    case IR_OP_BITWISE_AND: return "&";
+    case IR_OP_BITWISE_OR: return "|";
+    case IR_OP_BITWISE_XOR: return "^";
+    case IR_OP_SHIFT_LEFT: return "<<";
+    case IR_OP_SHIFT_RIGHT: return ">>";
+    default: return "~";
+    }
+}
+
+static void print_bitwise(Printer *P, const IrExpr *e, TxBuf *out)
+{
+    const IrCall *c = &e->u.call;
+    int prec = bitwise_prec(c->op);
+    if (c->op == IR_OP_BITWISE_NOT) {
+        tx_buf_putc(out, '~');
+        pr_operand(P, c->args[0], prec, false, out);
+        return;
+    }
+    pr_operand(P, c->args[0], prec, false, out);
+    tx_buf_printf(out, " %s ", bitwise_token(c->op));
+    pr_operand(P, c->args[1], prec, true, out);
 }
 
 /* ================================================================ literals */
@@ -427,7 +491,7 @@ void pr_var_use(Printer *P, const IrExpr *var, TxBuf *out)
         }
         tx_buf_puts(out, pr_var(P, var)->text);
         if (pr_is_scalar_buffer(var, true))
-            tx_buf_puts(out, ".buffer");
+            tx_buf_puts(out, ".source"); /* the buffer object of a scalar (0.27) */
         return;
     }
     if (!pr_is_defined(P, var))
@@ -465,7 +529,9 @@ static void print_index(Printer *P, IrExpr *idx, TxBuf *out)
     pr_expr(P, idx, out);
 }
 
-static void print_indices(Printer *P, IrExpr *const *idx, int n, TxBuf *out)
+/* Store indices print Ramps as slices; load indices keep `T.Ramp(...)`, since
+ * a slice in an expression reparses as a region (apache-tvm 0.27). */
+void pr_indices(Printer *P, IrExpr *const *idx, int n, bool slices, TxBuf *out)
 {
     if (n == 0) {
         tx_buf_puts(out, "[()]");
@@ -475,7 +541,10 @@ static void print_indices(Printer *P, IrExpr *const *idx, int n, TxBuf *out)
     for (int i = 0; i < n; i++) {
         if (i)
             tx_buf_puts(out, ", ");
-        print_index(P, idx[i], out);
+        if (slices)
+            print_index(P, idx[i], out);
+        else
+            pr_expr(P, idx[i], out);
     }
     tx_buf_putc(out, ']');
 }
@@ -501,7 +570,7 @@ static void print_load(Printer *P, const IrExpr *e, TxBuf *out)
         tx_buf_putc(out, ')');
         return;
     }
-    print_indices(P, e->u.access.indices, e->u.access.n, out);
+    pr_indices(P, e->u.access.indices, e->u.access.n, false, out);
 }
 
 /* Dims of extent 1 print as the index, others as `min:min + extent`. A region
@@ -599,6 +668,14 @@ static void print_call(Printer *P, const IrExpr *e, TxBuf *out)
     case IR_OP_CUDA_FUNC_CALL:
         print_func_call(P, e, out);
         return;
+    case IR_OP_BITWISE_AND: case IR_OP_BITWISE_OR: case IR_OP_BITWISE_XOR:
+    case IR_OP_BITWISE_NOT: case IR_OP_SHIFT_LEFT: case IR_OP_SHIFT_RIGHT:
+        if (bitwise_sugar(e)) {
+            print_bitwise(P, e, out);
+            return;
+        }
+        tx_buf_printf(out, "T.%s(", ir_ops[c->op].name);
+        break;
     case IR_OP_CALL_FUNC:
         if (P->m->is_ir_module)
             tx_buf_printf(out, "%s.", P->m->class_name ? P->m->class_name : "Module");

@@ -110,6 +110,8 @@ void pr_var_creation(Printer *P, const IrExpr *var, TxBuf *out);
 void pr_layout(Printer *P, const IrLayout *l, TxBuf *out);
 /* A variable use; defines it on the spot when it has no definition yet. */
 void pr_var_use(Printer *P, const IrExpr *var, TxBuf *out);
+/* `[i, j]` subscripts; with slices, a Ramp of constant stride prints `b:e[:s]`. */
+void pr_indices(Printer *P, IrExpr *const *idx, int n, bool slices, TxBuf *out);
 /* `A[i, j]` region syntax for a region (extent-1 dims as the index). */
 void pr_region(Printer *P, const IrExpr *region, TxBuf *out);
 bool pr_is_scalar_buffer(const IrExpr *buffer, bool alloc_or_decl);

@@ -858,15 +858,8 @@ static void print_store(Printer *P, const IrStmt *s)
         pr_expr(P, s->u.store.predicate, &b);
         tx_buf_putc(&b, ')');
     } else {
-        IrExpr load = {.kind = IR_E_LOAD, .dtype = IR_VOID};
-        load.u.access.buffer = (IrExpr *)buf;
-        load.u.access.n = s->u.store.n, load.u.access.indices = s->u.store.indices;
-        TxBuf lhs = {0};
-        pr_expr(P, &load, &lhs);
-        char *l = take(&lhs);
-        tx_buf_free(&b);
-        tx_buf_printf(&b, "%s = %s", l, v);
-        free(l);
+        pr_indices(P, s->u.store.indices, s->u.store.n, true, &b);
+        tx_buf_printf(&b, " = %s", v);
     }
     free(v);
     emit_top(P, &b);
