@@ -134,10 +134,12 @@ static void name_set(Printer *P, const char *name, bool live)
 }
 
 /* Replace characters outside [A-Za-z0-9_] by '_' and add `_1`, `_2`, ...
- * until the name is free. */
+ * until the name is free. A leading digit gets a `_` in front (the reference
+ * prints it verbatim, which does not parse: a deliberate deviation). */
 static const char *unique_name(Printer *P, const char *hint)
 {
-    char *base = tx_arena_strdup(&P->arena, hint);
+    bool digit = *hint >= '0' && *hint <= '9';
+    char *base = tx_arena_printf(&P->arena, "%s%s", digit ? "_" : "", hint);
     for (char *c = base; *c; c++)
         if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
               (*c >= '0' && *c <= '9')))
@@ -603,7 +605,13 @@ char *sc_print(const IrModule *m)
 {
     Printer P = {.m = m};
     tx_arena_init(&P.arena);
-    static const char *const reserved[] = {"I", "T", "R", "cls"};
+    /* The script prefixes, and Python keywords, which would not parse as
+     * names (the reference prints keywords verbatim: a deliberate deviation). */
+    static const char *const reserved[] = {
+        "I", "T", "R", "cls", "False", "None", "True", "and", "as", "assert", "async", "await",
+        "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for",
+        "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass",
+        "raise", "return", "try", "while", "with", "yield"};
     for (size_t i = 0; i < TX_ARRAY_LEN(reserved); i++)
         name_set(&P, reserved[i], true);
     char *text = print_module(&P);

@@ -320,7 +320,10 @@ static void print_binary(Printer *P, const IrExpr *e, TxBuf *out)
         print_call2(P, bi->call, e->u.op.a, e->u.op.b, out);
         return;
     }
-    pr_operand(P, e->u.op.a, bi->prec, false, out);
+    /* `(a < b) == c`: Python would read `a < b == c` as a chained comparison
+     * (a deliberate deviation; the reference prints it bare). */
+    bool chained = bi->prec == PR_PREC_CMP && pr_prec(P, e->u.op.a) == PR_PREC_CMP;
+    pr_operand(P, e->u.op.a, bi->prec, chained, out);
     tx_buf_printf(out, " %s ", bi->sugar);
     pr_operand(P, e->u.op.b, bi->prec, true, out);
 }

@@ -354,6 +354,30 @@ static void test_type_vars_and_implicit_vars(void **state)
            "    B[0, 0] = T.Cast(\"float32\", B.strides[0]) + T.Cast(\"float32\", B.elem_offset)");
 }
 
+/* Bitwise ops print infix (they are nodes in the reference); deviations: a
+ * comparison of a comparison is parenthesized, keyword names get `_1`. */
+static void test_bitwise_and_deviations(void **state)
+{
+    (void)state;
+    begin();
+    IrExpr *Ab = buffer1("A", IR_INT32, "global", 4);
+    IrExpr *n = var("n", IR_INT32), *kw = var("lambda", IR_INT32);
+    IrExpr *band = call(IR_OP_BITWISE_AND, IR_INT32, 2, list(2, n, i32(3)));
+    IrExpr *shl = call(IR_OP_SHIFT_LEFT, IR_INT32, 2, list(2, n, i32(2)));
+    IrExpr *bnot = call(IR_OP_BITWISE_NOT, IR_INT32, 1, list(1, bin(IR_E_ADD, n, i32(1))));
+    IrExpr *folded = call(IR_OP_SHIFT_RIGHT, IR_INT32, 2, list(2, n, i32(0)));
+    IrExpr *chain = bin(IR_E_EQ, bin(IR_E_LT, n, kw), imm(IR_BOOL, 1));
+    func("bits", 3, list(3, Ab, n, kw),
+         seq(3, store(Ab, bin(IR_E_ADD, band, shl), 1, list(1, i32(0))),
+             store(Ab, bin(IR_E_MUL, bnot, folded), 1, list(1, i32(1))),
+             store(Ab, cast(IR_INT32, chain), 1, list(1, i32(2)))));
+    expect(HEADER "@T.prim_func\n"
+                  "def bits(A: T.Buffer((4,), \"int32\"), n: T.int32, lambda_1: T.int32):\n"
+                  "    A[0] = (n & 3) + (n << 2)\n"
+                  "    A[1] = ~(n + 1) * T.shift_right(n, 0)\n"
+                  "    A[2] = T.Cast(\"int32\", (n < lambda_1) == T.bool(True))");
+}
+
 /* An ir_module: functions sorted by name with main last, one blank line
  * between them; calls of module functions print Module.f(...). */
 static void test_module(void **state)
@@ -387,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_attrs_and_scalars), cmocka_unit_test(test_operator_sugar),
         cmocka_unit_test(test_float_literals),  cmocka_unit_test(test_tile_call),
         cmocka_unit_test(test_module), cmocka_unit_test(test_type_vars_and_implicit_vars),
+        cmocka_unit_test(test_bitwise_and_deviations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
