@@ -1,376 +1,388 @@
 # pylint: disable=invalid-name,missing-function-docstring,unused-variable,undefined-variable
+# ruff: noqa: E501, F821, F841
 """Corpus of small TIRx functions written in the reference's Python TVMScript.
 
-Every module-level tirx Function / IRModule defined here lands in ``CORPUS``
-(built at the bottom of the file) under its Python name, in definition order.  ``oracle.py`` prints
-each one with the reference compiler into ``expected/<name>.tirx``.
+The reference is PyPI ``apache-tvm==0.27.0.post1`` (see requirements.txt); its
+``tvm.tirx`` prints the dialect described in shared/reference/script_surface.md.
+``oracle.py`` prints every entry of ``CORPUS`` into ``expected/<name>.tirx``.
 
-The reference package is ``apache-tvm-tirx`` (Python package ``tvm_tirx``).
-Its 0.1.0a4 authoring surface differs from the older design documented in
-shared/reference/script_surface.md: the decorator is ``@T.function`` (there
-is no ``T.prim_func``), tensors are ``T.Tensor`` (no ``T.Buffer`` /
-``T.match_buffer``), scope ids are ``T.cuda.*`` expressions, tile primitives
-are ``T.cuda.tile.apply/ewise``.  See NOTES.md.
+``CORPUS`` (built at the bottom) maps each module-level PrimFunc / IRModule to
+its Python name, in definition order; that name is the output file name.  A
+module class is printed as ``class Module`` whatever its Python name.
 
-Naming: p_ params/types, s_ scalars, l_ loops, c_ control flow, d_ device
-entry/attrs, a_ allocation/declaration, v_ views, y_ layouts, e_
-expressions, k_ T.cuda intrinsics, x_ T.ptx calls, t_ tile calls, g_ larger
-kernel skeletons, m_ modules.
+Tile primitives are spelled ``T.cta.copy`` / ``T.tile.gemm_async`` /
+``T.wg.copy_async`` ... (``T.tile`` is the ``Tx`` surface of the reference).
+
+Name prefixes: p_ parameters/types, s_ scalars, l_ loops, c_ control flow,
+d_ device entry/attrs/scope ids, a_ allocation/declaration, v_ views,
+y_ layouts, e_ expressions, k_ T.cuda intrinsics, x_ T.ptx calls,
+t_ tile primitives, g_ kernel skeletons, m_ IR modules.
 """
 
 from collections import OrderedDict
 
-try:  # apache-tvm-tirx >= 0.1.0a3 installs the package as ``tvm_tirx``
-    import tvm_tirx as tvm
-    from tvm_tirx.script import ir as I  # noqa: E741
-    from tvm_tirx.script import tirx as T
-except ImportError:  # pragma: no cover - development builds
-    import tvm  # type: ignore
-    from tvm.script import ir as I  # type: ignore # noqa: E741
-    from tvm.script import tirx as T  # type: ignore
-
-T.function  # noqa: B018  (force lazy namespace initialisation)
-
-from tvm_tirx.backend.cuda.lang import SMEMPool, MBarrier, TMABar  # noqa: E402
-
-Ax = T.cuda.Axis
-FULL = 0xFFFFFFFF
-N_DYN = T.dynamic("n")
-M_DYN = T.dynamic("m")
-K64 = T.dynamic("k", "int64")
-
+import tvm
+from tvm.script import ir as I  # noqa: E741
+from tvm.script import tirx as T
+from tvm.tirx.lang.pipeline import MBarrier
+from tvm.tirx.layout import Axis, Iter, TCol, TileLayout, TLane, laneid, tcgen05_atom_layout, warpid
 
 # ---------------------------------------------------------------------------
-# p_: parameters, tensor types, dtypes
+# p_: parameters, buffer types, dtypes, function headers
 # ---------------------------------------------------------------------------
 
-
-@T.function
-def p_tensor_basic(A: T.Tensor((16, 16), "float16"), B: T.Tensor((16,), "float32")):
+@T.prim_func
+def p_buffer_param(A: T.Buffer((16, 16), "float16"), B: T.Buffer((16,), "float32")):
     B[0] = T.Cast("float32", A[1, 2])
 
+@T.prim_func
+def p_match_buffer(a: T.handle, b: T.handle):
+    A = T.match_buffer(a, (8, 8), "float16")
+    B = T.match_buffer(b, (64,), "float32", scope="global", align=128)
+    B[0] = T.Cast("float32", A[0, 1])
 
-@T.function
-def p_scalar_params(n: T.int32, x: T.float32, b: T.bool, u: T.uint64, A: T.Tensor((4,), "float32")):
+@T.prim_func
+def p_scalar_params(n: T.int32, x: T.float32, b: T.bool, u: T.uint64, A: T.Buffer((4,), "float32")):
     if b:
         A[0] = x + T.Cast("float32", n) + T.Cast("float32", u)
 
-
-@T.function
-def p_ptr_params(a: T.handle, p: T.ptr("float16", "shared"), q: T.ptr("float32"), r: T.ptr("uint8", "local")):
+@T.prim_func
+def p_handle_params(a: T.handle, p: T.handle("float16", "shared"), q: T.handle("float32"), r: T.handle(storage_scope="shared")):
     T.evaluate(0)
 
+@T.prim_func
+def p_symbolic_match(a: T.handle, b: T.handle):
+    n = T.int32()
+    A = T.match_buffer(a, (n,), "float32")
+    B = T.match_buffer(b, (n, 4), "float16")
+    B[0, 0] = T.Cast("float16", A[0])
 
-@T.function
-def p_dtypes_int(
-    A: T.Tensor((4,), "int8"),
-    B: T.Tensor((4,), "int16"),
-    C: T.Tensor((4,), "int32"),
-    D: T.Tensor((4,), "int64"),
-    E: T.Tensor((4,), "uint8"),
-    F: T.Tensor((4,), "uint16"),
-    G: T.Tensor((4,), "uint32"),
-    H: T.Tensor((4,), "uint64"),
-):
+@T.prim_func
+def p_symbolic_param(a: T.handle, n: T.int32):
+    A = T.match_buffer(a, (n, 16), "float16")
+    for i in range(n):
+        A[i, 0] = T.float16(0)
+
+@T.prim_func
+def p_symbolic_int64(a: T.handle):
+    m = T.int64()
+    A = T.match_buffer(a, (m, 2), "float32")
+    A[0, 0] = T.float32(1)
+
+@T.prim_func
+def p_strides_offset(a: T.handle):
+    A = T.match_buffer(a, (4, 4), "float32", strides=(8, 1), elem_offset=2)
+    A[0, 0] = T.float32(0)
+
+@T.prim_func
+def p_dtypes_int(A: T.Buffer((4,), "int8"), B: T.Buffer((4,), "int16"), C: T.Buffer((4,), "int32"), D: T.Buffer((4,), "int64")):
     C[0] = T.Cast("int32", A[0]) + T.Cast("int32", B[0]) + T.Cast("int32", D[0])
+
+@T.prim_func
+def p_dtypes_uint(E: T.Buffer((4,), "uint8"), F: T.Buffer((4,), "uint16"), G: T.Buffer((4,), "uint32"), H: T.Buffer((4,), "uint64")):
     G[0] = T.Cast("uint32", E[0]) + T.Cast("uint32", F[0]) + T.Cast("uint32", H[0])
 
-
-@T.function
-def p_dtypes_float(
-    A: T.Tensor((4,), "float16"),
-    B: T.Tensor((4,), "float32"),
-    C: T.Tensor((4,), "float64"),
-    D: T.Tensor((4,), "bfloat16"),
-):
+@T.prim_func
+def p_dtypes_float(A: T.Buffer((4,), "float16"), B: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float64"), D: T.Buffer((4,), "bfloat16")):
     B[0] = T.Cast("float32", A[0]) + T.Cast("float32", C[0]) + T.Cast("float32", D[0])
 
+@T.prim_func
+def p_dtypes_fp8(A: T.Buffer((4,), "float8_e4m3fn"), B: T.Buffer((4,), "float8_e5m2"), C: T.Buffer((4,), "float8_e8m0fnu"), D: T.Buffer((8,), "float4_e2m1fn"), E: T.Buffer((4,), "float32")):
+    E[0] = T.Cast("float32", A[0]) + T.Cast("float32", B[0]) + T.Cast("float32", C[0]) + T.Cast("float32", D[0])
 
-@T.function
-def p_dtypes_lowp(
-    A: T.Tensor((32,), "float8_e4m3fn"),
-    B: T.Tensor((32,), "float8_e5m2"),
-    C: T.Tensor((32,), "float8_e8m0fnu"),
-    D: T.Tensor((32,), "float4_e2m1fn"),
-    E: T.Tensor((32,), "float6_e2m3fn"),
-    F: T.Tensor((32,), "float32"),
-):
-    F[0] = T.Cast("float32", A[0]) + T.Cast("float32", B[0]) + T.Cast("float32", C[0])
-    F[1] = T.Cast("float32", D[0]) + T.Cast("float32", E[0])
-
-
-@T.function
-def p_dtypes_vector(
-    A: T.Tensor((8,), "float16x2"),
-    B: T.Tensor((8,), "float32x4"),
-    C: T.Tensor((8,), "int8x4"),
-    D: T.Tensor((8,), "float8_e4m3fnx4"),
-    E: T.Tensor((8,), "bfloat16"),
-):
-    B[0] = T.Cast("float32x4", D[0])
+@T.prim_func
+def p_dtypes_vector(A: T.Buffer((4,), "float16x2"), B: T.Buffer((4,), "float32x4"), C: T.Buffer((4,), "int8x4"), D: T.Buffer((4,), "float8_e4m3fnx4")):
+    B[0] = T.Broadcast(T.float32(1), 4)
     A[1] = A[0]
+    C[1] = C[0]
+    D[1] = D[0]
 
+@T.prim_func
+def p_bool_buffer(A: T.Buffer((8,), "bool"), B: T.Buffer((8,), "int32")):
+    for i in range(8):
+        if A[i]:
+            B[i] = 1
 
-@T.function
-def p_symbolic_shape(A: T.Tensor((N_DYN,), "float32"), B: T.Tensor((N_DYN, 4), "float16")):
-    A[0] = T.Cast("float32", B[0, 0])
+@T.prim_func
+def p_return_int() -> T.int32:
+    return 7
 
+@T.prim_func
+def p_return_float(x: T.float32) -> T.float32:
+    return x * T.float32(2)
 
-@T.function
-def p_symbolic_two(A: T.Tensor((M_DYN, N_DYN), "float32"), n: T.int32):
-    for i in range(n):
-        A[0, i] = T.float32(0)
-
-
-@T.function
-def p_symbolic_int64(A: T.Tensor((K64,), "float32")):
-    A[T.int64(0)] = T.float32(1)
-
-
-@T.function
-def p_tensor_layout_param(
-    A: T.Tensor((64, 64), "float16", layout=T.TileLayout(T.S[(64, 64):(1, 64)])),
-    B: T.Tensor((128,), "float32", align=16),
-):
-    B[0] = T.Cast("float32", A[0, 1])
-
-
-@T.function
-def p_tensor_scope_param(A: T.Tensor((64,), "float16", scope="shared"), B: T.Tensor((8,), "float32", scope="local")):
-    B[0] = T.Cast("float32", A[3])
-
-
-@T.function
-def p_ret_int(n: T.int32) -> T.int32:
-    return n * 2 + 1
-
-
-@T.function
-def p_ret_float(x: T.float32, y: T.float32) -> T.float32:
-    return x * y + T.float32(0.5)
-
-
-@T.function
-def p_ret_bool(a: T.int32, b: T.int32) -> T.bool:
-    return a < b
-
-
-@T.function(private=True)
-def p_private_func(A: T.Tensor((4,), "int32")):
+@T.prim_func
+def p_func_attr(A: T.Buffer((4,), "int32")):
+    T.func_attr({"tir.noalias": True, "my_attr": 3, "a_str": "s"})
     A[0] = 1
 
+@T.prim_func(private=True)
+def p_private(A: T.Buffer((4,), "int32")):
+    A[0] = 1
+
+@T.prim_func(persistent=True)
+def p_persistent(A: T.Buffer((4,), "int32")):
+    A[0] = 1
+
+@T.prim_func
+def p_zero_dim(A: T.Buffer((), "float32")):
+    A[()] = T.float32(1)
+
+@T.prim_func
+def p_tensormap(tmap: T.TensorMap(), A: T.Buffer((4,), "uint64")):
+    A[0] = T.reinterpret("uint64", T.address_of(tmap))
+
+@T.prim_func
+def p_buffer_layout_param(A: T.Buffer((8, 8), "float16", layout=T.TileLayout(T.S[(8, 8):(1, 8)])), B: T.Buffer((8,), "float16", layout=None)):
+    B[0] = A[0, 1]
 
 # ---------------------------------------------------------------------------
-# s_: scalars, let bindings, mutable cells
+# s_: scalars: T.let bindings, mutable scalars, pointer binds
 # ---------------------------------------------------------------------------
 
+@T.prim_func
+def s_mutable_scalar(A: T.Buffer((4,), "int32")):
+    x: T.int32 = 0
+    y: T.float16 = T.float16(1.0)
+    z: T.int32
+    x = x + 1
+    z = x + 2
+    y = y + T.float16(3.0)
+    A[0] = x + z
 
-@T.function
-def s_let_typed(A: T.Tensor((4,), "int32"), n: T.int32):
-    x: T.let[T.int32] = n + 1
-    y: T.let[T.int64] = T.Cast("int64", x) * T.int64(3)
-    A[0] = T.Cast("int32", y)
+@T.prim_func
+def s_let_bind(A: T.Buffer((4,), "int32"), n: T.int32):
+    a: T.let[T.int32] = n * 2
+    b: T.let = a + 1
+    A[0] = a + b
 
-
-@T.function
-def s_let_inferred(A: T.Tensor((4,), "float32"), x: T.float32):
-    y: T.let = x * T.float32(2)
-    z: T.let = y + x
+@T.prim_func
+def s_let_reuse(A: T.Buffer((4,), "float32"), x: T.float32):
+    y: T.let[T.float32] = x * x
+    z: T.let[T.float32] = y + x
     A[0] = z
 
-
-@T.function
-def s_let_ptr(A: T.Tensor((16,), "float16")):
-    p: T.let = T.address_of(A[4])
-    q: T.let[T.ptr("float16")] = T.address_of(A[8])
-    T.evaluate(T.call_extern("use_ptr", p, q, ty=T.void))
-
-
-@T.function
-def s_mutable_int(A: T.Tensor((4,), "int32"), n: T.int32):
-    x: T.int32 = 0
-    for i in range(n):
-        x = x + i
+@T.prim_func
+def s_bare_assign(A: T.Buffer((4,), "int32"), n: T.int32):
+    x = n + 1
+    x = x * 2
     A[0] = x
 
+@T.prim_func
+def s_aug_assign(A: T.Buffer((4,), "int32")):
+    acc: T.int32 = 0
+    for i in range(4):
+        acc += A[i]
+    A[0] += acc
 
-@T.function
-def s_mutable_uninit(A: T.Tensor((4,), "float32")):
-    y: T.float32
-    y = T.float32(2)
-    A[0] = y * y
+@T.prim_func
+def s_scalar_dtypes(A: T.Buffer((4,), "float32")):
+    a: T.int8 = T.int8(1)
+    b: T.uint16 = T.uint16(2)
+    c: T.int64 = T.int64(3)
+    d: T.float64 = T.float64(0.25)
+    e: T.bfloat16 = T.bfloat16(1.5)
+    f: T.bool = T.bool(False)
+    A[0] = T.Cast("float32", a) + T.Cast("float32", b) + T.Cast("float32", c) + T.Cast("float32", d) + T.Cast("float32", e)
 
+@T.prim_func
+def s_alloc_local_scalar(A: T.Buffer((4,), "int32")):
+    phase = T.alloc_local((1,), "int32")
+    phase[0] = 0
+    aux = T.alloc_local((1,), "int32")
+    A[0] = phase[0] + aux[0]
 
-@T.function
-def s_mutable_dtypes(A: T.Tensor((4,), "float32")):
-    a: T.uint64 = T.uint64(1)
-    b: T.float16 = T.float16(0.5)
-    c: T.bool = T.bool(False)
-    d: T.int8 = T.int8(-3)
-    e: T.bfloat16
-    if c:
-        A[0] = T.Cast("float32", a) + T.Cast("float32", b) + T.Cast("float32", d)
+@T.prim_func
+def s_local_scalar_layout_none(A: T.Buffer((4,), "int32")):
+    phase = T.alloc_local((1,), "int32", layout=None)
+    phase[0] = 0
+    A[0] = phase[0]
 
+@T.prim_func
+def s_shared_scalar(A: T.Buffer((4,), "uint64")):
+    bar = T.shared_scalar("uint64")
+    bar = T.uint64(0)
+    A[0] = bar
 
-@T.function
-def s_augassign(A: T.Tensor((4,), "int32"), n: T.int32):
-    x: T.int32 = n
-    x += 3
-    x -= 1
-    x *= 2
-    x //= 4
-    x %= 7
+@T.prim_func
+def s_scalar_buffer_ref(A: T.Buffer((4,), "int32")):
+    x: T.int32 = 5
+    x = x + 1
+    T.evaluate(T.address_of(x))
     A[0] = x
 
+@T.prim_func
+def s_decl_scalar(A: T.Buffer((4,), "float16")):
+    pool = T.alloc_buffer((16,), "uint8", scope="shared.dyn")
+    E = T.decl_scalar("float16", pool.data, "shared.dyn", 2)
+    E = E + T.float16(1)
+    A[0] = E
 
-@T.function
-def s_local_scalar(A: T.Tensor((4,), "int32")):
-    s = T.local_scalar("int32", 5)
-    t = T.local_scalar("float32")
-    A[0] = s + 1
+@T.prim_func
+def s_pointer_bind(A: T.Buffer((4,), "uint64")):
+    buf = T.alloc_shared((4,), "uint32")
+    ptr = buf.ptr_to([1])
+    A[0] = T.reinterpret("uint64", ptr)
 
+@T.prim_func
+def s_let_handle(A: T.Buffer((4,), "uint64")):
+    smem = T.alloc_shared((128,), "float16")
+    p: T.let[T.handle("float16", "shared")] = smem.data
+    A[0] = T.reinterpret("uint64", p)
 
-@T.function
-def s_shared_scalar(A: T.Tensor((4,), "uint64")):
-    with T.device_entry():
-        bar = T.shared_scalar("uint64")
-        bar = T.uint64(0)
-        A[0] = bar
+@T.prim_func
+def s_local_vector_annot(A: T.Buffer((8,), "float32")):
+    x: T.float32[8]
+    for i in range(8):
+        x[i] = A[i]
+    A[0] = x[7]
 
-
-@T.function
-def s_alloc_scalar(A: T.Tensor((4,), "int32")):
-    g = T.alloc_scalar("int32", "global")
-    g = 7
-    A[0] = g
-
-
-@T.function
-def s_mutable_name_reuse(A: T.Tensor((8,), "int32")):
-    for i in range(2):
-        acc: T.int32 = 0
-        acc = acc + i
-        A[i] = acc
-    for i in range(2):
-        acc: T.int32 = 1
-        A[i + 2] = acc
-
+@T.prim_func
+def s_let_chain_types(A: T.Buffer((4,), "float32"), x: T.float32):
+    a: T.let[T.float16] = T.Cast("float16", x)
+    b: T.let[T.bool] = x > T.float32(0)
+    c: T.let[T.uint8] = T.uint8(3)
+    if b:
+        A[0] = T.Cast("float32", a) + T.Cast("float32", c)
 
 # ---------------------------------------------------------------------------
 # l_: loops
 # ---------------------------------------------------------------------------
 
-
-@T.function
-def l_range(A: T.Tensor((16,), "int32")):
+@T.prim_func
+def l_range(A: T.Buffer((16,), "int32")):
     for i in range(16):
         A[i] = i
 
-
-@T.function
-def l_range_start_step(A: T.Tensor((16,), "int32")):
+@T.prim_func
+def l_range_start_step(A: T.Buffer((16,), "int32")):
     for i in range(2, 10):
-        A[i] = 1
-    for j in range(1, 16, 3):
-        A[j] = 2
+        A[i] = i
+    for j in range(0, 16, 4):
+        A[j] = j
 
+@T.prim_func
+def l_range_symbolic(A: T.Buffer((16,), "int32"), n: T.int32):
+    for i in range(n):
+        A[i] = i
+    for i in range(1, n - 1):
+        A[i] = A[i - 1]
 
-@T.function
-def l_serial_annot(A: T.Tensor((8,), "int32")):
-    for i in T.serial(8, annotations={"pragma_key": 1, "another": "v"}):
+@T.prim_func
+def l_serial_annotations(A: T.Buffer((16,), "int32")):
+    for i in T.serial(8, annotations={"pragma_x": 1, "software_pipeline_stage": [0, 1]}):
+        A[i] = i
+    for i in T.serial(2, 10):
         A[i] = 0
 
+@T.prim_func
+def l_serial_unroll(A: T.Buffer((16,), "int32")):
+    for i in T.serial(4, unroll=True):
+        A[i] = i
+    for i in T.serial(4, unroll=2):
+        A[i + 4] = i
+    for i in T.serial(4, unroll=False):
+        A[i + 8] = i
 
-@T.function
-def l_serial_unroll(A: T.Tensor((8, 8), "int32")):
-    for i in T.serial(8, unroll=True):
-        A[0, i] = 1
-    for i in T.serial(8, unroll=4):
-        A[1, i] = 2
-    for i in T.serial(8, unroll=False):
-        A[2, i] = 3
+@T.prim_func
+def l_unroll(A: T.Buffer((16,), "int32")):
+    for i in T.unroll(4):
+        A[i] = i
+    for i in T.unroll(2, 6):
+        A[i] = i
 
+@T.prim_func
+def l_vectorized(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in T.vectorized(4):
+        B[i] = A[i]
 
-@T.function
-def l_unroll(A: T.Tensor((8,), "int32")):
-    for i in T.unroll(8):
-        A[i] = i * 2
+@T.prim_func
+def l_parallel(A: T.Buffer((16,), "float32")):
+    for i in T.parallel(16):
+        A[i] = T.float32(0)
 
+@T.prim_func
+def l_thread_binding(A: T.Buffer((128,), "float32")):
+    for tx in T.thread_binding(128, thread="threadIdx.x"):
+        A[tx] = T.float32(0)
 
-@T.function
-def l_vectorized(A: T.Tensor((8,), "float16")):
-    for i in T.vectorized(8):
-        A[i] = T.float16(0)
+@T.prim_func
+def l_grid(A: T.Buffer((8, 16), "int32")):
+    for i, j in T.grid(8, 16):
+        A[i, j] = i * 16 + j
 
-
-@T.function
-def l_parallel(A: T.Tensor((64,), "float32")):
-    for i in T.parallel(2, 64):
-        A[i] = T.float32(1)
-
-
-@T.function
-def l_grid(A: T.Tensor((4, 8, 2), "int32")):
-    for i, j, k in T.grid(4, 8, 2):
+@T.prim_func
+def l_grid_three(A: T.Buffer((2, 3, 4), "int32")):
+    for i, j, k in T.grid(2, 3, 4):
         A[i, j, k] = i + j + k
 
+@T.prim_func
+def l_nested_dependent(A: T.Buffer((8, 8), "int32")):
+    for i in range(8):
+        for j in range(i):
+            A[i, j] = 1
 
-@T.function
-def l_symbolic_extent(A: T.Tensor((64,), "int32"), n: T.int32, m: T.int32):
-    for i in range(n):
-        for j in range(m, n):
-            A[i] = j
+@T.prim_func
+def l_uint32_loop(A: T.Buffer((128,), "float32")):
+    for i in range(T.uint32(128)):
+        A[i] = T.float32(0)
 
+@T.prim_func
+def l_int64_loop(A: T.Buffer((128,), "float32")):
+    for i in range(T.int64(128)):
+        A[i] = T.float32(0)
 
-@T.function
-def l_uint32(A: T.Tensor((8,), "int32")):
-    for i in T.serial(8, dtype="uint32"):
-        A[i] = T.Cast("int32", i)
-    for j in range(T.uint32(4)):
-        A[j] = 0
-
-
-@T.function
-def l_sibling_names(A: T.Tensor((8,), "int32")):
+@T.prim_func
+def l_sibling_names(A: T.Buffer((16,), "int32")):
     for i in range(4):
-        A[i] = 0
+        A[i] = i
     for i in range(4):
-        A[i + 4] = 1
-    for i in range(2):
+        A[i + 4] = i
+    for i in range(4):
         for i_1 in range(2):
-            A[i] = i_1
+            A[i + i_1] = 0
 
+@T.prim_func
+def l_serial_step_dtype(A: T.Buffer((128,), "float32")):
+    for i in T.serial(4, 128, step=2, dtype="uint32"):
+        A[i] = T.float32(1)
+    for j in T.serial(16, dtype="uint32"):
+        A[j] = T.float32(2)
 
-@T.function
-def l_nested_kinds(A: T.Tensor((4, 4, 4), "float32")):
-    for i in T.parallel(4):
-        for j in T.serial(4, annotations={"k": 1}):
-            for k in T.vectorized(4):
-                A[i, j, k] = T.float32(0)
+@T.prim_func
+def l_kinds_with_args(A: T.Buffer((64,), "float32")):
+    for i in T.vectorized(0, 8, step=2):
+        A[i] = T.float32(0)
+    for j in T.parallel(4, annotations={"pragma_parallel": 1}):
+        A[j] = T.float32(1)
+    for k in T.unroll(8, annotations={"pragma_x": "y"}):
+        A[k] = T.float32(2)
+    for t in T.thread_binding(2, 34, thread="threadIdx.y"):
+        A[t] = T.float32(3)
 
+@T.prim_func
+def l_grid_uint32(A: T.Buffer((8, 16), "float32")):
+    for i, j in T.grid(8, 16, dtype="uint32"):
+        A[i, j] = T.float32(0)
 
-@T.function
-def l_launch_thread(A: T.Tensor((128,), "float32")):
-    with T.launch_thread("blockIdx.x", 4) as bx:
-        with T.launch_thread("threadIdx.x", 32) as tx:
-            A[bx * 32 + tx] = T.float32(0)
-
+@T.prim_func
+def l_grid_tuple_extent(A: T.Buffer((16,), "int32")):
+    for lvs in T.grid(10, (2, 12)):
+        A[lvs[1]] = lvs[0]
 
 # ---------------------------------------------------------------------------
 # c_: control flow
 # ---------------------------------------------------------------------------
 
-
-@T.function
-def c_while(A: T.Tensor((4,), "int32"), n: T.int32):
+@T.prim_func
+def c_while(A: T.Buffer((10,), "int32")):
     i: T.int32 = 0
-    while i < n:
-        A[0] = A[0] + i
+    while i < 10:
+        A[i] = i * 2
         i = i + 1
 
-
-@T.function
-def c_if_else(A: T.Tensor((4,), "int32"), n: T.int32):
+@T.prim_func
+def c_if_else(A: T.Buffer((4,), "int32"), n: T.int32):
     if n > 0:
         A[0] = 1
     else:
@@ -378,9 +390,8 @@ def c_if_else(A: T.Tensor((4,), "int32"), n: T.int32):
     if n == 3:
         A[1] = 3
 
-
-@T.function
-def c_elif(A: T.Tensor((4,), "int32"), n: T.int32):
+@T.prim_func
+def c_elif_chain(A: T.Buffer((4,), "int32"), n: T.int32):
     if n < 0:
         A[0] = -1
     elif n == 0:
@@ -388,1572 +399,1718 @@ def c_elif(A: T.Tensor((4,), "int32"), n: T.int32):
     else:
         A[0] = 1
 
-
-@T.function
-def c_assert(A: T.Tensor((4,), "int32"), n: T.int32):
+@T.prim_func
+def c_assert(A: T.Buffer((4,), "int32"), n: T.int32):
     assert n > 0, "n must be positive"
-    assert n < 100
     A[0] = n
 
-
-@T.function
-def c_return_value(n: T.int32) -> T.int32:
-    if n > 3:
-        return n * 2
-    return n
-
-
-@T.function
-def c_break_continue(A: T.Tensor((16,), "int32"), n: T.int32):
-    for i in range(16):
-        if i == n:
+@T.prim_func
+def c_break(A: T.Buffer((10,), "int32")):
+    for i in T.serial(10):
+        if i > 5:
             break
-        if i % 2 == 1:
+        A[i] = i
+
+@T.prim_func
+def c_continue(A: T.Buffer((10,), "int32")):
+    for i in T.serial(10):
+        if i % 2 == 0:
             continue
         A[i] = i
 
-
-@T.function
-def c_while_break(A: T.Tensor((4,), "int32")):
-    x: T.int32 = 0
-    while True:
-        x = x + 1
-        if x > 10:
+@T.prim_func
+def c_break_while(A: T.Buffer((10,), "int32")):
+    i: T.int32 = 0
+    while i < 10:
+        A[i] = i * 2
+        if A[i] > 10:
             break
-    A[0] = x
+        i = i + 1
 
+@T.prim_func
+def c_return_early(n: T.int32) -> T.int32:
+    if n < 0:
+        return 0
+    return n
 
-@T.function
-def c_evaluate(A: T.Tensor((4,), "int32"), n: T.int32):
-    T.evaluate(n + 1)
+@T.prim_func
+def c_evaluate(n: T.int32):
     T.evaluate(0)
+    T.evaluate(n + 1)
+
+@T.prim_func
+def c_bool_ops(A: T.Buffer((4,), "int32"), a: T.int32, b: T.int32):
+    if a > 0 and b > 0:
+        A[0] = 1
+    if a < 0 or not (b < 0):
+        A[1] = 1
+    if (a >= 1) & (b <= 2):
+        A[2] = 1
+
+@T.prim_func
+def c_nested_loops_if(A: T.Buffer((8, 8), "int32")):
+    for i in range(8):
+        for j in range(8):
+            if i == j:
+                A[i, j] = 1
+            else:
+                if i < j:
+                    A[i, j] = 2
+                else:
+                    A[i, j] = 0
+
+@T.prim_func
+def c_while_complex(A: T.Buffer((10,), "int32"), n: T.int32):
+    i: T.int32 = 0
+    j: T.int32 = n
+    while i < j and A[i] != 0:
+        A[i] = A[j - 1]
+        i = i + 1
+        j = j - 1
+
+@T.prim_func
+def c_assert_kinds(A: T.Buffer((4,), "int32"), n: T.int32):
+    assert n >= 0, "negative"
+    assert n < 1024, ("ValueError", ["n too large: ", "limit"])
     A[0] = n
 
-
 # ---------------------------------------------------------------------------
-# d_: device entry, launch configuration, function attributes, scope ids
+# d_: device entry, attributes, scope ids, launch_thread, hints
 # ---------------------------------------------------------------------------
 
+@T.prim_func
+def d_device_entry(A: T.Buffer((128,), "float32")):
+    T.device_entry()
+    bx = T.cta_id([4])
+    tx = T.thread_id([128])
+    A[tx] = T.float32(1)
 
-@T.function
-def d_device_entry_bare(A: T.Tensor((128,), "float32")):
-    with T.device_entry():
-        tx = T.cuda.thread_idx("x")
-        A[tx] = T.float32(0)
+@T.prim_func
+def d_device_entry_nested(A: T.Buffer((128,), "float32")):
+    A[0] = T.float32(0)
+    T.device_entry()
+    tx = T.thread_id([128])
+    A[tx] = T.float32(1)
 
+@T.prim_func
+def d_launch_bounds(A: T.Buffer((128,), "float32")):
+    T.device_entry()
+    T.attr({"tirx.launch_bounds_min_blocks_per_sm": 2})
+    bx = T.cta_id([4])
+    tx = T.thread_id([128])
+    A[tx] = T.float32(1)
 
-@T.function
-def d_launch_config(A: T.Tensor((128,), "float32")):
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=(4, 2), block=128)):
-        bx = T.cuda.block_idx("x")
-        tx = T.cuda.thread_idx("x")
-        A[tx] = T.Cast("float32", bx)
+@T.prim_func
+def d_launch_bounds_cluster(A: T.Buffer((384,), "float32")):
+    T.device_entry()
+    T.attr({"tirx.launch_bounds_min_blocks_per_sm": 1, "tirx.launch_bounds_max_blocks_per_cluster": 1})
+    bx = T.cta_id([4])
+    tx = T.thread_id([384])
+    A[tx] = T.float32(1)
 
+@T.prim_func
+def d_max_registers(A: T.Buffer((128,), "float32")):
+    T.device_entry()
+    T.attr({"tirx.max_registers": 92})
+    tx = T.thread_id([128])
+    A[tx] = T.float32(1)
 
-@T.function
-def d_launch_smem_bounds(A: T.Tensor((128,), "float32")):
-    with T.device_entry(
-        launch=T.cuda.LaunchConfig(grid=132, block=(128, 1, 1), dynamic_smem_bytes=49152),
-        kernel_attrs=T.cuda.KernelAttributes(min_blocks_per_sm=2),
-    ):
-        A[0] = T.float32(0)
+@T.prim_func
+def d_attr_in_sequence(A: T.Buffer((128,), "float32")):
+    T.device_entry()
+    tx = T.thread_id([128])
+    T.attr({"my_key": 3})
+    A[tx] = T.float32(1)
 
+@T.prim_func
+def d_attr_with_block(A: T.Buffer((128,), "float32")):
+    T.device_entry()
+    tx = T.thread_id([128])
+    with T.attr({"pragma_a": 1, "pragma_b": "x"}):
+        A[tx] = T.float32(1)
+    A[0] = T.float32(2)
 
-@T.function
-def d_launch_cluster(A: T.Tensor((128,), "float32"), n: T.int32):
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=n, block=(32, 4), cluster=(2, 1, 1))):
-        cx = T.cuda.cluster_cta_id("x")
-        A[cx] = T.float32(0)
+@T.prim_func
+def d_attr_node_form(A: T.Buffer((16,), "float32")):
+    T.attr(A.data, "storage_alignment", 16)
+    A[0] = T.float32(1)
 
+@T.prim_func
+def d_scope_ids_all(A: T.Buffer((64,), "float32")):
+    T.device_entry()
+    clx, cly, clz = T.cluster_id([4, 5, 1])
+    bx, by, bz = T.cta_id([8, 10, 1])
+    cbx, cby, cbz = T.cta_id_in_cluster([2, 2, 1])
+    pair = T.cta_id_in_pair()
+    wg = T.warpgroup_id([2])
+    wid_in_wg = T.warp_id_in_wg([4])
+    tid_in_wg = T.thread_id_in_wg([128])
+    warp = T.warp_id([8])
+    lane = T.lane_id([32])
+    tx = T.thread_id([256])
+    A[0] = T.Cast("float32", clx + bx + cbx + pair + wg + wid_in_wg + tid_in_wg + warp + lane + tx)
 
-@T.function
-def d_two_entries(A: T.Tensor((128,), "float32")):
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32)):
+@T.prim_func
+def d_scope_ids_unassigned(A: T.Buffer((64,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([4])
+    T.lane_id([32])
+    tx = T.thread_id([128])
+    A[0] = T.Cast("float32", tx)
+
+@T.prim_func
+def d_scope_ids_deferred(A: T.Buffer((64,), "float32")):
+    T.device_entry()
+    bx = T.cta_id()
+    tx = T.thread_id()
+    A[0] = T.Cast("float32", bx + tx)
+
+@T.prim_func
+def d_scope_ids_preferred_uint32(A: T.Buffer((64,), "float32")):
+    T.device_entry()
+    bx = T.cta_id([128])
+    cx, cy = T.cta_id_in_cluster([2, 2], preferred=[2, 2], dtype="uint32")
+    tx = T.thread_id([128], dtype="uint32")
+    A[0] = T.Cast("float32", cx + cy + tx)
+
+@T.prim_func
+def d_launch_thread(A: T.Buffer((128,), "float32")):
+    bx = T.launch_thread("blockIdx.x", 4)
+    tx = T.launch_thread("threadIdx.x", 128)
+    A[tx] = T.float32(1)
+
+@T.prim_func
+def d_launch_thread_nested(A: T.Buffer((128,), "float32")):
+    A[0] = T.float32(0)
+    blockIdx_x = T.launch_thread("blockIdx.x", 4)
+    threadIdx_x = T.launch_thread("threadIdx.x", 128)
+    A[threadIdx_x] = T.float32(1)
+
+@T.prim_func
+def d_env_thread(A: T.Buffer((128,), "float32")):
+    tx = T.env_thread("threadIdx.x")
+    T.launch_thread(tx, 128)
+    A[tx] = T.float32(1)
+
+@T.prim_func
+def d_hint(A: T.Buffer((128,), "float32")):
+    T.device_entry()
+    tx = T.thread_id([128])
+    T.hint("persistent tile scheduler")
+    A[tx] = T.float32(1)
+
+@T.prim_func
+def d_hint_kwargs(A: T.Buffer((128,), "float32")):
+    T.device_entry()
+    tx = T.thread_id([128])
+    with T.hint("software pipeline", mode="persistent", depth="4"):
+        A[tx] = T.float32(1)
+    A[0] = T.float32(2)
+
+@T.prim_func
+def d_hint_access(A: T.Buffer((128, 64), "float32")):
+    T.device_entry()
+    bx = T.cta_id([2])
+    T.hint("partition", access=A[bx * 64 : bx * 64 + 64, 0:64])
+    A[0, 0] = T.float32(2)
+
+@T.prim_func
+def d_hint_sole():
+    T.hint("sole statement")
+    T.evaluate(1)
+
+@T.prim_func
+def d_attr_values(A: T.Buffer((4,), "float32")):
+    with T.attr({"flag": True, "ratio": 0.5, "name": "x", "n": -3}):
         A[0] = T.float32(1)
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64)):
-        A[1] = T.float32(2)
 
+# ---------------------------------------------------------------------------
+# a_: allocation and buffer declaration
+# ---------------------------------------------------------------------------
 
-@T.function
-def d_func_attr(A: T.Tensor((128,), "float32")):
-    T.func_attr({"tir.noalias": True, "my_attr": 3, "a_str": "s", "flt": 1.5})
+@T.prim_func
+def a_alloc_shared(A: T.Buffer((64,), "float16")):
+    S = T.alloc_shared((64,), "float16")
+    S2 = T.alloc_shared((8, 8))
+    S[0] = A[0]
+    S2[0, 0] = T.float32(0)
+
+@T.prim_func
+def a_alloc_local(A: T.Buffer((8,), "float32")):
+    r = T.alloc_local((8,))
+    h = T.alloc_local((4, 2), "float16")
+    r[0] = A[0]
+    h[0, 0] = T.float16(0)
+
+@T.prim_func
+def a_alloc_buffer_scopes(A: T.Buffer((16,), "uint8")):
+    P = T.alloc_buffer((1024,), "uint8", scope="shared.dyn")
+    G = T.alloc_buffer((16,))
+    L = T.alloc_buffer((4,), "int32", scope="local")
+    S = T.alloc_buffer((4,), "int32", scope="shared")
+    P[0] = A[0]
+    G[0] = T.float32(1)
+    L[0] = 1
+    S[0] = L[0]
+
+@T.prim_func
+def a_alloc_align(A: T.Buffer((16,), "float32")):
+    S = T.alloc_buffer((16,), "float32", scope="shared", align=128)
+    L = T.alloc_buffer((16,), "float32", scope="local", layout=None)
+    S[0] = A[0]
+    L[0] = A[1]
+
+@T.prim_func
+def a_alloc_smem_alias(A: T.Buffer((16,), "float32")):
+    S = T.smem((16,), "float32")
+    S[0] = A[0]
+
+@T.prim_func
+def a_alloc_with_layout(A: T.Buffer((16,), "float16")):
+    S = T.alloc_shared((128, 128), "float16", layout=T.TileLayout(T.S[(8, 16, 8, 16):(1024, 16, 128, 1)]))
+    S[0, 0] = A[0]
+
+@T.prim_func
+def a_alloc_in_loop(A: T.Buffer((16,), "float32")):
+    for i in range(4):
+        L = T.alloc_local((4,))
+        L[0] = A[i]
+        A[i] = L[0]
+
+@T.prim_func
+def a_alloc_annotations(A: T.Buffer((16,), "float32")):
+    S = T.alloc_buffer((16,), "float32", scope="shared", annotations={"pragma_pool": 1})
+    S[0] = A[0]
+
+@T.prim_func
+def a_decl_buffer_data(A: T.Buffer((64,), "float16")):
+    B = T.decl_buffer((8, 8), "float16", data=A.data)
+    B[0, 0] = T.float16(1)
+
+@T.prim_func
+def a_decl_buffer_offset(A: T.Buffer((128,), "float16")):
+    pool = T.alloc_buffer((1024,), "uint8", scope="shared.dyn")
+    B = T.decl_buffer((64,), "float16", data=pool.data, elem_offset=64, scope="shared.dyn", layout=None)
+    C = T.decl_buffer((4, 4), "float32", data=pool.data, elem_offset=128, scope="shared.dyn")
+    B[0] = A[0]
+    C[0, 0] = T.float32(0)
+
+@T.prim_func
+def a_decl_buffer_strides(A: T.Buffer((64,), "float32")):
+    B = T.decl_buffer((4, 4), "float32", data=A.data, strides=(16, 1))
+    B[1, 1] = T.float32(1)
+
+@T.prim_func
+def a_decl_buffer_align_factor(A: T.Buffer((64,), "float32")):
+    L = T.alloc_buffer((64,), "float32", scope="local")
+    B = T.decl_buffer((2,), "float32", data=L.data, elem_offset=8, scope="local", align=128)
+    C = T.decl_buffer((2,), "float32", data=L.data, elem_offset=8, scope="local", offset_factor=8)
+    B[0] = C[0]
+
+@T.prim_func
+def a_decl_buffer_layout(A: T.Buffer((64,), "float16")):
+    S = T.alloc_shared((64,), "float16")
+    B = T.decl_buffer((8, 8), "float16", data=S.data, scope="shared", layout=T.TileLayout(T.S[(8, 8):(1, 8)]))
+    B[0, 1] = A[0]
+
+@T.prim_func
+def a_tmem_decl(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    tmem_addr = T.alloc_shared((1,), "uint32")
+    acc = T.decl_buffer((128, 256), "float32", scope="tmem", allocated_addr=tmem_addr[0], layout=T.TileLayout(T.S[(128, 256):(1 @ TLane, 1 @ TCol)]))
+    A[0] = acc[0, 0]
+
+@T.prim_func
+def a_tmem_decl_const_addr():
+    T.device_entry()
+    Q = T.decl_buffer((2, 64, 288), "bfloat16", scope="tmem", allocated_addr=256, layout=T.TileLayout(T.S[(2, 64, 288):(64 @ TLane, 1 @ TLane, 1 @ TCol)]))
+    Q_tail = Q.sub[:, :, 256:288]
+    T.evaluate(Q_tail[0, 0, 0])
+
+@T.prim_func(check_well_formed=False)
+def a_tmem_alias_buffer():
+    with T.launch_thread("blockIdx.x", 1):
+        T.launch_thread("threadIdx.x", 128)
+        addr = T.alloc_shared((1,), "uint32", layout=None)
+        addr_alias = T.Buffer((1,), "uint32", data=addr.data, scope="shared")
+        buf = T.decl_buffer((64,), scope="tmem", layout=None, allocated_addr=addr_alias[0])
+
+@T.prim_func
+def a_allocated_addr_trn():
+    A = T.alloc_buffer((10,), "float32", scope="trn.sbuf", allocated_addr=1024)
     A[0] = T.float32(0)
 
+@T.prim_func
+def a_access_ptr(A: T.Buffer((64,), "float16")):
+    S = T.alloc_shared((64,), "float16")
+    T.evaluate(S.access_ptr("rw"))
+    T.evaluate(S.access_ptr("r", offset=8, extent=16))
+    T.evaluate(A.ptr_to([4]))
 
-@T.function(private=True, persistent=True)
-def d_private_persistent(A: T.Tensor((128,), "float32")):
-    A[0] = T.float32(0)
+@T.prim_func
+def a_buffer_data(A: T.Buffer((64,), "float16")):
+    T.evaluate(A.data)
+    p: T.let[T.handle("float16", "global")] = A.data
+    T.evaluate(p)
 
+@T.prim_func
+def a_name_dedup(A: T.Buffer((4,), "int32")):
+    for i in range(2):
+        x: T.int32 = i
+        A[i] = x
+    for i in range(2):
+        x: T.int32 = i + 1
+        A[i + 2] = x
+    buf = T.alloc_local((2,), "int32")
+    buf_1 = T.alloc_local((2,), "int32")
+    buf[0] = buf_1[0]
 
-@T.function(persistent=True)
-def d_persistent(A: T.Tensor((128,), "float32")):
-    with T.device_entry():
-        A[0] = T.float32(0)
-
-
-@T.function
-def d_scope_ids_block_thread(A: T.Tensor((64, 64), "float32")):
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=(8, 8), block=(8, 8))):
-        bx = T.cuda.block_idx("x")
-        by = T.cuda.block_idx("y")
-        tx = T.cuda.thread_idx("x")
-        ty = T.cuda.thread_idx("y")
-        A[by * 8 + ty, bx * 8 + tx] = T.float32(0)
-
-
-@T.function
-def d_scope_ids_warp_lane(A: T.Tensor((256,), "int32")):
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=256)):
-        w = T.cuda.warp_id()
-        l = T.cuda.lane_id()
-        wg = T.cuda.warpgroup_id()
-        tw = T.cuda.thread_in_warpgroup()
-        ww = T.cuda.warp_in_warpgroup()
-        A[w * 32 + l] = wg + tw + ww
-
-
-@T.function
-def d_scope_ids_cluster(A: T.Tensor((256,), "int32")):
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=8, block=128, cluster=2)):
-        c = T.cuda.cluster_id("x")
-        cc = T.cuda.cluster_cta_id("x")
-        pr = T.cuda.cta_pair_id()
-        r = T.cuda.thread_rank()
-        lt = T.cuda.linear_thread_id()
-        A[r] = c + cc + pr + lt
-
-
-@T.function
-def d_dims(A: T.Tensor((8,), "int32")):
-    with T.device_entry():
-        A[0] = T.cuda.block_dim("x") * T.cuda.grid_dim("y") + T.cuda.cluster_dim("z")
-
-
-@T.function
-def d_device_context(A: T.Tensor((8,), "int32")):
-    with T.device_context(2, 0):
-        A[0] = 1
-
+@T.prim_func
+def a_name_reserved(A: T.Buffer((4,), "int32")):
+    R = T.alloc_local((2,), "int32")
+    cls = T.alloc_local((2,), "int32")
+    R[0] = cls[0]
+    A[0] = R[0]
 
 # ---------------------------------------------------------------------------
-# a_: allocation and declaration
+# v_: buffer views and regions
 # ---------------------------------------------------------------------------
 
+@T.prim_func
+def v_view_reshape(A: T.Buffer((64,), "float32")):
+    S = T.alloc_shared((64,), "float32")
+    B = S.view(8, 8)
+    C = S.view(-1, 16)
+    B[1, 2] = A[0]
+    C[0, 3] = A[1]
 
-@T.function
-def a_alloc_shared_local(A: T.Tensor((128,), "float16")):
-    with T.device_entry():
-        S = T.alloc_shared((64, 64), "float16")
-        L = T.alloc_local((8,), "float32")
-        D = T.alloc_shared((32,))
-        S[0, 0] = A[0]
-        L[0] = T.Cast("float32", S[0, 0])
-        D[1] = L[0]
+@T.prim_func
+def v_view_dtype(A: T.Buffer((4,), "float32")):
+    L = T.alloc_local((8, 8), "float16")
+    L32 = L.view("float32")
+    L64 = L.view("float64")
+    L8 = L.view("uint8")
+    L32[0, 0] = A[0]
+    L64[0, 0] = T.float64(0)
+    L8[0, 0] = T.uint8(0)
 
+@T.prim_func
+def v_permute(A: T.Buffer((4,), "float16")):
+    L = T.alloc_local((8, 4), "float16", layout=T.TileLayout(T.S[(8, 4):(4, 1)]))
+    B = L.permute(1, 0)
+    B[0, 0] = A[0]
 
-@T.function
-def a_alloc_tensor_scopes(A: T.Tensor((4,), "int8")):
-    with T.device_entry():
-        G = T.alloc_tensor(ty_args=[T.Tensor((4,), "int8", scope="shared.dyn")])
-        H = T.alloc_tensor(ty_args=[T.Tensor((16, 2), "float32")])
-        J = T.alloc_tensor(ty_args=[T.Tensor((8,), "uint64", scope="local")])
-        G[0] = A[0]
+@T.prim_func
+def v_local(A: T.Buffer((4,), "float16")):
+    T.device_entry()
+    R = T.alloc_local((2,), "float16")
+    W = R.view(8, 8, layout=T.TileLayout(T.S[(8, 4, 2):(4 @ laneid, 1 @ laneid, 1)]))
+    Wl = W.local()
+    W2 = W.local(2)
+    Wl[0] = A[0]
+    W2[1] = A[1]
 
+@T.prim_func
+def v_local_layout(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    R = T.alloc_local((6,), "float32")
+    B = R.view(32, 2, layout=T.TileLayout(T.S[(32, 2):(1 @ laneid, 2)] + 3))
+    B_flat = B.local()
+    B_2d = B.local(2, 3)
+    B_storage = B.local(2, layout=B.layout.storage())
+    B_flat[5] = A[0]
+    B_2d[1, 2] = A[1]
+    B_storage[1] = A[2]
 
-@T.function
-def a_alloc_align(A: T.Tensor((4,), "float32")):
-    with T.device_entry():
-        S = T.alloc_shared((256,), "uint8", align=128)
-        P = T.alloc_tensor(ty_args=[T.Tensor((1024,), "uint8", scope="shared.dyn", align=1024)])
-        S[0] = P[0]
+@T.prim_func
+def v_sub(A: T.Buffer((4,), "float16")):
+    L = T.alloc_local((4, 8, 16), "float16", layout=T.TileLayout(T.S[(4, 8, 16):(256, 16, 1)]))
+    B = L.sub[1, 2:6]
+    C = L.sub[:, 1::2]
+    B[0, 0] = A[0]
+    C[0, 0, 0] = A[1]
 
+@T.prim_func
+def v_sub_dynamic(A: T.Buffer((4,), "float16")):
+    S = T.alloc_shared((2, 16, 8), "float16", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(2, 16, 8):(128, 8, 1)])))
+    for w in range(16):
+        F = S.sub[:, w]
+        F[0, 0] = A[0]
 
-@T.function
-def a_alloc_annotations(A: T.Tensor((4,), "float32")):
-    with T.device_entry():
-        S = T.alloc_tensor(ty_args=[T.Tensor((64,), "float32", scope="shared")], annotations={"note": 1, "flag": True})
-        S[0] = A[0]
+@T.prim_func
+def v_tile(A: T.Buffer((4,), "float16")):
+    S = T.alloc_shared((128, 16), "float16", layout=T.TileLayout(T.S[(128, 16):(16, 1)]))
+    for a in range(2):
+        for b in range(4):
+            K = S.tile((0, (2, 4, -1)))[a, b, :]
+            K[0, 0] = A[0]
 
+@T.prim_func
+def v_rearrange(A: T.Buffer((4,), "float16")):
+    L = T.alloc_local((8, 4), "float16", layout=T.TileLayout(T.S[(8, 4):(4, 1)]))
+    B = L.rearrange("(outer inner) tail -> outer tail inner", outer=2)
+    B[0, 0, 0] = A[0]
 
-@T.function
-def a_smem_alias(A: T.Tensor((4,), "float32")):
-    with T.device_entry():
-        S = T.smem((16, 16), "float32")
-        S[0, 0] = A[0]
+@T.prim_func
+def v_chunk(A: T.Buffer((4, 8, 16), "float16"), B: T.Buffer((4, 8, 16), "float16")):
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([128])
+    T.cta.copy(B.chunk((None, None, 2))[:, :, 1], A.chunk((None, None, 2))[:, :, 0])
 
+@T.prim_func
+def v_view_chain(A: T.Buffer((4,), "float16")):
+    S = T.alloc_shared((64, 128), "float16", layout=T.TileLayout(T.S[(64, 128):(128, 1)]))
+    for wx in range(4):
+        J = S.view(8, 4, 2, 128).sub[:, wx].view(16, 128)
+        J[0, 0] = A[0]
 
-@T.function
-def a_tmem_alloc(A: T.Tensor((4,), "float32")):
-    with T.device_entry():
-        t = T.tmem((128, 256), "float32", allocated_addr=0)
-        u = T.tmem((128, 64), "float16", allocated_addr=256)
-        A[0] = T.float32(0)
+@T.prim_func
+def v_region_slices(A: T.Buffer((128, 64), "float16"), B: T.Buffer((128, 64), "float16")):
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([128])
+    for k in range(2):
+        T.cta.copy(B[0:128, k * 32 : k * 32 + 32], A[:, k * 32 : k * 32 + 32])
+    T.cta.copy(B[0, 0:64], A[1, :])
+    T.cta.copy(B, A)
 
+@T.prim_func
+def v_vector_index(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    B[0:4] = A[T.Ramp(4, 1, 4)]
+    B[8:16:2] = A[T.Ramp(0, 2, 4)]
+    B[T.Ramp(16, 3, 4)] = T.Broadcast(T.float32(1), 4)
 
-@T.function
-def a_decl_tensor_data(A: T.Tensor((64,), "float16")):
-    with T.device_entry():
-        P = T.alloc_tensor(ty_args=[T.Tensor((1024,), "uint8", scope="shared.dyn")])
-        X = T.decl_tensor(P.data, ty_args=[T.Tensor((64,), "float16", scope="shared.dyn")])
-        X[0] = A[0]
+@T.prim_func
+def v_vload(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    B[0:4] = A.vload([4], "float32x4")
 
-
-@T.function
-def a_decl_tensor_offset(A: T.Tensor((64,), "float32")):
-    with T.device_entry():
-        P = T.alloc_tensor(ty_args=[T.Tensor((1024,), "uint8", scope="shared.dyn")])
-        Y = T.decl_tensor(T.address_of(P[128]), ty_args=[T.Tensor((32,), "float32", scope="shared.dyn")])
-        Z = T.decl_tensor(
-            T.ptr_byte_offset(P.data, 256, ty=T.Ptr("float16", "shared.dyn")),
-            ty_args=[T.Tensor((8, 8), "float16", scope="shared.dyn")],
-        )
-        Y[0] = A[0]
-        Z[0, 0] = T.float16(1)
-
-
-@T.function
-def a_decl_tensor_global(a: T.ptr("float32"), n: T.int32):
-    A = T.decl_tensor(a, ty_args=[T.Tensor((16,), "float32")])
-    A[0] = T.Cast("float32", n)
-
-
-@T.function
-def a_decl_tmem(A: T.Tensor((4,), "float32")):
-    with T.device_entry():
-        addr = T.shared_scalar("uint32")
-        u = T.cuda.decl_tmem(addr, ty_args=[T.Tensor((128, 64), "float32", scope="tmem")])
-        A[0] = T.Cast("float32", T.cuda.get_tmem_addr(addr, 0, 32))
-
-
-@T.function
-def a_decl_scalar(A: T.Tensor((4,), "float16")):
-    with T.device_entry():
-        P = T.alloc_tensor(ty_args=[T.Tensor((64,), "uint8", scope="shared.dyn")])
-        e = T.decl_scalar("float16", P.data, "shared.dyn")
-        e = T.float16(2)
-        A[0] = e
-
-
-@T.function
-def a_smem_pool(A: T.Tensor((64, 64), "float16")):
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128)):
-        pool = SMEMPool()
-        As = pool.alloc((64, 64), "float16", align=128)
-        Bs = pool.alloc((32,), "float32")
-        bars = pool.alloc((2,), "uint64", align=8)
-        pool.commit()
-        As[0, 0] = A[0, 0]
-        Bs[0] = T.float32(1)
-
-
-# ---------------------------------------------------------------------------
-# v_: tensor views
-# ---------------------------------------------------------------------------
-
-
-@T.function
-def v_view_reshape(A: T.Tensor((64, 64), "float16")):
-    with T.device_entry():
-        S = T.alloc_shared((64, 64), "float16")
-        B = S.view(4096)
-        C = S.view(32, 128)
-        B[0] = A[0, 0]
-        C[1, 2] = A[0, 1]
-
-
-@T.function
-def v_view_infer(A: T.Tensor((64, 64), "float16")):
-    with T.device_entry():
-        S = T.alloc_shared((64, 64), "float16")
-        B = S.view(-1, 16)
-        B[0, 0] = A[0, 0]
-
-
-@T.function
-def v_view_dtype(A: T.Tensor((64, 64), "float16")):
-    with T.device_entry():
-        S = T.alloc_shared((64, 64), "float16")
-        W = S.view("float32")
-        N = S.view("uint8")
-        W[0, 0] = T.float32(0)
-        N[0, 0] = T.uint8(1)
-
-
-@T.function
-def v_permute(A: T.Tensor((8, 16, 4), "float32")):
-    with T.device_entry():
-        S = T.alloc_shared((8, 16, 4), "float32")
-        P = S.permute(2, 0, 1)
-        P[0, 1, 2] = A[1, 2, 0]
-
-
-@T.function
-def v_rearrange(A: T.Tensor((64, 64), "float16")):
-    with T.device_entry():
-        S = T.alloc_shared((64, 64), "float16")
-        R = S.rearrange("a (b c) -> (a b) c", c=8)
-        R[0, 0] = A[0, 0]
-
-
-@T.function
-def v_sub_select(A: T.Tensor((64, 64), "float16")):
-    with T.device_entry():
-        S = T.alloc_shared((64, 64), "float16")
-        row = S.sub[3]
-        row[5] = A[0, 0]
-
-
-@T.function
-def v_sub_narrow(A: T.Tensor((64, 64), "float16")):
-    with T.device_entry():
-        S = T.alloc_shared((64, 64), "float16")
-        blk = S.sub[0:32, 8:16]
-        blk[1, 1] = A[0, 0]
-
-
-@T.function
-def v_sub_step(A: T.Tensor((64, 64), "float16")):
-    with T.device_entry():
-        S = T.alloc_shared((64, 64), "float16")
-        odd = S.sub[1::2]
-        odd[0, 0] = A[0, 0]
-
-
-@T.function
-def v_sub_dynamic(A: T.Tensor((64, 64), "float16"), k: T.int32):
-    with T.device_entry():
-        S = T.alloc_shared((4, 64, 64), "float16")
-        stage = S.sub[k]
-        stage[0, 0] = A[0, 0]
-
-
-@T.function
-def v_view_of_swizzled(A: T.Tensor((64, 64), "float16")):
-    with T.device_entry():
-        S = T.alloc_shared((64, 64), "float16", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[64, 64])))
-        V = S.view(4096)
-        V[0] = A[0, 0]
-
-
-@T.function
-def v_ptr_to(A: T.Tensor((64, 64), "float16")):
-    with T.device_entry():
-        S = T.alloc_shared((64, 64), "float16")
-        p = S.ptr_to([1, 2])
-        T.evaluate(T.call_extern("consume", p, S.data, A.data, ty=T.void))
-
+@T.prim_func
+def v_view_local_scope_decl(A: T.Buffer((4,), "float16")):
+    R1 = T.alloc_local((8,), "float16", layout=None)
+    B = T.decl_buffer((2, 4), "float16", data=R1.data, scope="local", layout=None)
+    B[1, 1] = A[0]
 
 # ---------------------------------------------------------------------------
 # y_: layouts
 # ---------------------------------------------------------------------------
 
+@T.prim_func
+def y_shard_row_major(A: T.Buffer((4,), "float16")):
+    S = T.alloc_shared((8, 16), "float16", layout=T.TileLayout(T.S[8, 16]))
+    S2 = T.alloc_shared((8, 16), "float16", layout=T.TileLayout(T.S[(8, 16):(1, 8)]))
+    S[0, 0] = A[0]
+    S2[0, 0] = A[1]
 
-@T.function
-def y_tile_strided(A: T.Tensor((64,), "float32")):
-    with T.device_entry():
-        S = T.alloc_shared((16, 32), "float32", layout=T.TileLayout(T.S[(16, 32):(1, 16)]))
-        S[0, 0] = A[0]
+@T.prim_func
+def y_thread_axes(A: T.Buffer((4,), "float16")):
+    T.device_entry()
+    L1 = T.alloc_local((2,), "float16")
+    W = L1.view(64, 64, layout=T.TileLayout(T.S[(8, 8, 8, 4, 2):(6, 4 @ laneid, 2, 1 @ laneid, 1)]))
+    W[0, 0] = A[0]
 
+@T.prim_func
+def y_axis_names(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    L1 = T.alloc_local((4,), "float32")
+    V1 = L1.view(4, 128, 4, layout=T.TileLayout(T.S[(4, 128, 4):(1 @ Axis.warpid, 1 @ Axis.tx, 1)]))
+    V2 = L1.view(2, 128, 4, layout=T.TileLayout(T.S[(2, 128, 4):(1 @ Axis.wgid, 1 @ Axis.tid_in_wg, 1)]))
+    V3 = L1.view(4, 32, 4, layout=T.TileLayout(T.S[(4, 32, 4):(1 @ Axis.wid_in_wg, 1 @ Axis.laneid, 1)]))
+    V1[0, 0, 0] = A[0]
+    V2[0, 0, 0] = A[1]
+    V3[0, 0, 0] = A[2]
 
-@T.function
-def y_tile_extents_only(A: T.Tensor((64,), "float32")):
-    with T.device_entry():
-        S = T.alloc_shared((4, 8, 2), "float32", layout=T.TileLayout(T.S[4, 8, 2]))
-        S[0, 0, 0] = A[0]
+@T.prim_func
+def y_cta_axes(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    L1 = T.alloc_local((4,), "float32")
+    V = L1.view(2, 2, 2, 4, layout=T.TileLayout(T.S[(2, 2, 2, 4):(1 @ Axis.bx, 1 @ Axis.by, 1 @ Axis.cbx, 1)]))
+    V[0, 0, 0, 0] = A[0]
 
+@T.prim_func
+def y_replica(A: T.Buffer((4,), "float16")):
+    S = T.alloc_shared((8,), "float16", layout=T.TileLayout(T.S[8:4 @ laneid] + T.R[4:1 @ laneid]))
+    S[0] = A[0]
 
-@T.function
-def y_thread_axes(A: T.Tensor((64,), "float32")):
-    with T.device_entry():
-        L = T.alloc_local((64,), "float32", layout=T.TileLayout(T.S[(8, 4, 2):(4 @ Ax.laneid, 1 @ Ax.laneid, 1)]))
-        L[0] = A[0]
+@T.prim_func
+def y_offsets(A: T.Buffer((4,), "float16")):
+    B = T.alloc_shared((8,), "float16", layout=T.TileLayout(T.S[8:4 @ laneid] + 1 @ laneid))
+    C = T.alloc_shared((8,), "float16", layout=T.TileLayout(T.S[8:4 @ laneid] + 1 @ laneid + 2 @ warpid + 64))
+    D = T.alloc_shared((32,), "float16", layout=T.TileLayout(T.S[(1,):(1,)] + T.R[(8, 4):(4 @ laneid, 1 @ laneid)] + 2 @ warpid))
+    E = T.alloc_shared((8,), "float16", layout=T.TileLayout(T.S[8] + 5))
+    B[0] = A[0]
+    C[0] = A[1]
+    D[0] = A[2]
+    E[0] = A[3]
 
+@T.prim_func
+def y_from_iters(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    L1 = T.alloc_local((16,), "float32")
+    V = L1.view(4, 128, 2, 2, layout=TileLayout.from_iters([Iter(4, 16, "m"), Iter(128, 1, "tx"), Iter(2, 1, "m")], [Iter(2, 1, "laneid")], {}))
+    V[0, 0, 0, 0] = A[0]
 
-@T.function
-def y_replica_offset(A: T.Tensor((64,), "float32")):
-    with T.device_entry():
-        R = T.alloc_local((32,), "float32", layout=T.TileLayout(T.S[32:1 @ Ax.laneid] + T.R[4:1 @ Ax.warpid] + 5))
-        R[0] = A[0]
+@T.prim_func
+def y_from_iters_empty(A: T.Buffer((4,), "float32")):
+    S = T.alloc_shared((1,), "float32", layout=TileLayout.from_iters([], [], {"m": 5}))
+    S[0] = A[0]
 
+@T.prim_func
+def y_compose_swizzle(A: T.Buffer((4,), "float16")):
+    S = T.alloc_shared((64, 64), "float16", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(64, 64):(64, 1)])))
+    S2 = T.alloc_shared((64, 256), "float16", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(64, 64, 4):(64, 1, 4096)])))
+    S3 = T.alloc_shared((8, 64), "bfloat16", layout=T.ComposeLayout(3, 2, 3, T.TileLayout(T.S[(8, 64):(64, 1)]), swizzle_inner=False))
+    S[0, 0] = A[0]
+    S2[0, 0] = A[1]
+    S3[0, 0] = T.bfloat16(0)
 
-@T.function
-def y_offset_axes(A: T.Tensor((64,), "float32")):
-    with T.device_entry():
-        R = T.alloc_local((8,), "float32", layout=T.TileLayout(T.S[8:4 @ Ax.laneid] + (1 @ Ax.laneid + 64 + 2 @ Ax.warpid)))
-        R[0] = A[0]
+@T.prim_func
+def y_tmem_layouts(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    acc = T.decl_buffer((128, 64), "float32", scope="tmem", allocated_addr=0, layout=T.TileLayout(T.S[(128, 64):(1 @ TLane, 1 @ TCol)]))
+    R1 = T.alloc_local((32,), "float32")
+    B = R1.view(64, 64, layout=tcgen05_atom_layout("16x256b", (64, 64), "float32"))
+    A[0] = acc[0, 0] + B[0, 0]
 
+@T.prim_func
+def y_layout_tile(A: T.Buffer((4,), "float16")):
+    T.device_entry()
+    R1 = T.alloc_local((2,), "float16")
+    lay = T.meta_var(T.TileLayout(T.S[(1, 2):(2, 1)]).tile(T.TileLayout(T.S[32:1 @ laneid]), (8, 4), (1, 2)))
+    B = R1.view(8, 8, layout=lay)
+    B_local = B.local(2)
+    B_local[0] = A[0]
 
-@T.function
-def y_tmem_axes(A: T.Tensor((64,), "float32")):
-    with T.device_entry():
-        t = T.tmem((64, 128), "float32", allocated_addr=0, layout=T.TileLayout(T.S[(64, 128):(1 @ Ax.TLane, 1 @ Ax.TCol)]))
-        A[0] = T.float32(0)
+@T.prim_func
+def y_symbolic_stride(A: T.Buffer((4,), "float16"), n: T.int32):
+    S = T.alloc_shared((8, 64), "float16", layout=T.TileLayout(T.S[(8, 64):(n, 1)]))
+    S[0, 0] = A[0]
 
-
-@T.function
-def y_compose_swizzle(A: T.Tensor((64,), "float16")):
-    with T.device_entry():
-        S = T.alloc_shared((64, 64), "float16", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[64, 64])))
-        Q = T.alloc_shared((8, 64), "float16", layout=T.ComposeLayout(0, 2, 3, T.TileLayout(T.S[8, 64]), swizzle_inner=False))
-        S[0, 0] = A[0]
-        Q[0, 0] = A[1]
-
-
-@T.function
-def y_from_iters(A: T.Tensor((64,), "float32")):
-    with T.device_entry():
-        S = T.alloc_shared(
-            (8, 8),
-            "float32",
-            layout=T.TileLayout.from_iters([T.Iter(8, 8, "m"), T.Iter(8, 1, "m")], [], {"m": 3}),
-        )
-        S[0, 0] = A[0]
-
-
-@T.function
-def y_wg_axes(A: T.Tensor((64,), "float32")):
-    with T.device_entry():
-        L = T.alloc_local((128,), "float32", layout=T.TileLayout(T.S[(4, 32):(1 @ Ax.wid_in_wg, 1 @ Ax.laneid)] + T.R[2:1 @ Ax.wgid]))
-        L[0] = A[0]
-
+@T.prim_func
+def y_memory_axes(A: T.Buffer((4,), "float32")):
+    S = T.alloc_buffer((128, 512), "float32", scope="trn.sbuf", layout=T.TileLayout(T.S[(128, 512):(1 @ Axis.P, 1 @ Axis.F)]))
+    S[0, 0] = A[0]
 
 # ---------------------------------------------------------------------------
-# e_: expressions
+# e_: expressions and literals
 # ---------------------------------------------------------------------------
 
+@T.prim_func
+def e_arith(A: T.Buffer((8,), "int32"), a: T.int32, b: T.int32, c: T.int32):
+    A[0] = a + b * c
+    A[1] = (a + b) * c
+    A[2] = a - (b - c)
+    A[3] = a - b - c
+    A[4] = a * (b // c)
+    A[5] = a // b * c
+    A[6] = a % b
+    A[7] = (a + 1) % (b - 1)
 
-@T.function
-def e_arith_int(A: T.Tensor((16,), "int32"), a: T.int32, b: T.int32):
-    A[0] = a + b - a * b
-    A[1] = (a + b) * (a - b)
-    A[2] = a - (b - 1)
-    A[3] = a * (b // 2)
-    A[4] = a + 1 - 1
-    A[5] = 0 - a
-    A[6] = -a
-    A[7] = T.Add(1, 2)
+@T.prim_func
+def e_unfolded(A: T.Buffer((4,), "int32"), a: T.int32):
+    A[0] = T.Add(1, 2)
+    A[1] = T.Add(a, 0)
+    A[2] = T.Mul(a, 1)
+    A[3] = T.Sub(a, a)
 
+@T.prim_func
+def e_div_mod(A: T.Buffer((8,), "int32"), a: T.int32, b: T.int32, x: T.float32, y: T.float32, F: T.Buffer((2,), "float32")):
+    A[0] = T.floordiv(a, b)
+    A[1] = T.floormod(a, b)
+    A[2] = T.truncdiv(a, b)
+    A[3] = T.truncmod(a, b)
+    A[4] = T.FloorDiv(a, 4)
+    A[5] = T.FloorMod(a, 4)
+    A[6] = T.Div(a, b)
+    F[0] = x / y
 
-@T.function
-def e_divmod(A: T.Tensor((16,), "int32"), a: T.int32, b: T.int32):
-    A[0] = a // b
-    A[1] = a % b
-    A[2] = T.floordiv(a, b) + T.floormod(a, b)
-    A[3] = T.truncdiv(a, b)
-    A[4] = T.truncmod(a, b)
-    A[5] = T.ceildiv(a, 4)
-    A[6] = a // b * b + a % b
+@T.prim_func
+def e_min_max(A: T.Buffer((4,), "int32"), a: T.int32, b: T.int32):
+    A[0] = T.min(a, b)
+    A[1] = T.max(a, b)
+    A[2] = T.min(T.max(a, 0), 127)
+    A[3] = T.Min(a, 1)
 
+@T.prim_func
+def e_compare(A: T.Buffer((8,), "bool"), a: T.int32, b: T.int32):
+    A[0] = a < b
+    A[1] = a <= b
+    A[2] = a > b
+    A[3] = a >= b
+    A[4] = a == b
+    A[5] = a != b
+    A[6] = T.LT(1, 2)
+    A[7] = T.EQ(a < b, a == b)
 
-@T.function
-def e_float_div(B: T.Tensor((4,), "float32"), x: T.float32, y: T.float32):
-    B[0] = x / y
-    B[1] = x / (y + T.float32(1))
+@T.prim_func
+def e_logical(A: T.Buffer((4,), "bool"), p: T.bool, q: T.bool):
+    A[0] = p and q
+    A[1] = p or q
+    A[2] = not p
+    A[3] = T.Not(T.bool(True))
 
+@T.prim_func
+def e_logical_nodes(A: T.Buffer((2,), "bool"), p: T.bool, q: T.bool):
+    A[0] = T.And(p, T.bool(True))
+    A[1] = T.Or(T.bool(False), q)
 
-@T.function
-def e_bitwise(A: T.Tensor((16,), "int32"), a: T.int32, b: T.int32):
+@T.prim_func
+def e_bitwise(A: T.Buffer((8,), "uint32"), a: T.uint32, b: T.uint32):
     A[0] = a & b
     A[1] = a | b
     A[2] = a ^ b
     A[3] = ~a
-    A[4] = T.bitwise_and(a, b) | (a ^ b)
-    A[5] = T.bitwise_or(a, b) + T.bitwise_xor(a, b)
-    A[6] = T.bitwise_not(b) & 255
+    A[4] = a << T.uint32(2)
+    A[5] = a >> T.uint32(3)
+    A[6] = T.bitwise_and(a, T.uint32(255))
+    A[7] = T.shift_left(b, T.uint32(1))
 
+@T.prim_func
+def e_bitwise_int(A: T.Buffer((4,), "int32"), a: T.int32, b: T.int32):
+    A[0] = a & 255
+    A[1] = (a >> 4) | (b << 4)
+    A[2] = T.bitwise_xor(a, b)
+    A[3] = T.bitwise_not(a)
 
-@T.function
-def e_shifts(A: T.Tensor((8,), "int32"), U: T.Tensor((8,), "uint32"), a: T.int32, b: T.int32, u: T.uint32):
-    A[0] = (a << 2) >> 1
-    A[1] = T.shift_left(a, b) + T.shift_right(a, b)
-    U[0] = u >> T.uint32(3)
-    U[1] = (u << T.uint32(4)) | T.uint32(1)
+@T.prim_func
+def e_unary_minus(A: T.Buffer((2,), "int32"), a: T.int32, F: T.Buffer((2,), "float32"), x: T.float32):
+    A[0] = -a
+    A[1] = 0 - a
+    F[0] = -x
 
-
-@T.function
-def e_compare_logic(A: T.Tensor((8,), "int32"), a: T.int32, b: T.int32, p: T.bool):
-    A[0] = T.if_then_else(a == b and a != 0 or not (a > b), 1, 0)
-    A[1] = T.if_then_else(a >= b, a, b)
-    A[2] = T.if_then_else(a <= b and p, a, b)
-    A[3] = T.if_then_else(not p, 1, 2)
-    A[4] = T.Cast("int32", a < b)
-
-
-@T.function
-def e_select(A: T.Tensor((8,), "int32"), a: T.int32, b: T.int32):
+@T.prim_func
+def e_select(A: T.Buffer((4,), "int32"), a: T.int32, b: T.int32):
     A[0] = T.Select(a < b, a, b)
-    A[1] = T.select(a < b, a, b)
-    A[2] = T.if_then_else(a < b, a, b)
-    A[3] = a if a > b else b
+    A[1] = T.if_then_else(a < b, a, b)
+    A[2] = T.if_then_else(a == 0, 1, T.if_then_else(b == 0, 2, 3))
 
+@T.prim_func
+def e_cast(A: T.Buffer((4,), "float16"), B: T.Buffer((4,), "int64"), x: T.float32, n: T.int32):
+    A[0] = T.Cast("float16", x)
+    B[0] = T.Cast("int64", n)
+    A[1] = T.float16(x)
+    B[1] = T.int64(n)
 
-@T.function
-def e_minmax(A: T.Tensor((8,), "int32"), B: T.Tensor((8,), "float32"), a: T.int32, b: T.int32, x: T.float32, y: T.float32):
-    A[0] = T.min(a, b)
-    A[1] = T.max(a, b)
-    B[0] = T.min(x, y) + T.max(x, T.float32(0))
+@T.prim_func
+def e_reinterpret(A: T.Buffer((4,), "uint32"), x: T.float32, B: T.Buffer((4,), "float32")):
+    A[0] = T.reinterpret("uint32", x)
+    B[0] = T.reinterpret("float32", A[1])
 
+@T.prim_func
+def e_ramp_broadcast(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "int32")):
+    A[T.Ramp(0, 1, 4)] = T.Broadcast(T.float32(0), 4)
+    B[T.Ramp(4, 1, 4)] = T.Ramp(0, 2, 4)
+    B[T.Ramp(8, 2, 4)] = T.Broadcast(7, 4)
 
-@T.function
-def e_cast(A: T.Tensor((8,), "int32"), B: T.Tensor((8,), "float32"), x: T.float32, h: T.float16, u: T.uint32, l: T.int64):
-    A[0] = T.Cast("int32", x)
-    A[1] = T.cast(x, "int32")
-    A[2] = T.Cast("int32", h)
-    A[3] = T.Cast("int32", u) + T.Cast("int32", l)
-    B[0] = T.Cast("float32", T.Cast("bfloat16", x))
-    B[1] = T.Cast("float32", T.Cast("float8_e4m3fn", x))
-    B[2] = T.Cast("float32", T.Cast("float8_e5m2", x))
-    B[3] = T.Cast("float32", T.Cast("float8_e8m0fnu", x))
-    B[4] = T.Cast("float32", T.Cast("float4_e2m1fn", x))
+@T.prim_func
+def e_let_expr(A: T.Buffer((4,), "int32"), a: T.int32):
+    x = T.int32()
+    A[0] = T.Let(x * x + 1, where={x: a + 1})
 
+@T.prim_func
+def e_int_literals(A: T.Buffer((8,), "int64"), B: T.Buffer((8,), "uint32"), C: T.Buffer((4,), "int8"), D: T.Buffer((4,), "uint64"), E: T.Buffer((4,), "int16")):
+    A[0] = T.int64(5)
+    A[1] = T.int64(-9223372036854775807)
+    B[0] = T.uint32(0xFFFFFFFF)
+    B[1] = T.uint32(31)
+    C[0] = T.int8(-128)
+    D[0] = T.uint64(9223372036854775807)
+    E[0] = T.int16(-1)
 
-@T.function
-def e_reinterpret(A: T.Tensor((8,), "int32"), U: T.Tensor((8,), "uint32"), x: T.float32, h: T.Tensor((2,), "float16")):
-    A[0] = T.reinterpret(x, ty=T.int32)
-    U[0] = T.reinterpret(x, ty=T.uint32)
-    U[1] = T.reinterpret(T.Broadcast(h[0], 2), ty=T.uint32)
+@T.prim_func
+def e_int32_literals(A: T.Buffer((4,), "int32")):
+    A[0] = -1
+    A[1] = 2147483647
+    A[2] = -2147483648
+    A[3] = 0
 
+@T.prim_func
+def e_bool_literals(A: T.Buffer((2,), "bool")):
+    A[0] = T.bool(True)
+    A[1] = False
 
-@T.function
-def e_float_literals(B: T.Tensor((16,), "float32"), x: T.float32):
-    B[0] = T.float32(1.25) + x
-    B[1] = T.float32(0.1) + x
-    B[2] = T.float32(1e-5) + x
-    B[3] = T.float32(1e20) + x
-    B[4] = T.float32(123456789.0) + x
-    B[5] = T.float32(2.5e-10) + x
-    B[6] = T.float32(0.3333333) + x
-    B[7] = x + 0.5
-    B[8] = T.float32("inf")
-    B[9] = T.float32("-inf")
-    B[10] = T.float32("nan")
-    B[11] = T.float32(3)
-    B[12] = T.float32(-2.5)
-    B[13] = T.float32(100000.0)
-    B[14] = T.float32(1.25) + T.float32(2)
+@T.prim_func
+def e_float_literals(A: T.Buffer((16,), "float32")):
+    A[0] = T.float32(0.1)
+    A[1] = T.float32(1e-5)
+    A[2] = T.float32(1.0)
+    A[3] = T.float32(100000.0)
+    A[4] = T.float32(1.25)
+    A[5] = T.float32(-2.5)
+    A[6] = T.float32(1e20)
+    A[7] = T.float32(3.14159265358979)
+    A[8] = T.float32(1e-30)
+    A[9] = T.float32(123456789.0)
+    A[10] = T.float32(0.0)
+    A[11] = T.float32(-0.0)
+    A[12] = T.float32(1e16)
+    A[13] = T.float32(1e17)
+    A[14] = T.float32(0.5)
+    A[15] = T.float32(2.0 ** -20)
 
+@T.prim_func
+def e_float_special(A: T.Buffer((4,), "float32"), B: T.Buffer((2,), "float16")):
+    A[0] = T.float32("inf")
+    A[1] = T.float32("-inf")
+    A[2] = T.float32("nan")
+    A[3] = T.float32(float("inf"))
+    B[0] = T.float16(-65504.0)
+    B[1] = T.float16("inf")
 
-@T.function
-def e_float_literal_dtypes(B: T.Tensor((8,), "float32"), d: T.float64):
-    B[0] = T.Cast("float32", d + T.float64(0.1))
-    B[1] = T.Cast("float32", T.float16(0.1))
-    B[2] = T.Cast("float32", T.bfloat16(1.5))
-    B[3] = T.Cast("float32", T.float8_e4m3fn(1.5))
-    B[4] = T.Cast("float32", T.float16(65504.0))
-    B[5] = T.Cast("float32", d * T.float64(1e300))
+@T.prim_func
+def e_float_dtypes(A: T.Buffer((4,), "float64"), B: T.Buffer((4,), "bfloat16"), C: T.Buffer((4,), "float8_e4m3fn"), D: T.Buffer((2,), "float16")):
+    A[0] = T.float64(0.1)
+    A[1] = T.float64(1e30)
+    B[0] = T.bfloat16(0.1)
+    C[0] = T.float8_e4m3fn(1.5)
+    D[0] = T.float16(0.333)
 
+@T.prim_func
+def e_math_calls(A: T.Buffer((16,), "float32"), x: T.float32, y: T.float32):
+    A[0] = T.exp(x)
+    A[1] = T.exp2(x)
+    A[2] = T.log(x)
+    A[3] = T.log2(x)
+    A[4] = T.sqrt(x)
+    A[5] = T.rsqrt(x)
+    A[6] = T.fabs(x)
+    A[7] = T.floor(x)
+    A[8] = T.ceil(x)
+    A[9] = T.round(x)
+    A[10] = T.pow(x, y)
+    A[11] = T.tanh(x)
+    A[12] = T.sigmoid(x)
+    A[13] = T.fma(x, y, x)
+    A[14] = T.sin(x) + T.cos(y)
+    A[15] = T.erf(x)
 
-@T.function
-def e_int_literals(A: T.Tensor((8,), "int32"), l: T.int64, u: T.uint32):
-    A[0] = T.Cast("int32", T.uint8(255)) + T.Cast("int32", T.int8(-1))
-    A[1] = T.Cast("int32", T.int16(7)) + T.Cast("int32", T.uint16(7))
-    A[2] = T.Cast("int32", T.uint32(4294967295) & u)
-    A[3] = T.Cast("int32", l * T.int64(3) + T.int64(-9223372036854775808))
-    A[4] = T.Cast("int32", T.uint64(18446744073709551615) > T.uint64(0))
-    A[5] = T.Cast("int32", T.bool(True))
-    A[6] = -2147483648
-    A[7] = 2147483647
+@T.prim_func
+def e_int_calls(A: T.Buffer((8,), "int32"), a: T.int32, b: T.int32):
+    A[0] = T.abs(a)
+    A[1] = T.ceildiv(a, b)
+    A[2] = T.popcount(a)
+    A[3] = T.clz(a)
+    A[4] = T.likely(a < b)
 
+@T.prim_func
+def e_call_extern(A: T.Buffer((4,), "int32"), a: T.int32, x: T.float32):
+    A[0] = T.call_extern("int32", "my_fn", a, 2)
+    A[1] = T.call_pure_extern("int32", "pure_fn", a)
+    T.call_extern("void", "side_effect", a)
+    A[2] = T.Cast("int32", T.call_extern("float32", "expf", x))
 
-@T.function
-def e_math(B: T.Tensor((16,), "float32"), x: T.float32, y: T.float32):
-    B[0] = T.exp(x) + T.exp2(x) + T.exp10(x)
-    B[1] = T.log(x) + T.log2(x) + T.log10(x) + T.log1p(x)
-    B[2] = T.sqrt(x) + T.rsqrt(y)
-    B[3] = T.sin(x) + T.cos(x) + T.tan(x) + T.tanh(x)
-    B[4] = T.abs(x) + T.fabs(y)
-    B[5] = T.pow(x, y) + T.fmod(x, y)
-    B[6] = T.floor(x) + T.ceil(x) + T.round(x) + T.trunc(x) + T.nearbyint(x)
-    B[7] = T.fma(x, y, x)
-    B[8] = T.sigmoid(x) + T.erf(x)
-    B[9] = T.atan2(x, y) + T.hypot(x, y) + T.copysign(x, y)
+@T.prim_func
+def e_address_of(A: T.Buffer((16,), "float32"), B: T.Buffer((2,), "uint64")):
+    B[0] = T.reinterpret("uint64", T.address_of(A[4]))
+    T.evaluate(T.address_of(A[0]))
 
+@T.prim_func
+def e_precedence(A: T.Buffer((8,), "int32"), a: T.int32, b: T.int32, c: T.int32):
+    A[0] = (a - b) * (b + c)
+    A[1] = a * b + b * c
+    A[2] = a // (b * c)
+    A[3] = (a * b) % c
+    A[4] = a + (b + c)
+    A[5] = a * (b * c)
+    A[6] = (a // b) // c
+    A[7] = T.if_then_else(a > b and b > c, a - b, c)
 
-@T.function
-def e_int_math(A: T.Tensor((8,), "int32"), a: T.int32, x: T.float32):
-    A[0] = T.clz(a) + T.popcount(a)
-    A[1] = T.Cast("int32", T.isnan(x)) + T.Cast("int32", T.isinf(x))
-    A[2] = T.Cast("int32", T.likely(a < 3))
-    A[3] = T.abs(a)
+@T.prim_func
+def e_mixed_dtypes(A: T.Buffer((4,), "int64"), a: T.int32, b: T.int64):
+    A[0] = T.Cast("int64", a) + b
+    A[1] = b * T.int64(4)
+    A[2] = b + 1
 
+@T.prim_func
+def e_string_args(A: T.Buffer((4,), "int32")):
+    T.call_extern("void", "printf_like", "a \"quoted\" string\twith\\escapes")
+    T.call_extern("void", "log", "caf\xe9")
 
-@T.function
-def e_vector(A: T.Tensor((16,), "int32"), B: T.Tensor((8,), "float32"), a: T.int32, h: T.float16):
-    A[0:4] = T.Broadcast(a, 4)
-    A[4:8] = T.Ramp(a, 1, 4)
-    A[8:16:2] = T.Ramp(a, 2, 4)
-    B[0:2] = T.Cast("float32x2", T.Broadcast(h, 2))
-    A[12:16] = T.Broadcast(a + 1, 4) * T.Ramp(0, 1, 4)
+@T.prim_func
+def e_vector_lanes(A: T.Buffer((4,), "float16x2"), B: T.Buffer((4,), "float32x4"), C: T.Buffer((4,), "int32x4")):
+    A[0] = T.Broadcast(T.float16(1), 2)
+    B[0] = B[1] + B[2]
+    C[0] = T.Ramp(0, 1, 4) * T.Broadcast(2, 4)
 
+@T.prim_func
+def e_shuffle(A: T.Buffer((4,), "float32x4"), B: T.Buffer((4,), "float32x2")):
+    B[0] = T.Shuffle([A[0]], [0, 2])
 
-@T.function
-def e_call_extern(A: T.Tensor((8,), "int32"), a: T.int32, b: T.int32):
-    A[0] = T.call_extern("my_fn", a, b, ty=T.int32)
-    A[1] = T.call_pure_extern("my_pure", a, ty="int32")
-    T.call_extern("side_effect", a, ty=T.void)
-    A[2] = T.call_extern("no_args", ty=T.int32)
+@T.prim_func
+def e_uint_arith(A: T.Buffer((4,), "uint32"), a: T.uint32):
+    A[0] = a + T.uint32(1)
+    A[1] = a * T.uint32(3) // T.uint32(2)
+    A[2] = a % T.uint32(7)
 
+@T.prim_func
+def e_infinity(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "int32")):
+    A[0] = T.infinity("float32")
+    A[1] = T.max_value("float32")
+    B[0] = T.min_value("int32")
+    A[2] = T.min_value("float32")
 
-@T.function
-def e_call_packed(A: T.Tensor((8,), "int32"), a: T.int32):
-    T.call_packed("my.packed", a, A.data)
-
-
-@T.function
-def e_address_of(A: T.Tensor((16,), "float32")):
-    T.evaluate(T.call_extern("f", T.address_of(A[3]), A.data, ty=T.void))
-
-
-@T.function
-def e_bool_ops(A: T.Tensor((4,), "bool"), p: T.bool, q: T.bool):
-    A[0] = p and q
-    A[1] = p or not q
-    A[2] = T.bool(True)
-    A[3] = p == q
-
-
-@T.function
-def e_uint_arith(U: T.Tensor((4,), "uint32"), V: T.Tensor((4,), "uint64"), u: T.uint32, w: T.uint64):
-    U[0] = u + T.uint32(1)
-    U[1] = u * T.uint32(3) // T.uint32(2)
-    V[0] = w + T.Cast("uint64", u)
-    V[1] = w >> T.uint64(32)
-
-
-@T.function
-def e_precedence(A: T.Tensor((8,), "int32"), a: T.int32, b: T.int32, c: T.int32):
-    A[0] = (a + b) // c
-    A[1] = a // (b * c)
-    A[2] = a - b - c
-    A[3] = a - (b + c)
-    A[4] = (a & b) + c
-    A[5] = a & (b + c)
-    A[6] = (a << b) << c
-    A[7] = a << (b << c)
-
+@T.prim_func(check_well_formed=False)
+def e_free_vars(A: T.Buffer((16,), "int32")):
+    n = T.int32()
+    p = T.handle("float16", "shared")
+    A[0] = n + 1
+    for i in range(4):
+        A[i] = n
+    T.evaluate(T.reinterpret("uint64", p))
 
 # ---------------------------------------------------------------------------
 # k_: T.cuda intrinsics
 # ---------------------------------------------------------------------------
 
+@T.prim_func
+def k_sync(A: T.Buffer((128,), "float32")):
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx = T.thread_id([128])
+    A[tx] = T.float32(0)
+    T.cuda.cta_sync()
+    T.cuda.warp_sync()
+    T.cuda.thread_fence()
+    T.cuda.warpgroup_sync(1)
+    T.cuda.cluster_sync()
 
-@T.function
-def k_sync(A: T.Tensor((4,), "int32")):
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=128, cluster=2)):
-        T.cuda.cta_sync()
-        T.cuda.warp_sync()
-        T.cuda.cluster_sync()
-        T.cuda.warpgroup_sync(1)
-        T.cuda.thread_fence()
-        A[0] = 1
+@T.prim_func
+def k_elect_sync(A: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    warp = T.warp_id([4])
+    lane = T.lane_id([32])
+    if T.cuda.elect_sync():
+        A[warp] = T.uint32(1)
+    A[0] = T.cuda.elect_sync()
 
+@T.prim_func
+def k_shuffle(A: T.Buffer((32,), "float32")):
+    T.device_entry()
+    lane = T.lane_id([32])
+    x: T.float32 = A[lane]
+    x = x + T.cuda.__shfl_xor_sync(T.uint32(0xFFFFFFFF), x, 16, 32)
+    x = x + T.cuda.__shfl_down_sync(T.uint32(0xFFFFFFFF), x, 8, 32)
+    x = x + T.cuda.__shfl_up_sync(T.uint32(0xFFFFFFFF), x, 4, 32)
+    A[lane] = T.cuda.__shfl_sync(T.cuda.__activemask(), x, 0, 32)
 
-@T.function
-def k_elect_sync(A: T.Tensor((4,), "int32")):
-    with T.device_entry():
-        if T.cuda.elect_sync():
-            A[0] = 1
-        A[1] = T.Cast("int32", T.cuda.elect_sync())
+@T.prim_func
+def k_warp_reduce(A: T.Buffer((32,), "float32")):
+    T.device_entry()
+    lane = T.lane_id([32])
+    A[lane] = T.cuda.warp_sum(A[lane])
+    A[0] = T.cuda.warp_max(A[lane], 16)
+    A[1] = T.cuda.warp_reduce(A[lane], "min")
 
+@T.prim_func
+def k_cta_reduce(A: T.Buffer((128,), "float32")):
+    T.device_entry()
+    tx = T.thread_id([128])
+    scratch = T.alloc_shared((4,), "float32")
+    A[tx] = T.cuda.cta_sum(A[tx], 4, scratch.data)
 
-@T.function
-def k_shfl(A: T.Tensor((4,), "int32"), B: T.Tensor((4,), "float32"), a: T.int32, x: T.float32):
-    with T.device_entry():
-        A[0] = T.cuda.__shfl_sync(T.uint32(FULL), a, 0, 32)
-        A[1] = T.cuda.__shfl_xor_sync(T.uint32(FULL), a, 1, 32)
-        A[2] = T.cuda.__shfl_up_sync(T.uint32(FULL), a, 1, 32)
-        B[0] = T.cuda.__shfl_down_sync(T.uint32(FULL), x, 1, 32)
-        A[3] = T.Cast("int32", T.cuda.__activemask())
+@T.prim_func
+def k_atomics(A: T.Buffer((4,), "int32"), B: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    tx = T.thread_id([32])
+    old: T.int32 = T.cuda.atomic_add(A.ptr_to([0]), 1)
+    B[1] = T.cuda.atomic_cas(B.ptr_to([0]), T.uint32(0), T.uint32(1))
+    A[1] = old
 
+@T.prim_func
+def k_func_call(A: T.Buffer((4,), "uint64")):
+    T.device_entry()
+    tx = T.thread_id([32])
+    T.cuda.func_call("my_func", T.address_of(A[0]), source_code="\n__device__ void my_func(uint64_t* p) {\n    *p = 42;\n}\n")
 
-@T.function
-def k_printf(A: T.Tensor((4,), "int32"), a: T.int32, x: T.float32):
-    with T.device_entry():
-        T.cuda.printf("a=%d x=%f\n", a, x)
-        T.cuda.printf("plain")
-        T.cuda.printf("quote \" backslash \\ tab \t")
+@T.prim_func
+def k_func_call_ret(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    tx = T.thread_id([32])
+    A[0] = T.cuda.func_call("twice", A[1], source_code="__device__ float twice(float x) { return 2 * x; }", return_type="float32")
 
+@T.prim_func
+def k_ldg(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+    T.device_entry()
+    tx = T.thread_id([8])
+    B[tx] = T.cuda.ldg(A.ptr_to([tx]), "float32")
 
-@T.function
-def k_tmem_addr(A: T.Tensor((4,), "uint32"), u: T.uint32, ni: T.int32):
-    with T.device_entry():
-        A[0] = T.cuda.get_tmem_addr(u, 0, 32)
-        A[1] = T.cuda.get_tmem_addr(T.uint32(400), 1, ni * 64)
+@T.prim_func
+def k_conversions(A: T.Buffer((4,), "float16"), B: T.Buffer((4,), "float32"), C: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    tx = T.thread_id([32])
+    B[0] = T.cuda.half2float(A[0])
+    C[0] = T.cuda.float_as_uint(B[1])
+    B[2] = T.cuda.uint_as_float(C[1])
+    B[3] = T.cuda.fdividef(B[0], B[1])
 
+@T.prim_func
+def k_mbarrier_wait(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    tx = T.thread_id([128])
+    bar = T.alloc_shared((1,), "uint64", layout=None)
+    T.cuda.mbarrier_wait(bar.ptr_to([0]), 0)
+    A[0] = T.float32(1)
 
-@T.function
-def k_descriptors(A: T.Tensor((4,), "uint64"), S: T.Tensor((64, 64), "float16", scope="shared")):
-    with T.device_entry():
-        desc: T.uint64
-        T.cuda.wgmma_encode_matrix_descriptor(T.address_of(desc), T.address_of(S[0, 0]), 1, 64, 3)
-        T.cuda.tcgen05_encode_matrix_descriptor(T.address_of(desc), T.address_of(S[0, 0]), 1, 64, 2)
-        A[0] = desc
+@T.prim_func
+def k_tmem_addr(A: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    tx = T.thread_id([128])
+    for ni in range(2):
+        A[ni] = T.cuda.get_tmem_addr(T.uint32(400), 1, ni * 64)
 
+@T.prim_func
+def k_cvta(A: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    tx = T.thread_id([128])
+    S = T.alloc_shared((64,), "float16")
+    A[0] = T.cuda.cvta_generic_to_shared(S.data)
 
-@T.function
-def k_instr_descriptor(A: T.Tensor((4,), "uint32")):
-    with T.device_entry():
-        d: T.uint32
-        T.cuda.tcgen05_encode_instr_descriptor(
-            T.address_of(d), d_dtype="float32", a_dtype="float16", b_dtype="float16", M=128, N=256, K=16, trans_a=False, trans_b=True
-        )
-        A[0] = d
+@T.prim_func
+def k_nano_sleep_clock(A: T.Buffer((4,), "uint64")):
+    T.device_entry()
+    tx = T.thread_id([32])
+    T.cuda.nano_sleep(100)
+    A[0] = T.cuda.clock64()
 
+@T.prim_func
+def k_ballot(A: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    lane = T.lane_id([32])
+    A[0] = T.cuda.ballot_sync(T.uint32(0xFFFFFFFF), lane < 16)
+    A[1] = T.cuda.any_sync(T.uint32(0xFFFFFFFF), lane == 3)
 
-@T.function
-def k_warp_reduce(A: T.Tensor((4,), "int32"), B: T.Tensor((4,), "float32"), a: T.int32, x: T.float32):
-    with T.device_entry():
-        A[0] = T.cuda.warp_sum(a)
-        A[1] = T.cuda.warp_max(a, 16)
-        A[2] = T.cuda.warp_min(a)
-        B[0] = T.cuda.warp_reduce(x, "sum")
+@T.prim_func
+def k_wgmma_desc(A: T.Buffer((4,), "uint64")):
+    T.device_entry()
+    tx = T.thread_id([128])
+    S = T.alloc_shared((64, 64), "float16")
+    desc: T.uint64
+    T.cuda.wgmma.encode_matrix_descriptor(T.address_of(desc), S.data, 1, 64, 3)
+    T.cuda.wgmma.noop_barrier(desc)
+    A[0] = desc
 
+@T.prim_func
+def k_tcgen05_idesc(A: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    tx = T.thread_id([128])
+    idesc: T.uint32
+    T.cuda.tcgen05.encode_instr_descriptor(T.address_of(idesc), d_dtype="float32", a_dtype="float16", b_dtype="float16", M=128, N=256, K=16, trans_a=False, trans_b=False)
+    A[0] = idesc
 
-@T.function
-def k_misc(A: T.Tensor((8,), "int32"), B: T.Tensor((8,), "float32"), u: T.uint32, x: T.float32, y: T.float32, h: T.float16):
-    with T.device_entry():
-        A[0] = T.Cast("int32", T.cuda.clock64())
-        A[1] = T.Cast("int32", T.cuda.float_as_uint(x))
-        B[0] = T.cuda.uint_as_float(u)
-        A[2] = T.cuda.ffs_u32(u)
-        B[1] = T.cuda.fdividef(x, y)
-        B[2] = T.cuda.half2float(h)
-        A[3] = T.Cast("int32", T.cuda.mov_sreg(32, "%smid"))
-        T.cuda.nano_sleep(100)
+@T.prim_func
+def k_wait_until(A: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    tx = T.thread_id([32])
+    v: T.uint32
+    T.cuda.wait_until(v, A.ptr_to([0]), lambda x: x == T.uint32(1))
+    A[1] = v
 
-
-@T.function
-def k_vote(A: T.Tensor((8,), "int32"), a: T.int32):
-    with T.device_entry():
-        A[0] = T.Cast("int32", T.cuda.ballot_sync(T.uint32(FULL), a))
-        A[1] = T.Cast("int32", T.cuda.any_sync(T.uint32(FULL), a))
-        A[2] = T.cuda.syncthreads_or(a)
-        A[3] = T.cuda.syncthreads_and(a)
-
-
-@T.function
-def k_func_call(A: T.Tensor((4,), "int32"), a: T.int32, b: T.int32):
-    with T.device_entry():
-        A[0] = T.cuda.func_call("my_dev", a, b, "__device__ int my_dev(int a, int b) { return a + b; }", ty=T.int32)
-
-
-@T.function
-def k_func_call_multiline(A: T.Tensor((4,), "int32"), a: T.int32):
-    with T.device_entry():
-        A[0] = T.cuda.func_call("my_dev2", a, "__device__ int my_dev2(int a) {\n  return a * 2;\n}\n", ty=T.int32)
-
-
-@T.function
-def k_atomic(A: T.Tensor((4,), "int32"), a: T.int32):
-    with T.device_entry():
-        old: T.let = T.cuda.atomic_add(T.address_of(A[0]), a)
-        A[1] = old
-
-
-@T.function
-def k_mbarrier_wait(A: T.Tensor((4,), "int32")):
-    with T.device_entry():
-        bar = T.alloc_shared((2,), "uint64")
-        T.cuda.mbarrier_wait(T.address_of(bar[0]), 0)
-        T.cuda.mbarrier_wait(bar.ptr_to([1]), 1)
-
-
-@T.function
-def k_cvta(A: T.Tensor((4,), "uint32")):
-    with T.device_entry():
-        S = T.alloc_shared((64,), "float16")
-        A[0] = T.cuda.cvta_generic_to_shared(T.address_of(S[8]))
-
+@T.prim_func
+def k_printf(n: T.int32):
+    T.device_entry()
+    tx = T.thread_id([32])
+    T.cuda.printf("n=%d tx=%d", n, tx)
 
 # ---------------------------------------------------------------------------
-# x_: T.ptx table-driven PTX calls
+# x_: T.ptx calls
 # ---------------------------------------------------------------------------
 
+@T.prim_func
+def x_ld_st(A: T.Buffer((4,), "uint32"), B: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    val: T.uint32
+    T.ptx.ld.global_.acquire.gpu.b32(val, A.ptr_to([0]))
+    T.ptx.st.release.gpu.global_.b32(B.ptr_to([0]), val)
 
-@T.function
-def x_logic_b32(A: T.Tensor((4,), "uint32")):
-    with T.device_entry():
-        d: T.uint32
-        T.ptx.and_.b32(d, A[0], A[1])
-        T.ptx.or_.b32(d, A[0], A[1])
-        T.ptx.xor.b32(d, A[0], A[1])
-        T.ptx.not_.b32(d, A[0])
-        A[3] = d
+@T.prim_func
+def x_ld_string_form(A: T.Buffer((4,), "uint32"), B: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    val: T.uint32
+    T.ptx["ld.acquire.gpu.global.b32"](val, A.ptr_to([0]))
+    T.ptx["st.relaxed.cta.global.b32"](B.ptr_to([1]), val)
 
+@T.prim_func
+def x_ld_qualifiers(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    f: T.float32
+    T.ptx.ld.global_.nc.L1__no_allocate.f32(f, A.ptr_to([tx % 8]))
+    T.ptx.ld.global_.cg.L2__128B.f32(f, A.ptr_to([1]))
+    T.ptx.st.global_.cs.f32(B.ptr_to([0]), f)
 
-@T.function
-def x_logic_bracket(A: T.Tensor((4,), "uint32")):
-    with T.device_entry():
-        d: T.uint32
-        T.ptx["and.b32"](d, A[0], A[1])
-        T.ptx["or.b32"](d, A[0], A[1])
-        T.ptx["xor.b32"](d, A[0], A[1])
-        A[3] = d
+@T.prim_func
+def x_ld_vector(A: T.Buffer((8,), "uint32"), B: T.Buffer((8,), "uint32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    r = T.alloc_local((4,), "uint32")
+    T.ptx.ld.global_.v4.u32(r[0], r[1], r[2], r[3], A.ptr_to([0]))
+    T.ptx.st.global_.v2.b32(B.ptr_to([0]), r[0], r[1])
 
+@T.prim_func
+def x_ld_shared(A: T.Buffer((8,), "uint32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    smem = T.alloc_shared((4,), "uint32")
+    v: T.uint32
+    T.ptx.st.shared__cta.b32(smem.ptr_to([0]), T.uint32(7))
+    T.ptx.ld.shared__cta.b32(v, smem.ptr_to([0]))
+    A[tx % 8] = v
 
-@T.function
-def x_logic_pred(A: T.Tensor((4,), "uint32")):
-    with T.device_entry():
-        p: T.uint32
-        q: T.uint32
-        r: T.uint32
-        T.ptx.and_.pred(p, T.ptx.pred(q), T.ptx.pred(r))
-        T.ptx.not_.pred(p, T.ptx.pred(q))
-        A[0] = p
+@T.prim_func
+def x_pred_keep(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    value: T.float32 = T.float32(0)
+    pred: T.bool = tx < 16
+    T.ptx.ld.global_.f32(value, A.ptr_to([0]), pred=pred, preserve_dst=True)
+    T.ptx.ex2.approx.ftz.f32(value, value, pred=pred, preserve_dst=True)
+    T.ptx.red.relaxed.gpu.global_.add.f32(A.ptr_to([1]), value, pred=tx == 0)
 
+@T.prim_func
+def x_logic_shift(A: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    d: T.uint32
+    p: T.uint32
+    q: T.uint32
+    s: T.int32
+    T.ptx.and_.b32(d, A[0], A[1])
+    T.ptx.or_.b32(d, d, A[2])
+    T.ptx.xor.b32(d, d, A[3])
+    T.ptx.and_.pred(p, T.ptx.pred(q), T.ptx.pred(d))
+    T.ptx.not_.pred(p, T.ptx.pred(p))
+    T.ptx.not_.b32(d, d)
+    T.ptx.cnot.b32(d, d)
+    T.ptx.lop3.b32(d, d, d, d, 0x80)
+    T.ptx.lop3.or_.b32(d, p, d, d, d, 0xFE, T.ptx.pred(q))
+    T.ptx.shf.l.clamp.b32(d, d, d, T.uint32(4))
+    T.ptx.shl.b32(d, d, T.uint32(2))
+    T.ptx.shr.s32(s, s, T.uint32(1))
+    A[tx % 4] = d + p + q + T.uint32(s)
 
-@T.function
-def x_lop3(A: T.Tensor((4,), "uint32")):
-    with T.device_entry():
-        d: T.uint32
-        T.ptx.lop3.b32(d, A[0], A[1], A[2], 0x96)
-        T.ptx.lop3.b32(d, A[0], A[1], A[2], 0xF0)
-        A[3] = d
+@T.prim_func
+def x_arith(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "int32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    f: T.float32
+    si: T.int32
+    sw: T.int64
+    T.ptx.add.s32(si, B[0], B[1])
+    T.ptx.add.rn.f32(f, A[0], A[1])
+    T.ptx.mul.lo.s32(si, si, B[2])
+    T.ptx.mul.wide.s32(sw, si, B[3])
+    T.ptx.mad.rn.f32(f, A[0], A[1], f)
+    T.ptx.fma.rn.f32(f, f, f, f)
+    T.ptx.div.approx.ftz.f32(f, f, A[3])
+    T.ptx.sqrt.approx.f32(f, f)
+    T.ptx.tanh.approx.f32(f, f)
+    T.ptx.min.s32(si, si, B[0])
+    T.ptx.max.f32(f, f, A[2])
+    A[0] = f
+    B[0] = si + T.Cast("int32", sw)
 
+@T.prim_func
+def x_setp_selp(A: T.Buffer((4,), "uint32"), B: T.Buffer((4,), "int32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    p: T.uint32
+    q: T.uint32
+    d: T.uint32
+    T.ptx.setp.lt.s32(p, B[0], B[1])
+    T.ptx.setp.lt.s32(p, q, B[0], B[1])
+    T.ptx.setp.lt.and_.s32(p, B[0], B[1], T.ptx.pred(q))
+    T.ptx.selp.b32(d, d, p, T.ptx.pred(q))
+    A[tx % 4] = d
 
-@T.function
-def x_lop3_bool(A: T.Tensor((4,), "uint32")):
-    with T.device_entry():
-        d: T.uint32
-        p: T.uint32
-        q: T.uint32
-        T.ptx.lop3.or_.b32(d, p, A[0], A[1], A[2], 0x80, T.ptx.pred(q))
-        A[3] = d
+@T.prim_func
+def x_mov_cvt(A: T.Buffer((4,), "uint32"), B: T.Buffer((2,), "uint64")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    packed: T.uint64
+    lo: T.uint32
+    hi: T.uint32
+    T.ptx.mov.b64(packed, A[0], A[1])
+    T.ptx.mov.b64(lo, hi, packed)
+    T.ptx.mov.b32(lo, A[2])
+    smem = T.alloc_shared((4,), "uint32")
+    T.ptx.cvta.to.shared.u64(packed, smem.data)
+    B[0] = packed
+    A[0] = lo + hi
 
+@T.prim_func
+def x_warp_vote(A: T.Buffer((8,), "uint32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    d: T.uint32
+    p: T.uint32
+    m: T.uint32
+    T.ptx.vote_sync.ballot.b32(m, T.ptx.pred(d), T.uint32(0xFFFFFFFF))
+    T.ptx.activemask.b32(m)
+    T.ptx.elect_sync(d, p, T.uint32(0xFFFFFFFF))
+    T.ptx.redux_sync.add.u32(d, d, T.uint32(0xFFFFFFFF))
+    T.ptx.shfl_sync.idx.b32(d, d, T.uint32(0), T.uint32(31), T.uint32(0xFFFFFFFF))
+    T.ptx.atom.global_.add.u32(d, A.ptr_to([0]), T.uint32(1))
+    T.ptx.atom.global_.cas.b32(d, A.ptr_to([1]), d, d)
+    A[tx % 8] = d + p + m
 
-@T.function
-def x_shifts(A: T.Tensor((4,), "uint32"), S: T.Tensor((4,), "int32")):
-    with T.device_entry():
-        d: T.uint32
-        e: T.int32
-        T.ptx.shf.l.clamp.b32(d, A[0], A[1], A[2])
-        T.ptx.shf.r.wrap.b32(d, A[0], A[1], A[2])
-        T.ptx.shl.b32(d, A[0], A[1])
-        T.ptx.shr.s32(e, S[0], A[1])
-        A[3] = d
-        S[3] = e
+@T.prim_func
+def x_bar_fence(A: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([128])
+    T.ptx.bar.sync(T.uint32(0))
+    T.ptx.bar.sync(T.uint32(1), T.uint32(64))
+    T.ptx.fence.proxy.async_.shared__cta()
+    T.ptx.fence.mbarrier_init.release.cluster()
+    T.ptx.fence.acq_rel.gpu()
+    A[0] = T.uint32(1)
 
+@T.prim_func
+def x_setmaxnreg(A: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    T.cta_id([1])
+    wg = T.warpgroup_id([2])
+    tid = T.thread_id_in_wg([128])
+    if wg == 0:
+        T.ptx.setmaxnreg.dec.sync.aligned.u32(40)
+    else:
+        T.ptx["setmaxnreg.inc.sync.aligned.u32"](232)
+    A[0] = T.uint32(1)
 
-@T.function
-def x_ld_global(A: T.Tensor((16,), "uint32"), F: T.Tensor((16,), "float32")):
-    with T.device_entry():
-        d: T.uint32
-        f: T.float32
-        T.ptx.ld.global_.b32(d, T.address_of(A[0]))
-        T.ptx.ld.global_.acquire.gpu.b32(d, T.address_of(A[1]))
-        T.ptx.ld.global_.nc.L1__no_allocate.f32(f, T.address_of(F[2]))
-        T.ptx.ld.relaxed.sys.global_.u32(d, T.address_of(A[3]))
-        A[4] = d
-        F[5] = f
+@T.prim_func
+def x_mbarrier(A: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([128])
+    bar = T.alloc_shared((2,), "uint64")
+    if tx == 0:
+        T.ptx.mbarrier.init.shared.b64(bar.ptr_to([0]), T.uint32(1))
+        T.ptx.mbarrier.init.shared.b64(bar.ptr_to([1]), T.uint32(128))
+    T.ptx.fence.mbarrier_init.release.cluster()
+    T.cuda.cta_sync()
+    T.ptx.mbarrier.arrive.shared.b64(bar.ptr_to([1]))
+    T.ptx.mbarrier.arrive.shared.b64(bar.ptr_to([1]), T.uint32(2))
+    T.ptx.mbarrier.arrive.expect_tx.shared.b64(bar.ptr_to([0]), T.uint32(4096))
+    T.ptx.mbarrier.arrive.release.cta.shared.b64(bar.ptr_to([1]), pred=tx == 0)
+    ok: T.uint32
+    T.ptx.mbarrier.try_wait.parity.shared__cta.b64(ok, bar.ptr_to([0]), T.uint32(0))
+    A[0] = ok
 
+@T.prim_func
+def x_cp_async(A: T.Buffer((256,), "float16")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    S = T.alloc_shared((256,), "float16")
+    T.ptx.cp.async_.ca.shared.global_(S.ptr_to([tx * 8]), A.ptr_to([tx * 8]), 16)
+    T.ptx.cp.async_.cg.shared.global_(S.ptr_to([tx * 8]), A.ptr_to([tx * 8]), 16)
+    T.ptx.cp.async_.commit_group()
+    T.ptx.cp.async_.wait_group(0)
 
-@T.function
-def x_ld_bracket(A: T.Tensor((16,), "uint32")):
-    with T.device_entry():
-        d: T.uint32
-        T.ptx["ld.acquire.gpu.global.b32"](d, T.address_of(A[0]))
-        T.ptx["ld.volatile.shared::cta.u32"](d, T.address_of(A[1]))
-        A[2] = d
+@T.prim_func
+def x_cp_async_bulk(A: T.Buffer((256,), "float16"), B: T.Buffer((256,), "float16")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([128])
+    S = T.alloc_shared((256,), "float16")
+    bar = T.alloc_shared((1,), "uint64", layout=None)
+    T.ptx["cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes"](S.data, A.data, T.uint32(512), bar.ptr_to([0]))
+    T.ptx["cp.async.bulk.global.shared::cta.bulk_group"](B.data, S.data, T.uint32(512))
+    T.ptx.cp.async_.bulk.commit_group()
+    T.ptx.cp.async_.bulk.wait_group(0)
 
+@T.prim_func
+def x_tma_load_store(A_map: T.TensorMap(), B_map: T.TensorMap()):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([128])
+    S = T.alloc_shared((64, 64), "float16", align=1024)
+    bar = T.alloc_shared((1,), "uint64", layout=None)
+    T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"](S.data, T.address_of(A_map), 0, 64, bar.ptr_to([0]))
+    T.ptx["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"](T.address_of(B_map), 0, 64, S.data)
+    T.ptx["cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group"](T.address_of(B_map), 64, 0, S.data)
+    T.ptx["cp.async.bulk.prefetch.tensor.2d.L2.global.tile"](T.address_of(A_map), 0, 0)
+    T.ptx.prefetch.tensormap(T.address_of(A_map))
 
-@T.function
-def x_ld_vec(F: T.Tensor((16,), "float32")):
-    with T.device_entry():
-        r = T.alloc_local((4,), "float32")
-        T.ptx.ld.global_.v4.f32(r[0], r[1], r[2], r[3], T.address_of(F[0]))
-        F[4] = r[0] + r[3]
+@T.prim_func
+def x_ldmatrix_stmatrix(A: T.Buffer((16, 16), "float16")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    S = T.alloc_shared((16, 16), "float16")
+    R = T.alloc_local((8,), "float16")
+    W = R.view("uint32")
+    T.ptx.ldmatrix.sync.aligned.m8n8.x4.shared.b16(W[0], W[1], W[2], W[3], S.ptr_to([tx % 16, tx // 16 * 8]))
+    T.ptx["ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16"](W[0], W[1], S.ptr_to([tx % 16, 0]))
+    T.ptx.stmatrix.sync.aligned.m8n8.x4.shared.b16(S.ptr_to([tx % 16, tx // 16 * 8]), W[0], W[1], W[2], W[3])
+    T.ptx["stmatrix.sync.aligned.m8n8.x1.trans.shared.b16"](S.ptr_to([tx % 8, 0]), W[0])
 
+@T.prim_func
+def x_mma(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    a = T.alloc_local((4,), "uint32")
+    b = T.alloc_local((2,), "uint32")
+    c = T.alloc_local((4,), "float32")
+    T.ptx.mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32(c[0], c[1], c[2], c[3], a[0], a[1], a[2], a[3], b[0], b[1], c[0], c[1], c[2], c[3])
+    A[0] = c[0]
 
-@T.function
-def x_ld_sink(F: T.Tensor((16,), "float32")):
-    with T.device_entry():
-        r = T.alloc_local((8,), "float32")
-        T.ptx.ld.global_.v8.f32(r[0], T.ptx.SINK, r[2], T.ptx.SINK, r[4], r[5], r[6], T.ptx.SINK, T.address_of(F[0]))
-        F[4] = r[0]
+@T.prim_func
+def x_wgmma(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([128])
+    acc = T.alloc_local((4,), "float32")
+    descA: T.uint64
+    descB: T.uint64
+    T.ptx.wgmma.fence.sync.aligned()
+    T.ptx.wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16(acc[0], acc[1], acc[2], acc[3], descA, descB, T.bool(True), 1, 1, 0, 0)
+    T.ptx.wgmma.commit_group.sync.aligned()
+    T.ptx.wgmma.wait_group.sync.aligned(0)
+    A[0] = acc[0]
 
+@T.prim_func
+def x_elect_sync(A: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    d: T.uint32
+    p: T.uint32
+    T.ptx.elect_sync(d, p, T.uint32(0xFFFFFFFF))
+    T.ptx["elect_sync"](d, p, T.uint32(0xFFFFFFFF))
+    A[0] = d + p
 
-@T.function
-def x_ld_shared_addr(A: T.Tensor((16,), "uint32")):
-    with T.device_entry():
-        S = T.alloc_shared((64,), "uint32")
-        d: T.uint32
-        T.ptx.ld.shared__cta.b32(d, T.address_of(S[4]))
-        T.ptx.ld.shared__cta.b32(d, T.ptx.addr(T.address_of(S[0]), 16))
-        A[0] = d
-
-
-@T.function
-def x_st(A: T.Tensor((16,), "uint32"), F: T.Tensor((16,), "float32")):
-    with T.device_entry():
-        S = T.alloc_shared((64,), "float32")
-        T.ptx.st.global_.b32(T.address_of(A[0]), A[1])
-        T.ptx.st.release.gpu.global_.u32(T.address_of(A[2]), A[3])
-        T.ptx.st.shared__cta.f32(T.address_of(S[0]), F[0])
-        T.ptx.st.global_.v2.f32(T.address_of(F[4]), F[0], F[1])
-
-
-@T.function
-def x_st_pred(A: T.Tensor((16,), "uint32"), n: T.int32):
-    with T.device_entry():
-        T.ptx.st.global_.b32(T.address_of(A[0]), A[1], pred=n > 0)
-
-
-@T.function
-def x_ld_pred_keep(A: T.Tensor((16,), "uint32"), n: T.int32):
-    with T.device_entry():
-        d: T.uint32 = T.uint32(0)
-        T.ptx.ld.global_.b32(d, T.address_of(A[0]), pred=n > 0, preserve_dst=True)
-        A[1] = d
-
-
-@T.function
-def x_mbarrier_init_arrive(A: T.Tensor((4,), "uint64")):
-    with T.device_entry():
-        bar = T.alloc_shared((2,), "uint64")
-        T.ptx.mbarrier.init.shared__cta.b64(T.address_of(bar[0]), 128)
-        T.ptx.mbarrier.init.shared.b64(T.address_of(bar[1]), T.uint32(1))
-        T.ptx.fence.mbarrier_init.release.cluster()
-        T.ptx.mbarrier.arrive.shared.b64(T.address_of(bar[0]))
-        T.ptx.mbarrier.arrive.shared.b64(T.address_of(bar[1]), T.uint32(2))
-        T.ptx.mbarrier.arrive.release.cluster.shared__cluster.b64(T.address_of(bar[0]))
-
-
-@T.function
-def x_mbarrier_state(A: T.Tensor((4,), "uint64")):
-    with T.device_entry():
-        bar = T.alloc_shared((1,), "uint64")
-        st: T.uint64
-        T.ptx.mbarrier.arrive.shared__cta.b64(st, T.address_of(bar[0]))
-        A[0] = st
-
-
-@T.function
-def x_mbarrier_expect_tx(A: T.Tensor((4,), "uint64")):
-    with T.device_entry():
-        bar = T.alloc_shared((1,), "uint64")
-        T.ptx.mbarrier.arrive.expect_tx.shared.b64(T.address_of(bar[0]), T.uint32(16384))
-        T.ptx.mbarrier.expect_tx.relaxed.cta.shared__cta.b64(T.address_of(bar[0]), T.uint32(1024))
-
-
-@T.function
-def x_mbarrier_try_wait(A: T.Tensor((4,), "uint32")):
-    with T.device_entry():
-        bar = T.alloc_shared((1,), "uint64")
-        done: T.uint32
-        phase: T.int32 = 0
-        T.ptx.mbarrier.try_wait.parity.shared__cta.b64(done, T.address_of(bar[0]), T.uint32(phase))
-        T.ptx.mbarrier.test_wait.parity.acquire.cta.shared__cta.b64(done, T.address_of(bar[0]), T.uint32(1))
-        T.ptx.mbarrier.try_wait.parity.shared__cta.b64(done, T.address_of(bar[0]), T.uint32(0), T.uint32(1000000))
-        A[0] = done
-
-
-@T.function
-def x_fence(A: T.Tensor((4,), "uint32")):
-    with T.device_entry():
-        T.ptx.fence.proxy.async_.shared__cta()
-        T.ptx.fence.proxy.async_()
-        T.ptx.fence.acq_rel.gpu()
-        T.ptx.fence.sc.sys()
-        T.ptx["fence.proxy.async.global"]()
-
-
-@T.function
-def x_cp_async(A: T.Tensor((64,), "float32")):
-    with T.device_entry():
-        S = T.alloc_shared((64,), "float32")
-        T.ptx.cp.async_.ca.shared.global_(T.address_of(S[0]), T.address_of(A[0]), 4)
-        T.ptx.cp.async_.cg.shared.global_(T.address_of(S[4]), T.address_of(A[4]), 16)
-        T.ptx.cp.async_.commit_group()
-        T.ptx.cp.async_.wait_group(0)
-        T.ptx.cp.async_.wait_all()
-
-
-@T.function
-def x_cp_async_bulk_tensor(A: T.Tensor((128, 128), "float16"), tmap: T.handle("tensormap")):
-    with T.device_entry():
-        S = T.alloc_shared((64, 64), "float16")
-        bar = T.alloc_shared((1,), "uint64")
-        T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes"](
-            T.address_of(S[0, 0]), tmap, 0, 64, T.address_of(bar[0])
-        )
-        T.ptx["cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"](tmap, 0, 64, T.address_of(S[0, 0]))
-        T.ptx.cp.async_.bulk.commit_group()
-        T.ptx.cp.async_.bulk.wait_group.read(0)
-
-
-@T.function
-def x_ldmatrix(A: T.Tensor((4,), "uint32")):
-    with T.device_entry():
-        S = T.alloc_shared((16, 16), "float16")
-        r = T.alloc_local((4,), "uint32")
-        T.ptx.ldmatrix.sync.aligned.m8n8.x4.shared.b16(r[0], r[1], r[2], r[3], T.address_of(S[0, 0]))
-        T.ptx.ldmatrix.sync.aligned.m8n8.x2.trans.shared__cta.b16(r[0], r[1], T.address_of(S[8, 0]))
-        T.ptx["ldmatrix.sync.aligned.m8n8.x1.shared.b16"](r[0], T.address_of(S[0, 8]))
-        A[0] = r[0]
-
-
-@T.function
-def x_stmatrix(A: T.Tensor((4,), "uint32")):
-    with T.device_entry():
-        S = T.alloc_shared((16, 16), "float16")
-        r = T.alloc_local((4,), "uint32")
-        T.ptx.stmatrix.sync.aligned.m8n8.x4.shared.b16(T.address_of(S[0, 0]), r[0], r[1], r[2], r[3])
-        T.ptx.stmatrix.sync.aligned.m8n8.x1.trans.shared.b16(T.address_of(S[0, 0]), r[0])
-
-
-@T.function
-def x_mma(A: T.Tensor((4,), "float32")):
-    with T.device_entry():
-        a = T.alloc_local((4,), "uint32")
-        b = T.alloc_local((2,), "uint32")
-        c = T.alloc_local((4,), "float32")
-        T.ptx.mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32(
-            c[0], c[1], c[2], c[3], a[0], a[1], a[2], a[3], b[0], b[1], c[0], c[1], c[2], c[3]
-        )
-        A[0] = c[0]
-
-
-@T.function
-def x_setmaxnreg(A: T.Tensor((4,), "int32")):
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=384)):
-        wg = T.cuda.warpgroup_id()
-        if wg == 0:
-            T.ptx.setmaxnreg.dec.sync.aligned.u32(40)
-        else:
-            T.ptx.setmaxnreg.inc.sync.aligned.u32(232)
-
-
-@T.function
-def x_elect_sync(A: T.Tensor((4,), "uint32")):
-    with T.device_entry():
-        d: T.uint32
-        p: T.uint32
-        T.ptx.elect_sync(d, p, T.uint32(FULL))
-        A[0] = d
-
-
-@T.function
-def x_wgmma_sync(A: T.Tensor((4,), "float32")):
-    with T.device_entry():
-        T.ptx.wgmma.fence.sync.aligned()
-        T.ptx.wgmma.commit_group.sync.aligned()
-        T.ptx.wgmma.wait_group.sync.aligned(0)
-        T.ptx.wgmma.wait_group.sync.aligned(1)
-
-
-@T.function
-def x_wgmma_mma_async(A: T.Tensor((4,), "float32"), da: T.uint64, db: T.uint64):
-    with T.device_entry():
-        acc = T.alloc_local((4,), "float32")
-        scale: T.uint32 = T.uint32(1)
-        T.ptx.wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16(
-            acc[0], acc[1], acc[2], acc[3], da, db, T.ptx.pred(scale), 1, 1, 0, 0
-        )
-        A[0] = acc[0]
-
-
-@T.function
-def x_tcgen05_alloc(A: T.Tensor((4,), "uint32")):
-    with T.device_entry():
-        addr = T.alloc_shared((1,), "uint32")
-        T.ptx.tcgen05.alloc.cta_group__1.sync.aligned.shared__cta.b32(T.address_of(addr[0]), T.uint32(256))
+@T.prim_func
+def x_tcgen05(A: T.Buffer((128,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    warp = T.warp_id([4])
+    tx = T.thread_id([128])
+    tmem_addr = T.alloc_shared((1,), "uint32", layout=None)
+    bar = T.alloc_shared((1,), "uint64", layout=None)
+    if warp == 0:
+        T.ptx.tcgen05.alloc.cta_group__1.sync.aligned.shared__cta.b32(tmem_addr.ptr_to([0]), T.uint32(64))
         T.ptx.tcgen05.relinquish_alloc_permit.cta_group__1.sync.aligned()
-        T.ptx.tcgen05.dealloc.cta_group__1.sync.aligned.b32(addr[0], T.uint32(256))
-        T.ptx.tcgen05.alloc.cta_group__2.sync.aligned.shared__cta.b32(T.address_of(addr[0]), T.uint32(512))
-        T.ptx.tcgen05.dealloc.cta_group__2.sync.aligned.b32(addr[0], T.uint32(512))
+    T.ptx.tcgen05.fence__before_thread_sync()
+    T.cuda.cta_sync()
+    T.ptx.tcgen05.fence__after_thread_sync()
+    r: T.uint32
+    T.ptx["tcgen05.ld.sync.aligned.32x32b.x1.b32"](r, tmem_addr[0])
+    T.ptx.tcgen05.wait__ld.sync.aligned()
+    T.ptx["tcgen05.st.sync.aligned.32x32b.x1.b32"](tmem_addr[0], r)
+    T.ptx.tcgen05.wait__st.sync.aligned()
+    desc: T.uint64
+    idesc: T.uint32
+    T.ptx["tcgen05.mma.cta_group::1.kind::f16"](tmem_addr[0], desc, desc, idesc, 0, 0, 0, 0, T.ptx.pred(r))
+    T.ptx.tcgen05.commit.cta_group__1.mbarrier__arrive__one.shared__cluster.b64(bar.ptr_to([0]))
+    if warp == 0:
+        T.ptx.tcgen05.dealloc.cta_group__1.sync.aligned.b32(tmem_addr[0], T.uint32(64))
+    A[tx] = T.reinterpret("float32", r)
 
-
-@T.function
-def x_tcgen05_mma(A: T.Tensor((4,), "uint32"), da: T.uint64, db: T.uint64, idesc: T.uint32, taddr: T.uint32):
-    with T.device_entry():
-        acc: T.uint32 = T.uint32(0)
-        m: T.uint32 = T.uint32(0)
-        T.ptx.tcgen05.mma.cta_group__1.kind__f16(taddr, da, db, idesc, m, m, m, m, T.ptx.pred(acc))
-        T.ptx.tcgen05.mma.cta_group__2.kind__tf32(taddr, da, db, idesc, m, m, m, m, m, m, m, m, T.ptx.pred(acc))
-
-
-@T.function
-def x_tcgen05_commit(A: T.Tensor((4,), "uint32")):
-    with T.device_entry():
-        bar = T.alloc_shared((1,), "uint64")
-        T.ptx.tcgen05.commit.cta_group__1.mbarrier__arrive__one.shared__cluster.b64(T.address_of(bar[0]))
-        T.ptx.tcgen05.commit.cta_group__2.mbarrier__arrive__one.shared__cluster.multicast__cluster.b64(T.address_of(bar[0]), T.uint16(3))
-        T.ptx.tcgen05.fence__before_thread_sync()
-        T.ptx.tcgen05.fence__after_thread_sync()
-
-
-@T.function
-def x_tcgen05_ld_st(A: T.Tensor((8,), "uint32"), taddr: T.uint32):
-    with T.device_entry():
-        r = T.alloc_local((4,), "uint32")
-        T.ptx["tcgen05.ld.sync.aligned.32x32b.x4.b32"](r[0], r[1], r[2], r[3], taddr)
-        T.ptx.tcgen05.wait__ld.sync.aligned()
-        T.ptx["tcgen05.st.sync.aligned.32x32b.x4.b32"](taddr, r[0], r[1], r[2], r[3])
-        T.ptx["tcgen05.st.sync.aligned.16x64b.x1.unpack::16b.b32"](taddr, r[0])
-        T.ptx.tcgen05.wait__st.sync.aligned()
-        A[0] = r[0]
-
+@T.prim_func
+def x_mapa_cluster(A: T.Buffer((4,), "uint64")):
+    T.device_entry()
+    T.cluster_id([1])
+    cb = T.cta_id_in_cluster([2])
+    tx = T.thread_id([128])
+    bar = T.alloc_shared((1,), "uint64", layout=None)
+    remote: T.uint64
+    T.ptx.mapa.u64(remote, T.reinterpret("uint64", bar.ptr_to([0])), T.uint32(1) - cb)
+    A[0] = remote
 
 # ---------------------------------------------------------------------------
-# t_: tile-level calls (T.cuda.tile.apply / T.cuda.tile.ewise)
+# t_: tile primitives
 # ---------------------------------------------------------------------------
 
+@T.prim_func
+def t_copy_scopes(A: T.Buffer((128, 64), "float16"), B: T.Buffer((128, 64), "float16")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([128])
+    S = T.alloc_shared((128, 64), "float16")
+    T.cta.copy(S, A)
+    T.warp.copy(S[0:32, 0:64], A[0:32, 0:64])
+    T.wg.copy(B[0:64, 0:64], S[0:64, 0:64])
+    T.tile.copy(B[0, 0:64], S[0, 0:64])
 
-@T.function
-def t_apply_thread(A: T.Tensor((64, 64), "float16")):
-    with T.device_entry():
-        R = T.alloc_local((8,), "float16")
-        T.cuda.tile.apply("ld.global.b16", R[0:8], A[0, 0:8])
+@T.prim_func
+def t_copy_cluster(A: T.Buffer((128, 64), "float16")):
+    T.device_entry()
+    T.cluster_id([1])
+    T.cta_id_in_cluster([2])
+    tx = T.thread_id([128])
+    S = T.alloc_shared((128, 64), "float16")
+    T.cluster.copy(S, A)
 
+@T.prim_func
+def t_fill_zero(A: T.Buffer((128,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([128])
+    S = T.alloc_shared((128,), "float32")
+    T.cta.fill(S, T.float32(0))
+    T.cta.fill(S[0:64], 1.5)
+    T.cta.zero(S[64:128])
+    T.cta.memset(A[0:128], T.float32(1.25))
 
-@T.function
-def t_apply_warp_params(A: T.Tensor((64, 64), "float16")):
-    with T.device_entry():
-        S = T.alloc_shared((16, 16), "float16")
-        R = T.alloc_local((8,), "uint32")
-        T.cuda.tile.apply("ldmatrix.sync.aligned.m8n8.x4.shared.b16", R[0:8], S[0:16, 0:16], scope="warp", group=1, repeat=(2, 1))
+@T.prim_func
+def t_reduce_axes(A: T.Buffer((16, 32), "float32"), B: T.Buffer((16,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    S = T.alloc_shared((16, 32), "float32")
+    R = T.alloc_shared((16,), "float32")
+    T.warp.sum(R, S)
+    T.warp.max(R, S, axes=-1, accum=True)
+    T.warp.min(R[0:16], S[0:16, 0:32], axes=(1,))
+    T.warp.sum(B, A, axes=[-1], accum=False)
 
+@T.prim_func
+def t_elementwise(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    T.warp.add(C, A, B)
+    T.warp.mul(C, A, T.float32(2))
+    T.warp.sub(C[0:32], A[0:32], B[0:32])
+    T.warp.fdiv(C, C, B)
+    T.warp.maximum(C, A, B)
+    T.warp.minimum(C, A, T.float32(0))
+    T.warp.fma(C, A, B, T.float32(1))
 
-@T.function
-def t_apply_scopes(A: T.Tensor((128, 64), "float16")):
-    with T.device_entry():
-        S = T.alloc_shared((128, 64), "float16")
-        T.cuda.tile.apply("cp.async.cg.shared.global", S[0:128, 0:64], A[0:128, 0:64], scope="cta", cp_size=16)
-        T.cuda.tile.apply("cp.async.ca.shared.global", S[0:64, 0:64], A[0:64, 0:64], scope="warpgroup")
-        T.cuda.tile.apply("cp.async.ca.shared.global", S[0:16, 0:64], A[0:16, 0:64], scope="cluster", flag=True, name="x")
+@T.prim_func
+def t_unary(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([1])
+    T.lane_id([32])
+    T.warp.exp2(A[0:32])
+    T.warp.sqrt(A[32:64])
+    T.warp.reciprocal(A[64:96])
+    T.warp.exp(B[0:32], A[0:32])
+    T.warp.exp(B[32:64], A[32:64], None, T.float32(0.5))
+    T.warp.log2(B[64:96], A[64:96])
+    T.warp.silu(B[96:128], A[96:128])
 
+@T.prim_func
+def t_cast(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float16")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    T.warp.cast(B, A)
+    T.warp.cast(B[0:32], A[32:64])
 
-@T.function
-def t_apply_tma(A: T.Tensor((128, 128), "float16")):
-    with T.device_entry():
-        S = T.alloc_shared((64, 64), "float16")
-        bar = T.alloc_shared((1,), "uint64")
-        T.cuda.tile.apply(
-            "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes",
-            S[0:64, 0:64],
-            A[0:64, 64:128],
-            mbar=T.address_of(bar[0]),
-            box=(64, 64),
-        )
+@T.prim_func
+def t_dispatch_config(A: T.Buffer((16,), "float32")):
+    S = T.alloc_buffer((16,), "float32")
+    T.tile.memset(S[0:16], T.float32(1.25), dispatch="v10", bar=7, foo=42)
+    T.tile.copy(A, S, dispatch="vec", vec_len=4, cache_hint="evict_last")
 
+@T.prim_func
+def t_workspace(A: T.Buffer((10,), "float32"), B: T.Buffer((10,), "float32")):
+    T.device_entry()
+    smem = T.alloc_shared((10,), "float32")
+    red = T.alloc_shared((4,), "float32")
+    T.tile.add(B, A, T.float32(1), workspace={"smem": smem, "red": red})
+    T.tile.add(B, A, T.float32(1), schedule="A")
 
-@T.function(private=True)
-def _ewise_add1(x: T.float16) -> T.float16:
-    return x + T.float16(1)
+@T.prim_func
+def t_copy_async_tma(A: T.Buffer((128, 64), "float16"), B: T.Buffer((128, 64), "float16")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([128])
+    S = T.alloc_shared((128, 64), "float16", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(128, 64):(64, 1)])))
+    bar = T.alloc_shared((1,), "uint64", layout=None)
+    T.tile.copy_async(S, A, dispatch="tma", mbar=bar.ptr_to([0]), cta_group=2)
+    T.wg.copy_async(B[0:64, 0:64], S[0:64, 0:64], dispatch="tma_auto")
 
+@T.prim_func
+def t_gemm(A: T.Buffer((128, 32), "float16"), B: T.Buffer((32, 64), "float16"), C: T.Buffer((128, 64), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([4])
+    T.lane_id([32])
+    A_smem = T.alloc_shared((128, 32), "float16")
+    B_smem = T.alloc_shared((32, 64), "float16")
+    C_local = T.alloc_local((128, 64))
+    T.cta.copy(A_smem, A)
+    T.cta.copy(B_smem, B)
+    T.cta.gemm(C_local, A_smem, B_smem, C_local)
+    T.cta.gemm(C_local, A_smem, B_smem, C_local, True, False, T.float32(2), T.float32(1))
+    T.cta.copy(C, C_local)
 
-@T.function(private=True)
-def _ewise_fma(x: T.float32, y: T.float32, s: T.float32) -> T.float32:
-    t: T.let = x * s
-    return t + y
+@T.prim_func
+def t_gemm_async(A: T.Buffer((128, 64), "float16"), B: T.Buffer((256, 64), "float16")):
+    T.device_entry()
+    T.cta_id([1])
+    wg = T.warpgroup_id([1])
+    tid = T.thread_id_in_wg([128])
+    A_smem = T.alloc_shared((128, 64), "float16")
+    B_smem = T.alloc_shared((256, 64), "float16")
+    tmem = T.decl_buffer((128, 256), "float32", scope="tmem", allocated_addr=0, layout=T.TileLayout(T.S[(128, 256):(1 @ TLane, 1 @ TCol)]))
+    T.tile.gemm_async(tmem, A_smem, B_smem, accum=False, dispatch="tcgen05", cta_group=1)
+    T.tile.gemm_async(tmem[0:128, 0:256], A_smem[0:128, 0:64], B_smem[0:256, 0:64], transA=False, transB=True, accum=True)
 
+@T.prim_func
+def t_gemm_async_wg(A: T.Buffer((64, 64), "float16"), B: T.Buffer((64, 64), "float16"), C: T.Buffer((64, 64), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    wg = T.warpgroup_id([1])
+    tid = T.thread_id_in_wg([128])
+    A_smem = T.alloc_shared((64, 64), "float16")
+    B_smem = T.alloc_shared((64, 64), "float16")
+    acc = T.alloc_local((32,), "float32")
+    acc_v = acc.view(64, 64, layout=T.TileLayout(T.S[(4, 2, 8, 8, 4, 2):(1 @ Axis.wid_in_wg, 2, 4 @ Axis.laneid, 4, 1 @ Axis.laneid, 1)]))
+    T.wg.gemm_async(acc_v, A_smem, B_smem, accum=True)
+    T.wg.copy(C, acc_v)
 
-@T.function
-def t_ewise_unary(A: T.Tensor((64,), "float16")):
-    with T.device_entry():
-        R = T.alloc_local((8,), "float16")
-        Q = T.alloc_local((8,), "float16")
-        T.cuda.tile.ewise(_ewise_add1, R[0:8], Q[0:8])
+@T.prim_func
+def t_select_lambda():
+    T.device_entry()
+    A = T.alloc_buffer((10, 10))
+    B = T.alloc_buffer((10, 10))
+    T.tile.select(B, A, 1.0, lambda i, j: i < j)
 
-
-@T.function
-def t_ewise_scalar_input(A: T.Tensor((64,), "float32"), s: T.float32):
-    with T.device_entry():
-        R = T.alloc_local((8,), "float32")
-        X = T.alloc_local((8,), "float32")
-        Y = T.alloc_local((8,), "float32")
-        T.cuda.tile.ewise(_ewise_fma, R[0:8], X[0:8], Y[0:8], s, scope="warp")
-
+@T.prim_func
+def t_permute_layout(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([32])
+    S1 = T.alloc_shared((32, 32), "float16")
+    S2 = T.alloc_shared((32, 32), "float16", layout=T.ComposeLayout(2, 3, 3, T.TileLayout(T.S[(32, 32):(32, 1)])))
+    T.warp.permute_layout(S2, S1)
 
 # ---------------------------------------------------------------------------
-# g_: larger kernel skeletons
+# g_: kernel skeletons
 # ---------------------------------------------------------------------------
 
+@T.prim_func
+def g_smem_pool(A: T.Buffer((128, 64), "float16")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([128])
+    pool = T.SMEMPool()
+    A_s = pool.alloc((128, 64), "float16", align=1024)
+    red = pool.alloc((4,), "float32")
+    pool.commit()
+    T.cta.copy(A_s, A)
+    red[0] = T.float32(0)
 
-@T.function
-def g_tma_pipeline(A: T.Tensor((1024, 64), "float16"), B: T.Tensor((1024, 64), "float16"), tmap: T.handle("tensormap")):
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=8, block=128)):
-        bx = T.cuda.block_idx("x")
-        tid = T.cuda.thread_idx("x")
-        S = T.alloc_shared((2, 64, 64), "float16")
-        full = T.alloc_shared((2,), "uint64")
-        empty = T.alloc_shared((2,), "uint64")
-        if tid == 0:
-            for s in T.unroll(2):
-                T.ptx.mbarrier.init.shared__cta.b64(T.address_of(full[s]), T.uint32(1))
-                T.ptx.mbarrier.init.shared__cta.b64(T.address_of(empty[s]), T.uint32(128))
-            T.ptx.fence.proxy.async_.shared__cta()
+@T.prim_func
+def g_smem_pool_mma(A: T.Buffer((128, 64), "float16")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([128])
+    pool = T.SMEMPool()
+    A_s = pool.alloc_tcgen05_mma_AB((128, 64), "float16")
+    bar = MBarrier(pool, 2)
+    pool.commit()
+    bar.init(1)
+    T.cta.copy(A_s, A)
+    bar.arrive(0)
+    bar.wait(0, 0)
+
+@T.prim_func
+def g_tma_pipeline(A_map: T.TensorMap(), C: T.Buffer((128, 64), "float16")):
+    T.device_entry()
+    bx = T.cta_id([4])
+    tx = T.thread_id([128])
+    S = T.alloc_shared((2, 64, 64), "float16", align=1024)
+    full = T.alloc_shared((2,), "uint64", layout=None)
+    phase: T.int32 = 0
+    if tx == 0:
+        for s in T.unroll(2):
+            T.ptx.mbarrier.init.shared.b64(full.ptr_to([s]), T.uint32(1))
+    T.ptx.fence.proxy.async_.shared__cta()
+    T.cuda.cta_sync()
+    for k in range(8):
+        stage: T.let[T.int32] = k % 2
+        if tx == 0:
+            T.ptx.mbarrier.arrive.expect_tx.shared.b64(full.ptr_to([stage]), T.uint32(8192))
+            T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"](S.ptr_to([stage, 0, 0]), T.address_of(A_map), k * 64, bx * 64, full.ptr_to([stage]))
+        T.cuda.mbarrier_wait(full.ptr_to([stage]), phase)
+        if stage == 1:
+            phase = phase ^ 1
+        T.cta.copy(C[0:64, 0:64], S[stage, 0:64, 0:64])
         T.cuda.cta_sync()
-        phase: T.int32 = 0
+
+@T.prim_func
+def g_ws_gemm(A_map: T.TensorMap(), B_map: T.TensorMap(), C: T.Buffer((128, 128), "float32")):
+    T.device_entry()
+    T.attr({"tirx.launch_bounds_min_blocks_per_sm": 1})
+    bx, by = T.cta_id([8, 8])
+    wg = T.warpgroup_id([2])
+    warp = T.warp_id_in_wg([4])
+    lane = T.lane_id([32])
+    tid = T.thread_id_in_wg([128])
+    A_s = T.alloc_shared((2, 64, 64), "float16", align=1024, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(2, 64, 64):(4096, 64, 1)])))
+    B_s = T.alloc_shared((2, 128, 64), "float16", align=1024, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(2, 128, 64):(8192, 64, 1)])))
+    full = T.alloc_shared((2,), "uint64", layout=None)
+    empty = T.alloc_shared((2,), "uint64", layout=None)
+    acc = T.alloc_local((64,), "float32")
+    phase: T.int32 = 0
+    if wg == 0:
+        T.ptx.setmaxnreg.dec.sync.aligned.u32(40)
+        if warp == 0:
+            if T.cuda.elect_sync():
+                for k in range(16):
+                    st: T.let[T.int32] = k % 2
+                    T.cuda.mbarrier_wait(empty.ptr_to([st]), phase ^ 1)
+                    T.ptx.mbarrier.arrive.expect_tx.shared.b64(full.ptr_to([st]), T.uint32(24576))
+                    T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"](A_s.ptr_to([st, 0, 0]), T.address_of(A_map), k * 64, bx * 64, full.ptr_to([st]))
+                    T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"](B_s.ptr_to([st, 0, 0]), T.address_of(B_map), k * 64, by * 128, full.ptr_to([st]))
+                    if st == 1:
+                        phase = phase ^ 1
+    else:
+        T.ptx.setmaxnreg.inc.sync.aligned.u32(232)
+        descA: T.uint64
+        descB: T.uint64
         for k in range(16):
-            stage: T.let = k % 2
-            if tid == 0:
-                T.ptx.mbarrier.arrive.expect_tx.shared.b64(T.address_of(full[stage]), T.uint32(8192))
-                T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes"](
-                    T.address_of(S[stage, 0, 0]), tmap, 0, bx * 64 + k, T.address_of(full[stage])
-                )
-            T.cuda.mbarrier_wait(T.address_of(full[stage]), phase)
-            B[bx * 64 + tid % 64, tid // 64] = S[stage, tid % 64, tid // 64]
-            T.ptx.mbarrier.arrive.shared.b64(T.address_of(empty[stage]))
-            if stage == 1:
+            st: T.let[T.int32] = k % 2
+            T.cuda.mbarrier_wait(full.ptr_to([st]), phase)
+            T.cuda.wgmma.encode_matrix_descriptor(T.address_of(descA), A_s.ptr_to([st, 0, 0]), 1, 64, 1)
+            T.cuda.wgmma.encode_matrix_descriptor(T.address_of(descB), B_s.ptr_to([st, 0, 0]), 1, 64, 1)
+            T.ptx.wgmma.fence.sync.aligned()
+            T.ptx.wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16(*[acc[i] for i in range(64)], descA, descB, T.bool(True), 1, 1, 0, 0)
+            T.ptx.wgmma.commit_group.sync.aligned()
+            T.ptx.wgmma.wait_group.sync.aligned(0)
+            T.ptx.mbarrier.arrive.shared.b64(empty.ptr_to([st]))
+            if st == 1:
                 phase = phase ^ 1
+        for i in range(64):
+            C[tid, i] = acc[i]
 
+@T.prim_func
+def g_tile_gemm_pipeline(A: T.Buffer((128, 4096), "float16"), B: T.Buffer((4096, 64), "float16"), C: T.Buffer((128, 64), "float32")):
+    T.device_entry()
+    bx, by, bz = T.cta_id([1, 1, 1])
+    warp_id = T.warp_id([4])
+    lane_id = T.lane_id([32])
+    A_smem = T.alloc_shared((3, 128, 32), "float16")
+    B_smem = T.alloc_shared((3, 32, 64), "float16")
+    C_local = T.alloc_local((128, 64))
+    for i in range(2):
+        T.cta.copy(A_smem[i, :, :], A[:, i * 32 : i * 32 + 32])
+        T.cta.copy(B_smem[i, :, :], B[i * 32 : i * 32 + 32, :])
+    for k in range(128):
+        T.cta.copy(A_smem[(k + 2) % 3, :, :], A[:, (k + 2) * 32 : (k + 2) * 32 + 32])
+        T.cta.copy(B_smem[(k + 2) % 3, :, :], B[(k + 2) * 32 : (k + 2) * 32 + 32, :])
+        T.cta.gemm(C_local, A_smem[k % 3, :, :], B_smem[k % 3, :, :], C_local)
+    T.cta.copy(C, C_local)
 
-@T.function
-def g_ws_gemm(A: T.Tensor((128, 64), "float16"), C: T.Tensor((128, 64), "float32"), da: T.uint64, db: T.uint64):
-    with T.device_entry(
-        launch=T.cuda.LaunchConfig(grid=1, block=384),
-        kernel_attrs=T.cuda.KernelAttributes(min_blocks_per_sm=1),
-    ):
-        wg = T.cuda.warpgroup_id()
-        tid = T.cuda.thread_in_warpgroup()
-        bar = T.alloc_shared((2,), "uint64")
-        acc = T.alloc_local((4,), "float32")
-        if T.cuda.thread_rank() == 0:
-            T.ptx.mbarrier.init.shared__cta.b64(T.address_of(bar[0]), T.uint32(1))
-            T.ptx.mbarrier.init.shared__cta.b64(T.address_of(bar[1]), T.uint32(256))
-        T.cuda.cta_sync()
-        if wg == 0:
-            T.ptx.setmaxnreg.dec.sync.aligned.u32(40)
-            if T.cuda.elect_sync():
-                for k in range(4):
-                    T.ptx.mbarrier.arrive.expect_tx.shared.b64(T.address_of(bar[0]), T.uint32(16384))
-        else:
-            T.ptx.setmaxnreg.inc.sync.aligned.u32(232)
-            for i in T.unroll(4):
-                acc[i] = T.float32(0)
-            scale: T.uint32 = T.uint32(0)
-            for k in range(4):
-                T.cuda.mbarrier_wait(T.address_of(bar[0]), k % 2)
-                T.ptx.wgmma.fence.sync.aligned()
-                T.ptx.wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16(
-                    acc[0], acc[1], acc[2], acc[3], da + T.Cast("uint64", k * 2), db, T.ptx.pred(scale), 1, 1, 0, 0
-                )
-                T.ptx.wgmma.commit_group.sync.aligned()
-                T.ptx.wgmma.wait_group.sync.aligned(0)
-                scale = T.uint32(1)
-                T.ptx.mbarrier.arrive.shared.b64(T.address_of(bar[1]))
-            for i in T.unroll(4):
-                C[(wg - 1) * 64 + tid // 4, i] = acc[i]
-
-
-@T.function
-def g_tcgen05_gemm(C: T.Tensor((128, 256), "float32"), da: T.uint64, db: T.uint64):
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128)):
-        warp = T.cuda.warp_id()
-        tmem_addr = T.alloc_shared((1,), "uint32")
-        bar = T.alloc_shared((1,), "uint64")
-        if warp == 0:
-            T.ptx.tcgen05.alloc.cta_group__1.sync.aligned.shared__cta.b32(T.address_of(tmem_addr[0]), T.uint32(256))
-            T.ptx.tcgen05.relinquish_alloc_permit.cta_group__1.sync.aligned()
-        if T.cuda.thread_rank() == 0:
-            T.ptx.mbarrier.init.shared__cta.b64(T.address_of(bar[0]), T.uint32(1))
-        T.ptx.tcgen05.fence__before_thread_sync()
-        T.cuda.cta_sync()
-        T.ptx.tcgen05.fence__after_thread_sync()
-        taddr: T.let = tmem_addr[0]
-        idesc: T.uint32
-        T.cuda.tcgen05_encode_instr_descriptor(
-            T.address_of(idesc), d_dtype="float32", a_dtype="float16", b_dtype="float16", M=128, N=256, K=16, trans_a=False, trans_b=False
-        )
-        if warp == 0:
-            if T.cuda.elect_sync():
-                en: T.uint32 = T.uint32(0)
-                m: T.uint32 = T.uint32(0)
-                for k in range(4):
-                    T.ptx.tcgen05.mma.cta_group__1.kind__f16(taddr, da, db, idesc, m, m, m, m, T.ptx.pred(en))
-                    en = T.uint32(1)
-                T.ptx.tcgen05.commit.cta_group__1.mbarrier__arrive__one.shared__cluster.b64(T.address_of(bar[0]))
-        T.cuda.mbarrier_wait(T.address_of(bar[0]), 0)
-        r = T.alloc_local((4,), "uint32")
-        T.ptx["tcgen05.ld.sync.aligned.32x32b.x4.b32"](r[0], r[1], r[2], r[3], T.cuda.get_tmem_addr(taddr, warp * 32, 0))
-        T.ptx.tcgen05.wait__ld.sync.aligned()
-        for i in T.unroll(4):
-            C[warp * 32 + T.cuda.lane_id(), i] = T.reinterpret(r[i], ty=T.float32)
-        T.cuda.cta_sync()
-        if warp == 0:
-            T.ptx.tcgen05.dealloc.cta_group__1.sync.aligned.b32(taddr, T.uint32(256))
-
-
-@T.function
-def g_cp_async_double_buffer(A: T.Tensor((4096,), "float32"), B: T.Tensor((4096,), "float32")):
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=16, block=256)):
-        bx = T.cuda.block_idx("x")
-        tx = T.cuda.thread_idx("x")
-        S = T.alloc_shared((2, 256), "float32")
-        T.ptx.cp.async_.ca.shared.global_(T.address_of(S[0, tx]), T.address_of(A[bx * 256 + tx]), 4)
-        T.ptx.cp.async_.commit_group()
-        for it in range(1, 4):
-            T.ptx.cp.async_.ca.shared.global_(T.address_of(S[it % 2, tx]), T.address_of(A[it * 1024 + bx * 256 + tx]), 4)
-            T.ptx.cp.async_.commit_group()
-            T.ptx.cp.async_.wait_group(1)
-            T.cuda.cta_sync()
-            B[bx * 256 + tx] = B[bx * 256 + tx] + S[(it - 1) % 2, tx]
-        T.ptx.cp.async_.wait_all()
-
-
-@T.function
-def g_mbarrier_helpers(A: T.Tensor((64, 64), "float16")):
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128)):
-        pool = SMEMPool()
-        tile = pool.alloc((64, 64), "float16", align=128)
-        bars = MBarrier(pool, 2)
-        tma = TMABar(pool, 2)
-        pool.commit()
-        bars.init(128)
-        tma.init(1)
-        T.cuda.cta_sync()
-        tma.arrive(0, tx_count=8192)
-        bars.arrive(1)
-        bars.wait(1, 0)
-        tile[0, 0] = A[0, 0]
-
-
-@T.function
-def g_reduction_warp(A: T.Tensor((1024,), "float32"), B: T.Tensor((32,), "float32")):
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=32, block=32)):
-        bx = T.cuda.block_idx("x")
-        lane = T.cuda.lane_id()
-        acc: T.float32 = T.float32(0)
-        for i in range(lane, 1024, 32):
-            acc = acc + A[i]
-        for off in T.unroll(5):
-            acc = acc + T.cuda.__shfl_xor_sync(T.uint32(FULL), acc, T.shift_left(1, off), 32)
-        if lane == 0:
-            B[bx] = acc
-
-
-@T.function
-def g_vector_copy(A: T.Tensor((1024,), "float16"), B: T.Tensor((1024,), "float16")):
-    with T.device_entry(launch=T.cuda.LaunchConfig(grid=4, block=32)):
-        bx = T.cuda.block_idx("x")
-        tx = T.cuda.thread_idx("x")
-        for v in T.vectorized(8):
-            B[bx * 256 + tx * 8 + v] = A[bx * 256 + tx * 8 + v]
-
+@T.prim_func
+def g_blackwell_tmem_skeleton(A: T.Buffer((128, 64), "float16"), B: T.Buffer((128, 64), "float16"), D: T.Buffer((128, 128), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    warp = T.warp_id([4])
+    tx = T.thread_id([128])
+    tmem_addr = T.alloc_shared((1,), "uint32", layout=None)
+    A_s = T.alloc_shared((128, 64), "float16")
+    B_s = T.alloc_shared((128, 64), "float16")
+    if warp == 0:
+        T.ptx.tcgen05.alloc.cta_group__1.sync.aligned.shared__cta.b32(tmem_addr.ptr_to([0]), T.uint32(128))
+        T.ptx.tcgen05.relinquish_alloc_permit.cta_group__1.sync.aligned()
+    T.ptx.tcgen05.fence__before_thread_sync()
+    T.cuda.cta_sync()
+    T.ptx.tcgen05.fence__after_thread_sync()
+    acc = T.decl_buffer((128, 128), "float32", scope="tmem", allocated_addr=tmem_addr[0], layout=T.TileLayout(T.S[(128, 128):(1 @ Axis.TLane, 1 @ Axis.TCol)]))
+    T.cta.copy(A_s, A)
+    T.cta.copy(B_s, B)
+    regs = T.alloc_local((128,), "float32")
+    T.wg.copy_async(regs.view(128, 128, layout=T.TileLayout(T.S[(128, 128):(1 @ Axis.tx, 1)])), acc)
+    T.ptx.tcgen05.wait__ld.sync.aligned()
+    for i in range(128):
+        D[tx, i] = regs[i]
+    if warp == 0:
+        T.ptx.tcgen05.dealloc.cta_group__1.sync.aligned.b32(tmem_addr[0], T.uint32(128))
 
 # ---------------------------------------------------------------------------
 # m_: IR modules
 # ---------------------------------------------------------------------------
 
-
 @I.ir_module
-class m_helper_call:
-    @T.function(private=True)
-    def helper(x: T.int32) -> T.int32:
-        return x + 1
-
-    @T.function
-    def main(A: T.Tensor((4,), "int32")):
-        A[0] = m_helper_call.helper(A[1])
-
-
-@I.ir_module
-class m_order:
-    @T.function
-    def zeta(A: T.Tensor((4,), "int32")):
+class m_two_funcs:
+    @T.prim_func
+    def main(A: T.Buffer((4,), "int32")):
         A[0] = 1
 
-    @T.function
-    def main(A: T.Tensor((4,), "int32")):
-        A[0] = 2
+    @T.prim_func
+    def helper(A: T.Buffer((4,), "int32")):
+        A[1] = 2
 
-    @T.function
-    def alpha(A: T.Tensor((4,), "int32")):
-        A[0] = 3
+@I.ir_module
+class m_cross_call:
+    @T.prim_func(private=True)
+    def add_one(x: T.int32) -> T.int32:
+        return x + 1
 
+    @T.prim_func
+    def main(A: T.Buffer((4,), "int32")):
+        A[0] = m_cross_call.add_one(A[1])
 
 @I.ir_module
 class m_kernel_and_host:
-    @T.function
-    def kernel(A: T.Tensor((128,), "float32")):
-        with T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128)):
-            tx = T.cuda.thread_idx("x")
-            A[tx] = A[tx] * T.float32(2)
+    @T.prim_func
+    def kernel(A: T.Buffer((128,), "float32")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        tx = T.thread_id([128])
+        A[tx] = T.float32(0)
 
-    @T.function(private=True)
-    def device_helper(x: T.float32) -> T.float32:
-        return x * x
+    @T.prim_func
+    def zeta(A: T.Buffer((128,), "float32")):
+        A[0] = T.float32(1)
 
+    @T.prim_func
+    def alpha(n: T.int32) -> T.int32:
+        return n * 2
 
 @I.ir_module
 class m_module_attrs:
-    I.module_attrs({"system_lib_prefix": "pre_", "flag": 1})
+    I.module_attrs({"target_kind": "cuda", "opt_level": 3})
 
-    @T.function
-    def main(A: T.Tensor((4,), "int32")):
-        A[0] = 0
-
+    @T.prim_func
+    def main(A: T.Buffer((4,), "int32")):
+        A[0] = 1
 
 @I.ir_module
-class m_void_call:
-    @T.function(private=True)
-    def store1(A: T.Tensor((4,), "int32"), v: T.int32):
-        A[0] = v
+class m_symbolic_shared_typevar:
+    @T.prim_func
+    def f(a: T.handle):
+        m = T.int64()
+        A = T.match_buffer(a, (m,), "float32")
+        A[0] = T.float32(0)
 
-    @T.function
-    def main(A: T.Tensor((4,), "int32")):
-        m_void_call.store1(A, 5)
-
-
-# ---------------------------------------------------------------------------
-# z_: miscellaneous authoring conveniences (print as their expansion)
-# ---------------------------------------------------------------------------
-
-_TILE = 16
-
-
-@T.function
-def z_closure_constant(A: T.Tensor((_TILE * 4,), "int32")):
-    for i in range(_TILE):
-        A[i] = _TILE
-
-
-@T.function
-def z_constexpr_if(A: T.Tensor((4,), "int32")):
-    if T.constexpr(_TILE > 8):
-        A[0] = 1
-    else:
-        A[0] = 2
-
-
-@T.inline
-def _store_twice(A, v):
-    A[0] = v
-    A[1] = v
-
-
-@T.function
-def z_inline_macro(A: T.Tensor((4,), "int32"), n: T.int32):
-    _store_twice(A, n + 1)
-
-
-@T.function
-def z_meta_var(A: T.Tensor((4,), "int32"), n: T.int32):
-    two = T.meta_var(n * 2)
-    A[0] = two + two
-
-
-@T.function
-def z_assume(A: T.Tensor((4,), "int32"), n: T.int32):
-    T.assume(n > 0)
-    A[0] = n
-
-
-@T.function
-def z_name_sanitize(A: T.Tensor((4,), "int32")):
-    with T.launch_thread("threadIdx.x", 4) as tx:
-        A[tx] = 0
-
-
-@T.function
-def z_unicode_string(A: T.Tensor((4,), "int32")):
-    with T.device_entry():
-        T.cuda.printf("caf\u00e9 %d\n", A[0])
-
-
-@T.function
-def z_flat_device_entry(A: T.Tensor((128,), "float32")):
-    T.device_entry()
-    A[0] = T.float32(1)
-
-
-@T.function
-def z_flat_launch_thread(A: T.Tensor((128,), "float32")):
-    A[1] = T.float32(0)
-    bx = T.launch_thread("blockIdx.x", 4)
-    A[bx] = T.float32(1)
-
-
-@T.function
-def z_zero_dim(A: T.Tensor((), "float32"), B: T.Tensor((4,), "float32")):
-    B[0] = A[()]
-
-
-@T.function
-def z_shuffle(A: T.Tensor((16,), "int32"), a: T.int32):
-    A[0:4] = T.Shuffle([T.Ramp(a, 1, 4)], [3, 2, 1, 0])
-
-
-@T.function
-def z_let_expr(A: T.Tensor((16,), "int32"), a: T.int32):
-    v = T.Var("v", "int32")
-    A[0] = T.Let(v + 1, where={v: a * 2})
-
-
-@T.function
-def z_call_intrin(A: T.Tensor((16,), "uint32")):
-    A[0] = T.call_intrin("tirx.cuda.elect_sync", ty=T.uint32)
-
-
-@T.function
-def z_shape_fold(A: T.Tensor((16, 8), "float32")):
-    A[0, 0] = T.Cast("float32", A.shape[0] * A.shape[1])
-
-
-@T.function
-def z_func_attr_nested(A: T.Tensor((16,), "int32")):
-    T.func_attr({"lst": [1, 2, 3], "d": {"x": 1}, "none": None, "neg": -5})
-    A[0] = 0
-
-
-@T.function
-def z_tmem_view(A: T.Tensor((16,), "int32")):
-    with T.device_entry():
-        t = T.tmem((128, 256), "float32", allocated_addr=0, layout=T.TileLayout(T.S[(128, 256):(1 @ Ax.TLane, 1 @ Ax.TCol)]))
-        u = t.sub[0:128, 64:128]
-        A[0] = 0
-
-
-@T.function
-def z_dynamic_in_body(A: T.Tensor((16,), "int32"), n: T.int32):
-    for i in range(n):
-        m: T.let = T.min(i * 4, 15)
-        A[m] = i
-
-
-@T.function
-def z_string_escapes(A: T.Tensor((4,), "int32")):
-    with T.device_entry():
-        T.cuda.printf("ctl\x01 q' bell\x07 del\x7f nbsp\xa0 e\u00e9 snow\u2603 emoji\U0001F600")
-        T.cuda.printf("cr\r lf\n tab\t bs\\ dq\"")
-
-
-@T.function
-def z_float_format(B: T.Tensor((16,), "float32"), D: T.Tensor((4,), "float64"), H: T.Tensor((4,), "float16"), x: T.float32):
-    B[0] = T.float32(0.33333333333) + x
-    B[1] = T.float32(0.7) + x
-    B[2] = T.float32(1e22) + x
-    B[3] = T.float32(1.5e-7) + x
-    B[4] = T.float32(3.4028234663852886e38) + x
-    B[5] = x * T.float32(1e-45)
-    B[6] = T.float32(-0.0)
-    D[0] = T.float64(1.0 / 3.0)
-    D[1] = T.float64(2.0**60)
-    H[0] = T.float16(0.3333)
-    B[7] = T.Cast("float32", T.float64(0.1))
-
-
-@T.function
-def z_negative_ints(A: T.Tensor((4,), "int32"), a: T.int32):
-    A[0] = a * -3 + -7
-    A[1] = a - -3
-    A[2] = T.Cast("int32", T.int64(-5)) + T.Cast("int32", T.int8(-128))
-
-
-# ---- END OF CORPUS ----
+    @T.prim_func
+    def g(a: T.handle):
+        m = T.int64()
+        A = T.match_buffer(a, (m, m * 2), "float32")
+        A[0, 0] = T.float32(0)
 
 
 def _collect():
-    from tvm_tirx.ir import IRModule
-    from tvm_tirx.tirx import Function
-
-    out = OrderedDict()
-    for key, value in list(globals().items()):
-        if key.startswith("_") or not isinstance(value, (Function, IRModule)):
+    corpus = OrderedDict()
+    for name, obj in list(globals().items()):
+        if name.startswith("_"):
             continue
-        out[key] = value
-    return out
+        if isinstance(obj, (tvm.tirx.PrimFunc, tvm.IRModule)):
+            corpus[name] = obj
+    return corpus
 
 
 CORPUS = _collect()

@@ -23,8 +23,8 @@ import os
 import sys
 
 try:
-    import tvm_tirx  # noqa: F401
-    from tvm_tirx.backend.cuda.ptx.table import TABLE
+    from tvm.backend.cuda.ptx import table as _table
+    from tvm.backend.cuda.ptx.table import TABLE, escape_token
 except ImportError as err:  # pragma: no cover
     sys.stderr.write(f"cannot import the reference: {err}\n")
     sys.exit(77)
@@ -96,8 +96,6 @@ def main(argv):
     out = []
     for fam in fams:
         entries = [e for e in TABLE.values() if e.family == fam]
-        from tvm_tirx.backend.cuda.ptx.table import escape_token
-
         out.append(f"#### `{fam}` — printed `T.ptx.{escape_token(fam)}(...)`, {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}")
         out.append("")
         out.append("```")
@@ -131,8 +129,6 @@ def main(argv):
             out.append(src)
             if "_mma_regs" in src:
                 extra = ["_mma_shape", "_mma_threads", "_mma_regs"]
-        from tvm_tirx.backend.cuda.ptx import table as _table
-
         for name in extra:
             fn = getattr(_table, name, None)
             if fn is not None:
