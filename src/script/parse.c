@@ -1,11 +1,435 @@
-/* Placeholder until the parser lands. */
-#include "script.h"
+/* sc_parse: text -> tokens -> syntax tree -> IR module. This file owns the
+ * module level: imports (ignored), compile-time constants and their -D
+ * overrides, @T.macro definitions, @T.prim_func functions (top-level or in one
+ * @I.ir_module class with I.module_attrs) and function signatures. Statements
+ * are elaborated by elab.c, expressions by elab_expr.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "elab.h"
+#include "fold.h"
+
+/* ---------------------------------------------------------------- decorators */
+
+/* Whether x is `root.name` (or a call of it). */
+static bool is_path(const Ast *x, const char *root, const char *name)
+{
+    if (x->kind == A_CALL)
+        x = x->a;
+    return x->kind == A_ATTR && !strcmp(x->name, name) && x->a->kind == A_NAME &&
+           (!strcmp(x->a->name, root) || (!strcmp(root, "T") && !strcmp(x->a->name, "Tx")));
+}
+
+typedef enum { DECO_NONE, DECO_PRIM_FUNC, DECO_MACRO, DECO_OTHER } DecoKind;
+
+static DecoKind decorator_kind(const Ast *def, const Ast **deco)
+{
+    if (def->items.n == 0)
+        return DECO_NONE;
+    *deco = def->items.items[0];
+    if (def->items.n == 1 && is_path(*deco, "T", "prim_func"))
+        return DECO_PRIM_FUNC;
+    if (def->items.n == 1 && is_path(*deco, "T", "macro"))
+        return DECO_MACRO;
+    return DECO_OTHER;
+}
+
+/* @T.prim_func(private=True, s_tir=True, persistent=True) */
+static void prim_func_flags(El *E, const Ast *deco, IrFunc *f)
+{
+    if (deco->kind != A_CALL)
+        return;
+    if (deco->items.n)
+        el_error(E, deco->items.items[0]->span, "@T.prim_func takes keyword arguments only");
+    static const char *const known[] = {"private", "s_tir", "persistent", "check_well_formed"};
+    for (int i = 0; i < deco->nnames; i++) {
+        const char *k = deco->names[i];
+        ScVal v = el_eval(E, deco->items2.items[i]);
+        bool b;
+        if (v.kind == SV_ERROR)
+            continue;
+        if (!sv_truth(&v, &b) || (v.kind != SV_BOOL && v.kind != SV_INT)) {
+            el_error(E, deco->items2.items[i]->span, "'%s=' takes True or False", k);
+            continue;
+        }
+        if (!strcmp(k, "private"))
+            f->is_private = b;
+        else if (!strcmp(k, "s_tir"))
+            f->is_s_tir = b;
+        else if (!strcmp(k, "persistent"))
+            f->is_persistent = b;
+        else if (strcmp(k, "check_well_formed"))
+            el_error(E, deco->name_spans[i], "unknown keyword argument '%s' to @T.prim_func%s", k,
+                     el_suggest(E, k, known, 3));
+    }
+}
+
+/* ---------------------------------------------------------------- signatures */
+
+bool el_sig_scalar_dtype(El *E, const char *name, IrDType *out)
+{
+    for (int i = 0; i < E->nsig_params; i++) {
+        const AstParam *pm = &E->sig_params[i];
+        if (strcmp(pm->name, name) || !pm->ann || pm->ann->kind != A_ATTR)
+            continue;
+        ScVal v = el_eval(E, pm->ann);
+        if (v.kind == SV_DTYPE && v.u.dt.code != IR_DT_HANDLE) {
+            *out = v.u.dt;
+            return true;
+        }
+    }
+    return false;
+}
+
+static IrExpr *param_var(El *E, const AstParam *pm, ScVal ann)
+{
+    switch (ann.kind) {
+    case SV_DTYPE: {
+        ScBinding *b = NULL;
+        ScVal *old = el_lookup(E, pm->name, &b);
+        if (old && b->kind == BIND_SIGVAR && old->kind == SV_EXPR &&
+            ir_dtype_eq(old->u.e->dtype, ann.u.dt)) {
+            b->kind = BIND_PLAIN;
+            return old->u.e;
+        }
+        IrType *ty = ann.u.dt.code == IR_DT_HANDLE ? ir_ptr_type(E->a, IR_VOID, "global")
+                                                   : ir_prim_type(E->a, ann.u.dt);
+        return ir_var(E->a, pm->name, ty, pm->span);
+    }
+    case SV_TYPE: return ir_var(E->a, pm->name, ann.u.ty, pm->span);
+    case SV_EXPR: case SV_BUFFER:
+        if (ann.fresh && ann.u.e->kind == IR_E_VAR) {
+            ann.u.e->u.var.name = pm->name;
+            ann.u.e->span = pm->span;
+            return ann.u.e;
+        }
+        break;
+    case SV_ERROR: return NULL;
+    default: break;
+    }
+    el_error(E, pm->ann->span,
+             "a parameter is annotated with T.Buffer(...), T.<dtype>, T.handle or T.TensorMap(), "
+             "not %s",
+             sv_kind_name(&ann));
+    return NULL;
+}
+
+static void elab_params(El *E, const Ast *def)
+{
+    E->params = TX_NEW_ARRAY(E->a, IrExpr *, def->nparams ? def->nparams : 1);
+    E->nparams = 0;
+    E->sig_params = def->params, E->nsig_params = def->nparams;
+    E->in_signature = true;
+    for (int i = 0; i < def->nparams; i++) {
+        const AstParam *pm = &def->params[i];
+        if (!pm->ann) {
+            el_error(E, pm->span, "parameter '%s' needs a type annotation", pm->name);
+            continue;
+        }
+        if (pm->def)
+            el_error(E, pm->def->span, "function parameters take no default values");
+        IrExpr *var = param_var(E, pm, el_eval(E, pm->ann));
+        if (!var)
+            continue;
+        E->params[E->nparams++] = var;
+        ScVal v = {.kind = ir_is_buffer(var) ? SV_BUFFER : SV_EXPR, .span = pm->span};
+        v.u.e = var;
+        v.decay = ir_is_buffer(var) && el_buffer_is_scalar(var, false);
+        el_bind(E, pm->name, v, BIND_PLAIN);
+    }
+    E->in_signature = false;
+    E->sig_params = NULL, E->nsig_params = 0;
+}
+
+static IrType *return_type(El *E, const Ast *ann)
+{
+    if (!ann || ann->kind == A_NONE)
+        return NULL;
+    ScVal v = el_eval(E, ann);
+    if (v.kind == SV_DTYPE)
+        return v.u.dt.code == IR_DT_HANDLE ? ir_ptr_type(E->a, IR_VOID, "global")
+                                           : ir_prim_type(E->a, v.u.dt);
+    if (v.kind == SV_TYPE)
+        return v.u.ty;
+    if (v.kind != SV_ERROR)
+        el_error(E, ann->span, "a return type is T.<dtype> or None, not %s", sv_kind_name(&v));
+    return NULL;
+}
+
+static void elab_func(El *E, ScFuncDecl *decl)
+{
+    const Ast *def = decl->def, *deco = NULL;
+    decorator_kind(def, &deco);
+    IrFunc *f = TX_NEW(E->a, IrFunc);
+    f->name = def->name, f->span = def->name_span;
+    decl->func = f;
+    prim_func_flags(E, deco, f);
+    E->func = f, E->s_tir = f->is_s_tir;
+    ScScope *fs = TX_NEW(E->a, ScScope);
+    fs->parent = E->global;
+    E->scope = fs;
+    E->cur = (ScStmtList){0};
+    E->nframes = 0;
+    elab_params(E, def);
+    f->ret_type = return_type(E, def->a);
+    f->body = el_block(E, def->body);
+    f->params = E->params, f->nparams = E->nparams;
+    E->func = NULL;
+    E->scope = E->global;
+}
+
+/* ---------------------------------------------------------------- constants */
+
+static const ScDefine *find_define(El *E, const char *name, size_t *idx)
+{
+    for (size_t i = 0; i < E->ndefines; i++)
+        if (E->defines[i].name && !strcmp(E->defines[i].name, name)) {
+            *idx = i;
+            return &E->defines[i];
+        }
+    return NULL;
+}
+
+static bool is_constant(const ScVal *v)
+{
+    if (v->kind == SV_DTYPE || v->kind == SV_NONE || v->kind == SV_BOOL || v->kind == SV_INT ||
+        v->kind == SV_FLOAT || v->kind == SV_STR)
+        return true;
+    if (v->kind == SV_TUPLE || v->kind == SV_LIST) {
+        for (int i = 0; i < v->u.seq.n; i++)
+            if (!is_constant(&v->u.seq.items[i]))
+                return false;
+        return true;
+    }
+    return false;
+}
+
+/* The value of `-D NAME=VALUE`: a Python literal, a constant expression or a
+ * dtype name (`float16` or `T.float16`). */
+static ScVal define_value(El *E, const ScDefine *d, const ScVal *declared)
+{
+    const char *text = d->value ? d->value : "";
+    TxSource *src = tx_source_new(E->a, tx_arena_printf(E->a, "-D %s", d->name), text,
+                                  strlen(text));
+    ScTokens toks;
+    AstList ast;
+    if (!sc_lex(src, 0, src->len, true, E->a, E->d, &toks) ||
+        !sc_parse_tokens(src, &toks, true, E->a, E->d, &ast) || ast.n != 1)
+        return sv_error();
+    const Ast *x = ast.items[0];
+    IrDType dt;
+    if (x->kind == A_NAME && ir_dtype_parse(x->name, strlen(x->name), &dt)) {
+        if (declared->kind == SV_STR)
+            return sv_str(E, x->name, x->span);
+        ScVal v = {.kind = SV_DTYPE, .span = x->span};
+        v.u.dt = dt;
+        return v;
+    }
+    const TxSource *saved = E->src;
+    E->src = src;
+    ScVal v = el_eval(E, x);
+    E->src = saved;
+    if (v.kind == SV_DTYPE && declared->kind == SV_STR) {
+        char buf[IR_DTYPE_STR_MAX];
+        return sv_str(E, tx_arena_strdup(E->a, ir_dtype_str(v.u.dt, buf)), v.span);
+    }
+    if (v.kind != SV_ERROR && !is_constant(&v)) {
+        tx_error(E->d, (TxSpan){src, 0, src->len},
+                 "-D %s=%s: the value must be a Python literal or a dtype name", d->name, text);
+        return sv_error();
+    }
+    return v;
+}
+
+/* constant := NAME '=' constant_expression (before the first function) */
+static void elab_constant(El *E, const Ast *s)
+{
+    const Ast *t = s->items.items[0];
+    if (s->items.n != 1 || t->kind != A_NAME) {
+        el_error(E, s->span, "a module-level constant is 'NAME = value'");
+        return;
+    }
+    if (E->module_started) {
+        el_error(E, s->span,
+                 "module-level constants must come before the first function ('%s' comes after)",
+                 t->name);
+        return;
+    }
+    ScVal v = el_eval(E, s->a);
+    if (v.kind == SV_ERROR) {
+        el_bind(E, t->name, v, BIND_PLAIN);
+        return;
+    }
+    if (!is_constant(&v)) {
+        el_error(E, s->a->span,
+                 "'%s' is not a compile-time constant (an int, float, bool, string, dtype or a "
+                 "tuple of those)",
+                 t->name);
+        v = sv_error();
+    }
+    size_t idx;
+    const ScDefine *d = find_define(E, t->name, &idx);
+    if (d) {
+        E->define_used[idx] = true;
+        v = define_value(E, d, &v);
+    }
+    el_bind(E, t->name, v, BIND_PLAIN);
+}
+
+static void check_defines(El *E)
+{
+    const char **names = TX_NEW_ARRAY(E->a, const char *, 256);
+    int n = 0;
+    for (ScBinding *b = E->global->head; b && n < 256; b = b->next)
+        if (sv_is_python(&b->val) || b->val.kind == SV_DTYPE)
+            names[n++] = b->name;
+    for (size_t i = 0; i < E->ndefines; i++) {
+        if (E->define_used[i] || !E->defines[i].name)
+            continue;
+        const char *nm = E->defines[i].name;
+        tx_error(E->d, (TxSpan){0}, "-D %s: the source declares no module-level constant '%s'%s",
+                 nm, nm, el_suggest(E, nm, names, n));
+    }
+}
+
+/* ---------------------------------------------------------------- the module */
+
+static void add_func_decl(El *E, const Ast *def)
+{
+    for (int i = 0; i < E->nfuncs; i++)
+        if (!strcmp(E->funcs[i].name, def->name)) {
+            el_error(E, def->name_span, "function '%s' is defined twice", def->name);
+            return;
+        }
+    ScFuncDecl *fs = TX_NEW_ARRAY(E->a, ScFuncDecl, E->nfuncs + 1);
+    if (E->nfuncs)
+        memcpy(fs, E->funcs, sizeof(*fs) * (size_t)E->nfuncs);
+    fs[E->nfuncs++] = (ScFuncDecl){def->name, (Ast *)def, NULL};
+    E->funcs = fs;
+    E->module_started = true;
+}
+
+static void elab_def(El *E, const Ast *def)
+{
+    const Ast *deco = NULL;
+    switch (decorator_kind(def, &deco)) {
+    case DECO_PRIM_FUNC: add_func_decl(E, def); return;
+    case DECO_MACRO: {
+        ScVal v = {.kind = SV_MACRO, .span = def->name_span};
+        v.u.def = (Ast *)def;
+        el_bind(E, def->name, v, BIND_PLAIN);
+        return;
+    }
+    case DECO_NONE:
+        el_error(E, def->name_span, "function '%s' needs @T.prim_func or @T.macro", def->name);
+        return;
+    default:
+        el_error(E, deco->span, "unknown decorator: use @T.prim_func or @T.macro");
+        return;
+    }
+}
+
+/* I.module_attrs({"key": value, ...}) */
+static void module_attrs(El *E, const Ast *call)
+{
+    if (call->items.n != 1 || call->nnames) {
+        el_error(E, call->span, "I.module_attrs takes one dictionary");
+        return;
+    }
+    ScVal d = el_eval(E, call->items.items[0]);
+    if (d.kind != SV_DICT) {
+        if (d.kind != SV_ERROR)
+            el_error(E, call->items.items[0]->span, "I.module_attrs takes a dictionary");
+        return;
+    }
+    IrExpr *dict = el_pod(E, &d, "module attributes");
+    if (!dict)
+        return;
+    E->m->nattrs = dict->u.list.n;
+    E->m->attrs = dict->u.list.kwargs;
+}
+
+static bool is_docstring(const Ast *s)
+{
+    return s->kind == A_S_EXPR && s->a->kind == A_STR;
+}
+
+static void elab_class(El *E, const Ast *c)
+{
+    const Ast *deco = c->items.n == 1 ? c->items.items[0] : NULL;
+    if (!deco || !is_path(deco, "I", "ir_module") || deco->kind == A_CALL) {
+        el_error(E, c->name_span, "a class must be decorated with @I.ir_module");
+        return;
+    }
+    if (E->m->is_ir_module || E->nfuncs) {
+        el_error(E, c->span, "a file holds one @I.ir_module class or top-level functions, not both");
+        return;
+    }
+    E->m->is_ir_module = true;
+    E->m->class_name = c->name;
+    E->class_name = c->name;
+    el_bind(E, c->name, sv_ns("<module>", c->name_span), BIND_PLAIN);
+    for (int i = 0; i < c->body.n; i++) {
+        const Ast *s = c->body.items[i];
+        if (s->kind == A_S_DEF)
+            elab_def(E, s);
+        else if (s->kind == A_S_EXPR && s->a->kind == A_CALL && is_path(s->a, "I", "module_attrs"))
+            module_attrs(E, s->a);
+        else if (s->kind == A_S_PASS || is_docstring(s))
+            continue;
+        else
+            el_error(E, s->span,
+                     "an @I.ir_module class holds I.module_attrs({...}) and @T.prim_func "
+                     "functions");
+    }
+}
+
+static void elab_module(El *E, AstList top)
+{
+    for (int i = 0; i < top.n; i++) {
+        const Ast *s = top.items[i];
+        switch (s->kind) {
+        case A_S_IMPORT: case A_S_PASS: break;
+        case A_S_EXPR:
+            if (!is_docstring(s))
+                el_error(E, s->span, "expected a function, a macro, a constant or an import at "
+                                     "module level");
+            break;
+        case A_S_ASSIGN: elab_constant(E, s); break;
+        case A_S_DEF: elab_def(E, s); break;
+        case A_S_CLASS: elab_class(E, s); break;
+        default:
+            el_error(E, s->span,
+                     "expected a function, a macro, a constant or an import at module level");
+            break;
+        }
+    }
+    check_defines(E);
+    for (int i = 0; i < E->nfuncs; i++)
+        elab_func(E, &E->funcs[i]);
+    E->m->nfuncs = E->nfuncs;
+    E->m->funcs = TX_NEW_ARRAY(E->a, IrFunc *, E->nfuncs ? E->nfuncs : 1);
+    for (int i = 0; i < E->nfuncs; i++)
+        E->m->funcs[i] = E->funcs[i].func;
+}
+
 IrModule *sc_parse(const char *text, size_t len, const char *filename, const ScDefine *defines,
                    size_t ndefines)
 {
-    (void)defines, (void)ndefines;
     IrModule *m = ir_module_new();
-    m->source = tx_source_new(&m->arena, filename, text, len);
-    tx_error(&m->diags, (TxSpan){m->source, 0, 0}, "parser not implemented");
+    m->source = tx_source_new(&m->arena, filename ? filename : "<input>", text ? text : "",
+                              text ? len : 0);
+    ScTokens toks;
+    AstList top;
+    if (!sc_lex(m->source, 0, m->source->len, false, &m->arena, &m->diags, &toks) ||
+        !sc_parse_tokens(m->source, &toks, false, &m->arena, &m->diags, &top))
+        return m;
+    El E = {0};
+    E.m = m, E.a = &m->arena, E.d = &m->diags, E.src = m->source;
+    E.global = TX_NEW(E.a, ScScope);
+    E.scope = E.global;
+    E.defines = defines, E.ndefines = ndefines;
+    E.define_used = TX_NEW_ARRAY(E.a, bool, ndefines ? ndefines : 1);
+    elab_module(&E, top);
     return m;
 }

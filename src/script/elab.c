@@ -1,0 +1,760 @@
+/* The elaborator's statement half: name scopes, statement lists and flat
+ * frames, every statement kind, functions (signatures, match_buffer), the
+ * module (constants with -D overrides, macros, @I.ir_module classes), and the
+ * entry point sc_parse. Expressions are evaluated by elab_expr.c. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elab.h"
+#include "fold.h"
+
+/* ---------------------------------------------------------------- diagnostics */
+
+static void add_macro_notes(El *E)
+{
+    for (int i = E->nmacro - 1; i >= 0; i--) {
+        int line, col;
+        tx_source_linecol(E->src, E->macro_stack[i].call_span.begin, &line, &col);
+        tx_note(E->d, E->macro_stack[i].call_span, "in expansion of macro '%s' called at %d:%d",
+                E->macro_stack[i].def->name, line, col);
+    }
+}
+
+void el_error(El *E, TxSpan sp, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tx_error(E->d, sp, "%s", msg);
+    add_macro_notes(E);
+}
+
+void el_note(El *E, TxSpan sp, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tx_note(E->d, sp, "%s", msg);
+}
+
+const char *el_suggest(El *E, const char *name, const char *const *cands, int n)
+{
+    const char *best = tx_nearest(name, cands, n);
+    return best ? tx_arena_printf(E->a, "; did you mean '%s'?", best) : "";
+}
+
+/* ---------------------------------------------------------------- scopes */
+
+static void push_scope(El *E)
+{
+    ScScope *s = TX_NEW(E->a, ScScope);
+    s->parent = E->scope;
+    E->scope = s;
+}
+
+static void pop_scope(El *E) { E->scope = E->scope->parent; }
+
+ScVal *el_lookup(El *E, const char *name, ScBinding **binding)
+{
+    for (ScScope *s = E->scope; s; s = s->parent)
+        for (ScBinding *b = s->head; b; b = b->next)
+            if (!strcmp(b->name, name)) {
+                if (binding)
+                    *binding = b;
+                return &b->val;
+            }
+    return NULL;
+}
+
+ScBinding *el_bind(El *E, const char *name, ScVal v, ScBindKind kind)
+{
+    for (ScBinding *b = E->scope->head; b; b = b->next)
+        if (!strcmp(b->name, name)) {
+            b->val = v, b->kind = kind;
+            return b;
+        }
+    ScBinding *b = TX_NEW(E->a, ScBinding);
+    b->name = name, b->val = v, b->kind = kind;
+    b->next = E->scope->head;
+    E->scope->head = b;
+    return b;
+}
+
+void el_set_thread_tag(El *E, const IrExpr *var, const char *tag)
+{
+    if (E->ntags == E->captags) {
+        int cap = E->captags ? E->captags * 2 : 8;
+        ScThreadTag *t = TX_NEW_ARRAY(E->a, ScThreadTag, cap);
+        if (E->ntags)
+            memcpy(t, E->tags, sizeof(*t) * (size_t)E->ntags);
+        E->tags = t, E->captags = cap;
+    }
+    E->tags[E->ntags++] = (ScThreadTag){var, tag};
+}
+
+const char *el_thread_tag(El *E, const IrExpr *var)
+{
+    for (int i = E->ntags - 1; i >= 0; i--)
+        if (E->tags[i].var == var)
+            return E->tags[i].tag;
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- statement lists */
+
+static void list_push(El *E, ScStmtList *l, IrStmt *s)
+{
+    if (s->kind == IR_S_SEQ) {
+        for (int i = 0; i < s->u.seq.n; i++)
+            list_push(E, l, s->u.seq.stmts[i]);
+        return;
+    }
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 8;
+        IrStmt **items = TX_NEW_ARRAY(E->a, IrStmt *, cap);
+        if (l->n)
+            memcpy(items, l->items, sizeof(IrStmt *) * (size_t)l->n);
+        l->items = items, l->cap = cap;
+    }
+    l->items[l->n++] = s;
+}
+
+void el_emit(El *E, IrStmt *s) { list_push(E, &E->cur, s); }
+
+void el_open_frame(El *E, IrStmt *stmt, IrStmt **body)
+{
+    if (E->nframes == E->capframes) {
+        int cap = E->capframes ? E->capframes * 2 : 8;
+        ScOpenFrame *f = TX_NEW_ARRAY(E->a, ScOpenFrame, cap);
+        if (E->nframes)
+            memcpy(f, E->frames, sizeof(*f) * (size_t)E->nframes);
+        E->frames = f, E->capframes = cap;
+    }
+    E->frames[E->nframes++] = (ScOpenFrame){stmt, body, E->cur};
+    E->cur = (ScStmtList){0};
+}
+
+static IrStmt *list_stmt(El *E, ScStmtList *l, TxSpan sp)
+{
+    if (l->n == 0) {
+        IrStmt *s = ir_stmt(E->a, IR_S_EVAL, sp);
+        s->u.eval = ir_int(E->a, IR_INT32, 0, sp);
+        return s;
+    }
+    TxSpan all = l->items[0]->span;
+    if (l->items[l->n - 1]->span.end > all.end)
+        all.end = l->items[l->n - 1]->span.end;
+    return ir_seq(E->a, l->items, l->n, all);
+}
+
+static void close_frames(El *E, int base)
+{
+    while (E->nframes > base) {
+        ScOpenFrame f = E->frames[--E->nframes];
+        *f.body = list_stmt(E, &E->cur, f.stmt->span);
+        E->cur = f.outer;
+        list_push(E, &E->cur, f.stmt);
+    }
+}
+
+static void elab_stmt(El *E, const Ast *s);
+
+void el_block_inline(El *E, AstList body)
+{
+    if (++E->depth > SC_MAX_DEPTH) {
+        if (body.n)
+            el_error(E, body.items[0]->span, "blocks nested too deeply (the limit is %d)",
+                     SC_MAX_DEPTH);
+        E->depth--;
+        return;
+    }
+    int base = E->nframes;
+    push_scope(E);
+    for (int i = 0; i < body.n && !E->returned; i++)
+        elab_stmt(E, body.items[i]);
+    close_frames(E, base);
+    pop_scope(E);
+    E->depth--;
+}
+
+IrStmt *el_block(El *E, AstList body)
+{
+    ScStmtList saved = E->cur;
+    E->cur = (ScStmtList){0};
+    el_block_inline(E, body);
+    TxSpan sp = body.n ? body.items[0]->span : (TxSpan){0};
+    IrStmt *r = list_stmt(E, &E->cur, sp);
+    E->cur = saved;
+    return r;
+}
+
+/* ---------------------------------------------------------------- assignment */
+
+static IrStmt *bind_stmt(El *E, IrExpr *var, IrExpr *value, TxSpan sp)
+{
+    IrStmt *s = ir_stmt(E->a, IR_S_BIND, sp);
+    s->u.bind.var = var, s->u.bind.value = value;
+    return s;
+}
+
+/* `x = e` for a new name with a PrimExpr value: a one-element local buffer. */
+static void new_local_scalar(El *E, const char *name, IrDType dt, const ScVal *init, TxSpan sp)
+{
+    IrExpr *one = ir_int(E->a, IR_INT32, 1, sp);
+    IrExpr *buf = el_new_buffer(E, dt, &one, 1, "local", sp);
+    buf->u.var.name = name;
+    IrStmt *alloc = ir_stmt(E->a, IR_S_ALLOC, sp);
+    alloc->u.alloc.buffer = buf;
+    el_emit(E, alloc);
+    ScVal v = {.kind = SV_BUFFER, .decay = true, .span = sp};
+    v.u.e = buf;
+    el_bind(E, name, v, BIND_PLAIN);
+    if (init) {
+        IrExpr *zero = ir_int(E->a, IR_INT32, 0, sp);
+        el_store(E, buf, &zero, 1, init, NULL, sp);
+    }
+}
+
+static bool is_fresh_var(const ScVal *v)
+{
+    return v->kind == SV_EXPR && v->fresh && v->u.e->kind == IR_E_VAR;
+}
+
+/* A frame assigned to a name: `tx = T.launch_thread("threadIdx.x", 128)`. */
+static void assign_frame(El *E, const char *name, ScVal v)
+{
+    ScFrame *f = v.u.frame;
+    if (f->var) {
+        if (f->var_fresh)
+            f->var->u.var.name = name;
+        el_bind(E, name, sv_expr(f->var, v.span), BIND_PLAIN);
+    }
+    el_open_frame(E, f->stmt, f->body);
+}
+
+/* Store to an existing scalar, re-bind a let variable, or define a new local. */
+static void assign_value(El *E, const char *name, TxSpan nsp, ScVal v, TxSpan sp)
+{
+    ScBinding *b = NULL;
+    ScVal *old = el_lookup(E, name, &b);
+    if (old && old->kind == SV_BUFFER && old->decay) {
+        IrExpr *zero = ir_int(E->a, IR_INT32, 0, sp);
+        el_store(E, old->u.e, &zero, 1, &v, NULL, sp);
+        return;
+    }
+    IrExpr *e = el_prim(E, &v, "the assigned value");
+    if (!e) {
+        el_bind(E, name, sv_error(), BIND_PLAIN);
+        return;
+    }
+    if (old && b->kind == BIND_LET && old->kind == SV_EXPR) {
+        if (!ir_dtype_eq(old->u.e->dtype, e->dtype)) {
+            char x[IR_DTYPE_STR_MAX], y[IR_DTYPE_STR_MAX];
+            el_error(E, sp, "cannot re-bind '%s' of dtype %s to a value of dtype %s", name,
+                     ir_dtype_str(old->u.e->dtype, x), ir_dtype_str(e->dtype, y));
+            return;
+        }
+        el_emit(E, bind_stmt(E, old->u.e, e, sp));
+        return;
+    }
+    IrType *pty = el_pointer_type(E, e);
+    if (pty) {
+        IrExpr *var = ir_var(E->a, name, pty, nsp);
+        el_emit(E, bind_stmt(E, var, e, sp));
+        el_bind(E, name, sv_expr(var, nsp), BIND_LET);
+        return;
+    }
+    new_local_scalar(E, name, e->dtype, &v, sp);
+}
+
+static void assign_name(El *E, const char *name, TxSpan nsp, ScVal v, TxSpan sp)
+{
+    ScBinding *b = NULL;
+    ScVal *old;
+    switch (v.kind) {
+    case SV_ERROR: el_bind(E, name, v, BIND_PLAIN); return;
+    case SV_FRAME: assign_frame(E, name, v); return;
+    case SV_EXPR:
+        if (is_fresh_var(&v)) {
+            old = el_lookup(E, name, &b);
+            if (old && b->kind == BIND_SIGVAR && old->kind == SV_EXPR &&
+                ir_dtype_eq(old->u.e->dtype, v.u.e->dtype))
+                return; /* `n = T.int32()` re-states a var of the signature */
+            v.u.e->u.var.name = name;
+            v.fresh = false;
+            el_bind(E, name, v, BIND_PLAIN);
+            return;
+        }
+        assign_value(E, name, nsp, v, sp);
+        return;
+    case SV_BUFFER:
+        if (v.fresh) {
+            v.u.e->u.var.name = name;
+            v.fresh = false;
+            v.decay = el_buffer_is_scalar(v.u.e, true);
+            el_bind(E, name, v, BIND_PLAIN);
+            return;
+        }
+        if (v.decay) {
+            assign_value(E, name, nsp, v, sp);
+            return;
+        }
+        el_bind(E, name, v, BIND_PLAIN);
+        return;
+    case SV_INT: case SV_FLOAT: case SV_BOOL:
+        if (!E->func) {
+            el_bind(E, name, v, BIND_PLAIN);
+            return;
+        }
+        assign_value(E, name, nsp, v, sp);
+        return;
+    case SV_TUPLE: case SV_LIST:
+        if (v.fresh) {
+            if (v.u.seq.n == 1 && v.u.seq.items[0].kind == SV_EXPR) {
+                v.u.seq.items[0].u.e->u.var.name = name;
+                v.u.seq.items[0].fresh = false;
+                el_bind(E, name, v.u.seq.items[0], BIND_PLAIN);
+                return;
+            }
+            for (int i = 0; i < v.u.seq.n; i++)
+                if (v.u.seq.items[i].kind == SV_EXPR && v.u.seq.items[i].fresh)
+                    v.u.seq.items[i].u.e->u.var.name = tx_arena_printf(E->a, "%s_%d", name, i);
+        }
+        el_bind(E, name, v, BIND_PLAIN);
+        return;
+    case SV_LOOP:
+        el_error(E, sp, "a loop range can only be used in a 'for' statement");
+        return;
+    default: el_bind(E, name, v, BIND_PLAIN); return;
+    }
+}
+
+static void assign_target(El *E, const Ast *t, ScVal v, TxSpan sp);
+
+static void assign_unpack(El *E, const Ast *t, ScVal v, TxSpan sp)
+{
+    if (v.kind == SV_ERROR) {
+        for (int i = 0; i < t->items.n; i++)
+            assign_target(E, t->items.items[i], v, sp);
+        return;
+    }
+    if (v.kind != SV_TUPLE && v.kind != SV_LIST) {
+        el_error(E, t->span, "cannot unpack %s into %d names", sv_kind_name(&v), t->items.n);
+        return;
+    }
+    if (v.u.seq.n != t->items.n) {
+        el_error(E, t->span, "cannot unpack %d values into %d names", v.u.seq.n, t->items.n);
+        return;
+    }
+    for (int i = 0; i < t->items.n; i++)
+        assign_target(E, t->items.items[i], v.u.seq.items[i], sp);
+}
+
+static void assign_target(El *E, const Ast *t, ScVal v, TxSpan sp)
+{
+    switch (t->kind) {
+    case A_NAME: assign_name(E, t->name, t->span, v, sp); return;
+    case A_TUPLE: case A_LIST: assign_unpack(E, t, v, sp); return;
+    case A_SUBSCRIPT: {
+        if (v.kind == SV_ERROR)
+            return;
+        ScVal obj = el_eval(E, t->a);
+        if (obj.kind == SV_ERROR)
+            return;
+        if (obj.kind != SV_BUFFER) {
+            el_error(E, t->a->span, "cannot store into %s: only buffer elements can be assigned",
+                     sv_kind_name(&obj));
+            return;
+        }
+        IrExpr **idx;
+        int n;
+        if (el_store_indices(E, obj.u.e, t->b, &idx, &n))
+            el_store(E, obj.u.e, idx, n, &v, NULL, sp);
+        return;
+    }
+    default: el_error(E, t->span, "cannot assign to this expression"); return;
+    }
+}
+
+static int count_targets(const Ast *t)
+{
+    return (t->kind == A_TUPLE || t->kind == A_LIST) ? t->items.n : 1;
+}
+
+/* assign := targets '=' value */
+static void elab_assign(El *E, const Ast *s)
+{
+    E->ntargets = count_targets(s->items.items[0]);
+    ScVal v = el_eval(E, s->a);
+    E->ntargets = 0;
+    for (int i = 0; i < s->items.n; i++)
+        assign_target(E, s->items.items[i], v, s->span);
+}
+
+/* augassign := target op= value: load, operate, store */
+static void elab_augassign(El *E, const Ast *s)
+{
+    ScVal cur = el_eval_value(E, s->a);
+    ScVal rhs = el_eval_value(E, s->b);
+    if (cur.kind == SV_ERROR || rhs.kind == SV_ERROR)
+        return;
+    ScVal r = el_binop(E, s->op, cur, rhs, s->span);
+    if (r.kind == SV_ERROR)
+        return;
+    if (s->a->kind == A_NAME) {
+        ScBinding *b = NULL;
+        ScVal *old = el_lookup(E, s->a->name, &b);
+        if (old && old->kind == SV_BUFFER && old->decay) {
+            assign_value(E, s->a->name, s->a->span, r, s->span);
+            return;
+        }
+        if (old && sv_is_python(old)) {
+            b->val = r;
+            return;
+        }
+        el_error(E, s->a->span,
+                 "'%s' cannot be updated in place: only scalars (x: T.int32) and buffer "
+                 "elements can",
+                 s->a->name);
+        return;
+    }
+    assign_target(E, s->a, r, s->span);
+}
+
+/* annassign := NAME ':' (T.let[ty] | T.let | dtype | dtype[dims]) ['=' value] */
+static void elab_annassign(El *E, const Ast *s)
+{
+    if (s->a->kind != A_NAME) {
+        el_error(E, s->a->span, "only a plain name can be declared with an annotation");
+        return;
+    }
+    const char *name = s->a->name;
+    ScVal ann = el_eval(E, s->b);
+    if (ann.kind == SV_ERROR)
+        return;
+    ScVal val = sv_none(s->span);
+    if (s->c && (val = el_eval_value(E, s->c)).kind == SV_ERROR)
+        return;
+    if (ann.kind == SV_LET) {
+        if (!s->c) {
+            el_error(E, s->span, "'%s: T.let' needs a value", name);
+            return;
+        }
+        IrExpr *e = el_prim(E, &val, "the bound value");
+        if (!e)
+            return;
+        IrType *ty = ann.u.ty;
+        if (!ty)
+            ty = el_pointer_type(E, e);
+        if (!ty)
+            ty = ir_prim_type(E->a, e->dtype);
+        if (ty->kind == IR_TY_PRIM && !ir_dtype_eq(ty->dtype, e->dtype)) {
+            if (val.kind == SV_INT || val.kind == SV_FLOAT || val.kind == SV_BOOL) {
+                e = el_prim_as(E, &val, ty->dtype, "the bound value");
+                if (!e)
+                    return;
+            } else {
+                char x[IR_DTYPE_STR_MAX], y[IR_DTYPE_STR_MAX];
+                el_error(E, s->c->span, "'%s' is declared %s but the value has dtype %s", name,
+                         ir_dtype_str(ty->dtype, x), ir_dtype_str(e->dtype, y));
+                return;
+            }
+        }
+        IrExpr *var = ir_var(E->a, name, ty, s->a->span);
+        el_emit(E, bind_stmt(E, var, e, s->span));
+        el_bind(E, name, sv_expr(var, s->a->span), BIND_LET);
+        return;
+    }
+    if (ann.kind == SV_DTYPE) {
+        if (ann.u.dt.code == IR_DT_HANDLE) {
+            el_error(E, s->b->span,
+                     "a pointer cannot be a mutable scalar; bind it with '%s: T.let = ...'", name);
+            return;
+        }
+        new_local_scalar(E, name, ann.u.dt, s->c ? &val : NULL, s->span);
+        return;
+    }
+    if (ann.kind == SV_LOCALBUF) {
+        if (s->c) {
+            el_error(E, s->c->span, "a local buffer declaration '%s: T.<dtype>[...]' takes no value",
+                     name);
+            return;
+        }
+        IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, ann.u.localbuf.n);
+        for (int i = 0; i < ann.u.localbuf.n; i++)
+            if (!(shape[i] = el_prim(E, &ann.u.localbuf.dims[i], "a buffer dimension")))
+                return;
+        IrExpr *buf = el_new_buffer(E, ann.u.localbuf.dt, shape, ann.u.localbuf.n, "local",
+                                    s->span);
+        buf->u.var.name = name;
+        IrStmt *alloc = ir_stmt(E->a, IR_S_ALLOC, s->span);
+        alloc->u.alloc.buffer = buf;
+        el_emit(E, alloc);
+        ScVal bv = {.kind = SV_BUFFER, .span = s->a->span};
+        bv.u.e = buf;
+        bv.decay = el_buffer_is_scalar(buf, true);
+        el_bind(E, name, bv, BIND_PLAIN);
+        return;
+    }
+    el_error(E, s->b->span,
+             "unsupported annotation (%s): use T.<dtype>, T.<dtype>[dims], T.let or T.let[type]",
+             sv_kind_name(&ann));
+}
+
+/* ---------------------------------------------------------------- loops */
+
+static IrStmt *loop_nest(El *E, const ScLoop *L, IrExpr **vars, IrStmt *body, TxSpan sp)
+{
+    for (int i = L->ndims - 1; i >= 0; i--) {
+        IrStmt *f = ir_stmt(E->a, IR_S_FOR, sp);
+        f->u.loop.var = vars[i];
+        f->u.loop.min = L->dims[i].min, f->u.loop.extent = L->dims[i].extent;
+        f->u.loop.step = L->dims[i].step;
+        f->u.loop.kind = L->kind, f->u.loop.thread = L->thread;
+        f->u.loop.nannot = L->nannot, f->u.loop.annot = L->annot;
+        f->u.loop.body = body;
+        body = f;
+    }
+    return body;
+}
+
+/* for := 'for' targets 'in' loop_range ':' body */
+static void elab_for(El *E, const Ast *s)
+{
+    ScVal it = el_eval(E, s->b);
+    if (it.kind == SV_ERROR)
+        return;
+    if (it.kind != SV_LOOP) {
+        el_error(E, s->b->span,
+                 "a 'for' loop needs range(...), T.serial/parallel/vectorized/unroll(...), "
+                 "T.thread_binding(...) or T.grid(...), not %s",
+                 sv_kind_name(&it));
+        return;
+    }
+    const ScLoop *L = it.u.loop;
+    const Ast *t = s->a;
+    int ntarget = count_targets(t);
+    if (ntarget != L->ndims) {
+        el_error(E, t->span, "%d loop variable%s for %d loop%s", ntarget, ntarget == 1 ? "" : "s",
+                 L->ndims, L->ndims == 1 ? "" : "s");
+        return;
+    }
+    IrExpr **vars = TX_NEW_ARRAY(E->a, IrExpr *, L->ndims);
+    push_scope(E);
+    for (int i = 0; i < L->ndims; i++) {
+        const Ast *ti = ntarget == 1 && t->kind != A_TUPLE && t->kind != A_LIST ? t : t->items.items[i];
+        if (ti->kind != A_NAME) {
+            el_error(E, ti->span, "a loop variable must be a plain name");
+            pop_scope(E);
+            return;
+        }
+        vars[i] = ir_var(E->a, ti->name, ir_prim_type(E->a, L->dims[i].dtype), ti->span);
+        el_bind(E, ti->name, sv_expr(vars[i], ti->span), BIND_PLAIN);
+    }
+    IrStmt *body = el_block(E, s->body);
+    pop_scope(E);
+    el_emit(E, loop_nest(E, L, vars, body, s->span));
+}
+
+/* while := 'while' cond ':' body */
+static void elab_while(El *E, const Ast *s)
+{
+    ScVal c = el_eval_value(E, s->a);
+    IrExpr *cond = c.kind == SV_ERROR ? NULL : el_prim(E, &c, "a 'while' condition");
+    IrStmt *body = el_block(E, s->body);
+    if (!cond)
+        return;
+    IrStmt *w = ir_stmt(E->a, IR_S_WHILE, s->span);
+    w->u.whl.cond = cond, w->u.whl.body = body;
+    el_emit(E, w);
+}
+
+/* if := 'if' cond ':' body ['else' ':' body]; a compile-time condition keeps
+ * only the taken branch (the other is parsed, not elaborated). */
+static void elab_if(El *E, const Ast *s)
+{
+    ScVal c = el_eval_value(E, s->a);
+    if (c.kind == SV_ERROR)
+        return;
+    bool truth;
+    if (sv_truth(&c, &truth)) {
+        el_block_inline(E, truth ? s->body : s->orelse);
+        return;
+    }
+    IrExpr *cond = el_prim(E, &c, "an 'if' condition");
+    if (!cond)
+        return;
+    IrStmt *then_s = el_block(E, s->body);
+    IrStmt *else_s = s->orelse.n ? el_block(E, s->orelse) : NULL;
+    IrStmt *st = ir_stmt(E->a, IR_S_IF, s->span);
+    st->u.ifs.cond = cond, st->u.ifs.then_s = then_s, st->u.ifs.else_s = else_s;
+    el_emit(E, st);
+}
+
+/* with := 'with' frame ['as' NAME] (',' frame ['as' NAME])* ':' body */
+static void elab_with(El *E, const Ast *s)
+{
+    int n = s->items.n;
+    ScFrame **frames = TX_NEW_ARRAY(E->a, ScFrame *, n);
+    push_scope(E);
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++) {
+        ScVal v = el_eval(E, s->items.items[i]);
+        if (v.kind != SV_FRAME) {
+            if (v.kind != SV_ERROR)
+                el_error(E, s->items.items[i]->span,
+                         "'with' needs T.attr(...), T.launch_thread(...), T.hint(...) or "
+                         "T.tile.compose_op(...), not %s",
+                         sv_kind_name(&v));
+            ok = false;
+            break;
+        }
+        frames[i] = v.u.frame;
+        const Ast *tg = s->items2.items[i];
+        if (tg) {
+            if (tg->kind != A_NAME || !frames[i]->var) {
+                el_error(E, tg->span, "this 'with' item defines no variable to name");
+                ok = false;
+                break;
+            }
+            if (frames[i]->var_fresh)
+                frames[i]->var->u.var.name = tg->name;
+            el_bind(E, tg->name, sv_expr(frames[i]->var, tg->span), BIND_PLAIN);
+        }
+    }
+    if (!ok) {
+        pop_scope(E);
+        return;
+    }
+    IrStmt *body = el_block(E, s->body);
+    pop_scope(E);
+    for (int i = n - 1; i >= 0; i--) {
+        *frames[i]->body = body;
+        body = frames[i]->stmt;
+    }
+    el_emit(E, body);
+}
+
+/* assert := 'assert' cond [',' (message | '(' kind ',' '[' parts ']' ')')] */
+static void elab_assert(El *E, const Ast *s)
+{
+    ScVal c = el_eval_value(E, s->a);
+    IrExpr *cond = c.kind == SV_ERROR ? NULL : el_prim(E, &c, "an assert condition");
+    if (!cond)
+        return;
+    IrStmt *st = ir_stmt(E->a, IR_S_ASSERT, s->span);
+    st->u.assert_.cond = cond;
+    st->u.assert_.kind = "RuntimeError";
+    if (s->b) {
+        ScVal m = el_eval(E, s->b);
+        if (m.kind == SV_STR) {
+            st->u.assert_.nparts = 1;
+            st->u.assert_.parts = TX_NEW_ARRAY(E->a, const char *, 1);
+            st->u.assert_.parts[0] = m.u.str.s;
+        } else if (m.kind == SV_TUPLE && m.u.seq.n == 2 && m.u.seq.items[0].kind == SV_STR &&
+                   (m.u.seq.items[1].kind == SV_LIST || m.u.seq.items[1].kind == SV_TUPLE)) {
+            ScVal *parts = m.u.seq.items[1].u.seq.items;
+            int np = m.u.seq.items[1].u.seq.n;
+            st->u.assert_.kind = m.u.seq.items[0].u.str.s;
+            st->u.assert_.nparts = np;
+            st->u.assert_.parts = TX_NEW_ARRAY(E->a, const char *, np ? np : 1);
+            for (int i = 0; i < np; i++) {
+                if (parts[i].kind != SV_STR) {
+                    el_error(E, s->b->span, "assert message parts must be strings");
+                    return;
+                }
+                st->u.assert_.parts[i] = parts[i].u.str.s;
+            }
+        } else if (m.kind != SV_ERROR) {
+            el_error(E, s->b->span,
+                     "an assert message is a string or (\"Kind\", [\"part\", ...]), not %s",
+                     sv_kind_name(&m));
+            return;
+        } else {
+            return;
+        }
+    }
+    el_emit(E, st);
+}
+
+static void elab_return(El *E, const Ast *s)
+{
+    if (E->nmacro > 0) {
+        E->macro_ret = s->a ? el_eval(E, s->a) : sv_none(s->span);
+        E->returned = true;
+        return;
+    }
+    IrStmt *st = ir_stmt(E->a, IR_S_RETURN, s->span);
+    if (s->a) {
+        ScVal v = el_eval_value(E, s->a);
+        if (v.kind == SV_ERROR || !(st->u.ret = el_prim(E, &v, "the returned value")))
+            return;
+    }
+    el_emit(E, st);
+}
+
+/* An expression used as a statement. */
+static void elab_expr_stmt(El *E, const Ast *s)
+{
+    ScVal v = el_eval(E, s->a);
+    switch (v.kind) {
+    case SV_FRAME:
+        if (v.u.frame->var && v.u.frame->var_fresh) {
+            const char *tag = el_thread_tag(E, v.u.frame->var);
+            if (tag)
+                v.u.frame->var->u.var.name = tag;
+        }
+        el_open_frame(E, v.u.frame->stmt, v.u.frame->body);
+        return;
+    case SV_EXPR:
+        if (v.fresh)
+            return; /* an unassigned scope id or T.int32(): already defined */
+        break;
+    case SV_BUFFER:
+        if (!v.decay)
+            return;
+        break;
+    case SV_INT: case SV_BOOL: case SV_FLOAT: break;
+    case SV_NONE: case SV_STR: case SV_ERROR: case SV_TUPLE: case SV_LIST: return;
+    default:
+        el_error(E, s->span, "%s used as a statement does nothing", sv_kind_name(&v));
+        return;
+    }
+    IrExpr *e = el_prim(E, &v, "an expression statement");
+    if (!e)
+        return;
+    IrStmt *st = ir_stmt(E->a, IR_S_EVAL, s->span);
+    st->u.eval = e;
+    el_emit(E, st);
+}
+
+static void elab_stmt(El *E, const Ast *s)
+{
+    switch (s->kind) {
+    case A_S_EXPR: elab_expr_stmt(E, s); break;
+    case A_S_ASSIGN: elab_assign(E, s); break;
+    case A_S_AUGASSIGN: elab_augassign(E, s); break;
+    case A_S_ANNASSIGN: elab_annassign(E, s); break;
+    case A_S_FOR: elab_for(E, s); break;
+    case A_S_WHILE: elab_while(E, s); break;
+    case A_S_IF: elab_if(E, s); break;
+    case A_S_WITH: elab_with(E, s); break;
+    case A_S_ASSERT: elab_assert(E, s); break;
+    case A_S_RETURN: elab_return(E, s); break;
+    case A_S_BREAK: case A_S_CONTINUE:
+        el_emit(E, ir_stmt(E->a, s->kind == A_S_BREAK ? IR_S_BREAK : IR_S_CONTINUE, s->span));
+        break;
+    case A_S_PASS: case A_S_IMPORT: break;
+    case A_S_DEF: case A_S_CLASS:
+        el_error(E, s->span, "nested %s definitions are not supported; define them at module level",
+                 s->kind == A_S_DEF ? "function" : "class");
+        break;
+    default: el_error(E, s->span, "not a statement"); break;
+    }
+}

@@ -1,0 +1,354 @@
+/* Private to the front end: the elaborator, which runs over the syntax tree
+ * like a tiny Python interpreter whose values are IR pieces, and builds the
+ * IR module. Values (ScVal) are Python-level objects (ints, strings, tuples,
+ * namespaces such as `T.ptx`, dtypes, layout specs, loop and frame specs) or
+ * IR expressions and buffers. Builtins (`T.*`) are looked up by name in
+ * builtins.def and emit statements into the current block; flat frame
+ * statements (T.attr, T.launch_thread, ...) capture the rest of their block.
+ * Compile-time constants and macros are elaborated here too. */
+#ifndef TX_SCRIPT_ELAB_H
+#define TX_SCRIPT_ELAB_H
+
+#include "../ir/ir.h"
+#include "parse_internal.h"
+#include "script.h"
+
+typedef enum {
+    SV_ERROR,   /* an error was already reported */
+    SV_NONE,
+    SV_BOOL,    /* u.b */
+    SV_INT,     /* u.i; 'big' marks a literal above INT64_MAX (bit pattern in u.i) */
+    SV_FLOAT,   /* u.f */
+    SV_STR,     /* u.str */
+    SV_EXPR,    /* u.e: a PrimExpr or pointer expression */
+    SV_BUFFER,  /* u.e: a variable of buffer type; 'decay' marks a scalar read by name */
+    SV_REGION,  /* u.e: an IR_E_REGION */
+    SV_TUPLE,   /* u.seq */
+    SV_LIST,    /* u.seq */
+    SV_DICT,    /* u.dict */
+    SV_DTYPE,   /* u.dt: `T.float16` */
+    SV_TYPE,    /* u.ty: a pointer or tensor-map type (`T.handle("f16", "shared").ty`) */
+    SV_LET,     /* u.ty: `T.let` (NULL) or `T.let[ty]` */
+    SV_LOCALBUF,/* u.localbuf: `T.f32[8]` in an annotation */
+    SV_NS,      /* u.path: a namespace or builtin path ("T", "T.ptx.ld.global_", "Axis") */
+    SV_METHOD,  /* u.method: a bound method of a buffer */
+    SV_LAYOUT,  /* u.layout */
+    SV_SPEC,    /* u.spec: a layout under construction (T.S[...] + T.R[...] + offset) */
+    SV_ONAXIS,  /* u.onaxis: `value @ Axis.name` */
+    SV_AXIS,    /* u.path: an axis name */
+    SV_FUNC,    /* u.def: a function of the module (callable as Module.f) */
+    SV_MACRO,   /* u.def: a @T.macro */
+    SV_LAMBDA,  /* u.e: an IR_E_LAMBDA */
+    SV_SLICE,   /* u.slice: only inside a subscript */
+    SV_LOOP,    /* u.loop: range(...), T.serial(...), T.grid(...) */
+    SV_FRAME,   /* u.frame: T.attr(...), T.launch_thread(...), T.hint(...), ... */
+    SV_COUNT
+} ScValKind;
+
+typedef struct ScVal ScVal;
+typedef struct ScLayoutSpec ScLayoutSpec;
+typedef struct ScLoop ScLoop;
+typedef struct ScFrame ScFrame;
+
+struct ScVal {
+    ScValKind kind;
+    bool fresh; /* EXPR var / BUFFER / TUPLE of vars just created: an assignment names it */
+    bool decay; /* BUFFER: a scalar buffer read by its bare name */
+    bool big;   /* INT */
+    TxSpan span;
+    union {
+        bool b;
+        int64_t i;
+        double f;
+        struct {
+            const char *s;
+            uint32_t n;
+        } str;
+        IrExpr *e;
+        struct {
+            ScVal *items;
+            int n;
+        } seq;
+        struct {
+            ScVal *keys, *vals;
+            int n;
+        } dict;
+        IrDType dt;
+        IrType *ty;
+        struct {
+            IrDType dt;
+            ScVal *dims;
+            int n;
+        } localbuf;
+        const char *path;
+        struct {
+            ScVal *recv;
+            const char *name;
+        } method;
+        IrLayout *layout;
+        ScLayoutSpec *spec;
+        struct {
+            ScVal *value;
+            const char *axis;
+        } onaxis;
+        Ast *def;
+        struct {
+            ScVal *lo, *hi, *step; /* NULL when omitted */
+        } slice;
+        ScLoop *loop;
+        ScFrame *frame;
+    } u;
+};
+
+/* A layout being built by `T.S[...] + T.R[...] + offsets`. */
+struct ScLayoutSpec {
+    bool has_shard, has_replica;
+    int nshard, nreplica, noffset;
+    IrIter *shard, *replica;
+    IrAxisOffset *offset;
+};
+
+/* One loop of a `for` header; T.grid gives several. */
+typedef struct ScLoopDim {
+    IrExpr *min, *extent, *step; /* step NULL: 1 */
+    IrDType dtype;
+} ScLoopDim;
+struct ScLoop {
+    IrForKind kind;
+    const char *thread;
+    int ndims;
+    ScLoopDim *dims;
+    int nannot;
+    IrKwarg *annot;
+};
+
+/* A statement with a body, opened by a frame call: the body goes to *body. */
+struct ScFrame {
+    IrStmt *stmt;
+    IrStmt **body;
+    IrExpr *var; /* T.launch_thread: the thread variable (for `as` / assignment) */
+    bool var_fresh;
+};
+
+/* ---- names ---- */
+typedef enum {
+    BIND_PLAIN,
+    BIND_LET,      /* a variable bound by Bind (`x: T.let = e`, pointers): `x = e` re-binds */
+    BIND_SIGVAR,   /* created by a quoted name in a signature shape */
+} ScBindKind;
+
+typedef struct ScBinding ScBinding;
+struct ScBinding {
+    ScBinding *next;
+    const char *name;
+    ScVal val;
+    ScBindKind kind;
+};
+
+typedef struct ScScope ScScope;
+struct ScScope {
+    ScScope *parent;
+    ScBinding *head;
+};
+
+/* ---- statements ---- */
+typedef struct ScStmtList {
+    IrStmt **items;
+    int n, cap;
+} ScStmtList;
+
+typedef struct ScOpenFrame {
+    IrStmt *stmt;
+    IrStmt **body;
+    ScStmtList outer;
+} ScOpenFrame;
+
+/* A function of the module, known before the bodies are elaborated. */
+typedef struct ScFuncDecl {
+    const char *name;
+    Ast *def;
+    IrFunc *func;
+} ScFuncDecl;
+
+typedef struct ScMacroCall {
+    const Ast *def;
+    TxSpan call_span;
+} ScMacroCall;
+
+typedef struct ScThreadTag {
+    const IrExpr *var;
+    const char *tag;
+} ScThreadTag;
+
+typedef struct El {
+    IrModule *m;
+    TxArena *a;
+    TxDiags *d;
+    const TxSource *src;
+    ScScope *global; /* constants, macros, functions, the module class name */
+    ScScope *scope;  /* innermost */
+    /* statements */
+    ScStmtList cur;
+    ScOpenFrame *frames;
+    int nframes, capframes;
+    /* module */
+    ScFuncDecl *funcs;
+    int nfuncs;
+    const char *class_name;
+    bool module_started; /* a function was seen: later `NAME = ...` lines are errors */
+    /* function */
+    IrFunc *func;
+    bool s_tir;
+    bool in_signature; /* quoted names in T.Buffer shapes define new vars */
+    bool quoted;       /* evaluating a quoted shape expression: unbound names define vars */
+    const AstParam *sig_params;
+    int nsig_params;
+    IrExpr **params;
+    int nparams;
+    /* macros */
+    ScMacroCall *macro_stack;
+    int nmacro, capmacro;
+    ScVal macro_ret;
+    bool returned;
+    /* the number of assignment targets of the statement being elaborated (for
+     * deferred scope ids `bx, by = T.cta_id()`), 0 when not an assignment */
+    int ntargets;
+    ScThreadTag *tags;
+    int ntags, captags;
+    int depth;
+    const ScDefine *defines;
+    size_t ndefines;
+    bool *define_used;
+} El;
+
+/* ---- elab.c: scopes, statements, module ---- */
+ScVal *el_lookup(El *E, const char *name, ScBinding **binding);
+ScBinding *el_bind(El *E, const char *name, ScVal v, ScBindKind kind);
+void el_emit(El *E, IrStmt *s);
+/* Open a flat frame: the rest of the current block becomes its body. */
+void el_open_frame(El *E, IrStmt *stmt, IrStmt **body);
+void el_set_thread_tag(El *E, const IrExpr *var, const char *tag);
+const char *el_thread_tag(El *E, const IrExpr *var);
+/* Elaborate a block's statements into the current list, in a new name scope;
+ * flat frames opened inside close at its end. */
+void el_block_inline(El *E, AstList body);
+/* Elaborate a block into one statement (Evaluate(0) when empty). */
+IrStmt *el_block(El *E, AstList body);
+
+/* ---- parse.c: functions and the module ---- */
+/* The dtype of a scalar parameter named 'name' of the current signature. */
+bool el_sig_scalar_dtype(El *E, const char *name, IrDType *out);
+
+/* ---- elab_expr.c: evaluation ---- */
+ScVal el_eval(El *E, const Ast *x);
+/* Evaluate for use as a value: scalar buffers read by name become loads. */
+ScVal el_eval_value(El *E, const Ast *x);
+ScVal sv_error(void);
+ScVal sv_none(TxSpan sp);
+ScVal sv_int(int64_t v, TxSpan sp);
+ScVal sv_bool(bool b, TxSpan sp);
+ScVal sv_str(El *E, const char *s, TxSpan sp);
+ScVal sv_expr(IrExpr *e, TxSpan sp);
+ScVal sv_ns(const char *path, TxSpan sp);
+bool sv_is_python(const ScVal *v); /* None, bool, int, float, str, tuple/list of those */
+const char *sv_kind_name(const ScVal *v);
+/* Python truthiness of a compile-time value; false when not a Python value. */
+bool sv_truth(const ScVal *v, bool *out);
+/* Convert a value to a PrimExpr (ints -> int32/int64, floats -> float32, bools ->
+ * bool, scalar buffers -> loads). Reports an error naming 'what' and returns NULL. */
+IrExpr *el_prim(El *E, const ScVal *v, const char *what);
+/* A PrimExpr of a given dtype: Python literals become constants of that dtype. */
+IrExpr *el_prim_as(El *E, const ScVal *v, IrDType t, const char *what);
+/* A value as it is stored in attributes and tile-primitive arguments: Python
+ * scalars stay Python (PYINT/PYBOOL/NONE/STR), floats become float32, lists
+ * become LIST, dicts DICT, whole buffers full regions. */
+IrExpr *el_pod(El *E, const ScVal *v, const char *what);
+bool el_int_const(El *E, const ScVal *v, int64_t *out, const char *what);
+const char *el_str_const(El *E, const ScVal *v, const char *what);
+bool el_dtype_of(El *E, const ScVal *v, IrDType *out, const char *what);
+IrExpr *el_load(El *E, IrExpr *buffer, IrExpr **indices, int n, TxSpan sp);
+IrExpr *el_region(El *E, IrExpr *buffer, IrExpr **mins, IrExpr **extents, int n, TxSpan sp);
+IrExpr *el_full_region(El *E, IrExpr *buffer, TxSpan sp);
+/* The IrType of a pointer-valued expression, or NULL. */
+IrType *el_pointer_type(El *E, const IrExpr *e);
+/* A call node of a builtin op with the given result dtype. */
+IrExpr *el_call_node(El *E, IrOp op, IrDType t, IrExpr **args, int n, TxSpan sp);
+ScVal el_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp);
+/* Evaluate a quoted shape expression ("n * 2") of a signature, defining its unbound names. */
+ScVal el_eval_quoted(El *E, const ScVal *str);
+/* Call a callable value (builtin path, dtype, method, macro, function). */
+ScVal el_call(El *E, ScVal fn, const Ast *call);
+
+/* ---- builtin calls ---- */
+typedef struct ScArgs {
+    const Ast *call;
+    TxSpan span;
+    const char *fname; /* "T.alloc_buffer" for messages */
+    int npos, nkw;
+    ScVal *pos;
+    ScVal *kw;
+    const char **kwnames;
+    TxSpan *kwspans;
+} ScArgs;
+
+/* Bind arguments to a Python-style parameter list such as
+ * "shape, dtype=, *, scope=, align=" ('=' optional, '*' keyword-only after it,
+ * "*args" collects the rest of the positionals, "**kw" the other keywords).
+ * out[i] is SV_ERROR-free: a missing optional is kind SV_COUNT. Extra
+ * positionals/keywords go to *rest / *rest_kw when the list allows them. */
+typedef struct ScBound {
+    ScVal v[16];
+    int nrest;
+    ScVal *rest;
+    int nrest_kw;
+    int *rest_kw; /* indices into args->kw */
+} ScBound;
+bool el_bind_args(El *E, const ScArgs *args, const char *params, ScBound *out);
+static inline bool sv_given(const ScVal *v) { return v->kind != SV_COUNT; }
+
+typedef ScVal (*ScBuiltinFn)(El *E, ScArgs *args);
+#define X(name, fn) ScVal fn(El *E, ScArgs *args);
+#include "builtins.def"
+#undef X
+/* The builtin named by a path after `T.` ("alloc_shared", "cuda.cta_sync"), or NULL. */
+ScBuiltinFn el_builtin(const char *name);
+/* Builtin names, for near-match suggestions. */
+int el_builtin_names(const char **out, int max);
+
+/* ---- elab_buffer.c ---- */
+/* A new buffer variable named "buffer" (the assignment renames it). */
+IrExpr *el_new_buffer(El *E, IrDType dt, IrExpr **shape, int ndim, const char *scope,
+                      TxSpan sp);
+bool el_buffer_is_scalar(const IrExpr *buffer, bool for_alloc);
+ScVal el_buffer_attr(El *E, ScVal obj, const char *name, TxSpan sp);
+ScVal el_buffer_method(El *E, ScVal recv, const char *name, ScArgs *args);
+ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp);
+bool el_store(El *E, IrExpr *buffer, IrExpr **indices, int n, const ScVal *value,
+              IrExpr *predicate, TxSpan sp);
+/* The indices of a subscript (slices become Ramps). */
+bool el_store_indices(El *E, IrExpr *buffer, const Ast *index, IrExpr ***out, int *n);
+
+/* ---- elab_layout.c ---- */
+ScVal el_layout_subscript(El *E, const char *which, const Ast *index, TxSpan sp);
+ScVal el_layout_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp);
+bool el_is_layout_piece(const ScVal *v);
+ScVal el_axis(El *E, const char *name, TxSpan sp);
+IrLayout *el_layout_of(El *E, const ScVal *v, const char *what);
+
+/* ---- elab_call.c: ops and tile primitives ---- */
+/* T.<path>(...) where path is not a builtin: an op of op.def, a tile primitive
+ * (`cta.copy`) or a PTX instruction. */
+ScVal el_call_path(El *E, const char *path, ScArgs *args);
+
+/* ---- elab_ptx.c ---- */
+/* T.ptx.<family>.<modifiers>(...), T.ptx["a.b.c"](...) and the printed
+ * T.ptx.<family>(operands..., "slot", ..., "marker"); path follows "T.". */
+ScVal el_call_ptx(El *E, const char *path, ScArgs *args);
+
+/* ---- diagnostics ---- */
+void el_error(El *E, TxSpan sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void el_note(El *E, TxSpan sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "... ; did you mean 'x'?" suffix, or "" */
+const char *el_suggest(El *E, const char *name, const char *const *cands, int n);
+
+#endif

@@ -1,0 +1,1035 @@
+/* Buffers in the elaborator: the buffer-declaring builtins (T.Buffer,
+ * T.match_buffer, T.alloc_buffer/alloc_shared/alloc_local, T.decl_buffer and
+ * the scalar forms) with their shared keyword layout and defaults, buffer
+ * attributes and methods (data, shape, ptr_to, vload/vstore, access_ptr and
+ * the views that need no layout algebra), loads, regions and stores. */
+#include <string.h>
+
+#include "elab.h"
+#include "fold.h"
+
+/* ---------------------------------------------------------------- construction */
+
+IrExpr *el_new_buffer(El *E, IrDType dt, IrExpr **shape, int ndim, const char *scope, TxSpan sp)
+{
+    IrBufferType *bt = TX_NEW(E->a, IrBufferType);
+    bt->ndim = ndim;
+    bt->shape = TX_NEW_ARRAY(E->a, IrExpr *, ndim ? ndim : 1);
+    for (int i = 0; i < ndim; i++)
+        bt->shape[i] = shape[i];
+    bt->elem_offset = ir_int(E->a, IR_INT32, 0, sp);
+    bt->align = 64, bt->offset_factor = 1;
+    bt->layout = E->s_tir ? NULL : ir_default_layout(E->a, bt->shape, ndim);
+    IrType *ty = ir_buffer_type(E->a, dt, scope, bt);
+    return ir_var(E->a, "buffer", ty, sp);
+}
+
+static bool layout_equal(const IrLayout *a, const IrLayout *b);
+
+static bool iters_equal(const IrIter *a, const IrIter *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!sc_expr_equal(a[i].extent, b[i].extent) || !sc_expr_equal(a[i].stride, b[i].stride) ||
+            strcmp(a[i].axis, b[i].axis))
+            return false;
+    return true;
+}
+
+static bool layout_equal(const IrLayout *a, const IrLayout *b)
+{
+    if (a == b)
+        return true;
+    if (!a || !b || a->kind != b->kind)
+        return false;
+    if (a->kind == IR_LAYOUT_COMPOSE)
+        return a->per_element == b->per_element && a->swizzle_len == b->swizzle_len &&
+               a->atom_len == b->atom_len && a->swizzle_inner == b->swizzle_inner &&
+               layout_equal(a->tile, b->tile);
+    if (a->nshard != b->nshard || a->nreplica != b->nreplica || a->noffset != b->noffset)
+        return false;
+    if (!iters_equal(a->shard, b->shard, a->nshard) || !iters_equal(a->replica, b->replica, a->nreplica))
+        return false;
+    for (int i = 0; i < a->noffset; i++)
+        if (strcmp(a->offset[i].axis, b->offset[i].axis) ||
+            !sc_expr_equal(a->offset[i].value, b->offset[i].value))
+            return false;
+    return true;
+}
+
+static bool has_default_layout(El *E, const IrExpr *buffer)
+{
+    const IrBufferType *bt = ir_buf(buffer);
+    return bt->layout && layout_equal(bt->layout, ir_default_layout(E->a, bt->shape, bt->ndim));
+}
+
+bool el_buffer_is_scalar(const IrExpr *buffer, bool for_alloc)
+{
+    const IrBufferType *bt = ir_buf(buffer);
+    int64_t v;
+    if (bt->ndim != 1 || !sc_is_const_int(bt->shape[0], &v) || v != 1 || bt->nstrides ||
+        bt->align != 64 || bt->offset_factor != 1 || bt->naddr || !bt->layout)
+        return false;
+    const IrLayout *l = bt->layout;
+    if (l->kind != IR_LAYOUT_TILE || l->nshard != 1 || l->nreplica || l->noffset ||
+        !sc_is_const_int(l->shard[0].extent, &v) || v != 1 ||
+        !sc_is_const_int(l->shard[0].stride, &v) || v != 1 || strcmp(l->shard[0].axis, "m"))
+        return false;
+    return !for_alloc || (sc_is_const_int(bt->elem_offset, &v) && v == 0);
+}
+
+static ScVal fresh_buffer(IrExpr *buf, TxSpan sp)
+{
+    ScVal v = {.kind = SV_BUFFER, .fresh = true, .span = sp};
+    v.u.e = buf;
+    return v;
+}
+
+/* Slots of the shared keyword layout of the buffer-declaring builtins. */
+enum { B_SHAPE, B_DTYPE, B_DATA, B_STRIDES, B_ELEM_OFFSET, B_SCOPE, B_ALIGN, B_OFFSET_FACTOR,
+       B_LAYOUT, B_ADDR, B_ANNOT, B_BUFTYPE, B_AXSEP };
+#define BUFFER_PARAMS                                                                       \
+    "shape, dtype=, data=, strides=, elem_offset=, scope=, align=, offset_factor=, layout=, " \
+    "allocated_addr=, annotations=, buffer_type=, axis_separators="
+
+ScVal el_eval_quoted(El *E, const ScVal *str)
+{
+    const TxSource *src = str->span.src;
+    uint32_t b = str->span.begin, e = str->span.end;
+    while (b < e && src->text[b] != '"' && src->text[b] != '\'')
+        b++;
+    char q = src->text[b];
+    uint32_t content = b + 1;
+    if (content + 1 < e && src->text[content] == q && src->text[content + 1] == q)
+        content += 2;
+    if (content + str->u.str.n > e || memcmp(src->text + content, str->u.str.s, str->u.str.n)) {
+        el_error(E, str->span, "a quoted shape expression cannot contain escape sequences");
+        return sv_error();
+    }
+    ScTokens toks;
+    AstList ast;
+    if (!sc_lex(src, content, content + str->u.str.n, true, E->a, E->d, &toks) ||
+        !sc_parse_tokens(src, &toks, true, E->a, E->d, &ast) || ast.n != 1)
+        return sv_error();
+    bool saved = E->quoted;
+    E->quoted = true;
+    ScVal v = el_eval_value(E, ast.items[0]);
+    E->quoted = saved;
+    return v;
+}
+
+/* One shape dimension: an integer PrimExpr; a quoted expression in a signature. */
+static IrExpr *shape_dim(El *E, const ScVal *v)
+{
+    ScVal d = *v;
+    if (d.kind == SV_STR && E->in_signature)
+        d = el_eval_quoted(E, v);
+    IrExpr *e = el_prim(E, &d, "a buffer dimension");
+    if (e && !ir_dtype_is_int(e->dtype)) {
+        char buf[IR_DTYPE_STR_MAX];
+        el_error(E, v->span, "a buffer dimension must be an integer, not %s",
+                 ir_dtype_str(e->dtype, buf));
+        return NULL;
+    }
+    return e;
+}
+
+static bool expr_list(El *E, const ScVal *v, IrExpr ***out, int *n, const char *what,
+                      bool strings_are_vars)
+{
+    const ScVal *items = v;
+    int cnt = 1;
+    if (v->kind == SV_TUPLE || v->kind == SV_LIST)
+        items = v->u.seq.items, cnt = v->u.seq.n;
+    *out = TX_NEW_ARRAY(E->a, IrExpr *, cnt ? cnt : 1);
+    *n = cnt;
+    for (int i = 0; i < cnt; i++) {
+        if (strings_are_vars && items[i].kind == SV_STR) {
+            (*out)[i] = ir_var(E->a, items[i].u.str.s, ir_prim_type(E->a, IR_INT32), items[i].span);
+            continue;
+        }
+        IrExpr *e = !strcmp(what, "shape") ? shape_dim(E, &items[i])
+                                           : el_prim(E, &items[i], what);
+        if (!e)
+            return false;
+        (*out)[i] = e;
+    }
+    return true;
+}
+
+static bool int_option(El *E, const ScVal *v, int dflt, int *out, const char *what)
+{
+    *out = dflt;
+    if (!sv_given(v) || v->kind == SV_NONE)
+        return true;
+    int64_t x;
+    if (!el_int_const(E, v, &x, what))
+        return false;
+    *out = x <= 0 ? dflt : (int)x;
+    return true;
+}
+
+/* Build a buffer variable from the bound keyword layout (shape at slot 0). */
+static IrExpr *buffer_from_slots(El *E, const ScVal *s, const char *default_scope, TxSpan sp)
+{
+    IrExpr **shape;
+    int ndim;
+    if (!expr_list(E, &s[B_SHAPE], &shape, &ndim, "shape", false))
+        return NULL;
+    IrDType dt = IR_FLOAT32;
+    if (sv_given(&s[B_DTYPE]) && !el_dtype_of(E, &s[B_DTYPE], &dt, "the dtype"))
+        return NULL;
+    const char *scope = default_scope;
+    if (sv_given(&s[B_SCOPE]) && !(scope = el_str_const(E, &s[B_SCOPE], "scope")))
+        return NULL;
+    IrExpr *buf = el_new_buffer(E, dt, shape, ndim, scope, sp);
+    IrBufferType *bt = buf->u.var.type->buf;
+    if (sv_given(&s[B_STRIDES]) && s[B_STRIDES].kind != SV_NONE &&
+        !expr_list(E, &s[B_STRIDES], &bt->strides, &bt->nstrides, "a stride", true))
+        return NULL;
+    if (!int_option(E, &s[B_ALIGN], 64, &bt->align, "align") ||
+        !int_option(E, &s[B_OFFSET_FACTOR], 1, &bt->offset_factor, "offset_factor"))
+        return NULL;
+    if (sv_given(&s[B_ELEM_OFFSET]) && s[B_ELEM_OFFSET].kind != SV_NONE) {
+        if (!(bt->elem_offset = el_prim(E, &s[B_ELEM_OFFSET], "elem_offset")))
+            return NULL;
+    } else if (sv_given(&s[B_OFFSET_FACTOR]) && s[B_OFFSET_FACTOR].kind != SV_NONE) {
+        bt->elem_offset = ir_var(E->a, "elem_offset", ir_prim_type(E->a, IR_INT32), sp);
+    }
+    const ScVal *lay = &s[B_LAYOUT];
+    if (sv_given(lay)) {
+        if (lay->kind == SV_NONE)
+            bt->layout = NULL;
+        else if (lay->kind == SV_STR && !strcmp(lay->u.str.s, "default"))
+            bt->layout = ir_default_layout(E->a, bt->shape, bt->ndim);
+        else if (!(bt->layout = el_layout_of(E, lay, "layout")))
+            return NULL;
+    }
+    if (sv_given(&s[B_ADDR]) && s[B_ADDR].kind != SV_NONE &&
+        !expr_list(E, &s[B_ADDR], &bt->allocated_addr, &bt->naddr, "allocated_addr", false))
+        return NULL;
+    return buf;
+}
+
+/* T.Buffer(shape, dtype, ...): a parameter annotation or a free buffer. */
+ScVal bi_Buffer(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, BUFFER_PARAMS, &b))
+        return sv_error();
+    IrExpr *buf = buffer_from_slots(E, b.v, "global", args->span);
+    return buf ? fresh_buffer(buf, args->span) : sv_error();
+}
+
+static IrExpr *find_param(El *E, const IrExpr *var, int *idx)
+{
+    for (int i = 0; i < E->nparams; i++)
+        if (E->params[i] == var) {
+            *idx = i;
+            return E->params[i];
+        }
+    return NULL;
+}
+
+/* A = T.match_buffer(handle_param, shape, dtype, ...): the handle parameter
+ * is replaced by the buffer; later uses of the handle read A.data. */
+ScVal bi_match_buffer(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args,
+                      "param, shape, dtype=, data=, strides=, elem_offset=, scope=, align=, "
+                      "offset_factor=, layout=, allocated_addr=, buffer_type=, axis_separators=",
+                      &b))
+        return sv_error();
+    const ScVal *p = &b.v[0];
+    int idx = -1;
+    if (p->kind != SV_EXPR || p->u.e->kind != IR_E_VAR || !find_param(E, p->u.e, &idx)) {
+        if (p->kind != SV_ERROR)
+            el_error(E, p->span, "T.match_buffer needs a handle parameter of the function");
+        return sv_error();
+    }
+    if (p->u.e->u.var.type->kind != IR_TY_PTR) {
+        char buf[IR_DTYPE_STR_MAX];
+        el_error(E, p->span, "T.match_buffer needs a handle parameter, but '%s' is an %s",
+                 p->u.e->u.var.name, ir_dtype_str(p->u.e->dtype, buf));
+        return sv_error();
+    }
+    bool saved = E->in_signature;
+    E->in_signature = true;
+    IrExpr *buf = buffer_from_slots(E, b.v + 1, "global", args->span);
+    E->in_signature = saved;
+    if (!buf)
+        return sv_error();
+    const char *handle_name = p->u.e->u.var.name;
+    E->params[idx] = buf;
+    IrExpr *data = el_call_node(E, IR_OP_BUFFER_DATA, IR_HANDLE, &buf, 1, p->span);
+    ScBinding *bind = NULL;
+    if (el_lookup(E, handle_name, &bind))
+        bind->val = sv_expr(data, p->span);
+    return fresh_buffer(buf, args->span);
+}
+
+static void emit_alloc(El *E, IrExpr *buf, const ScVal *annot, TxSpan sp)
+{
+    IrStmt *s = ir_stmt(E->a, IR_S_ALLOC, sp);
+    s->u.alloc.buffer = buf;
+    if (sv_given(annot) && annot->kind != SV_NONE) {
+        IrExpr *d = el_pod(E, annot, "annotations");
+        if (d && d->kind == IR_E_DICT)
+            s->u.alloc.nannot = d->u.list.n, s->u.alloc.annot = d->u.list.kwargs;
+        else if (d)
+            el_error(E, annot->span, "annotations must be a dictionary");
+    }
+    el_emit(E, s);
+}
+
+static void emit_decl(El *E, IrExpr *buf, IrExpr *data, TxSpan sp)
+{
+    IrStmt *s = ir_stmt(E->a, IR_S_DECL, sp);
+    s->u.decl.buffer = buf, s->u.decl.data = data;
+    el_emit(E, s);
+}
+
+/* T.alloc_buffer / T.alloc_shared / T.smem / T.alloc_local (shape, dtype, ...) */
+ScVal bi_alloc_buffer(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, BUFFER_PARAMS, &b))
+        return sv_error();
+    const char *name = args->fname + 2;
+    const char *scope = !strcmp(name, "alloc_local") ? "local"
+                        : strcmp(name, "alloc_buffer") ? "shared" : "global";
+    if (sv_given(&b.v[B_DATA]) && b.v[B_DATA].kind != SV_NONE) {
+        el_error(E, b.v[B_DATA].span, "%s allocates its own storage; use T.decl_buffer(..., data=...)",
+                 args->fname);
+        return sv_error();
+    }
+    IrExpr *buf = buffer_from_slots(E, b.v, scope, args->span);
+    if (!buf)
+        return sv_error();
+    emit_alloc(E, buf, &b.v[B_ANNOT], args->span);
+    return fresh_buffer(buf, args->span);
+}
+
+/* T.decl_buffer(shape, dtype, data=..., ...): a buffer over existing storage;
+ * data=None allocates. */
+ScVal bi_decl_buffer(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, BUFFER_PARAMS, &b))
+        return sv_error();
+    IrExpr *buf = buffer_from_slots(E, b.v, "global", args->span);
+    if (!buf)
+        return sv_error();
+    const ScVal *d = &b.v[B_DATA];
+    if (!sv_given(d) || d->kind == SV_NONE) {
+        if (strcmp(buf->u.var.type->scope, "tmem") != 0) {
+            emit_alloc(E, buf, &b.v[B_ANNOT], args->span);
+            return fresh_buffer(buf, args->span);
+        }
+        emit_decl(E, buf, NULL, args->span);
+        return fresh_buffer(buf, args->span);
+    }
+    IrExpr *data = el_prim(E, d, "data");
+    if (!data)
+        return sv_error();
+    emit_decl(E, buf, data, args->span);
+    return fresh_buffer(buf, args->span);
+}
+
+/* T.alloc_scalar(dtype, scope) / T.local_scalar(dtype) / T.shared_scalar(dtype) */
+ScVal bi_scalar(El *E, ScArgs *args)
+{
+    ScBound b;
+    const char *name = args->fname + 2;
+    bool any_scope = !strcmp(name, "alloc_scalar");
+    if (!el_bind_args(E, args, any_scope ? "dtype, scope=, align=" : "dtype, align=", &b))
+        return sv_error();
+    IrDType dt;
+    if (!el_dtype_of(E, &b.v[0], &dt, "the dtype"))
+        return sv_error();
+    const char *scope = !strcmp(name, "shared_scalar") ? "shared" : "local";
+    if (any_scope && sv_given(&b.v[1]) && !(scope = el_str_const(E, &b.v[1], "scope")))
+        return sv_error();
+    IrExpr *one = ir_int(E->a, IR_INT32, 1, args->span);
+    IrExpr *buf = el_new_buffer(E, dt, &one, 1, scope, args->span);
+    int align;
+    if (!int_option(E, &b.v[any_scope ? 2 : 1], 64, &align, "align"))
+        return sv_error();
+    buf->u.var.type->buf->align = align;
+    emit_alloc(E, buf, &(ScVal){.kind = SV_COUNT}, args->span);
+    return fresh_buffer(buf, args->span);
+}
+
+/* T.decl_scalar(dtype, data, scope, elem_offset) */
+ScVal bi_decl_scalar(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "dtype, data, scope=, elem_offset=", &b))
+        return sv_error();
+    IrDType dt;
+    if (!el_dtype_of(E, &b.v[0], &dt, "the dtype"))
+        return sv_error();
+    const char *scope = "global";
+    if (sv_given(&b.v[2]) && !(scope = el_str_const(E, &b.v[2], "scope")))
+        return sv_error();
+    IrExpr *data = el_prim(E, &b.v[1], "data");
+    if (!data)
+        return sv_error();
+    IrExpr *one = ir_int(E->a, IR_INT32, 1, args->span);
+    IrExpr *buf = el_new_buffer(E, dt, &one, 1, scope, args->span);
+    if (sv_given(&b.v[3]) &&
+        !(buf->u.var.type->buf->elem_offset = el_prim(E, &b.v[3], "elem_offset")))
+        return sv_error();
+    emit_decl(E, buf, data, args->span);
+    return fresh_buffer(buf, args->span);
+}
+
+/* ---------------------------------------------------------------- attributes */
+
+static const char *const buffer_attrs[] = {
+    "data", "shape", "strides", "elem_offset", "dtype", "layout", "buffer", "allocated_addr",
+    "view", "permute", "local", "ptr_to", "vload", "vstore", "access_ptr", "scope",
+};
+
+static ScVal expr_tuple(El *E, IrExpr **items, int n, TxSpan sp)
+{
+    ScVal t = {.kind = SV_TUPLE, .span = sp};
+    t.u.seq.n = n;
+    t.u.seq.items = TX_NEW_ARRAY(E->a, ScVal, n ? n : 1);
+    for (int i = 0; i < n; i++)
+        t.u.seq.items[i] = sv_expr(items[i], sp);
+    return t;
+}
+
+/* Row-major strides of a compact buffer (folded). */
+static IrExpr **compact_strides(El *E, const IrBufferType *bt, TxSpan sp)
+{
+    IrExpr **s = TX_NEW_ARRAY(E->a, IrExpr *, bt->ndim ? bt->ndim : 1);
+    IrExpr *acc = ir_int(E->a, IR_INT32, 1, sp);
+    for (int i = bt->ndim - 1; i >= 0; i--) {
+        s[i] = acc;
+        const char *err = NULL;
+        IrExpr *next = sc_arith(E->a, IR_E_MUL, acc, bt->shape[i], sp, &err);
+        acc = next ? next : acc;
+    }
+    return s;
+}
+
+ScVal el_buffer_attr(El *E, ScVal obj, const char *name, TxSpan sp)
+{
+    IrExpr *buf = obj.u.e;
+    const IrBufferType *bt = ir_buf(buf);
+    if (!strcmp(name, "data"))
+        return sv_expr(el_call_node(E, IR_OP_BUFFER_DATA, IR_HANDLE, &buf, 1, sp), sp);
+    if (!strcmp(name, "shape"))
+        return expr_tuple(E, bt->shape, bt->ndim, sp);
+    if (!strcmp(name, "strides"))
+        return bt->nstrides ? expr_tuple(E, bt->strides, bt->nstrides, sp)
+                            : expr_tuple(E, compact_strides(E, bt, sp), bt->ndim, sp);
+    if (!strcmp(name, "elem_offset"))
+        return sv_expr(bt->elem_offset, sp);
+    if (!strcmp(name, "allocated_addr"))
+        return expr_tuple(E, bt->allocated_addr, bt->naddr, sp);
+    if (!strcmp(name, "dtype")) {
+        char b[IR_DTYPE_STR_MAX];
+        return sv_str(E, tx_arena_strdup(E->a, ir_dtype_str(buf->u.var.type->dtype, b)), sp);
+    }
+    if (!strcmp(name, "layout")) {
+        if (!bt->layout)
+            return sv_none(sp);
+        ScVal v = {.kind = SV_LAYOUT, .span = sp};
+        v.u.layout = bt->layout;
+        return v;
+    }
+    if (!strcmp(name, "buffer")) {
+        obj.decay = false, obj.span = sp;
+        return obj;
+    }
+    for (size_t i = 8; i < TX_ARRAY_LEN(buffer_attrs); i++)
+        if (!strcmp(name, buffer_attrs[i])) {
+            ScVal m = {.kind = SV_METHOD, .span = sp};
+            m.u.method.recv = TX_NEW(E->a, ScVal);
+            *m.u.method.recv = obj;
+            m.u.method.recv->decay = false;
+            m.u.method.name = buffer_attrs[i];
+            return m;
+        }
+    el_error(E, sp, "buffer '%s' has no attribute '%s'%s", buf->u.var.name, name,
+             el_suggest(E, name, buffer_attrs, (int)TX_ARRAY_LEN(buffer_attrs)));
+    return sv_error();
+}
+
+/* ---------------------------------------------------------------- indexing */
+
+typedef struct IndexItem {
+    bool is_slice;
+    ScVal v, lo, hi, step; /* slice parts: kind SV_COUNT when omitted */
+    TxSpan span;
+} IndexItem;
+
+static bool eval_index_items(El *E, const Ast *index, IndexItem **out, int *n)
+{
+    const Ast *const *items = (const Ast *const *)&index;
+    int cnt = 1;
+    if (index->kind == A_TUPLE)
+        items = (const Ast *const *)index->items.items, cnt = index->items.n;
+    int cap = cnt + 8;
+    IndexItem *r = TX_NEW_ARRAY(E->a, IndexItem, cap);
+    int k = 0;
+    for (int i = 0; i < cnt; i++) {
+        const Ast *it = items[i];
+        if (it->kind == A_SLICE) {
+            IndexItem *x = &r[k++];
+            x->is_slice = true, x->span = it->span;
+            x->lo.kind = x->hi.kind = x->step.kind = SV_COUNT;
+            if ((it->a && (x->lo = el_eval_value(E, it->a)).kind == SV_ERROR) ||
+                (it->b && (x->hi = el_eval_value(E, it->b)).kind == SV_ERROR) ||
+                (it->c && (x->step = el_eval_value(E, it->c)).kind == SV_ERROR))
+                return false;
+            continue;
+        }
+        ScVal v = el_eval_value(E, it->kind == A_STARRED ? it->a : it);
+        if (v.kind == SV_ERROR)
+            return false;
+        if (it->kind == A_STARRED) {
+            if (v.kind != SV_TUPLE && v.kind != SV_LIST) {
+                el_error(E, it->span, "only a tuple or a list can be unpacked with '*'");
+                return false;
+            }
+            if (k + v.u.seq.n > cap) {
+                IndexItem *bigger = TX_NEW_ARRAY(E->a, IndexItem, k + v.u.seq.n + cap);
+                memcpy(bigger, r, sizeof(IndexItem) * (size_t)k);
+                r = bigger, cap = k + v.u.seq.n + cap;
+            }
+            for (int q = 0; q < v.u.seq.n; q++)
+                r[k++] = (IndexItem){.v = v.u.seq.items[q], .span = it->span};
+            continue;
+        }
+        if (v.kind == SV_TUPLE && index->kind != A_TUPLE && v.u.seq.n == 0)
+            continue; /* A[()] */
+        r[k++] = (IndexItem){.v = v, .span = it->span};
+    }
+    *out = r, *n = k;
+    return true;
+}
+
+static IrExpr *index_expr(El *E, const ScVal *v)
+{
+    IrExpr *e = el_prim(E, v, "an index");
+    if (e && !ir_dtype_is_int(e->dtype) && e->dtype.code != IR_DT_BOOL) {
+        char buf[IR_DTYPE_STR_MAX];
+        el_error(E, v->span, "an index must be an integer, not %s", ir_dtype_str(e->dtype, buf));
+        return NULL;
+    }
+    return e;
+}
+
+static bool slice_bounds(El *E, IrExpr *buffer, int dim, const IndexItem *it, IrExpr **lo,
+                         IrExpr **hi, int64_t *step)
+{
+    *step = 1;
+    *lo = sv_given(&it->lo) ? index_expr(E, &it->lo) : ir_int(E->a, IR_INT32, 0, it->span);
+    *hi = sv_given(&it->hi) ? index_expr(E, &it->hi) : ir_buf(buffer)->shape[dim];
+    if (!*lo || !*hi)
+        return false;
+    if (sv_given(&it->step) && !el_int_const(E, &it->step, step, "a slice step"))
+        return false;
+    if (*step <= 0) {
+        el_error(E, it->span, "a slice step must be positive");
+        return false;
+    }
+    return true;
+}
+
+/* A vector index lo:hi:step as a Ramp with a constant number of lanes. */
+static IrExpr *slice_ramp(El *E, IrExpr *lo, IrExpr *hi, int64_t step, TxSpan sp)
+{
+    const char *err = NULL;
+    IrExpr *ext = sc_sub_simplify(E->a, hi, lo, sp, &err);
+    int64_t n;
+    if (!ext || !sc_is_const_int(ext, &n) || n <= 0) {
+        el_error(E, sp, "a vector index needs a constant, positive length");
+        return NULL;
+    }
+    int64_t lanes = (n + step - 1) / step;
+    IrExpr *r = ir_node(E->a, IR_E_RAMP, ir_dtype_with_lanes(lo->dtype, (int)lanes), sp);
+    r->u.op.a = lo, r->u.op.b = sc_const_int(E->a, lo->dtype, step, sp);
+    r->u.op.lanes = (int)lanes;
+    return r;
+}
+
+static bool check_rank(El *E, IrExpr *buffer, int n, TxSpan sp, bool allow_fewer)
+{
+    int ndim = ir_buf(buffer)->ndim;
+    if (n > ndim || (!allow_fewer && n < ndim)) {
+        el_error(E, sp, "buffer '%s' has %d dimension%s but %d ind%s given", buffer->u.var.name,
+                 ndim, ndim == 1 ? "" : "s", n, n == 1 ? "ex was" : "ices were");
+        return false;
+    }
+    return true;
+}
+
+ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp)
+{
+    IrExpr *buffer = buf.u.e;
+    IndexItem *items;
+    int n;
+    if (!eval_index_items(E, index, &items, &n) || !check_rank(E, buffer, n, sp, true))
+        return sv_error();
+    int ndim = ir_buf(buffer)->ndim;
+    bool region = n < ndim;
+    for (int i = 0; i < n; i++)
+        if (items[i].is_slice && (!sv_given(&items[i].step) ||
+                                  (items[i].step.kind == SV_INT && items[i].step.u.i == 1)))
+            region = true;
+    if (region) {
+        IrExpr **mins = TX_NEW_ARRAY(E->a, IrExpr *, ndim ? ndim : 1);
+        IrExpr **exts = TX_NEW_ARRAY(E->a, IrExpr *, ndim ? ndim : 1);
+        for (int i = 0; i < ndim; i++) {
+            if (i >= n) {
+                mins[i] = ir_int(E->a, IR_INT32, 0, sp);
+                exts[i] = ir_buf(buffer)->shape[i];
+                continue;
+            }
+            if (!items[i].is_slice) {
+                if (!(mins[i] = index_expr(E, &items[i].v)))
+                    return sv_error();
+                exts[i] = sc_const_int(E->a, mins[i]->dtype, 1, items[i].span);
+                continue;
+            }
+            IrExpr *lo, *hi;
+            int64_t step;
+            if (!slice_bounds(E, buffer, i, &items[i], &lo, &hi, &step))
+                return sv_error();
+            if (step != 1) {
+                el_error(E, items[i].span, "a buffer region cannot have a step");
+                return sv_error();
+            }
+            const char *err = NULL;
+            mins[i] = lo;
+            if (!(exts[i] = sc_sub_simplify(E->a, hi, lo, items[i].span, &err))) {
+                el_error(E, items[i].span, "invalid slice: %s", err ? err : "bad bounds");
+                return sv_error();
+            }
+        }
+        ScVal r = {.kind = SV_REGION, .span = sp};
+        r.u.e = el_region(E, buffer, mins, exts, ndim, sp);
+        return r;
+    }
+    IrExpr **idx = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
+    for (int i = 0; i < n; i++) {
+        if (items[i].is_slice) {
+            IrExpr *lo, *hi;
+            int64_t step;
+            if (!slice_bounds(E, buffer, i, &items[i], &lo, &hi, &step) ||
+                !(idx[i] = slice_ramp(E, lo, hi, step, items[i].span)))
+                return sv_error();
+        } else if (!(idx[i] = index_expr(E, &items[i].v))) {
+            return sv_error();
+        }
+    }
+    return sv_expr(el_load(E, buffer, idx, n, sp), sp);
+}
+
+bool el_store_indices(El *E, IrExpr *buffer, const Ast *index, IrExpr ***out, int *n)
+{
+    IndexItem *items;
+    if (!eval_index_items(E, index, &items, n) || !check_rank(E, buffer, *n, index->span, false))
+        return false;
+    *out = TX_NEW_ARRAY(E->a, IrExpr *, *n ? *n : 1);
+    for (int i = 0; i < *n; i++) {
+        if (items[i].is_slice) {
+            IrExpr *lo, *hi;
+            int64_t step;
+            if (!slice_bounds(E, buffer, i, &items[i], &lo, &hi, &step) ||
+                !((*out)[i] = slice_ramp(E, lo, hi, step, items[i].span)))
+                return false;
+        } else if (!((*out)[i] = index_expr(E, &items[i].v))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool el_store(El *E, IrExpr *buffer, IrExpr **indices, int n, const ScVal *value,
+              IrExpr *predicate, TxSpan sp)
+{
+    IrDType t = buffer->u.var.type->dtype;
+    for (int i = 0; i < n; i++)
+        if (indices[i]->dtype.lanes > 1)
+            t = ir_dtype_with_lanes(t, indices[i]->dtype.lanes * t.lanes);
+    char b1[IR_DTYPE_STR_MAX], b2[IR_DTYPE_STR_MAX];
+    if (value->kind == SV_ERROR)
+        return false;
+    if (value->kind == SV_STR) {
+        el_error(E, value->span, "cannot store a string into '%s', a buffer of %s",
+                 buffer->u.var.name, ir_dtype_str(buffer->u.var.type->dtype, b1));
+        return false;
+    }
+    IrExpr *v = (value->kind == SV_INT || value->kind == SV_BOOL || value->kind == SV_FLOAT)
+                    ? el_prim_as(E, value, t, "the stored value")
+                    : el_prim(E, value, "the stored value");
+    if (!v)
+        return false;
+    if (!ir_dtype_eq(v->dtype, t)) {
+        el_error(E, value->span,
+                 "cannot store a %s value into '%s', a buffer of %s; convert it with T.Cast(\"%s\", ...)",
+                 ir_dtype_str(v->dtype, b1), buffer->u.var.name, ir_dtype_str(t, b2), b2);
+        return false;
+    }
+    IrStmt *s = ir_stmt(E->a, IR_S_STORE, sp);
+    s->u.store.buffer = buffer, s->u.store.value = v, s->u.store.predicate = predicate;
+    s->u.store.n = n, s->u.store.indices = indices;
+    el_emit(E, s);
+    return true;
+}
+
+/* ---------------------------------------------------------------- methods */
+
+static IrExpr **index_list(El *E, const ScVal *v, int *n)
+{
+    IrExpr **r;
+    if (!expr_list(E, v, &r, n, "an index", false))
+        return NULL;
+    return r;
+}
+
+/* A child buffer over the parent's storage (the reference's _redecl). */
+static IrExpr *redecl(El *E, IrExpr *parent, IrDType dt, IrExpr **shape, int ndim,
+                      IrLayout *layout, IrExpr *elem_offset, TxSpan sp)
+{
+    const IrBufferType *pb = ir_buf(parent);
+    IrExpr *child = el_new_buffer(E, dt, shape, ndim, parent->u.var.type->scope, sp);
+    IrBufferType *cb = child->u.var.type->buf;
+    cb->nstrides = pb->nstrides, cb->strides = pb->strides;
+    cb->elem_offset = elem_offset ? elem_offset : pb->elem_offset;
+    cb->align = pb->align, cb->offset_factor = pb->offset_factor;
+    cb->naddr = pb->naddr, cb->allocated_addr = pb->allocated_addr;
+    cb->layout = layout;
+    bool tmem = !strcmp(parent->u.var.type->scope, "tmem");
+    IrExpr *data = tmem ? NULL : el_call_node(E, IR_OP_BUFFER_DATA, IR_HANDLE, &parent, 1, sp);
+    emit_decl(E, child, data, sp);
+    return child;
+}
+
+static bool view_shape(El *E, IrExpr *parent, const ScVal *dims, int n, IrExpr ***out)
+{
+    *out = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
+    int infer = -1;
+    int64_t known = 1;
+    bool all_const = true;
+    for (int i = 0; i < n; i++) {
+        if (dims[i].kind == SV_INT && dims[i].u.i == -1) {
+            if (infer >= 0) {
+                el_error(E, dims[i].span, "only one dimension of a view can be -1");
+                return false;
+            }
+            infer = i;
+            continue;
+        }
+        if (!((*out)[i] = shape_dim(E, &dims[i])))
+            return false;
+        int64_t v;
+        if (sc_is_const_int((*out)[i], &v))
+            known *= v;
+        else
+            all_const = false;
+    }
+    const IrBufferType *pb = ir_buf(parent);
+    int64_t total = 1;
+    bool parent_const = true;
+    for (int i = 0; i < pb->ndim; i++) {
+        int64_t v;
+        if (sc_is_const_int(pb->shape[i], &v))
+            total *= v;
+        else
+            parent_const = false;
+    }
+    if (infer >= 0) {
+        if (!all_const || !parent_const || known == 0 || total % known) {
+            el_error(E, dims[infer].span, "cannot infer the -1 dimension of this view");
+            return false;
+        }
+        (*out)[infer] = ir_int(E->a, IR_INT32, total / known, dims[infer].span);
+    } else if (all_const && parent_const && known != total) {
+        el_error(E, dims[0].span, "a view of %lld elements over a buffer of %lld elements",
+                 (long long)known, (long long)total);
+        return false;
+    }
+    return true;
+}
+
+/* A.view("dtype"): reinterpret; default layouts only for now. */
+static ScVal view_dtype(El *E, IrExpr *parent, IrDType dt, TxSpan sp)
+{
+    const IrBufferType *pb = ir_buf(parent);
+    IrDType pt = parent->u.var.type->dtype;
+    int pbits = pt.bits * pt.lanes, cbits = dt.bits * dt.lanes;
+    if (pb->ndim == 0 || (pb->layout && !has_default_layout(E, parent))) {
+        el_error(E, sp, "A.view(dtype) of a buffer with a non-default layout is not supported yet");
+        return sv_error();
+    }
+    IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, pb->ndim);
+    memcpy(shape, pb->shape, sizeof(IrExpr *) * (size_t)pb->ndim);
+    IrExpr *last = pb->shape[pb->ndim - 1], *off = pb->elem_offset;
+    const char *err = NULL;
+    IrExprKind k = cbits > pbits ? IR_E_FLOORDIV : IR_E_MUL;
+    int ratio = cbits > pbits ? cbits / pbits : pbits / cbits;
+    if ((cbits > pbits ? cbits % pbits : pbits % cbits) != 0) {
+        el_error(E, sp, "cannot view %d-bit elements as %d-bit ones", pbits, cbits);
+        return sv_error();
+    }
+    int64_t v;
+    if (k == IR_E_FLOORDIV && sc_is_const_int(last, &v) && v % ratio) {
+        el_error(E, sp, "the last dimension (%lld) is not a multiple of %d", (long long)v, ratio);
+        return sv_error();
+    }
+    IrExpr *r = ir_int(E->a, last->dtype, ratio, sp);
+    shape[pb->ndim - 1] = sc_arith(E->a, k, last, r, sp, &err);
+    IrExpr *noff = sc_arith(E->a, k, off, ir_int(E->a, off->dtype, ratio, sp), sp, &err);
+    if (!shape[pb->ndim - 1] || !noff)
+        return sv_error();
+    IrLayout *lay = pb->layout ? ir_default_layout(E->a, shape, pb->ndim) : NULL;
+    return fresh_buffer(redecl(E, parent, dt, shape, pb->ndim, lay, noff, sp), sp);
+}
+
+static ScVal method_view(El *E, IrExpr *parent, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "*shape, layout=", &b))
+        return sv_error();
+    IrDType dt;
+    if (b.nrest == 1 && (b.rest[0].kind == SV_STR || b.rest[0].kind == SV_DTYPE)) {
+        if (!el_dtype_of(E, &b.rest[0], &dt, "the view dtype"))
+            return sv_error();
+        return view_dtype(E, parent, dt, args->span);
+    }
+    const ScVal *dims = b.rest;
+    int n = b.nrest;
+    if (n == 1 && (dims[0].kind == SV_TUPLE || dims[0].kind == SV_LIST))
+        n = dims[0].u.seq.n, dims = dims[0].u.seq.items;
+    IrExpr **shape;
+    if (!view_shape(E, parent, dims, n, &shape))
+        return sv_error();
+    IrLayout *lay = ir_buf(parent)->layout;
+    if (sv_given(&b.v[0]) && b.v[0].kind != SV_NONE && !(lay = el_layout_of(E, &b.v[0], "layout")))
+        return sv_error();
+    return fresh_buffer(redecl(E, parent, parent->u.var.type->dtype, shape, n, lay, NULL,
+                               args->span), args->span);
+}
+
+static ScVal method_permute(El *E, IrExpr *parent, ScArgs *args)
+{
+    const IrBufferType *pb = ir_buf(parent);
+    const ScVal *dims = args->pos;
+    int n = args->npos;
+    if (n == 1 && (dims[0].kind == SV_TUPLE || dims[0].kind == SV_LIST))
+        n = dims[0].u.seq.n, dims = dims[0].u.seq.items;
+    if (n != pb->ndim || args->nkw) {
+        el_error(E, args->span, "A.permute takes one position per dimension (%d)", pb->ndim);
+        return sv_error();
+    }
+    int perm[64];
+    bool seen[64] = {0};
+    if (n > 64)
+        return sv_error();
+    for (int i = 0; i < n; i++) {
+        int64_t d;
+        if (!el_int_const(E, &dims[i], &d, "a dimension"))
+            return sv_error();
+        if (d < 0)
+            d += n;
+        if (d < 0 || d >= n || seen[d]) {
+            el_error(E, dims[i].span, "not a permutation of the %d dimensions", n);
+            return sv_error();
+        }
+        seen[d] = true, perm[i] = (int)d;
+    }
+    IrLayout *pl = pb->layout, *tile = pl && pl->kind == IR_LAYOUT_COMPOSE ? pl->tile : pl;
+    if (pl && (tile->nshard != n)) {
+        el_error(E, args->span,
+                 "A.permute of a layout whose dimensions span several iterators is not supported yet");
+        return sv_error();
+    }
+    IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
+    for (int i = 0; i < n; i++)
+        shape[i] = pb->shape[perm[i]];
+    IrLayout *lay = NULL;
+    if (pl) {
+        IrLayout *t = TX_NEW(E->a, IrLayout);
+        *t = *tile;
+        t->shard = TX_NEW_ARRAY(E->a, IrIter, n ? n : 1);
+        for (int i = 0; i < n; i++)
+            t->shard[i] = tile->shard[perm[i]];
+        lay = t;
+        if (pl->kind == IR_LAYOUT_COMPOSE) {
+            lay = TX_NEW(E->a, IrLayout);
+            *lay = *pl;
+            lay->tile = t;
+        }
+    }
+    return fresh_buffer(redecl(E, parent, parent->u.var.type->dtype, shape, n, lay, NULL,
+                               args->span), args->span);
+}
+
+static bool is_thread_axis(const char *axis)
+{
+    static const char *const thread_axes[] = {"bx", "by", "bz", "cbx", "cby", "cbz", "tx",
+                                              "warpid", "laneid", "wgid", "tid_in_wg",
+                                              "wid_in_wg", "pid"};
+    for (size_t i = 0; i < TX_ARRAY_LEN(thread_axes); i++)
+        if (!strcmp(axis, thread_axes[i]))
+            return true;
+    return false;
+}
+
+/* The storage of a thread-distributed layout: its span (size=false) or size. */
+static bool storage_extent(const IrLayout *l, bool size, int64_t *out)
+{
+    if (l->kind == IR_LAYOUT_COMPOSE)
+        l = l->tile;
+    int64_t r = size ? 1 : 1;
+    for (int i = 0; i < l->nshard; i++) {
+        if (is_thread_axis(l->shard[i].axis))
+            continue;
+        int64_t e, s;
+        if (!sc_is_const_int(l->shard[i].extent, &e) || !sc_is_const_int(l->shard[i].stride, &s))
+            return false;
+        r = size ? r * e : r + (e - 1) * s;
+    }
+    *out = r;
+    return true;
+}
+
+static ScVal method_local(El *E, IrExpr *parent, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "*shape, layout=", &b))
+        return sv_error();
+    const ScVal *dims = b.rest;
+    int n = b.nrest;
+    if (n == 1 && (dims[0].kind == SV_TUPLE || dims[0].kind == SV_LIST))
+        n = dims[0].u.seq.n, dims = dims[0].u.seq.items;
+    IrLayout *lay = NULL;
+    bool has_layout = sv_given(&b.v[0]) && b.v[0].kind != SV_NONE;
+    if (has_layout && !(lay = el_layout_of(E, &b.v[0], "layout")))
+        return sv_error();
+    const IrLayout *pl = ir_buf(parent)->layout;
+    IrExpr **shape = NULL;
+    if (n) {
+        shape = TX_NEW_ARRAY(E->a, IrExpr *, n);
+        for (int i = 0; i < n; i++)
+            if (!(shape[i] = shape_dim(E, &dims[i])))
+                return sv_error();
+    } else {
+        int64_t ext;
+        if (!pl || !storage_extent(pl, has_layout, &ext)) {
+            el_error(E, args->span, "A.local() needs the parent's layout with constant iterators");
+            return sv_error();
+        }
+        n = 1;
+        shape = TX_NEW_ARRAY(E->a, IrExpr *, 1);
+        shape[0] = ir_int(E->a, IR_INT32, ext, args->span);
+    }
+    if (!has_layout && !pl && !n) {
+        el_error(E, args->span, "A.local needs the parent's layout, or both a shape and a layout");
+        return sv_error();
+    }
+    if (!lay)
+        lay = ir_default_layout(E->a, shape, n);
+    return fresh_buffer(redecl(E, parent, parent->u.var.type->dtype, shape, n, lay, NULL,
+                               args->span), args->span);
+}
+
+static ScVal method_access_ptr(El *E, IrExpr *buf, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "access_mask, ptr_type=, content_lanes=, offset=, extent=", &b))
+        return sv_error();
+    int mask = 0;
+    const char *m = b.v[0].kind == SV_STR ? b.v[0].u.str.s : NULL;
+    int64_t mi;
+    if (m) {
+        for (; *m; m++)
+            mask |= *m == 'r' ? 1 : *m == 'w' ? 2 : 0;
+    } else if (el_int_const(E, &b.v[0], &mi, "access_mask")) {
+        mask = (int)mi;
+    } else {
+        return sv_error();
+    }
+    const IrBufferType *bt = ir_buf(buf);
+    const char *err = NULL;
+    IrExpr *off = sv_given(&b.v[3]) ? el_prim(E, &b.v[3], "offset") : ir_int(E->a, IR_INT32, 0, args->span);
+    if (!off)
+        return sv_error();
+    IrExpr *extent = ir_int(E->a, IR_INT32, 1, args->span);
+    if (bt->nstrides == bt->ndim && bt->ndim)
+        extent = sc_arith(E->a, IR_E_MUL, bt->strides[0], bt->shape[0], args->span, &err);
+    else
+        for (int i = 0; i < bt->ndim; i++)
+            extent = sc_arith(E->a, IR_E_MUL, extent, bt->shape[i], args->span, &err);
+    if (extent)
+        extent = sc_arith(E->a, IR_E_SUB, extent, off, args->span, &err);
+    if (sv_given(&b.v[4]) && b.v[4].kind != SV_NONE)
+        extent = el_prim(E, &b.v[4], "extent");
+    IrExpr *eoff = sc_arith(E->a, IR_E_ADD, bt->elem_offset, off, args->span, &err);
+    if (!extent || !eoff)
+        return sv_error();
+    IrExpr *ta = el_call_node(E, IR_OP_TYPE_ANNOTATION, buf->u.var.type->dtype, NULL, 0, args->span);
+    IrExpr *data = el_call_node(E, IR_OP_BUFFER_DATA, IR_HANDLE, &buf, 1, args->span);
+    IrExpr *a[5] = {ta, data, eoff, extent, ir_int(E->a, IR_INT32, mask, args->span)};
+    return sv_expr(el_call_node(E, IR_OP_ACCESS_PTR, IR_HANDLE, a, 5, args->span), args->span);
+}
+
+ScVal el_buffer_method(El *E, ScVal recv, const char *name, ScArgs *args)
+{
+    IrExpr *buf = recv.u.e;
+    args->fname = tx_arena_printf(E->a, "%s.%s", buf->u.var.name, name);
+    ScBound b;
+    if (!strcmp(name, "view"))
+        return method_view(E, buf, args);
+    if (!strcmp(name, "permute"))
+        return method_permute(E, buf, args);
+    if (!strcmp(name, "local"))
+        return method_local(E, buf, args);
+    if (!strcmp(name, "access_ptr"))
+        return method_access_ptr(E, buf, args);
+    if (!strcmp(name, "scope")) {
+        if (!el_bind_args(E, args, "", &b))
+            return sv_error();
+        return sv_str(E, buf->u.var.type->scope, args->span);
+    }
+    if (!strcmp(name, "ptr_to")) {
+        if (!el_bind_args(E, args, "indices", &b))
+            return sv_error();
+        int n;
+        IrExpr **idx = index_list(E, &b.v[0], &n);
+        if (!idx || !check_rank(E, buf, n, args->span, false))
+            return sv_error();
+        IrExpr *load = el_load(E, buf, idx, n, args->span);
+        return sv_expr(el_call_node(E, IR_OP_ADDRESS_OF, IR_HANDLE, &load, 1, args->span),
+                       args->span);
+    }
+    if (!strcmp(name, "vload") || !strcmp(name, "vstore")) {
+        bool store = name[1] == 's';
+        if (!el_bind_args(E, args, store ? "indices, value, predicate=" : "indices, predicate=", &b))
+            return sv_error();
+        int n;
+        IrExpr **idx = index_list(E, &b.v[0], &n);
+        if (!idx || !check_rank(E, buf, n, args->span, false))
+            return sv_error();
+        const ScVal *pv = &b.v[store ? 2 : 1];
+        IrExpr *pred = sv_given(pv) && pv->kind != SV_NONE ? el_prim(E, pv, "predicate") : NULL;
+        if (sv_given(pv) && pv->kind != SV_NONE && !pred)
+            return sv_error();
+        if (store) {
+            el_store(E, buf, idx, n, &b.v[1], pred, args->span);
+            return sv_none(args->span);
+        }
+        IrExpr *load = el_load(E, buf, idx, n, args->span);
+        load->u.access.predicate = pred;
+        return sv_expr(load, args->span);
+    }
+    el_error(E, args->span, "buffer method '%s' is not supported", name);
+    return sv_error();
+}

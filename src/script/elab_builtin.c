@@ -1,0 +1,734 @@
+/* The `T.*` builtins that are not about buffers, layouts or calls: the
+ * builtin table itself (builtins.def), function attributes, pointer and
+ * tensor-map types, scope ids, loop ranges, frames (T.attr, T.launch_thread,
+ * T.env_thread, T.hint, T.device_entry), T.evaluate, the expression node
+ * constructors written as they are (T.Add, T.Cast, T.Select, ...) and the
+ * folded ones (T.min, T.floordiv, T.if_then_else, ...). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "elab.h"
+#include "fold.h"
+
+static const struct {
+    const char *name;
+    ScBuiltinFn fn;
+} builtins[] = {
+#define X(name, fn) {name, fn},
+#include "builtins.def"
+#undef X
+};
+
+ScBuiltinFn el_builtin(const char *name)
+{
+    for (size_t i = 0; i < TX_ARRAY_LEN(builtins); i++)
+        if (!strcmp(builtins[i].name, name))
+            return builtins[i].fn;
+    return NULL;
+}
+
+int el_builtin_names(const char **out, int max)
+{
+    int n = 0;
+    for (size_t i = 0; i < TX_ARRAY_LEN(builtins) && n < max; i++)
+        out[n++] = builtins[i].name;
+    return n;
+}
+
+static ScVal frame_val(El *E, IrStmt *stmt, IrStmt **body, IrExpr *var, bool fresh, TxSpan sp)
+{
+    ScFrame *f = TX_NEW(E->a, ScFrame);
+    f->stmt = stmt, f->body = body, f->var = var, f->var_fresh = fresh;
+    ScVal v = {.kind = SV_FRAME, .span = sp};
+    v.u.frame = f;
+    return v;
+}
+
+static int kwarg_cmp(const void *a, const void *b)
+{
+    return strcmp(((const IrKwarg *)a)->key, ((const IrKwarg *)b)->key);
+}
+
+static void sort_kwargs(IrKwarg *kw, int n)
+{
+    if (n > 1)
+        qsort(kw, (size_t)n, sizeof *kw, kwarg_cmp);
+}
+
+/* ---------------------------------------------------------------- function level */
+
+/* T.func_attr({"key": value, ...}) */
+ScVal bi_func_attr(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "attrs", &b))
+        return sv_error();
+    if (!E->func) {
+        el_error(E, args->span, "T.func_attr is only valid inside a function");
+        return sv_error();
+    }
+    if (b.v[0].kind != SV_DICT) {
+        el_error(E, b.v[0].span, "T.func_attr takes a dictionary");
+        return sv_error();
+    }
+    IrExpr *d = el_pod(E, &b.v[0], "function attributes");
+    if (!d)
+        return sv_error();
+    IrKwarg *kw = TX_NEW_ARRAY(E->a, IrKwarg, d->u.list.n + E->func->nattrs + 1);
+    int n = 0;
+    for (int i = 0; i < E->func->nattrs; i++)
+        kw[n++] = E->func->attrs[i];
+    for (int i = 0; i < d->u.list.n; i++) {
+        IrKwarg k = d->u.list.kwargs[i];
+        /* global_symbol equal to the function's name is implied. */
+        if (!strcmp(k.key, "global_symbol") && k.value->kind == IR_E_STR &&
+            !strcmp(k.value->u.str, E->func->name))
+            continue;
+        int j = 0;
+        while (j < n && strcmp(kw[j].key, k.key))
+            j++;
+        kw[j] = k;
+        if (j == n)
+            n++;
+    }
+    sort_kwargs(kw, n);
+    E->func->attrs = kw, E->func->nattrs = n;
+    return sv_none(args->span);
+}
+
+/* T.handle / T.handle(dtype, storage_scope): a pointer variable (its type in
+ * an annotation). */
+ScVal bi_handle(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "dtype=, storage_scope=", &b))
+        return sv_error();
+    IrDType dt = IR_VOID;
+    if (sv_given(&b.v[0]) && b.v[0].kind != SV_NONE && !el_dtype_of(E, &b.v[0], &dt, "dtype"))
+        return sv_error();
+    const char *scope = "global";
+    if (sv_given(&b.v[1]) && !(scope = el_str_const(E, &b.v[1], "storage_scope")))
+        return sv_error();
+    if (!*scope)
+        scope = "global";
+    IrExpr *var = ir_var(E->a, "v", ir_ptr_type(E->a, dt, scope), args->span);
+    ScVal v = sv_expr(var, args->span);
+    v.fresh = true;
+    return v;
+}
+
+/* T.TensorMap() */
+ScVal bi_tensormap(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "", &b))
+        return sv_error();
+    IrType *ty = TX_NEW(E->a, IrType);
+    ty->kind = IR_TY_TENSORMAP, ty->dtype = IR_HANDLE, ty->scope = "global";
+    IrExpr *var = ir_var(E->a, "v", ty, args->span);
+    ScVal v = sv_expr(var, args->span);
+    v.fresh = true;
+    return v;
+}
+
+/* ---------------------------------------------------------------- scope ids */
+
+static int scope_id_kind(const char *name)
+{
+    for (int i = 0; i < IR_SCOPEID_COUNT; i++)
+        if (!strcmp(ir_scopeids[i].name, name))
+            return i;
+    return -1;
+}
+
+static bool expr_items(El *E, const ScVal *v, IrDType dt, IrExpr ***out, int *n, const char *what)
+{
+    if (v->kind != SV_LIST && v->kind != SV_TUPLE) {
+        el_error(E, v->span, "%s must be a list", what);
+        return false;
+    }
+    *n = v->u.seq.n;
+    *out = TX_NEW_ARRAY(E->a, IrExpr *, *n ? *n : 1);
+    for (int i = 0; i < *n; i++)
+        if (!((*out)[i] = el_prim_as(E, &v->u.seq.items[i], dt, what)))
+            return false;
+    return true;
+}
+
+/* bx, by = T.cta_id([GX, GY], preferred=[...], dtype="uint32"); T.cta_id() defers the extents. */
+ScVal bi_scope_id(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "extents=, *, preferred=, dtype=", &b))
+        return sv_error();
+    int kind = scope_id_kind(args->fname + 2);
+    const IrScopeIdInfo *info = &ir_scopeids[kind];
+    IrDType dt = IR_INT32;
+    if (sv_given(&b.v[2]) && !el_dtype_of(E, &b.v[2], &dt, "dtype"))
+        return sv_error();
+    if (!ir_dtype_eq(dt, IR_INT32) && !ir_dtype_eq(dt, IR_UINT32)) {
+        el_error(E, b.v[2].span, "a scope id is int32 or uint32");
+        return sv_error();
+    }
+    IrStmt *s = ir_stmt(E->a, IR_S_SCOPEID, args->span);
+    s->u.scopeid.kind = (IrScopeIdKind)kind;
+    int n = E->ntargets > 0 ? E->ntargets : 1;
+    if (sv_given(&b.v[0]) && b.v[0].kind != SV_NONE) {
+        if (!expr_items(E, &b.v[0], dt, &s->u.scopeid.extents, &n, "the extents"))
+            return sv_error();
+    }
+    if (n < 1 || n > info->max_dims) {
+        el_error(E, args->span, "T.%s takes %d dimension%s, not %d", info->name, info->max_dims,
+                 info->max_dims == 1 ? "" : "s", n);
+        return sv_error();
+    }
+    if (sv_given(&b.v[1]) && b.v[1].kind != SV_NONE &&
+        !expr_items(E, &b.v[1], dt, &s->u.scopeid.preferred, &s->u.scopeid.npreferred,
+                    "preferred"))
+        return sv_error();
+    s->u.scopeid.nvars = n;
+    s->u.scopeid.vars = TX_NEW_ARRAY(E->a, IrExpr *, n);
+    ScVal r = {.kind = SV_TUPLE, .fresh = true, .span = args->span};
+    r.u.seq.n = n;
+    r.u.seq.items = TX_NEW_ARRAY(E->a, ScVal, n);
+    for (int i = 0; i < n; i++) {
+        s->u.scopeid.vars[i] = ir_var(E->a, "v", ir_prim_type(E->a, dt), args->span);
+        r.u.seq.items[i] = sv_expr(s->u.scopeid.vars[i], args->span);
+        r.u.seq.items[i].fresh = true;
+    }
+    el_emit(E, s);
+    return n == 1 ? r.u.seq.items[0] : r;
+}
+
+/* ---------------------------------------------------------------- loops */
+
+/* Two bounds as PrimExprs of one dtype (a Python int takes the other's dtype). */
+static bool loop_bounds(El *E, const ScVal *lo, const ScVal *hi, IrExpr **x, IrExpr **y)
+{
+    bool lp = lo->kind == SV_INT || lo->kind == SV_BOOL;
+    bool hp = hi->kind == SV_INT || hi->kind == SV_BOOL;
+    *x = lp ? NULL : el_prim(E, lo, "a loop bound");
+    *y = hp ? NULL : el_prim(E, hi, "a loop bound");
+    if ((!lp && !*x) || (!hp && !*y))
+        return false;
+    IrDType t = *x ? (*x)->dtype : *y ? (*y)->dtype : IR_INT32;
+    if (!*x && !(*x = el_prim_as(E, lo, t, "a loop bound")))
+        return false;
+    if (!*y && !(*y = el_prim_as(E, hi, t, "a loop bound")))
+        return false;
+    const char *err = NULL;
+    if (!sc_match_types(E->a, x, y, &err) || !ir_dtype_is_int((*x)->dtype)) {
+        el_error(E, hi->span, "loop bounds must be integers of compatible dtypes");
+        return false;
+    }
+    return true;
+}
+
+static bool loop_dim(El *E, const ScVal *start, const ScVal *stop, ScLoopDim *d, TxSpan sp)
+{
+    ScVal zero = sv_int(0, start->span);
+    const ScVal *lo = start, *hi = stop;
+    if (!sv_given(stop) || stop->kind == SV_NONE)
+        lo = &zero, hi = start;
+    IrExpr *x, *y;
+    if (!loop_bounds(E, lo, hi, &x, &y))
+        return false;
+    const char *err = NULL;
+    d->min = x;
+    d->extent = lo == &zero ? y : sc_sub_simplify(E->a, y, x, sp, &err);
+    if (!d->extent) {
+        el_error(E, sp, "invalid loop bounds: %s", err ? err : "");
+        return false;
+    }
+    d->dtype = x->dtype;
+    return true;
+}
+
+static ScVal loop_value(ScLoop *L, TxSpan sp)
+{
+    ScVal v = {.kind = SV_LOOP, .span = sp};
+    v.u.loop = L;
+    return v;
+}
+
+static bool loop_annotations(El *E, ScLoop *L, const ScVal *annot, const ScVal *unroll)
+{
+    int n = 0;
+    IrKwarg *kw = NULL;
+    if (sv_given(annot) && annot->kind != SV_NONE) {
+        IrExpr *d = el_pod(E, annot, "annotations");
+        if (!d)
+            return false;
+        if (d->kind != IR_E_DICT) {
+            el_error(E, annot->span, "annotations must be a dictionary");
+            return false;
+        }
+        n = d->u.list.n, kw = d->u.list.kwargs;
+    }
+    if (sv_given(unroll) && unroll->kind != SV_NONE) {
+        IrKwarg *k2 = TX_NEW_ARRAY(E->a, IrKwarg, n + 1);
+        if (n)
+            memcpy(k2, kw, sizeof(IrKwarg) * (size_t)n);
+        bool off = unroll->kind == SV_BOOL && !unroll->u.b;
+        ScVal t = sv_bool(true, unroll->span);
+        k2[n].key = off ? "disable_unroll" : "pragma_unroll";
+        k2[n].value = el_pod(E, off ? &t : unroll, "unroll");
+        if (!k2[n].value)
+            return false;
+        kw = k2, n++;
+    }
+    sort_kwargs(kw, n);
+    L->nannot = n, L->annot = kw;
+    return true;
+}
+
+static IrForKind loop_kind(const char *fname)
+{
+    for (int k = 0; k < IR_FOR_COUNT; k++)
+        if (!strcmp(fname + 2, ir_for_names[k]))
+            return (IrForKind)k;
+    return IR_FOR_SERIAL;
+}
+
+/* range(stop) | range(start, stop[, step]) | T.serial/parallel/vectorized/unroll(start,
+ * stop=None, *, step=, annotations=, unroll=) | T.thread_binding(start, stop=None, thread=...) */
+ScVal bi_loop(El *E, ScArgs *args)
+{
+    bool is_range = !strcmp(args->fname, "range");
+    bool binding = !is_range && !strcmp(args->fname, "T.thread_binding");
+    ScBound b;
+    const char *spec = is_range ? "start, stop=, step="
+                       : binding ? "start, stop=, thread=, *, annotations=, step="
+                                 : "start, stop=, *, annotations=, step=, unroll=, dtype=";
+    if (!el_bind_args(E, args, spec, &b))
+        return sv_error();
+    ScLoop *L = TX_NEW(E->a, ScLoop);
+    L->kind = is_range ? IR_FOR_SERIAL : loop_kind(args->fname);
+    L->ndims = 1;
+    L->dims = TX_NEW(E->a, ScLoopDim);
+    if (!loop_dim(E, &b.v[0], &b.v[1], L->dims, args->span))
+        return sv_error();
+    const ScVal *step = is_range ? &b.v[2] : &b.v[binding ? 4 : 3];
+    if (sv_given(step) && step->kind != SV_NONE) {
+        int64_t one;
+        IrExpr *st = el_prim_as(E, step, L->dims->dtype, "step");
+        if (!st)
+            return sv_error();
+        L->dims->step = sc_is_const_int(st, &one) && one == 1 ? NULL : st;
+    }
+    if (binding) {
+        if (!sv_given(&b.v[2])) {
+            el_error(E, args->span, "T.thread_binding needs thread=\"threadIdx.x\" (or another tag)");
+            return sv_error();
+        }
+        if (!(L->thread = el_str_const(E, &b.v[2], "thread")))
+            return sv_error();
+    }
+    if (!is_range) {
+        ScVal none = {.kind = SV_COUNT};
+        if (!loop_annotations(E, L, &b.v[binding ? 3 : 2], binding ? &none : &b.v[4]))
+            return sv_error();
+    }
+    if (!is_range && !binding && L->kind != IR_FOR_SERIAL && sv_given(&b.v[4]) &&
+        b.v[4].kind != SV_NONE) {
+        el_error(E, b.v[4].span, "unroll= is only valid on T.serial");
+        return sv_error();
+    }
+    return loop_value(L, args->span);
+}
+
+/* T.grid(e0, e1, ...): perfectly nested serial loops */
+ScVal bi_grid(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "*extents, dtype=", &b))
+        return sv_error();
+    if (b.nrest == 0) {
+        el_error(E, args->span, "T.grid needs at least one extent");
+        return sv_error();
+    }
+    ScLoop *L = TX_NEW(E->a, ScLoop);
+    L->kind = IR_FOR_SERIAL;
+    L->ndims = b.nrest;
+    L->dims = TX_NEW_ARRAY(E->a, ScLoopDim, b.nrest);
+    ScVal none = {.kind = SV_COUNT};
+    for (int i = 0; i < b.nrest; i++) {
+        const ScVal *e = &b.rest[i];
+        bool pair = (e->kind == SV_TUPLE || e->kind == SV_LIST) && e->u.seq.n == 2;
+        if (!loop_dim(E, pair ? &e->u.seq.items[0] : e, pair ? &e->u.seq.items[1] : &none,
+                      &L->dims[i], args->span))
+            return sv_error();
+        if (pair) {
+            const char *err = NULL;
+            L->dims[i].extent = el_prim_as(E, &e->u.seq.items[1], L->dims[i].dtype, "an extent");
+            (void)err;
+        }
+    }
+    return loop_value(L, args->span);
+}
+
+/* ---------------------------------------------------------------- frames */
+
+static IrStmt *attr_stmt(El *E, IrExpr *node, const char *key, IrExpr *value, TxSpan sp)
+{
+    IrStmt *s = ir_stmt(E->a, IR_S_ATTR, sp);
+    s->u.attr.node = node, s->u.attr.key = key, s->u.attr.value = value;
+    return s;
+}
+
+static IrExpr *attr_value(El *E, const ScVal *v)
+{
+    if (v->kind == SV_STR)
+        return ir_str(E->a, v->u.str.s, v->span);
+    return el_prim(E, v, "an attribute value");
+}
+
+/* T.attr({"k": v, ...}) | T.attr(node, "key", value) */
+ScVal bi_attr(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "node, attr_key=, value=", &b))
+        return sv_error();
+    if (!sv_given(&b.v[1])) {
+        const ScVal *d = &b.v[0];
+        if (d->kind != SV_DICT || d->u.dict.n == 0) {
+            el_error(E, d->span, "T.attr takes a non-empty dictionary, or (node, key, value)");
+            return sv_error();
+        }
+        IrStmt *outer = NULL, **slot = NULL;
+        for (int i = 0; i < d->u.dict.n; i++) {
+            const char *key = el_str_const(E, &d->u.dict.keys[i], "an attribute key");
+            IrExpr *val = key ? attr_value(E, &d->u.dict.vals[i]) : NULL;
+            if (!val)
+                return sv_error();
+            IrStmt *s = attr_stmt(E, ir_int(E->a, IR_INT32, 0, args->span), key, val, args->span);
+            if (!outer)
+                outer = s;
+            else
+                *slot = s;
+            slot = &s->u.attr.body;
+        }
+        return frame_val(E, outer, slot, NULL, false, args->span);
+    }
+    if (!sv_given(&b.v[2])) {
+        el_error(E, args->span, "T.attr(node, key, value) is missing the value");
+        return sv_error();
+    }
+    IrExpr *node = b.v[0].kind == SV_INT ? el_prim(E, &b.v[0], "the node")
+                                         : el_pod(E, &b.v[0], "the attribute node");
+    const char *key = el_str_const(E, &b.v[1], "the attribute key");
+    IrExpr *val = key ? attr_value(E, &b.v[2]) : NULL;
+    if (!node || !val)
+        return sv_error();
+    IrStmt *s = attr_stmt(E, node, key, val, args->span);
+    return frame_val(E, s, &s->u.attr.body, NULL, false, args->span);
+}
+
+/* tx = T.launch_thread("threadIdx.x", 128) | T.launch_thread(tx, 128) */
+ScVal bi_launch_thread(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "thread, extent", &b))
+        return sv_error();
+    IrExpr *ext = el_prim(E, &b.v[1], "the thread extent");
+    if (!ext)
+        return sv_error();
+    IrExpr *var;
+    const char *tag;
+    bool fresh = false;
+    if (b.v[0].kind == SV_STR) {
+        tag = b.v[0].u.str.s;
+        var = ir_var(E->a, tag, ir_prim_type(E->a, ext->dtype), args->span);
+        fresh = true;
+    } else if (b.v[0].kind == SV_EXPR && b.v[0].u.e->kind == IR_E_VAR) {
+        var = b.v[0].u.e;
+        tag = el_thread_tag(E, var);
+    } else {
+        if (b.v[0].kind != SV_ERROR)
+            el_error(E, b.v[0].span, "T.launch_thread takes a thread tag (\"threadIdx.x\") or a "
+                                     "thread variable");
+        return sv_error();
+    }
+    bool vthread = tag && (!strncmp(tag, "vthread", 7) || !strncmp(tag, "cthread", 7));
+    IrStmt *s = attr_stmt(E, var, vthread ? "virtual_thread" : "thread_extent", ext, args->span);
+    s->u.attr.thread_tag = tag;
+    return frame_val(E, s, &s->u.attr.body, var, fresh, args->span);
+}
+
+/* tx = T.env_thread("threadIdx.x"): a thread variable for a later T.launch_thread */
+ScVal bi_env_thread(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "thread_tag, dtype=", &b))
+        return sv_error();
+    const char *tag = el_str_const(E, &b.v[0], "the thread tag");
+    IrDType dt = IR_INT32;
+    if (!tag || (sv_given(&b.v[1]) && !el_dtype_of(E, &b.v[1], &dt, "dtype")))
+        return sv_error();
+    IrExpr *var = ir_var(E->a, tag, ir_prim_type(E->a, dt), args->span);
+    el_set_thread_tag(E, var, tag);
+    ScVal v = sv_expr(var, args->span);
+    v.fresh = true;
+    return v;
+}
+
+/* T.hint("message", k=v, ...) */
+ScVal bi_hint(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "message=, **kwargs", &b))
+        return sv_error();
+    int n = (sv_given(&b.v[0]) ? 1 : 0) + b.nrest_kw;
+    IrExpr *d = ir_node(E->a, IR_E_DICT, IR_VOID, args->span);
+    d->u.list.n = n;
+    d->u.list.kwargs = TX_NEW_ARRAY(E->a, IrKwarg, n ? n : 1);
+    int j = 0;
+    if (sv_given(&b.v[0])) {
+        const char *msg = el_str_const(E, &b.v[0], "the hint message");
+        if (!msg)
+            return sv_error();
+        d->u.list.kwargs[j].key = "message";
+        d->u.list.kwargs[j++].value = ir_str(E->a, msg, b.v[0].span);
+    }
+    for (int i = 0; i < b.nrest_kw; i++) {
+        int k = b.rest_kw[i];
+        d->u.list.kwargs[j].key = args->kwnames[k];
+        if (!(d->u.list.kwargs[j++].value = el_pod(E, &args->kw[k], "a hint value")))
+            return sv_error();
+    }
+    IrStmt *s = attr_stmt(E, d, "tirx_hint", ir_int(E->a, IR_INT32, 0, args->span), args->span);
+    return frame_val(E, s, &s->u.attr.body, NULL, false, args->span);
+}
+
+/* T.device_entry(): the rest of the block is the device region. */
+ScVal bi_device_entry(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "", &b))
+        return sv_error();
+    IrStmt *s = attr_stmt(E, ir_int(E->a, IR_INT32, 0, args->span), "tirx.device_entry",
+                          ir_int(E->a, IR_BOOL, 1, args->span), args->span);
+    return frame_val(E, s, &s->u.attr.body, NULL, false, args->span);
+}
+
+/* T.evaluate(value) */
+ScVal bi_evaluate(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "value", &b))
+        return sv_error();
+    IrExpr *e = el_prim(E, &b.v[0], "the evaluated value");
+    if (!e)
+        return sv_error();
+    IrStmt *s = ir_stmt(E->a, IR_S_EVAL, args->span);
+    s->u.eval = e;
+    el_emit(E, s);
+    return sv_none(args->span);
+}
+
+/* ---------------------------------------------------------------- expression nodes */
+
+static const struct {
+    const char *name;
+    IrExprKind kind;
+} node_names[] = {
+    {"Add", IR_E_ADD}, {"Sub", IR_E_SUB}, {"Mul", IR_E_MUL}, {"Div", IR_E_DIV},
+    {"Mod", IR_E_MOD}, {"FloorDiv", IR_E_FLOORDIV}, {"FloorMod", IR_E_FLOORMOD},
+    {"Min", IR_E_MIN}, {"Max", IR_E_MAX}, {"EQ", IR_E_EQ}, {"NE", IR_E_NE}, {"LT", IR_E_LT},
+    {"LE", IR_E_LE}, {"GT", IR_E_GT}, {"GE", IR_E_GE}, {"And", IR_E_AND}, {"Or", IR_E_OR},
+    {"min", IR_E_MIN}, {"max", IR_E_MAX}, {"floordiv", IR_E_FLOORDIV},
+    {"floormod", IR_E_FLOORMOD}, {"truncdiv", IR_E_DIV}, {"truncmod", IR_E_MOD},
+};
+
+static IrExprKind node_kind(const char *name)
+{
+    for (size_t i = 0; i < TX_ARRAY_LEN(node_names); i++)
+        if (!strcmp(node_names[i].name, name))
+            return node_names[i].kind;
+    return IR_E_ADD;
+}
+
+static bool two_prims(El *E, ScArgs *args, IrExpr **x, IrExpr **y)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "a, b", &b))
+        return false;
+    *x = el_prim(E, &b.v[0], "an operand");
+    *y = el_prim(E, &b.v[1], "an operand");
+    return *x && *y;
+}
+
+/* T.Add(a, b) ... T.Or(a, b): the node as written (no folding, no conversion). */
+ScVal bi_node(El *E, ScArgs *args)
+{
+    IrExpr *x, *y;
+    if (!two_prims(E, args, &x, &y))
+        return sv_error();
+    if (!ir_dtype_eq(x->dtype, y->dtype)) {
+        char bx[IR_DTYPE_STR_MAX], by[IR_DTYPE_STR_MAX];
+        el_error(E, args->span, "the operands of %s have different dtypes: %s and %s",
+                 args->fname, ir_dtype_str(x->dtype, bx), ir_dtype_str(y->dtype, by));
+        return sv_error();
+    }
+    return sv_expr(ir_binary(E->a, node_kind(args->fname + 2), x, y, args->span), args->span);
+}
+
+/* T.min, T.max, T.floordiv, T.floormod, T.truncdiv, T.truncmod: typed and folded. */
+ScVal bi_arith(El *E, ScArgs *args)
+{
+    IrExpr *x, *y;
+    if (!two_prims(E, args, &x, &y))
+        return sv_error();
+    const char *err = NULL;
+    IrExpr *r = sc_arith(E->a, node_kind(args->fname + 2), x, y, args->span, &err);
+    if (!r) {
+        el_error(E, args->span, "%s: %s", args->fname, err ? err : "invalid operands");
+        return sv_error();
+    }
+    return sv_expr(r, args->span);
+}
+
+ScVal bi_not(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "a", &b))
+        return sv_error();
+    IrExpr *x = el_prim(E, &b.v[0], "the operand");
+    if (!x)
+        return sv_error();
+    IrExpr *n = ir_node(E->a, IR_E_NOT, ir_dtype_with_lanes(IR_BOOL, x->dtype.lanes), args->span);
+    n->u.op.a = x;
+    return sv_expr(n, args->span);
+}
+
+/* T.Cast("dtype", x) */
+ScVal bi_cast(El *E, ScArgs *args)
+{
+    ScBound b;
+    IrDType dt;
+    if (!el_bind_args(E, args, "dtype, value", &b) || !el_dtype_of(E, &b.v[0], &dt, "dtype"))
+        return sv_error();
+    IrExpr *x = el_prim(E, &b.v[1], "the value");
+    if (!x)
+        return sv_error();
+    IrExpr *c = ir_node(E->a, IR_E_CAST, dt, args->span);
+    c->u.op.a = x;
+    return sv_expr(c, args->span);
+}
+
+/* T.Select(cond, a, b) */
+ScVal bi_select(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "condition, true_value, false_value", &b))
+        return sv_error();
+    IrExpr *c = el_prim(E, &b.v[0], "the condition");
+    IrExpr *t = el_prim(E, &b.v[1], "the true value");
+    IrExpr *f = el_prim(E, &b.v[2], "the false value");
+    if (!c || !t || !f)
+        return sv_error();
+    IrExpr *s = ir_node(E->a, IR_E_SELECT, t->dtype, args->span);
+    s->u.op.cond = c, s->u.op.a = t, s->u.op.b = f;
+    return sv_expr(s, args->span);
+}
+
+/* T.Ramp(base, stride, lanes) */
+ScVal bi_ramp(El *E, ScArgs *args)
+{
+    ScBound b;
+    int64_t lanes;
+    if (!el_bind_args(E, args, "base, stride, lanes", &b) ||
+        !el_int_const(E, &b.v[2], &lanes, "lanes"))
+        return sv_error();
+    IrExpr *base = el_prim(E, &b.v[0], "the base");
+    IrExpr *stride = base ? el_prim_as(E, &b.v[1], base->dtype, "the stride") : NULL;
+    if (!base || !stride || lanes < 1 || lanes > 1024)
+        return sv_error();
+    IrExpr *r = ir_node(E->a, IR_E_RAMP, ir_dtype_with_lanes(base->dtype, (int)lanes), args->span);
+    r->u.op.a = base, r->u.op.b = stride, r->u.op.lanes = (int)lanes;
+    return sv_expr(r, args->span);
+}
+
+/* T.Broadcast(value, lanes) */
+ScVal bi_broadcast(El *E, ScArgs *args)
+{
+    ScBound b;
+    int64_t lanes;
+    if (!el_bind_args(E, args, "value, lanes", &b) || !el_int_const(E, &b.v[1], &lanes, "lanes"))
+        return sv_error();
+    IrExpr *v = el_prim(E, &b.v[0], "the value");
+    if (!v || lanes < 1 || lanes > 1024)
+        return sv_error();
+    IrExpr *r = ir_node(E->a, IR_E_BROADCAST, ir_dtype_with_lanes(v->dtype, (int)lanes), args->span);
+    r->u.op.a = v, r->u.op.lanes = (int)lanes;
+    return sv_expr(r, args->span);
+}
+
+/* T.Let(body, where={x: value}) */
+ScVal bi_let(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "body, *, where", &b))
+        return sv_error();
+    const ScVal *w = &b.v[1];
+    if (w->kind != SV_DICT || w->u.dict.n != 1 || w->u.dict.keys[0].kind != SV_EXPR ||
+        w->u.dict.keys[0].u.e->kind != IR_E_VAR) {
+        el_error(E, w->span, "T.Let takes where={variable: value}");
+        return sv_error();
+    }
+    IrExpr *body = el_prim(E, &b.v[0], "the body");
+    IrExpr *val = el_prim(E, &w->u.dict.vals[0], "the value");
+    if (!body || !val)
+        return sv_error();
+    IrExpr *l = ir_node(E->a, IR_E_LET, body->dtype, args->span);
+    l->u.op.var = w->u.dict.keys[0].u.e, l->u.op.a = val, l->u.op.b = body;
+    return sv_expr(l, args->span);
+}
+
+/* T.if_then_else(cond, a, b): folded on a constant condition. */
+ScVal bi_if_then_else(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "cond, t, f", &b))
+        return sv_error();
+    IrExpr *c = el_prim(E, &b.v[0], "the condition");
+    IrExpr *t = el_prim(E, &b.v[1], "the true value");
+    IrExpr *f = el_prim(E, &b.v[2], "the false value");
+    if (!c || !t || !f)
+        return sv_error();
+    if (c->kind == IR_E_INT)
+        return sv_expr(c->u.int_val ? t : f, args->span);
+    const char *err = NULL;
+    if (!sc_match_types(E->a, &t, &f, &err)) {
+        el_error(E, args->span, "T.if_then_else: %s", err);
+        return sv_error();
+    }
+    IrExpr *a[3] = {c, t, f};
+    return sv_expr(el_call_node(E, IR_OP_IF_THEN_ELSE, t->dtype, a, 3, args->span), args->span);
+}
+
+/* T.call_intrin("dtype", "tirx.op.name", args...): a call of that op. */
+ScVal bi_call_intrin(El *E, ScArgs *args)
+{
+    ScBound b;
+    IrDType dt;
+    if (!el_bind_args(E, args, "dtype, op, *args", &b) || !el_dtype_of(E, &b.v[0], &dt, "dtype"))
+        return sv_error();
+    const char *name = el_str_const(E, &b.v[1], "the op name");
+    if (!name)
+        return sv_error();
+    if (!strncmp(name, "tirx.", 5))
+        name += 5;
+    else if (!strncmp(name, "tir.", 4))
+        name += 4;
+    int op = ir_op_lookup(name);
+    if (op < 0 || op == IR_OP_PTX || op == IR_OP_CALL_FUNC) {
+        el_error(E, b.v[1].span, "unknown op '%s'", name);
+        return sv_error();
+    }
+    IrExpr **a = TX_NEW_ARRAY(E->a, IrExpr *, b.nrest ? b.nrest : 1);
+    for (int i = 0; i < b.nrest; i++)
+        if (!(a[i] = el_prim(E, &b.rest[i], "an argument")))
+            return sv_error();
+    return sv_expr(el_call_node(E, (IrOp)op, dt, a, b.nrest, args->span), args->span);
+}

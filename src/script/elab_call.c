@@ -1,0 +1,345 @@
+/* Calls of `T.<path>` that are not elaborator builtins: the ops of
+ * src/ir/op.def (result dtype by the table's RET column, the explicit dtype
+ * of reinterpret/call_extern, cuda.func_call's return_type), the
+ * scope-prefixed tile primitives (`T.cta.copy`, `Tx.wg.copy_async`,
+ * `T.tile.gemm_async`, `with T.tile.compose_op(...)`) and the dispatch to the
+ * PTX dialect. Unknown names get near-match suggestions. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "elab.h"
+#include "fold.h"
+
+/* ---------------------------------------------------------------- ops */
+
+static const char *plural(int n) { return n == 1 ? "" : "s"; }
+
+static bool check_arg_count(El *E, const ScArgs *args, const char *name, int n, int lo, int hi)
+{
+    if (n >= lo && (hi < 0 || n <= hi))
+        return true;
+    int g = args->npos;
+    if (hi == lo)
+        el_error(E, args->span, "T.%s takes %d argument%s but %d %s given", name, lo, plural(lo), g,
+                 g == 1 ? "was" : "were");
+    else if (hi < 0)
+        el_error(E, args->span, "T.%s takes at least %d argument%s but %d %s given", name, lo,
+                 plural(lo), g, g == 1 ? "was" : "were");
+    else
+        el_error(E, args->span, "T.%s takes %d to %d arguments but %d %s given", name, lo, hi, g,
+                 g == 1 ? "was" : "were");
+    return false;
+}
+
+static bool explicit_dtype(El *E, const ScVal *v, IrDType *dt)
+{
+    return el_dtype_of(E, v, dt, "the result dtype");
+}
+
+/* The dtype of an ARG0/ARG1 op: Python literals take the first PrimExpr's dtype. */
+static bool convert_args(El *E, const ScVal *vals, int n, IrExpr **out)
+{
+    IrDType like = IR_VOID;
+    for (int i = 0; i < n; i++)
+        if (vals[i].kind == SV_EXPR || (vals[i].kind == SV_BUFFER && vals[i].decay)) {
+            IrExpr *e = el_prim(E, &vals[i], "an argument");
+            if (!e)
+                return false;
+            like = e->dtype;
+            break;
+        }
+    for (int i = 0; i < n; i++) {
+        bool lit = vals[i].kind == SV_INT || vals[i].kind == SV_FLOAT;
+        bool like_num = ir_dtype_is_int(like) || ir_dtype_is_float(like);
+        out[i] = lit && like_num && !(vals[i].kind == SV_FLOAT && ir_dtype_is_int(like))
+                     ? el_prim_as(E, &vals[i], ir_dtype_with_lanes(like, 1), "an argument")
+                     : el_prim(E, &vals[i], "an argument");
+        if (!out[i])
+            return false;
+    }
+    return true;
+}
+
+static int bitwise_token(IrOp op)
+{
+    switch (op) {
+    case IR_OP_BITWISE_AND: return SC_TK_AMPER;
+    case IR_OP_BITWISE_OR: return SC_TK_VBAR;
+    case IR_OP_BITWISE_XOR: return SC_TK_CIRCUMFLEX;
+    case IR_OP_SHIFT_LEFT: return SC_TK_LEFTSHIFT;
+    case IR_OP_SHIFT_RIGHT: return SC_TK_RIGHTSHIFT;
+    default: return 0;
+    }
+}
+
+/* cuda.func_call("name", args..., source_code="...", return_type="dtype") */
+static ScVal func_call(El *E, ScArgs *args)
+{
+    ScBound b;
+    args->fname = "T.cuda.func_call";
+    if (!el_bind_args(E, args, "*args, source_code=, return_type=", &b))
+        return sv_error();
+    IrDType dt = IR_VOID;
+    if (sv_given(&b.v[1]) && b.v[1].kind != SV_NONE && !explicit_dtype(E, &b.v[1], &dt))
+        return sv_error();
+    int n = b.nrest + 1;
+    IrExpr **a = TX_NEW_ARRAY(E->a, IrExpr *, n);
+    if (!convert_args(E, b.rest, b.nrest, a))
+        return sv_error();
+    if (!sv_given(&b.v[0])) {
+        el_error(E, args->span, "T.cuda.func_call needs source_code=\"...\"");
+        return sv_error();
+    }
+    if (!(a[b.nrest] = el_prim(E, &b.v[0], "source_code")))
+        return sv_error();
+    return sv_expr(el_call_node(E, IR_OP_CUDA_FUNC_CALL, dt, a, n, args->span), args->span);
+}
+
+static ScVal op_call(El *E, IrOp op, ScArgs *args)
+{
+    const IrOpInfo *info = &ir_ops[op];
+    if (op == IR_OP_CUDA_FUNC_CALL)
+        return func_call(E, args);
+    if (args->nkw) {
+        el_error(E, args->kwspans[0], "T.%s got an unexpected keyword argument '%s'", info->name,
+                 args->kwnames[0]);
+        return sv_error();
+    }
+    const ScVal *vals = args->pos;
+    int n = args->npos;
+    IrDType dt = IR_VOID;
+    if (info->ret == IR_RET_EXPLICIT) {
+        if (n < 1) {
+            el_error(E, args->span, "T.%s needs the result dtype first", info->name);
+            return sv_error();
+        }
+        if (!explicit_dtype(E, &vals[0], &dt))
+            return sv_error();
+        vals++, n--;
+    } else if (info->ret == IR_RET_EXPLICIT_LAST) {
+        if (n < 1) {
+            el_error(E, args->span, "T.%s needs the result dtype last", info->name);
+            return sv_error();
+        }
+        if (!explicit_dtype(E, &vals[n - 1], &dt))
+            return sv_error();
+        n--;
+    }
+    if (!check_arg_count(E, args, info->name, n, info->min_args, info->max_args))
+        return sv_error();
+    int tok = bitwise_token(op);
+    if (tok)
+        return el_binop(E, tok, vals[0], vals[1], args->span);
+    IrExpr **a = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
+    if (!convert_args(E, vals, n, a))
+        return sv_error();
+    switch (info->ret) {
+    case IR_RET_ARG0: dt = a[0]->dtype; break;
+    case IR_RET_ARG1: dt = a[1]->dtype; break;
+    case IR_RET_VOID: dt = IR_VOID; break;
+    case IR_RET_BOOL: dt = ir_dtype_with_lanes(IR_BOOL, a[0]->dtype.lanes); break;
+    case IR_RET_INT32: dt = IR_INT32; break;
+    case IR_RET_UINT32: dt = IR_UINT32; break;
+    case IR_RET_UINT64: dt = IR_UINT64; break;
+    case IR_RET_HANDLE: case IR_RET_PTR: dt = IR_HANDLE; break;
+    default: break;
+    }
+    return sv_expr(el_call_node(E, op, dt, a, n, args->span), args->span);
+}
+
+/* ---------------------------------------------------------------- tile primitives */
+
+static const char *const tile_ops[] = {
+    "zero", "sqrt", "exp", "exp2", "log2", "add", "sub", "mul", "fdiv", "minimum", "maximum",
+    "copy", "fill", "gemm", "reciprocal", "sum", "max", "min", "memset", "reduce_negate",
+    "binary_reduce", "unary_reduce", "binary_chain", "select", "cast", "fma", "silu",
+    "permute_layout", "compose_op", "copy_async", "gemm_async",
+};
+static const char *const in_place_ops[] = {"zero", "sqrt", "exp", "exp2", "log2",
+                                           "reciprocal", "silu"};
+
+static const struct {
+    const char *name;
+    IrScope scope;
+} tile_scopes[] = {
+    {"warp", IR_SCOPE_WARP}, {"wg", IR_SCOPE_WARPGROUP}, {"warpgroup", IR_SCOPE_WARPGROUP},
+    {"cta", IR_SCOPE_CTA},   {"cluster", IR_SCOPE_CLUSTER}, {"tile", IR_SCOPE_THREAD},
+    {"thread", IR_SCOPE_THREAD},
+};
+
+static const char *find_name(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], name))
+            return names[i];
+    return NULL;
+}
+
+static int kwarg_cmp(const void *a, const void *b)
+{
+    return strcmp(((const IrKwarg *)a)->key, ((const IrKwarg *)b)->key);
+}
+
+/* A tile-primitive operand: whole buffers become full regions, Python values stay POD. */
+static IrExpr *tile_arg(El *E, const ScVal *v)
+{
+    if (v->kind == SV_BUFFER && !v->decay)
+        return el_full_region(E, v->u.e, v->span);
+    return el_pod(E, v, "a tile-primitive argument");
+}
+
+static bool tile_kwargs(El *E, ScArgs *args, IrStmt *s)
+{
+    int ncfg = 0;
+    IrKwarg *cfg = TX_NEW_ARRAY(E->a, IrKwarg, args->nkw ? args->nkw : 1);
+    for (int k = 0; k < args->nkw; k++) {
+        const char *key = args->kwnames[k];
+        const ScVal *v = &args->kw[k];
+        if (!strcmp(key, "workspace")) {
+            IrExpr *d = v->kind == SV_DICT ? el_pod(E, v, "workspace") : NULL;
+            if (!d) {
+                if (v->kind != SV_DICT)
+                    el_error(E, v->span, "workspace= takes a dictionary of buffers");
+                return false;
+            }
+            s->u.tile.nworkspace = d->u.list.n, s->u.tile.workspace = d->u.list.kwargs;
+            if (d->u.list.n > 1)
+                qsort(s->u.tile.workspace, (size_t)d->u.list.n, sizeof(IrKwarg), kwarg_cmp);
+        } else if (!strcmp(key, "dispatch")) {
+            if (v->kind != SV_NONE && !(s->u.tile.dispatch = el_str_const(E, v, "dispatch")))
+                return false;
+        } else {
+            cfg[ncfg].key = key;
+            if (!(cfg[ncfg++].value = el_pod(E, v, "a tile-primitive option")))
+                return false;
+        }
+    }
+    if (ncfg > 1)
+        qsort(cfg, (size_t)ncfg, sizeof(IrKwarg), kwarg_cmp);
+    s->u.tile.nconfig = ncfg, s->u.tile.config = cfg;
+    return true;
+}
+
+static ScVal tile_call(El *E, IrScope scope, const char *op, ScArgs *args)
+{
+    IrStmt *s = ir_stmt(E->a, IR_S_TILE, args->span);
+    s->u.tile.scope = scope, s->u.tile.op = op;
+    int n = args->npos;
+    while (n > 0 && args->pos[n - 1].kind == SV_NONE)
+        n--;
+    bool in_place = n == 1 && find_name(in_place_ops, (int)TX_ARRAY_LEN(in_place_ops), op);
+    int nargs = in_place ? 2 : n;
+    s->u.tile.nargs = nargs;
+    s->u.tile.args = TX_NEW_ARRAY(E->a, IrExpr *, nargs ? nargs : 1);
+    for (int i = 0; i < n; i++)
+        if (!(s->u.tile.args[i] = tile_arg(E, &args->pos[i])))
+            return sv_error();
+    if (in_place)
+        s->u.tile.args[1] = s->u.tile.args[0];
+    if (!tile_kwargs(E, args, s))
+        return sv_error();
+    if (!strcmp(op, "compose_op")) {
+        if (scope != IR_SCOPE_THREAD) {
+            el_error(E, args->span, "compose_op is written T.tile.compose_op(...)");
+            return sv_error();
+        }
+        ScFrame *f = TX_NEW(E->a, ScFrame);
+        f->stmt = s, f->body = &s->u.tile.body;
+        ScVal v = {.kind = SV_FRAME, .span = args->span};
+        v.u.frame = f;
+        return v;
+    }
+    el_emit(E, s);
+    return sv_none(args->span);
+}
+
+static int scope_of(const char *name, IrScope *out)
+{
+    for (size_t i = 0; i < TX_ARRAY_LEN(tile_scopes); i++)
+        if (!strcmp(tile_scopes[i].name, name)) {
+            *out = tile_scopes[i].scope;
+            return 1;
+        }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+static TxSpan callee_span(const ScArgs *args)
+{
+    return args->call && args->call->a ? args->call->a->span : args->span;
+}
+
+static void unknown_builtin(El *E, const char *path, ScArgs *args)
+{
+    const char *cands[512];
+    int n = el_builtin_names(cands, 256);
+    for (int i = 0; i < IR_OP_COUNT && n < 480; i++)
+        if (i != IR_OP_PTX && i != IR_OP_CALL_FUNC)
+            cands[n++] = ir_ops[i].name;
+    n += ir_dtype_names(cands + n, 512 - n);
+    const char *best = tx_nearest(path, cands, n);
+    el_error(E, callee_span(args), "'T.%s' is not a TIRx builtin%s%s%s", path,
+             best ? "; did you mean 'T." : "", best ? best : "", best ? "'?" : "");
+}
+
+static bool tile_path(El *E, const char *path, ScArgs *args, ScVal *out)
+{
+    const char *dot = strchr(path, '.');
+    if (!dot) {
+        const char *op = find_name(tile_ops, (int)TX_ARRAY_LEN(tile_ops), path);
+        if (!op)
+            return false;
+        *out = tile_call(E, IR_SCOPE_THREAD, op, args);
+        return true;
+    }
+    if (strchr(dot + 1, '.'))
+        return false;
+    char scope_name[32];
+    size_t sl = (size_t)(dot - path);
+    if (sl >= sizeof scope_name)
+        return false;
+    memcpy(scope_name, path, sl);
+    scope_name[sl] = 0;
+    const char *opname = dot + 1;
+    IrScope scope;
+    bool known_scope = scope_of(scope_name, &scope);
+    const char *op = find_name(tile_ops, (int)TX_ARRAY_LEN(tile_ops), opname);
+    if (known_scope && op) {
+        *out = tile_call(E, scope, op, args);
+        return true;
+    }
+    if (known_scope) {
+        el_error(E, callee_span(args), "unknown tile primitive '%s'%s", opname,
+                 el_suggest(E, opname, tile_ops, (int)TX_ARRAY_LEN(tile_ops)));
+        *out = sv_error();
+        return true;
+    }
+    if (op && strcmp(scope_name, "cuda") && strcmp(scope_name, "ptx")) {
+        const char *names[TX_ARRAY_LEN(tile_scopes)];
+        for (size_t i = 0; i < TX_ARRAY_LEN(tile_scopes); i++)
+            names[i] = tile_scopes[i].name;
+        TxSpan sp = callee_span(args);
+        if (args->call && args->call->a && args->call->a->kind == A_ATTR)
+            sp = args->call->a->a->span;
+        el_error(E, sp, "unknown tile scope '%s'%s", scope_name,
+                 el_suggest(E, scope_name, names, (int)TX_ARRAY_LEN(tile_scopes)));
+        *out = sv_error();
+        return true;
+    }
+    return false;
+}
+
+ScVal el_call_path(El *E, const char *path, ScArgs *args)
+{
+    if (!strncmp(path, "ptx.", 4) || !strncmp(path, "ptx[", 4))
+        return el_call_ptx(E, path, args);
+    int op = ir_op_lookup(path);
+    if (op >= 0 && op != IR_OP_PTX && op != IR_OP_CALL_FUNC)
+        return op_call(E, (IrOp)op, args);
+    ScVal r;
+    if (tile_path(E, path, args, &r))
+        return r;
+    unknown_builtin(E, path, args);
+    return sv_error();
+}

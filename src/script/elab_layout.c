@@ -1,0 +1,376 @@
+/* Layout literals in the elaborator: `Axis.<name>`, `value @ Axis.x`,
+ * `T.S[extents:strides]` / `T.R[...]`, `spec + spec + offset`, and the
+ * constructors T.TileLayout, T.TileLayout.from_iters, T.Iter and
+ * T.ComposeLayout, building the IR's layout nodes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "elab.h"
+#include "fold.h"
+
+static const char *const axis_names[] = {
+    "m", "P", "F", "Bank", "TCol", "TLane", "bx", "by", "bz", "cbx", "cby", "cbz", "tx",
+    "warpid", "laneid", "wgid", "tid_in_wg", "wid_in_wg", "pid",
+};
+
+ScVal el_axis(El *E, const char *name, TxSpan sp)
+{
+    for (size_t i = 0; i < TX_ARRAY_LEN(axis_names); i++)
+        if (!strcmp(axis_names[i], name)) {
+            ScVal v = {.kind = SV_AXIS, .span = sp};
+            v.u.path = axis_names[i];
+            return v;
+        }
+    el_error(E, sp, "unknown layout axis '%s'%s", name,
+             el_suggest(E, name, axis_names, (int)TX_ARRAY_LEN(axis_names)));
+    return sv_error();
+}
+
+bool el_is_layout_piece(const ScVal *v)
+{
+    return v->kind == SV_SPEC || v->kind == SV_ONAXIS || v->kind == SV_AXIS;
+}
+
+static ScVal spec_val(ScLayoutSpec *s, TxSpan sp)
+{
+    ScVal v = {.kind = SV_SPEC, .span = sp};
+    v.u.spec = s;
+    return v;
+}
+
+static IrExpr *layout_int(El *E, const ScVal *v, const char *what)
+{
+    IrExpr *e = el_prim(E, v, what);
+    if (e && !ir_dtype_is_int(e->dtype)) {
+        el_error(E, v->span, "%s must be an integer", what);
+        return NULL;
+    }
+    return e;
+}
+
+/* One stride entry: `v @ Axis.x`, "axis" (stride 1), (stride, "axis") or an expression (axis m). */
+static bool stride_entry(El *E, const ScVal *v, IrIter *it)
+{
+    if (v->kind == SV_ONAXIS) {
+        it->axis = v->u.onaxis.axis;
+        return (it->stride = layout_int(E, v->u.onaxis.value, "a stride")) != NULL;
+    }
+    if (v->kind == SV_STR) {
+        ScVal a = el_axis(E, v->u.str.s, v->span);
+        if (a.kind == SV_ERROR)
+            return false;
+        it->axis = a.u.path, it->stride = ir_int(E->a, IR_INT32, 1, v->span);
+        return true;
+    }
+    if ((v->kind == SV_TUPLE || v->kind == SV_LIST) && v->u.seq.n == 2) {
+        const ScVal *ax = &v->u.seq.items[1];
+        ScVal a = ax->kind == SV_AXIS ? *ax
+                  : ax->kind == SV_STR ? el_axis(E, ax->u.str.s, ax->span) : sv_error();
+        if (a.kind != SV_AXIS) {
+            if (a.kind != SV_ERROR || ax->kind != SV_STR)
+                el_error(E, ax->span, "a (stride, axis) pair needs an axis");
+            return false;
+        }
+        it->axis = a.u.path;
+        return (it->stride = layout_int(E, &v->u.seq.items[0], "a stride")) != NULL;
+    }
+    it->axis = "m";
+    return (it->stride = layout_int(E, v, "a stride")) != NULL;
+}
+
+static int seq_of(const ScVal *v, const ScVal **items)
+{
+    if (v->kind == SV_TUPLE || v->kind == SV_LIST) {
+        *items = v->u.seq.items;
+        return v->u.seq.n;
+    }
+    *items = v;
+    return 1;
+}
+
+/* T.S[extents : strides] | T.S[extents] (row-major strides on axis m); T.R likewise. */
+ScVal el_layout_subscript(El *E, const char *which, const Ast *index, TxSpan sp)
+{
+    const Ast *ext_ast = index, *str_ast = NULL;
+    if (index->kind == A_SLICE) {
+        if (!index->a || !index->b || index->c) {
+            el_error(E, index->span, "T.%s[...] takes extents:strides", which);
+            return sv_error();
+        }
+        ext_ast = index->a, str_ast = index->b;
+    }
+    ScVal ev = el_eval_value(E, ext_ast);
+    if (ev.kind == SV_ERROR)
+        return ev;
+    const ScVal *exts;
+    int n = seq_of(&ev, &exts);
+    IrIter *iters = TX_NEW_ARRAY(E->a, IrIter, n ? n : 1);
+    for (int i = 0; i < n; i++)
+        if (!(iters[i].extent = layout_int(E, &exts[i], "an extent")))
+            return sv_error();
+    if (str_ast) {
+        ScVal sv = el_eval_value(E, str_ast);
+        if (sv.kind == SV_ERROR)
+            return sv;
+        const ScVal *strides;
+        int ns = (sv.kind == SV_TUPLE || sv.kind == SV_LIST) ? seq_of(&sv, &strides)
+                                                            : (strides = &sv, 1);
+        if (ns != n) {
+            el_error(E, str_ast->span, "T.%s[...] has %d extent%s but %d stride%s", which, n,
+                     n == 1 ? "" : "s", ns, ns == 1 ? "" : "s");
+            return sv_error();
+        }
+        for (int i = 0; i < n; i++)
+            if (!stride_entry(E, &strides[i], &iters[i]))
+                return sv_error();
+    } else {
+        IrExpr *acc = ir_int(E->a, IR_INT32, 1, sp);
+        for (int i = n - 1; i >= 0; i--) {
+            iters[i].stride = acc, iters[i].axis = "m";
+            const char *err = NULL;
+            IrExpr *nx = sc_arith(E->a, IR_E_MUL, acc, iters[i].extent, sp, &err);
+            acc = nx ? nx : acc;
+        }
+    }
+    ScLayoutSpec *s = TX_NEW(E->a, ScLayoutSpec);
+    if (which[0] == 'S')
+        s->has_shard = true, s->nshard = n, s->shard = iters;
+    else
+        s->has_replica = true, s->nreplica = n, s->replica = iters;
+    return spec_val(s, sp);
+}
+
+static bool add_offset(El *E, ScLayoutSpec *s, const char *axis, IrExpr *value, TxSpan sp)
+{
+    for (int i = 0; i < s->noffset; i++)
+        if (!strcmp(s->offset[i].axis, axis)) {
+            const char *err = NULL;
+            IrExpr *sum = sc_arith(E->a, IR_E_ADD, s->offset[i].value, value, sp, &err);
+            if (!sum) {
+                el_error(E, sp, "invalid layout offset: %s", err ? err : "");
+                return false;
+            }
+            s->offset[i].value = sum;
+            return true;
+        }
+    IrAxisOffset *o = TX_NEW_ARRAY(E->a, IrAxisOffset, s->noffset + 1);
+    if (s->noffset)
+        memcpy(o, s->offset, sizeof(*o) * (size_t)s->noffset);
+    o[s->noffset++] = (IrAxisOffset){axis, value};
+    s->offset = o;
+    return true;
+}
+
+/* Any operand of a layout '+' as a spec (offsets: ints and expressions go to axis m). */
+static ScLayoutSpec *as_spec(El *E, const ScVal *v)
+{
+    if (v->kind == SV_SPEC) {
+        ScLayoutSpec *c = TX_NEW(E->a, ScLayoutSpec);
+        *c = *v->u.spec;
+        return c;
+    }
+    ScLayoutSpec *s = TX_NEW(E->a, ScLayoutSpec);
+    if (v->kind == SV_ONAXIS) {
+        IrExpr *e = layout_int(E, v->u.onaxis.value, "an offset");
+        return e && add_offset(E, s, v->u.onaxis.axis, e, v->span) ? s : NULL;
+    }
+    if (v->kind == SV_AXIS) {
+        el_error(E, v->span, "an axis alone is not a layout term; write 'value @ Axis.%s'", v->u.path);
+        return NULL;
+    }
+    IrExpr *e = layout_int(E, v, "a layout offset");
+    return e && add_offset(E, s, "m", e, v->span) ? s : NULL;
+}
+
+ScVal el_layout_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
+{
+    if (op == SC_TK_AT) {
+        if (b.kind != SV_AXIS) {
+            el_error(E, sp, "'@' needs an axis on its right (value @ Axis.name)");
+            return sv_error();
+        }
+        ScVal r = {.kind = SV_ONAXIS, .span = sp};
+        r.u.onaxis.value = TX_NEW(E->a, ScVal);
+        *r.u.onaxis.value = a;
+        r.u.onaxis.axis = b.u.path;
+        return r;
+    }
+    if (op != SC_TK_PLUS) {
+        el_error(E, sp, "layout terms combine with '+' only");
+        return sv_error();
+    }
+    ScLayoutSpec *x = as_spec(E, &a), *y = as_spec(E, &b);
+    if (!x || !y)
+        return sv_error();
+    if ((x->has_shard && y->has_shard) || (x->has_replica && y->has_replica)) {
+        el_error(E, sp, "a layout has one T.S[...] and at most one T.R[...]");
+        return sv_error();
+    }
+    if (y->has_shard)
+        x->has_shard = true, x->nshard = y->nshard, x->shard = y->shard;
+    if (y->has_replica)
+        x->has_replica = true, x->nreplica = y->nreplica, x->replica = y->replica;
+    for (int i = 0; i < y->noffset; i++)
+        if (!add_offset(E, x, y->offset[i].axis, y->offset[i].value, sp))
+            return sv_error();
+    return spec_val(x, sp);
+}
+
+static int offset_cmp(const void *a, const void *b)
+{
+    return strcmp(((const IrAxisOffset *)a)->axis, ((const IrAxisOffset *)b)->axis);
+}
+
+static IrLayout *tile_from_spec(El *E, const ScLayoutSpec *s)
+{
+    IrLayout *l = TX_NEW(E->a, IrLayout);
+    l->kind = IR_LAYOUT_TILE;
+    l->nshard = s->nshard, l->shard = s->shard;
+    l->nreplica = s->nreplica, l->replica = s->replica;
+    l->noffset = s->noffset;
+    l->offset = TX_NEW_ARRAY(E->a, IrAxisOffset, s->noffset ? s->noffset : 1);
+    if (s->noffset)
+        memcpy(l->offset, s->offset, sizeof(IrAxisOffset) * (size_t)s->noffset);
+    if (l->noffset > 1)
+        qsort(l->offset, (size_t)l->noffset, sizeof(IrAxisOffset), offset_cmp);
+    return l;
+}
+
+IrLayout *el_layout_of(El *E, const ScVal *v, const char *what)
+{
+    if (v->kind == SV_LAYOUT)
+        return v->u.layout;
+    if (v->kind == SV_SPEC)
+        return tile_from_spec(E, v->u.spec);
+    if (v->kind != SV_ERROR)
+        el_error(E, v->span, "%s must be a layout (T.TileLayout(...) or T.ComposeLayout(...)), not %s",
+                 what, sv_kind_name(v));
+    return NULL;
+}
+
+static ScVal layout_val(IrLayout *l, TxSpan sp)
+{
+    ScVal v = {.kind = SV_LAYOUT, .span = sp};
+    v.u.layout = l;
+    return v;
+}
+
+/* T.TileLayout(T.S[...] [+ T.R[...]] [+ offset]) */
+ScVal bi_tile_layout(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "spec", &b))
+        return sv_error();
+    IrLayout *l = el_layout_of(E, &b.v[0], "the argument of T.TileLayout");
+    return l ? layout_val(l, args->span) : sv_error();
+}
+
+/* T.Iter(extent, stride, "axis"): one iterator (usable in from_iters). */
+ScVal bi_iter(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "extent, stride, axis=", &b))
+        return sv_error();
+    IrIter *it = TX_NEW(E->a, IrIter);
+    it->axis = "m";
+    if (!(it->extent = layout_int(E, &b.v[0], "an extent")) ||
+        !(it->stride = layout_int(E, &b.v[1], "a stride")))
+        return sv_error();
+    if (sv_given(&b.v[2])) {
+        ScVal a = b.v[2].kind == SV_STR ? el_axis(E, b.v[2].u.str.s, b.v[2].span) : b.v[2];
+        if (a.kind != SV_AXIS) {
+            if (a.kind != SV_ERROR)
+                el_error(E, b.v[2].span, "the axis of T.Iter must be an axis name");
+            return sv_error();
+        }
+        it->axis = a.u.path;
+    }
+    ScLayoutSpec *s = TX_NEW(E->a, ScLayoutSpec);
+    s->has_shard = true, s->nshard = 1, s->shard = it;
+    return spec_val(s, args->span);
+}
+
+static bool iter_list(El *E, const ScVal *v, IrIter **out, int *n)
+{
+    *n = 0;
+    if (!sv_given(v) || v->kind == SV_NONE)
+        return true;
+    if (v->kind != SV_LIST && v->kind != SV_TUPLE) {
+        el_error(E, v->span, "a list of T.Iter(...) is expected");
+        return false;
+    }
+    *out = TX_NEW_ARRAY(E->a, IrIter, v->u.seq.n ? v->u.seq.n : 1);
+    for (int i = 0; i < v->u.seq.n; i++) {
+        const ScVal *it = &v->u.seq.items[i];
+        if (it->kind != SV_SPEC || it->u.spec->nshard != 1) {
+            el_error(E, it->span, "a list of T.Iter(...) is expected");
+            return false;
+        }
+        (*out)[(*n)++] = it->u.spec->shard[0];
+    }
+    return true;
+}
+
+/* T.TileLayout.from_iters(shard=[...], replica=[...], offset={"axis": v}) */
+ScVal bi_from_iters(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "shard=, replica=, offset=", &b))
+        return sv_error();
+    ScLayoutSpec *s = TX_NEW(E->a, ScLayoutSpec);
+    if (!iter_list(E, &b.v[0], &s->shard, &s->nshard) ||
+        !iter_list(E, &b.v[1], &s->replica, &s->nreplica))
+        return sv_error();
+    const ScVal *off = &b.v[2];
+    if (sv_given(off) && off->kind != SV_NONE) {
+        if (off->kind != SV_DICT) {
+            el_error(E, off->span, "offset= takes a dictionary {\"axis\": value}");
+            return sv_error();
+        }
+        for (int i = 0; i < off->u.dict.n; i++) {
+            const char *ax = el_str_const(E, &off->u.dict.keys[i], "an axis name");
+            ScVal a = ax ? el_axis(E, ax, off->u.dict.keys[i].span) : sv_error();
+            IrExpr *e = a.kind == SV_AXIS ? layout_int(E, &off->u.dict.vals[i], "an offset") : NULL;
+            if (!e || !add_offset(E, s, a.u.path, e, args->span))
+                return sv_error();
+        }
+    }
+    return layout_val(tile_from_spec(E, s), args->span);
+}
+
+/* T.ComposeLayout(per_element, swizzle_len, atom_len, tile_layout, swizzle_inner=True) */
+ScVal bi_compose_layout(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "per_element, swizzle_len, atom_len, layout=, swizzle_inner=", &b))
+        return sv_error();
+    int64_t m, bb, s;
+    if (!el_int_const(E, &b.v[0], &m, "per_element") ||
+        !el_int_const(E, &b.v[1], &bb, "swizzle_len") || !el_int_const(E, &b.v[2], &s, "atom_len"))
+        return sv_error();
+    IrLayout *l = TX_NEW(E->a, IrLayout);
+    l->kind = IR_LAYOUT_COMPOSE;
+    l->per_element = (int)m, l->swizzle_len = (int)bb, l->atom_len = (int)s;
+    l->swizzle_inner = true;
+    if (sv_given(&b.v[4])) {
+        bool t;
+        if (!sv_truth(&b.v[4], &t)) {
+            el_error(E, b.v[4].span, "swizzle_inner= takes True or False");
+            return sv_error();
+        }
+        l->swizzle_inner = t;
+    }
+    if (sv_given(&b.v[3]) && b.v[3].kind != SV_NONE) {
+        if (!(l->tile = el_layout_of(E, &b.v[3], "the layout of T.ComposeLayout")))
+            return sv_error();
+    } else {
+        /* A bare swizzle: over the identity layout of its span. */
+        if (m < 0 || bb < 0 || s < 0 || m + bb + s > 30) {
+            el_error(E, args->span, "T.ComposeLayout: swizzle parameters out of range");
+            return sv_error();
+        }
+        IrExpr *span = ir_int(E->a, IR_INT32, ((int64_t)1 << (m + bb + s)), args->span);
+        l->tile = ir_default_layout(E->a, &span, 1);
+    }
+    return layout_val(l, args->span);
+}

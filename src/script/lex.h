@@ -1,0 +1,48 @@
+/* The TIRx script lexer: source text to a token array, with CPython's
+ * indentation algorithm (INDENT/DEDENT; a dedent must land on a stacked level;
+ * tabs in indentation are rejected), an open-bracket stack with positions,
+ * comments, blank lines, line continuation inside brackets and after a
+ * backslash, Python integer/float literals and single- or double-quoted
+ * strings with escapes. The first lexical error stops the lexer. Prefix: sc_. */
+#ifndef TX_SCRIPT_LEX_H
+#define TX_SCRIPT_LEX_H
+
+#include "../base/diag.h"
+
+typedef enum {
+#define X(E, spelling, cls) SC_TK_##E,
+#include "tokens.def"
+#undef X
+    SC_TK_COUNT
+} ScTokKind;
+
+typedef struct ScToken {
+    ScTokKind kind;
+    uint32_t off, len; /* byte range in the source */
+    union {
+        uint64_t i;    /* INT: the value (at most UINT64_MAX) */
+        double f;      /* FLOAT */
+        struct {       /* NAME (identifier), STRING (decoded bytes, NUL-terminated) */
+            const char *s;
+            uint32_t n;
+            bool verbatim; /* STRING: the decoded text equals the source between the quotes */
+        } str;
+    } v;
+} ScToken;
+
+typedef struct ScTokens {
+    ScToken *t;
+    int n;
+} ScTokens;
+
+/* The spelling of a token kind ("(", "def") or its description ("name"). */
+const char *sc_tok_kind_name(ScTokKind k);
+
+/* Lex the bytes [begin, end) of src into an arena-owned token array ending in
+ * SC_TK_EOF. With 'expr_only', newlines are plain whitespace and no
+ * NEWLINE/INDENT/DEDENT tokens are produced (for the small expressions quoted in
+ * buffer shapes). Returns false after reporting the first error into d. */
+bool sc_lex(const TxSource *src, uint32_t begin, uint32_t end, bool expr_only, TxArena *a,
+            TxDiags *d, ScTokens *out);
+
+#endif

@@ -1,0 +1,141 @@
+/* Private to the front end: the syntax tree of TIRx script (a small Python
+ * subset) and the recursive-descent parser that builds it from the token
+ * array. The elaborator (elab*.c) turns the tree into IR; keeping the tree
+ * lets constant `if` branches be parsed but not elaborated and lets a
+ * `@T.macro` body be elaborated afresh at each call site. */
+#ifndef TX_SCRIPT_PARSE_INTERNAL_H
+#define TX_SCRIPT_PARSE_INTERNAL_H
+
+#include "lex.h"
+
+typedef enum {
+    /* expressions */
+    A_NAME,     /* name */
+    A_INT,      /* lit.i */
+    A_FLOAT,    /* lit.f */
+    A_STR,      /* lit.str */
+    A_BOOL,     /* lit.b */
+    A_NONE,
+    A_ELLIPSIS,
+    A_ATTR,     /* a . name */
+    A_CALL,     /* a ( items..., names[i]=items2[i]... ) */
+    A_SUBSCRIPT,/* a [ b ] */
+    A_SLICE,    /* a : b : c (each may be NULL) */
+    A_TUPLE,    /* items */
+    A_LIST,     /* items */
+    A_DICT,     /* items = keys, items2 = values */
+    A_BINOP,    /* a op b (op: a token kind) */
+    A_UNARY,    /* op a (MINUS, PLUS, TILDE) */
+    A_NOT,      /* not a */
+    A_BOOLOP,   /* a op b (AND, OR) */
+    A_COMPARE,  /* items[0] ops[0] items[1] ops[1] ... (ops: token kinds; NOT = 'not in', IS+1 = 'is not') */
+    A_IFEXP,    /* a if c else b */
+    A_LAMBDA,   /* lambda names...: a */
+    A_STARRED,  /* *a */
+    /* statements */
+    A_S_EXPR,   /* a */
+    A_S_ASSIGN, /* items (targets, left to right) = a */
+    A_S_AUGASSIGN, /* a op= b (op: the binary operator's token kind) */
+    A_S_ANNASSIGN, /* a : b [= c] */
+    A_S_FOR,    /* for a in b: body */
+    A_S_WHILE,  /* while a: body */
+    A_S_IF,     /* if a: body else: orelse (elif: one nested A_S_IF in orelse) */
+    A_S_WITH,   /* with items[i] [as items2[i]], ...: body */
+    A_S_ASSERT, /* assert a [, b] */
+    A_S_RETURN, /* return [a] */
+    A_S_BREAK,
+    A_S_CONTINUE,
+    A_S_PASS,
+    A_S_DEF,    /* items = decorators; def name(params) [-> a]: body */
+    A_S_CLASS,  /* items = decorators; class name: body */
+    A_S_IMPORT,
+} AstKind;
+
+typedef struct Ast Ast;
+typedef struct AstList {
+    Ast **items;
+    int n;
+} AstList;
+
+typedef struct AstParam {
+    const char *name;
+    TxSpan span;
+    Ast *ann, *def; /* may be NULL */
+} AstParam;
+
+struct Ast {
+    AstKind kind;
+    TxSpan span;
+    int op;
+    const char *name;
+    TxSpan name_span; /* ATTR, DEF, CLASS: where the name is */
+    union {
+        uint64_t i;
+        double f;
+        bool b;
+        struct {
+            const char *s;
+            uint32_t n;
+            bool verbatim; /* content equals the source between the quotes */
+        } str;
+    } lit;
+    Ast *a, *b, *c;
+    AstList items, items2;
+    const char **names; /* CALL: keyword names (parallel to items2); LAMBDA: params */
+    TxSpan *name_spans; /* CALL: spans of the keyword names; LAMBDA: of the params */
+    int nnames;
+    int *ops;           /* COMPARE */
+    AstList body, orelse;
+    AstParam *params;
+    int nparams;
+};
+
+/* ---- the parser's state, shared by parse_expr.c and parse_stmt.c ---- */
+typedef struct Parser {
+    const TxSource *src;
+    const ScToken *t;
+    int n, i;
+    TxArena *a;
+    TxDiags *d;
+    bool failed;
+    int depth;
+} Parser;
+
+/* A growable list of nodes in the arena. */
+typedef struct AstVec {
+    Ast **items;
+    int n, cap;
+} AstVec;
+void ps_vec_push(Parser *p, AstVec *v, Ast *x);
+AstList ps_vec_list(AstVec *v);
+
+const ScToken *ps_tok(Parser *p);             /* the current token */
+const ScToken *ps_peek(Parser *p, int ahead);
+bool ps_at(Parser *p, ScTokKind k);
+bool ps_accept(Parser *p, ScTokKind k);
+/* Consume k or report "expected 'k'" (what names the construct when given). */
+bool ps_expect(Parser *p, ScTokKind k, const char *what);
+/* Report a syntax error at the current token (once) and return NULL. */
+Ast *ps_error_at(Parser *p, const ScToken *t, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+Ast *ps_node(Parser *p, AstKind k, const ScToken *first);
+/* Extend a node's span to the end of the previous token. */
+Ast *ps_finish(Parser *p, Ast *x);
+bool ps_enter(Parser *p);
+void ps_leave(Parser *p);
+
+Ast *ps_test(Parser *p);            /* test := or_test ['if' or_test 'else' test] | lambda */
+Ast *ps_testlist(Parser *p);        /* testlist := test (',' test)* [','] (a tuple when >1) */
+Ast *ps_star_testlist(Parser *p);   /* as testlist, allowing '*' items */
+Ast *ps_bitor(Parser *p);           /* an expression without comparisons (for targets) */
+
+/* Parse a token array into a list of top-level statements. With 'expr_only',
+ * parse one expression (the tokens of a quoted shape string) into out->items[0].
+ * Stops at the first syntax error (reported into d) and returns false. */
+bool sc_parse_tokens(const TxSource *src, const ScTokens *toks, bool expr_only, TxArena *a,
+                     TxDiags *d, AstList *out);
+
+/* Maximum nesting of expressions and blocks before "nested too deeply". */
+#define SC_MAX_DEPTH 200
+
+#endif
