@@ -635,12 +635,22 @@ static void print_kwargs(Printer *P, const IrKwarg *kw, int n, bool first, TxBuf
     }
 }
 
+/* The dtype written in a call: a string, or `T.handle().ty` for a pointer
+ * (the IR keeps a pointer result only as the handle dtype: void*, global). */
+static void print_call_dtype(IrDType t, TxBuf *out)
+{
+    char dt[IR_DTYPE_STR_MAX];
+    if (t.code == IR_DT_HANDLE)
+        tx_buf_puts(out, "T.handle().ty");
+    else
+        tx_buf_printf(out, "\"%s\"", pr_dtype(t, dt));
+}
+
 /* cuda.func_call: the source code (last argument) as source_code=, the
  * result dtype as return_type= unless void. */
 static void print_func_call(Printer *P, const IrExpr *e, TxBuf *out)
 {
     const IrCall *c = &e->u.call;
-    char dt[IR_DTYPE_STR_MAX];
     tx_buf_puts(out, "T.cuda.func_call(");
     if (c->nkwargs) {
         print_args(P, c->args, c->nargs, out);
@@ -651,7 +661,7 @@ static void print_func_call(Printer *P, const IrExpr *e, TxBuf *out)
         if (c->nargs)
             pr_expr(P, c->args[c->nargs - 1], out);
         if (e->dtype.code != IR_DT_VOID)
-            tx_buf_printf(out, ", return_type=\"%s\"", pr_dtype(e->dtype, dt));
+            tx_buf_puts(out, ", return_type="), print_call_dtype(e->dtype, out);
     }
     tx_buf_putc(out, ')');
 }
@@ -659,7 +669,6 @@ static void print_func_call(Printer *P, const IrExpr *e, TxBuf *out)
 static void print_call(Printer *P, const IrExpr *e, TxBuf *out)
 {
     const IrCall *c = &e->u.call;
-    char dt[IR_DTYPE_STR_MAX];
     switch (c->op) {
     case IR_OP_BUFFER_DATA:
         print_buffer_name(P, c->args[0], out);
@@ -690,12 +699,12 @@ static void print_call(Printer *P, const IrExpr *e, TxBuf *out)
     }
     bool first = c->op != IR_OP_CALL_FUNC && ir_ops[c->op].ret == IR_RET_EXPLICIT;
     if (first)
-        tx_buf_printf(out, "\"%s\"", pr_dtype(e->dtype, dt));
+        print_call_dtype(e->dtype, out);
     if (first && c->nargs)
         tx_buf_puts(out, ", ");
     print_args(P, c->args, c->nargs, out);
     if (c->op != IR_OP_CALL_FUNC && ir_ops[c->op].ret == IR_RET_EXPLICIT_LAST)
-        tx_buf_printf(out, "%s\"%s\"", c->nargs ? ", " : "", pr_dtype(e->dtype, dt));
+        tx_buf_puts(out, c->nargs ? ", " : ""), print_call_dtype(e->dtype, out);
     print_kwargs(P, c->kwargs, c->nkwargs, c->nargs == 0 && !first, out);
     tx_buf_putc(out, ')');
 }
