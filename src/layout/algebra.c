@@ -446,8 +446,9 @@ IrLayout *ly_pack(LyCtx *c, const IrLayout *l, int64_t n, const char *axis)
     }
     LyBuild b = {0};
     for (int i = 0; i + 1 < t->nshard; i++) {
-        IrIter it = t->shard[i];
-        if (strcmp(it.axis, axis) == 0 && !pack_divides(c, l, it.stride, f, "stride"))
+        IrIter it = t->shard[i]; /* the stride of a unit iter never matters */
+        if (strcmp(it.axis, axis) == 0 && !lyx_is(it.extent, 1) &&
+            !pack_divides(c, l, it.stride, f, "stride"))
             return NULL;
         lyb_shard(c, &b, strcmp(it.axis, axis) == 0 ? ly_iter(it.extent, lyx_fdiv(c, it.stride, f),
                                                               axis) : it);

@@ -7,6 +7,7 @@
 
 #include "internal.h"
 
+/* Unit shard iters (one kept when all are), zero offsets. */
 static void drop_units(LyCtx *c, const IrLayout *t, LyBuild *b)
 {
     for (int i = 0; i < t->nshard; i++)
@@ -15,27 +16,31 @@ static void drop_units(LyCtx *c, const IrLayout *t, LyBuild *b)
     if (b->nshard == 0 && t->nshard > 0)
         lyb_shard(c, b, ly_iter(lyx_int(c, 1), lyx_int(c, 1), t->shard[0].axis));
     lyb_replicas(c, b, t->replica, t->nreplica);
+    for (int i = 0; i < t->noffset; i++)
+        if (!lyx_is(t->offset[i].value, 0))
+            lyb_offset(c, b, t->offset[i].axis, t->offset[i].value);
 }
 
-static IrIter fused(LyCtx *c, IrIter it, bool fuse, IrScope inner, IrScope outer)
+static IrIter fused(LyCtx *c, IrIter it, IrScope inner, IrScope outer)
 {
     IrIter out;
-    return fuse && ly_axis_fuse(c, it, inner, outer, &out) ? out : it;
+    return ly_axis_fuse(c, it, inner, outer, &out) ? out : it;
 }
 
-/* Fusion of thread axes for the target; offsets fuse as iters (1, off). */
-static void fuse_axes(LyCtx *c, const IrLayout *t, bool fuse, IrScope inner, IrScope outer,
-                      LyBuild *b)
+/* Fusion of thread axes for the target; offsets fuse as iters (1, off) and
+ * the ones fused onto one axis add up. */
+static void fuse_axes(LyCtx *c, LyBuild *b, IrScope inner, IrScope outer)
 {
     for (int i = 0; i < b->nshard; i++)
-        b->shard[i] = fused(c, b->shard[i], fuse, inner, outer);
+        b->shard[i] = fused(c, b->shard[i], inner, outer);
     for (int i = 0; i < b->nreplica; i++)
-        b->replica[i] = fused(c, b->replica[i], fuse, inner, outer);
-    for (int i = 0; i < t->noffset; i++) {
-        IrIter it = fused(c, ly_iter(lyx_int(c, 1), t->offset[i].value, t->offset[i].axis), fuse,
-                          inner, outer);
-        if (!lyx_is(it.stride, 0))
-            lyb_offset(c, b, it.axis, it.stride); /* offsets fused onto one axis add up */
+        b->replica[i] = fused(c, b->replica[i], inner, outer);
+    int n = b->noffset;
+    IrAxisOffset *offs = b->offset;
+    b->offset = NULL, b->noffset = b->cap_offset = 0;
+    for (int i = 0; i < n; i++) {
+        IrIter it = fused(c, ly_iter(lyx_int(c, 1), offs[i].value, offs[i].axis), inner, outer);
+        lyb_offset(c, b, it.axis, it.stride);
     }
 }
 
@@ -74,15 +79,16 @@ static void sort_replica(LyBuild *b)
 
 IrLayout *ly_canonicalize(LyCtx *c, const IrLayout *l, LyTarget target)
 {
-    const IrLayout *t = ly_tile_of(l);
+    LyBuild b = {0};
+    drop_units(c, ly_tile_of(l), &b);
+    IrLayout *reduced = lyb_finish(c, &b); /* the scope is that of the layout without unit iters */
     IrScope inner = IR_SCOPE_THREAD, outer = IR_SCOPE_CTA;
     c->err = NULL;
-    bool scoped = ly_scope(c, l, &inner, &outer);
+    bool scoped = ly_scope(c, reduced, &inner, &outer);
     if (!scoped && c->err)
         return NULL;
-    LyBuild b = {0};
-    drop_units(c, t, &b);
-    fuse_axes(c, t, scoped && target == LY_TARGET_CUDA, inner, outer, &b);
+    if (scoped && target == LY_TARGET_CUDA)
+        fuse_axes(c, &b, inner, outer);
     fuse_contiguous(c, &b);
     sort_replica(&b);
     return ly_rewrap(c, l, lyb_finish(c, &b));

@@ -198,6 +198,11 @@ static void test_z4_z6_storage_pack(void **state)
        "S[(32,2,2):(1@laneid,2,1)] + 6");
     is(c, ly_pack(c, spec(c, "S[(128,64):(1@TLane,1@TCol)]"), 2, "TCol"),
        "S[(128,32):(1@TLane,1@TCol)]");
+    /* [QUIRK] the reference floors strides that the factor does not divide (its
+     * S[(2,4):(3,1)].pack(2) is S[(2,2):(1,1)], which aliases elements); tirx rejects */
+    assert_null(ly_pack(c, spec(c, "S[(2,4):(3,1)]"), 2, NULL));
+    assert_non_null(strstr(c->err, "stride 3 is not divisible"));
+    is(c, ly_pack(c, spec(c, "S[(1,2):(7,1)]"), 2, NULL), "S[(1,1):(3,1)]"); /* unit: any stride */
     assert_null(ly_pack(c, spec(c, "S[(8,3):(3,1)]"), 2, NULL));
     assert_non_null(strstr(c->err, "cannot be packed by 2"));
     assert_null(ly_pack(c, spec(c, "S[(8,4):(6,1)] + 1"), 2, NULL));

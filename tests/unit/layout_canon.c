@@ -47,6 +47,9 @@ static void test_c8_c10_units_and_lanes(void **state)
     canon_is(c, "S[(8,4,4,8,8,4,4,16,8):(4@laneid,1@laneid,16,2,8,2,16,1,4)]", LY_TARGET_NONE,
              "S[(32,32,32,64,8):(1@laneid,2,2,1,4)]");
     canon_is(c, "S[(1,1,1,1,1):(1,1,1,1,1)]", LY_TARGET_NONE, "S[1:1]");
+    /* the scope is taken after unit iters are gone: a unit laneid iter does not
+     * disconnect wgid */
+    canon_is(c, "S[(1,1,3):(3,3@laneid,2@wgid)]", LY_TARGET_CUDA, "S[3:2@wgid]");
     /* a unit iter keeps the axis of the first iter */
     canon_is(c, "S[(1,1):(5@laneid,3)]", LY_TARGET_NONE, "S[1:1@laneid]");
 }

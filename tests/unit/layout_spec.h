@@ -5,7 +5,7 @@
  *   tile   := term ("+" term)*
  *   term   := "S[" iters "]" | "R[" iters "]" | int ["@" axis]
  *   iters  := list [":" list]          (no strides: row-major on m)
- *   list   := item | "(" item ("," item)* ")"
+ *   list   := item | "(" [item ("," item)*] ")"
  *   item   := int ["@" axis]
  *
  * Header-only (static functions) so that every test binary can include it. */
@@ -75,6 +75,8 @@ static inline int spec_list(SpecReader *r, long long *v, const char **axis)
 {
     bool paren = spec_eat(r, "(");
     int n = 0;
+    if (paren && spec_eat(r, ")"))
+        return 0;
     do {
         if (paren && n > 0 && (spec_ws(r), *r->p == ')'))
             break;
