@@ -74,29 +74,32 @@ if [ $status -ne 0 ]; then
 fi
 
 deviations=$(deviation_names | sort -u)
-exact=() plain=()
+passed=0 ndeviations=0 failed=()
 for f in "$out"/*.tirx; do
     [ -e "$f" ] || continue
     name=$(basename "$f" .tirx)
+    mode=--expect-same-as-input
     if grep -qxF "$name" <<<"$deviations"; then
-        plain+=("$f")
+        mode=
+        ndeviations=$((ndeviations + 1))
+    fi
+    # One process per file, so that a crash on one does not hide the others.
+    "$roundtrip" $mode "$f" >/dev/null
+    status=$?
+    if [ $status -eq 0 ]; then
+        passed=$((passed + 1))
     else
-        exact+=("$f")
+        [ $status -gt 128 ] && echo "FAIL $f: roundtrip killed by signal $((status - 128))"
+        failed+=("$name")
     fi
 done
-[ ${#exact[@]} -gt 0 ] || [ ${#plain[@]} -gt 0 ] || {
+total=$((passed + ${#failed[@]}))
+if [ $total -eq 0 ]; then
     echo "FAIL: reference/oracle.py printed no files"
     exit 1
-}
-
-status=0
-echo "reference_live: ${#exact[@]} files byte for byte, ${#plain[@]} deviations round-trip only"
-if [ ${#exact[@]} -gt 0 ]; then
-    "$roundtrip" --expect-same-as-input "${exact[@]}" || status=1
 fi
-if [ ${#plain[@]} -gt 0 ]; then
-    "$roundtrip" "${plain[@]}" || status=1
-fi
+echo "reference_live: $passed of $total printed functions pass ($ndeviations deviations checked by round trip only)"
+[ ${#failed[@]} -eq 0 ] || echo "reference_live: failing: ${failed[*]}"
 
 # The committed oracle files should be what the pinned reference prints now.
 stale=0
@@ -106,4 +109,4 @@ for f in "$out"/*.tirx; do
 done
 [ $stale -eq 0 ] ||
     echo "note: $stale printed files are missing from or differ from tests/reference/expected/"
-exit $status
+[ ${#failed[@]} -eq 0 ]
