@@ -18,13 +18,17 @@ static const IrLayout *tile_for_shape(LyCtx *c, const IrLayout *l, IrExpr *const
 }
 
 /* ---------------------------------------------------------------- group_many */
-/* Cumulative boundaries 1, e0, e0*e1, ... of an extent list. */
+/* Cumulative boundaries 1, e0, e0*e1, ... of positive extents; NULL when an
+ * extent is not positive or the product grows past 2^40. */
 static int64_t *boundaries(LyCtx *c, const int64_t *ext, int n)
 {
     int64_t *b = TX_NEW_ARRAY(c->arena, int64_t, n + 1);
     b[0] = 1;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        if (ext[i] < 1 || ext[i] > ((int64_t)1 << 40) / b[i])
+            return NULL;
         b[i + 1] = b[i] * ext[i];
+    }
     return b;
 }
 
@@ -93,35 +97,56 @@ static void count_values(LyCtx *c, Refinement *r, int64_t *const *seqs, const in
     }
 }
 
+/* The boundary sequences of every shape and, last, of the layout's extents;
+ * they must all end at the same element count. */
+static bool boundary_sequences(LyCtx *c, const IrLayout *l, const int64_t *const *shapes,
+                               const int *nd, int nshapes, int64_t **seqs, int *len)
+{
+    const IrLayout *t = ly_tile_of(l);
+    int64_t *ext = TX_NEW_ARRAY(c->arena, int64_t, t->nshard + 1);
+    for (int i = 0; i < t->nshard; i++)
+        if (!lyx_const(t->shard[i].extent, &ext[i]))
+            return ly_fail(c, "group_many needs constant extents: %s", ly_str(c, l));
+    for (int s = 0; s <= nshapes; s++) {
+        const int64_t *e = s < nshapes ? shapes[s] : ext;
+        len[s] = (s < nshapes ? nd[s] : t->nshard) + 1;
+        if (!(seqs[s] = boundaries(c, e, len[s] - 1)))
+            return ly_fail(c, "group_many needs positive extents: %s",
+                           s < nshapes ? ly_int_shape_str(c, e, nd[s]) : ly_str(c, l));
+    }
+    int64_t total = seqs[nshapes][len[nshapes] - 1];
+    for (int s = 0; s < nshapes; s++)
+        if (seqs[s][len[s] - 1] != total)
+            return ly_fail(c, "group_many: shape %s has %lld elements, layout %s has %lld",
+                           ly_int_shape_str(c, shapes[s], nd[s]), (long long)seqs[s][len[s] - 1],
+                           ly_str(c, l), (long long)total);
+    return true;
+}
+
+/* Each layout iter split at the common boundaries it spans. */
+static IrLayout *refined(LyCtx *c, const IrLayout *l, const Refinement *r, const int *lpos)
+{
+    const IrLayout *t = ly_tile_of(l);
+    LyBuild b = {0};
+    for (int i = 0; i < t->nshard; i++)
+        for (int p = lpos[i]; p < lpos[i + 1]; p++) {
+            int64_t inner = r->common[lpos[i + 1]] / r->common[p + 1];
+            lyb_shard(c, &b, ly_iter(lyx_int(c, r->common[p + 1] / r->common[p]),
+                                     lyx_mul(c, t->shard[i].stride, lyx_int(c, inner)),
+                                     t->shard[i].axis));
+        }
+    lyb_replicas(c, &b, t->replica, t->nreplica);
+    lyb_offsets(c, &b, t->offset, t->noffset);
+    return ly_rewrap(c, l, lyb_finish(c, &b));
+}
+
 IrLayout *ly_group_many(LyCtx *c, const IrLayout *l, const int64_t *const *shapes, const int *nd,
                         int nshapes, int **seps)
 {
-    const IrLayout *t = ly_tile_of(l);
     int64_t **seqs = TX_NEW_ARRAY(c->arena, int64_t *, nshapes + 1);
     int *len = TX_NEW_ARRAY(c->arena, int, nshapes + 1);
-    int64_t *ext = TX_NEW_ARRAY(c->arena, int64_t, t->nshard + 1);
-    for (int i = 0; i < t->nshard; i++)
-        if (!lyx_const(t->shard[i].extent, &ext[i]) || ext[i] < 1) {
-            ly_fail(c, "group_many needs constant positive extents: %s", ly_str(c, l));
-            return NULL;
-        }
-    for (int s = 0; s < nshapes; s++) {
-        for (int d = 0; d < nd[s]; d++)
-            if (shapes[s][d] < 1) {
-                ly_fail(c, "group_many needs positive extents: %s",
-                        ly_int_shape_str(c, shapes[s], nd[s]));
-                return NULL;
-            }
-        seqs[s] = boundaries(c, shapes[s], nd[s]), len[s] = nd[s] + 1;
-    }
-    seqs[nshapes] = boundaries(c, ext, t->nshard), len[nshapes] = t->nshard + 1;
-    for (int s = 0; s < nshapes; s++)
-        if (seqs[s][len[s] - 1] != seqs[nshapes][len[nshapes] - 1]) {
-            ly_fail(c, "group_many: shape %s has %lld elements, layout %s has %lld",
-                    ly_int_shape_str(c, shapes[s], nd[s]), (long long)seqs[s][len[s] - 1],
-                    ly_str(c, l), (long long)seqs[nshapes][len[nshapes] - 1]);
-            return NULL;
-        }
+    if (!boundary_sequences(c, l, shapes, nd, nshapes, seqs, len))
+        return NULL;
     Refinement r = {0};
     count_values(c, &r, seqs, len, nshapes + 1);
     for (int i = 1; i < r.ncommon; i++)
@@ -136,17 +161,7 @@ IrLayout *ly_group_many(LyCtx *c, const IrLayout *l, const int64_t *const *shape
     for (int s = 0; s < nshapes; s++)
         if (!positions(c, &r, seqs[s], len[s], seps[s]))
             return NULL;
-    LyBuild b = {0};
-    for (int i = 0; i < t->nshard; i++)
-        for (int p = lpos[i]; p < lpos[i + 1]; p++) {
-            int64_t inner = r.common[lpos[i + 1]] / r.common[p + 1];
-            lyb_shard(c, &b, ly_iter(lyx_int(c, r.common[p + 1] / r.common[p]),
-                                     lyx_mul(c, t->shard[i].stride, lyx_int(c, inner)),
-                                     t->shard[i].axis));
-        }
-    lyb_replicas(c, &b, t->replica, t->nreplica);
-    lyb_offsets(c, &b, t->offset, t->noffset);
-    return ly_rewrap(c, l, lyb_finish(c, &b));
+    return refined(c, l, &r, lpos);
 }
 
 /* ---------------------------------------------------------------- permute */
@@ -180,6 +195,25 @@ static bool provably_le(LyCtx *c, IrExpr *a, IrExpr *b) /* a <= b */
     return lyx_equal(a, b) || lyx_less(a, lyx_add(c, b, lyx_int_like(c, b, 1)));
 }
 
+/* The region of n elements from start digit d of iter p when it wraps once
+ * into the next digit of iter p-1: two runs of n/2, the second starting
+ * stride(p-1) - (E_p - n/2)*stride(p) after the first. */
+static bool wrap_once(LyCtx *c, const IrIter *g, int p, IrExpr **digit, IrExpr *n, LyBuild *out)
+{
+    IrExpr *half = lyx_fdiv(c, n, lyx_int_like(c, n, 2));
+    bool wraps = lyx_divisible(n, lyx_int_like(c, n, 2)) &&
+                 lyx_equal(lyx_add(c, digit[p], half), g[p].extent) &&
+                 (p == 0 || (provably_le(c, lyx_add(c, digit[p - 1], lyx_int(c, 1)), g[p - 1].extent) &&
+                             strcmp(g[p - 1].axis, g[p].axis) == 0));
+    if (!wraps)
+        return false;
+    IrExpr *outer_stride = p > 0 ? g[p - 1].stride : lyx_int(c, 0);
+    IrExpr *delta = lyx_sub(c, outer_stride, lyx_mul(c, lyx_sub(c, g[p].extent, half), g[p].stride));
+    lyb_shard(c, out, ly_iter(lyx_int_like(c, n, 2), delta, g[p].axis));
+    lyb_shard(c, out, ly_iter(half, g[p].stride, g[p].axis));
+    return true;
+}
+
 /* Slice [begin, begin+n) of one group (canonical, outermost first): the start
  * digits go to the offsets; the region is the innermost iters it covers whole,
  * under one partial iter, or two runs when it wraps once into the next outer
@@ -201,29 +235,12 @@ static bool slice_group(LyCtx *c, const IrIter *g, int m, IrExpr *begin, IrExpr 
     int p = m - 1;
     for (; p >= 0 && lyx_is(digit[p], 0) && lyx_divisible(n, g[p].extent); p--)
         n = lyx_fdiv(c, n, g[p].extent);
-    if (p < 0) {
-        if (!lyx_is(n, 1))
-            return false;
-        lyb_shards(c, out, g, m);
-        return true;
-    }
-    if (provably_le(c, lyx_add(c, digit[p], n), g[p].extent)) {
-        lyb_shard(c, out, ly_iter(n, g[p].stride, g[p].axis));
-        lyb_shards(c, out, g + p + 1, m - p - 1);
-        return true;
-    }
-    IrExpr *half = lyx_fdiv(c, n, lyx_int_like(c, n, 2));
-    bool wraps = lyx_divisible(n, lyx_int_like(c, n, 2)) &&
-                 lyx_equal(lyx_add(c, digit[p], half), g[p].extent) &&
-                 (p == 0 || (provably_le(c, lyx_add(c, digit[p - 1], lyx_int(c, 1)), g[p - 1].extent) &&
-                             strcmp(g[p - 1].axis, g[p].axis) == 0));
-    if (!wraps)
+    if (p < 0 && !lyx_is(n, 1))
         return false;
-    IrExpr *outer_stride = p > 0 ? g[p - 1].stride : lyx_int(c, 0);
-    IrExpr *delta = lyx_sub(c, outer_stride,
-                            lyx_mul(c, lyx_sub(c, g[p].extent, half), g[p].stride));
-    lyb_shard(c, out, ly_iter(lyx_int_like(c, n, 2), delta, g[p].axis));
-    lyb_shard(c, out, ly_iter(half, g[p].stride, g[p].axis));
+    if (p >= 0 && provably_le(c, lyx_add(c, digit[p], n), g[p].extent))
+        lyb_shard(c, out, ly_iter(n, g[p].stride, g[p].axis));
+    else if (p >= 0 && !wrap_once(c, g, p, digit, n, out))
+        return false;
     lyb_shards(c, out, g + p + 1, m - p - 1);
     return true;
 }
@@ -423,48 +440,55 @@ IrLayout *ly_unpack(LyCtx *c, const IrLayout *l, int64_t n, const char *axis)
     return rewrap_per_element(c, l, lyb_finish(c, &b), log2_exact(n) > 0 ? log2_exact(n) : 0);
 }
 
-static bool pack_divides(LyCtx *c, const IrLayout *l, IrExpr *v, IrExpr *f, const char *what)
+/* One iter of a packed layout: a stride on `axis` divided by f (exactly,
+ * unless the iter is a unit one, whose stride never matters). */
+static bool packed(LyCtx *c, const IrLayout *l, IrIter *it, const char *axis, IrExpr *f)
 {
-    return lyx_divisible(v, f) || ly_fail(c, "%s cannot be packed by %s: %s %s is not divisible",
-                                          ly_str(c, l), ly_expr_str(c, f), what,
-                                          ly_expr_str(c, v));
+    if (strcmp(it->axis, axis) != 0)
+        return true;
+    if (!lyx_is(it->extent, 1) && !lyx_divisible(it->stride, f))
+        return ly_fail(c, "%s cannot be packed by %s: stride %s is not divisible", ly_str(c, l),
+                       ly_expr_str(c, f), ly_expr_str(c, it->stride));
+    it->stride = lyx_fdiv(c, it->stride, f);
+    return true;
+}
+
+static bool packable(LyCtx *c, const IrLayout *t, const IrLayout *l, int64_t n, const char *axis)
+{
+    const IrIter *last = t->nshard ? &t->shard[t->nshard - 1] : NULL;
+    if (last && strcmp(last->axis, axis) == 0 && lyx_is(last->stride, 1) &&
+        lyx_divisible(last->extent, lyx_int(c, n)))
+        return true;
+    return ly_fail(c, "%s cannot be packed by %lld: its innermost iter must be a stride-1 run "
+                      "on %s whose extent %lld divides", ly_str(c, l), (long long)n, axis,
+                   (long long)n);
 }
 
 IrLayout *ly_pack(LyCtx *c, const IrLayout *l, int64_t n, const char *axis)
 {
     axis = axis ? axis : "m";
-    if (!swizzle_scalable(c, l, n, true))
-        return NULL;
     const IrLayout *t = ly_tile_of(l);
-    IrExpr *f = lyx_int(c, n);
-    const IrIter *last = t->nshard ? &t->shard[t->nshard - 1] : NULL;
-    if (!last || strcmp(last->axis, axis) != 0 || !lyx_is(last->stride, 1) ||
-        !lyx_divisible(last->extent, f)) {
-        ly_fail(c, "%s cannot be packed by %lld: its innermost iter must be a stride-1 run on %s "
-                   "whose extent %lld divides", ly_str(c, l), (long long)n, axis, (long long)n);
+    if (!swizzle_scalable(c, l, n, true) || !packable(c, t, l, n, axis))
         return NULL;
-    }
+    IrExpr *f = lyx_int(c, n);
     LyBuild b = {0};
-    for (int i = 0; i + 1 < t->nshard; i++) {
-        IrIter it = t->shard[i]; /* the stride of a unit iter never matters */
-        if (strcmp(it.axis, axis) == 0 && !lyx_is(it.extent, 1) &&
-            !pack_divides(c, l, it.stride, f, "stride"))
+    lyb_shards(c, &b, t->shard, t->nshard);
+    lyb_replicas(c, &b, t->replica, t->nreplica);
+    IrIter *last = &b.shard[b.nshard - 1];
+    *last = ly_iter(lyx_fdiv(c, last->extent, f), last->stride, axis);
+    for (int i = 0; i + 1 < b.nshard; i++)
+        if (!packed(c, l, &b.shard[i], axis, f))
             return NULL;
-        lyb_shard(c, &b, strcmp(it.axis, axis) == 0 ? ly_iter(it.extent, lyx_fdiv(c, it.stride, f),
-                                                              axis) : it);
-    }
-    lyb_shard(c, &b, ly_iter(lyx_fdiv(c, last->extent, f), last->stride, axis));
-    for (int i = 0; i < t->nreplica; i++) {
-        IrIter it = t->replica[i];
-        if (strcmp(it.axis, axis) == 0 && !pack_divides(c, l, it.stride, f, "stride"))
+    for (int i = 0; i < b.nreplica; i++)
+        if (!packed(c, l, &b.replica[i], axis, f))
             return NULL;
-        lyb_replica(c, &b, strcmp(it.axis, axis) == 0 ? ly_iter(it.extent, lyx_fdiv(c, it.stride, f),
-                                                                axis) : it);
-    }
     for (int i = 0; i < t->noffset; i++) {
         IrAxisOffset o = t->offset[i];
-        if (strcmp(o.axis, axis) == 0 && !pack_divides(c, l, o.value, f, "offset"))
+        if (strcmp(o.axis, axis) == 0 && !lyx_divisible(o.value, f)) {
+            ly_fail(c, "%s cannot be packed by %lld: offset %s is not divisible", ly_str(c, l),
+                    (long long)n, ly_expr_str(c, o.value));
             return NULL;
+        }
         lyb_offset(c, &b, o.axis, strcmp(o.axis, axis) == 0 ? lyx_fdiv(c, o.value, f) : o.value);
     }
     return rewrap_per_element(c, l, lyb_finish(c, &b), -log2_exact(n));

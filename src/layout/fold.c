@@ -203,16 +203,6 @@ IrExpr *lyx_fmod(LyCtx *c, IrExpr *x, IrExpr *y)
     return binary(c, IR_E_FLOORMOD, x, y);
 }
 
-IrExpr *lyx_min(LyCtx *c, IrExpr *x, IrExpr *y)
-{
-    int64_t a, b;
-    if (lyx_const(x, &a) && lyx_const(y, &b))
-        return typed_int(c, result_type(x, y), a < b ? a : b);
-    if (lyx_equal(x, y))
-        return x;
-    return binary(c, IR_E_MIN, x, y);
-}
-
 /* ---------------------------------------------------------------- bitwise calls */
 static int64_t bit_fold(IrOp op, int64_t a, int64_t b)
 {

@@ -20,7 +20,6 @@ IrExpr *lyx_sub(LyCtx *c, IrExpr *x, IrExpr *y);
 IrExpr *lyx_mul(LyCtx *c, IrExpr *x, IrExpr *y);
 IrExpr *lyx_fdiv(LyCtx *c, IrExpr *x, IrExpr *y);
 IrExpr *lyx_fmod(LyCtx *c, IrExpr *x, IrExpr *y);
-IrExpr *lyx_min(LyCtx *c, IrExpr *x, IrExpr *y);
 IrExpr *lyx_bit(LyCtx *c, IrOp op, IrExpr *x, IrExpr *y); /* and, xor, shift_left/right */
 
 /* ---- proofs: "false" means "could not prove", never an error ---- */
