@@ -1733,6 +1733,42 @@ def x_mapa_cluster(A: T.Buffer((4,), "uint64")):
     T.ptx.mapa.u64(remote, T.reinterpret("uint64", bar.ptr_to([0])), T.uint32(1) - cb)
     A[0] = remote
 
+@T.prim_func
+def x_sink_addr(A: T.Buffer((64,), "int32"), B: T.Buffer((8,), "int32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    r = T.alloc_local((8,), "int32")
+    T.ptx["ld.global.nc.L1::no_allocate.L2::evict_first.L2::256B.v8.s32"](r[0], T.ptx.SINK, r[2], T.ptx.SINK, r[4], r[5], r[6], T.ptx.SINK, A.ptr_to([0]))
+    S = T.alloc_shared((64,), "int32")
+    v: T.int32
+    T.ptx.ld.shared__cta.s32(v, T.ptx.addr(S.ptr_to([0]), 16))
+    B[0] = r[0] + v
+
+@T.prim_func
+def x_misc_families(A: T.Buffer((8,), "uint32"), F: T.Buffer((4,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([32])
+    d: T.uint32
+    p: T.uint32
+    f: T.float32
+    T.ptx.prmt.b32(d, A[0], A[1], A[2])
+    T.ptx.popc.b32(d, A[3])
+    T.ptx.testp.notanumber.f32(p, F[0])
+    T.ptx.cvt.rn.f32.s32(f, T.int32(3))
+    T.ptx.neg.f32(f, f)
+    T.ptx.abs.ftz.f32(f, f)
+    T.ptx.ex2.approx.ftz.f32(f, f)
+    T.ptx.isspacep.global_(p, A.ptr_to([4]))
+    T.ptx.prefetch.global_.L2(A.ptr_to([0]))
+    T.ptx.red.relaxed.gpu.global_.add.u32(A.ptr_to([1]), T.uint32(1))
+    T.ptx.barrier.cluster.arrive()
+    T.ptx.barrier.cluster.wait()
+    A[tx % 8] = d + p
+    F[0] = f
+
+
 # ---------------------------------------------------------------------------
 # t_: tile primitives
 # ---------------------------------------------------------------------------
@@ -2079,6 +2115,17 @@ class m_kernel_and_host:
     @T.prim_func
     def alpha(n: T.int32) -> T.int32:
         return n * 2
+
+@I.ir_module
+class m_main_last:
+    @T.prim_func
+    def main(A: T.Buffer((4,), "int32")):
+        A[0] = 1
+
+    @T.prim_func
+    def zeta(A: T.Buffer((4,), "int32")):
+        A[0] = 2
+
 
 @I.ir_module
 class m_module_attrs:

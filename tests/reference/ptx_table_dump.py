@@ -4,10 +4,11 @@
 Usage: python tests/reference/ptx_table_dump.py [FAMILY ...]
 (default: every family that appears in expected/PTX_ENTRIES.txt).
 
-For each table entry: op name (``tirx.ptx.<entry>``), the printed surface name
-(``T.ptx.<family>``), the modifier slots in print order (``?`` = optional,
-printed as "" when omitted) with their allowed tokens, and the operand list in
-call-argument order.  Operand notation::
+For each table entry: op name (``tirx.ptx.<entry>``, ``*`` when a corpus
+function calls it), the dotted PTX syntax (``[.slot]`` = optional slot), the
+modifier slots in print order (``?`` = optional, printed as "" when omitted)
+with their allowed tokens, and the operand list in call-argument order.  Every
+entry of a family prints as ``T.ptx.<family>(...)``.  Operand notation::
 
     name:rw:kind[:space=S][:dtype=D][:lanes=N|fn][:literal=L][:choices=a|b]
         [:bracket=B][:pipe=P][:sinkable][:addr_off]
@@ -82,58 +83,79 @@ def opdesc(o, used):
     return ":".join(parts)
 
 
+def _corpus_entries():
+    """Op names the corpus calls (expected/PTX_ENTRIES.txt), or an empty set."""
+    path = os.path.join(HERE, "expected", "PTX_ENTRIES.txt")
+    if not os.path.exists(path):
+        return set()
+    with open(path, encoding="utf-8") as fh:
+        return {line.split("\t")[1].strip() for line in fh if "\t" in line}
+
+
+def _syntax(entry):
+    parts = [entry.ptx_name]
+    for slot in entry.slots:
+        parts.append(f"[.{slot.name}]" if slot.optional else f".{slot.name}")
+    return "".join(parts)
+
+
+def _entry_lines(entry, used_ops, used_fns):
+    mark = "*" if entry.op_name in used_ops else " "
+    check = f"   check={entry.check.__name__}" if entry.check else ""
+    lines = [f"{mark}{entry.op_name}   {_syntax(entry)}{check}"]
+    for slot in entry.slots:
+        lines.append(f"   slot {slot.name}{'?' if slot.optional else ''}: {' '.join(slot.choices)}")
+    ops = [opdesc(o, used_fns) for o in entry.operands]
+    lines.append(f"   operands({len(ops)}): " + (", ".join(ops) if ops else "-"))
+    return lines
+
+
+def _family_section(fam, used_ops, used_fns):
+    entries = [e for e in TABLE.values() if e.family == fam]
+    plural = "entry" if len(entries) == 1 else "entries"
+    out = [f"#### `{fam}` — printed `T.ptx.{escape_token(fam)}(...)`, {len(entries)} {plural}", "", "```"]
+    for entry in entries:
+        out.extend(_entry_lines(entry, used_ops, used_fns))
+    out.extend(["```", ""])
+    return out
+
+
+def _function_sources(used_fns):
+    out = ["#### Modifier-dependent functions referenced above (reference source)", "", "```python"]
+    seen = set()
+    extra = []
+    for fn in sorted(used_fns, key=lambda f: (f.__name__, repr(_closure(f)))):
+        try:
+            src = inspect.getsource(fn).rstrip()
+        except (OSError, TypeError):
+            src = f"# {fn.__name__}: source unavailable"
+        src = inspect.cleandoc(src) if src.startswith(" ") else src
+        clo = _closure(fn)
+        if (src, repr(clo)) in seen:
+            continue
+        seen.add((src, repr(clo)))
+        if clo:
+            out.append("# closure: " + ", ".join(f"{k}={v!r}" for k, v in clo))
+        out.append(src)
+        if "_mma_regs" in src:
+            extra = ["_mma_shape", "_mma_threads", "_mma_regs"]
+    for name in extra:
+        fn = getattr(_table, name, None)
+        if fn is not None:
+            out.append(inspect.getsource(fn).rstrip())
+    out.append("```")
+    return out
+
+
 def main(argv):
-    fams = argv[1:]
-    if not fams:
-        seen = []
-        path = os.path.join(HERE, "expected", "PTX_ENTRIES.txt")
-        names = {line.split("\t")[1].strip() for line in open(path) if "\t" in line}
-        for e in TABLE.values():
-            if e.op_name in names and e.family not in seen:
-                seen.append(e.family)
-        fams = sorted(seen)
-    used = set()
+    used_ops = _corpus_entries()
+    fams = argv[1:] or sorted({e.family for e in TABLE.values() if e.op_name in used_ops})
+    used_fns = set()
     out = []
     for fam in fams:
-        entries = [e for e in TABLE.values() if e.family == fam]
-        out.append(f"#### `{fam}` — printed `T.ptx.{escape_token(fam)}(...)`, {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}")
-        out.append("")
-        out.append("```")
-        for e in entries:
-            out.append(f"{e.op_name}   mnemonic={e.ptx_name}" + (f"   check={e.check.__name__}" if e.check else ""))
-            for s in e.slots:
-                out.append(f"  slot {s.name}{'?' if s.optional else ''}: {' '.join(s.choices)}")
-            ops = [opdesc(o, used) for o in e.operands]
-            out.append("  operands(" + str(len(ops)) + "): " + (", ".join(ops) if ops else "-"))
-        out.append("```")
-        out.append("")
-    if used:
-        out.append("#### Modifier-dependent functions referenced above (reference source)")
-        out.append("")
-        out.append("```python")
-        seen = set()
-        extra = []
-        for fn in sorted(used, key=lambda f: (f.__name__, repr(_closure(f)))):
-            try:
-                src = inspect.getsource(fn).rstrip()
-            except (OSError, TypeError):
-                src = f"# {fn.__name__}: source unavailable"
-            src = inspect.cleandoc(src) if src.startswith(" ") else src
-            clo = _closure(fn)
-            key = (src, repr(clo))
-            if key in seen:
-                continue
-            seen.add(key)
-            if clo:
-                out.append("# closure: " + ", ".join(f"{k}={v!r}" for k, v in clo))
-            out.append(src)
-            if "_mma_regs" in src:
-                extra = ["_mma_shape", "_mma_threads", "_mma_regs"]
-        for name in extra:
-            fn = getattr(_table, name, None)
-            if fn is not None:
-                out.append(inspect.getsource(fn).rstrip())
-        out.append("```")
+        out.extend(_family_section(fam, used_ops, used_fns))
+    if used_fns:
+        out.extend(_function_sources(used_fns))
     sys.stdout.write("\n".join(out) + "\n")
     return 0
 
