@@ -106,7 +106,8 @@ static void on_def(IrVisitor *v, const IrExpr *var, const IrStmt *where)
     TxSpan sp = def_span(vf, var, where);
     uintptr_t i;
     if (ir_ptrmap_get(&vf->defs, var, &i)) {
-        report_redefinition(vf, &vf->sites.items[i], sp);
+        /* the variable's own span is its first definition; report at this one */
+        report_redefinition(vf, &vf->sites.items[i], where ? here(vf, where->span) : sp);
         vf->sites.items[i].live = true;
     } else {
         i = (uintptr_t)vf->sites.len;

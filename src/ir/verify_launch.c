@@ -284,7 +284,8 @@ void ir_launch_end(IrLaunchCheck *l)
 {
     static const int64_t thread_max[3] = {1024, 1024, 64};
     static const int64_t grid_max[3] = {2147483647, 65535, 65535};
-    check_dim_limits(l, l->scopeid[IR_SCOPEID_THREAD_ID], thread_max);
+    if (extent_product(l->scopeid[IR_SCOPEID_THREAD_ID]) <= MAX_CTA_THREADS)
+        check_dim_limits(l, l->scopeid[IR_SCOPEID_THREAD_ID], thread_max); /* else: too many */
     check_dim_limits(l, l->scopeid[IR_SCOPEID_CTA_ID], grid_max);
     check_thread_counts(l);
     check_cluster(l);

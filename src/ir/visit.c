@@ -565,15 +565,18 @@ static IrStmt *mutate_seq(IrMutator *m, IrStmt *s)
     bool changed = false;
     for (int i = 0; i < s->u.seq.n; i++) {
         IrStmt *r = ir_mutate_stmt(m, s->u.seq.stmts[i]);
-        changed |= r != s->u.seq.stmts[i];
+        if (!changed && r == s->u.seq.stmts[i])
+            continue;
+        for (int k = 0; !changed && k < i; k++) /* first change: keep what came before */
+            tx_vec_push(&out, s->u.seq.stmts[k]);
+        changed = true;
         push_spliced(r, &out);
     }
-    IrStmt *n = s;
-    if (changed) {
-        n = ir_stmt(m->arena, IR_S_SEQ, s->span);
-        n->u.seq.n = out.len;
-        n->u.seq.stmts = tx_vec_to_arena(m->arena, &out);
-    }
+    if (!changed)
+        return s;
+    IrStmt *n = ir_stmt(m->arena, IR_S_SEQ, s->span);
+    n->u.seq.n = out.len;
+    n->u.seq.stmts = tx_vec_to_arena(m->arena, &out);
     tx_vec_free(&out);
     return n;
 }
