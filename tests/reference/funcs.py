@@ -1259,6 +1259,26 @@ def e_free_vars(A: T.Buffer((16,), "int32")):
         A[i] = n
     T.evaluate(T.reinterpret("uint64", p))
 
+@T.prim_func
+def e_builtin_calls(A: T.Buffer((128,), "float32"), h: T.handle):
+    A_map: T.let[T.handle("tensormap")] = T.tvm_stack_alloca("tensormap", 1)
+    T.call_packed("runtime.tensormap_init", T.address_of(A_map), A.data)
+    n: T.let[T.int64] = T.tvm_struct_get(h, 0, 17, "int64")
+    A[0] = T.Cast("float32", n)
+    A[1] = T.call_intrin("float32", "tirx.exp", A[2])
+
+@T.prim_func
+def e_warp_shuffle(A: T.Buffer((32,), "float32")):
+    T.device_entry()
+    lane = T.lane_id([32])
+    A[lane] = T.tvm_warp_shuffle(T.uint32(0xFFFFFFFF), A[lane], 0, 32, 32)
+
+@T.prim_func
+def e_math_more(A: T.Buffer((4,), "float32")):
+    A[0] = T.if_then_else(T.isnan(A[1]), T.float32(0), A[1])
+    A[2] = T.nearbyint(A[3])
+
+
 # ---------------------------------------------------------------------------
 # k_: T.cuda intrinsics
 # ---------------------------------------------------------------------------
