@@ -285,37 +285,18 @@ static void attr_data(BufCtx *C, BufAttrs *a, const IrExpr *data)
         set_attr(a, BK_DATA, print_to_string(C->P, data));
 }
 
+/* One address prints bare (a scalar buffer's load as its name, as in
+ * apache-tvm 0.27), several as a list. */
 static char *attr_addr(Printer *P, const IrBufferType *b)
 {
     TxBuf out = {0};
-    if (b->naddr > 1) {
-        tx_buf_putc(&out, '[');
-        for (int i = 0; i < b->naddr; i++) {
-            if (i)
-                tx_buf_puts(&out, ", ");
-            pr_expr(P, b->allocated_addr[i], &out);
-        }
-        tx_buf_putc(&out, ']');
+    if (b->naddr == 1) {
+        pr_expr(P, b->allocated_addr[0], &out);
         return take(&out);
     }
-    const IrExpr *addr = b->allocated_addr[0];
-    if (addr->kind != IR_E_LOAD) {
-        pr_expr(P, addr, &out);
-        return take(&out);
-    }
-    /* A load from a scalar buffer keeps its index (the bare name would
-     * reparse as the buffer). */
-    TxBuf name = {0};
-    pr_var_use(P, addr->u.access.buffer, &name);
-    tx_buf_free(&name);
-    tx_buf_puts(&out, pr_var(P, addr->u.access.buffer)->text);
-    tx_buf_putc(&out, '[');
-    for (int i = 0; i < addr->u.access.n; i++) {
-        if (i)
-            tx_buf_puts(&out, ", ");
-        pr_expr(P, addr->u.access.indices[i], &out);
-    }
-    tx_buf_putc(&out, ']');
+    IrExpr list = {.kind = IR_E_LIST, .dtype = IR_VOID};
+    list.u.list.n = b->naddr, list.u.list.items = b->allocated_addr;
+    pr_expr(P, &list, &out);
     return take(&out);
 }
 
