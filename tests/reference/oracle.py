@@ -7,7 +7,9 @@ The reference is PyPI ``apache-tvm==0.27.0.post1`` (pinned in requirements.txt).
 For each entry of ``funcs.CORPUS`` (name -> PrimFunc or IRModule) this writes
 ``OUTDIR/<name>.tirx`` containing exactly ``obj.script()`` (no newline is
 added; the reference prints none at the end), then checks in the reference
-itself that ``tvm.script.from_source(text).script() == text``.
+itself that ``tvm.script.from_source(text).script() == text``.  Both prints use
+the portable TypeVar form for symbolic int64 shapes (``script.use_pep695`` off),
+which is what the printer does by default on Python < 3.12.
 
 Files written besides the ``.tirx`` texts (always, possibly empty):
 
@@ -33,6 +35,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PINNED_VERSION = "0.27.0.post1"
+# The printer's PEP 695 mode defaults to "printing Python >= 3.12"; pin the portable
+# TypeVar form so the output does not depend on the Python the venv was made with.
+PRINT_CONFIG = {"script.use_pep695": False}
 
 
 def _import_reference():
@@ -88,7 +93,7 @@ def _reparse(tvm, text, check_well_formed):
     """Re-parse and re-print; returns (reprinted text, None) or (None, reason)."""
     try:
         again = tvm.script.from_source(text, check_well_formed=check_well_formed)
-        return again.script(), None
+        return again.script(extra_config=PRINT_CONFIG), None
     except SyntaxError as err:
         return None, f"reparse SyntaxError: {err.msg} (line {err.lineno})"
     except Exception as err:  # noqa: BLE001
@@ -138,7 +143,7 @@ def main(argv):
         if only and name not in only:
             continue
         try:
-            text = obj.script()
+            text = obj.script(extra_config=PRINT_CONFIG)
         except Exception as err:  # noqa: BLE001  (printing must work for every entry)
             sys.stderr.write(f"oracle.py: {name}: script() failed: {_one_line(err)}\n")
             failures += 1
