@@ -27,6 +27,7 @@ from tvm.script import tirx as T
 from tvm.tirx.lang.pipeline import MBarrier
 from tvm.tirx.layout import Axis, Iter, TCol, TileLayout, TLane, laneid, tcgen05_atom_layout, warpid
 
+
 # ---------------------------------------------------------------------------
 # p_: parameters, buffer types, dtypes, function headers
 # ---------------------------------------------------------------------------
@@ -35,20 +36,24 @@ from tvm.tirx.layout import Axis, Iter, TCol, TileLayout, TLane, laneid, tcgen05
 def p_buffer_param(A: T.Buffer((16, 16), "float16"), B: T.Buffer((16,), "float32")):
     B[0] = T.Cast("float32", A[1, 2])
 
+
 @T.prim_func
 def p_match_buffer(a: T.handle, b: T.handle):
     A = T.match_buffer(a, (8, 8), "float16")
     B = T.match_buffer(b, (64,), "float32", scope="global", align=128)
     B[0] = T.Cast("float32", A[0, 1])
 
+
 @T.prim_func
 def p_scalar_params(n: T.int32, x: T.float32, b: T.bool, u: T.uint64, A: T.Buffer((4,), "float32")):
     if b:
         A[0] = x + T.Cast("float32", n) + T.Cast("float32", u)
 
+
 @T.prim_func
 def p_handle_params(a: T.handle, p: T.handle("float16", "shared"), q: T.handle("float32"), r: T.handle(storage_scope="shared")):
     T.evaluate(0)
+
 
 @T.prim_func
 def p_symbolic_match(a: T.handle, b: T.handle):
@@ -57,11 +62,13 @@ def p_symbolic_match(a: T.handle, b: T.handle):
     B = T.match_buffer(b, (n, 4), "float16")
     B[0, 0] = T.Cast("float16", A[0])
 
+
 @T.prim_func
 def p_symbolic_param(a: T.handle, n: T.int32):
     A = T.match_buffer(a, (n, 16), "float16")
     for i in range(n):
         A[i, 0] = T.float16(0)
+
 
 @T.prim_func
 def p_symbolic_int64(a: T.handle):
@@ -69,26 +76,32 @@ def p_symbolic_int64(a: T.handle):
     A = T.match_buffer(a, (m, 2), "float32")
     A[0, 0] = T.float32(1)
 
+
 @T.prim_func
 def p_strides_offset(a: T.handle):
     A = T.match_buffer(a, (4, 4), "float32", strides=(8, 1), elem_offset=2)
     A[0, 0] = T.float32(0)
 
+
 @T.prim_func
 def p_dtypes_int(A: T.Buffer((4,), "int8"), B: T.Buffer((4,), "int16"), C: T.Buffer((4,), "int32"), D: T.Buffer((4,), "int64")):
     C[0] = T.Cast("int32", A[0]) + T.Cast("int32", B[0]) + T.Cast("int32", D[0])
+
 
 @T.prim_func
 def p_dtypes_uint(E: T.Buffer((4,), "uint8"), F: T.Buffer((4,), "uint16"), G: T.Buffer((4,), "uint32"), H: T.Buffer((4,), "uint64")):
     G[0] = T.Cast("uint32", E[0]) + T.Cast("uint32", F[0]) + T.Cast("uint32", H[0])
 
+
 @T.prim_func
 def p_dtypes_float(A: T.Buffer((4,), "float16"), B: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float64"), D: T.Buffer((4,), "bfloat16")):
     B[0] = T.Cast("float32", A[0]) + T.Cast("float32", C[0]) + T.Cast("float32", D[0])
 
+
 @T.prim_func
 def p_dtypes_fp8(A: T.Buffer((4,), "float8_e4m3fn"), B: T.Buffer((4,), "float8_e5m2"), C: T.Buffer((4,), "float8_e8m0fnu"), D: T.Buffer((8,), "float4_e2m1fn"), E: T.Buffer((4,), "float32")):
     E[0] = T.Cast("float32", A[0]) + T.Cast("float32", B[0]) + T.Cast("float32", C[0]) + T.Cast("float32", D[0])
+
 
 @T.prim_func
 def p_dtypes_vector(A: T.Buffer((4,), "float16x2"), B: T.Buffer((4,), "float32x4"), C: T.Buffer((4,), "int8x4"), D: T.Buffer((4,), "float8_e4m3fnx4")):
@@ -97,44 +110,54 @@ def p_dtypes_vector(A: T.Buffer((4,), "float16x2"), B: T.Buffer((4,), "float32x4
     C[1] = C[0]
     D[1] = D[0]
 
+
 @T.prim_func
 def p_bool_buffer(A: T.Buffer((8,), "bool"), B: T.Buffer((8,), "int32")):
     for i in range(8):
         if A[i]:
             B[i] = 1
 
+
 @T.prim_func
 def p_return_int() -> T.int32:
     return 7
 
+
 @T.prim_func
 def p_return_float(x: T.float32) -> T.float32:
     return x * T.float32(2)
+
 
 @T.prim_func
 def p_func_attr(A: T.Buffer((4,), "int32")):
     T.func_attr({"tir.noalias": True, "my_attr": 3, "a_str": "s"})
     A[0] = 1
 
+
 @T.prim_func(private=True)
 def p_private(A: T.Buffer((4,), "int32")):
     A[0] = 1
+
 
 @T.prim_func(persistent=True)
 def p_persistent(A: T.Buffer((4,), "int32")):
     A[0] = 1
 
+
 @T.prim_func
 def p_zero_dim(A: T.Buffer((), "float32")):
     A[()] = T.float32(1)
+
 
 @T.prim_func
 def p_tensormap(tmap: T.TensorMap(), A: T.Buffer((4,), "uint64")):
     A[0] = T.reinterpret("uint64", T.address_of(tmap))
 
+
 @T.prim_func
 def p_buffer_layout_param(A: T.Buffer((8, 8), "float16", layout=T.TileLayout(T.S[(8, 8):(1, 8)])), B: T.Buffer((8,), "float16", layout=None)):
     B[0] = A[0, 1]
+
 
 # ---------------------------------------------------------------------------
 # s_: scalars: T.let bindings, mutable scalars, pointer binds
@@ -150,11 +173,13 @@ def s_mutable_scalar(A: T.Buffer((4,), "int32")):
     y = y + T.float16(3.0)
     A[0] = x + z
 
+
 @T.prim_func
 def s_let_bind(A: T.Buffer((4,), "int32"), n: T.int32):
     a: T.let[T.int32] = n * 2
     b: T.let = a + 1
     A[0] = a + b
+
 
 @T.prim_func
 def s_let_reuse(A: T.Buffer((4,), "float32"), x: T.float32):
@@ -162,11 +187,13 @@ def s_let_reuse(A: T.Buffer((4,), "float32"), x: T.float32):
     z: T.let[T.float32] = y + x
     A[0] = z
 
+
 @T.prim_func
 def s_bare_assign(A: T.Buffer((4,), "int32"), n: T.int32):
     x = n + 1
     x = x * 2
     A[0] = x
+
 
 @T.prim_func
 def s_aug_assign(A: T.Buffer((4,), "int32")):
@@ -174,6 +201,7 @@ def s_aug_assign(A: T.Buffer((4,), "int32")):
     for i in range(4):
         acc += A[i]
     A[0] += acc
+
 
 @T.prim_func
 def s_scalar_dtypes(A: T.Buffer((4,), "float32")):
@@ -185,6 +213,7 @@ def s_scalar_dtypes(A: T.Buffer((4,), "float32")):
     f: T.bool = T.bool(False)
     A[0] = T.Cast("float32", a) + T.Cast("float32", b) + T.Cast("float32", c) + T.Cast("float32", d) + T.Cast("float32", e)
 
+
 @T.prim_func
 def s_alloc_local_scalar(A: T.Buffer((4,), "int32")):
     phase = T.alloc_local((1,), "int32")
@@ -192,17 +221,20 @@ def s_alloc_local_scalar(A: T.Buffer((4,), "int32")):
     aux = T.alloc_local((1,), "int32")
     A[0] = phase[0] + aux[0]
 
+
 @T.prim_func
 def s_local_scalar_layout_none(A: T.Buffer((4,), "int32")):
     phase = T.alloc_local((1,), "int32", layout=None)
     phase[0] = 0
     A[0] = phase[0]
 
+
 @T.prim_func
 def s_shared_scalar(A: T.Buffer((4,), "uint64")):
     bar = T.shared_scalar("uint64")
     bar = T.uint64(0)
     A[0] = bar
+
 
 @T.prim_func
 def s_scalar_buffer_ref(A: T.Buffer((4,), "int32")):
@@ -211,6 +243,7 @@ def s_scalar_buffer_ref(A: T.Buffer((4,), "int32")):
     T.evaluate(T.address_of(x))
     A[0] = x
 
+
 @T.prim_func
 def s_decl_scalar(A: T.Buffer((4,), "float16")):
     pool = T.alloc_buffer((16,), "uint8", scope="shared.dyn")
@@ -218,17 +251,20 @@ def s_decl_scalar(A: T.Buffer((4,), "float16")):
     E = E + T.float16(1)
     A[0] = E
 
+
 @T.prim_func
 def s_pointer_bind(A: T.Buffer((4,), "uint64")):
     buf = T.alloc_shared((4,), "uint32")
     ptr = buf.ptr_to([1])
     A[0] = T.reinterpret("uint64", ptr)
 
+
 @T.prim_func
 def s_let_handle(A: T.Buffer((4,), "uint64")):
     smem = T.alloc_shared((128,), "float16")
     p: T.let[T.handle("float16", "shared")] = smem.data
     A[0] = T.reinterpret("uint64", p)
+
 
 @T.prim_func
 def s_local_vector_annot(A: T.Buffer((8,), "float32")):
@@ -237,6 +273,7 @@ def s_local_vector_annot(A: T.Buffer((8,), "float32")):
         x[i] = A[i]
     A[0] = x[7]
 
+
 @T.prim_func
 def s_let_chain_types(A: T.Buffer((4,), "float32"), x: T.float32):
     a: T.let[T.float16] = T.Cast("float16", x)
@@ -244,6 +281,7 @@ def s_let_chain_types(A: T.Buffer((4,), "float32"), x: T.float32):
     c: T.let[T.uint8] = T.uint8(3)
     if b:
         A[0] = T.Cast("float32", a) + T.Cast("float32", c)
+
 
 # ---------------------------------------------------------------------------
 # l_: loops
@@ -254,12 +292,14 @@ def l_range(A: T.Buffer((16,), "int32")):
     for i in range(16):
         A[i] = i
 
+
 @T.prim_func
 def l_range_start_step(A: T.Buffer((16,), "int32")):
     for i in range(2, 10):
         A[i] = i
     for j in range(0, 16, 4):
         A[j] = j
+
 
 @T.prim_func
 def l_range_symbolic(A: T.Buffer((16,), "int32"), n: T.int32):
@@ -268,12 +308,14 @@ def l_range_symbolic(A: T.Buffer((16,), "int32"), n: T.int32):
     for i in range(1, n - 1):
         A[i] = A[i - 1]
 
+
 @T.prim_func
 def l_serial_annotations(A: T.Buffer((16,), "int32")):
     for i in T.serial(8, annotations={"pragma_x": 1, "software_pipeline_stage": [0, 1]}):
         A[i] = i
     for i in T.serial(2, 10):
         A[i] = 0
+
 
 @T.prim_func
 def l_serial_unroll(A: T.Buffer((16,), "int32")):
@@ -284,6 +326,7 @@ def l_serial_unroll(A: T.Buffer((16,), "int32")):
     for i in T.serial(4, unroll=False):
         A[i + 8] = i
 
+
 @T.prim_func
 def l_unroll(A: T.Buffer((16,), "int32")):
     for i in T.unroll(4):
@@ -291,30 +334,36 @@ def l_unroll(A: T.Buffer((16,), "int32")):
     for i in T.unroll(2, 6):
         A[i] = i
 
+
 @T.prim_func
 def l_vectorized(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
     for i in T.vectorized(4):
         B[i] = A[i]
+
 
 @T.prim_func
 def l_parallel(A: T.Buffer((16,), "float32")):
     for i in T.parallel(16):
         A[i] = T.float32(0)
 
+
 @T.prim_func
 def l_thread_binding(A: T.Buffer((128,), "float32")):
     for tx in T.thread_binding(128, thread="threadIdx.x"):
         A[tx] = T.float32(0)
+
 
 @T.prim_func
 def l_grid(A: T.Buffer((8, 16), "int32")):
     for i, j in T.grid(8, 16):
         A[i, j] = i * 16 + j
 
+
 @T.prim_func
 def l_grid_three(A: T.Buffer((2, 3, 4), "int32")):
     for i, j, k in T.grid(2, 3, 4):
         A[i, j, k] = i + j + k
+
 
 @T.prim_func
 def l_nested_dependent(A: T.Buffer((8, 8), "int32")):
@@ -322,15 +371,18 @@ def l_nested_dependent(A: T.Buffer((8, 8), "int32")):
         for j in range(i):
             A[i, j] = 1
 
+
 @T.prim_func
 def l_uint32_loop(A: T.Buffer((128,), "float32")):
     for i in range(T.uint32(128)):
         A[i] = T.float32(0)
 
+
 @T.prim_func
 def l_int64_loop(A: T.Buffer((128,), "float32")):
     for i in range(T.int64(128)):
         A[i] = T.float32(0)
+
 
 @T.prim_func
 def l_sibling_names(A: T.Buffer((16,), "int32")):
@@ -342,12 +394,14 @@ def l_sibling_names(A: T.Buffer((16,), "int32")):
         for i_1 in range(2):
             A[i + i_1] = 0
 
+
 @T.prim_func
 def l_serial_step_dtype(A: T.Buffer((128,), "float32")):
     for i in T.serial(4, 128, step=2, dtype="uint32"):
         A[i] = T.float32(1)
     for j in T.serial(16, dtype="uint32"):
         A[j] = T.float32(2)
+
 
 @T.prim_func
 def l_kinds_with_args(A: T.Buffer((64,), "float32")):
@@ -360,15 +414,18 @@ def l_kinds_with_args(A: T.Buffer((64,), "float32")):
     for t in T.thread_binding(2, 34, thread="threadIdx.y"):
         A[t] = T.float32(3)
 
+
 @T.prim_func
 def l_grid_uint32(A: T.Buffer((8, 16), "float32")):
     for i, j in T.grid(8, 16, dtype="uint32"):
         A[i, j] = T.float32(0)
 
+
 @T.prim_func
 def l_grid_tuple_extent(A: T.Buffer((16,), "int32")):
     for lvs in T.grid(10, (2, 12)):
         A[lvs[1]] = lvs[0]
+
 
 # ---------------------------------------------------------------------------
 # c_: control flow
@@ -381,6 +438,7 @@ def c_while(A: T.Buffer((10,), "int32")):
         A[i] = i * 2
         i = i + 1
 
+
 @T.prim_func
 def c_if_else(A: T.Buffer((4,), "int32"), n: T.int32):
     if n > 0:
@@ -389,6 +447,7 @@ def c_if_else(A: T.Buffer((4,), "int32"), n: T.int32):
         A[0] = 2
     if n == 3:
         A[1] = 3
+
 
 @T.prim_func
 def c_elif_chain(A: T.Buffer((4,), "int32"), n: T.int32):
@@ -399,10 +458,12 @@ def c_elif_chain(A: T.Buffer((4,), "int32"), n: T.int32):
     else:
         A[0] = 1
 
+
 @T.prim_func
 def c_assert(A: T.Buffer((4,), "int32"), n: T.int32):
     assert n > 0, "n must be positive"
     A[0] = n
+
 
 @T.prim_func
 def c_break(A: T.Buffer((10,), "int32")):
@@ -411,12 +472,14 @@ def c_break(A: T.Buffer((10,), "int32")):
             break
         A[i] = i
 
+
 @T.prim_func
 def c_continue(A: T.Buffer((10,), "int32")):
     for i in T.serial(10):
         if i % 2 == 0:
             continue
         A[i] = i
+
 
 @T.prim_func
 def c_break_while(A: T.Buffer((10,), "int32")):
@@ -427,16 +490,19 @@ def c_break_while(A: T.Buffer((10,), "int32")):
             break
         i = i + 1
 
+
 @T.prim_func
 def c_return_early(n: T.int32) -> T.int32:
     if n < 0:
         return 0
     return n
 
+
 @T.prim_func
 def c_evaluate(n: T.int32):
     T.evaluate(0)
     T.evaluate(n + 1)
+
 
 @T.prim_func
 def c_bool_ops(A: T.Buffer((4,), "int32"), a: T.int32, b: T.int32):
@@ -446,6 +512,7 @@ def c_bool_ops(A: T.Buffer((4,), "int32"), a: T.int32, b: T.int32):
         A[1] = 1
     if (a >= 1) & (b <= 2):
         A[2] = 1
+
 
 @T.prim_func
 def c_nested_loops_if(A: T.Buffer((8, 8), "int32")):
@@ -459,6 +526,7 @@ def c_nested_loops_if(A: T.Buffer((8, 8), "int32")):
                 else:
                     A[i, j] = 0
 
+
 @T.prim_func
 def c_while_complex(A: T.Buffer((10,), "int32"), n: T.int32):
     i: T.int32 = 0
@@ -468,11 +536,13 @@ def c_while_complex(A: T.Buffer((10,), "int32"), n: T.int32):
         i = i + 1
         j = j - 1
 
+
 @T.prim_func
 def c_assert_kinds(A: T.Buffer((4,), "int32"), n: T.int32):
     assert n >= 0, "negative"
     assert n < 1024, ("ValueError", ["n too large: ", "limit"])
     A[0] = n
+
 
 # ---------------------------------------------------------------------------
 # d_: device entry, attributes, scope ids, launch_thread, hints
@@ -485,12 +555,14 @@ def d_device_entry(A: T.Buffer((128,), "float32")):
     tx = T.thread_id([128])
     A[tx] = T.float32(1)
 
+
 @T.prim_func
 def d_device_entry_nested(A: T.Buffer((128,), "float32")):
     A[0] = T.float32(0)
     T.device_entry()
     tx = T.thread_id([128])
     A[tx] = T.float32(1)
+
 
 @T.prim_func
 def d_launch_bounds(A: T.Buffer((128,), "float32")):
@@ -500,6 +572,7 @@ def d_launch_bounds(A: T.Buffer((128,), "float32")):
     tx = T.thread_id([128])
     A[tx] = T.float32(1)
 
+
 @T.prim_func
 def d_launch_bounds_cluster(A: T.Buffer((384,), "float32")):
     T.device_entry()
@@ -508,6 +581,7 @@ def d_launch_bounds_cluster(A: T.Buffer((384,), "float32")):
     tx = T.thread_id([384])
     A[tx] = T.float32(1)
 
+
 @T.prim_func
 def d_max_registers(A: T.Buffer((128,), "float32")):
     T.device_entry()
@@ -515,12 +589,14 @@ def d_max_registers(A: T.Buffer((128,), "float32")):
     tx = T.thread_id([128])
     A[tx] = T.float32(1)
 
+
 @T.prim_func
 def d_attr_in_sequence(A: T.Buffer((128,), "float32")):
     T.device_entry()
     tx = T.thread_id([128])
     T.attr({"my_key": 3})
     A[tx] = T.float32(1)
+
 
 @T.prim_func
 def d_attr_with_block(A: T.Buffer((128,), "float32")):
@@ -530,10 +606,12 @@ def d_attr_with_block(A: T.Buffer((128,), "float32")):
         A[tx] = T.float32(1)
     A[0] = T.float32(2)
 
+
 @T.prim_func
 def d_attr_node_form(A: T.Buffer((16,), "float32")):
     T.attr(A.data, "storage_alignment", 16)
     A[0] = T.float32(1)
+
 
 @T.prim_func
 def d_scope_ids_all(A: T.Buffer((64,), "float32")):
@@ -550,6 +628,7 @@ def d_scope_ids_all(A: T.Buffer((64,), "float32")):
     tx = T.thread_id([256])
     A[0] = T.Cast("float32", clx + bx + cbx + pair + wg + wid_in_wg + tid_in_wg + warp + lane + tx)
 
+
 @T.prim_func
 def d_scope_ids_unassigned(A: T.Buffer((64,), "float32")):
     T.device_entry()
@@ -559,12 +638,14 @@ def d_scope_ids_unassigned(A: T.Buffer((64,), "float32")):
     tx = T.thread_id([128])
     A[0] = T.Cast("float32", tx)
 
+
 @T.prim_func
 def d_scope_ids_deferred(A: T.Buffer((64,), "float32")):
     T.device_entry()
     bx = T.cta_id()
     tx = T.thread_id()
     A[0] = T.Cast("float32", bx + tx)
+
 
 @T.prim_func
 def d_scope_ids_preferred_uint32(A: T.Buffer((64,), "float32")):
@@ -574,11 +655,13 @@ def d_scope_ids_preferred_uint32(A: T.Buffer((64,), "float32")):
     tx = T.thread_id([128], dtype="uint32")
     A[0] = T.Cast("float32", cx + cy + tx)
 
+
 @T.prim_func
 def d_launch_thread(A: T.Buffer((128,), "float32")):
     bx = T.launch_thread("blockIdx.x", 4)
     tx = T.launch_thread("threadIdx.x", 128)
     A[tx] = T.float32(1)
+
 
 @T.prim_func
 def d_launch_thread_nested(A: T.Buffer((128,), "float32")):
@@ -587,11 +670,13 @@ def d_launch_thread_nested(A: T.Buffer((128,), "float32")):
     threadIdx_x = T.launch_thread("threadIdx.x", 128)
     A[threadIdx_x] = T.float32(1)
 
+
 @T.prim_func
 def d_env_thread(A: T.Buffer((128,), "float32")):
     tx = T.env_thread("threadIdx.x")
     T.launch_thread(tx, 128)
     A[tx] = T.float32(1)
+
 
 @T.prim_func
 def d_hint(A: T.Buffer((128,), "float32")):
@@ -599,6 +684,7 @@ def d_hint(A: T.Buffer((128,), "float32")):
     tx = T.thread_id([128])
     T.hint("persistent tile scheduler")
     A[tx] = T.float32(1)
+
 
 @T.prim_func
 def d_hint_kwargs(A: T.Buffer((128,), "float32")):
@@ -608,6 +694,7 @@ def d_hint_kwargs(A: T.Buffer((128,), "float32")):
         A[tx] = T.float32(1)
     A[0] = T.float32(2)
 
+
 @T.prim_func
 def d_hint_access(A: T.Buffer((128, 64), "float32")):
     T.device_entry()
@@ -615,15 +702,18 @@ def d_hint_access(A: T.Buffer((128, 64), "float32")):
     T.hint("partition", access=A[bx * 64 : bx * 64 + 64, 0:64])
     A[0, 0] = T.float32(2)
 
+
 @T.prim_func
 def d_hint_sole():
     T.hint("sole statement")
     T.evaluate(1)
 
+
 @T.prim_func
 def d_attr_values(A: T.Buffer((4,), "float32")):
     with T.attr({"flag": True, "ratio": 0.5, "name": "x", "n": -3}):
         A[0] = T.float32(1)
+
 
 # ---------------------------------------------------------------------------
 # a_: allocation and buffer declaration
@@ -636,12 +726,14 @@ def a_alloc_shared(A: T.Buffer((64,), "float16")):
     S[0] = A[0]
     S2[0, 0] = T.float32(0)
 
+
 @T.prim_func
 def a_alloc_local(A: T.Buffer((8,), "float32")):
     r = T.alloc_local((8,))
     h = T.alloc_local((4, 2), "float16")
     r[0] = A[0]
     h[0, 0] = T.float16(0)
+
 
 @T.prim_func
 def a_alloc_buffer_scopes(A: T.Buffer((16,), "uint8")):
@@ -654,6 +746,7 @@ def a_alloc_buffer_scopes(A: T.Buffer((16,), "uint8")):
     L[0] = 1
     S[0] = L[0]
 
+
 @T.prim_func
 def a_alloc_align(A: T.Buffer((16,), "float32")):
     S = T.alloc_buffer((16,), "float32", scope="shared", align=128)
@@ -661,15 +754,18 @@ def a_alloc_align(A: T.Buffer((16,), "float32")):
     S[0] = A[0]
     L[0] = A[1]
 
+
 @T.prim_func
 def a_alloc_smem_alias(A: T.Buffer((16,), "float32")):
     S = T.smem((16,), "float32")
     S[0] = A[0]
 
+
 @T.prim_func
 def a_alloc_with_layout(A: T.Buffer((16,), "float16")):
     S = T.alloc_shared((128, 128), "float16", layout=T.TileLayout(T.S[(8, 16, 8, 16):(1024, 16, 128, 1)]))
     S[0, 0] = A[0]
+
 
 @T.prim_func
 def a_alloc_in_loop(A: T.Buffer((16,), "float32")):
@@ -678,15 +774,18 @@ def a_alloc_in_loop(A: T.Buffer((16,), "float32")):
         L[0] = A[i]
         A[i] = L[0]
 
+
 @T.prim_func
 def a_alloc_annotations(A: T.Buffer((16,), "float32")):
     S = T.alloc_buffer((16,), "float32", scope="shared", annotations={"pragma_pool": 1})
     S[0] = A[0]
 
+
 @T.prim_func
 def a_decl_buffer_data(A: T.Buffer((64,), "float16")):
     B = T.decl_buffer((8, 8), "float16", data=A.data)
     B[0, 0] = T.float16(1)
+
 
 @T.prim_func
 def a_decl_buffer_offset(A: T.Buffer((128,), "float16")):
@@ -696,10 +795,12 @@ def a_decl_buffer_offset(A: T.Buffer((128,), "float16")):
     B[0] = A[0]
     C[0, 0] = T.float32(0)
 
+
 @T.prim_func
 def a_decl_buffer_strides(A: T.Buffer((64,), "float32")):
     B = T.decl_buffer((4, 4), "float32", data=A.data, strides=(16, 1))
     B[1, 1] = T.float32(1)
+
 
 @T.prim_func
 def a_decl_buffer_align_factor(A: T.Buffer((64,), "float32")):
@@ -708,11 +809,13 @@ def a_decl_buffer_align_factor(A: T.Buffer((64,), "float32")):
     C = T.decl_buffer((2,), "float32", data=L.data, elem_offset=8, scope="local", offset_factor=8)
     B[0] = C[0]
 
+
 @T.prim_func
 def a_decl_buffer_layout(A: T.Buffer((64,), "float16")):
     S = T.alloc_shared((64,), "float16")
     B = T.decl_buffer((8, 8), "float16", data=S.data, scope="shared", layout=T.TileLayout(T.S[(8, 8):(1, 8)]))
     B[0, 1] = A[0]
+
 
 @T.prim_func
 def a_tmem_decl(A: T.Buffer((4,), "float32")):
@@ -721,12 +824,14 @@ def a_tmem_decl(A: T.Buffer((4,), "float32")):
     acc = T.decl_buffer((128, 256), "float32", scope="tmem", allocated_addr=tmem_addr[0], layout=T.TileLayout(T.S[(128, 256):(1 @ TLane, 1 @ TCol)]))
     A[0] = acc[0, 0]
 
+
 @T.prim_func
 def a_tmem_decl_const_addr():
     T.device_entry()
     Q = T.decl_buffer((2, 64, 288), "bfloat16", scope="tmem", allocated_addr=256, layout=T.TileLayout(T.S[(2, 64, 288):(64 @ TLane, 1 @ TLane, 1 @ TCol)]))
     Q_tail = Q.sub[:, :, 256:288]
     T.evaluate(Q_tail[0, 0, 0])
+
 
 @T.prim_func(check_well_formed=False)
 def a_tmem_alias_buffer():
@@ -736,10 +841,12 @@ def a_tmem_alias_buffer():
         addr_alias = T.Buffer((1,), "uint32", data=addr.data, scope="shared")
         buf = T.decl_buffer((64,), scope="tmem", layout=None, allocated_addr=addr_alias[0])
 
+
 @T.prim_func
 def a_allocated_addr_trn():
     A = T.alloc_buffer((10,), "float32", scope="trn.sbuf", allocated_addr=1024)
     A[0] = T.float32(0)
+
 
 @T.prim_func
 def a_access_ptr(A: T.Buffer((64,), "float16")):
@@ -748,11 +855,13 @@ def a_access_ptr(A: T.Buffer((64,), "float16")):
     T.evaluate(S.access_ptr("r", offset=8, extent=16))
     T.evaluate(A.ptr_to([4]))
 
+
 @T.prim_func
 def a_buffer_data(A: T.Buffer((64,), "float16")):
     T.evaluate(A.data)
     p: T.let[T.handle("float16", "global")] = A.data
     T.evaluate(p)
+
 
 @T.prim_func
 def a_name_dedup(A: T.Buffer((4,), "int32")):
@@ -766,12 +875,14 @@ def a_name_dedup(A: T.Buffer((4,), "int32")):
     buf_1 = T.alloc_local((2,), "int32")
     buf[0] = buf_1[0]
 
+
 @T.prim_func
 def a_name_reserved(A: T.Buffer((4,), "int32")):
     R = T.alloc_local((2,), "int32")
     cls = T.alloc_local((2,), "int32")
     R[0] = cls[0]
     A[0] = R[0]
+
 
 # ---------------------------------------------------------------------------
 # v_: buffer views and regions
@@ -785,6 +896,7 @@ def v_view_reshape(A: T.Buffer((64,), "float32")):
     B[1, 2] = A[0]
     C[0, 3] = A[1]
 
+
 @T.prim_func
 def v_view_dtype(A: T.Buffer((4,), "float32")):
     L = T.alloc_local((8, 8), "float16")
@@ -795,11 +907,13 @@ def v_view_dtype(A: T.Buffer((4,), "float32")):
     L64[0, 0] = T.float64(0)
     L8[0, 0] = T.uint8(0)
 
+
 @T.prim_func
 def v_permute(A: T.Buffer((4,), "float16")):
     L = T.alloc_local((8, 4), "float16", layout=T.TileLayout(T.S[(8, 4):(4, 1)]))
     B = L.permute(1, 0)
     B[0, 0] = A[0]
+
 
 @T.prim_func
 def v_local(A: T.Buffer((4,), "float16")):
@@ -810,6 +924,7 @@ def v_local(A: T.Buffer((4,), "float16")):
     W2 = W.local(2)
     Wl[0] = A[0]
     W2[1] = A[1]
+
 
 @T.prim_func
 def v_local_layout(A: T.Buffer((4,), "float32")):
@@ -823,6 +938,7 @@ def v_local_layout(A: T.Buffer((4,), "float32")):
     B_2d[1, 2] = A[1]
     B_storage[1] = A[2]
 
+
 @T.prim_func
 def v_sub(A: T.Buffer((4,), "float16")):
     L = T.alloc_local((4, 8, 16), "float16", layout=T.TileLayout(T.S[(4, 8, 16):(256, 16, 1)]))
@@ -831,12 +947,14 @@ def v_sub(A: T.Buffer((4,), "float16")):
     B[0, 0] = A[0]
     C[0, 0, 0] = A[1]
 
+
 @T.prim_func
 def v_sub_dynamic(A: T.Buffer((4,), "float16")):
     S = T.alloc_shared((2, 16, 8), "float16", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(2, 16, 8):(128, 8, 1)])))
     for w in range(16):
         F = S.sub[:, w]
         F[0, 0] = A[0]
+
 
 @T.prim_func
 def v_tile(A: T.Buffer((4,), "float16")):
@@ -846,11 +964,13 @@ def v_tile(A: T.Buffer((4,), "float16")):
             K = S.tile((0, (2, 4, -1)))[a, b, :]
             K[0, 0] = A[0]
 
+
 @T.prim_func
 def v_rearrange(A: T.Buffer((4,), "float16")):
     L = T.alloc_local((8, 4), "float16", layout=T.TileLayout(T.S[(8, 4):(4, 1)]))
     B = L.rearrange("(outer inner) tail -> outer tail inner", outer=2)
     B[0, 0, 0] = A[0]
+
 
 @T.prim_func
 def v_chunk(A: T.Buffer((4, 8, 16), "float16"), B: T.Buffer((4, 8, 16), "float16")):
@@ -859,12 +979,14 @@ def v_chunk(A: T.Buffer((4, 8, 16), "float16"), B: T.Buffer((4, 8, 16), "float16
     T.thread_id([128])
     T.cta.copy(B.chunk((None, None, 2))[:, :, 1], A.chunk((None, None, 2))[:, :, 0])
 
+
 @T.prim_func
 def v_view_chain(A: T.Buffer((4,), "float16")):
     S = T.alloc_shared((64, 128), "float16", layout=T.TileLayout(T.S[(64, 128):(128, 1)]))
     for wx in range(4):
         J = S.view(8, 4, 2, 128).sub[:, wx].view(16, 128)
         J[0, 0] = A[0]
+
 
 @T.prim_func
 def v_region_slices(A: T.Buffer((128, 64), "float16"), B: T.Buffer((128, 64), "float16")):
@@ -876,21 +998,25 @@ def v_region_slices(A: T.Buffer((128, 64), "float16"), B: T.Buffer((128, 64), "f
     T.cta.copy(B[0, 0:64], A[1, :])
     T.cta.copy(B, A)
 
+
 @T.prim_func
 def v_vector_index(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
     B[0:4] = A[T.Ramp(4, 1, 4)]
     B[8:16:2] = A[T.Ramp(0, 2, 4)]
     B[T.Ramp(16, 3, 4)] = T.Broadcast(T.float32(1), 4)
 
+
 @T.prim_func
 def v_vload(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
     B[0:4] = A.vload([4], "float32x4")
+
 
 @T.prim_func
 def v_view_local_scope_decl(A: T.Buffer((4,), "float16")):
     R1 = T.alloc_local((8,), "float16", layout=None)
     B = T.decl_buffer((2, 4), "float16", data=R1.data, scope="local", layout=None)
     B[1, 1] = A[0]
+
 
 # ---------------------------------------------------------------------------
 # y_: layouts
@@ -903,12 +1029,14 @@ def y_shard_row_major(A: T.Buffer((4,), "float16")):
     S[0, 0] = A[0]
     S2[0, 0] = A[1]
 
+
 @T.prim_func
 def y_thread_axes(A: T.Buffer((4,), "float16")):
     T.device_entry()
     L1 = T.alloc_local((2,), "float16")
     W = L1.view(64, 64, layout=T.TileLayout(T.S[(8, 8, 8, 4, 2):(6, 4 @ laneid, 2, 1 @ laneid, 1)]))
     W[0, 0] = A[0]
+
 
 @T.prim_func
 def y_axis_names(A: T.Buffer((4,), "float32")):
@@ -921,6 +1049,7 @@ def y_axis_names(A: T.Buffer((4,), "float32")):
     V2[0, 0, 0] = A[1]
     V3[0, 0, 0] = A[2]
 
+
 @T.prim_func
 def y_cta_axes(A: T.Buffer((4,), "float32")):
     T.device_entry()
@@ -928,10 +1057,12 @@ def y_cta_axes(A: T.Buffer((4,), "float32")):
     V = L1.view(2, 2, 2, 4, layout=T.TileLayout(T.S[(2, 2, 2, 4):(1 @ Axis.bx, 1 @ Axis.by, 1 @ Axis.cbx, 1)]))
     V[0, 0, 0, 0] = A[0]
 
+
 @T.prim_func
 def y_replica(A: T.Buffer((4,), "float16")):
     S = T.alloc_shared((8,), "float16", layout=T.TileLayout(T.S[8:4 @ laneid] + T.R[4:1 @ laneid]))
     S[0] = A[0]
+
 
 @T.prim_func
 def y_offsets(A: T.Buffer((4,), "float16")):
@@ -944,6 +1075,7 @@ def y_offsets(A: T.Buffer((4,), "float16")):
     D[0] = A[2]
     E[0] = A[3]
 
+
 @T.prim_func
 def y_from_iters(A: T.Buffer((4,), "float32")):
     T.device_entry()
@@ -951,10 +1083,12 @@ def y_from_iters(A: T.Buffer((4,), "float32")):
     V = L1.view(4, 128, 2, 2, layout=TileLayout.from_iters([Iter(4, 16, "m"), Iter(128, 1, "tx"), Iter(2, 1, "m")], [Iter(2, 1, "laneid")], {}))
     V[0, 0, 0, 0] = A[0]
 
+
 @T.prim_func
 def y_from_iters_empty(A: T.Buffer((4,), "float32")):
     S = T.alloc_shared((1,), "float32", layout=TileLayout.from_iters([], [], {"m": 5}))
     S[0] = A[0]
+
 
 @T.prim_func
 def y_compose_swizzle(A: T.Buffer((4,), "float16")):
@@ -965,6 +1099,7 @@ def y_compose_swizzle(A: T.Buffer((4,), "float16")):
     S2[0, 0] = A[1]
     S3[0, 0] = T.bfloat16(0)
 
+
 @T.prim_func
 def y_tmem_layouts(A: T.Buffer((4,), "float32")):
     T.device_entry()
@@ -972,6 +1107,7 @@ def y_tmem_layouts(A: T.Buffer((4,), "float32")):
     R1 = T.alloc_local((32,), "float32")
     B = R1.view(64, 64, layout=tcgen05_atom_layout("16x256b", (64, 64), "float32"))
     A[0] = acc[0, 0] + B[0, 0]
+
 
 @T.prim_func
 def y_layout_tile(A: T.Buffer((4,), "float16")):
@@ -982,15 +1118,18 @@ def y_layout_tile(A: T.Buffer((4,), "float16")):
     B_local = B.local(2)
     B_local[0] = A[0]
 
+
 @T.prim_func
 def y_symbolic_stride(A: T.Buffer((4,), "float16"), n: T.int32):
     S = T.alloc_shared((8, 64), "float16", layout=T.TileLayout(T.S[(8, 64):(n, 1)]))
     S[0, 0] = A[0]
 
+
 @T.prim_func
 def y_memory_axes(A: T.Buffer((4,), "float32")):
     S = T.alloc_buffer((128, 512), "float32", scope="trn.sbuf", layout=T.TileLayout(T.S[(128, 512):(1 @ Axis.P, 1 @ Axis.F)]))
     S[0, 0] = A[0]
+
 
 # ---------------------------------------------------------------------------
 # e_: expressions and literals
@@ -1007,12 +1146,14 @@ def e_arith(A: T.Buffer((8,), "int32"), a: T.int32, b: T.int32, c: T.int32):
     A[6] = a % b
     A[7] = (a + 1) % (b - 1)
 
+
 @T.prim_func
 def e_unfolded(A: T.Buffer((4,), "int32"), a: T.int32):
     A[0] = T.Add(1, 2)
     A[1] = T.Add(a, 0)
     A[2] = T.Mul(a, 1)
     A[3] = T.Sub(a, a)
+
 
 @T.prim_func
 def e_div_mod(A: T.Buffer((8,), "int32"), a: T.int32, b: T.int32, x: T.float32, y: T.float32, F: T.Buffer((2,), "float32")):
@@ -1025,12 +1166,14 @@ def e_div_mod(A: T.Buffer((8,), "int32"), a: T.int32, b: T.int32, x: T.float32, 
     A[6] = T.Div(a, b)
     F[0] = x / y
 
+
 @T.prim_func
 def e_min_max(A: T.Buffer((4,), "int32"), a: T.int32, b: T.int32):
     A[0] = T.min(a, b)
     A[1] = T.max(a, b)
     A[2] = T.min(T.max(a, 0), 127)
     A[3] = T.Min(a, 1)
+
 
 @T.prim_func
 def e_compare(A: T.Buffer((8,), "bool"), a: T.int32, b: T.int32):
@@ -1043,6 +1186,7 @@ def e_compare(A: T.Buffer((8,), "bool"), a: T.int32, b: T.int32):
     A[6] = T.LT(1, 2)
     A[7] = T.EQ(a < b, a == b)
 
+
 @T.prim_func
 def e_logical(A: T.Buffer((4,), "bool"), p: T.bool, q: T.bool):
     A[0] = p and q
@@ -1050,10 +1194,12 @@ def e_logical(A: T.Buffer((4,), "bool"), p: T.bool, q: T.bool):
     A[2] = not p
     A[3] = T.Not(T.bool(True))
 
+
 @T.prim_func
 def e_logical_nodes(A: T.Buffer((2,), "bool"), p: T.bool, q: T.bool):
     A[0] = T.And(p, T.bool(True))
     A[1] = T.Or(T.bool(False), q)
+
 
 @T.prim_func
 def e_bitwise(A: T.Buffer((8,), "uint32"), a: T.uint32, b: T.uint32):
@@ -1066,6 +1212,7 @@ def e_bitwise(A: T.Buffer((8,), "uint32"), a: T.uint32, b: T.uint32):
     A[6] = T.bitwise_and(a, T.uint32(255))
     A[7] = T.shift_left(b, T.uint32(1))
 
+
 @T.prim_func
 def e_bitwise_int(A: T.Buffer((4,), "int32"), a: T.int32, b: T.int32):
     A[0] = a & 255
@@ -1073,17 +1220,20 @@ def e_bitwise_int(A: T.Buffer((4,), "int32"), a: T.int32, b: T.int32):
     A[2] = T.bitwise_xor(a, b)
     A[3] = T.bitwise_not(a)
 
+
 @T.prim_func
 def e_unary_minus(A: T.Buffer((2,), "int32"), a: T.int32, F: T.Buffer((2,), "float32"), x: T.float32):
     A[0] = -a
     A[1] = 0 - a
     F[0] = -x
 
+
 @T.prim_func
 def e_select(A: T.Buffer((4,), "int32"), a: T.int32, b: T.int32):
     A[0] = T.Select(a < b, a, b)
     A[1] = T.if_then_else(a < b, a, b)
     A[2] = T.if_then_else(a == 0, 1, T.if_then_else(b == 0, 2, 3))
+
 
 @T.prim_func
 def e_cast(A: T.Buffer((4,), "float16"), B: T.Buffer((4,), "int64"), x: T.float32, n: T.int32):
@@ -1092,10 +1242,12 @@ def e_cast(A: T.Buffer((4,), "float16"), B: T.Buffer((4,), "int64"), x: T.float3
     A[1] = T.float16(x)
     B[1] = T.int64(n)
 
+
 @T.prim_func
 def e_reinterpret(A: T.Buffer((4,), "uint32"), x: T.float32, B: T.Buffer((4,), "float32")):
     A[0] = T.reinterpret("uint32", x)
     B[0] = T.reinterpret("float32", A[1])
+
 
 @T.prim_func
 def e_ramp_broadcast(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "int32")):
@@ -1103,10 +1255,12 @@ def e_ramp_broadcast(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "int32"))
     B[T.Ramp(4, 1, 4)] = T.Ramp(0, 2, 4)
     B[T.Ramp(8, 2, 4)] = T.Broadcast(7, 4)
 
+
 @T.prim_func
 def e_let_expr(A: T.Buffer((4,), "int32"), a: T.int32):
     x = T.int32()
     A[0] = T.Let(x * x + 1, where={x: a + 1})
+
 
 @T.prim_func
 def e_int_literals(A: T.Buffer((8,), "int64"), B: T.Buffer((8,), "uint32"), C: T.Buffer((4,), "int8"), D: T.Buffer((4,), "uint64"), E: T.Buffer((4,), "int16")):
@@ -1118,6 +1272,7 @@ def e_int_literals(A: T.Buffer((8,), "int64"), B: T.Buffer((8,), "uint32"), C: T
     D[0] = T.uint64(9223372036854775807)
     E[0] = T.int16(-1)
 
+
 @T.prim_func
 def e_int32_literals(A: T.Buffer((4,), "int32")):
     A[0] = -1
@@ -1125,10 +1280,12 @@ def e_int32_literals(A: T.Buffer((4,), "int32")):
     A[2] = -2147483648
     A[3] = 0
 
+
 @T.prim_func
 def e_bool_literals(A: T.Buffer((2,), "bool")):
     A[0] = T.bool(True)
     A[1] = False
+
 
 @T.prim_func
 def e_float_literals(A: T.Buffer((16,), "float32")):
@@ -1149,6 +1306,7 @@ def e_float_literals(A: T.Buffer((16,), "float32")):
     A[14] = T.float32(0.5)
     A[15] = T.float32(2.0 ** -20)
 
+
 @T.prim_func
 def e_float_special(A: T.Buffer((4,), "float32"), B: T.Buffer((2,), "float16")):
     A[0] = T.float32("inf")
@@ -1158,6 +1316,7 @@ def e_float_special(A: T.Buffer((4,), "float32"), B: T.Buffer((2,), "float16")):
     B[0] = T.float16(-65504.0)
     B[1] = T.float16("inf")
 
+
 @T.prim_func
 def e_float_dtypes(A: T.Buffer((4,), "float64"), B: T.Buffer((4,), "bfloat16"), C: T.Buffer((4,), "float8_e4m3fn"), D: T.Buffer((2,), "float16")):
     A[0] = T.float64(0.1)
@@ -1165,6 +1324,7 @@ def e_float_dtypes(A: T.Buffer((4,), "float64"), B: T.Buffer((4,), "bfloat16"), 
     B[0] = T.bfloat16(0.1)
     C[0] = T.float8_e4m3fn(1.5)
     D[0] = T.float16(0.333)
+
 
 @T.prim_func
 def e_math_calls(A: T.Buffer((16,), "float32"), x: T.float32, y: T.float32):
@@ -1185,6 +1345,7 @@ def e_math_calls(A: T.Buffer((16,), "float32"), x: T.float32, y: T.float32):
     A[14] = T.sin(x) + T.cos(y)
     A[15] = T.erf(x)
 
+
 @T.prim_func
 def e_int_calls(A: T.Buffer((8,), "int32"), a: T.int32, b: T.int32):
     A[0] = T.abs(a)
@@ -1193,6 +1354,7 @@ def e_int_calls(A: T.Buffer((8,), "int32"), a: T.int32, b: T.int32):
     A[3] = T.clz(a)
     A[4] = T.likely(a < b)
 
+
 @T.prim_func
 def e_call_extern(A: T.Buffer((4,), "int32"), a: T.int32, x: T.float32):
     A[0] = T.call_extern("int32", "my_fn", a, 2)
@@ -1200,10 +1362,12 @@ def e_call_extern(A: T.Buffer((4,), "int32"), a: T.int32, x: T.float32):
     T.call_extern("void", "side_effect", a)
     A[2] = T.Cast("int32", T.call_extern("float32", "expf", x))
 
+
 @T.prim_func
 def e_address_of(A: T.Buffer((16,), "float32"), B: T.Buffer((2,), "uint64")):
     B[0] = T.reinterpret("uint64", T.address_of(A[4]))
     T.evaluate(T.address_of(A[0]))
+
 
 @T.prim_func
 def e_precedence(A: T.Buffer((8,), "int32"), a: T.int32, b: T.int32, c: T.int32):
@@ -1216,16 +1380,19 @@ def e_precedence(A: T.Buffer((8,), "int32"), a: T.int32, b: T.int32, c: T.int32)
     A[6] = (a // b) // c
     A[7] = T.if_then_else(a > b and b > c, a - b, c)
 
+
 @T.prim_func
 def e_mixed_dtypes(A: T.Buffer((4,), "int64"), a: T.int32, b: T.int64):
     A[0] = T.Cast("int64", a) + b
     A[1] = b * T.int64(4)
     A[2] = b + 1
 
+
 @T.prim_func
 def e_string_args(A: T.Buffer((4,), "int32")):
     T.call_extern("void", "printf_like", "a \"quoted\" string\twith\\escapes")
     T.call_extern("void", "log", "caf\xe9")
+
 
 @T.prim_func
 def e_vector_lanes(A: T.Buffer((4,), "float16x2"), B: T.Buffer((4,), "float32x4"), C: T.Buffer((4,), "int32x4")):
@@ -1233,9 +1400,11 @@ def e_vector_lanes(A: T.Buffer((4,), "float16x2"), B: T.Buffer((4,), "float32x4"
     B[0] = B[1] + B[2]
     C[0] = T.Ramp(0, 1, 4) * T.Broadcast(2, 4)
 
+
 @T.prim_func
 def e_shuffle(A: T.Buffer((4,), "float32x4"), B: T.Buffer((4,), "float32x2")):
     B[0] = T.Shuffle([A[0]], [0, 2])
+
 
 @T.prim_func
 def e_uint_arith(A: T.Buffer((4,), "uint32"), a: T.uint32):
@@ -1243,12 +1412,14 @@ def e_uint_arith(A: T.Buffer((4,), "uint32"), a: T.uint32):
     A[1] = a * T.uint32(3) // T.uint32(2)
     A[2] = a % T.uint32(7)
 
+
 @T.prim_func
 def e_infinity(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "int32")):
     A[0] = T.infinity("float32")
     A[1] = T.max_value("float32")
     B[0] = T.min_value("int32")
     A[2] = T.min_value("float32")
+
 
 @T.prim_func(check_well_formed=False)
 def e_free_vars(A: T.Buffer((16,), "int32")):
@@ -1259,6 +1430,7 @@ def e_free_vars(A: T.Buffer((16,), "int32")):
         A[i] = n
     T.evaluate(T.reinterpret("uint64", p))
 
+
 @T.prim_func
 def e_builtin_calls(A: T.Buffer((128,), "float32"), h: T.handle):
     A_map: T.let[T.handle("tensormap")] = T.tvm_stack_alloca("tensormap", 1)
@@ -1267,11 +1439,13 @@ def e_builtin_calls(A: T.Buffer((128,), "float32"), h: T.handle):
     A[0] = T.Cast("float32", n)
     A[1] = T.call_intrin("float32", "tirx.exp", A[2])
 
+
 @T.prim_func
 def e_warp_shuffle(A: T.Buffer((32,), "float32")):
     T.device_entry()
     lane = T.lane_id([32])
     A[lane] = T.tvm_warp_shuffle(T.uint32(0xFFFFFFFF), A[lane], 0, 32, 32)
+
 
 @T.prim_func
 def e_math_more(A: T.Buffer((4,), "float32")):
@@ -1295,6 +1469,7 @@ def k_sync(A: T.Buffer((128,), "float32")):
     T.cuda.warpgroup_sync(1)
     T.cuda.cluster_sync()
 
+
 @T.prim_func
 def k_elect_sync(A: T.Buffer((4,), "uint32")):
     T.device_entry()
@@ -1303,6 +1478,7 @@ def k_elect_sync(A: T.Buffer((4,), "uint32")):
     if T.cuda.elect_sync():
         A[warp] = T.uint32(1)
     A[0] = T.cuda.elect_sync()
+
 
 @T.prim_func
 def k_shuffle(A: T.Buffer((32,), "float32")):
@@ -1314,6 +1490,7 @@ def k_shuffle(A: T.Buffer((32,), "float32")):
     x = x + T.cuda.__shfl_up_sync(T.uint32(0xFFFFFFFF), x, 4, 32)
     A[lane] = T.cuda.__shfl_sync(T.cuda.__activemask(), x, 0, 32)
 
+
 @T.prim_func
 def k_warp_reduce(A: T.Buffer((32,), "float32")):
     T.device_entry()
@@ -1322,12 +1499,14 @@ def k_warp_reduce(A: T.Buffer((32,), "float32")):
     A[0] = T.cuda.warp_max(A[lane], 16)
     A[1] = T.cuda.warp_reduce(A[lane], "min")
 
+
 @T.prim_func
 def k_cta_reduce(A: T.Buffer((128,), "float32")):
     T.device_entry()
     tx = T.thread_id([128])
     scratch = T.alloc_shared((4,), "float32")
     A[tx] = T.cuda.cta_sum(A[tx], 4, scratch.data)
+
 
 @T.prim_func
 def k_atomics(A: T.Buffer((4,), "int32"), B: T.Buffer((4,), "uint32")):
@@ -1337,11 +1516,13 @@ def k_atomics(A: T.Buffer((4,), "int32"), B: T.Buffer((4,), "uint32")):
     B[1] = T.cuda.atomic_cas(B.ptr_to([0]), T.uint32(0), T.uint32(1))
     A[1] = old
 
+
 @T.prim_func
 def k_func_call(A: T.Buffer((4,), "uint64")):
     T.device_entry()
     tx = T.thread_id([32])
     T.cuda.func_call("my_func", T.address_of(A[0]), source_code="\n__device__ void my_func(uint64_t* p) {\n    *p = 42;\n}\n")
+
 
 @T.prim_func
 def k_func_call_ret(A: T.Buffer((4,), "float32")):
@@ -1349,11 +1530,13 @@ def k_func_call_ret(A: T.Buffer((4,), "float32")):
     tx = T.thread_id([32])
     A[0] = T.cuda.func_call("twice", A[1], source_code="__device__ float twice(float x) { return 2 * x; }", return_type="float32")
 
+
 @T.prim_func
 def k_ldg(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
     T.device_entry()
     tx = T.thread_id([8])
     B[tx] = T.cuda.ldg(A.ptr_to([tx]), "float32")
+
 
 @T.prim_func
 def k_conversions(A: T.Buffer((4,), "float16"), B: T.Buffer((4,), "float32"), C: T.Buffer((4,), "uint32")):
@@ -1364,6 +1547,7 @@ def k_conversions(A: T.Buffer((4,), "float16"), B: T.Buffer((4,), "float32"), C:
     B[2] = T.cuda.uint_as_float(C[1])
     B[3] = T.cuda.fdividef(B[0], B[1])
 
+
 @T.prim_func
 def k_mbarrier_wait(A: T.Buffer((4,), "float32")):
     T.device_entry()
@@ -1372,12 +1556,14 @@ def k_mbarrier_wait(A: T.Buffer((4,), "float32")):
     T.cuda.mbarrier_wait(bar.ptr_to([0]), 0)
     A[0] = T.float32(1)
 
+
 @T.prim_func
 def k_tmem_addr(A: T.Buffer((4,), "uint32")):
     T.device_entry()
     tx = T.thread_id([128])
     for ni in range(2):
         A[ni] = T.cuda.get_tmem_addr(T.uint32(400), 1, ni * 64)
+
 
 @T.prim_func
 def k_cvta(A: T.Buffer((4,), "uint32")):
@@ -1386,6 +1572,7 @@ def k_cvta(A: T.Buffer((4,), "uint32")):
     S = T.alloc_shared((64,), "float16")
     A[0] = T.cuda.cvta_generic_to_shared(S.data)
 
+
 @T.prim_func
 def k_nano_sleep_clock(A: T.Buffer((4,), "uint64")):
     T.device_entry()
@@ -1393,12 +1580,14 @@ def k_nano_sleep_clock(A: T.Buffer((4,), "uint64")):
     T.cuda.nano_sleep(100)
     A[0] = T.cuda.clock64()
 
+
 @T.prim_func
 def k_ballot(A: T.Buffer((4,), "uint32")):
     T.device_entry()
     lane = T.lane_id([32])
     A[0] = T.cuda.ballot_sync(T.uint32(0xFFFFFFFF), lane < 16)
     A[1] = T.cuda.any_sync(T.uint32(0xFFFFFFFF), lane == 3)
+
 
 @T.prim_func
 def k_wgmma_desc(A: T.Buffer((4,), "uint64")):
@@ -1410,6 +1599,7 @@ def k_wgmma_desc(A: T.Buffer((4,), "uint64")):
     T.cuda.wgmma.noop_barrier(desc)
     A[0] = desc
 
+
 @T.prim_func
 def k_tcgen05_idesc(A: T.Buffer((4,), "uint32")):
     T.device_entry()
@@ -1417,6 +1607,7 @@ def k_tcgen05_idesc(A: T.Buffer((4,), "uint32")):
     idesc: T.uint32
     T.cuda.tcgen05.encode_instr_descriptor(T.address_of(idesc), d_dtype="float32", a_dtype="float16", b_dtype="float16", M=128, N=256, K=16, trans_a=False, trans_b=False)
     A[0] = idesc
+
 
 @T.prim_func
 def k_wait_until(A: T.Buffer((4,), "uint32")):
@@ -1426,11 +1617,13 @@ def k_wait_until(A: T.Buffer((4,), "uint32")):
     T.cuda.wait_until(v, A.ptr_to([0]), lambda x: x == T.uint32(1))
     A[1] = v
 
+
 @T.prim_func
 def k_printf(n: T.int32):
     T.device_entry()
     tx = T.thread_id([32])
     T.cuda.printf("n=%d tx=%d", n, tx)
+
 
 # ---------------------------------------------------------------------------
 # x_: T.ptx calls
@@ -1445,6 +1638,7 @@ def x_ld_st(A: T.Buffer((4,), "uint32"), B: T.Buffer((4,), "uint32")):
     T.ptx.ld.global_.acquire.gpu.b32(val, A.ptr_to([0]))
     T.ptx.st.release.gpu.global_.b32(B.ptr_to([0]), val)
 
+
 @T.prim_func
 def x_ld_string_form(A: T.Buffer((4,), "uint32"), B: T.Buffer((4,), "uint32")):
     T.device_entry()
@@ -1453,6 +1647,7 @@ def x_ld_string_form(A: T.Buffer((4,), "uint32"), B: T.Buffer((4,), "uint32")):
     val: T.uint32
     T.ptx["ld.acquire.gpu.global.b32"](val, A.ptr_to([0]))
     T.ptx["st.relaxed.cta.global.b32"](B.ptr_to([1]), val)
+
 
 @T.prim_func
 def x_ld_qualifiers(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
@@ -1464,6 +1659,7 @@ def x_ld_qualifiers(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
     T.ptx.ld.global_.cg.L2__128B.f32(f, A.ptr_to([1]))
     T.ptx.st.global_.cs.f32(B.ptr_to([0]), f)
 
+
 @T.prim_func
 def x_ld_vector(A: T.Buffer((8,), "uint32"), B: T.Buffer((8,), "uint32")):
     T.device_entry()
@@ -1472,6 +1668,7 @@ def x_ld_vector(A: T.Buffer((8,), "uint32"), B: T.Buffer((8,), "uint32")):
     r = T.alloc_local((4,), "uint32")
     T.ptx.ld.global_.v4.u32(r[0], r[1], r[2], r[3], A.ptr_to([0]))
     T.ptx.st.global_.v2.b32(B.ptr_to([0]), r[0], r[1])
+
 
 @T.prim_func
 def x_ld_shared(A: T.Buffer((8,), "uint32")):
@@ -1484,6 +1681,7 @@ def x_ld_shared(A: T.Buffer((8,), "uint32")):
     T.ptx.ld.shared__cta.b32(v, smem.ptr_to([0]))
     A[tx % 8] = v
 
+
 @T.prim_func
 def x_pred_keep(A: T.Buffer((4,), "float32")):
     T.device_entry()
@@ -1494,6 +1692,7 @@ def x_pred_keep(A: T.Buffer((4,), "float32")):
     T.ptx.ld.global_.f32(value, A.ptr_to([0]), pred=pred, preserve_dst=True)
     T.ptx.ex2.approx.ftz.f32(value, value, pred=pred, preserve_dst=True)
     T.ptx.red.relaxed.gpu.global_.add.f32(A.ptr_to([1]), value, pred=tx == 0)
+
 
 @T.prim_func
 def x_logic_shift(A: T.Buffer((4,), "uint32")):
@@ -1518,6 +1717,7 @@ def x_logic_shift(A: T.Buffer((4,), "uint32")):
     T.ptx.shr.s32(s, s, T.uint32(1))
     A[tx % 4] = d + p + q + T.uint32(s)
 
+
 @T.prim_func
 def x_arith(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "int32")):
     T.device_entry()
@@ -1540,6 +1740,7 @@ def x_arith(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "int32")):
     A[0] = f
     B[0] = si + T.Cast("int32", sw)
 
+
 @T.prim_func
 def x_setp_selp(A: T.Buffer((4,), "uint32"), B: T.Buffer((4,), "int32")):
     T.device_entry()
@@ -1553,6 +1754,7 @@ def x_setp_selp(A: T.Buffer((4,), "uint32"), B: T.Buffer((4,), "int32")):
     T.ptx.setp.lt.and_.s32(p, B[0], B[1], T.ptx.pred(q))
     T.ptx.selp.b32(d, d, p, T.ptx.pred(q))
     A[tx % 4] = d
+
 
 @T.prim_func
 def x_mov_cvt(A: T.Buffer((4,), "uint32"), B: T.Buffer((2,), "uint64")):
@@ -1569,6 +1771,7 @@ def x_mov_cvt(A: T.Buffer((4,), "uint32"), B: T.Buffer((2,), "uint64")):
     T.ptx.cvta.to.shared.u64(packed, smem.data)
     B[0] = packed
     A[0] = lo + hi
+
 
 @T.prim_func
 def x_warp_vote(A: T.Buffer((8,), "uint32")):
@@ -1587,6 +1790,7 @@ def x_warp_vote(A: T.Buffer((8,), "uint32")):
     T.ptx.atom.global_.cas.b32(d, A.ptr_to([1]), d, d)
     A[tx % 8] = d + p + m
 
+
 @T.prim_func
 def x_bar_fence(A: T.Buffer((4,), "uint32")):
     T.device_entry()
@@ -1599,6 +1803,7 @@ def x_bar_fence(A: T.Buffer((4,), "uint32")):
     T.ptx.fence.acq_rel.gpu()
     A[0] = T.uint32(1)
 
+
 @T.prim_func
 def x_setmaxnreg(A: T.Buffer((4,), "uint32")):
     T.device_entry()
@@ -1610,6 +1815,7 @@ def x_setmaxnreg(A: T.Buffer((4,), "uint32")):
     else:
         T.ptx["setmaxnreg.inc.sync.aligned.u32"](232)
     A[0] = T.uint32(1)
+
 
 @T.prim_func
 def x_mbarrier(A: T.Buffer((4,), "uint32")):
@@ -1630,6 +1836,7 @@ def x_mbarrier(A: T.Buffer((4,), "uint32")):
     T.ptx.mbarrier.try_wait.parity.shared__cta.b64(ok, bar.ptr_to([0]), T.uint32(0))
     A[0] = ok
 
+
 @T.prim_func
 def x_cp_async(A: T.Buffer((256,), "float16")):
     T.device_entry()
@@ -1640,6 +1847,7 @@ def x_cp_async(A: T.Buffer((256,), "float16")):
     T.ptx.cp.async_.cg.shared.global_(S.ptr_to([tx * 8]), A.ptr_to([tx * 8]), 16)
     T.ptx.cp.async_.commit_group()
     T.ptx.cp.async_.wait_group(0)
+
 
 @T.prim_func
 def x_cp_async_bulk(A: T.Buffer((256,), "float16"), B: T.Buffer((256,), "float16")):
@@ -1652,6 +1860,7 @@ def x_cp_async_bulk(A: T.Buffer((256,), "float16"), B: T.Buffer((256,), "float16
     T.ptx["cp.async.bulk.global.shared::cta.bulk_group"](B.data, S.data, T.uint32(512))
     T.ptx.cp.async_.bulk.commit_group()
     T.ptx.cp.async_.bulk.wait_group(0)
+
 
 @T.prim_func
 def x_tma_load_store(A_map: T.TensorMap(), B_map: T.TensorMap()):
@@ -1666,6 +1875,7 @@ def x_tma_load_store(A_map: T.TensorMap(), B_map: T.TensorMap()):
     T.ptx["cp.async.bulk.prefetch.tensor.2d.L2.global.tile"](T.address_of(A_map), 0, 0)
     T.ptx.prefetch.tensormap(T.address_of(A_map))
 
+
 @T.prim_func
 def x_ldmatrix_stmatrix(A: T.Buffer((16, 16), "float16")):
     T.device_entry()
@@ -1679,6 +1889,7 @@ def x_ldmatrix_stmatrix(A: T.Buffer((16, 16), "float16")):
     T.ptx.stmatrix.sync.aligned.m8n8.x4.shared.b16(S.ptr_to([tx % 16, tx // 16 * 8]), W[0], W[1], W[2], W[3])
     T.ptx["stmatrix.sync.aligned.m8n8.x1.trans.shared.b16"](S.ptr_to([tx % 8, 0]), W[0])
 
+
 @T.prim_func
 def x_mma(A: T.Buffer((4,), "float32")):
     T.device_entry()
@@ -1689,6 +1900,7 @@ def x_mma(A: T.Buffer((4,), "float32")):
     c = T.alloc_local((4,), "float32")
     T.ptx.mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32(c[0], c[1], c[2], c[3], a[0], a[1], a[2], a[3], b[0], b[1], c[0], c[1], c[2], c[3])
     A[0] = c[0]
+
 
 @T.prim_func
 def x_wgmma(A: T.Buffer((4,), "float32")):
@@ -1704,6 +1916,7 @@ def x_wgmma(A: T.Buffer((4,), "float32")):
     T.ptx.wgmma.wait_group.sync.aligned(0)
     A[0] = acc[0]
 
+
 @T.prim_func
 def x_elect_sync(A: T.Buffer((4,), "uint32")):
     T.device_entry()
@@ -1714,6 +1927,7 @@ def x_elect_sync(A: T.Buffer((4,), "uint32")):
     T.ptx.elect_sync(d, p, T.uint32(0xFFFFFFFF))
     T.ptx["elect_sync"](d, p, T.uint32(0xFFFFFFFF))
     A[0] = d + p
+
 
 @T.prim_func
 def x_tcgen05(A: T.Buffer((128,), "float32")):
@@ -1742,6 +1956,7 @@ def x_tcgen05(A: T.Buffer((128,), "float32")):
         T.ptx.tcgen05.dealloc.cta_group__1.sync.aligned.b32(tmem_addr[0], T.uint32(64))
     A[tx] = T.reinterpret("float32", r)
 
+
 @T.prim_func
 def x_mapa_cluster(A: T.Buffer((4,), "uint64")):
     T.device_entry()
@@ -1752,6 +1967,7 @@ def x_mapa_cluster(A: T.Buffer((4,), "uint64")):
     remote: T.uint64
     T.ptx.mapa.u64(remote, T.reinterpret("uint64", bar.ptr_to([0])), T.uint32(1) - cb)
     A[0] = remote
+
 
 @T.prim_func
 def x_sink_addr(A: T.Buffer((64,), "int32"), B: T.Buffer((8,), "int32")):
@@ -1764,6 +1980,7 @@ def x_sink_addr(A: T.Buffer((64,), "int32"), B: T.Buffer((8,), "int32")):
     v: T.int32
     T.ptx.ld.shared__cta.s32(v, T.ptx.addr(S.ptr_to([0]), 16))
     B[0] = r[0] + v
+
 
 @T.prim_func
 def x_misc_families(A: T.Buffer((8,), "uint32"), F: T.Buffer((4,), "float32")):
@@ -1804,6 +2021,7 @@ def t_copy_scopes(A: T.Buffer((128, 64), "float16"), B: T.Buffer((128, 64), "flo
     T.wg.copy(B[0:64, 0:64], S[0:64, 0:64])
     T.tile.copy(B[0, 0:64], S[0, 0:64])
 
+
 @T.prim_func
 def t_copy_cluster(A: T.Buffer((128, 64), "float16")):
     T.device_entry()
@@ -1812,6 +2030,7 @@ def t_copy_cluster(A: T.Buffer((128, 64), "float16")):
     tx = T.thread_id([128])
     S = T.alloc_shared((128, 64), "float16")
     T.cluster.copy(S, A)
+
 
 @T.prim_func
 def t_fill_zero(A: T.Buffer((128,), "float32")):
@@ -1823,6 +2042,7 @@ def t_fill_zero(A: T.Buffer((128,), "float32")):
     T.cta.fill(S[0:64], 1.5)
     T.cta.zero(S[64:128])
     T.cta.memset(A[0:128], T.float32(1.25))
+
 
 @T.prim_func
 def t_reduce_axes(A: T.Buffer((16, 32), "float32"), B: T.Buffer((16,), "float32")):
@@ -1836,6 +2056,7 @@ def t_reduce_axes(A: T.Buffer((16, 32), "float32"), B: T.Buffer((16,), "float32"
     T.warp.min(R[0:16], S[0:16, 0:32], axes=(1,))
     T.warp.sum(B, A, axes=[-1], accum=False)
 
+
 @T.prim_func
 def t_elementwise(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
     T.device_entry()
@@ -1848,6 +2069,7 @@ def t_elementwise(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32"), 
     T.warp.maximum(C, A, B)
     T.warp.minimum(C, A, T.float32(0))
     T.warp.fma(C, A, B, T.float32(1))
+
 
 @T.prim_func
 def t_unary(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
@@ -1863,6 +2085,7 @@ def t_unary(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
     T.warp.log2(B[64:96], A[64:96])
     T.warp.silu(B[96:128], A[96:128])
 
+
 @T.prim_func
 def t_cast(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float16")):
     T.device_entry()
@@ -1871,11 +2094,13 @@ def t_cast(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float16")):
     T.warp.cast(B, A)
     T.warp.cast(B[0:32], A[32:64])
 
+
 @T.prim_func
 def t_dispatch_config(A: T.Buffer((16,), "float32")):
     S = T.alloc_buffer((16,), "float32")
     T.tile.memset(S[0:16], T.float32(1.25), dispatch="v10", bar=7, foo=42)
     T.tile.copy(A, S, dispatch="vec", vec_len=4, cache_hint="evict_last")
+
 
 @T.prim_func
 def t_workspace(A: T.Buffer((10,), "float32"), B: T.Buffer((10,), "float32")):
@@ -1884,6 +2109,7 @@ def t_workspace(A: T.Buffer((10,), "float32"), B: T.Buffer((10,), "float32")):
     red = T.alloc_shared((4,), "float32")
     T.tile.add(B, A, T.float32(1), workspace={"smem": smem, "red": red})
     T.tile.add(B, A, T.float32(1), schedule="A")
+
 
 @T.prim_func
 def t_copy_async_tma(A: T.Buffer((128, 64), "float16"), B: T.Buffer((128, 64), "float16")):
@@ -1894,6 +2120,7 @@ def t_copy_async_tma(A: T.Buffer((128, 64), "float16"), B: T.Buffer((128, 64), "
     bar = T.alloc_shared((1,), "uint64", layout=None)
     T.tile.copy_async(S, A, dispatch="tma", mbar=bar.ptr_to([0]), cta_group=2)
     T.wg.copy_async(B[0:64, 0:64], S[0:64, 0:64], dispatch="tma_auto")
+
 
 @T.prim_func
 def t_gemm(A: T.Buffer((128, 32), "float16"), B: T.Buffer((32, 64), "float16"), C: T.Buffer((128, 64), "float32")):
@@ -1910,6 +2137,7 @@ def t_gemm(A: T.Buffer((128, 32), "float16"), B: T.Buffer((32, 64), "float16"), 
     T.cta.gemm(C_local, A_smem, B_smem, C_local, True, False, T.float32(2), T.float32(1))
     T.cta.copy(C, C_local)
 
+
 @T.prim_func
 def t_gemm_async(A: T.Buffer((128, 64), "float16"), B: T.Buffer((256, 64), "float16")):
     T.device_entry()
@@ -1921,6 +2149,7 @@ def t_gemm_async(A: T.Buffer((128, 64), "float16"), B: T.Buffer((256, 64), "floa
     tmem = T.decl_buffer((128, 256), "float32", scope="tmem", allocated_addr=0, layout=T.TileLayout(T.S[(128, 256):(1 @ TLane, 1 @ TCol)]))
     T.tile.gemm_async(tmem, A_smem, B_smem, accum=False, dispatch="tcgen05", cta_group=1)
     T.tile.gemm_async(tmem[0:128, 0:256], A_smem[0:128, 0:64], B_smem[0:256, 0:64], transA=False, transB=True, accum=True)
+
 
 @T.prim_func
 def t_gemm_async_wg(A: T.Buffer((64, 64), "float16"), B: T.Buffer((64, 64), "float16"), C: T.Buffer((64, 64), "float32")):
@@ -1935,12 +2164,14 @@ def t_gemm_async_wg(A: T.Buffer((64, 64), "float16"), B: T.Buffer((64, 64), "flo
     T.wg.gemm_async(acc_v, A_smem, B_smem, accum=True)
     T.wg.copy(C, acc_v)
 
+
 @T.prim_func
 def t_select_lambda():
     T.device_entry()
     A = T.alloc_buffer((10, 10))
     B = T.alloc_buffer((10, 10))
     T.tile.select(B, A, 1.0, lambda i, j: i < j)
+
 
 @T.prim_func
 def t_permute_layout(A: T.Buffer((4,), "float32")):
@@ -1950,6 +2181,7 @@ def t_permute_layout(A: T.Buffer((4,), "float32")):
     S1 = T.alloc_shared((32, 32), "float16")
     S2 = T.alloc_shared((32, 32), "float16", layout=T.ComposeLayout(2, 3, 3, T.TileLayout(T.S[(32, 32):(32, 1)])))
     T.warp.permute_layout(S2, S1)
+
 
 # ---------------------------------------------------------------------------
 # g_: kernel skeletons
@@ -1967,6 +2199,7 @@ def g_smem_pool(A: T.Buffer((128, 64), "float16")):
     T.cta.copy(A_s, A)
     red[0] = T.float32(0)
 
+
 @T.prim_func
 def g_smem_pool_mma(A: T.Buffer((128, 64), "float16")):
     T.device_entry()
@@ -1980,6 +2213,7 @@ def g_smem_pool_mma(A: T.Buffer((128, 64), "float16")):
     T.cta.copy(A_s, A)
     bar.arrive(0)
     bar.wait(0, 0)
+
 
 @T.prim_func
 def g_tma_pipeline(A_map: T.TensorMap(), C: T.Buffer((128, 64), "float16")):
@@ -2004,6 +2238,7 @@ def g_tma_pipeline(A_map: T.TensorMap(), C: T.Buffer((128, 64), "float16")):
             phase = phase ^ 1
         T.cta.copy(C[0:64, 0:64], S[stage, 0:64, 0:64])
         T.cuda.cta_sync()
+
 
 @T.prim_func
 def g_ws_gemm(A_map: T.TensorMap(), B_map: T.TensorMap(), C: T.Buffer((128, 128), "float32")):
@@ -2051,6 +2286,7 @@ def g_ws_gemm(A_map: T.TensorMap(), B_map: T.TensorMap(), C: T.Buffer((128, 128)
         for i in range(64):
             C[tid, i] = acc[i]
 
+
 @T.prim_func
 def g_tile_gemm_pipeline(A: T.Buffer((128, 4096), "float16"), B: T.Buffer((4096, 64), "float16"), C: T.Buffer((128, 64), "float32")):
     T.device_entry()
@@ -2068,6 +2304,7 @@ def g_tile_gemm_pipeline(A: T.Buffer((128, 4096), "float16"), B: T.Buffer((4096,
         T.cta.copy(B_smem[(k + 2) % 3, :, :], B[(k + 2) * 32 : (k + 2) * 32 + 32, :])
         T.cta.gemm(C_local, A_smem[k % 3, :, :], B_smem[k % 3, :, :], C_local)
     T.cta.copy(C, C_local)
+
 
 @T.prim_func
 def g_blackwell_tmem_skeleton(A: T.Buffer((128, 64), "float16"), B: T.Buffer((128, 64), "float16"), D: T.Buffer((128, 128), "float32")):
@@ -2095,6 +2332,7 @@ def g_blackwell_tmem_skeleton(A: T.Buffer((128, 64), "float16"), B: T.Buffer((12
     if warp == 0:
         T.ptx.tcgen05.dealloc.cta_group__1.sync.aligned.b32(tmem_addr[0], T.uint32(128))
 
+
 # ---------------------------------------------------------------------------
 # m_: IR modules
 # ---------------------------------------------------------------------------
@@ -2109,6 +2347,7 @@ class m_two_funcs:
     def helper(A: T.Buffer((4,), "int32")):
         A[1] = 2
 
+
 @I.ir_module
 class m_cross_call:
     @T.prim_func(private=True)
@@ -2118,6 +2357,7 @@ class m_cross_call:
     @T.prim_func
     def main(A: T.Buffer((4,), "int32")):
         A[0] = m_cross_call.add_one(A[1])
+
 
 @I.ir_module
 class m_kernel_and_host:
@@ -2135,6 +2375,7 @@ class m_kernel_and_host:
     @T.prim_func
     def alpha(n: T.int32) -> T.int32:
         return n * 2
+
 
 @I.ir_module
 class m_main_last:
@@ -2154,6 +2395,7 @@ class m_module_attrs:
     @T.prim_func
     def main(A: T.Buffer((4,), "int32")):
         A[0] = 1
+
 
 @I.ir_module
 class m_symbolic_shared_typevar:
