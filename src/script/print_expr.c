@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ir/ptx.h"
 #include "print_internal.h"
 
 /* ================================================================ arithmetic */
@@ -604,16 +605,9 @@ void pr_region(Printer *P, const IrExpr *region, TxBuf *out)
 
 /* ================================================================ calls */
 
-/* The printed family of a PTX instruction-table entry (until ptx.h lands). */
-static const char *ptx_family_shim(int entry)
-{
-    (void)entry;
-    return "unknown";
-}
-
 static void print_ptx(Printer *P, const IrCall *c, TxBuf *out)
 {
-    tx_buf_printf(out, "T.ptx.%s(", ptx_family_shim(c->ptx_entry));
+    tx_buf_printf(out, "T.ptx.%s(", ir_ptx_family_printed(c->ptx_entry));
     print_args(P, c->args, c->nargs, out);
     const char *sep = c->nargs ? ", " : "";
     for (int i = 0; i < c->nptx_slots; i++) {
