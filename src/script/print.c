@@ -365,12 +365,6 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void define_type_vars(Printer *P, const ExprList *tvars)
-{
-    for (int i = 0; i < tvars->len; i++)
-        pr_define(P, tvars->items[i], pr_top(P));
-}
-
 typedef struct Signature {
     ExprList bound;       /* variables bound by the parameters printed so far */
     ExprList type_vars;
@@ -462,6 +456,35 @@ static void type_var_names(Printer *P, const ExprList *tvars, const char ***name
 
 /* One function: decorator, signature and body, at indentation 0. Its type
  * variables' names are returned for the TypeVar lines. */
+/* Decorator and `def name(params) -> ret`, defining the type variables and
+ * parameters (scalars first, so a buffer shape may name a later scalar). */
+static char *print_signature(Printer *P, const IrFunc *f, Signature *sig)
+{
+    for (int i = 0; i < sig->type_vars.len; i++)
+        pr_define(P, sig->type_vars.items[i], pr_top(P));
+    for (int i = 0; i < f->nparams; i++)
+        if (!ir_is_buffer(f->params[i]))
+            pr_define(P, f->params[i], pr_top(P));
+    for (int i = 0; i < sig->type_vars.len; i++)
+        tx_vec_push(&sig->bound, sig->type_vars.items[i]);
+    TxBuf head = {0};
+    print_decorator(f, &head);
+    tx_buf_printf(&head, "\ndef %s(", f->name);
+    for (int i = 0; i < f->nparams; i++) {
+        if (i)
+            tx_buf_puts(&head, ", ");
+        print_param(P, sig, f->params[i], &head);
+    }
+    tx_buf_putc(&head, ')');
+    if (f->ret_type && f->ret_type->kind != IR_TY_TUPLE) {
+        tx_buf_puts(&head, " -> ");
+        pr_type(P, f->ret_type, &head);
+    }
+    return tx_buf_take(&head);
+}
+
+/* One function at indentation 0. Its type variables' names are returned for
+ * the `M = TypeVar("M")` lines. */
 static char *print_func(Printer *P, const IrFunc *f, const char ***tv_names, int *ntv)
 {
     P->func = f;
@@ -471,34 +494,15 @@ static char *print_func(Printer *P, const IrFunc *f, const char ***tv_names, int
     pr_frame_open(P, f);
     Signature sig = {0};
     collect_type_vars(f, &sig.type_vars);
-    define_type_vars(P, &sig.type_vars);
     P->type_vars = sig.type_vars.items, P->ntype_vars = sig.type_vars.len;
+    char *header = print_signature(P, f, &sig);
     type_var_names(P, &sig.type_vars, tv_names, ntv);
-    for (int i = 0; i < f->nparams; i++)
-        if (!ir_is_buffer(f->params[i]))
-            pr_define(P, f->params[i], pr_top(P));
-    for (int i = 0; i < sig.type_vars.len; i++)
-        tx_vec_push(&sig.bound, sig.type_vars.items[i]);
-    TxBuf head = {0};
-    print_decorator(f, &head);
-    tx_buf_printf(&head, "\ndef %s(", f->name);
-    for (int i = 0; i < f->nparams; i++) {
-        if (i)
-            tx_buf_puts(&head, ", ");
-        print_param(P, &sig, f->params[i], &head);
-    }
-    tx_buf_putc(&head, ')');
-    if (f->ret_type && f->ret_type->kind != IR_TY_TUPLE) {
-        tx_buf_puts(&head, " -> ");
-        pr_type(P, f->ret_type, &head);
-    }
     print_func_attrs(P, f);
     if (f->body)
         pr_body(P, f->body);
     char **stmts;
     int n;
     pr_frame_close(P, &stmts, &n);
-    char *header = tx_buf_take(&head);
     TxBuf out = {0};
     pr_block(&out, header, stmts, n);
     free(header);

@@ -174,12 +174,6 @@ static bool is_type_var(Printer *P, const IrExpr *v)
     return false;
 }
 
-/* The expression printed between quotes, escaped like a string literal. */
-static void print_quoted(TxBuf *out, const char *text)
-{
-    pr_string_literal(out, text);
-}
-
 static void attr_shape_dim(BufCtx *C, IrExpr *e, Quote *q, TxBuf *out)
 {
     Printer *P = C->P;
@@ -197,7 +191,7 @@ static void attr_shape_dim(BufCtx *C, IrExpr *e, Quote *q, TxBuf *out)
     char *text = take(&t);
     bool bare_tv = e->kind == IR_E_VAR && is_type_var(P, e);
     if ((q->active && has_new) || (has_tv && !bare_tv))
-        print_quoted(out, text);
+        pr_string_literal(out, text); /* the expression quoted and escaped */
     else
         tx_buf_puts(out, text);
     free(text);
@@ -1027,6 +1021,31 @@ static void print_loop_annotations(Printer *P, const IrStmt *l, const char **sep
     *sep = ", ";
 }
 
+/* The arguments of `range(...)` / `T.<kind>(...)`: bounds (the start only
+ * when not 0 or with a step), thread=, annotations or unroll=, step. */
+static char *loop_args(Printer *P, const IrStmt *loop, bool range)
+{
+    TxBuf args = {0};
+    if (!pr_is_int(loop->u.loop.min, 0) || !trivial_step(loop)) {
+        pr_expr(P, loop->u.loop.min, &args);
+        tx_buf_puts(&args, ", ");
+        pr_expr(P, pr_fold_add(P, loop->u.loop.min, loop->u.loop.extent), &args);
+    } else {
+        pr_expr(P, loop->u.loop.extent, &args);
+    }
+    const char *sep = ", ";
+    if (loop->u.loop.kind == IR_FOR_THREAD_BINDING) {
+        tx_buf_puts(&args, ", thread=");
+        pr_string_literal(&args, loop->u.loop.thread ? loop->u.loop.thread : "");
+    }
+    print_loop_annotations(P, loop, &sep, &args);
+    if (!trivial_step(loop)) {
+        tx_buf_puts(&args, range ? ", " : ", step=");
+        pr_expr(P, loop->u.loop.step, &args);
+    }
+    return take(&args);
+}
+
 static void print_for(Printer *P, const IrStmt *loop)
 {
     const IrExpr *gvars[16];
@@ -1037,28 +1056,9 @@ static void print_for(Printer *P, const IrStmt *loop)
         return;
     }
     const char *var = pr_define(P, loop->u.loop.var, pr_top(P));
-    TxBuf args = {0};
-    const char *sep = "";
-    if (!pr_is_int(loop->u.loop.min, 0) || !trivial_step(loop)) {
-        pr_expr(P, loop->u.loop.min, &args);
-        tx_buf_puts(&args, ", ");
-        pr_expr(P, pr_fold_add(P, loop->u.loop.min, loop->u.loop.extent), &args);
-    } else {
-        pr_expr(P, loop->u.loop.extent, &args);
-    }
-    sep = ", ";
     IrForKind kind = loop->u.loop.kind;
     bool range = kind == IR_FOR_SERIAL && !loop->u.loop.nannot;
-    if (kind == IR_FOR_THREAD_BINDING) {
-        tx_buf_printf(&args, "%sthread=", sep);
-        pr_string_literal(&args, loop->u.loop.thread ? loop->u.loop.thread : "");
-    }
-    print_loop_annotations(P, loop, &sep, &args);
-    if (!trivial_step(loop)) {
-        tx_buf_puts(&args, range ? ", " : ", step=");
-        pr_expr(P, loop->u.loop.step, &args);
-    }
-    char *a = take(&args);
+    char *a = loop_args(P, loop, range);
     TxBuf head = {0};
     tx_buf_printf(&head, "for %s in %s%s(%s)", var, range ? "" : "T.",
                   range ? "range" : ir_for_names[kind], a);
@@ -1160,27 +1160,34 @@ static const IrStmt *dict_attr_header(Printer *P, const IrStmt *s, TxBuf *out)
     return cur->u.attr.body;
 }
 
+/* The header of an attribute statement; returns the body it wraps (after a
+ * merged dict chain). *defines: the variable a launch_thread defines. */
+static const IrStmt *attr_header(Printer *P, const IrStmt *s, const IrExpr **defines, TxBuf *head)
+{
+    if (is_thread_attr(s)) {
+        launch_thread_header(P, s, defines, head);
+    } else if (is_dict_attr(s)) {
+        return dict_attr_header(P, s, head);
+    } else if (!hint_header(P, s, head)) {
+        tx_buf_puts(head, "T.attr(");
+        pr_expr(P, s->u.attr.node, head);
+        tx_buf_puts(head, ", ");
+        pr_string_literal(head, s->u.attr.key);
+        tx_buf_puts(head, ", ");
+        pr_expr(P, s->u.attr.value, head);
+        tx_buf_putc(head, ')');
+    }
+    return s->u.attr.body;
+}
+
+/* Concise scoping: `[lhs = ]header` and the body at the same level when the
+ * statement is alone in its body, else `with header[ as lhs]:` + block. */
 static void print_attr(Printer *P, const IrStmt *s)
 {
     bool concise = P->frames.items[pr_top(P)].concise;
     const IrExpr *defines = NULL;
-    const IrStmt *body = s->u.attr.body;
     TxBuf head = {0};
-    if (is_thread_attr(s)) {
-        launch_thread_header(P, s, &defines, &head);
-    } else if (!hint_header(P, s, &head)) {
-        if (is_dict_attr(s)) {
-            body = dict_attr_header(P, s, &head);
-        } else {
-            tx_buf_puts(&head, "T.attr(");
-            pr_expr(P, s->u.attr.node, &head);
-            tx_buf_puts(&head, ", ");
-            pr_string_literal(&head, s->u.attr.key);
-            tx_buf_puts(&head, ", ");
-            pr_expr(P, s->u.attr.value, &head);
-            tx_buf_putc(&head, ')');
-        }
-    }
+    const IrStmt *body = attr_header(P, s, &defines, &head);
     pr_frame_open(P, s);
     const char *lhs = defines ? pr_define(P, defines, pr_top(P)) : NULL;
     if (body)
@@ -1191,13 +1198,13 @@ static void print_attr(Printer *P, const IrStmt *s)
     char *h = take(&head);
     TxBuf b = {0};
     if (concise) {
-        tx_buf_printf(&b, lhs ? "%s = %s" : "%.0s%s", lhs ? lhs : "", h);
+        tx_buf_printf(&b, "%s%s%s", lhs ? lhs : "", lhs ? " = " : "", h);
         emit_top(P, &b);
         for (int i = 0; i < n; i++)
             pr_emit(P, pr_top(P), stmts[i]);
         free(stmts);
     } else {
-        tx_buf_printf(&b, lhs ? "with %s as %s" : "with %s%.0s", h, lhs ? lhs : "");
+        tx_buf_printf(&b, "with %s%s%s", h, lhs ? " as " : "", lhs ? lhs : "");
         char *hdr = take(&b);
         emit_block(P, hdr, stmts, n);
         free(hdr);
