@@ -163,7 +163,11 @@ PrVar *pr_var(Printer *P, const IrExpr *var)
     return &P->vars.items[P->vars.len - 1];
 }
 
-bool pr_is_defined(Printer *P, const IrExpr *var) { return pr_var(P, var)->text != NULL; }
+bool pr_is_defined(Printer *P, const IrExpr *var)
+{
+    PrVar *v = pr_var(P, var);
+    return v->text || v->base;
+}
 
 static const char *var_hint(const IrExpr *var)
 {
@@ -176,20 +180,33 @@ static const char *var_hint(const IrExpr *var)
 const char *pr_define(Printer *P, const IrExpr *var, int frame)
 {
     PrVar *v = pr_var(P, var);
-    if (v->text)
-        return v->text;
+    if (v->text || v->base)
+        return pr_text(P, var);
     v->text = unique_name(P, var_hint(var));
     v->owns_name = true;
     v->frame = frame;
     return v->text;
 }
 
-void pr_define_inline(Printer *P, const IrExpr *var, int frame, const char *text)
+void pr_define_inline(Printer *P, const IrExpr *var, int frame, const IrExpr *buffer,
+                      const char *suffix)
 {
     PrVar *v = pr_var(P, var);
-    v->text = tx_arena_strdup(&P->arena, text);
+    v->base = buffer;
+    v->suffix = tx_arena_strdup(&P->arena, suffix);
     v->owns_name = false;
     v->frame = frame;
+}
+
+const char *pr_text(Printer *P, const IrExpr *var)
+{
+    PrVar *v = pr_var(P, var);
+    if (!v->base)
+        return v->text;
+    const char *base = pr_text(P, v->base);
+    bool scalar = ir_is_buffer(v->base) && pr_is_scalar_buffer(v->base, true);
+    return tx_arena_printf(&P->arena, "%s%s%s", base ? base : "buffer", scalar ? ".source" : "",
+                           v->suffix);
 }
 
 /* ================================================================ frames */
@@ -209,10 +226,10 @@ void pr_frame_close(Printer *P, char ***stmts, int *n)
     *n = f->stmts.len;
     for (int i = 0; i < P->vars.len; i++) {
         PrVar *v = &P->vars.items[i];
-        if (v->text && v->frame == idx) {
+        if ((v->text || v->base) && v->frame == idx) {
             if (v->owns_name)
                 name_set(P, v->text, false);
-            v->text = NULL;
+            v->text = NULL, v->base = NULL;
         }
     }
     P->frames.len--;
@@ -373,7 +390,7 @@ typedef struct Signature {
 static void print_param(Printer *P, Signature *sig, const IrExpr *param, TxBuf *out)
 {
     if (!ir_is_buffer(param)) {
-        tx_buf_puts(out, pr_var(P, param)->text);
+        tx_buf_puts(out, pr_text(P, param));
         tx_buf_puts(out, ": ");
         pr_type(P, param->u.var.type, out);
         tx_vec_push(&sig->bound, param);
@@ -450,7 +467,7 @@ static void type_var_names(Printer *P, const ExprList *tvars, const char ***name
     *n = tvars->len;
     *names = tx_arena_alloc(&P->arena, sizeof(char *) * (size_t)(tvars->len + 1));
     for (int i = 0; i < tvars->len; i++)
-        (*names)[i] = pr_var(P, tvars->items[i])->text;
+        (*names)[i] = pr_text(P, tvars->items[i]);
     qsort((void *)*names, (size_t)*n, sizeof(char *), cmp_str);
 }
 

@@ -493,14 +493,14 @@ void pr_var_use(Printer *P, const IrExpr *var, TxBuf *out)
             int f = pr_lowest_def_frame(P, var);
             pr_free_buffer_def(P, var, f < 0 ? pr_top(P) : f);
         }
-        tx_buf_puts(out, pr_var(P, var)->text);
+        tx_buf_puts(out, pr_text(P, var));
         if (pr_is_scalar_buffer(var, true))
             tx_buf_puts(out, ".source"); /* the buffer object of a scalar (0.27) */
         return;
     }
     if (!pr_is_defined(P, var))
         define_free_var(P, var);
-    tx_buf_puts(out, pr_var(P, var)->text);
+    tx_buf_puts(out, pr_text(P, var));
 }
 
 /* The name of a buffer as the prefix of an access (`A[...]`, `A.data`). */
@@ -511,7 +511,7 @@ static void print_buffer_name(Printer *P, const IrExpr *buffer, TxBuf *out)
         pr_var_use(P, buffer, &tmp);
         tx_buf_free(&tmp);
     }
-    tx_buf_puts(out, pr_var(P, buffer)->text);
+    tx_buf_puts(out, pr_text(P, buffer));
 }
 
 /* ================================================================ accesses */

@@ -41,7 +41,9 @@ typedef TX_VEC(const IrExpr *) PrExprVec;
 /* What the printer knows about one variable (or buffer). */
 typedef struct PrVar {
     const IrExpr *key;
-    const char *text;   /* how a use prints: a name, or `A.elem_offset`; NULL: undefined */
+    const char *text;   /* the name; NULL: undefined or inline */
+    const IrExpr *base; /* inline definitions print as <base><suffix>: `A.elem_offset` */
+    const char *suffix;
     bool owns_name;     /* text is a name reserved in the name set */
     int frame;          /* the frame that defined it */
     int npath;          /* common prefix of the paths to all uses; -1: never used */
@@ -78,8 +80,12 @@ PrVar *pr_var(Printer *P, const IrExpr *var);
 bool pr_is_defined(Printer *P, const IrExpr *var);
 /* Define a variable with a fresh unique name in the given frame; returns the name. */
 const char *pr_define(Printer *P, const IrExpr *var, int frame);
-/* Define a variable that prints as an expression (`A.elem_offset`), taking no name. */
-void pr_define_inline(Printer *P, const IrExpr *var, int frame, const char *text);
+/* Define a variable that prints as `<buffer><suffix>` (`A.elem_offset`),
+ * taking no name; the buffer's name is looked up at each use. */
+void pr_define_inline(Printer *P, const IrExpr *var, int frame, const IrExpr *buffer,
+                      const char *suffix);
+/* How a defined variable prints. */
+const char *pr_text(Printer *P, const IrExpr *var);
 int pr_top(Printer *P);
 /* Open a frame for the body of `tir`; pr_frame_close returns its statements
  * (the caller owns the array and the strings) and releases its names. */

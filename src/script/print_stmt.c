@@ -118,9 +118,7 @@ static void add_out_of_line(BufCtx *C, const IrExpr *var)
 static bool try_inline(BufCtx *C, const IrExpr *var, const char *suffix)
 {
     if (use_count(C, var) == 1) {
-        const char *base = pr_var(C->P, C->buffer)->text;
-        char *text = tx_arena_printf(&C->P->arena, "%s%s", base ? base : "buffer", suffix);
-        pr_define_inline(C->P, var, C->frame, text);
+        pr_define_inline(C->P, var, C->frame, C->buffer, suffix);
         return true;
     }
     add_out_of_line(C, var);
@@ -752,7 +750,7 @@ static char *view_sugar(Printer *P, const IrExpr *child, const IrExpr *data)
     v.same_dtype = ir_dtype_eq(v.cdt, v.pdt);
     v.same_shape = same_exprs(v.c->shape, v.c->ndim, v.p->shape, v.p->ndim);
     v.same_strides = same_exprs(v.c->strides, v.c->nstrides, v.p->strides, v.p->nstrides);
-    const char *pname = pr_var(P, parent)->text;
+    const char *pname = pr_text(P, parent);
     char *s = view_local_sugar(P, &v, pname);
     if (!s)
         s = view_dtype_sugar(&v, pname);
@@ -804,7 +802,7 @@ static void print_bind(Printer *P, const IrStmt *s)
         else
             tx_buf_printf(&b, "%s: T.let = %s", name, r);
     } else {
-        tx_buf_printf(&b, "%s = %s", pr_var(P, var)->text, r);
+        tx_buf_printf(&b, "%s = %s", pr_text(P, var), r);
     }
     free(t);
     free(r);
@@ -821,7 +819,7 @@ static void print_store(Printer *P, const IrStmt *s)
     pr_expr(P, s->u.store.value, &value);
     char *v = take(&value);
     TxBuf b = {0};
-    tx_buf_puts(&b, pr_var(P, buf)->text);
+    tx_buf_puts(&b, pr_text(P, buf));
     if (pr_is_scalar_buffer(buf, false) && !s->u.store.predicate) {
         tx_buf_printf(&b, " = %s", v);
     } else if (s->u.store.predicate) {
@@ -1099,7 +1097,7 @@ static void launch_thread_header(Printer *P, const IrStmt *s, const IrExpr **def
     const IrExpr *var = s->u.attr.node;
     tx_buf_puts(out, "T.launch_thread(");
     if (pr_is_defined(P, var)) {
-        tx_buf_puts(out, pr_var(P, var)->text);
+        tx_buf_puts(out, pr_text(P, var));
     } else if (pr_dominates_uses(P, s, var)) {
         pr_string_literal(out, thread_tag(s));
         *defines = var;
@@ -1112,7 +1110,7 @@ static void launch_thread_header(Printer *P, const IrStmt *s, const IrExpr **def
         pr_string_literal(&env, thread_tag(s));
         tx_buf_putc(&env, ')');
         pr_emit(P, f, take(&env));
-        tx_buf_puts(out, pr_var(P, var)->text);
+        tx_buf_puts(out, pr_text(P, var));
     }
     tx_buf_puts(out, ", ");
     pr_expr(P, s->u.attr.value, out);

@@ -354,6 +354,23 @@ static void test_type_vars_and_implicit_vars(void **state)
            "    B[0, 0] = T.Cast(\"float32\", B.strides[0]) + T.Cast(\"float32\", B.elem_offset)");
 }
 
+/* An allocation's elem_offset variable used once is implicit: later uses
+ * print `S.elem_offset` (the buffer is named after the declaration). */
+static void test_implicit_elem_offset(void **state)
+{
+    (void)state;
+    begin();
+    IrExpr *Ab = buffer1("A", IR_INT32, "global", 4);
+    IrExpr *S = buffer1("S", IR_INT32, "shared", 16);
+    IrExpr *off = var("off", IR_INT32);
+    S->u.var.type->buf->elem_offset = off;
+    func("imp", 1, list(1, Ab), seq(2, alloc(S), store(Ab, off, 1, list(1, i32(0)))));
+    expect(HEADER "@T.prim_func\n"
+                  "def imp(A: T.Buffer((4,), \"int32\")):\n"
+                  "    S = T.alloc_shared((16,), \"int32\", offset_factor=1)\n"
+                  "    A[0] = S.elem_offset");
+}
+
 /* Bitwise ops print infix (they are nodes in the reference); deviations: a
  * comparison of a comparison is parenthesized, keyword names get `_1`. */
 static void test_bitwise_and_deviations(void **state)
@@ -411,7 +428,7 @@ int main(void)
         cmocka_unit_test(test_attrs_and_scalars), cmocka_unit_test(test_operator_sugar),
         cmocka_unit_test(test_float_literals),  cmocka_unit_test(test_tile_call),
         cmocka_unit_test(test_module), cmocka_unit_test(test_type_vars_and_implicit_vars),
-        cmocka_unit_test(test_bitwise_and_deviations),
+        cmocka_unit_test(test_bitwise_and_deviations), cmocka_unit_test(test_implicit_elem_offset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
