@@ -587,9 +587,10 @@ static char *print_module(Printer *P)
     IrFunc **funcs = tx_arena_memdup(&P->arena, m->funcs, sizeof(IrFunc *) * (size_t)m->nfuncs);
     if (m->is_ir_module && m->nfuncs > 1)
         qsort(funcs, (size_t)m->nfuncs, sizeof *funcs, cmp_func);
-    const char *class_name = m->class_name ? m->class_name : "Module";
+    /* The class is always printed `Module` (the reference's binding name;
+     * the name written in the source is not kept). */
     if (m->is_ir_module)
-        name_set(P, unique_name(P, class_name), true);
+        name_set(P, "Module", true);
     NameList type_vars = {0};
     TxBuf body = {0};
     for (int i = 0; i < m->nfuncs; i++) {
@@ -610,7 +611,7 @@ static char *print_module(Printer *P)
     TxBuf out = {0};
     print_header(&out, m->is_ir_module, &type_vars);
     if (m->is_ir_module) {
-        tx_buf_printf(&out, "@I.ir_module\nclass %s:", class_name);
+        tx_buf_puts(&out, "@I.ir_module\nclass Module:");
         print_module_attrs(P, &out);
         if (!m->nfuncs && !m->nattrs)
             tx_buf_puts(&out, "\n    pass");

@@ -684,7 +684,7 @@ static void print_call(Printer *P, const IrExpr *e, TxBuf *out)
         break;
     case IR_OP_CALL_FUNC:
         if (P->m->is_ir_module)
-            tx_buf_printf(out, "%s.", P->m->class_name ? P->m->class_name : "Module");
+            tx_buf_puts(out, "Module.");
         tx_buf_printf(out, "%s(", c->callee);
         break;
     default:
