@@ -297,7 +297,7 @@ static void assign_name(El *E, const char *name, TxSpan nsp, ScVal v, TxSpan sp)
         if (v.fresh) {
             v.u.e->u.var.name = name;
             v.fresh = false;
-            v.decay = el_buffer_is_scalar(v.u.e, true);
+            v.decay = el_buffer_is_scalar(v.u.e, false);
             el_bind(E, name, v, BIND_PLAIN);
             return;
         }

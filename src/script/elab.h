@@ -42,6 +42,7 @@ typedef enum {
     SV_SLICE,   /* u.slice: only inside a subscript */
     SV_LOOP,    /* u.loop: range(...), T.serial(...), T.grid(...) */
     SV_FRAME,   /* u.frame: T.attr(...), T.launch_thread(...), T.hint(...), ... */
+    SV_PTXPRED, /* u.tagged: T.ptx.pred(x), an operand that is a .pred register */
     SV_COUNT
 } ScValKind;
 
@@ -97,6 +98,7 @@ struct ScVal {
         } slice;
         ScLoop *loop;
         ScFrame *frame;
+        ScVal *tagged;
     } u;
 };
 
@@ -196,6 +198,8 @@ typedef struct El {
     int nfuncs;
     const char *class_name;
     bool module_started; /* a function was seen: later `NAME = ...` lines are errors */
+    const char **typevars; /* `M = TypeVar("M")`: an int64 shape variable of each function */
+    int ntypevars;
     /* function */
     IrFunc *func;
     bool s_tir;

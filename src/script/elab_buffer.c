@@ -17,7 +17,9 @@ IrExpr *el_new_buffer(El *E, IrDType dt, IrExpr **shape, int ndim, const char *s
     bt->shape = TX_NEW_ARRAY(E->a, IrExpr *, ndim ? ndim : 1);
     for (int i = 0; i < ndim; i++)
         bt->shape[i] = shape[i];
-    bt->elem_offset = ir_int(E->a, IR_INT32, 0, sp);
+    /* The default index dtype is the first dimension's (DefaultIndexType). */
+    IrDType index = ndim && ir_dtype_is_int(shape[0]->dtype) ? shape[0]->dtype : IR_INT32;
+    bt->elem_offset = ir_int(E->a, index, 0, sp);
     bt->align = 64, bt->offset_factor = 1;
     bt->layout = E->s_tir ? NULL : ir_default_layout(E->a, bt->shape, ndim);
     IrType *ty = ir_buffer_type(E->a, dt, scope, bt);
@@ -671,7 +673,9 @@ bool el_store(El *E, IrExpr *buffer, IrExpr **indices, int n, const ScVal *value
                     : el_prim(E, value, "the stored value");
     if (!v)
         return false;
-    if (!ir_dtype_eq(v->dtype, t)) {
+    /* A pointer stored into a 64-bit integer buffer keeps its bits (the reference allows it). */
+    bool ptr_bits = v->dtype.code == IR_DT_HANDLE && ir_dtype_is_int(t) && t.bits == 64;
+    if (!ir_dtype_eq(v->dtype, t) && !ptr_bits) {
         el_error(E, value->span,
                  "cannot store a %s value into '%s', a buffer of %s; convert it with T.Cast(\"%s\", ...)",
                  ir_dtype_str(v->dtype, b1), buffer->u.var.name, ir_dtype_str(t, b2), b2);
@@ -679,7 +683,10 @@ bool el_store(El *E, IrExpr *buffer, IrExpr **indices, int n, const ScVal *value
     }
     IrStmt *s = ir_stmt(E->a, IR_S_STORE, sp);
     s->u.store.buffer = buffer, s->u.store.value = v, s->u.store.predicate = predicate;
-    s->u.store.n = n, s->u.store.indices = indices;
+    s->u.store.n = n;
+    s->u.store.indices = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
+    for (int i = 0; i < n; i++)
+        s->u.store.indices[i] = indices[i];
     el_emit(E, s);
     return true;
 }
@@ -712,7 +719,9 @@ static IrExpr *redecl(El *E, IrExpr *parent, IrDType dt, IrExpr **shape, int ndi
     return child;
 }
 
-static bool view_shape(El *E, IrExpr *parent, const ScVal *dims, int n, IrExpr ***out)
+/* The shape of a reshape view; without a layout its size must match the parent's. */
+static bool view_shape(El *E, IrExpr *parent, const ScVal *dims, int n, bool has_layout,
+                       IrExpr ***out)
 {
     *out = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
     int infer = -1;
@@ -751,7 +760,7 @@ static bool view_shape(El *E, IrExpr *parent, const ScVal *dims, int n, IrExpr *
             return false;
         }
         (*out)[infer] = ir_int(E->a, IR_INT32, total / known, dims[infer].span);
-    } else if (all_const && parent_const && known != total) {
+    } else if (!has_layout && all_const && parent_const && known != total) {
         el_error(E, dims[0].span, "a view of %lld elements over a buffer of %lld elements",
                  (long long)known, (long long)total);
         return false;
@@ -809,10 +818,11 @@ static ScVal method_view(El *E, IrExpr *parent, ScArgs *args)
     if (n == 1 && (dims[0].kind == SV_TUPLE || dims[0].kind == SV_LIST))
         n = dims[0].u.seq.n, dims = dims[0].u.seq.items;
     IrExpr **shape;
-    if (!view_shape(E, parent, dims, n, &shape))
+    bool has_layout = sv_given(&b.v[0]) && b.v[0].kind != SV_NONE;
+    if (!view_shape(E, parent, dims, n, has_layout, &shape))
         return sv_error();
     IrLayout *lay = ir_buf(parent)->layout;
-    if (sv_given(&b.v[0]) && b.v[0].kind != SV_NONE && !(lay = el_layout_of(E, &b.v[0], "layout")))
+    if (has_layout && !(lay = el_layout_of(E, &b.v[0], "layout")))
         return sv_error();
     return fresh_buffer(redecl(E, parent, parent->u.var.type->dtype, shape, n, lay, NULL,
                                args->span), args->span);

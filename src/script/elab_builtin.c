@@ -141,7 +141,7 @@ static int scope_id_kind(const char *name)
     return -1;
 }
 
-static bool expr_items(El *E, const ScVal *v, IrDType dt, IrExpr ***out, int *n, const char *what)
+static bool expr_items(El *E, const ScVal *v, IrExpr ***out, int *n, const char *what)
 {
     if (v->kind != SV_LIST && v->kind != SV_TUPLE) {
         el_error(E, v->span, "%s must be a list", what);
@@ -150,7 +150,7 @@ static bool expr_items(El *E, const ScVal *v, IrDType dt, IrExpr ***out, int *n,
     *n = v->u.seq.n;
     *out = TX_NEW_ARRAY(E->a, IrExpr *, *n ? *n : 1);
     for (int i = 0; i < *n; i++)
-        if (!((*out)[i] = el_prim_as(E, &v->u.seq.items[i], dt, what)))
+        if (!((*out)[i] = el_prim(E, &v->u.seq.items[i], what)))
             return false;
     return true;
 }
@@ -174,7 +174,7 @@ ScVal bi_scope_id(El *E, ScArgs *args)
     s->u.scopeid.kind = (IrScopeIdKind)kind;
     int n = E->ntargets > 0 ? E->ntargets : 1;
     if (sv_given(&b.v[0]) && b.v[0].kind != SV_NONE) {
-        if (!expr_items(E, &b.v[0], dt, &s->u.scopeid.extents, &n, "the extents"))
+        if (!expr_items(E, &b.v[0], &s->u.scopeid.extents, &n, "the extents"))
             return sv_error();
     }
     if (n < 1 || n > info->max_dims) {
@@ -183,7 +183,7 @@ ScVal bi_scope_id(El *E, ScArgs *args)
         return sv_error();
     }
     if (sv_given(&b.v[1]) && b.v[1].kind != SV_NONE &&
-        !expr_items(E, &b.v[1], dt, &s->u.scopeid.preferred, &s->u.scopeid.npreferred,
+        !expr_items(E, &b.v[1], &s->u.scopeid.preferred, &s->u.scopeid.npreferred,
                     "preferred"))
         return sv_error();
     s->u.scopeid.nvars = n;

@@ -36,11 +36,13 @@ static bool explicit_dtype(El *E, const ScVal *v, IrDType *dt)
     return el_dtype_of(E, v, dt, "the result dtype");
 }
 
-/* The dtype of an ARG0/ARG1 op: Python literals take the first PrimExpr's dtype. */
-static bool convert_args(El *E, const ScVal *vals, int n, IrExpr **out)
+/* Arguments as PrimExprs; for the elementwise math ops (`like`), Python
+ * literals take the dtype of the first PrimExpr argument, as the reference's
+ * type matching does. */
+static bool convert_args(El *E, const ScVal *vals, int n, IrExpr **out, bool like_first)
 {
     IrDType like = IR_VOID;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n && like_first; i++)
         if (vals[i].kind == SV_EXPR || (vals[i].kind == SV_BUFFER && vals[i].decay)) {
             IrExpr *e = el_prim(E, &vals[i], "an argument");
             if (!e)
@@ -84,7 +86,7 @@ static ScVal func_call(El *E, ScArgs *args)
         return sv_error();
     int n = b.nrest + 1;
     IrExpr **a = TX_NEW_ARRAY(E->a, IrExpr *, n);
-    if (!convert_args(E, b.rest, b.nrest, a))
+    if (!convert_args(E, b.rest, b.nrest, a, false))
         return sv_error();
     if (!sv_given(&b.v[0])) {
         el_error(E, args->span, "T.cuda.func_call needs source_code=\"...\"");
@@ -131,9 +133,10 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
     if (tok)
         return el_binop(E, tok, vals[0], vals[1], args->span);
     IrExpr **a = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
-    if (!convert_args(E, vals, n, a))
+    if (!convert_args(E, vals, n, a, op >= IR_OP_EXP && op <= IR_OP_FMA))
         return sv_error();
     switch (info->ret) {
+    case IR_RET_FLOAT32: dt = IR_FLOAT32; break;
     case IR_RET_ARG0: dt = a[0]->dtype; break;
     case IR_RET_ARG1: dt = a[1]->dtype; break;
     case IR_RET_VOID: dt = IR_VOID; break;
@@ -332,11 +335,11 @@ static bool tile_path(El *E, const char *path, ScArgs *args, ScVal *out)
 
 ScVal el_call_path(El *E, const char *path, ScArgs *args)
 {
-    if (!strncmp(path, "ptx.", 4) || !strncmp(path, "ptx[", 4))
-        return el_call_ptx(E, path, args);
     int op = ir_op_lookup(path);
     if (op >= 0 && op != IR_OP_PTX && op != IR_OP_CALL_FUNC)
         return op_call(E, (IrOp)op, args);
+    if (!strncmp(path, "ptx.", 4) || !strncmp(path, "ptx[", 4))
+        return el_call_ptx(E, path, args);
     ScVal r;
     if (tile_path(E, path, args, &r))
         return r;

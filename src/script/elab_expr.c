@@ -86,7 +86,7 @@ const char *sv_kind_name(const ScVal *v)
         "a buffer", "a buffer region", "a tuple", "a list", "a dict", "a dtype", "a type",
         "T.let", "a local buffer annotation", "a namespace", "a method", "a layout",
         "a layout spec", "an axis offset", "an axis", "a function", "a macro", "a lambda",
-        "a slice", "a loop range", "a frame", "nothing"};
+        "a slice", "a loop range", "a frame", "T.ptx.pred(...)", "nothing"};
     if (v->kind == SV_NS)
         return "a namespace";
     return names[v->kind <= SV_COUNT ? v->kind : SV_COUNT];

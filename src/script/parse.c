@@ -170,6 +170,10 @@ static void elab_func(El *E, ScFuncDecl *decl)
     E->scope = fs;
     E->cur = (ScStmtList){0};
     E->nframes = 0;
+    for (int i = 0; i < E->ntypevars; i++) {
+        IrExpr *v = ir_var(E->a, E->typevars[i], ir_prim_type(E->a, IR_INT64), def->name_span);
+        el_bind(E, E->typevars[i], sv_expr(v, def->name_span), BIND_PLAIN);
+    }
     elab_params(E, def);
     f->ret_type = return_type(E, def->a);
     f->body = el_block(E, def->body);
@@ -241,6 +245,24 @@ static ScVal define_value(El *E, const ScDefine *d, const ScVal *declared)
     return v;
 }
 
+/* typevar := NAME '=' 'TypeVar' '(' "NAME" ')' : an int64 shape variable */
+static bool elab_typevar(El *E, const Ast *t, const Ast *value)
+{
+    if (value->kind != A_CALL || value->a->kind != A_NAME || strcmp(value->a->name, "TypeVar"))
+        return false;
+    if (value->items.n != 1 || value->nnames || value->items.items[0]->kind != A_STR ||
+        strcmp(value->items.items[0]->lit.str.s, t->name)) {
+        el_error(E, value->span, "write a type variable as %s = TypeVar(\"%s\")", t->name, t->name);
+        return true;
+    }
+    const char **tv = TX_NEW_ARRAY(E->a, const char *, E->ntypevars + 1);
+    if (E->ntypevars)
+        memcpy(tv, E->typevars, sizeof(*tv) * (size_t)E->ntypevars);
+    tv[E->ntypevars++] = t->name;
+    E->typevars = tv;
+    return true;
+}
+
 /* constant := NAME '=' constant_expression (before the first function) */
 static void elab_constant(El *E, const Ast *s)
 {
@@ -249,6 +271,8 @@ static void elab_constant(El *E, const Ast *s)
         el_error(E, s->span, "a module-level constant is 'NAME = value'");
         return;
     }
+    if (elab_typevar(E, t, s->a))
+        return;
     if (E->module_started) {
         el_error(E, s->span,
                  "module-level constants must come before the first function ('%s' comes after)",
