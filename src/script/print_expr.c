@@ -629,15 +629,20 @@ static void print_kwargs(Printer *P, const IrKwarg *kw, int n, bool first, TxBuf
     }
 }
 
-/* The dtype written in a call: a string, or `T.handle().ty` for a pointer
- * (the IR keeps a pointer result only as the handle dtype: void*, global). */
-static void print_call_dtype(IrDType t, TxBuf *out)
+/* The dtype written in a call: a string, or `<pointer type>.ty` for a pointer
+ * result (`T.handle().ty` for void* in global memory, also when the IR keeps
+ * only the handle dtype). */
+static void print_call_dtype(Printer *P, const IrExpr *call, TxBuf *out)
 {
     char dt[IR_DTYPE_STR_MAX];
-    if (t.code == IR_DT_HANDLE)
+    const IrType *pt = call->u.call.ptr_type;
+    bool void_global = !pt || (pt->dtype.code == IR_DT_VOID && !strcmp(pt->scope, "global"));
+    if (call->dtype.code != IR_DT_HANDLE && !pt)
+        tx_buf_printf(out, "\"%s\"", pr_dtype(call->dtype, dt));
+    else if (void_global)
         tx_buf_puts(out, "T.handle().ty");
     else
-        tx_buf_printf(out, "\"%s\"", pr_dtype(t, dt));
+        pr_type(P, pt, out), tx_buf_puts(out, ".ty");
 }
 
 /* cuda.func_call: the source code (last argument) as source_code=, the
@@ -655,7 +660,7 @@ static void print_func_call(Printer *P, const IrExpr *e, TxBuf *out)
         if (c->nargs)
             pr_expr(P, c->args[c->nargs - 1], out);
         if (e->dtype.code != IR_DT_VOID)
-            tx_buf_puts(out, ", return_type="), print_call_dtype(e->dtype, out);
+            tx_buf_puts(out, ", return_type="), print_call_dtype(P, e, out);
     }
     tx_buf_putc(out, ')');
 }
@@ -693,12 +698,12 @@ static void print_call(Printer *P, const IrExpr *e, TxBuf *out)
     }
     bool first = c->op != IR_OP_CALL_FUNC && ir_ops[c->op].ret == IR_RET_EXPLICIT;
     if (first)
-        print_call_dtype(e->dtype, out);
+        print_call_dtype(P, e, out);
     if (first && c->nargs)
         tx_buf_puts(out, ", ");
     print_args(P, c->args, c->nargs, out);
     if (c->op != IR_OP_CALL_FUNC && ir_ops[c->op].ret == IR_RET_EXPLICIT_LAST)
-        tx_buf_puts(out, c->nargs ? ", " : ""), print_call_dtype(e->dtype, out);
+        tx_buf_puts(out, c->nargs ? ", " : ""), print_call_dtype(P, e, out);
     print_kwargs(P, c->kwargs, c->nkwargs, c->nargs == 0 && !first, out);
     tx_buf_putc(out, ')');
 }
