@@ -254,9 +254,10 @@ static bool region_in_bounds(LyCtx *c, IrExpr *const *shape, IrExpr *const *begi
             return ly_fail(c, "slice: dim %d has extent %lld; a region needs at least one element",
                            d, (long long)e);
         if (lyx_const(shape[d], &s) && lyx_const(begin[d], &b) && lyx_const(extent[d], &e) &&
-            (b < 0 || b + e > s))
-            return ly_fail(c, "slice: [%lld, %lld) is outside dim %d of shape %s", (long long)b,
-                           (long long)(b + e), d, ly_shape_str(c, shape, ndim));
+            (b < 0 || b > s || e > s - b))
+            return ly_fail(c, "slice: the region at %lld of extent %lld is outside dim %d of "
+                              "shape %s", (long long)b, (long long)e, d,
+                           ly_shape_str(c, shape, ndim));
     }
     return true;
 }
@@ -382,12 +383,12 @@ IrLayout *ly_direct_sum(LyCtx *c, const IrLayout *right, const IrLayout *left,
 }
 
 /* ---------------------------------------------------------------- pack / unpack */
-static int log2_exact(int64_t n)
+static int log2_exact(int64_t n) /* k with 2^k == n, or -1 */
 {
-    int k = 0;
-    while (((int64_t)1 << k) < n)
-        k++;
-    return ((int64_t)1 << k) == n ? k : -1;
+    for (int k = 0; k < 62; k++)
+        if (((int64_t)1 << k) == n)
+            return k;
+    return -1;
 }
 
 static IrIter scaled(LyCtx *c, IrIter it, const char *axis, IrExpr *n)
@@ -408,6 +409,8 @@ static bool swizzle_scalable(LyCtx *c, const IrLayout *l, int64_t n, bool pack)
     if (n < 1)
         return ly_fail(c, "%s needs a positive factor, got %lld", pack ? "pack" : "unpack",
                        (long long)n);
+    if (!ly_valid_swizzle(c, l))
+        return false;
     if (l->kind != IR_LAYOUT_COMPOSE)
         return true;
     int k = log2_exact(n);
@@ -415,8 +418,8 @@ static bool swizzle_scalable(LyCtx *c, const IrLayout *l, int64_t n, bool pack)
         return ly_fail(c, "a swizzled layout can only change element width by a power of two, "
                           "not %lld", (long long)n);
     if (pack && l->per_element < k)
-        return ly_fail(c, "%s cannot be packed by %lld: its swizzle acts on %d-element units",
-                       ly_str(c, l), (long long)n, 1 << l->per_element);
+        return ly_fail(c, "%s cannot be packed by %lld: its swizzle acts on %lld-element units",
+                       ly_str(c, l), (long long)n, (long long)1 << l->per_element);
     return true;
 }
 

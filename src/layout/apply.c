@@ -23,6 +23,8 @@ static bool not_admitted(LyCtx *c, const IrLayout *l, const char *shape, const c
 
 bool ly_admits(LyCtx *c, const IrLayout *l, IrExpr *const *shape, int ndim)
 {
+    if (!ly_valid_swizzle(c, l))
+        return false;
     IrExpr *count = ly_shape_count(c, shape, ndim), *size = ly_size(c, l, NULL);
     if (lyx_equal(count, size))
         return true;
@@ -226,18 +228,7 @@ typedef struct IntLayout {
 
 enum { MAX_POINTS = 1 << 16 };
 
-static bool int_iter(LyCtx *c, const IrLayout *l, IrIter it, const char **axes, int naxes,
-                     IntIter *out)
-{
-    if (!lyx_const(it.extent, &out->e) || !lyx_const(it.stride, &out->s))
-        return ly_fail(c, "layout %s is not constant", ly_str(c, l));
-    if (out->e < 1 || out->e > ((int64_t)1 << 40))
-        return ly_fail(c, "layout %s has extent %lld; extents must be positive", ly_str(c, l),
-                       (long long)out->e);
-    out->col = axis_slot(axes, naxes, it.axis);
-    return true;
-}
-
+/* a * b for non-negative a and b, when it is at most cap. */
 static bool mul_capped(int64_t a, int64_t b, int64_t cap, int64_t *r)
 {
     if (a != 0 && b > cap / a)
@@ -246,8 +237,28 @@ static bool mul_capped(int64_t a, int64_t b, int64_t cap, int64_t *r)
     return true;
 }
 
+static bool int_iter(LyCtx *c, const IrLayout *l, IrIter it, const char **axes, int naxes,
+                     IntIter *out)
+{
+    if (!lyx_const(it.extent, &out->e) || !lyx_const(it.stride, &out->s))
+        return ly_fail(c, "layout %s is not constant", ly_str(c, l));
+    if (out->e < 1 || out->e > ((int64_t)1 << 40))
+        return ly_fail(c, "layout %s has extent %lld; extents must be positive", ly_str(c, l),
+                       (long long)out->e);
+    int64_t reach;
+    if (out->s < -((int64_t)1 << 40) || out->s > ((int64_t)1 << 40) ||
+        !mul_capped(out->e, out->s < 0 ? -out->s : out->s, (int64_t)1 << 50, &reach))
+        return ly_fail(c, "layout %s has stride %lld; it is too large to apply", ly_str(c, l),
+                       (long long)out->s);
+    out->col = axis_slot(axes, naxes, it.axis);
+    return true;
+}
+
+
 static bool to_ints(LyCtx *c, const IrLayout *l, const char **axes, int naxes, IntLayout *il)
 {
+    if (!ly_valid_swizzle(c, l))
+        return false;
     const IrLayout *t = ly_tile_of(l);
     il->naxes = naxes, il->nshard = t->nshard, il->nrep = t->nreplica;
     il->shard = TX_NEW_ARRAY(c->arena, IntIter, t->nshard + 1);
@@ -255,19 +266,25 @@ static bool to_ints(LyCtx *c, const IrLayout *l, const char **axes, int naxes, I
     il->offset = TX_NEW_ARRAY(c->arena, int64_t, naxes + 1);
     il->swizzle = l->kind == IR_LAYOUT_COMPOSE ? l : NULL;
     il->size = il->points = 1;
-    for (int i = 0; i < t->nshard; i++)
-        if (!int_iter(c, l, t->shard[i], axes, naxes, &il->shard[i]) ||
-            !mul_capped(il->size, il->shard[i].e, (int64_t)1 << 62, &il->size))
-            return c->err || ly_fail(c, "layout %s is too large", ly_str(c, l));
-    for (int i = 0; i < t->nreplica; i++)
-        if (!int_iter(c, l, t->replica[i], axes, naxes, &il->rep[i]) ||
-            !mul_capped(il->points, il->rep[i].e, MAX_POINTS, &il->points))
-            return c->err || ly_fail(c, "layout %s has more than %d replicas", ly_str(c, l),
-                                     MAX_POINTS);
+    for (int i = 0; i < t->nshard; i++) {
+        if (!int_iter(c, l, t->shard[i], axes, naxes, &il->shard[i]))
+            return false;
+        if (!mul_capped(il->size, il->shard[i].e, (int64_t)1 << 62, &il->size))
+            return ly_fail(c, "layout %s is too large", ly_str(c, l));
+    }
+    for (int i = 0; i < t->nreplica; i++) {
+        if (!int_iter(c, l, t->replica[i], axes, naxes, &il->rep[i]))
+            return false;
+        if (!mul_capped(il->points, il->rep[i].e, MAX_POINTS, &il->points))
+            return ly_fail(c, "layout %s has more than %d replicas", ly_str(c, l), MAX_POINTS);
+    }
     for (int i = 0; i < t->noffset; i++) {
         int64_t v;
         if (!lyx_const(t->offset[i].value, &v))
             return ly_fail(c, "layout %s is not constant", ly_str(c, l));
+        if (v < -((int64_t)1 << 50) || v > ((int64_t)1 << 50))
+            return ly_fail(c, "layout %s has offset %lld; it is too large to apply", ly_str(c, l),
+                           (long long)v);
         il->offset[axis_slot(axes, naxes, t->offset[i].axis)] += v;
     }
     il->m_col = axis_slot(axes, naxes, "m");
@@ -374,7 +391,9 @@ bool ly_apply_at(LyCtx *c, const IrLayout *l, const int64_t *shape, const int64_
         if (index[d] < 0 || index[d] >= shape[d])
             return ly_fail(c, "index %s is outside shape %s", ly_int_shape_str(c, index, ndim),
                            ly_int_shape_str(c, shape, ndim));
-        pos = pos * shape[d] + index[d];
+        if (!mul_capped(pos, shape[d], (int64_t)1 << 62, &pos))
+            return not_admitted(c, l, ly_int_shape_str(c, shape, ndim), "it is too large");
+        pos += index[d];
     }
     return ly_apply_pos(c, l, shape, ndim, pos, out);
 }

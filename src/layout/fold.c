@@ -24,13 +24,25 @@ bool ly_fail(LyCtx *c, const char *fmt, ...)
 }
 
 /* ---------------------------------------------------------------- constants */
+/* Checked int64 arithmetic: false when the result does not fit (then nothing
+ * is folded). Floor division needs b != 0 and not INT64_MIN / -1. */
+static bool add64(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
+static bool sub64(int64_t a, int64_t b, int64_t *r) { return !__builtin_sub_overflow(a, b, r); }
+static bool mul64(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
+
+static bool divisor_ok(int64_t a, int64_t b) { return b != 0 && !(b == -1 && a == INT64_MIN); }
+
 static int64_t floordiv64(int64_t a, int64_t b)
 {
     int64_t q = a / b;
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-static int64_t floormod64(int64_t a, int64_t b) { return a - floordiv64(a, b) * b; }
+static int64_t floormod64(int64_t a, int64_t b)
+{
+    int64_t r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 
 bool lyx_const(const IrExpr *e, int64_t *v)
 {
@@ -106,23 +118,23 @@ static bool const_rhs(const IrExpr *e, IrExprKind k, int64_t *v)
 /* ---------------------------------------------------------------- arithmetic */
 IrExpr *lyx_add(LyCtx *c, IrExpr *x, IrExpr *y)
 {
-    int64_t a, b;
+    int64_t a, b, r;
     bool cx = lyx_const(x, &a), cy = lyx_const(y, &b);
     if (cx && cy)
-        return typed_int(c, result_type(x, y), a + b);
+        return add64(a, b, &r) ? typed_int(c, result_type(x, y), r) : binary(c, IR_E_ADD, x, y);
     if (cx && a == 0)
         return y;
     if (cy && b == 0)
         return x;
     if (cx)
         return lyx_add(c, y, x);
-    if (cy && const_rhs(x, IR_E_ADD, &a))
-        return lyx_add(c, x->u.op.a, typed_int(c, x->dtype, a + b));
-    if (cy && const_rhs(x, IR_E_SUB, &a))
-        return lyx_add(c, x->u.op.a, typed_int(c, x->dtype, b - a));
+    if (cy && const_rhs(x, IR_E_ADD, &a) && add64(a, b, &r))
+        return lyx_add(c, x->u.op.a, typed_int(c, x->dtype, r));
+    if (cy && const_rhs(x, IR_E_SUB, &a) && sub64(b, a, &r))
+        return lyx_add(c, x->u.op.a, typed_int(c, x->dtype, r));
     if (const_rhs(y, IR_E_ADD, &b)) /* x + (p + k) -> (x + p) + k */
         return lyx_add(c, lyx_add(c, x, y->u.op.a), y->u.op.b);
-    if (cy && b < 0)
+    if (cy && b < 0 && b != INT64_MIN)
         return binary(c, IR_E_SUB, x, typed_int(c, x->dtype, -b));
     return binary(c, IR_E_ADD, x, y);
 }
@@ -130,7 +142,7 @@ IrExpr *lyx_add(LyCtx *c, IrExpr *x, IrExpr *y)
 IrExpr *lyx_sub(LyCtx *c, IrExpr *x, IrExpr *y)
 {
     int64_t a, b;
-    if (lyx_const(y, &b))
+    if (lyx_const(y, &b) && b != INT64_MIN)
         return lyx_add(c, x, typed_int(c, y->dtype, -b));
     if (lyx_equal(x, y))
         return lyx_int_like(c, x, 0);
@@ -141,10 +153,10 @@ IrExpr *lyx_sub(LyCtx *c, IrExpr *x, IrExpr *y)
 
 IrExpr *lyx_mul(LyCtx *c, IrExpr *x, IrExpr *y)
 {
-    int64_t a, b;
+    int64_t a, b, r;
     bool cx = lyx_const(x, &a), cy = lyx_const(y, &b);
     if (cx && cy)
-        return typed_int(c, result_type(x, y), a * b);
+        return mul64(a, b, &r) ? typed_int(c, result_type(x, y), r) : binary(c, IR_E_MUL, x, y);
     if ((cx && a == 0) || (cy && b == 0))
         return typed_int(c, result_type(x, y), 0);
     if (cx && a == 1)
@@ -153,8 +165,8 @@ IrExpr *lyx_mul(LyCtx *c, IrExpr *x, IrExpr *y)
         return x;
     if (cx)
         return lyx_mul(c, y, x);
-    if (cy && const_rhs(x, IR_E_MUL, &a))
-        return lyx_mul(c, x->u.op.a, typed_int(c, x->dtype, a * b));
+    if (cy && const_rhs(x, IR_E_MUL, &a) && mul64(a, b, &r))
+        return lyx_mul(c, x->u.op.a, typed_int(c, x->dtype, r));
     return binary(c, IR_E_MUL, x, y);
 }
 
@@ -166,20 +178,20 @@ static bool scaled_by(const IrExpr *x, int64_t d, int64_t *k)
 
 IrExpr *lyx_fdiv(LyCtx *c, IrExpr *x, IrExpr *y)
 {
-    int64_t a, b;
+    int64_t a, b, r;
     bool cx = lyx_const(x, &a), cy = lyx_const(y, &b);
-    if (cx && cy && b != 0)
+    if (cx && cy && divisor_ok(a, b))
         return typed_int(c, result_type(x, y), floordiv64(a, b));
     if (cy && b == 1)
         return x;
     if (cx && a == 0)
         return x;
-    if (lyx_equal(x, y))
+    if (lyx_equal(x, y) && !cy)
         return lyx_int_like(c, x, 1);
     if (cy && scaled_by(x, b, &a))
         return lyx_mul(c, x->u.op.a, typed_int(c, x->dtype, a / b));
-    if (cy && b > 0 && const_rhs(x, IR_E_FLOORDIV, &a) && a > 0)
-        return lyx_fdiv(c, x->u.op.a, typed_int(c, x->dtype, a * b));
+    if (cy && b > 0 && const_rhs(x, IR_E_FLOORDIV, &a) && a > 0 && mul64(a, b, &r))
+        return lyx_fdiv(c, x->u.op.a, typed_int(c, x->dtype, r));
     if (is_op(x, IR_E_MUL) && lyx_equal(x->u.op.b, y))
         return x->u.op.a;
     if (is_op(x, IR_E_MUL) && lyx_equal(x->u.op.a, y))
@@ -191,7 +203,7 @@ IrExpr *lyx_fmod(LyCtx *c, IrExpr *x, IrExpr *y)
 {
     int64_t a, b;
     bool cx = lyx_const(x, &a), cy = lyx_const(y, &b);
-    if (cx && cy && b != 0)
+    if (cx && cy && divisor_ok(a, b))
         return typed_int(c, result_type(x, y), floormod64(a, b));
     if ((cy && b == 1) || lyx_divisible(x, y))
         return typed_int(c, result_type(x, y), 0);
@@ -320,6 +332,13 @@ bool lyx_less(const IrExpr *a, const IrExpr *b)
 }
 
 /* ---------------------------------------------------------------- bounds */
+/* Bounds stay within +-2^40 so that the arithmetic below cannot overflow. */
+static bool small(int64_t lo, int64_t hi)
+{
+    const int64_t lim = (int64_t)1 << 40;
+    return lo >= -lim && hi <= lim;
+}
+
 static bool bound2(const IrExpr *e, int64_t *l1, int64_t *h1, int64_t *l2, int64_t *h2)
 {
     const IrExpr *x = e->kind == IR_E_CALL ? e->u.call.args[0] : e->u.op.a;
@@ -344,7 +363,7 @@ static bool bound_call(const IrExpr *e, int64_t *lo, int64_t *hi)
     switch (e->u.call.op) {
     case IR_OP_BITWISE_AND:
         if (lyx_const(y, &k) && k >= 0)
-            return *lo = 0, *hi = k, true;
+            return *lo = 0, *hi = k, small(0, k);
         return false;
     case IR_OP_BITWISE_XOR:
     case IR_OP_BITWISE_OR:
@@ -357,17 +376,10 @@ static bool bound_call(const IrExpr *e, int64_t *lo, int64_t *hi)
             return false;
         if (e->u.call.op == IR_OP_SHIFT_RIGHT)
             return *lo = l1 >> l2, *hi = h1 >> l2, true;
-        return *lo = l1 << l2, *hi = h1 << l2, true;
+        return *lo = l1 << l2, *hi = h1 << l2, small(*lo, *hi);
     default:
         return false;
     }
-}
-
-/* Bounds stay within +-2^40 so that the arithmetic below cannot overflow. */
-static bool small(int64_t lo, int64_t hi)
-{
-    const int64_t lim = (int64_t)1 << 40;
-    return lo >= -lim && hi <= lim;
 }
 
 bool lyx_bound(const IrExpr *e, int64_t *lo, int64_t *hi)
@@ -379,22 +391,23 @@ bool lyx_bound(const IrExpr *e, int64_t *lo, int64_t *hi)
     case IR_E_ADD:
         if (!bound2(e, &l1, &h1, &l2, &h2))
             return false;
-        return *lo = l1 + l2, *hi = h1 + h2, true;
+        return *lo = l1 + l2, *hi = h1 + h2, small(*lo, *hi);
     case IR_E_SUB:
         if (!bound2(e, &l1, &h1, &l2, &h2))
             return false;
-        return *lo = l1 - h2, *hi = h1 - l2, true;
+        return *lo = l1 - h2, *hi = h1 - l2, small(*lo, *hi);
     case IR_E_MUL:
-        if (!lyx_const(e->u.op.b, &k) || !lyx_bound(e->u.op.a, &l1, &h1))
+        if (!lyx_const(e->u.op.b, &k) || !small(k, k) || !lyx_bound(e->u.op.a, &l1, &h1))
             return false;
-        *lo = k >= 0 ? l1 * k : h1 * k, *hi = k >= 0 ? h1 * k : l1 * k;
+        if (!mul64(k >= 0 ? l1 : h1, k, lo) || !mul64(k >= 0 ? h1 : l1, k, hi))
+            return false;
         return small(*lo, *hi);
     case IR_E_FLOORMOD:
         if (!lyx_const(e->u.op.b, &k) || k <= 0)
             return false;
         if (lyx_bound(e->u.op.a, &l1, &h1) && l1 >= 0 && h1 < k)
             return *lo = l1, *hi = h1, true;
-        return *lo = 0, *hi = k - 1, true;
+        return *lo = 0, *hi = k - 1, small(0, k);
     case IR_E_FLOORDIV:
         if (!lyx_const(e->u.op.b, &k) || k <= 0 || !lyx_bound(e->u.op.a, &l1, &h1))
             return false;
@@ -438,12 +451,13 @@ static bool eval(const IrExpr *e, const Env *env, int64_t *out);
 
 static bool eval_binary(IrExprKind k, int64_t a, int64_t b, int64_t *out)
 {
-    if ((k == IR_E_FLOORDIV || k == IR_E_FLOORMOD || k == IR_E_DIV || k == IR_E_MOD) && b == 0)
+    if ((k == IR_E_FLOORDIV || k == IR_E_FLOORMOD || k == IR_E_DIV || k == IR_E_MOD) &&
+        !divisor_ok(a, b))
         return false;
     switch (k) {
-    case IR_E_ADD: *out = a + b; break;
-    case IR_E_SUB: *out = a - b; break;
-    case IR_E_MUL: *out = a * b; break;
+    case IR_E_ADD: return add64(a, b, out);
+    case IR_E_SUB: return sub64(a, b, out);
+    case IR_E_MUL: return mul64(a, b, out);
     case IR_E_DIV: *out = a / b; break;
     case IR_E_MOD: *out = a % b; break;
     case IR_E_FLOORDIV: *out = floordiv64(a, b); break;

@@ -56,6 +56,8 @@ static inline const IrLayout *ly_tile_of(const IrLayout *l)
 {
     return l->kind == IR_LAYOUT_COMPOSE ? l->tile : l;
 }
+/* The parameters of a ComposeLayout are a swizzle (true for a TileLayout). */
+bool ly_valid_swizzle(LyCtx *c, const IrLayout *l);
 /* Re-wrap a tile with the swizzle of `like` when `like` is a ComposeLayout. */
 IrLayout *ly_rewrap(LyCtx *c, const IrLayout *like, IrLayout *tile);
 /* Group without reporting: NULL when the shard cannot be grouped by shape. */

@@ -85,6 +85,25 @@ IrLayout *ly_tile(LyCtx *c, const IrIter *shard, int nshard, const IrIter *repli
     return lyb_finish(c, &b);
 }
 
+static bool swizzle_params(LyCtx *c, int per_element, int swizzle_len, int atom_len)
+{
+    if (per_element >= 0 && swizzle_len >= 0 && atom_len >= swizzle_len &&
+        per_element + swizzle_len + atom_len <= 40)
+        return true;
+    return ly_fail(c, "ComposeLayout(%d, %d, %d, ...) is not a swizzle: it needs per_element >= 0, "
+                      "swizzle_len >= 0, atom_len >= swizzle_len and at most 40 bits in all",
+                   per_element, swizzle_len, atom_len);
+}
+
+bool ly_valid_swizzle(LyCtx *c, const IrLayout *l)
+{
+    if (l->kind != IR_LAYOUT_COMPOSE)
+        return true;
+    if (!l->tile || l->tile->kind != IR_LAYOUT_TILE)
+        return ly_fail(c, "a ComposeLayout swizzles a TileLayout");
+    return swizzle_params(c, l->per_element, l->swizzle_len, l->atom_len);
+}
+
 IrLayout *ly_compose(LyCtx *c, int per_element, int swizzle_len, int atom_len, bool swizzle_inner,
                      IrLayout *tile)
 {
@@ -92,13 +111,8 @@ IrLayout *ly_compose(LyCtx *c, int per_element, int swizzle_len, int atom_len, b
         ly_fail(c, "a ComposeLayout swizzles a TileLayout");
         return NULL;
     }
-    if (per_element < 0 || swizzle_len < 0 || atom_len < swizzle_len ||
-        per_element + swizzle_len + atom_len > 40) {
-        ly_fail(c, "ComposeLayout(%d, %d, %d, ...) is not a swizzle: it needs per_element >= 0, "
-                   "swizzle_len >= 0 and atom_len >= swizzle_len",
-                per_element, swizzle_len, atom_len);
+    if (!swizzle_params(c, per_element, swizzle_len, atom_len))
         return NULL;
-    }
     IrLayout *l = TX_NEW(c->arena, IrLayout);
     l->kind = IR_LAYOUT_COMPOSE;
     l->per_element = per_element, l->swizzle_len = swizzle_len, l->atom_len = atom_len;
@@ -148,8 +162,7 @@ static bool known_axis(LyCtx *c, const IrLayout *l, const char *axis)
 
 bool ly_check(LyCtx *c, const IrLayout *l)
 {
-    if (l->kind == IR_LAYOUT_COMPOSE &&
-        !ly_compose(c, l->per_element, l->swizzle_len, l->atom_len, l->swizzle_inner, l->tile))
+    if (!ly_valid_swizzle(c, l))
         return false;
     const IrLayout *t = ly_tile_of(l);
     for (int i = 0; i < t->nshard; i++)

@@ -123,6 +123,8 @@ IrLayout *ly_mma_shared_layout(LyCtx *c, IrDType dtype, int bytes, const int64_t
 const char *ly_check_swizzle_base(LyCtx *c, const IrLayout *l, IrDType dtype, IrExpr *elem_offset,
                                   int64_t base_align)
 {
+    if (!ly_valid_swizzle(c, l))
+        return c->err;
     if (l->kind != IR_LAYOUT_COMPOSE || l->swizzle_len == 0)
         return NULL;
     int64_t period = ly_swizzle_period(l), bits = dtype.bits ? dtype.bits : 8;
@@ -213,6 +215,12 @@ static IrExpr *divide_exact(LyCtx *c, IrExpr *term, int64_t atom)
     return lyx_divisible(term, a) ? lyx_fdiv(c, term, a) : NULL;
 }
 
+/* K += v, refusing what does not fit. */
+static bool add_constant(Parts *p, int64_t v, int sign)
+{
+    return v != INT64_MIN && !__builtin_add_overflow(p->constant, sign * v, &p->constant);
+}
+
 static bool classify_iter(LyCtx *c, Parts *p, IrIter it, IrExpr *digit)
 {
     int64_t s, e, v;
@@ -222,7 +230,7 @@ static bool classify_iter(LyCtx *c, Parts *p, IrIter it, IrExpr *digit)
         return false;
     IrExpr *term = lyx_mul(c, digit, it.stride), *q;
     if (lyx_const(term, &v))
-        return v >= 0 && (p->constant += v, true);
+        return v >= 0 && add_constant(p, v, 1);
     if ((q = divide_exact(c, term, p->atom)))
         return add_high(c, p, term, q), true;
     if (!lyx_const(it.extent, &e) || e <= 0 || e > ((int64_t)1 << 40) || s > ((int64_t)1 << 20))
@@ -244,7 +252,7 @@ static bool classify_offset(LyCtx *c, Parts *p, IrExpr *off, int sign)
     int64_t v, lo, hi;
     IrExpr *q;
     if (lyx_const(off, &v))
-        return p->constant += sign * v, true;
+        return add_constant(p, v, sign);
     if (off->kind == IR_E_ADD || off->kind == IR_E_SUB)
         return classify_offset(c, p, off->u.op.a, sign) &&
                classify_offset(c, p, off->u.op.b, off->kind == IR_E_SUB ? -sign : sign);

@@ -4,7 +4,7 @@
  * preserves the linear thread index); grouping preserves apply; slicing then
  * applying equals applying then restricting; symbolic apply agrees with
  * concrete apply, swizzles included; tiling is outer * span + inner; unpack
- * then pack is the identity. */
+ * then pack is the identity; hostile inputs never crash. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -293,6 +293,70 @@ static void test_unpack_then_pack(void **state)
     }
 }
 
+/* Hostile inputs (zero, negative and huge extents, strides and offsets,
+ * unchecked swizzle parameters) go through every operation: errors are fine,
+ * crashes and undefined behaviour (under the sanitizer build) are not. */
+static int64_t hostile(Rng *r)
+{
+    static const int64_t v[] = {0, 1, 2, 3, 4, -1, -7, (int64_t)1 << 40, INT64_MAX, INT64_MIN,
+                                (int64_t)1 << 62, 1000003};
+    return v[rnd(r, (int)TX_ARRAY_LEN(v))];
+}
+
+static IrLayout *hostile_layout(LyCtx *c, Rng *r)
+{
+    const char *axes[] = {"m", "laneid", "warpid", "TLane", "nope", "pid"};
+    IrIter shard[3], rep[1];
+    IrAxisOffset off[1] = {{axes[rnd(r, 6)], ir_int(c->arena, IR_INT64, hostile(r), (TxSpan){0})}};
+    int n = rnd(r, 4);
+    for (int i = 0; i < n; i++)
+        shard[i] = (IrIter){ir_int(c->arena, IR_INT64, hostile(r), (TxSpan){0}),
+                            ir_int(c->arena, IR_INT64, hostile(r), (TxSpan){0}), axes[rnd(r, 6)]};
+    rep[0] = (IrIter){ir_i32(c->arena, 1 + rnd(r, 3)), ir_int(c->arena, IR_INT64, hostile(r), (TxSpan){0}),
+                      axes[rnd(r, 6)]};
+    IrLayout *t = ly_tile(c, shard, n, rep, rnd(r, 2), off, rnd(r, 2));
+    if (rnd(r, 3))
+        return t;
+    IrLayout *cmp = TX_NEW(c->arena, IrLayout); /* unchecked parameters, as a careless producer might */
+    cmp->kind = IR_LAYOUT_COMPOSE;
+    cmp->per_element = rnd(r, 70) - 5, cmp->swizzle_len = rnd(r, 5), cmp->atom_len = rnd(r, 5);
+    cmp->swizzle_inner = rnd(r, 2);
+    cmp->tile = t;
+    return cmp;
+}
+
+static void test_hostile_inputs(void **state)
+{
+    LyCtx *c = CTX;
+    Rng r = {0xdeadbeef};
+    for (int k = 0; k < 3000; k++) {
+        IrLayout *l = hostile_layout(c, &r), *o = hostile_layout(c, &r);
+        int64_t shape[2] = {hostile(&r), hostile(&r)}, idx[2] = {hostile(&r), hostile(&r)};
+        int nd = 1 + rnd(&r, 2), seps[3];
+        IrExpr **sh = ints(c, shape, nd), **ix = ints(c, idx, nd);
+        LyCoords co;
+        LyAxisValue *vals;
+        int nv;
+        ly_check(c, l);
+        ly_str(c, l);
+        ly_canonicalize(c, l, LY_TARGET_CUDA);
+        ly_size(c, l, NULL);
+        ly_span(c, l, NULL);
+        ly_storage(c, l);
+        ly_group(c, l, sh, nd, seps);
+        ly_apply_at(c, l, shape, idx, nd, &co);
+        ly_apply_pos(c, l, shape, 1, idx[0], &co);
+        ly_apply_expr(c, l, ix, sh, nd, &vals, &nv);
+        ly_slice(c, l, sh, ix, sh, nd, LY_TARGET_NONE);
+        ly_tile_by(c, l, o, sh, ix, nd, LY_TARGET_NONE);
+        ly_direct_sum(c, l, o, sh, ix, nd, LY_TARGET_NONE);
+        ly_pack(c, l, hostile(&r), NULL);
+        ly_unpack(c, l, 1 + rnd(&r, 4), NULL);
+        ly_check_swizzle_base(c, l, IR_FLOAT16, ix[0], hostile(&r));
+        ly_apply_equal(c, l, o, shape, 1);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -304,6 +368,7 @@ int main(void)
         TEST(test_symbolic_matches_concrete),
         TEST(test_tile_is_outer_times_span_plus_inner),
         TEST(test_unpack_then_pack),
+        TEST(test_hostile_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
