@@ -94,12 +94,20 @@ static IrExpr *typed_int(LyCtx *c, IrDType t, int64_t v)
 }
 
 /* A constant operand takes the dtype of the expression it combines with. */
+/* An operand in the dtype of the node it joins: constants are retyped, a
+ * narrower integer expression is cast (int32 strides with int64 indices). */
 static IrExpr *as_type(LyCtx *c, IrExpr *e, IrDType t)
 {
     int64_t k;
-    if (lyx_const(e, &k) && !ir_dtype_eq(e->dtype, t))
+    if (ir_dtype_eq(e->dtype, t))
+        return e;
+    if (lyx_const(e, &k))
         return typed_int(c, t, k);
-    return e;
+    if (!ir_dtype_is_int(e->dtype) || !ir_dtype_is_int(t))
+        return e;
+    IrExpr *cast = ir_node(c->arena, IR_E_CAST, t, (TxSpan){0});
+    cast->u.op.a = e;
+    return cast;
 }
 
 static IrExpr *binary(LyCtx *c, IrExprKind k, IrExpr *x, IrExpr *y)

@@ -232,6 +232,9 @@ static void test_m_tmem_datapaths(void **state)
     const int64_t md[][2] = {{100, 300}}, mdw[][2] = {{100, 300}};
     tmem_expect(c, d, 128, 512, md, mdw, 1);
     assert_true(same(c, ly_tmem_datapath_layout(c, 'E', 64, 8, 0), "S[(64,2,4):(1@TLane,64@TLane,1@TCol)]"));
+    /* M5: the grouped D accumulator (m, s, 2, n) is canonical as written */
+    IrLayout *m5 = spec(c, "S[(64,2,2,128):(1@TLane,128@TCol,64@TLane,1@TCol)]");
+    assert_string_equal(canon_str(c, m5, LY_TARGET_CUDA), ly_str(c, m5));
     assert_true(same(c, ly_tmem_datapath_layout(c, 'C', 64, 8, 0), "S[(4,16,8):(32@TLane,1@TLane,1@TCol)]"));
     assert_true(same(c, ly_tmem_datapath_layout(c, 'A', 128, 8, 0), "S[(128,8):(1@TLane,1@TCol)]"));
 }
@@ -306,6 +309,50 @@ static void test_symbolic_offsets_and_axes(void **state)
     assert_string_equal(ly_expr_str(c, out[0].value), "i * 64 + j + w * 64");
 }
 
+/* Every operator node has operands of its own dtype. */
+static bool dtypes_agree(const IrExpr *e)
+{
+    if (IR_E_IS_BINARY(e->kind))
+        return ir_dtype_eq(e->u.op.a->dtype, e->u.op.b->dtype) &&
+               (e->kind >= IR_E_EQ || ir_dtype_eq(e->dtype, e->u.op.a->dtype)) &&
+               dtypes_agree(e->u.op.a) && dtypes_agree(e->u.op.b);
+    if (e->kind == IR_E_CALL) {
+        for (int i = 0; i < e->u.call.nargs; i++)
+            if (!ir_dtype_eq(e->u.call.args[i]->dtype, e->dtype) || !dtypes_agree(e->u.call.args[i]))
+                return false;
+        return true;
+    }
+    if (e->kind == IR_E_LET)
+        return dtypes_agree(e->u.op.a) && dtypes_agree(e->u.op.b);
+    if (e->kind == IR_E_CAST)
+        return dtypes_agree(e->u.op.a);
+    return true;
+}
+
+/* int64 indices give int64 expressions; int32 strides, symbolic or not, are widened. */
+static void test_index_dtypes(void **state)
+{
+    LyCtx *c = CTX;
+    IrType *i64 = ir_prim_type(c->arena, IR_INT64);
+    IrExpr *x = ir_var(c->arena, "x", i64, (TxSpan){0}), *y = ir_var(c->arena, "y", i64, (TxSpan){0});
+    IrExpr *n = ir_var(c->arena, "n", ir_prim_type(c->arena, IR_INT32), (TxSpan){0});
+    IrExpr *idx[] = {x, y}, *shape[] = {ir_int(c->arena, IR_INT64, 8, (TxSpan){0}),
+                                        ir_int(c->arena, IR_INT64, 64, (TxSpan){0})};
+    IrIter sym[] = {{ir_i32(c->arena, 8), n, "m"}, {ir_i32(c->arena, 64), ir_i32(c->arena, 1), "m"}};
+    IrAxisOffset off = {"m", n};
+    const IrLayout *layouts[] = {spec(c, "S[(8,64):(64,1)] + 5"), spec(c, "Cmp(3,3,3;S[(8,64):(64,1)])"),
+                                 spec(c, "Cmp(3,3,3;S[(8,64):(64,1)] + 9)"),
+                                 ly_tile(c, sym, 2, NULL, 0, &off, 1),
+                                 ly_compose(c, 3, 3, 3, true, ly_tile(c, sym, 2, NULL, 0, NULL, 0))};
+    for (size_t k = 0; k < TX_ARRAY_LEN(layouts); k++) {
+        LyAxisValue *out;
+        int nout;
+        assert_true(ly_apply_expr(c, layouts[k], idx, shape, 2, &out, &nout));
+        assert_true(ir_dtype_eq(out[0].value->dtype, IR_INT64));
+        assert_true(dtypes_agree(out[0].value));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,6 +370,7 @@ int main(void)
         TEST(test_m6_tmem_errors),
         TEST(test_admitted_shapes),
         TEST(test_symbolic_offsets_and_axes),
+        TEST(test_index_dtypes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
