@@ -43,9 +43,34 @@ void el_note(El *E, TxSpan sp, const char *fmt, ...)
     tx_note(E->d, sp, "%s", msg);
 }
 
+static size_t common_prefix(const char *a, const char *b)
+{
+    size_t n = 0;
+    while (a[n] && a[n] == b[n])
+        n++;
+    return n;
+}
+
+/* The closest candidate (edit distance within tx_nearest's limit; ties go to
+ * the longest common prefix, so 'bfloat61' suggests 'bfloat16'). One-letter
+ * names get no suggestion: every other one-letter name is as close. */
+const char *el_nearest(const char *name, const char *const *cands, int n)
+{
+    const char *first = tx_nearest(name, cands, n);
+    if (!first || strlen(name) < 2)
+        return NULL;
+    int d = tx_edit_distance(name, first, 64);
+    const char *best = first;
+    for (int i = 0; i < n; i++)
+        if (tx_edit_distance(name, cands[i], d) == d &&
+            common_prefix(name, cands[i]) > common_prefix(name, best))
+            best = cands[i];
+    return best;
+}
+
 const char *el_suggest(El *E, const char *name, const char *const *cands, int n)
 {
-    const char *best = tx_nearest(name, cands, n);
+    const char *best = el_nearest(name, cands, n);
     return best ? tx_arena_printf(E->a, "; did you mean '%s'?", best) : "";
 }
 
@@ -72,15 +97,15 @@ ScVal *el_lookup(El *E, const char *name, ScBinding **binding)
     return NULL;
 }
 
-ScBinding *el_bind(El *E, const char *name, ScVal v, ScBindKind kind)
+ScBinding *el_bind(El *E, const char *name, ScVal v, ScBindKind kind, TxSpan def)
 {
     for (ScBinding *b = E->scope->head; b; b = b->next)
         if (!strcmp(b->name, name)) {
-            b->val = v, b->kind = kind;
+            b->val = v, b->kind = kind, b->def_span = def;
             return b;
         }
     ScBinding *b = TX_NEW(E->a, ScBinding);
-    b->name = name, b->val = v, b->kind = kind;
+    b->name = name, b->val = v, b->kind = kind, b->def_span = def;
     b->next = E->scope->head;
     E->scope->head = b;
     return b;
@@ -204,7 +229,8 @@ static IrStmt *bind_stmt(El *E, IrExpr *var, IrExpr *value, TxSpan sp)
 }
 
 /* `x = e` for a new name with a PrimExpr value: a one-element local buffer. */
-static void new_local_scalar(El *E, const char *name, IrDType dt, const ScVal *init, TxSpan sp)
+static void new_local_scalar(El *E, const char *name, TxSpan name_sp, IrDType dt,
+                             const ScVal *init, TxSpan sp)
 {
     IrExpr *one = ir_int(E->a, IR_INT32, 1, sp);
     IrExpr *buf = el_new_buffer(E, dt, &one, 1, "local", sp);
@@ -214,7 +240,7 @@ static void new_local_scalar(El *E, const char *name, IrDType dt, const ScVal *i
     el_emit(E, alloc);
     ScVal v = {.kind = SV_BUFFER, .decay = true, .span = sp};
     v.u.e = buf;
-    el_bind(E, name, v, BIND_PLAIN);
+    el_bind(E, name, v, BIND_PLAIN, name_sp);
     if (init) {
         IrExpr *zero = ir_int(E->a, IR_INT32, 0, sp);
         el_store(E, buf, &zero, 1, init, NULL, sp);
@@ -227,13 +253,13 @@ static bool is_fresh_var(const ScVal *v)
 }
 
 /* A frame assigned to a name: `tx = T.launch_thread("threadIdx.x", 128)`. */
-static void assign_frame(El *E, const char *name, ScVal v)
+static void assign_frame(El *E, const char *name, TxSpan nsp, ScVal v)
 {
     ScFrame *f = v.u.frame;
     if (f->var) {
         if (f->var_fresh)
             f->var->u.var.name = name;
-        el_bind(E, name, sv_expr(f->var, v.span), BIND_PLAIN);
+        el_bind(E, name, sv_expr(f->var, v.span), BIND_PLAIN, nsp);
     }
     el_open_frame(E, f->stmt, f->body);
 }
@@ -241,8 +267,7 @@ static void assign_frame(El *E, const char *name, ScVal v)
 /* Store to an existing scalar, re-bind a let variable, or define a new local. */
 static void assign_value(El *E, const char *name, TxSpan nsp, ScVal v, TxSpan sp)
 {
-    ScBinding *b = NULL;
-    ScVal *old = el_lookup(E, name, &b);
+    ScVal *old = el_lookup(E, name, NULL);
     if (old && old->kind == SV_BUFFER && old->decay) {
         IrExpr *zero = ir_int(E->a, IR_INT32, 0, sp);
         el_store(E, old->u.e, &zero, 1, &v, NULL, sp);
@@ -250,36 +275,70 @@ static void assign_value(El *E, const char *name, TxSpan nsp, ScVal v, TxSpan sp
     }
     IrExpr *e = el_prim(E, &v, "the assigned value");
     if (!e) {
-        el_bind(E, name, sv_error(), BIND_PLAIN);
-        return;
-    }
-    if (old && b->kind == BIND_LET && old->kind == SV_EXPR) {
-        if (!ir_dtype_eq(old->u.e->dtype, e->dtype)) {
-            char x[IR_DTYPE_STR_MAX], y[IR_DTYPE_STR_MAX];
-            el_error(E, sp, "cannot re-bind '%s' of dtype %s to a value of dtype %s", name,
-                     ir_dtype_str(old->u.e->dtype, x), ir_dtype_str(e->dtype, y));
-            return;
-        }
-        el_emit(E, bind_stmt(E, old->u.e, e, sp));
+        el_bind(E, name, sv_error(), BIND_PLAIN, nsp);
         return;
     }
     IrType *pty = el_pointer_type(E, e);
     if (pty) {
         IrExpr *var = ir_var(E->a, name, pty, nsp);
         el_emit(E, bind_stmt(E, var, e, sp));
-        el_bind(E, name, sv_expr(var, nsp), BIND_LET);
+        el_bind(E, name, sv_expr(var, nsp), BIND_LET, nsp);
         return;
     }
-    new_local_scalar(E, name, e->dtype, &v, sp);
+    new_local_scalar(E, name, nsp, e->dtype, &v, sp);
+}
+
+/* Parameters, let bindings and (inside functions) module constants cannot be
+ * assigned; `n = T.int32()` re-stating a signature variable can. */
+static bool check_assignable(El *E, const char *name, TxSpan nsp, const ScVal *v)
+{
+    ScBinding *b = NULL;
+    ScVal *old = el_lookup(E, name, &b);
+    if (!old || !E->func || old->kind == SV_ERROR || (old->kind == SV_BUFFER && old->decay))
+        return true; /* a scalar buffer (even a parameter) takes a store */
+    char dt[IR_DTYPE_STR_MAX];
+    switch (b->kind) {
+    case BIND_CONST:
+        el_error(E, nsp, "cannot assign to compile-time constant '%s'", name);
+        el_note(E, b->def_span, "'%s' is defined here", name);
+        return false;
+    case BIND_PARAM:
+        el_error(E, nsp, "cannot assign to parameter '%s'", name);
+        return false;
+    case BIND_LET:
+        el_error(E, nsp, "cannot assign to '%s': it is an immutable let binding", name);
+        el_note(E, b->def_span,
+                "'%s' was bound here; declare it with '%s: T.%s = ...' to make it mutable", name,
+                name, old->kind == SV_EXPR ? ir_dtype_str(old->u.e->dtype, dt) : "int32");
+        return false;
+    default: return true;
+    }
+    (void)v;
+}
+
+/* Whether a declaration (`x: T.int32`, `x: T.let = ...`) would redefine a
+ * name of the function. */
+static bool check_new_name(El *E, const char *name, TxSpan nsp)
+{
+    for (ScScope *s = E->scope; s && s != E->global; s = s->parent)
+        for (ScBinding *b = s->head; b; b = b->next)
+            if (!strcmp(b->name, name) && b->val.kind != SV_ERROR) {
+                el_error(E, nsp, "redefinition of '%s'", name);
+                el_note(E, b->def_span, "'%s' was first defined here", name);
+                return false;
+            }
+    return true;
 }
 
 static void assign_name(El *E, const char *name, TxSpan nsp, ScVal v, TxSpan sp)
 {
     ScBinding *b = NULL;
     ScVal *old;
+    if (v.kind != SV_ERROR && !check_assignable(E, name, nsp, &v))
+        return;
     switch (v.kind) {
-    case SV_ERROR: el_bind(E, name, v, BIND_PLAIN); return;
-    case SV_FRAME: assign_frame(E, name, v); return;
+    case SV_ERROR: el_bind(E, name, v, BIND_PLAIN, nsp); return;
+    case SV_FRAME: assign_frame(E, name, nsp, v); return;
     case SV_EXPR:
         if (is_fresh_var(&v)) {
             old = el_lookup(E, name, &b);
@@ -288,7 +347,7 @@ static void assign_name(El *E, const char *name, TxSpan nsp, ScVal v, TxSpan sp)
                 return; /* `n = T.int32()` re-states a var of the signature */
             v.u.e->u.var.name = name;
             v.fresh = false;
-            el_bind(E, name, v, BIND_PLAIN);
+            el_bind(E, name, v, BIND_PLAIN, nsp);
             return;
         }
         assign_value(E, name, nsp, v, sp);
@@ -298,18 +357,18 @@ static void assign_name(El *E, const char *name, TxSpan nsp, ScVal v, TxSpan sp)
             v.u.e->u.var.name = name;
             v.fresh = false;
             v.decay = el_buffer_is_scalar(v.u.e, false);
-            el_bind(E, name, v, BIND_PLAIN);
+            el_bind(E, name, v, BIND_PLAIN, nsp);
             return;
         }
         if (v.decay) {
             assign_value(E, name, nsp, v, sp);
             return;
         }
-        el_bind(E, name, v, BIND_PLAIN);
+        el_bind(E, name, v, BIND_PLAIN, nsp);
         return;
     case SV_INT: case SV_FLOAT: case SV_BOOL:
         if (!E->func) {
-            el_bind(E, name, v, BIND_PLAIN);
+            el_bind(E, name, v, BIND_PLAIN, nsp);
             return;
         }
         assign_value(E, name, nsp, v, sp);
@@ -319,19 +378,19 @@ static void assign_name(El *E, const char *name, TxSpan nsp, ScVal v, TxSpan sp)
             if (v.u.seq.n == 1 && v.u.seq.items[0].kind == SV_EXPR) {
                 v.u.seq.items[0].u.e->u.var.name = name;
                 v.u.seq.items[0].fresh = false;
-                el_bind(E, name, v.u.seq.items[0], BIND_PLAIN);
+                el_bind(E, name, v.u.seq.items[0], BIND_PLAIN, nsp);
                 return;
             }
             for (int i = 0; i < v.u.seq.n; i++)
                 if (v.u.seq.items[i].kind == SV_EXPR && v.u.seq.items[i].fresh)
                     v.u.seq.items[i].u.e->u.var.name = tx_arena_printf(E->a, "%s_%d", name, i);
         }
-        el_bind(E, name, v, BIND_PLAIN);
+        el_bind(E, name, v, BIND_PLAIN, nsp);
         return;
     case SV_LOOP:
         el_error(E, sp, "a loop range can only be used in a 'for' statement");
         return;
-    default: el_bind(E, name, v, BIND_PLAIN); return;
+    default: el_bind(E, name, v, BIND_PLAIN, nsp); return;
     }
 }
 
@@ -410,6 +469,8 @@ static void elab_augassign(El *E, const Ast *s)
     if (s->a->kind == A_NAME) {
         ScBinding *b = NULL;
         ScVal *old = el_lookup(E, s->a->name, &b);
+        if (!check_assignable(E, s->a->name, s->a->span, &r))
+            return;
         if (old && old->kind == SV_BUFFER && old->decay) {
             assign_value(E, s->a->name, s->a->span, r, s->span);
             return;
@@ -435,6 +496,10 @@ static void elab_annassign(El *E, const Ast *s)
         return;
     }
     const char *name = s->a->name;
+    if (!check_new_name(E, name, s->a->span))
+        return;
+    /* Until the declaration succeeds, the name is an error (no cascades). */
+    el_bind(E, name, sv_error(), BIND_PLAIN, s->a->span);
     ScVal ann = el_eval(E, s->b);
     if (ann.kind == SV_ERROR)
         return;
@@ -468,7 +533,7 @@ static void elab_annassign(El *E, const Ast *s)
         }
         IrExpr *var = ir_var(E->a, name, ty, s->a->span);
         el_emit(E, bind_stmt(E, var, e, s->span));
-        el_bind(E, name, sv_expr(var, s->a->span), BIND_LET);
+        el_bind(E, name, sv_expr(var, s->a->span), BIND_LET, s->a->span);
         return;
     }
     if (ann.kind == SV_DTYPE) {
@@ -477,7 +542,7 @@ static void elab_annassign(El *E, const Ast *s)
                      "a pointer cannot be a mutable scalar; bind it with '%s: T.let = ...'", name);
             return;
         }
-        new_local_scalar(E, name, ann.u.dt, s->c ? &val : NULL, s->span);
+        new_local_scalar(E, name, s->a->span, ann.u.dt, s->c ? &val : NULL, s->span);
         return;
     }
     if (ann.kind == SV_LOCALBUF) {
@@ -499,7 +564,7 @@ static void elab_annassign(El *E, const Ast *s)
         ScVal bv = {.kind = SV_BUFFER, .span = s->a->span};
         bv.u.e = buf;
         bv.decay = el_buffer_is_scalar(buf, true);
-        el_bind(E, name, bv, BIND_PLAIN);
+        el_bind(E, name, bv, BIND_PLAIN, s->a->span);
         return;
     }
     el_error(E, s->b->span,
@@ -555,18 +620,31 @@ static void elab_for(El *E, const Ast *s)
             return;
         }
         vars[i] = ir_var(E->a, ti->name, ir_prim_type(E->a, L->dims[i].dtype), ti->span);
-        el_bind(E, ti->name, sv_expr(vars[i], ti->span), BIND_PLAIN);
+        el_bind(E, ti->name, sv_expr(vars[i], ti->span), BIND_PLAIN, ti->span);
     }
     IrStmt *body = el_block(E, s->body);
     pop_scope(E);
     el_emit(E, loop_nest(E, L, vars, body, s->span));
 }
 
+/* The condition of an if/while: a boolean or integer PrimExpr. */
+static IrExpr *condition(El *E, const ScVal *c, const char *what, TxSpan sp)
+{
+    IrExpr *e = el_prim(E, c, "a condition");
+    if (e && !ir_dtype_is_int(e->dtype) && e->dtype.code != IR_DT_BOOL) {
+        char buf[IR_DTYPE_STR_MAX];
+        el_error(E, sp, "the condition of '%s' must be a boolean or an integer, not %s", what,
+                 ir_dtype_str(e->dtype, buf));
+        return NULL;
+    }
+    return e;
+}
+
 /* while := 'while' cond ':' body */
 static void elab_while(El *E, const Ast *s)
 {
     ScVal c = el_eval_value(E, s->a);
-    IrExpr *cond = c.kind == SV_ERROR ? NULL : el_prim(E, &c, "a 'while' condition");
+    IrExpr *cond = c.kind == SV_ERROR ? NULL : condition(E, &c, "while", s->a->span);
     IrStmt *body = el_block(E, s->body);
     if (!cond)
         return;
@@ -587,7 +665,7 @@ static void elab_if(El *E, const Ast *s)
         el_block_inline(E, truth ? s->body : s->orelse);
         return;
     }
-    IrExpr *cond = el_prim(E, &c, "an 'if' condition");
+    IrExpr *cond = condition(E, &c, "if", s->a->span);
     if (!cond)
         return;
     IrStmt *then_s = el_block(E, s->body);
@@ -625,7 +703,7 @@ static void elab_with(El *E, const Ast *s)
             }
             if (frames[i]->var_fresh)
                 frames[i]->var->u.var.name = tg->name;
-            el_bind(E, tg->name, sv_expr(frames[i]->var, tg->span), BIND_PLAIN);
+            el_bind(E, tg->name, sv_expr(frames[i]->var, tg->span), BIND_PLAIN, tg->span);
         }
     }
     if (!ok) {

@@ -135,8 +135,10 @@ struct ScFrame {
 /* ---- names ---- */
 typedef enum {
     BIND_PLAIN,
-    BIND_LET,      /* a variable bound by Bind (`x: T.let = e`, pointers): `x = e` re-binds */
+    BIND_LET,      /* a variable bound by Bind (`x: T.let = e`, pointers): immutable */
     BIND_SIGVAR,   /* created by a quoted name in a signature shape */
+    BIND_PARAM,    /* a function parameter: immutable */
+    BIND_CONST,    /* a module-level compile-time constant: immutable in functions */
 } ScBindKind;
 
 typedef struct ScBinding ScBinding;
@@ -145,6 +147,7 @@ struct ScBinding {
     const char *name;
     ScVal val;
     ScBindKind kind;
+    TxSpan def_span; /* where the name was defined */
 };
 
 typedef struct ScScope ScScope;
@@ -227,7 +230,7 @@ typedef struct El {
 
 /* ---- elab.c: scopes, statements, module ---- */
 ScVal *el_lookup(El *E, const char *name, ScBinding **binding);
-ScBinding *el_bind(El *E, const char *name, ScVal v, ScBindKind kind);
+ScBinding *el_bind(El *E, const char *name, ScVal v, ScBindKind kind, TxSpan def);
 void el_emit(El *E, IrStmt *s);
 /* Open a flat frame: the rest of the current block becomes its body. */
 void el_open_frame(El *E, IrStmt *stmt, IrStmt **body);
@@ -352,6 +355,8 @@ ScVal el_call_ptx(El *E, const char *path, ScArgs *args);
 /* ---- diagnostics ---- */
 void el_error(El *E, TxSpan sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void el_note(El *E, TxSpan sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The candidate to suggest for a misspelt name, or NULL. */
+const char *el_nearest(const char *name, const char *const *cands, int n);
 /* "... ; did you mean 'x'?" suffix, or "" */
 const char *el_suggest(El *E, const char *name, const char *const *cands, int n);
 

@@ -1022,13 +1022,32 @@ ScVal el_buffer_method(El *E, ScVal recv, const char *name, ScArgs *args)
     }
     if (!strcmp(name, "vload") || !strcmp(name, "vstore")) {
         bool store = name[1] == 's';
-        if (!el_bind_args(E, args, store ? "indices, value, predicate=" : "indices, predicate=", &b))
+        if (!el_bind_args(E, args, store ? "indices, value, predicate=" : "indices, dtype=, predicate=",
+                          &b))
             return sv_error();
         int n;
         IrExpr **idx = index_list(E, &b.v[0], &n);
         if (!idx || !check_rank(E, buf, n, args->span, false))
             return sv_error();
-        const ScVal *pv = &b.v[store ? 2 : 1];
+        /* The lanes of the accessed vector (vload's dtype, vstore's value) make
+         * the last index a Ramp. */
+        int lanes = 1;
+        IrDType dt;
+        if (!store && sv_given(&b.v[1]) && b.v[1].kind != SV_NONE) {
+            if (!el_dtype_of(E, &b.v[1], &dt, "dtype"))
+                return sv_error();
+            lanes = dt.lanes / (buf->u.var.type->dtype.lanes ? buf->u.var.type->dtype.lanes : 1);
+        } else if (store && (b.v[1].kind == SV_EXPR)) {
+            lanes = b.v[1].u.e->dtype.lanes / (buf->u.var.type->dtype.lanes ? buf->u.var.type->dtype.lanes : 1);
+        }
+        if (lanes > 1 && n > 0 && idx[n - 1]->dtype.lanes == 1) {
+            IrExpr *base = idx[n - 1];
+            IrExpr *r = ir_node(E->a, IR_E_RAMP, ir_dtype_with_lanes(base->dtype, lanes), base->span);
+            r->u.op.a = base, r->u.op.b = sc_const_int(E->a, base->dtype, 1, base->span);
+            r->u.op.lanes = lanes;
+            idx[n - 1] = r;
+        }
+        const ScVal *pv = &b.v[2];
         IrExpr *pred = sv_given(pv) && pv->kind != SV_NONE ? el_prim(E, pv, "predicate") : NULL;
         if (sv_given(pv) && pv->kind != SV_NONE && !pred)
             return sv_error();

@@ -97,11 +97,58 @@ static ScVal func_call(El *E, ScArgs *args)
     return sv_expr(el_call_node(E, IR_OP_CUDA_FUNC_CALL, dt, a, n, args->span), args->span);
 }
 
+/* Ops whose authoring API names its parameters (the Python wrappers); the
+ * printed form passes all of them positionally, defaults included. */
+static const struct {
+    IrOp op;
+    const char *params;
+    int nparams, nrequired;
+    const char *defaults[8]; /* of the optional parameters, in order */
+} named_ops[] = {
+    {IR_OP_CUDA_TCGEN05_INSTR_DESC,
+     "desc, d_dtype, a_dtype, b_dtype, M, N, K, trans_a, trans_b, n_cta_groups=, neg_a=, "
+     "neg_b=, sat_d=, is_sparse=",
+     14, 9, {"1", "False", "False", "False", "False"}},
+    {IR_OP_CUDA_TCGEN05_SMEM_DESC, "desc, addr, ldo, sdo, swizzle", 5, 5, {0}},
+    {IR_OP_CUDA_WGMMA_SMEM_DESC, "desc, addr, ldo, sdo, swizzle", 5, 5, {0}},
+};
+
+static ScVal default_value(const char *text, TxSpan sp)
+{
+    if (!strcmp(text, "True") || !strcmp(text, "False"))
+        return sv_bool(text[0] == 'T', sp);
+    return sv_int(strtoll(text, NULL, 10), sp);
+}
+
+/* Map the keyword arguments of a named op onto positions. */
+static bool named_op_args(El *E, IrOp op, ScArgs *args)
+{
+    for (size_t i = 0; i < TX_ARRAY_LEN(named_ops); i++) {
+        if (named_ops[i].op != op || !args->nkw)
+            continue;
+        ScBound b;
+        args->fname = tx_arena_printf(E->a, "T.%s", ir_ops[op].name);
+        if (!el_bind_args(E, args, named_ops[i].params, &b))
+            return false;
+        int n = named_ops[i].nparams, req = named_ops[i].nrequired;
+        for (int k = req; k < n; k++)
+            if (!sv_given(&b.v[k]))
+                b.v[k] = default_value(named_ops[i].defaults[k - req], args->span);
+        args->pos = TX_NEW_ARRAY(E->a, ScVal, n);
+        memcpy(args->pos, b.v, sizeof(ScVal) * (size_t)n);
+        args->npos = n, args->nkw = 0;
+        return true;
+    }
+    return true;
+}
+
 static ScVal op_call(El *E, IrOp op, ScArgs *args)
 {
     const IrOpInfo *info = &ir_ops[op];
     if (op == IR_OP_CUDA_FUNC_CALL)
         return func_call(E, args);
+    if (!named_op_args(E, op, args))
+        return sv_error();
     if (args->nkw) {
         el_error(E, args->kwspans[0], "T.%s got an unexpected keyword argument '%s'", info->name,
                  args->kwnames[0]);
@@ -110,6 +157,7 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
     const ScVal *vals = args->pos;
     int n = args->npos;
     IrDType dt = IR_VOID;
+    IrType *ptr_type = NULL;
     if (info->ret == IR_RET_EXPLICIT) {
         if (n < 1) {
             el_error(E, args->span, "T.%s needs the result dtype first", info->name);
@@ -117,6 +165,8 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
         }
         if (!explicit_dtype(E, &vals[0], &dt))
             return sv_error();
+        if (vals[0].kind == SV_TYPE && vals[0].u.ty->kind == IR_TY_PTR)
+            ptr_type = vals[0].u.ty;
         vals++, n--;
     } else if (info->ret == IR_RET_EXPLICIT_LAST) {
         if (n < 1) {
@@ -147,7 +197,9 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
     case IR_RET_HANDLE: case IR_RET_PTR: dt = IR_HANDLE; break;
     default: break;
     }
-    return sv_expr(el_call_node(E, op, dt, a, n, args->span), args->span);
+    IrExpr *call = el_call_node(E, op, dt, a, n, args->span);
+    call->u.call.ptr_type = ptr_type;
+    return sv_expr(call, args->span);
 }
 
 /* ---------------------------------------------------------------- tile primitives */
@@ -281,7 +333,7 @@ static void unknown_builtin(El *E, const char *path, ScArgs *args)
         if (i != IR_OP_PTX && i != IR_OP_CALL_FUNC)
             cands[n++] = ir_ops[i].name;
     n += ir_dtype_names(cands + n, 512 - n);
-    const char *best = tx_nearest(path, cands, n);
+    const char *best = el_nearest(path, cands, n);
     el_error(E, callee_span(args), "'T.%s' is not a TIRx builtin%s%s%s", path,
              best ? "; did you mean 'T." : "", best ? best : "", best ? "'?" : "");
 }

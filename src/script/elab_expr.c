@@ -308,6 +308,8 @@ IrType *el_pointer_type(El *E, const IrExpr *e)
 {
     if (e->kind == IR_E_VAR && e->u.var.type->kind == IR_TY_PTR)
         return e->u.var.type;
+    if (e->kind == IR_E_CALL && e->u.call.ptr_type)
+        return e->u.call.ptr_type;
     if (e->kind == IR_E_CALL && e->u.call.nargs == 1) {
         const IrExpr *arg = e->u.call.args[0];
         if (e->u.call.op == IR_OP_BUFFER_DATA && ir_is_buffer(arg))
@@ -342,7 +344,7 @@ static ScVal define_quoted_name(El *E, const Ast *x)
     el_sig_scalar_dtype(E, x->name, &dt);
     IrExpr *var = ir_var(E->a, x->name, ir_prim_type(E->a, dt), x->span);
     ScVal v = sv_expr(var, x->span);
-    el_bind(E, x->name, v, BIND_SIGVAR);
+    el_bind(E, x->name, v, BIND_SIGVAR, x->span);
     return v;
 }
 
@@ -716,7 +718,10 @@ static ScVal prim_arith(El *E, int op, ScVal a, ScVal b, TxSpan sp)
     const char *err = NULL;
     IrExpr *r = sc_arith(E->a, arith_kind(op), x, y, sp, &err);
     if (!r) {
-        if (err && strstr(err, "dtypes"))
+        if (err && strstr(err, "lanes"))
+            el_error(E, sp, "operands of '%s' have different numbers of lanes: %s and %s",
+                     sc_tok_kind_name(op), ir_dtype_str(x->dtype, bx), ir_dtype_str(y->dtype, by));
+        else if (err && strstr(err, "dtypes"))
             el_error(E, sp, "operands of '%s' have different dtypes: %s and %s; convert one with T.Cast",
                      sc_tok_kind_name(op), ir_dtype_str(x->dtype, bx), ir_dtype_str(y->dtype, by));
         else
@@ -1014,7 +1019,7 @@ static ScVal eval_lambda(El *E, const Ast *x)
     for (int i = 0; i < x->nnames; i++) {
         IrExpr *v = ir_var(E->a, x->names[i], ir_prim_type(E->a, IR_INT32), x->name_spans[i]);
         lam->u.lambda.params[i] = v;
-        el_bind(E, x->names[i], sv_expr(v, x->name_spans[i]), BIND_PLAIN);
+        el_bind(E, x->names[i], sv_expr(v, x->name_spans[i]), BIND_PLAIN, x->name_spans[i]);
     }
     ScVal body = el_eval_value(E, x->a);
     E->scope = saved;
@@ -1209,7 +1214,7 @@ static ScVal expand_macro(El *E, const Ast *def, ScArgs *args)
             }
             vals[i] = el_eval(E, def->params[i].def);
         }
-        el_bind(E, def->params[i].name, vals[i], BIND_PLAIN);
+        el_bind(E, def->params[i].name, vals[i], BIND_PLAIN, def->params[i].span);
     }
     if (E->nmacro == E->capmacro) {
         int cap = E->capmacro ? E->capmacro * 2 : 8;

@@ -124,18 +124,21 @@ static void elab_params(El *E, const Ast *def)
         const AstParam *pm = &def->params[i];
         if (!pm->ann) {
             el_error(E, pm->span, "parameter '%s' needs a type annotation", pm->name);
+            el_bind(E, pm->name, sv_error(), BIND_PARAM, pm->span);
             continue;
         }
         if (pm->def)
             el_error(E, pm->def->span, "function parameters take no default values");
         IrExpr *var = param_var(E, pm, el_eval(E, pm->ann));
-        if (!var)
+        if (!var) {
+            el_bind(E, pm->name, sv_error(), BIND_PARAM, pm->span);
             continue;
+        }
         E->params[E->nparams++] = var;
         ScVal v = {.kind = ir_is_buffer(var) ? SV_BUFFER : SV_EXPR, .span = pm->span};
         v.u.e = var;
         v.decay = ir_is_buffer(var) && el_buffer_is_scalar(var, false);
-        el_bind(E, pm->name, v, BIND_PLAIN);
+        el_bind(E, pm->name, v, BIND_PARAM, pm->span);
     }
     E->in_signature = false;
     E->sig_params = NULL, E->nsig_params = 0;
@@ -172,7 +175,7 @@ static void elab_func(El *E, ScFuncDecl *decl)
     E->nframes = 0;
     for (int i = 0; i < E->ntypevars; i++) {
         IrExpr *v = ir_var(E->a, E->typevars[i], ir_prim_type(E->a, IR_INT64), def->name_span);
-        el_bind(E, E->typevars[i], sv_expr(v, def->name_span), BIND_PLAIN);
+        el_bind(E, E->typevars[i], sv_expr(v, def->name_span), BIND_PLAIN, def->name_span);
     }
     elab_params(E, def);
     f->ret_type = return_type(E, def->a);
@@ -222,7 +225,12 @@ static ScVal define_value(El *E, const ScDefine *d, const ScVal *declared)
         return sv_error();
     const Ast *x = ast.items[0];
     IrDType dt;
-    if (x->kind == A_NAME && ir_dtype_parse(x->name, strlen(x->name), &dt)) {
+    if (x->kind == A_NAME && !ir_dtype_parse(x->name, strlen(x->name), &dt)) {
+        tx_error(E->d, (TxSpan){0}, "-D %s=%s: the value must be a Python literal or a dtype name",
+                 d->name, text);
+        return *declared;
+    }
+    if (x->kind == A_NAME) {
         if (declared->kind == SV_STR)
             return sv_str(E, x->name, x->span);
         ScVal v = {.kind = SV_DTYPE, .span = x->span};
@@ -238,11 +246,11 @@ static ScVal define_value(El *E, const ScDefine *d, const ScVal *declared)
         return sv_str(E, tx_arena_strdup(E->a, ir_dtype_str(v.u.dt, buf)), v.span);
     }
     if (v.kind != SV_ERROR && !is_constant(&v)) {
-        tx_error(E->d, (TxSpan){src, 0, src->len},
-                 "-D %s=%s: the value must be a Python literal or a dtype name", d->name, text);
-        return sv_error();
+        tx_error(E->d, (TxSpan){0}, "-D %s=%s: the value must be a Python literal or a dtype name",
+                 d->name, text);
+        return *declared;
     }
-    return v;
+    return v.kind == SV_ERROR ? *declared : v;
 }
 
 /* typevar := NAME '=' 'TypeVar' '(' "NAME" ')' : an int64 shape variable */
@@ -281,7 +289,7 @@ static void elab_constant(El *E, const Ast *s)
     }
     ScVal v = el_eval(E, s->a);
     if (v.kind == SV_ERROR) {
-        el_bind(E, t->name, v, BIND_PLAIN);
+        el_bind(E, t->name, v, BIND_CONST, t->span);
         return;
     }
     if (!is_constant(&v)) {
@@ -297,7 +305,7 @@ static void elab_constant(El *E, const Ast *s)
         E->define_used[idx] = true;
         v = define_value(E, d, &v);
     }
-    el_bind(E, t->name, v, BIND_PLAIN);
+    el_bind(E, t->name, v, BIND_CONST, t->span);
 }
 
 static void check_defines(El *E)
@@ -341,15 +349,25 @@ static void elab_def(El *E, const Ast *def)
     case DECO_MACRO: {
         ScVal v = {.kind = SV_MACRO, .span = def->name_span};
         v.u.def = (Ast *)def;
-        el_bind(E, def->name, v, BIND_PLAIN);
+        el_bind(E, def->name, v, BIND_PLAIN, def->name_span);
         return;
     }
     case DECO_NONE:
         el_error(E, def->name_span, "function '%s' needs @T.prim_func or @T.macro", def->name);
         return;
-    default:
+    default: {
+        const Ast *path = deco->kind == A_CALL ? deco->a : deco;
+        if (path->kind == A_ATTR && path->a->kind == A_NAME &&
+            (!strcmp(path->a->name, "T") || !strcmp(path->a->name, "Tx"))) {
+            static const char *const decos[] = {"prim_func", "macro"};
+            const char *best = tx_nearest(path->name, decos, 2);
+            el_error(E, path->span, "'T.%s' is not a TIRx builtin%s%s%s", path->name,
+                     best ? "; did you mean 'T." : "", best ? best : "", best ? "'?" : "");
+            return;
+        }
         el_error(E, deco->span, "unknown decorator: use @T.prim_func or @T.macro");
         return;
+    }
     }
 }
 
@@ -392,7 +410,7 @@ static void elab_class(El *E, const Ast *c)
     E->m->is_ir_module = true;
     E->m->class_name = c->name;
     E->class_name = c->name;
-    el_bind(E, c->name, sv_ns("<module>", c->name_span), BIND_PLAIN);
+    el_bind(E, c->name, sv_ns("<module>", c->name_span), BIND_PLAIN, c->name_span);
     for (int i = 0; i < c->body.n; i++) {
         const Ast *s = c->body.items[i];
         if (s->kind == A_S_DEF)
