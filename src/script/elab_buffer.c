@@ -893,12 +893,21 @@ static bool is_thread_axis(const char *axis)
     return false;
 }
 
-/* The storage of a thread-distributed layout: its span (size=false) or size. */
+/* The storage of a thread-distributed layout (its non-thread iterators and
+ * offsets): its span (size=false) or its size. */
 static bool storage_extent(const IrLayout *l, bool size, int64_t *out)
 {
     if (l->kind == IR_LAYOUT_COMPOSE)
         l = l->tile;
-    int64_t r = size ? 1 : 1;
+    int64_t r = 1;
+    for (int i = 0; i < l->noffset && !size; i++) {
+        int64_t o;
+        if (is_thread_axis(l->offset[i].axis))
+            continue;
+        if (!sc_is_const_int(l->offset[i].value, &o))
+            return false;
+        r += o;
+    }
     for (int i = 0; i < l->nshard; i++) {
         if (is_thread_axis(l->shard[i].axis))
             continue;

@@ -15,7 +15,7 @@
 #include "elab.h"
 #include "fold.h"
 
-#define MAX_PTX_ARGS 64
+#define MAX_PTX_ARGS 320
 #define MAX_PTX_TOKENS 24
 
 typedef struct PtxOperandVal {
@@ -29,6 +29,13 @@ typedef struct PtxCall {
     ScVal pred; /* kind SV_COUNT when absent */
     bool keep;
 } PtxCall;
+
+static PtxCall *new_call(El *E)
+{
+    PtxCall *c = TX_NEW(E->a, PtxCall);
+    c->pred.kind = SV_COUNT;
+    return c;
+}
 
 /* T.ptx.pred(x): tags an operand as a .pred register. */
 ScVal bi_ptx_pred(El *E, ScArgs *args)
@@ -138,7 +145,7 @@ static void add_flag(char *buf, size_t n, const char *flag)
  * slot tokens and the marker. */
 static ScVal emit_ptx(El *E, const IrPtxResolved *res, PtxCall *c, TxSpan sp)
 {
-    IrPtxOperand ops[MAX_PTX_ARGS];
+    IrPtxOperand *ops = TX_NEW_ARRAY(E->a, IrPtxOperand, MAX_PTX_ARGS);
     int nops = ir_ptx_operands(res, ops, MAX_PTX_ARGS);
     int expected = ir_ptx_noperands(res);
     if (expected != c->nops) {
@@ -251,28 +258,28 @@ static bool collect_operands(El *E, ScArgs *args, int npos, PtxCall *c)
 
 static ScVal resolve_authoring(El *E, const char **tok, int ntok, ScArgs *args, bool bracket)
 {
-    PtxCall c = {.pred = {.kind = SV_COUNT}};
+    PtxCall *c = new_call(E);
     ScBound b;
     if (!el_bind_args(E, args, "*operands, pred=, preserve_dst=", &b) ||
-        !collect_operands(E, args, args->npos, &c))
+        !collect_operands(E, args, args->npos, c))
         return sv_error();
     if (sv_given(&b.v[0]) && b.v[0].kind != SV_NONE)
-        c.pred = b.v[0];
-    if (sv_given(&b.v[1]) && !sv_truth(&b.v[1], &c.keep)) {
+        c->pred = b.v[0];
+    if (sv_given(&b.v[1]) && !sv_truth(&b.v[1], &c->keep)) {
         el_error(E, b.v[1].span, "preserve_dst= takes True or False");
         return sv_error();
     }
-    IrPtxArg pa[MAX_PTX_ARGS];
-    for (int i = 0; i < c.nops; i++)
-        pa[i] = arg_info(E, &c.ops[i]);
+    IrPtxArg *pa = TX_NEW_ARRAY(E->a, IrPtxArg, MAX_PTX_ARGS);
+    for (int i = 0; i < c->nops; i++)
+        pa[i] = arg_info(E, &c->ops[i]);
     IrPtxResolved res;
     char err[512];
     int bad = -1;
-    if (!ir_ptx_resolve_args(tok, ntok, pa, c.nops, &res, &bad, err, sizeof err)) {
+    if (!ir_ptx_resolve_args(tok, ntok, pa, c->nops, &res, &bad, err, sizeof err)) {
         report(E, args, err, bad, ntok, bracket);
         return sv_error();
     }
-    return emit_ptx(E, &res, &c, args->span);
+    return emit_ptx(E, &res, c, args->span);
 }
 
 /* ---------------------------------------------------------------- printed form */
@@ -331,18 +338,18 @@ static ScVal resolve_printed(El *E, const char *family, ScArgs *args)
         el_error(E, args->kwspans[0], "the printed T.ptx form takes no keyword arguments");
         return sv_error();
     }
-    PtxCall c = {.pred = {.kind = SV_COUNT}};
-    if (!collect_operands(E, args, split, &c) ||
-        !parse_marker(E, args->pos[args->npos - 1].u.str.s, &c, args))
+    PtxCall *c = new_call(E);
+    if (!collect_operands(E, args, split, c) ||
+        !parse_marker(E, args->pos[args->npos - 1].u.str.s, c, args))
         return sv_error();
     const char **slots = TX_NEW_ARRAY(E->a, const char *, nstr);
     for (int i = 0; i < nstr - 1; i++)
         slots[i] = args->pos[split + i].u.str.s;
-    IrPtxArg pa[MAX_PTX_ARGS];
-    for (int i = 0; i < c.nops; i++)
-        pa[i] = arg_info(E, &c.ops[i]);
+    IrPtxArg *pa = TX_NEW_ARRAY(E->a, IrPtxArg, MAX_PTX_ARGS);
+    for (int i = 0; i < c->nops; i++)
+        pa[i] = arg_info(E, &c->ops[i]);
     char err[512];
-    int entry = ir_ptx_resolve_printed_args(family, slots, nstr - 1, pa, c.nops, err, sizeof err);
+    int entry = ir_ptx_resolve_printed_args(family, slots, nstr - 1, pa, c->nops, err, sizeof err);
     if (entry < 0) {
         el_error(E, args->span, "%s", err);
         return sv_error();
@@ -354,7 +361,7 @@ static ScVal resolve_printed(El *E, const char *family, ScArgs *args)
     }
     for (int i = 0; i < res.nslots; i++)
         res.slots[i] = slots[i];
-    return emit_ptx(E, &res, &c, args->span);
+    return emit_ptx(E, &res, c, args->span);
 }
 
 ScVal el_call_ptx(El *E, const char *path, ScArgs *args)
