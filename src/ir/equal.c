@@ -207,7 +207,8 @@ static bool eq_call(Eq *q, const IrCall *a, const IrCall *b)
            eq_u64(q, (uint64_t)a->ptx_entry, (uint64_t)b->ptx_entry) &&
            eq_u64(q, (uint64_t)a->nptx_slots, (uint64_t)b->nptx_slots) &&
            eq_strs(q, a->ptx_slots, b->ptx_slots, a->nptx_slots) &&
-           eq_str(q, a->ptx_marker, b->ptx_marker) && eq_str(q, a->callee, b->callee);
+           eq_str(q, a->ptx_marker, b->ptx_marker) && eq_str(q, a->callee, b->callee) &&
+           eq_type(q, a->ptr_type, b->ptr_type);
 }
 
 static bool eq_access(Eq *q, const IrExpr *a, const IrExpr *b)

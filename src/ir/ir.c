@@ -278,6 +278,19 @@ IrStmt *ir_seq(TxArena *a, IrStmt **stmts, int n, TxSpan sp)
     return s;
 }
 
+/* TVM's binary-operator type matching for integers: the narrower operand is
+ * widened (an IntImm re-typed, anything else cast). */
+static IrExpr *widen_int(TxArena *a, IrExpr *e, IrDType t)
+{
+    if (ir_dtype_eq(e->dtype, t))
+        return e;
+    if (e->kind == IR_E_INT)
+        return ir_int(a, t, e->u.int_val, e->span);
+    IrExpr *c = ir_node(a, IR_E_CAST, t, e->span);
+    c->u.op.a = e;
+    return c;
+}
+
 IrLayout *ir_default_layout(TxArena *a, IrExpr **shape, int ndim)
 {
     IrLayout *l = TX_NEW(a, IrLayout);
@@ -290,15 +303,17 @@ IrLayout *ir_default_layout(TxArena *a, IrExpr **shape, int ndim)
      * extent's dtype, then stride * extent, constants and `* 1` folded. */
     IrExpr *stride = ir_int(a, shape[0]->dtype, 1, (TxSpan){0});
     for (int i = ndim - 1; i >= 0; i--) {
-        IrExpr *e = shape[i];
-        l->shard[i] = (IrIter){e, stride, "m"};
-        bool same = ir_dtype_eq(stride->dtype, e->dtype);
-        if (same && stride->kind == IR_E_INT && e->kind == IR_E_INT)
-            stride = ir_int(a, e->dtype, stride->u.int_val * e->u.int_val, (TxSpan){0});
-        else if (same && stride->kind == IR_E_INT && stride->u.int_val == 1)
+        l->shard[i] = (IrIter){shape[i], stride, "m"};
+        IrDType t = stride->dtype.bits >= shape[i]->dtype.bits ? stride->dtype : shape[i]->dtype;
+        IrExpr *x = widen_int(a, stride, t), *e = widen_int(a, shape[i], t);
+        if (x->kind == IR_E_INT && e->kind == IR_E_INT)
+            stride = ir_int(a, t, x->u.int_val * e->u.int_val, (TxSpan){0});
+        else if (x->kind == IR_E_INT && x->u.int_val == 1)
             stride = e;
-        else if (!(same && e->kind == IR_E_INT && e->u.int_val == 1))
-            stride = ir_binary(a, IR_E_MUL, stride, e, (TxSpan){0});
+        else if (!(e->kind == IR_E_INT && e->u.int_val == 1))
+            stride = ir_binary(a, IR_E_MUL, x, e, (TxSpan){0});
+        else
+            stride = x;
     }
     return l;
 }

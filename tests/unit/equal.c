@@ -267,6 +267,24 @@ static void test_attr_thread_tag(void **state)
     ir_module_free(m);
 }
 
+/* T.reinterpret(T.handle(<elem>, "shared").ty, x) */
+static IrFunc *reinterpret_ptr(IrModule *m, IrDType elem)
+{
+    IrExpr *x = irb_var(m, "x", IR_UINT64);
+    IrExpr *c = irb_call(m, IR_OP_REINTERPRET, IR_HANDLE, 1, x);
+    c->u.call.ptr_type = ir_ptr_type(&m->arena, elem, "shared");
+    return irb_func(m, "f", irb_eval(m, c), 1, x);
+}
+
+static void test_call_pointer_type(void **state)
+{
+    (void)state;
+    IrModule *m = irb_module(1);
+    assert_true(ir_func_equal(reinterpret_ptr(m, IR_FLOAT16), reinterpret_ptr(m, IR_FLOAT16)));
+    assert_false(ir_func_equal(reinterpret_ptr(m, IR_FLOAT16), reinterpret_ptr(m, IR_UINT64)));
+    ir_module_free(m);
+}
+
 static void test_module_equal(void **state)
 {
     (void)state;
@@ -298,6 +316,7 @@ int main(void)
         cmocka_unit_test(test_free_vars_by_first_occurrence),
         cmocka_unit_test(test_bound_vars_by_definition),
         cmocka_unit_test(test_attr_thread_tag),
+        cmocka_unit_test(test_call_pointer_type),
         cmocka_unit_test(test_module_equal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -235,6 +235,16 @@ static void test_store_dtype(void **state)
                  2);
 }
 
+static void test_pointer_stored_as_integer(void **state)
+{
+    (void)state;
+    IrModule *m = irb_module(5);
+    IrExpr *a = irb_buffer(m, "A", IR_UINT64, "global", 1, irb_i(m, 4));
+    IrExpr *p = irb_var(m, "p", IR_HANDLE);
+    irb_func(m, "g", irb_store(m, a, p, 1, irb_i(m, 0)), 2, a, p);
+    expect_clean(m);
+}
+
 static void test_bind_dtype(void **state)
 {
     (void)state;
@@ -474,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_conditions),
         cmocka_unit_test(test_index_dtype_and_count),
         cmocka_unit_test(test_store_dtype),
+        cmocka_unit_test(test_pointer_stored_as_integer),
         cmocka_unit_test(test_bind_dtype),
         cmocka_unit_test(test_vector_store_and_scalar_buffer),
         cmocka_unit_test(test_builtin_arity),
