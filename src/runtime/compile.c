@@ -1,0 +1,402 @@
+/* Compiling CUDA C++ to a cubin: the option list each compiler gets (one
+ * function builds it, and the cache key hashes exactly that list), the
+ * in-process NVRTC compile with the in-memory headers, the cache lookup
+ * before a compile and the store after it, and the parse of ptxas's -v report
+ * into per-kernel register, shared memory, stack and spill figures. */
+#define _GNU_SOURCE /* dladdr */
+#include <ctype.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../base/base.h"
+#include "internal.h"
+
+typedef TX_VEC(char *) OptList;
+
+/* ---- architectures and options ---- */
+
+RtStatus rt_arch_check(const char *arch, RtError *err)
+{
+    const char *p = arch && strncmp(arch, "sm_", 3) == 0 ? arch + 3 : NULL;
+    size_t digits = p ? strspn(p, "0123456789") : 0;
+    bool ok = digits >= 2 && digits <= 3 &&
+              (p[digits] == '\0' || ((p[digits] == 'a' || p[digits] == 'f') && !p[digits + 1]));
+    if (ok)
+        return RT_OK;
+    return rt_fail(err, RT_ERR_USAGE,
+                   "unknown architecture '%s' (expected a real target such as sm_80, sm_90a, "
+                   "sm_100a)", arch ? arch : "(none)");
+}
+
+static void opt_push(OptList *l, const char *fmt, const char *arg)
+{
+    TxBuf b = {0};
+    tx_buf_printf(&b, fmt, arg);
+    tx_vec_push(l, tx_buf_take(&b));
+}
+
+static void opt_list_free(OptList *l)
+{
+    for (int i = 0; i < l->len; i++)
+        free(l->items[i]);
+    tx_vec_free(l);
+}
+
+/* The options that decide the output, in the compiler's spelling (nvcc
+ * additionally gets -cubin, -o and the include directory of the headers). */
+static void build_options(const RtCompileOptions *o, OptList *l)
+{
+    if (o->compiler == RT_NVCC) {
+        TxBuf b = {0};
+        tx_buf_printf(&b, "-gencode=arch=compute_%s,code=%s", o->arch + 3, o->arch);
+        tx_vec_push(l, tx_buf_take(&b));
+    } else {
+        opt_push(l, "--gpu-architecture=%s", o->arch);
+        opt_push(l, "%s", "-default-device");
+    }
+    opt_push(l, "%s", "--std=c++17");
+    opt_push(l, "%s", "--ptxas-options=-v");
+    if (o->lineinfo)
+        opt_push(l, "%s", "-lineinfo");
+    if (o->fast_math)
+        opt_push(l, "%s", "--use_fast_math");
+    for (size_t i = 0; i < o->ndefines; i++)
+        opt_push(l, "-D%s", o->defines[i]);
+    for (size_t i = 0; i < o->nextra; i++)
+        opt_push(l, "%s", o->extra[i]);
+}
+
+static RtStatus check_options(const RtCompileOptions *o, RtError *err)
+{
+    RtStatus s = rt_arch_check(o->arch, err);
+    for (size_t i = 0; s == RT_OK && i < o->nheaders; i++) {
+        const char *name = o->headers[i].name;
+        if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 ||
+            strcmp(name, "..") == 0 || !o->headers[i].text)
+            s = rt_fail(err, RT_ERR_USAGE, "header %zu: '%s' is not a plain file name with a text",
+                        i, name ? name : "(null)");
+    }
+    return s;
+}
+
+/* ---- toolkit identity ---- */
+
+static void add_file_identity(TxBuf *b, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0)
+        tx_buf_printf(b, " %s %lld %lld.%09ld %llu", path, (long long)st.st_size,
+                      (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                      (unsigned long long)st.st_ino);
+}
+
+RtStatus rt_toolkit_id(const RtCompileOptions *o, char *buf, size_t size, RtError *err)
+{
+    TxBuf b = {0};
+    if (o->compiler == RT_NVCC) {
+        char path[4096];
+        RtStatus s = rt_nvcc_path(o, path, sizeof path, err);
+        if (s != RT_OK)
+            return s;
+        tx_buf_puts(&b, "nvcc");
+        add_file_identity(&b, path);
+    } else {
+        const RtNvrtc *nv;
+        RtStatus s = rt_nvrtc(&nv, err);
+        if (s != RT_OK)
+            return s;
+        Dl_info info;
+        void *fn;
+        memcpy(&fn, &nv->nvrtcVersion, sizeof fn);
+        tx_buf_printf(&b, "nvrtc %d.%d", nv->major, nv->minor);
+        if (dladdr(fn, &info) && info.dli_fname)
+            add_file_identity(&b, info.dli_fname);
+    }
+    char *id = tx_buf_take(&b);
+    snprintf(buf, size, "%s", id);
+    free(id);
+    return RT_OK;
+}
+
+/* ---- the cache ---- */
+
+static RtStatus compile_key(const char *source, const RtCompileOptions *o, const OptList *opts,
+                            RtDigest *key, RtError *err)
+{
+    char toolkit[4096 + 128];
+    RtStatus s = rt_toolkit_id(o, toolkit, sizeof toolkit, err);
+    if (s != RT_OK)
+        return s;
+    RtKey k;
+    rt_key_init(&k);
+    rt_key_add_str(&k, "compile.toolkit", toolkit);
+    rt_key_add_str(&k, "compile.name", o->name);
+    rt_key_add_int(&k, "compile.want_ptx", o->want_ptx);
+    rt_key_add_str(&k, "compile.source", source);
+    for (size_t i = 0; i < o->nheaders; i++) {
+        rt_key_add_str(&k, "compile.header.name", o->headers[i].name);
+        rt_key_add_str(&k, "compile.header.text", o->headers[i].text);
+    }
+    for (int i = 0; i < opts->len; i++)
+        rt_key_add_str(&k, "compile.option", opts->items[i]);
+    *key = rt_key_final(&k);
+    return RT_OK;
+}
+
+static void *copy_bytes(const void *p, size_t n)
+{
+    void *q = malloc(n ? n : 1);
+    if (n)
+        memcpy(q, p, n);
+    return q;
+}
+
+static bool binary_from_cache(const RtCache *c, const RtDigest *key, bool want_ptx, RtBinary *out)
+{
+    RtCacheEntry e;
+    if (!rt_cache_get(c, key, &e))
+        return false;
+    const RtBlob *cubin = rt_cache_entry_find(&e, "cubin"), *log = rt_cache_entry_find(&e, "log");
+    const RtBlob *ptx = rt_cache_entry_find(&e, "ptx");
+    bool ok = cubin && cubin->size > 0 && log && (!want_ptx || (ptx && ptx->size > 0));
+    if (ok) {
+        out->cubin = copy_bytes(cubin->data, cubin->size);
+        out->cubin_size = cubin->size;
+        out->log = copy_bytes(log->data, log->size + 1);
+        out->log[log->size] = '\0';
+        if (want_ptx) {
+            out->ptx = copy_bytes(ptx->data, ptx->size);
+            out->ptx_size = ptx->size;
+        }
+        out->cached = true;
+    }
+    rt_cache_entry_free(&e);
+    return ok;
+}
+
+static void binary_to_cache(const RtCache *c, const RtDigest *key, const RtBinary *b)
+{
+    RtBlob blobs[3] = {
+        {"cubin", b->cubin, b->cubin_size},
+        {"log", b->log, strlen(b->log)},
+        {"ptx", b->ptx, b->ptx_size},
+    };
+    /* A cache that cannot be written only costs the next compile its hit. */
+    rt_cache_put(c, key, blobs, b->ptx ? 3 : 2, NULL);
+}
+
+/* ---- NVRTC ---- */
+
+/* The first line of the log that reports an error, for the one-line message. */
+static void first_error_line(const char *log, char *buf, size_t size)
+{
+    const char *line = log;
+    buf[0] = '\0';
+    while (line && *line) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        const char *hit = strstr(line, "error");
+        if (hit && hit < line + n) {
+            snprintf(buf, size, ": %.*s", (int)n, line);
+            return;
+        }
+        line = end ? end + 1 : NULL;
+    }
+}
+
+static RtStatus nvrtc_result(RtStatus s, const RtCompileOptions *o, const char *log, RtError *err)
+{
+    char first[400];
+    first_error_line(log, first, sizeof first);
+    return rt_fail(err, s, "NVRTC could not compile %s for %s%s", o->name ? o->name : "tirx.cu",
+                   o->arch, first);
+}
+
+static char *nvrtc_log(const RtNvrtc *nv, nvrtcProgram prog)
+{
+    size_t n = 0;
+    if (nv->nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS || n == 0)
+        n = 1;
+    char *log = calloc(1, n);
+    if (n > 1 && nv->nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS)
+        log[0] = '\0';
+    return log;
+}
+
+static RtStatus nvrtc_outputs(const RtNvrtc *nv, nvrtcProgram prog, const RtCompileOptions *o,
+                              RtBinary *out, RtError *err)
+{
+    nvrtcResult r = nv->nvrtcGetCUBINSize(prog, &out->cubin_size);
+    if (r == NVRTC_SUCCESS && out->cubin_size > 0) {
+        out->cubin = malloc(out->cubin_size);
+        r = nv->nvrtcGetCUBIN(prog, (char *)out->cubin);
+    }
+    if (r == NVRTC_SUCCESS && o->want_ptx && nv->nvrtcGetPTXSize(prog, &out->ptx_size) == NVRTC_SUCCESS) {
+        out->ptx = malloc(out->ptx_size);
+        r = nv->nvrtcGetPTX(prog, out->ptx);
+    }
+    if (r != NVRTC_SUCCESS || !out->cubin || (o->want_ptx && !out->ptx))
+        return rt_fail(err, RT_ERR_CUDA, "NVRTC gave no %s for %s: %s", out->cubin ? "PTX" : "cubin",
+                       o->arch, nv->nvrtcGetErrorString(r));
+    return RT_OK;
+}
+
+static RtStatus nvrtc_compile(const char *source, const RtCompileOptions *o, const OptList *opts,
+                              RtBinary *out, RtError *err)
+{
+    const RtNvrtc *nv;
+    RtStatus s = rt_nvrtc(&nv, err);
+    if (s != RT_OK)
+        return s;
+    const char **names = calloc(o->nheaders + 1, sizeof *names);
+    const char **texts = calloc(o->nheaders + 1, sizeof *texts);
+    for (size_t i = 0; i < o->nheaders; i++) {
+        names[i] = o->headers[i].name;
+        texts[i] = o->headers[i].text;
+    }
+    nvrtcProgram prog;
+    nvrtcResult r = nv->nvrtcCreateProgram(&prog, source, o->name ? o->name : "tirx.cu",
+                                           (int)o->nheaders, texts, names);
+    free(names);
+    free(texts);
+    if (r != NVRTC_SUCCESS)
+        return rt_fail(err, RT_ERR_CUDA, "nvrtcCreateProgram failed: %s", nv->nvrtcGetErrorString(r));
+    r = nv->nvrtcCompileProgram(prog, opts->len, (const char *const *)opts->items);
+    out->log = nvrtc_log(nv, prog);
+    if (r == NVRTC_SUCCESS)
+        s = nvrtc_outputs(nv, prog, o, out, err);
+    else if (r == NVRTC_ERROR_COMPILATION)
+        s = nvrtc_result(RT_ERR_COMPILE, o, out->log, err);
+    else if (r == NVRTC_ERROR_INVALID_OPTION)
+        s = nvrtc_result(RT_ERR_USAGE, o, out->log, err);
+    else
+        s = rt_fail(err, RT_ERR_CUDA, "nvrtcCompileProgram failed: %s", nv->nvrtcGetErrorString(r));
+    nv->nvrtcDestroyProgram(&prog);
+    return s;
+}
+
+/* ---- the entry point ---- */
+
+RtStatus rt_compile(const char *source, const RtCompileOptions *o, RtBinary *out, RtError *err)
+{
+    memset(out, 0, sizeof *out);
+    RtStatus s = check_options(o, err);
+    if (s != RT_OK)
+        return s;
+    OptList opts = {0};
+    build_options(o, &opts);
+    RtDigest key;
+    if (o->cache)
+        s = compile_key(source, o, &opts, &key, err);
+    if (s == RT_OK && !(o->cache && binary_from_cache(o->cache, &key, o->want_ptx, out))) {
+        s = o->compiler == RT_NVCC
+                ? rt_nvcc_compile(source, o, (const char *const *)opts.items, (size_t)opts.len, out, err)
+                : nvrtc_compile(source, o, &opts, out, err);
+        if (s == RT_OK && o->cache)
+            binary_to_cache(o->cache, &key, out);
+    }
+    opt_list_free(&opts);
+    if (out->log)
+        rt_parse_ptxas_log(out->log, &out->kernels, &out->nkernels);
+    if (s != RT_OK) {
+        free(out->cubin);
+        free(out->ptx);
+        out->cubin = NULL;
+        out->ptx = NULL;
+        out->cubin_size = out->ptx_size = 0;
+    }
+    return s;
+}
+
+void rt_binary_free(RtBinary *b)
+{
+    free(b->cubin);
+    free(b->ptx);
+    free(b->log);
+    rt_kernel_stats_free(b->kernels, b->nkernels);
+    memset(b, 0, sizeof *b);
+}
+
+/* ---- ptxas -v ---- */
+
+/* One comma-separated item of a "Used N registers, ..." line. */
+static void parse_usage_item(const char *item, RtKernelStats *k)
+{
+    int v;
+    if (strstr(item, "register") && sscanf(item, " Used %d", &v) == 1)
+        k->registers = v;
+    else if (strstr(item, "barrier") && sscanf(item, " used %d", &v) == 1)
+        k->barriers = v;
+    else if (strstr(item, "bytes smem") && sscanf(item, " %d", &v) == 1)
+        k->smem_bytes = v;
+}
+
+static void parse_usage_line(const char *line, size_t n, RtKernelStats *k)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%.*s", (int)n, line);
+    char *item = strstr(buf, "Used ");
+    while (item) {
+        char *comma = strchr(item, ',');
+        if (comma)
+            *comma = '\0';
+        parse_usage_item(item, k);
+        item = comma ? comma + 1 : NULL;
+    }
+}
+
+/* The quoted or trailing name after `marker` on the line, into buf. */
+static bool name_after(const char *line, size_t n, const char *marker, char *buf, size_t size)
+{
+    const char *hit = strstr(line, marker);
+    if (!hit || hit >= line + n)
+        return false;
+    const char *p = hit + strlen(marker), *end = line + n;
+    if (*p == '\'')
+        p++;
+    size_t len = 0;
+    while (p + len < end && p[len] != '\'' && !isspace((unsigned char)p[len]))
+        len++;
+    snprintf(buf, size, "%.*s", (int)len, p);
+    return len > 0;
+}
+
+void rt_parse_ptxas_log(const char *log, RtKernelStats **out, size_t *n)
+{
+    TX_VEC(RtKernelStats) v = {0};
+    char name[256];
+    bool in_properties = false; /* the "Function properties" block is the current kernel's */
+    for (const char *line = log; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        RtKernelStats *cur = v.len ? &v.items[v.len - 1] : NULL;
+        if (name_after(line, len, "Compiling entry function ", name, sizeof name)) {
+            RtKernelStats k = {.name = strdup(name)};
+            tx_vec_push(&v, k);
+        } else if (name_after(line, len, "Function properties for ", name, sizeof name)) {
+            in_properties = cur && strcmp(cur->name, name) == 0;
+        } else if (in_properties && strstr(line, "bytes stack frame") &&
+                   strstr(line, "bytes stack frame") < line + len) {
+            const char *digits = line; /* NVRTC writes "ptxas . N bytes ...", nvcc "N bytes ..." */
+            while (digits < line + len && !isdigit((unsigned char)*digits))
+                digits++;
+            sscanf(digits, "%d bytes stack frame, %d bytes spill stores, %d bytes spill loads",
+                   &cur->stack_bytes, &cur->spill_store_bytes, &cur->spill_load_bytes);
+        } else if (cur && strstr(line, "Used ") && strstr(line, "Used ") < line + len) {
+            parse_usage_line(line, len, cur);
+        }
+        line = end ? end + 1 : NULL;
+    }
+    *out = v.items;
+    *n = (size_t)v.len;
+}
+
+void rt_kernel_stats_free(RtKernelStats *k, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(k[i].name);
+    free(k);
+}

@@ -1,0 +1,77 @@
+/* Runtime internals shared by the files of src/runtime: the loaded entry
+ * point tables (from cuda.def and nvrtc.def), the device and module structs,
+ * and the error helpers. Only this header includes the CUDA headers, and only
+ * for types and enums: no libcuda or libnvrtc symbol is referenced. */
+#ifndef TX_RUNTIME_INTERNAL_H
+#define TX_RUNTIME_INTERNAL_H
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <nvrtc.h>
+#include <pthread.h>
+
+#include "runtime.h"
+
+/* The driver's entry points, one member per cuda.def entry. */
+typedef struct RtCuda {
+    void *lib;
+    int driver_version;
+#define X(name, version) PFN_##name##_v##version name;
+#include "cuda.def"
+#undef X
+} RtCuda;
+
+typedef struct RtNvrtc {
+    void *lib;
+    int major, minor;
+#define X(ret, name, params) ret(*name) params;
+#include "nvrtc.def"
+#undef X
+} RtNvrtc;
+
+/* The process-wide tables, loaded once (pthread_once); the error of the
+ * first attempt is returned to every caller. */
+RtStatus rt_driver(const RtCuda **out, RtError *err);
+RtStatus rt_nvrtc(const RtNvrtc **out, RtError *err);
+
+struct RtDevice {
+    const RtCuda *cu;
+    CUdevice dev;
+    CUcontext ctx; /* the primary context, retained */
+    RtDeviceInfo info;
+};
+
+struct RtFunction {
+    RtModule *module;
+    CUfunction fn;
+    char *name;
+    RtResources res;
+    int dyn_smem_limit; /* the MAX_DYNAMIC_SHARED_SIZE_BYTES last set; under the module's lock */
+    RtFunction *next;
+};
+
+struct RtModule {
+    RtDevice *dev;
+    CUmodule mod;
+    pthread_mutex_t lock; /* guards functions and each dyn_smem_limit */
+    RtFunction *functions;
+};
+
+/* Sets err (when given) and returns s. */
+RtStatus rt_fail(RtError *err, RtStatus s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* RT_ERR_CUDA naming the call and the driver's name and text for r. */
+RtStatus rt_cu_fail(RtError *err, const RtCuda *cu, CUresult r, const char *call);
+/* Makes d's primary context current on the calling thread. */
+RtStatus rt_enter(const RtDevice *d, RtError *err);
+
+/* The identity of the NVRTC or nvcc a compile would use, for cache keys. */
+RtStatus rt_toolkit_id(const RtCompileOptions *o, char *buf, size_t size, RtError *err);
+
+/* nvcc (nvcc.c): compiles `argv`-style options plus the source to a binary. */
+RtStatus rt_nvcc_compile(const char *source, const RtCompileOptions *o,
+                         const char *const *opts, size_t nopts, RtBinary *out, RtError *err);
+/* The nvcc executable a compile would run (resolved against PATH). */
+RtStatus rt_nvcc_path(const RtCompileOptions *o, char *buf, size_t size, RtError *err);
+
+#endif
