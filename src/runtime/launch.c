@@ -182,7 +182,6 @@ static RtStatus raise_limits(RtFunction *f, const RtLaunchConfig *c, RtError *er
     const RtCuda *cu = f->module->dev->cu;
     unsigned cluster = cluster_dim(c, 0) * cluster_dim(c, 1) * cluster_dim(c, 2);
     CUresult r = CUDA_SUCCESS;
-    const char *call = "cuFuncSetAttribute";
     pthread_mutex_lock(&f->module->lock);
     if (c->dyn_smem_bytes > (size_t)f->dyn_smem_limit) {
         r = cu->cuFuncSetAttribute(f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -193,7 +192,7 @@ static RtStatus raise_limits(RtFunction *f, const RtLaunchConfig *c, RtError *er
     if (r == CUDA_SUCCESS && cluster > PORTABLE_CLUSTER_SIZE)
         r = cu->cuFuncSetAttribute(f->fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
     pthread_mutex_unlock(&f->module->lock);
-    return r == CUDA_SUCCESS ? RT_OK : rt_cu_fail(err, cu, r, call);
+    return r == CUDA_SUCCESS ? RT_OK : rt_cu_fail(err, cu, r, "cuFuncSetAttribute");
 }
 
 RtStatus rt_launch(RtFunction *f, const RtLaunchConfig *c, void **args, RtError *err)

@@ -133,9 +133,12 @@ RtStatus rt_cache_put(const RtCache *c, const RtDigest *key, const RtBlob *blobs
 
 /* ---- compiling CUDA C++ ---- */
 
+/* Both get --std=c++17, --ptxas-options=-v and the options below. NVRTC also
+ * gets -default-device (a function without __device__ is a device function);
+ * nvcc has no such option, so source meant for both annotates its functions. */
 typedef enum RtCompiler {
     RT_NVRTC, /* in-process, the default */
-    RT_NVCC,  /* nvcc run as a child process */
+    RT_NVCC,  /* nvcc run as a child process, -gencode=arch=compute_XX,code=sm_XX */
 } RtCompiler;
 
 /* An in-memory header the source can #include by name (the prelude). */
