@@ -140,6 +140,7 @@ void tx_buf_printf(TxBuf *b, const char *fmt, ...)
 char *tx_buf_take(TxBuf *b)
 {
     buf_reserve(b, 0);
+    b->data[b->len] = 0; /* an empty buffer has had no terminator written yet */
     char *p = b->data;
     b->data = NULL, b->len = b->cap = 0;
     return p;
