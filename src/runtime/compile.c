@@ -146,9 +146,10 @@ static RtStatus compile_key(const char *source, const RtCompileOptions *o, const
     return RT_OK;
 }
 
+/* A heap copy of n bytes, NUL-terminated. */
 static void *copy_bytes(const void *p, size_t n)
 {
-    void *q = malloc(n ? n : 1);
+    char *q = calloc(1, n + 1);
     if (n)
         memcpy(q, p, n);
     return q;
@@ -165,8 +166,7 @@ static bool binary_from_cache(const RtCache *c, const RtDigest *key, bool want_p
     if (ok) {
         out->cubin = copy_bytes(cubin->data, cubin->size);
         out->cubin_size = cubin->size;
-        out->log = copy_bytes(log->data, log->size + 1);
-        out->log[log->size] = '\0';
+        out->log = copy_bytes(log->data, log->size);
         if (want_ptx) {
             out->ptx = copy_bytes(ptx->data, ptx->size);
             out->ptx_size = ptx->size;

@@ -213,7 +213,8 @@ static RtStatus nvcc_step(const char *nvcc, const char *const *opts, size_t nopt
     if (rc != 0)
         return rt_fail(err, RT_ERR_COMPILE, "nvcc could not compile %s for %s (exit status %d)",
                        source_name(o), o->arch, rc);
-    *data = read_file(output, size, mode[1] == 'p');
+    bool ptx = strcmp(mode, "-ptx") == 0; /* text, returned NUL-terminated */
+    *data = read_file(output, size, ptx);
     if (!*data || *size == 0)
         return rt_fail(err, RT_ERR_IO, "nvcc wrote no %s", output);
     return RT_OK;
