@@ -1,13 +1,14 @@
 /* Printing of expressions, types, layouts and Python values. Operators print
  * as Python operators only where the reference's operator would rebuild the
  * identical node (both operands of one dtype, no constant folding); otherwise
- * as `T.Add(a, b)`-style calls. Also the small arithmetic the printer needs
- * (dtype promotion and constant folding of `a + b`, `a * b`) and structural
- * equality of expressions and layouts. */
+ * as `T.Add(a, b)`-style calls; the fold check mirrors the reference's
+ * TryConstFold exactly (stricter than the parser's folder in a few corners, so
+ * it stays a predicate here). Also layout equality and the default layout. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../ir/ptx.h"
+#include "fold.h"
 #include "print_internal.h"
 
 /* ================================================================ arithmetic */
@@ -26,95 +27,17 @@ static bool is_index_dtype(IrDType t)
     return t.code == IR_DT_INT && (t.bits == 32 || t.bits == 64) && t.lanes == 1;
 }
 
-/* Wrap an integer result to the width and signedness of t. */
-static int64_t wrap_int(int64_t x, IrDType t)
+/* a + b and a * b as the reference's operators build them (dtype match,
+ * constant folding); the parser's constructors (fold.h). */
+static IrExpr *arith(Printer *P, IrExprKind k, IrExpr *a, IrExpr *b)
 {
-    if (t.bits < 64) {
-        uint64_t mask = ((uint64_t)1 << t.bits) - 1;
-        uint64_t u = (uint64_t)x & mask;
-        if (t.code == IR_DT_INT && (u >> (t.bits - 1)) & 1)
-            u |= ~mask;
-        x = (int64_t)u;
-    }
-    return x;
+    const char *err;
+    IrExpr *r = sc_arith(&P->arena, k, a, b, a->span, &err);
+    return r ? r : ir_binary(&P->arena, k, a, b, a->span);
 }
 
-static IrDType promote(IrDType a, IrDType b)
-{
-    bool fa = ir_dtype_is_float(a), fb = ir_dtype_is_float(b);
-    if (fa && fb)
-        return a.bits < b.bits ? b : a;
-    if (fa != fb)
-        return fa ? a : b;
-    if (a.code == IR_DT_BOOL)
-        return b;
-    if (b.code == IR_DT_BOOL)
-        return a;
-    if (a.bits != b.bits)
-        return a.bits < b.bits ? b : a;
-    if (a.code == b.code)
-        return a;
-    a.code = IR_DT_UINT;
-    return a;
-}
-
-static IrExpr *cast_to(Printer *P, IrDType t, IrExpr *e)
-{
-    if (ir_dtype_eq(e->dtype, t))
-        return e;
-    if (e->kind == IR_E_INT && ir_dtype_is_float(t))
-        return ir_float(&P->arena, t, (double)e->u.int_val, e->span);
-    if (e->kind == IR_E_INT)
-        return ir_int(&P->arena, t, wrap_int(e->u.int_val, t), e->span);
-    if (e->kind == IR_E_FLOAT && ir_dtype_is_float(t))
-        return ir_float(&P->arena, t, e->u.float_val, e->span);
-    IrExpr *c = ir_node(&P->arena, IR_E_CAST, t, e->span);
-    c->u.op.a = e;
-    return c;
-}
-
-static void match_types(Printer *P, IrExpr **a, IrExpr **b)
-{
-    if (ir_dtype_eq((*a)->dtype, (*b)->dtype))
-        return;
-    IrDType t = promote((*a)->dtype, (*b)->dtype);
-    *a = cast_to(P, t, *a);
-    *b = cast_to(P, t, *b);
-}
-
-static IrExpr *fold_arith(Printer *P, IrExprKind k, IrExpr *a, IrExpr *b)
-{
-    match_types(P, &a, &b);
-    IrDType t = a->dtype;
-    if (is_int_const(a) && is_int_const(b)) {
-        int64_t x = a->u.int_val, y = b->u.int_val;
-        int64_t r = k == IR_E_ADD ? (int64_t)((uint64_t)x + (uint64_t)y)
-                                  : (int64_t)((uint64_t)x * (uint64_t)y);
-        return ir_int(&P->arena, t, wrap_int(r, t), a->span);
-    }
-    if (k == IR_E_ADD) {
-        if (pr_is_int(a, 0) || is_float_val(a, 0))
-            return b;
-        if (pr_is_int(b, 0) || is_float_val(b, 0))
-            return a;
-    } else {
-        if (pr_is_int(a, 1) || is_float_val(a, 1) || pr_is_int(b, 0) || is_float_val(b, 0))
-            return b;
-        if (pr_is_int(b, 1) || is_float_val(b, 1) || pr_is_int(a, 0) || is_float_val(a, 0))
-            return a;
-    }
-    if (is_float_const(a) && is_float_const(b) && (t.bits == 32 || t.bits == 64)) {
-        double x = a->u.float_val, y = b->u.float_val;
-        double r = k == IR_E_ADD ? x + y : x * y;
-        if (t.bits == 32)
-            r = k == IR_E_ADD ? (double)((float)x + (float)y) : (double)((float)x * (float)y);
-        return ir_float(&P->arena, t, r, a->span);
-    }
-    return ir_binary(&P->arena, k, a, b, a->span);
-}
-
-IrExpr *pr_fold_add(Printer *P, IrExpr *a, IrExpr *b) { return fold_arith(P, IR_E_ADD, a, b); }
-IrExpr *pr_fold_mul(Printer *P, IrExpr *a, IrExpr *b) { return fold_arith(P, IR_E_MUL, a, b); }
+IrExpr *pr_fold_add(Printer *P, IrExpr *a, IrExpr *b) { return arith(P, IR_E_ADD, a, b); }
+IrExpr *pr_fold_mul(Printer *P, IrExpr *a, IrExpr *b) { return arith(P, IR_E_MUL, a, b); }
 
 /* Whether the reference's constant folder rewrites `a op b` (same dtypes). */
 static bool folds_add_sub(IrExprKind k, const IrExpr *a, const IrExpr *b)
@@ -931,83 +854,11 @@ void pr_layout(Printer *P, const IrLayout *l, TxBuf *out)
 
 /* ================================================================ equality */
 
-static bool exprs_equal(IrExpr *const *a, IrExpr *const *b, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!pr_expr_equal(a[i], b[i]))
-            return false;
-    return true;
-}
-
-static bool kwargs_equal(const IrKwarg *a, const IrKwarg *b, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(a[i].key, b[i].key) || !pr_expr_equal(a[i].value, b[i].value))
-            return false;
-    return true;
-}
-
-static bool call_equal(const IrCall *a, const IrCall *b)
-{
-    if (a->op != b->op || a->nargs != b->nargs || a->nkwargs != b->nkwargs ||
-        a->ptx_entry != b->ptx_entry || a->nptx_slots != b->nptx_slots)
-        return false;
-    if ((a->callee || b->callee) && (!a->callee || !b->callee || strcmp(a->callee, b->callee)))
-        return false;
-    for (int i = 0; i < a->nptx_slots; i++)
-        if (strcmp(a->ptx_slots[i], b->ptx_slots[i]))
-            return false;
-    if ((a->ptx_marker || b->ptx_marker) &&
-        (!a->ptx_marker || !b->ptx_marker || strcmp(a->ptx_marker, b->ptx_marker)))
-        return false;
-    return exprs_equal(a->args, b->args, a->nargs) && kwargs_equal(a->kwargs, b->kwargs, a->nkwargs);
-}
-
-/* Deep equality; variables are equal only to themselves. */
-bool pr_expr_equal(const IrExpr *a, const IrExpr *b)
-{
-    if (a == b)
-        return true;
-    if (!a || !b || a->kind != b->kind || !ir_dtype_eq(a->dtype, b->dtype))
-        return false;
-    switch (a->kind) {
-    case IR_E_INT: case IR_E_PYBOOL: case IR_E_PYINT:
-        return a->u.int_val == b->u.int_val;
-    case IR_E_FLOAT: case IR_E_PYFLOAT:
-        return a->u.float_val == b->u.float_val;
-    case IR_E_STR:
-        return !strcmp(a->u.str, b->u.str);
-    case IR_E_VAR: case IR_E_LAMBDA:
-        return false;
-    case IR_E_CALL:
-        return call_equal(&a->u.call, &b->u.call);
-    case IR_E_LOAD: case IR_E_REGION:
-        return a->u.access.buffer == b->u.access.buffer && a->u.access.n == b->u.access.n &&
-               exprs_equal(a->u.access.indices, b->u.access.indices, a->u.access.n) &&
-               (a->kind == IR_E_LOAD ||
-                exprs_equal(a->u.access.extents, b->u.access.extents, a->u.access.n)) &&
-               pr_expr_equal(a->u.access.predicate, b->u.access.predicate);
-    case IR_E_LIST:
-        return a->u.list.n == b->u.list.n && exprs_equal(a->u.list.items, b->u.list.items, a->u.list.n);
-    case IR_E_DICT:
-        return a->u.list.n == b->u.list.n &&
-               kwargs_equal(a->u.list.kwargs, b->u.list.kwargs, a->u.list.n);
-    case IR_E_LAYOUT:
-        return pr_layout_equal(a->u.layout, b->u.layout);
-    case IR_E_NONE: case IR_E_DTYPE:
-        return true;
-    default:
-        return a->u.op.lanes == b->u.op.lanes && pr_expr_equal(a->u.op.a, b->u.op.a) &&
-               pr_expr_equal(a->u.op.b, b->u.op.b) && pr_expr_equal(a->u.op.cond, b->u.op.cond) &&
-               pr_expr_equal(a->u.op.var, b->u.op.var);
-    }
-}
-
 static bool iters_equal(const IrIter *a, const IrIter *b, int n)
 {
     for (int i = 0; i < n; i++)
-        if (strcmp(a[i].axis, b[i].axis) || !pr_expr_equal(a[i].extent, b[i].extent) ||
-            !pr_expr_equal(a[i].stride, b[i].stride))
+        if (strcmp(a[i].axis, b[i].axis) || !sc_expr_equal(a[i].extent, b[i].extent) ||
+            !sc_expr_equal(a[i].stride, b[i].stride))
             return false;
     return true;
 }
@@ -1026,7 +877,7 @@ bool pr_layout_equal(const IrLayout *a, const IrLayout *b)
         return false;
     for (int i = 0; i < a->noffset; i++)
         if (strcmp(a->offset[i].axis, b->offset[i].axis) ||
-            !pr_expr_equal(a->offset[i].value, b->offset[i].value))
+            !sc_expr_equal(a->offset[i].value, b->offset[i].value))
             return false;
     return iters_equal(a->shard, b->shard, a->nshard) &&
            iters_equal(a->replica, b->replica, a->nreplica);

@@ -122,7 +122,6 @@ void pr_indices(Printer *P, IrExpr *const *idx, int n, bool slices, TxBuf *out);
 void pr_region(Printer *P, const IrExpr *region, TxBuf *out);
 bool pr_is_scalar_buffer(const IrExpr *buffer, bool alloc_or_decl);
 bool pr_layout_is_default(Printer *P, const IrLayout *l, IrExpr **shape, int ndim);
-bool pr_expr_equal(const IrExpr *a, const IrExpr *b);
 bool pr_layout_equal(const IrLayout *a, const IrLayout *b);
 /* a + b as the reference's operator would build it (dtype match, folding). */
 IrExpr *pr_fold_add(Printer *P, IrExpr *a, IrExpr *b);
