@@ -5,6 +5,7 @@
  * the views that need no layout algebra), loads, regions and stores. */
 #include <string.h>
 
+#include "../layout/layout.h"
 #include "elab.h"
 #include "fold.h"
 
@@ -24,44 +25,6 @@ IrExpr *el_new_buffer(El *E, IrDType dt, IrExpr **shape, int ndim, const char *s
     bt->layout = E->s_tir ? NULL : ir_default_layout(E->a, bt->shape, ndim);
     IrType *ty = ir_buffer_type(E->a, dt, scope, bt);
     return ir_var(E->a, "buffer", ty, sp);
-}
-
-static bool layout_equal(const IrLayout *a, const IrLayout *b);
-
-static bool iters_equal(const IrIter *a, const IrIter *b, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!sc_expr_equal(a[i].extent, b[i].extent) || !sc_expr_equal(a[i].stride, b[i].stride) ||
-            strcmp(a[i].axis, b[i].axis))
-            return false;
-    return true;
-}
-
-static bool layout_equal(const IrLayout *a, const IrLayout *b)
-{
-    if (a == b)
-        return true;
-    if (!a || !b || a->kind != b->kind)
-        return false;
-    if (a->kind == IR_LAYOUT_COMPOSE)
-        return a->per_element == b->per_element && a->swizzle_len == b->swizzle_len &&
-               a->atom_len == b->atom_len && a->swizzle_inner == b->swizzle_inner &&
-               layout_equal(a->tile, b->tile);
-    if (a->nshard != b->nshard || a->nreplica != b->nreplica || a->noffset != b->noffset)
-        return false;
-    if (!iters_equal(a->shard, b->shard, a->nshard) || !iters_equal(a->replica, b->replica, a->nreplica))
-        return false;
-    for (int i = 0; i < a->noffset; i++)
-        if (strcmp(a->offset[i].axis, b->offset[i].axis) ||
-            !sc_expr_equal(a->offset[i].value, b->offset[i].value))
-            return false;
-    return true;
-}
-
-static bool has_default_layout(El *E, const IrExpr *buffer)
-{
-    const IrBufferType *bt = ir_buf(buffer);
-    return bt->layout && layout_equal(bt->layout, ir_default_layout(E->a, bt->shape, bt->ndim));
 }
 
 bool el_buffer_is_scalar(const IrExpr *buffer, bool for_alloc)
@@ -673,8 +636,16 @@ bool el_store(El *E, IrExpr *buffer, IrExpr **indices, int n, const ScVal *value
                     : el_prim(E, value, "the stored value");
     if (!v)
         return false;
-    /* A pointer stored into a 64-bit integer buffer keeps its bits (the reference allows it). */
+    /* As the reference: a value of another dtype with the same lanes is cast to
+     * the buffer's dtype; a pointer stored into a 64-bit integer buffer keeps
+     * its bits. Stricter than the reference (which warns): a float value into
+     * an integer buffer is an error. */
     bool ptr_bits = v->dtype.code == IR_DT_HANDLE && ir_dtype_is_int(t) && t.bits == 64;
+    bool narrowing = ir_dtype_is_int(t) && ir_dtype_is_float(v->dtype);
+    bool castable = v->dtype.lanes == t.lanes && v->dtype.code != IR_DT_HANDLE &&
+                    t.code != IR_DT_HANDLE && !narrowing;
+    if (!ir_dtype_eq(v->dtype, t) && castable)
+        v = sc_cast(E->a, t, v, value->span);
     if (!ir_dtype_eq(v->dtype, t) && !ptr_bits) {
         el_error(E, value->span,
                  "cannot store a %s value into '%s', a buffer of %s; convert it with T.Cast(\"%s\", ...)",
@@ -768,37 +739,43 @@ static bool view_shape(El *E, IrExpr *parent, const ScVal *dims, int n, bool has
     return true;
 }
 
-/* A.view("dtype"): reinterpret; default layouts only for now. */
+/* A.view("dtype"): the same bytes as elements of another width; the last
+ * dimension and elem_offset scale by the ratio and the layout packs/unpacks. */
 static ScVal view_dtype(El *E, IrExpr *parent, IrDType dt, TxSpan sp)
 {
     const IrBufferType *pb = ir_buf(parent);
     IrDType pt = parent->u.var.type->dtype;
     int pbits = pt.bits * pt.lanes, cbits = dt.bits * dt.lanes;
-    if (pb->ndim == 0 || (pb->layout && !has_default_layout(E, parent))) {
-        el_error(E, sp, "A.view(dtype) of a buffer with a non-default layout is not supported yet");
-        return sv_error();
-    }
-    IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, pb->ndim);
-    memcpy(shape, pb->shape, sizeof(IrExpr *) * (size_t)pb->ndim);
-    IrExpr *last = pb->shape[pb->ndim - 1], *off = pb->elem_offset;
-    const char *err = NULL;
-    IrExprKind k = cbits > pbits ? IR_E_FLOORDIV : IR_E_MUL;
-    int ratio = cbits > pbits ? cbits / pbits : pbits / cbits;
-    if ((cbits > pbits ? cbits % pbits : pbits % cbits) != 0) {
+    if (pb->ndim == 0 || pbits == 0 || cbits == 0 ||
+        (cbits > pbits ? cbits % pbits : pbits % cbits) != 0) {
         el_error(E, sp, "cannot view %d-bit elements as %d-bit ones", pbits, cbits);
         return sv_error();
     }
+    bool up = cbits > pbits;
+    int ratio = up ? cbits / pbits : pbits / cbits;
+    IrExprKind k = up ? IR_E_FLOORDIV : IR_E_MUL;
+    IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, pb->ndim);
+    memcpy(shape, pb->shape, sizeof(IrExpr *) * (size_t)pb->ndim);
+    IrExpr *last = pb->shape[pb->ndim - 1], *off = pb->elem_offset;
     int64_t v;
-    if (k == IR_E_FLOORDIV && sc_is_const_int(last, &v) && v % ratio) {
+    if (up && sc_is_const_int(last, &v) && v % ratio) {
         el_error(E, sp, "the last dimension (%lld) is not a multiple of %d", (long long)v, ratio);
         return sv_error();
     }
-    IrExpr *r = ir_int(E->a, last->dtype, ratio, sp);
-    shape[pb->ndim - 1] = sc_arith(E->a, k, last, r, sp, &err);
+    const char *err = NULL;
+    shape[pb->ndim - 1] = sc_arith(E->a, k, last, ir_int(E->a, last->dtype, ratio, sp), sp, &err);
     IrExpr *noff = sc_arith(E->a, k, off, ir_int(E->a, off->dtype, ratio, sp), sp, &err);
     if (!shape[pb->ndim - 1] || !noff)
         return sv_error();
-    IrLayout *lay = pb->layout ? ir_default_layout(E->a, shape, pb->ndim) : NULL;
+    IrLayout *lay = NULL;
+    if (pb->layout) {
+        LyCtx c = ly_ctx(E->a);
+        lay = up ? ly_pack(&c, pb->layout, ratio, NULL) : ly_unpack(&c, pb->layout, ratio, NULL);
+        if (!lay) {
+            el_error(E, sp, "cannot view this buffer as another dtype: %s", c.err ? c.err : "");
+            return sv_error();
+        }
+    }
     return fresh_buffer(redecl(E, parent, dt, shape, pb->ndim, lay, noff, sp), sp);
 }
 
@@ -855,69 +832,23 @@ static ScVal method_permute(El *E, IrExpr *parent, ScArgs *args)
         }
         seen[d] = true, perm[i] = (int)d;
     }
-    IrLayout *pl = pb->layout, *tile = pl && pl->kind == IR_LAYOUT_COMPOSE ? pl->tile : pl;
-    if (pl && (tile->nshard != n)) {
-        el_error(E, args->span,
-                 "A.permute of a layout whose dimensions span several iterators is not supported yet");
-        return sv_error();
-    }
     IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
     for (int i = 0; i < n; i++)
         shape[i] = pb->shape[perm[i]];
     IrLayout *lay = NULL;
-    if (pl) {
-        IrLayout *t = TX_NEW(E->a, IrLayout);
-        *t = *tile;
-        t->shard = TX_NEW_ARRAY(E->a, IrIter, n ? n : 1);
-        for (int i = 0; i < n; i++)
-            t->shard[i] = tile->shard[perm[i]];
-        lay = t;
-        if (pl->kind == IR_LAYOUT_COMPOSE) {
-            lay = TX_NEW(E->a, IrLayout);
-            *lay = *pl;
-            lay->tile = t;
+    if (pb->layout) {
+        /* The layout grouped by the shape, then whole groups permuted. */
+        LyCtx c = ly_ctx(E->a);
+        int *seps = TX_NEW_ARRAY(E->a, int, n + 1);
+        IrLayout *g = ly_group(&c, pb->layout, pb->shape, n, seps);
+        lay = g ? ly_permute_by_groups(&c, g, seps, n, perm) : NULL;
+        if (!lay) {
+            el_error(E, args->span, "cannot permute this buffer's layout: %s", c.err ? c.err : "");
+            return sv_error();
         }
     }
     return fresh_buffer(redecl(E, parent, parent->u.var.type->dtype, shape, n, lay, NULL,
                                args->span), args->span);
-}
-
-static bool is_thread_axis(const char *axis)
-{
-    static const char *const thread_axes[] = {"bx", "by", "bz", "cbx", "cby", "cbz", "tx",
-                                              "warpid", "laneid", "wgid", "tid_in_wg",
-                                              "wid_in_wg", "pid"};
-    for (size_t i = 0; i < TX_ARRAY_LEN(thread_axes); i++)
-        if (!strcmp(axis, thread_axes[i]))
-            return true;
-    return false;
-}
-
-/* The storage of a thread-distributed layout (its non-thread iterators and
- * offsets): its span (size=false) or its size. */
-static bool storage_extent(const IrLayout *l, bool size, int64_t *out)
-{
-    if (l->kind == IR_LAYOUT_COMPOSE)
-        l = l->tile;
-    int64_t r = 1;
-    for (int i = 0; i < l->noffset && !size; i++) {
-        int64_t o;
-        if (is_thread_axis(l->offset[i].axis))
-            continue;
-        if (!sc_is_const_int(l->offset[i].value, &o))
-            return false;
-        r += o;
-    }
-    for (int i = 0; i < l->nshard; i++) {
-        if (is_thread_axis(l->shard[i].axis))
-            continue;
-        int64_t e, s;
-        if (!sc_is_const_int(l->shard[i].extent, &e) || !sc_is_const_int(l->shard[i].stride, &s))
-            return false;
-        r = size ? r * e : r + (e - 1) * s;
-    }
-    *out = r;
-    return true;
 }
 
 static ScVal method_local(El *E, IrExpr *parent, ScArgs *args)
@@ -941,14 +872,18 @@ static ScVal method_local(El *E, IrExpr *parent, ScArgs *args)
             if (!(shape[i] = shape_dim(E, &dims[i])))
                 return sv_error();
     } else {
-        int64_t ext;
-        if (!pl || !storage_extent(pl, has_layout, &ext)) {
-            el_error(E, args->span, "A.local() needs the parent's layout with constant iterators");
+        /* The calling thread's storage: its span, or its size with a layout given. */
+        LyCtx c = ly_ctx(E->a);
+        IrLayout *st = pl ? ly_storage(&c, pl) : NULL;
+        IrExpr *ext = !st ? NULL : has_layout ? ly_size(&c, st, NULL) : ly_span(&c, st, NULL);
+        if (!ext) {
+            el_error(E, args->span, "A.local() needs the parent's layout%s%s",
+                     c.err ? ": " : "", c.err ? c.err : "");
             return sv_error();
         }
         n = 1;
         shape = TX_NEW_ARRAY(E->a, IrExpr *, 1);
-        shape[0] = ir_int(E->a, IR_INT32, ext, args->span);
+        shape[0] = ext;
     }
     if (!has_layout && !pl && !n) {
         el_error(E, args->span, "A.local needs the parent's layout, or both a shape and a layout");

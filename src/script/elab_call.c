@@ -111,6 +111,7 @@ static const struct {
      14, 9, {"1", "False", "False", "False", "False"}},
     {IR_OP_CUDA_TCGEN05_SMEM_DESC, "desc, addr, ldo, sdo, swizzle", 5, 5, {0}},
     {IR_OP_CUDA_WGMMA_SMEM_DESC, "desc, addr, ldo, sdo, swizzle", 5, 5, {0}},
+    {IR_OP_CUDA_WARP_REDUCE, "value, op, width=", 3, 2, {"32"}},
 };
 
 static ScVal default_value(const char *text, TxSpan sp)
@@ -124,7 +125,8 @@ static ScVal default_value(const char *text, TxSpan sp)
 static bool named_op_args(El *E, IrOp op, ScArgs *args)
 {
     for (size_t i = 0; i < TX_ARRAY_LEN(named_ops); i++) {
-        if (named_ops[i].op != op || !args->nkw)
+        if (named_ops[i].op != op ||
+            (!args->nkw && args->npos >= named_ops[i].nparams))
             continue;
         ScBound b;
         args->fname = tx_arena_printf(E->a, "T.%s", ir_ops[op].name);
@@ -187,6 +189,7 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
         return sv_error();
     switch (info->ret) {
     case IR_RET_FLOAT32: dt = IR_FLOAT32; break;
+    case IR_RET_INT64: dt = IR_INT64; break;
     case IR_RET_ARG0: dt = a[0]->dtype; break;
     case IR_RET_ARG1: dt = a[1]->dtype; break;
     case IR_RET_VOID: dt = IR_VOID; break;
