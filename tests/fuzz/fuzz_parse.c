@@ -5,6 +5,7 @@
  * reparse that is not structurally equal aborts, so the fuzzer saves it.
  * Crashes, leaks and undefined behaviour are caught by the sanitizers. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../tools/roundtrip_core.h"
@@ -26,8 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *text = (const char *)data;
     RtOptions opt = {.quiet_rejections = true, .log = stderr};
     RtOutcome outcome = rt_check("<fuzz>", text, size, NULL, 0, &opt);
-    if (rt_is_bug(outcome))
+    if (rt_is_bug(outcome)) {
+        fprintf(stderr, "---- the input (%zu bytes)\n%.*s\n----\n", size, (int)size, text);
         abort();
+    }
     if (outcome == RT_REJECTED_VERIFY)
         print_unverified(text, size);
     return 0;

@@ -108,6 +108,7 @@ static RtOutcome check_reparse(const char *name, const tirx_module *m1, const ch
         tirx_free(p2);
         if (!tirx_module_equal(m1, m2)) {
             log_failure(opt, name, "parse(p1) is not structurally equal to parse(input)");
+            log_numbered(opt, "p1 = print(parse(input))", p1);
             rc = first_failure(rc, RT_NOT_EQUAL);
         }
     }
