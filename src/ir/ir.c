@@ -146,7 +146,7 @@ const IrOpInfo ir_ops[IR_OP_COUNT] = {
 int ir_op_lookup(const char *name)
 {
     for (int i = 0; i < IR_OP_COUNT; i++)
-        if (!strcmp(ir_ops[i].name, name))
+        if (ir_ops[i].name[0] == name[0] && !strcmp(ir_ops[i].name, name))
             return i;
     return -1;
 }

@@ -85,11 +85,17 @@ static void push_scope(El *E)
 
 static void pop_scope(El *E) { E->scope = E->scope->parent; }
 
+static uint32_t name_hash(const char *name)
+{
+    return (uint32_t)tx_hash_bytes(name, strlen(name), 0);
+}
+
 ScVal *el_lookup(El *E, const char *name, ScBinding **binding)
 {
+    uint32_t h = name_hash(name);
     for (ScScope *s = E->scope; s; s = s->parent)
         for (ScBinding *b = s->head; b; b = b->next)
-            if (!strcmp(b->name, name)) {
+            if (b->hash == h && !strcmp(b->name, name)) {
                 if (binding)
                     *binding = b;
                 return &b->val;
@@ -99,13 +105,14 @@ ScVal *el_lookup(El *E, const char *name, ScBinding **binding)
 
 ScBinding *el_bind(El *E, const char *name, ScVal v, ScBindKind kind, TxSpan def)
 {
+    uint32_t h = name_hash(name);
     for (ScBinding *b = E->scope->head; b; b = b->next)
-        if (!strcmp(b->name, name)) {
+        if (b->hash == h && !strcmp(b->name, name)) {
             b->val = v, b->kind = kind, b->def_span = def;
             return b;
         }
     ScBinding *b = TX_NEW(E->a, ScBinding);
-    b->name = name, b->val = v, b->kind = kind, b->def_span = def;
+    b->name = name, b->hash = h, b->val = v, b->kind = kind, b->def_span = def;
     b->next = E->scope->head;
     E->scope->head = b;
     return b;

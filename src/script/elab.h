@@ -145,6 +145,7 @@ typedef struct ScBinding ScBinding;
 struct ScBinding {
     ScBinding *next;
     const char *name;
+    uint32_t hash; /* of name: lookups compare it before the string */
     ScVal val;
     ScBindKind kind;
     TxSpan def_span; /* where the name was defined */

@@ -22,7 +22,7 @@ static const struct {
 ScBuiltinFn el_builtin(const char *name)
 {
     for (size_t i = 0; i < TX_ARRAY_LEN(builtins); i++)
-        if (!strcmp(builtins[i].name, name))
+        if (builtins[i].name[0] == name[0] && !strcmp(builtins[i].name, name))
             return builtins[i].fn;
     return NULL;
 }

@@ -125,8 +125,8 @@ static ScVal default_value(const char *text, TxSpan sp)
 static bool named_op_args(El *E, IrOp op, ScArgs *args)
 {
     for (size_t i = 0; i < TX_ARRAY_LEN(named_ops); i++) {
-        if (named_ops[i].op != op ||
-            (!args->nkw && args->npos >= named_ops[i].nparams))
+        bool defaults = args->npos >= named_ops[i].nrequired && args->npos < named_ops[i].nparams;
+        if (named_ops[i].op != op || (!args->nkw && !defaults))
             continue;
         ScBound b;
         args->fname = tx_arena_printf(E->a, "T.%s", ir_ops[op].name);

@@ -409,6 +409,17 @@ static ScVal module_function(El *E, const char *name, TxSpan sp)
     return sv_error();
 }
 
+/* a + sep + b in the arena (namespace paths are built on every `T.x`). */
+static const char *path_join(El *E, const char *a, char sep, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    char *s = tx_arena_alloc(E->a, la + lb + 2);
+    memcpy(s, a, la);
+    s[la] = sep;
+    memcpy(s + la + 1, b, lb);
+    return s;
+}
+
 static ScVal attr_of_ns(El *E, const char *path, const char *name, TxSpan sp)
 {
     if (!strcmp(path, "T")) {
@@ -427,7 +438,7 @@ static ScVal attr_of_ns(El *E, const char *path, const char *name, TxSpan sp)
         return el_axis(E, name, sp);
     if (!strcmp(path, "<module>"))
         return module_function(E, name, sp);
-    return sv_ns(tx_arena_printf(E->a, "%s.%s", path, name), sp);
+    return sv_ns(path_join(E, path, '.', name), sp);
 }
 
 static ScVal eval_attr(El *E, const Ast *x)
@@ -1113,7 +1124,7 @@ static bool collect_args(El *E, const Ast *call, ScArgs *args)
 static ScVal call_dtype(El *E, IrDType dt, ScArgs *args)
 {
     char buf[IR_DTYPE_STR_MAX];
-    args->fname = tx_arena_printf(E->a, "T.%s", ir_dtype_str(dt, buf));
+    args->fname = path_join(E, "T", '.', ir_dtype_str(dt, buf));
     if (dt.code == IR_DT_HANDLE)
         return bi_handle(E, args);
     ScBound b;

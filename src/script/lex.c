@@ -14,9 +14,10 @@
 
 static const struct {
     const char *spelling;
+    uint8_t len;
     char cls;
 } tok_info[SC_TK_COUNT] = {
-#define X(E, spelling, cls) {spelling, #cls[0]},
+#define X(E, spelling, cls) {spelling, sizeof(spelling) - 1, #cls[0]},
 #include "tokens.def"
 #undef X
 };
@@ -419,7 +420,7 @@ static void lex_name(Lexer *L)
         return;
     }
     for (int k = 0; k < SC_TK_COUNT; k++)
-        if (tok_info[k].cls == 'K' && strlen(tok_info[k].spelling) == n &&
+        if (tok_info[k].cls == 'K' && tok_info[k].len == n && tok_info[k].spelling[0] == L->s[begin] &&
             !memcmp(tok_info[k].spelling, L->s + begin, n)) {
             push(L, (ScTokKind)k, begin, n);
             return;
@@ -479,8 +480,9 @@ static void lex_punct(Lexer *L)
     for (int k = 0; k < SC_TK_COUNT; k++) {
         if (tok_info[k].cls != 'P')
             continue;
-        size_t l = strlen(tok_info[k].spelling);
-        if (l > best_len && L->pos + l <= L->end && !memcmp(L->s + L->pos, tok_info[k].spelling, l))
+        size_t l = tok_info[k].len;
+        if (tok_info[k].spelling[0] == L->s[L->pos] && l > best_len && L->pos + l <= L->end &&
+            !memcmp(L->s + L->pos, tok_info[k].spelling, l))
             best = k, best_len = l;
     }
     if (best < 0) {
