@@ -126,7 +126,7 @@ static bool const_rhs(const IrExpr *e, IrExprKind k, int64_t *v)
 /* ---------------------------------------------------------------- arithmetic */
 IrExpr *lyx_add(LyCtx *c, IrExpr *x, IrExpr *y)
 {
-    int64_t a, b, r;
+    int64_t a = 0, b = 0, r;
     bool cx = lyx_const(x, &a), cy = lyx_const(y, &b);
     if (cx && cy)
         return add64(a, b, &r) ? typed_int(c, result_type(x, y), r) : binary(c, IR_E_ADD, x, y);
@@ -149,7 +149,7 @@ IrExpr *lyx_add(LyCtx *c, IrExpr *x, IrExpr *y)
 
 IrExpr *lyx_sub(LyCtx *c, IrExpr *x, IrExpr *y)
 {
-    int64_t a, b;
+    int64_t a = 0, b = 0;
     if (lyx_const(y, &b) && b != INT64_MIN)
         return lyx_add(c, x, typed_int(c, y->dtype, -b));
     if (lyx_equal(x, y))
@@ -161,7 +161,7 @@ IrExpr *lyx_sub(LyCtx *c, IrExpr *x, IrExpr *y)
 
 IrExpr *lyx_mul(LyCtx *c, IrExpr *x, IrExpr *y)
 {
-    int64_t a, b, r;
+    int64_t a = 0, b = 0, r;
     bool cx = lyx_const(x, &a), cy = lyx_const(y, &b);
     if (cx && cy)
         return mul64(a, b, &r) ? typed_int(c, result_type(x, y), r) : binary(c, IR_E_MUL, x, y);
@@ -186,7 +186,7 @@ static bool scaled_by(const IrExpr *x, int64_t d, int64_t *k)
 
 IrExpr *lyx_fdiv(LyCtx *c, IrExpr *x, IrExpr *y)
 {
-    int64_t a, b, r;
+    int64_t a = 0, b = 0, r;
     bool cx = lyx_const(x, &a), cy = lyx_const(y, &b);
     if (cx && cy && divisor_ok(a, b))
         return typed_int(c, result_type(x, y), floordiv64(a, b));
@@ -209,7 +209,7 @@ IrExpr *lyx_fdiv(LyCtx *c, IrExpr *x, IrExpr *y)
 
 IrExpr *lyx_fmod(LyCtx *c, IrExpr *x, IrExpr *y)
 {
-    int64_t a, b;
+    int64_t a = 0, b = 0;
     bool cx = lyx_const(x, &a), cy = lyx_const(y, &b);
     if (cx && cy && divisor_ok(a, b))
         return typed_int(c, result_type(x, y), floormod64(a, b));
@@ -250,7 +250,7 @@ static IrExpr *call2(LyCtx *c, IrOp op, IrExpr *x, IrExpr *y)
 
 IrExpr *lyx_bit(LyCtx *c, IrOp op, IrExpr *x, IrExpr *y)
 {
-    int64_t a, b;
+    int64_t a = 0, b = 0;
     bool cx = lyx_const(x, &a), cy = lyx_const(y, &b);
     if (cx && cy)
         return typed_int(c, result_type(x, y), bit_fold(op, a, b));
@@ -303,7 +303,7 @@ bool lyx_equal(const IrExpr *a, const IrExpr *b)
 
 bool lyx_divisible(const IrExpr *x, const IrExpr *d)
 {
-    int64_t a, b;
+    int64_t a = 0, b = 0;
     if (lyx_const(d, &b)) {
         if (b == 1 || b == -1)
             return true;
@@ -531,7 +531,7 @@ static int64_t cast_to(IrDType t, int64_t v)
 
 static bool eval(const IrExpr *e, const Env *env, int64_t *out)
 {
-    int64_t a, b;
+    int64_t a = 0, b = 0;
     if (lyx_const(e, out))
         return true;
     if (IR_E_IS_BINARY(e->kind))

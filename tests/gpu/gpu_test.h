@@ -176,8 +176,8 @@ static inline void gpu_remove_tree(const char *path)
     while ((e = readdir(dir))) {
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
             char child[4096];
-            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-            gpu_remove_tree(child);
+            if (snprintf(child, sizeof child, "%s/%s", path, e->d_name) < (int)sizeof child)
+                gpu_remove_tree(child);
         }
     }
     closedir(dir);

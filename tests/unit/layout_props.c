@@ -254,7 +254,7 @@ static void test_tile_is_outer_times_span_plus_inner(void **state)
     const char *axes[] = {"m"};
     for (int k = 0; k < 200; k++) {
         IrLayout *in = random_tile(c, &r, axes, 1, false), *out = random_tile(c, &r, axes, 1, false);
-        int64_t ni = size_of(c, in), no = size_of(c, out), span;
+        int64_t ni = size_of(c, in), no = size_of(c, out), span = 0;
         assert_true(const_of(ly_span(c, in, "m"), &span));
         IrLayout *t = ly_tile_by(c, in, out, ints(c, &no, 1), ints(c, &ni, 1), 1, LY_TARGET_NONE);
         assert_non_null(t);
