@@ -42,7 +42,9 @@ status=0
 (cd "$build" && ctest -L gpu --output-on-failure --timeout 600) 2>&1 | tee "$build/gpu-tests.log" ||
     status=$?
 
-total=$(grep -oE 'tests failed out of [0-9]+' "$build/gpu-tests.log" | grep -oE '[0-9]+$' || echo 0)
+# ctest ends with "100% tests passed out of N" or "P% tests passed, F tests failed out of N".
+total=$(grep -oE 'tests (passed|failed) out of [0-9]+' "$build/gpu-tests.log" | tail -n 1 |
+        grep -oE '[0-9]+$' || echo 0)
 failed=$(grep -oE '[0-9]+ tests failed out of' "$build/gpu-tests.log" | grep -oE '^[0-9]+' || echo 0)
 skipped=$(grep -cE '^[[:space:]]*[0-9]+ - .* \(Skipped\)$' "$build/gpu-tests.log" || true)
 executed=$((total - skipped))
