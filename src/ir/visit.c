@@ -681,10 +681,42 @@ IrStmt *ir_mutate_stmt(IrMutator *m, IrStmt *s)
     return mutate_stmt_children(m, s);
 }
 
+/* Params: every param is given its identity first (a shape may name a later
+ * scalar param), then the types are mutated, as the visitor orders them. */
+static IrExpr **mutate_params(IrMutator *m, IrExpr **params, int n)
+{
+    IrExpr **out = tx_arena_memdup(m->arena, params, sizeof *params * (size_t)n);
+    bool *premapped = TX_NEW_ARRAY(m->arena, bool, n);
+    bool changed = false;
+    for (int i = 0; i < n; i++) {
+        IrExpr *mapped = ir_mutator_lookup(m, params[i]);
+        premapped[i] = mapped != NULL;
+        if (!mapped && m->fresh_defs) {
+            mapped = tx_arena_memdup(m->arena, params[i], sizeof *params[i]);
+            ir_mutator_map_var(m, params[i], mapped);
+        }
+        out[i] = mapped ? mapped : params[i];
+    }
+    for (int i = 0; i < n; i++) {
+        if (premapped[i])
+            continue;
+        IrType *t = ir_mutate_type(m, params[i]->u.var.type);
+        if (out[i] == params[i] && t != params[i]->u.var.type) {
+            out[i] = tx_arena_memdup(m->arena, params[i], sizeof *params[i]);
+            ir_mutator_map_var(m, params[i], out[i]);
+        }
+        if (out[i] != params[i])
+            out[i]->u.var.type = t; /* a copy made here, not yet shared */
+    }
+    for (int i = 0; i < n; i++)
+        changed |= out[i] != params[i];
+    return changed ? out : params;
+}
+
 IrFunc *ir_mutate_func(IrMutator *m, IrFunc *f)
 {
     IrFunc *n = f;
-    COW(m, n, f, params, mutate_defs(m, f->params, f->nparams));
+    COW(m, n, f, params, mutate_params(m, f->params, f->nparams));
     COW(m, n, f, ret_type, ir_mutate_type(m, f->ret_type));
     COW(m, n, f, attrs, mutate_kwargs(m, f->attrs, f->nattrs));
     COW(m, n, f, body, mutate_body(m, f->body));

@@ -408,6 +408,29 @@ static void test_substitute_fresh_defs(void **state)
     ir_module_free(m);
 }
 
+/* A fresh copy of f(A: T.Buffer(("n",)), n) is alpha-equivalent to it: A's
+ * shape names the new n although n is defined after A. */
+static void test_mutator_fresh_params(void **state)
+{
+    (void)state;
+    IrModule *m = irb_module(1);
+    IrExpr *n = irb_var(m, "n", IR_INT32);
+    IrExpr *a = irb_buffer(m, "A", IR_FLOAT32, "global", 1, n);
+    IrExpr *i = irb_var(m, "i", IR_INT32);
+    IrFunc *f = irb_func(m, "f", irb_for(m, i, n, irb_store(m, a, irb_load(m, a, 1, i), 1, i)), 2,
+                         a, n);
+    IrMutator mu = {.arena = &m->arena, .fresh_defs = true};
+    IrFunc *g = ir_mutate_func(&mu, f);
+    assert_ptr_not_equal(g->params[0], a);
+    assert_ptr_not_equal(g->params[1], n);
+    assert_ptr_equal(ir_buf(g->params[0])->shape[0], g->params[1]);
+    assert_ptr_equal(ir_buf(a)->shape[0], n); /* the original is untouched */
+    assert_true(ir_func_equal(f, g));
+    assert_int_equal(ir_func_hash(f), ir_func_hash(g));
+    ir_mutator_free(&mu);
+    ir_module_free(m);
+}
+
 static void test_ptrmap(void **state)
 {
     (void)state;
@@ -438,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_mutator_premapped_definition),
         cmocka_unit_test(test_mutator_splices_sequences),
         cmocka_unit_test(test_substitute_fresh_defs),
+        cmocka_unit_test(test_mutator_fresh_params),
         cmocka_unit_test(test_ptrmap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
