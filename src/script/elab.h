@@ -331,6 +331,8 @@ bool el_buffer_is_scalar(const IrExpr *buffer, bool for_alloc);
 ScVal el_buffer_attr(El *E, ScVal obj, const char *name, TxSpan sp);
 ScVal el_buffer_method(El *E, ScVal recv, const char *name, ScArgs *args);
 ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp);
+/* A.sub[...]: a chain of drop/narrow views (recv is the buffer). */
+ScVal el_buffer_sub(El *E, ScVal recv, const Ast *index, TxSpan sp);
 bool el_store(El *E, IrExpr *buffer, IrExpr **indices, int n, const ScVal *value,
               IrExpr *predicate, TxSpan sp);
 /* The indices of a subscript (slices become Ramps). */

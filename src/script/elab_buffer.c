@@ -353,7 +353,7 @@ ScVal bi_decl_scalar(El *E, ScArgs *args)
 
 static const char *const buffer_attrs[] = {
     "data", "shape", "strides", "elem_offset", "dtype", "layout", "buffer", "allocated_addr",
-    "view", "permute", "local", "ptr_to", "vload", "vstore", "access_ptr", "scope",
+    "view", "permute", "local", "ptr_to", "vload", "vstore", "access_ptr", "scope", "sub",
 };
 
 static ScVal expr_tuple(El *E, IrExpr **items, int n, TxSpan sp)
@@ -1005,4 +1005,268 @@ ScVal el_buffer_method(El *E, ScVal recv, const char *name, ScArgs *args)
     }
     el_error(E, args->span, "buffer method '%s' is not supported", name);
     return sv_error();
+}
+
+/* ---------------------------------------------------------------- A.sub[...] */
+
+/* A layout split into its tile and the swizzle wrapped around it (or NULL). */
+typedef struct Surgery {
+    IrLayout *tile;
+    const IrLayout *swizzle;
+    IrLayout *grouped;
+    int *seps;
+} Surgery;
+
+static bool surgery(El *E, IrExpr *buf, Surgery *out, TxSpan sp)
+{
+    const IrBufferType *bt = ir_buf(buf);
+    if (!bt->layout) {
+        el_error(E, sp, "A.sub needs a buffer with a layout");
+        return false;
+    }
+    if (!strcmp(buf->u.var.type->scope, "tmem") && bt->naddr) {
+        el_error(E, sp, "A.sub of a tmem buffer is not supported yet");
+        return false;
+    }
+    out->swizzle = bt->layout->kind == IR_LAYOUT_COMPOSE ? bt->layout : NULL;
+    out->tile = out->swizzle ? bt->layout->tile : bt->layout;
+    LyCtx c = ly_ctx(E->a);
+    out->seps = TX_NEW_ARRAY(E->a, int, bt->ndim + 1);
+    out->grouped = ly_group(&c, out->tile, bt->shape, bt->ndim, out->seps);
+    if (!out->grouped) {
+        el_error(E, sp, "A.sub: %s", c.err ? c.err : "the layout does not group by the shape");
+        return false;
+    }
+    return true;
+}
+
+static IrExpr *arith(El *E, IrExprKind k, IrExpr *a, IrExpr *b, TxSpan sp)
+{
+    const char *err = NULL;
+    IrExpr *r = sc_arith(E->a, k, a, b, sp, &err);
+    if (!r)
+        el_error(E, sp, "A.sub: %s", err ? err : "invalid offset");
+    return r;
+}
+
+/* The storage offset of `index` along a dimension made of `n` iters. */
+static IrExpr *group_offset(El *E, const IrIter *group, int n, IrExpr *index, TxSpan sp)
+{
+    if (n == 1)
+        return arith(E, IR_E_MUL, index, group[0].stride, sp);
+    IrExpr *offset = NULL, *rest = index;
+    for (int pos = 0; pos < n; pos++) {
+        int64_t inner = 1, e;
+        for (int k = pos + 1; k < n; k++) {
+            if (!sc_is_const_int(group[k].extent, &e)) {
+                el_error(E, sp, "A.sub: a dimension of several layout iters needs constant extents");
+                return NULL;
+            }
+            inner *= e;
+        }
+        IrExpr *coord = rest;
+        if (inner != 1) {
+            IrExpr *in = ir_int(E->a, rest->dtype, inner, sp);
+            coord = arith(E, IR_E_FLOORDIV, rest, in, sp);
+            rest = arith(E, IR_E_FLOORMOD, rest, in, sp);
+            if (!coord || !rest)
+                return NULL;
+        }
+        IrExpr *term = arith(E, IR_E_MUL, coord, group[pos].stride, sp);
+        offset = !term ? NULL : offset ? arith(E, IR_E_ADD, offset, term, sp) : term;
+        if (!offset)
+            return NULL;
+    }
+    return offset;
+}
+
+/* An offset may leave the swizzle only when it is a whole number of periods. */
+static bool offset_commutes(const IrLayout *swizzle, IrExpr *offset)
+{
+    if (!swizzle || !offset || swizzle->swizzle_len == 0)
+        return true;
+    int64_t period = ly_swizzle_period(swizzle), v;
+    return sc_is_const_int(offset, &v) && v % period == 0;
+}
+
+/* The child of a drop/narrow: new shard iters over the parent's storage,
+ * the extra offset in elem_offset (or on axis m inside a swizzle). */
+static IrExpr *rebuild_view(El *E, IrExpr *buf, IrExpr **shape, int ndim, IrIter *shard, int nshard,
+                            const Surgery *sg, IrExpr *extra, TxSpan sp)
+{
+    IrLayout *t = TX_NEW(E->a, IrLayout);
+    *t = *sg->grouped;
+    t->shard = shard, t->nshard = nshard;
+    IrExpr *elem_offset = ir_buf(buf)->elem_offset;
+    if (extra && !offset_commutes(sg->swizzle, extra)) {
+        t->offset = TX_NEW_ARRAY(E->a, IrAxisOffset, t->noffset + 1);
+        memcpy(t->offset, sg->grouped->offset, sizeof(IrAxisOffset) * (size_t)t->noffset);
+        int i = 0;
+        while (i < t->noffset && strcmp(t->offset[i].axis, "m"))
+            i++;
+        if (i < t->noffset) {
+            if (!(t->offset[i].value = arith(E, IR_E_ADD, t->offset[i].value, extra, sp)))
+                return NULL;
+        } else {
+            t->offset[t->noffset++] = (IrAxisOffset){"m", extra};
+        }
+    } else if (extra && !(elem_offset = arith(E, IR_E_ADD, elem_offset, extra, sp))) {
+        return NULL;
+    }
+    IrLayout *lay = t;
+    if (sg->swizzle) {
+        lay = TX_NEW(E->a, IrLayout);
+        *lay = *sg->swizzle;
+        lay->tile = t;
+    }
+    return redecl(E, buf, buf->u.var.type->dtype, shape, ndim, lay, elem_offset, sp);
+}
+
+/* Select `index` of dimension `dim`: the dimension disappears. */
+static IrExpr *view_drop(El *E, IrExpr *buf, int dim, IrExpr *index, TxSpan sp)
+{
+    const IrBufferType *bt = ir_buf(buf);
+    int64_t i, ext;
+    if (sc_is_const_int(index, &i) && (i < 0 || (sc_is_const_int(bt->shape[dim], &ext) && i >= ext))) {
+        el_error(E, sp, "index %lld is out of range for dimension %d of extent %lld", (long long)i,
+                 dim, (long long)ext);
+        return NULL;
+    }
+    Surgery sg;
+    if (!surgery(E, buf, &sg, sp))
+        return NULL;
+    int lo = sg.seps[dim], hi = sg.seps[dim + 1];
+    IrExpr *offset = group_offset(E, sg.grouped->shard + lo, hi - lo, index, sp);
+    if (!offset)
+        return NULL;
+    IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, bt->ndim);
+    int n = 0;
+    for (int d = 0; d < bt->ndim; d++)
+        if (d != dim)
+            shape[n++] = bt->shape[d];
+    int nshard = sg.grouped->nshard - (hi - lo);
+    IrIter *shard = TX_NEW_ARRAY(E->a, IrIter, nshard ? nshard : 1);
+    memcpy(shard, sg.grouped->shard, sizeof(IrIter) * (size_t)lo);
+    memcpy(shard + lo, sg.grouped->shard + hi, sizeof(IrIter) * (size_t)(sg.grouped->nshard - hi));
+    return rebuild_view(E, buf, shape, n, shard, nshard, &sg, offset, sp);
+}
+
+/* Narrow dimension `dim` to [start, start + length). */
+static IrExpr *view_narrow(El *E, IrExpr *buf, int dim, IrExpr *start, IrExpr *length, TxSpan sp)
+{
+    const IrBufferType *bt = ir_buf(buf);
+    Surgery sg;
+    if (!surgery(E, buf, &sg, sp))
+        return NULL;
+    int lo = sg.seps[dim], hi = sg.seps[dim + 1];
+    const IrIter *group = sg.grouped->shard + lo;
+    IrIter *shard = TX_NEW_ARRAY(E->a, IrIter, sg.grouped->nshard);
+    memcpy(shard, sg.grouped->shard, sizeof(IrIter) * (size_t)sg.grouped->nshard);
+    IrExpr *offset;
+    if (hi - lo == 1) {
+        offset = arith(E, IR_E_MUL, start, group[0].stride, sp);
+        shard[lo].extent = length;
+    } else {
+        int64_t inner = 1, e, s0, l0;
+        for (int k = 1; k < hi - lo; k++) {
+            if (!sc_is_const_int(group[k].extent, &e)) {
+                el_error(E, sp, "A.sub: a dimension of several layout iters needs constant extents");
+                return NULL;
+            }
+            inner *= e;
+        }
+        if (!sc_is_const_int(start, &s0) || !sc_is_const_int(length, &l0) || s0 % inner ||
+            l0 % inner) {
+            el_error(E, sp, "A.sub: dimension %d is made of %d layout iters; its start and length "
+                            "must be constant multiples of %lld", dim, hi - lo, (long long)inner);
+            return NULL;
+        }
+        offset = arith(E, IR_E_MUL, ir_int(E->a, start->dtype, s0 / inner, sp), group[0].stride, sp);
+        shard[lo].extent = ir_int(E->a, length->dtype, l0 / inner, sp);
+    }
+    if (!offset)
+        return NULL;
+    IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, bt->ndim);
+    memcpy(shape, bt->shape, sizeof(IrExpr *) * (size_t)bt->ndim);
+    shape[dim] = length;
+    return rebuild_view(E, buf, shape, bt->ndim, shard, sg.grouped->nshard, &sg, offset, sp);
+}
+
+/* A stepped slice a::s: split the dimension into (E/s, s) and select a. */
+static IrExpr *view_step(El *E, IrExpr *buf, int dim, const IndexItem *it, TxSpan sp)
+{
+    const IrBufferType *bt = ir_buf(buf);
+    int64_t step, ext, a = 0;
+    if (!el_int_const(E, &it->step, &step, "a sub step"))
+        return NULL;
+    if (sv_given(&it->hi)) {
+        el_error(E, it->span, "A.sub: a stop bound with a step is not supported");
+        return NULL;
+    }
+    if (!sc_is_const_int(bt->shape[dim], &ext) || step <= 0 || ext % step) {
+        el_error(E, it->span, "A.sub: a stepped slice needs a constant extent divisible by the step");
+        return NULL;
+    }
+    IrExpr *start = sv_given(&it->lo) ? index_expr(E, &it->lo) : ir_int(E->a, IR_INT32, 0, sp);
+    if (!start || (sc_is_const_int(start, &a) && (a < 0 || a >= step))) {
+        if (start)
+            el_error(E, it->span, "A.sub: a stepped-slice start must be in [0, %lld)", (long long)step);
+        return NULL;
+    }
+    IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, bt->ndim + 1);
+    for (int d = 0, k = 0; d < bt->ndim; d++) {
+        if (d == dim) {
+            shape[k++] = ir_int(E->a, bt->shape[d]->dtype, ext / step, sp);
+            shape[k++] = ir_int(E->a, bt->shape[d]->dtype, step, sp);
+        } else {
+            shape[k++] = bt->shape[d];
+        }
+    }
+    IrExpr *split = redecl(E, buf, buf->u.var.type->dtype, shape, bt->ndim + 1, bt->layout, NULL, sp);
+    return view_drop(E, split, dim + 1, start, sp);
+}
+
+/* A.sub[i, a:b, c::s, :, ...]: numpy basic indexing as a chain of views. */
+ScVal el_buffer_sub(El *E, ScVal recv, const Ast *index, TxSpan sp)
+{
+    IrExpr *buf = recv.u.e;
+    IndexItem *items;
+    int n;
+    if (!eval_index_items(E, index, &items, &n))
+        return sv_error();
+    if (n > ir_buf(buf)->ndim) {
+        el_error(E, sp, "A.sub: %d indices for a buffer of rank %d", n, ir_buf(buf)->ndim);
+        return sv_error();
+    }
+    int dim = 0;
+    for (int i = 0; i < n && buf; i++) {
+        const IndexItem *it = &items[i];
+        if (!it->is_slice) {
+            IrExpr *idx = index_expr(E, &it->v);
+            buf = idx ? view_drop(E, buf, dim, idx, it->span) : NULL;
+            continue;
+        }
+        bool unit = !sv_given(&it->step) || (it->step.kind == SV_INT && it->step.u.i == 1);
+        if (unit && !sv_given(&it->lo) && !sv_given(&it->hi)) {
+            dim++;
+            continue;
+        }
+        if (unit) {
+            IrExpr *lo, *hi;
+            int64_t step;
+            const char *err = NULL;
+            IrExpr *len = NULL;
+            if (slice_bounds(E, buf, dim, it, &lo, &hi, &step))
+                len = sc_sub_simplify(E->a, hi, lo, it->span, &err);
+            buf = len ? view_narrow(E, buf, dim, lo, len, it->span) : NULL;
+        } else {
+            buf = view_step(E, buf, dim, it, sp);
+        }
+        dim++;
+    }
+    if (!buf)
+        return sv_error();
+    ScVal r = {.kind = SV_BUFFER, .fresh = buf != recv.u.e, .span = sp};
+    r.u.e = buf;
+    return r;
 }

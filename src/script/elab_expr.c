@@ -494,6 +494,10 @@ static ScVal eval_subscript(El *E, const Ast *x)
     switch (obj.kind) {
     case SV_ERROR: return obj;
     case SV_BUFFER: return el_subscript_buffer(E, obj, x->b, sp);
+    case SV_METHOD:
+        if (!strcmp(obj.u.method.name, "sub"))
+            return el_buffer_sub(E, *obj.u.method.recv, x->b, sp);
+        break;
     case SV_TUPLE: case SV_LIST: return eval_index_python(E, obj, x->b, sp);
     case SV_LET: {
         ScVal t = el_eval(E, x->b);
