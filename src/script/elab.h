@@ -9,6 +9,8 @@
 #ifndef TX_SCRIPT_ELAB_H
 #define TX_SCRIPT_ELAB_H
 
+#include <string.h>
+
 #include "../ir/ir.h"
 #include "parse_internal.h"
 #include "script.h"
@@ -313,6 +315,12 @@ typedef struct ScBound {
 } ScBound;
 bool el_bind_args(El *E, const ScArgs *args, const char *params, ScBound *out);
 static inline bool sv_given(const ScVal *v) { return v->kind != SV_COUNT; }
+/* memcpy that allows an empty (possibly NULL) source. */
+static inline void el_copy(void *dst, const void *src, size_t n)
+{
+    if (n)
+        memcpy(dst, src, n);
+}
 
 typedef ScVal (*ScBuiltinFn)(El *E, ScArgs *args);
 #define X(name, fn) ScVal fn(El *E, ScArgs *args);

@@ -755,7 +755,7 @@ static ScVal view_dtype(El *E, IrExpr *parent, IrDType dt, TxSpan sp)
     int ratio = up ? cbits / pbits : pbits / cbits;
     IrExprKind k = up ? IR_E_FLOORDIV : IR_E_MUL;
     IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, pb->ndim);
-    memcpy(shape, pb->shape, sizeof(IrExpr *) * (size_t)pb->ndim);
+    el_copy(shape, pb->shape, sizeof(IrExpr *) * (size_t)pb->ndim);
     IrExpr *last = pb->shape[pb->ndim - 1], *off = pb->elem_offset;
     int64_t v;
     if (up && sc_is_const_int(last, &v) && v % ratio) {
@@ -1100,7 +1100,7 @@ static IrExpr *rebuild_view(El *E, IrExpr *buf, IrExpr **shape, int ndim, IrIter
     IrExpr *elem_offset = ir_buf(buf)->elem_offset;
     if (extra && !offset_commutes(sg->swizzle, extra)) {
         t->offset = TX_NEW_ARRAY(E->a, IrAxisOffset, t->noffset + 1);
-        memcpy(t->offset, sg->grouped->offset, sizeof(IrAxisOffset) * (size_t)t->noffset);
+        el_copy(t->offset, sg->grouped->offset, sizeof(IrAxisOffset) * (size_t)t->noffset);
         int i = 0;
         while (i < t->noffset && strcmp(t->offset[i].axis, "m"))
             i++;
@@ -1146,8 +1146,8 @@ static IrExpr *view_drop(El *E, IrExpr *buf, int dim, IrExpr *index, TxSpan sp)
             shape[n++] = bt->shape[d];
     int nshard = sg.grouped->nshard - (hi - lo);
     IrIter *shard = TX_NEW_ARRAY(E->a, IrIter, nshard ? nshard : 1);
-    memcpy(shard, sg.grouped->shard, sizeof(IrIter) * (size_t)lo);
-    memcpy(shard + lo, sg.grouped->shard + hi, sizeof(IrIter) * (size_t)(sg.grouped->nshard - hi));
+    el_copy(shard, sg.grouped->shard, sizeof(IrIter) * (size_t)lo);
+    el_copy(shard + lo, sg.grouped->shard + hi, sizeof(IrIter) * (size_t)(sg.grouped->nshard - hi));
     return rebuild_view(E, buf, shape, n, shard, nshard, &sg, offset, sp);
 }
 
@@ -1161,7 +1161,7 @@ static IrExpr *view_narrow(El *E, IrExpr *buf, int dim, IrExpr *start, IrExpr *l
     int lo = sg.seps[dim], hi = sg.seps[dim + 1];
     const IrIter *group = sg.grouped->shard + lo;
     IrIter *shard = TX_NEW_ARRAY(E->a, IrIter, sg.grouped->nshard);
-    memcpy(shard, sg.grouped->shard, sizeof(IrIter) * (size_t)sg.grouped->nshard);
+    el_copy(shard, sg.grouped->shard, sizeof(IrIter) * (size_t)sg.grouped->nshard);
     IrExpr *offset;
     if (hi - lo == 1) {
         offset = arith(E, IR_E_MUL, start, group[0].stride, sp);
@@ -1187,7 +1187,7 @@ static IrExpr *view_narrow(El *E, IrExpr *buf, int dim, IrExpr *start, IrExpr *l
     if (!offset)
         return NULL;
     IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, bt->ndim);
-    memcpy(shape, bt->shape, sizeof(IrExpr *) * (size_t)bt->ndim);
+    el_copy(shape, bt->shape, sizeof(IrExpr *) * (size_t)bt->ndim);
     shape[dim] = length;
     return rebuild_view(E, buf, shape, bt->ndim, shard, sg.grouped->nshard, &sg, offset, sp);
 }

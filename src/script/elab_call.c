@@ -137,7 +137,7 @@ static bool named_op_args(El *E, IrOp op, ScArgs *args)
             if (!sv_given(&b.v[k]))
                 b.v[k] = default_value(named_ops[i].defaults[k - req], args->span);
         args->pos = TX_NEW_ARRAY(E->a, ScVal, n);
-        memcpy(args->pos, b.v, sizeof(ScVal) * (size_t)n);
+        el_copy(args->pos, b.v, sizeof(ScVal) * (size_t)n);
         args->npos = n, args->nkw = 0;
         return true;
     }
