@@ -297,8 +297,6 @@ IrType *ly_view_reshape(LyViewCtx *v, const IrType *parent, IrExpr *const *shape
     IrExpr **s = copy_shape(v, shape, ndim, 0);
     if (!view_dims(v, parent, s, ndim, layout != NULL))
         return NULL;
-    if (layout && !ly_admits(v->c, layout, s, ndim))
-        return NULL;
     return redecl(v, parent, parent->dtype, s, ndim, layout ? layout : parent->buf->layout, NULL,
                   NULL);
 }
@@ -307,7 +305,7 @@ IrType *ly_view_unflatten(LyViewCtx *v, const IrType *parent, int64_t dim, IrExp
                           int n)
 {
     const IrBufferType *pb = parent->buf;
-    int d;
+    int d = 0;
     if (!norm_dim(v, dim, pb->ndim, &d))
         return NULL;
     if (n < 1)
@@ -326,7 +324,7 @@ IrType *ly_view_unflatten(LyViewCtx *v, const IrType *parent, int64_t dim, IrExp
 IrType *ly_view_flatten(LyViewCtx *v, const IrType *parent, int64_t start_dim, int64_t end_dim)
 {
     const IrBufferType *pb = parent->buf;
-    int lo, hi;
+    int lo = 0, hi = 0;
     if (pb->ndim == 0)
         return ly_fail(v->c, "flatten needs a buffer of rank 1 or more"), NULL;
     if (!norm_dim(v, start_dim, pb->ndim, &lo) || !norm_dim(v, end_dim, pb->ndim, &hi))
@@ -447,8 +445,6 @@ IrType *ly_view_local(LyViewCtx *v, const IrType *parent, IrExpr *const *shape, 
                                ly_expr_str(v->c, total), ly_expr_str(v->c, span)), NULL;
         }
     }
-    if (layout && !ly_admits(v->c, layout, s, ndim))
-        return NULL;
     IrLayout *lay = layout ? layout : ir_default_layout(v->c->arena, s, ndim);
     return redecl(v, parent, parent->dtype, s, ndim, lay, NULL, NULL);
 }
@@ -467,7 +463,7 @@ static bool in_range(LyViewCtx *v, IrExpr *index, IrExpr *extent, int dim)
 IrType *ly_view_select(LyViewCtx *v, const IrType *parent, int64_t dim, IrExpr *index)
 {
     const IrBufferType *pb = parent->buf;
-    int d;
+    int d = 0;
     Grouped g;
     if (!compact(v, parent) || !norm_dim(v, dim, pb->ndim, &d) ||
         !in_range(v, index, pb->shape[d], d) || !group_parent(v, parent, &g))
@@ -505,7 +501,7 @@ IrType *ly_view_narrow(LyViewCtx *v, const IrType *parent, int64_t dim, IrExpr *
                        IrExpr *length)
 {
     const IrBufferType *pb = parent->buf;
-    int d;
+    int d = 0;
     Grouped g;
     if (!compact(v, parent) || !norm_dim(v, dim, pb->ndim, &d) ||
         !narrow_bounds(v, start, length, pb->shape[d], d) || !group_parent(v, parent, &g))
@@ -601,12 +597,14 @@ static const IrType *step_view(LyViewCtx *v, const IrType *cur, int dim, const L
 
 bool ly_view_sub(LyViewCtx *v, const IrType *parent, const LyPick *picks, int n, LyViewChain *out)
 {
+    out->at = -1;
     if (n > parent->buf->ndim)
         return ly_fail(v->c, "%d indices for a buffer of rank %d", n, parent->buf->ndim);
     const IrType *cur = parent;
     int dim = 0;
     for (int i = 0; i < n && cur; i++) {
         const LyPick *p = &picks[i];
+        out->at = i;
         if (p->kind == LY_PICK_INDEX) {
             cur = push(v, out, ly_view_select(v, cur, dim, p->start));
             continue;
@@ -621,31 +619,39 @@ bool ly_view_sub(LyViewCtx *v, const IrType *parent, const LyPick *picks, int n,
         }
         dim++;
     }
+    if (cur)
+        out->at = -1;
     return cur != NULL;
 }
 
 /* One dimension of A.tile(...)[...]: split, select the picked factors from
- * the innermost, merge the kept ones. */
+ * the innermost, merge the kept ones. `first` numbers the picks. */
 static const IrType *tile_dim(LyViewCtx *v, const IrType *cur, int dim, const LyTileSpec *sp,
-                              const LyPick *picks, LyViewChain *out)
+                              const LyPick *picks, int first, LyViewChain *out)
 {
     int keep = 0;
     for (int j = 0; j < sp->nfactors; j++) {
+        out->at = first + j;
         if (picks[j].kind != LY_PICK_INDEX && picks[j].kind != LY_PICK_ALL)
             return ly_fail(v->c, "a tile pick is an index or ':' (keep the factor whole)"), NULL;
         keep += picks[j].kind == LY_PICK_ALL;
     }
+    out->at = -1;
     if (keep == sp->nfactors)
         return ly_fail(v->c, "dimension %d picks no factor: a tile selects at least one (use view "
                              "or chunk to reshape)", dim), NULL;
     int n;
     IrExpr **s = split_shape(v, cur->buf, dim, sp->factors, sp->nfactors, &n);
     cur = push(v, out, ly_view_reshape(v, cur, s, n, NULL));
-    for (int j = sp->nfactors - 1; j >= 0 && cur; j--)
-        if (picks[j].kind == LY_PICK_INDEX)
-            cur = push(v, out, ly_view_select(v, cur, dim + j, picks[j].start));
+    for (int j = sp->nfactors - 1; j >= 0 && cur; j--) {
+        if (picks[j].kind != LY_PICK_INDEX)
+            continue;
+        out->at = first + j;
+        cur = push(v, out, ly_view_select(v, cur, dim + j, picks[j].start));
+    }
     if (!cur || keep < 2)
         return cur;
+    out->at = -1;
     IrExpr *minus1 = int_like(v, NULL, -1);
     IrExpr **m = TX_NEW_ARRAY(v->c->arena, IrExpr *, cur->buf->ndim);
     int k = 0;
@@ -661,6 +667,7 @@ bool ly_view_tile(LyViewCtx *v, const IrType *parent, const LyTileSpec *specs, i
                   const LyPick *picks, int npicks, LyViewChain *out)
 {
     int ndim = parent->buf->ndim, total = 0;
+    out->at = -1;
     int *dims = TX_NEW_ARRAY(v->c->arena, int, nspecs + 1);
     int *first = TX_NEW_ARRAY(v->c->arena, int, nspecs + 1);
     for (int i = 0; i < nspecs; i++) {
@@ -683,9 +690,11 @@ bool ly_view_tile(LyViewCtx *v, const IrType *parent, const LyTileSpec *specs, i
         for (int i = 0; i < nspecs; i++)
             if (dims[i] >= 0 && (best < 0 || dims[i] > dims[best]))
                 best = i;
-        cur = tile_dim(v, cur, dims[best], &specs[best], picks + first[best], out);
+        cur = tile_dim(v, cur, dims[best], &specs[best], picks + first[best], first[best], out);
         dims[best] = -1;
     }
+    if (cur)
+        out->at = -1;
     return cur != NULL;
 }
 
@@ -845,7 +854,7 @@ bool ly_view_rearrange(LyViewCtx *v, const IrType *parent, const char *pattern,
 bool ly_view_chunk(LyViewCtx *v, const IrType *parent, int64_t dim, int64_t count, IrExpr *pick,
                    IrExpr **begin, IrExpr **extent)
 {
-    int d;
+    int d = 0;
     int64_t e, p;
     if (!norm_dim(v, dim, parent->buf->ndim, &d))
         return false;

@@ -37,7 +37,9 @@ typedef struct LyViewCtx {
 /* ---------------------------------------------------------------- single views */
 /* A.view(*shape) / A.view(*shape, layout=L): a reshape. One dimension may be
  * the constant -1 (inferred). Without a layout the parent's layout object is
- * kept and the sizes must match; with one, the layout must admit the shape. */
+ * kept and the sizes must match. A given layout is not checked against the
+ * shape here (the reference prints views whose layout does not admit it;
+ * ly_admits tells). */
 IrType *ly_view_reshape(LyViewCtx *v, const IrType *parent, IrExpr *const *shape, int ndim,
                         IrLayout *layout);
 /* A.view("dtype"): the same bytes as elements of another width; the last
@@ -65,6 +67,7 @@ IrType *ly_view_flatten(LyViewCtx *v, const IrType *parent, int64_t start_dim, i
 typedef struct LyViewChain {
     IrType **steps; /* steps[0] views the parent, steps[k] views steps[k-1] */
     int n, cap;
+    int at; /* on failure: the pick (of sub and tile) that failed, or -1 */
 } LyViewChain;
 
 /* One item of A.sub[...] / A.tile(...)[...]. */

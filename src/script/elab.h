@@ -45,6 +45,8 @@ typedef enum {
     SV_LOOP,    /* u.loop: range(...), T.serial(...), T.grid(...) */
     SV_FRAME,   /* u.frame: T.attr(...), T.launch_thread(...), T.hint(...), ... */
     SV_PTXPRED, /* u.tagged: T.ptx.pred(x), an operand that is a .pred register */
+    SV_INDEXER, /* u.method: A.tile(...) / A.chunk(...) awaiting its subscript; recv[0] is
+                   the buffer, recv[1] a tuple of the call's arguments */
     SV_COUNT
 } ScValKind;
 
@@ -339,12 +341,32 @@ bool el_buffer_is_scalar(const IrExpr *buffer, bool for_alloc);
 ScVal el_buffer_attr(El *E, ScVal obj, const char *name, TxSpan sp);
 ScVal el_buffer_method(El *E, ScVal recv, const char *name, ScArgs *args);
 ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp);
-/* A.sub[...]: a chain of drop/narrow views (recv is the buffer). */
-ScVal el_buffer_sub(El *E, ScVal recv, const Ast *index, TxSpan sp);
+/* The items of a subscript: indices and slices (starred tuples expanded). */
+typedef struct ScIndexItem {
+    bool is_slice;
+    ScVal v, lo, hi, step; /* slice parts: kind SV_COUNT when omitted */
+    TxSpan span;
+} ScIndexItem;
+bool el_index_items(El *E, const Ast *index, ScIndexItem **out, int *n);
+/* An integer index expression. */
+IrExpr *el_index_expr(El *E, const ScVal *v);
 bool el_store(El *E, IrExpr *buffer, IrExpr **indices, int n, const ScVal *value,
               IrExpr *predicate, TxSpan sp);
 /* The indices of a subscript (slices become Ramps). */
 bool el_store_indices(El *E, IrExpr *buffer, const Ast *index, IrExpr ***out, int *n);
+
+/* ---- elab_view.c: buffer views ---- */
+bool el_is_view_method(const char *name);
+/* A.view / permute / local / rearrange / unflatten / flatten / select /
+ * narrow, and A.tile(...) / A.chunk(...) (which return an SV_INDEXER). */
+ScVal el_view_method(El *E, IrExpr *buf, const char *name, ScArgs *args);
+/* The subscript of A.sub (an SV_METHOD) or of an SV_INDEXER. */
+ScVal el_view_subscript(El *E, ScVal obj, const Ast *index, TxSpan sp);
+/* A layout is well formed (known axes, swizzle parameters, thread scopes). */
+bool el_check_layout(El *E, const IrLayout *l, TxSpan sp);
+/* A declared buffer's layout admits its shape; a swizzled buffer over given
+ * data starts at a whole swizzle period. */
+bool el_check_buffer_layout(El *E, const IrExpr *buf, bool has_data, TxSpan sp);
 
 /* ---- elab_layout.c ---- */
 ScVal el_layout_subscript(El *E, const char *which, const Ast *index, TxSpan sp);

@@ -1,8 +1,8 @@
 /* Buffers in the elaborator: the buffer-declaring builtins (T.Buffer,
  * T.match_buffer, T.alloc_buffer/alloc_shared/alloc_local, T.decl_buffer and
  * the scalar forms) with their shared keyword layout and defaults, buffer
- * attributes and methods (data, shape, ptr_to, vload/vstore, access_ptr and
- * the views that need no layout algebra), loads, regions and stores. */
+ * attributes and methods (data, shape, ptr_to, vload/vstore, access_ptr; the
+ * views are elab_view.c's), loads, regions and stores. */
 #include <string.h>
 
 #include "../layout/layout.h"
@@ -169,6 +169,9 @@ static IrExpr *buffer_from_slots(El *E, const ScVal *s, const char *default_scop
         else if (!(bt->layout = el_layout_of(E, lay, "layout")))
             return NULL;
     }
+    bool has_data = sv_given(&s[B_DATA]) && s[B_DATA].kind != SV_NONE;
+    if (!el_check_buffer_layout(E, buf, has_data, sv_given(lay) ? lay->span : sp))
+        return NULL;
     if (sv_given(&s[B_ADDR]) && s[B_ADDR].kind != SV_NONE &&
         !expr_list(E, &s[B_ADDR], &bt->allocated_addr, &bt->naddr, "allocated_addr", false))
         return NULL;
@@ -354,6 +357,7 @@ ScVal bi_decl_scalar(El *E, ScArgs *args)
 static const char *const buffer_attrs[] = {
     "data", "shape", "strides", "elem_offset", "dtype", "layout", "buffer", "allocated_addr",
     "view", "permute", "local", "ptr_to", "vload", "vstore", "access_ptr", "scope", "sub",
+    "rearrange", "tile", "chunk", "unflatten", "flatten", "select", "narrow",
 };
 
 static ScVal expr_tuple(El *E, IrExpr **items, int n, TxSpan sp)
@@ -426,25 +430,19 @@ ScVal el_buffer_attr(El *E, ScVal obj, const char *name, TxSpan sp)
 
 /* ---------------------------------------------------------------- indexing */
 
-typedef struct IndexItem {
-    bool is_slice;
-    ScVal v, lo, hi, step; /* slice parts: kind SV_COUNT when omitted */
-    TxSpan span;
-} IndexItem;
-
-static bool eval_index_items(El *E, const Ast *index, IndexItem **out, int *n)
+bool el_index_items(El *E, const Ast *index, ScIndexItem **out, int *n)
 {
     const Ast *const *items = (const Ast *const *)&index;
     int cnt = 1;
     if (index->kind == A_TUPLE)
         items = (const Ast *const *)index->items.items, cnt = index->items.n;
     int cap = cnt + 8;
-    IndexItem *r = TX_NEW_ARRAY(E->a, IndexItem, cap);
+    ScIndexItem *r = TX_NEW_ARRAY(E->a, ScIndexItem, cap);
     int k = 0;
     for (int i = 0; i < cnt; i++) {
         const Ast *it = items[i];
         if (it->kind == A_SLICE) {
-            IndexItem *x = &r[k++];
+            ScIndexItem *x = &r[k++];
             x->is_slice = true, x->span = it->span;
             x->lo.kind = x->hi.kind = x->step.kind = SV_COUNT;
             if ((it->a && (x->lo = el_eval_value(E, it->a)).kind == SV_ERROR) ||
@@ -462,23 +460,23 @@ static bool eval_index_items(El *E, const Ast *index, IndexItem **out, int *n)
                 return false;
             }
             if (k + v.u.seq.n > cap) {
-                IndexItem *bigger = TX_NEW_ARRAY(E->a, IndexItem, k + v.u.seq.n + cap);
-                memcpy(bigger, r, sizeof(IndexItem) * (size_t)k);
+                ScIndexItem *bigger = TX_NEW_ARRAY(E->a, ScIndexItem, k + v.u.seq.n + cap);
+                memcpy(bigger, r, sizeof(ScIndexItem) * (size_t)k);
                 r = bigger, cap = k + v.u.seq.n + cap;
             }
             for (int q = 0; q < v.u.seq.n; q++)
-                r[k++] = (IndexItem){.v = v.u.seq.items[q], .span = it->span};
+                r[k++] = (ScIndexItem){.v = v.u.seq.items[q], .span = it->span};
             continue;
         }
         if (v.kind == SV_TUPLE && index->kind != A_TUPLE && v.u.seq.n == 0)
             continue; /* A[()] */
-        r[k++] = (IndexItem){.v = v, .span = it->span};
+        r[k++] = (ScIndexItem){.v = v, .span = it->span};
     }
     *out = r, *n = k;
     return true;
 }
 
-static IrExpr *index_expr(El *E, const ScVal *v)
+IrExpr *el_index_expr(El *E, const ScVal *v)
 {
     IrExpr *e = el_prim(E, v, "an index");
     if (e && !ir_dtype_is_int(e->dtype) && e->dtype.code != IR_DT_BOOL) {
@@ -489,12 +487,12 @@ static IrExpr *index_expr(El *E, const ScVal *v)
     return e;
 }
 
-static bool slice_bounds(El *E, IrExpr *buffer, int dim, const IndexItem *it, IrExpr **lo,
+static bool slice_bounds(El *E, IrExpr *buffer, int dim, const ScIndexItem *it, IrExpr **lo,
                          IrExpr **hi, int64_t *step)
 {
     *step = 1;
-    *lo = sv_given(&it->lo) ? index_expr(E, &it->lo) : ir_int(E->a, IR_INT32, 0, it->span);
-    *hi = sv_given(&it->hi) ? index_expr(E, &it->hi) : ir_buf(buffer)->shape[dim];
+    *lo = sv_given(&it->lo) ? el_index_expr(E, &it->lo) : ir_int(E->a, IR_INT32, 0, it->span);
+    *hi = sv_given(&it->hi) ? el_index_expr(E, &it->hi) : ir_buf(buffer)->shape[dim];
     if (!*lo || !*hi)
         return false;
     if (sv_given(&it->step) && !el_int_const(E, &it->step, step, "a slice step"))
@@ -537,9 +535,9 @@ static bool check_rank(El *E, IrExpr *buffer, int n, TxSpan sp, bool allow_fewer
 ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp)
 {
     IrExpr *buffer = buf.u.e;
-    IndexItem *items;
+    ScIndexItem *items;
     int n;
-    if (!eval_index_items(E, index, &items, &n) || !check_rank(E, buffer, n, sp, true))
+    if (!el_index_items(E, index, &items, &n) || !check_rank(E, buffer, n, sp, true))
         return sv_error();
     int ndim = ir_buf(buffer)->ndim;
     bool region = n < ndim;
@@ -557,7 +555,7 @@ ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp)
                 continue;
             }
             if (!items[i].is_slice) {
-                if (!(mins[i] = index_expr(E, &items[i].v)))
+                if (!(mins[i] = el_index_expr(E, &items[i].v)))
                     return sv_error();
                 exts[i] = sc_const_int(E->a, mins[i]->dtype, 1, items[i].span);
                 continue;
@@ -589,7 +587,7 @@ ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp)
             if (!slice_bounds(E, buffer, i, &items[i], &lo, &hi, &step) ||
                 !(idx[i] = slice_ramp(E, lo, hi, step, items[i].span)))
                 return sv_error();
-        } else if (!(idx[i] = index_expr(E, &items[i].v))) {
+        } else if (!(idx[i] = el_index_expr(E, &items[i].v))) {
             return sv_error();
         }
     }
@@ -598,8 +596,8 @@ ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp)
 
 bool el_store_indices(El *E, IrExpr *buffer, const Ast *index, IrExpr ***out, int *n)
 {
-    IndexItem *items;
-    if (!eval_index_items(E, index, &items, n) || !check_rank(E, buffer, *n, index->span, false))
+    ScIndexItem *items;
+    if (!el_index_items(E, index, &items, n) || !check_rank(E, buffer, *n, index->span, false))
         return false;
     *out = TX_NEW_ARRAY(E->a, IrExpr *, *n ? *n : 1);
     for (int i = 0; i < *n; i++) {
@@ -609,7 +607,7 @@ bool el_store_indices(El *E, IrExpr *buffer, const Ast *index, IrExpr ***out, in
             if (!slice_bounds(E, buffer, i, &items[i], &lo, &hi, &step) ||
                 !((*out)[i] = slice_ramp(E, lo, hi, step, items[i].span)))
                 return false;
-        } else if (!((*out)[i] = index_expr(E, &items[i].v))) {
+        } else if (!((*out)[i] = el_index_expr(E, &items[i].v))) {
             return false;
         }
     }
@@ -672,229 +670,6 @@ static IrExpr **index_list(El *E, const ScVal *v, int *n)
     return r;
 }
 
-/* A child buffer over the parent's storage (the reference's _redecl). */
-static IrExpr *redecl(El *E, IrExpr *parent, IrDType dt, IrExpr **shape, int ndim,
-                      IrLayout *layout, IrExpr *elem_offset, TxSpan sp)
-{
-    const IrBufferType *pb = ir_buf(parent);
-    IrExpr *child = el_new_buffer(E, dt, shape, ndim, parent->u.var.type->scope, sp);
-    IrBufferType *cb = child->u.var.type->buf;
-    cb->nstrides = pb->nstrides, cb->strides = pb->strides;
-    cb->elem_offset = elem_offset ? elem_offset : pb->elem_offset;
-    cb->align = pb->align, cb->offset_factor = pb->offset_factor;
-    cb->naddr = pb->naddr, cb->allocated_addr = pb->allocated_addr;
-    cb->layout = layout;
-    bool tmem = !strcmp(parent->u.var.type->scope, "tmem");
-    IrExpr *data = tmem ? NULL : el_call_node(E, IR_OP_BUFFER_DATA, IR_HANDLE, &parent, 1, sp);
-    emit_decl(E, child, data, sp);
-    return child;
-}
-
-/* The shape of a reshape view; without a layout its size must match the parent's. */
-static bool view_shape(El *E, IrExpr *parent, const ScVal *dims, int n, bool has_layout,
-                       IrExpr ***out)
-{
-    *out = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
-    int infer = -1;
-    int64_t known = 1;
-    bool all_const = true;
-    for (int i = 0; i < n; i++) {
-        if (dims[i].kind == SV_INT && dims[i].u.i == -1) {
-            if (infer >= 0) {
-                el_error(E, dims[i].span, "only one dimension of a view can be -1");
-                return false;
-            }
-            infer = i;
-            continue;
-        }
-        if (!((*out)[i] = shape_dim(E, &dims[i])))
-            return false;
-        int64_t v;
-        if (sc_is_const_int((*out)[i], &v))
-            known *= v;
-        else
-            all_const = false;
-    }
-    const IrBufferType *pb = ir_buf(parent);
-    int64_t total = 1;
-    bool parent_const = true;
-    for (int i = 0; i < pb->ndim; i++) {
-        int64_t v;
-        if (sc_is_const_int(pb->shape[i], &v))
-            total *= v;
-        else
-            parent_const = false;
-    }
-    if (infer >= 0) {
-        if (!all_const || !parent_const || known == 0 || total % known) {
-            el_error(E, dims[infer].span, "cannot infer the -1 dimension of this view");
-            return false;
-        }
-        (*out)[infer] = ir_int(E->a, IR_INT32, total / known, dims[infer].span);
-    } else if (!has_layout && all_const && parent_const && known != total) {
-        el_error(E, dims[0].span, "a view of %lld elements over a buffer of %lld elements",
-                 (long long)known, (long long)total);
-        return false;
-    }
-    return true;
-}
-
-/* A.view("dtype"): the same bytes as elements of another width; the last
- * dimension and elem_offset scale by the ratio and the layout packs/unpacks. */
-static ScVal view_dtype(El *E, IrExpr *parent, IrDType dt, TxSpan sp)
-{
-    const IrBufferType *pb = ir_buf(parent);
-    IrDType pt = parent->u.var.type->dtype;
-    int pbits = pt.bits * pt.lanes, cbits = dt.bits * dt.lanes;
-    if (pb->ndim == 0 || pbits == 0 || cbits == 0 ||
-        (cbits > pbits ? cbits % pbits : pbits % cbits) != 0) {
-        el_error(E, sp, "cannot view %d-bit elements as %d-bit ones", pbits, cbits);
-        return sv_error();
-    }
-    bool up = cbits > pbits;
-    int ratio = up ? cbits / pbits : pbits / cbits;
-    IrExprKind k = up ? IR_E_FLOORDIV : IR_E_MUL;
-    IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, pb->ndim);
-    el_copy(shape, pb->shape, sizeof(IrExpr *) * (size_t)pb->ndim);
-    IrExpr *last = pb->shape[pb->ndim - 1], *off = pb->elem_offset;
-    int64_t v;
-    if (up && sc_is_const_int(last, &v) && v % ratio) {
-        el_error(E, sp, "the last dimension (%lld) is not a multiple of %d", (long long)v, ratio);
-        return sv_error();
-    }
-    const char *err = NULL;
-    shape[pb->ndim - 1] = sc_arith(E->a, k, last, ir_int(E->a, last->dtype, ratio, sp), sp, &err);
-    IrExpr *noff = sc_arith(E->a, k, off, ir_int(E->a, off->dtype, ratio, sp), sp, &err);
-    if (!shape[pb->ndim - 1] || !noff)
-        return sv_error();
-    IrLayout *lay = NULL;
-    if (pb->layout) {
-        LyCtx c = ly_ctx(E->a);
-        lay = up ? ly_pack(&c, pb->layout, ratio, NULL) : ly_unpack(&c, pb->layout, ratio, NULL);
-        if (!lay) {
-            el_error(E, sp, "cannot view this buffer as another dtype: %s", c.err ? c.err : "");
-            return sv_error();
-        }
-    }
-    return fresh_buffer(redecl(E, parent, dt, shape, pb->ndim, lay, noff, sp), sp);
-}
-
-static ScVal method_view(El *E, IrExpr *parent, ScArgs *args)
-{
-    ScBound b;
-    if (!el_bind_args(E, args, "*shape, layout=", &b))
-        return sv_error();
-    IrDType dt;
-    if (b.nrest == 1 && (b.rest[0].kind == SV_STR || b.rest[0].kind == SV_DTYPE)) {
-        if (!el_dtype_of(E, &b.rest[0], &dt, "the view dtype"))
-            return sv_error();
-        return view_dtype(E, parent, dt, args->span);
-    }
-    const ScVal *dims = b.rest;
-    int n = b.nrest;
-    if (n == 1 && (dims[0].kind == SV_TUPLE || dims[0].kind == SV_LIST))
-        n = dims[0].u.seq.n, dims = dims[0].u.seq.items;
-    IrExpr **shape;
-    bool has_layout = sv_given(&b.v[0]) && b.v[0].kind != SV_NONE;
-    if (!view_shape(E, parent, dims, n, has_layout, &shape))
-        return sv_error();
-    IrLayout *lay = ir_buf(parent)->layout;
-    if (has_layout && !(lay = el_layout_of(E, &b.v[0], "layout")))
-        return sv_error();
-    return fresh_buffer(redecl(E, parent, parent->u.var.type->dtype, shape, n, lay, NULL,
-                               args->span), args->span);
-}
-
-static ScVal method_permute(El *E, IrExpr *parent, ScArgs *args)
-{
-    const IrBufferType *pb = ir_buf(parent);
-    const ScVal *dims = args->pos;
-    int n = args->npos;
-    if (n == 1 && (dims[0].kind == SV_TUPLE || dims[0].kind == SV_LIST))
-        n = dims[0].u.seq.n, dims = dims[0].u.seq.items;
-    if (n != pb->ndim || args->nkw) {
-        el_error(E, args->span, "A.permute takes one position per dimension (%d)", pb->ndim);
-        return sv_error();
-    }
-    int perm[64];
-    bool seen[64] = {0};
-    if (n > 64)
-        return sv_error();
-    for (int i = 0; i < n; i++) {
-        int64_t d;
-        if (!el_int_const(E, &dims[i], &d, "a dimension"))
-            return sv_error();
-        if (d < 0)
-            d += n;
-        if (d < 0 || d >= n || seen[d]) {
-            el_error(E, dims[i].span, "not a permutation of the %d dimensions", n);
-            return sv_error();
-        }
-        seen[d] = true, perm[i] = (int)d;
-    }
-    IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
-    for (int i = 0; i < n; i++)
-        shape[i] = pb->shape[perm[i]];
-    IrLayout *lay = NULL;
-    if (pb->layout) {
-        /* The layout grouped by the shape, then whole groups permuted. */
-        LyCtx c = ly_ctx(E->a);
-        int *seps = TX_NEW_ARRAY(E->a, int, n + 1);
-        IrLayout *g = ly_group(&c, pb->layout, pb->shape, n, seps);
-        lay = g ? ly_permute_by_groups(&c, g, seps, n, perm) : NULL;
-        if (!lay) {
-            el_error(E, args->span, "cannot permute this buffer's layout: %s", c.err ? c.err : "");
-            return sv_error();
-        }
-    }
-    return fresh_buffer(redecl(E, parent, parent->u.var.type->dtype, shape, n, lay, NULL,
-                               args->span), args->span);
-}
-
-static ScVal method_local(El *E, IrExpr *parent, ScArgs *args)
-{
-    ScBound b;
-    if (!el_bind_args(E, args, "*shape, layout=", &b))
-        return sv_error();
-    const ScVal *dims = b.rest;
-    int n = b.nrest;
-    if (n == 1 && (dims[0].kind == SV_TUPLE || dims[0].kind == SV_LIST))
-        n = dims[0].u.seq.n, dims = dims[0].u.seq.items;
-    IrLayout *lay = NULL;
-    bool has_layout = sv_given(&b.v[0]) && b.v[0].kind != SV_NONE;
-    if (has_layout && !(lay = el_layout_of(E, &b.v[0], "layout")))
-        return sv_error();
-    const IrLayout *pl = ir_buf(parent)->layout;
-    IrExpr **shape = NULL;
-    if (n) {
-        shape = TX_NEW_ARRAY(E->a, IrExpr *, n);
-        for (int i = 0; i < n; i++)
-            if (!(shape[i] = shape_dim(E, &dims[i])))
-                return sv_error();
-    } else {
-        /* The calling thread's storage: its span, or its size with a layout given. */
-        LyCtx c = ly_ctx(E->a);
-        IrLayout *st = pl ? ly_storage(&c, pl) : NULL;
-        IrExpr *ext = !st ? NULL : has_layout ? ly_size(&c, st, NULL) : ly_span(&c, st, NULL);
-        if (!ext) {
-            el_error(E, args->span, "A.local() needs the parent's layout%s%s",
-                     c.err ? ": " : "", c.err ? c.err : "");
-            return sv_error();
-        }
-        n = 1;
-        shape = TX_NEW_ARRAY(E->a, IrExpr *, 1);
-        shape[0] = ext;
-    }
-    if (!has_layout && !pl && !n) {
-        el_error(E, args->span, "A.local needs the parent's layout, or both a shape and a layout");
-        return sv_error();
-    }
-    if (!lay)
-        lay = ir_default_layout(E->a, shape, n);
-    return fresh_buffer(redecl(E, parent, parent->u.var.type->dtype, shape, n, lay, NULL,
-                               args->span), args->span);
-}
-
 static ScVal method_access_ptr(El *E, IrExpr *buf, ScArgs *args)
 {
     ScBound b;
@@ -940,12 +715,8 @@ ScVal el_buffer_method(El *E, ScVal recv, const char *name, ScArgs *args)
     IrExpr *buf = recv.u.e;
     args->fname = tx_arena_printf(E->a, "%s.%s", buf->u.var.name, name);
     ScBound b;
-    if (!strcmp(name, "view"))
-        return method_view(E, buf, args);
-    if (!strcmp(name, "permute"))
-        return method_permute(E, buf, args);
-    if (!strcmp(name, "local"))
-        return method_local(E, buf, args);
+    if (el_is_view_method(name))
+        return el_view_method(E, buf, name, args);
     if (!strcmp(name, "access_ptr"))
         return method_access_ptr(E, buf, args);
     if (!strcmp(name, "scope")) {
@@ -1005,268 +776,4 @@ ScVal el_buffer_method(El *E, ScVal recv, const char *name, ScArgs *args)
     }
     el_error(E, args->span, "buffer method '%s' is not supported", name);
     return sv_error();
-}
-
-/* ---------------------------------------------------------------- A.sub[...] */
-
-/* A layout split into its tile and the swizzle wrapped around it (or NULL). */
-typedef struct Surgery {
-    IrLayout *tile;
-    const IrLayout *swizzle;
-    IrLayout *grouped;
-    int *seps;
-} Surgery;
-
-static bool surgery(El *E, IrExpr *buf, Surgery *out, TxSpan sp)
-{
-    const IrBufferType *bt = ir_buf(buf);
-    if (!bt->layout) {
-        el_error(E, sp, "A.sub needs a buffer with a layout");
-        return false;
-    }
-    if (!strcmp(buf->u.var.type->scope, "tmem") && bt->naddr) {
-        el_error(E, sp, "A.sub of a tmem buffer is not supported yet");
-        return false;
-    }
-    out->swizzle = bt->layout->kind == IR_LAYOUT_COMPOSE ? bt->layout : NULL;
-    out->tile = out->swizzle ? bt->layout->tile : bt->layout;
-    LyCtx c = ly_ctx(E->a);
-    out->seps = TX_NEW_ARRAY(E->a, int, bt->ndim + 1);
-    out->grouped = ly_group(&c, out->tile, bt->shape, bt->ndim, out->seps);
-    if (!out->grouped) {
-        el_error(E, sp, "A.sub: %s", c.err ? c.err : "the layout does not group by the shape");
-        return false;
-    }
-    return true;
-}
-
-static IrExpr *arith(El *E, IrExprKind k, IrExpr *a, IrExpr *b, TxSpan sp)
-{
-    const char *err = NULL;
-    IrExpr *r = sc_arith(E->a, k, a, b, sp, &err);
-    if (!r)
-        el_error(E, sp, "A.sub: %s", err ? err : "invalid offset");
-    return r;
-}
-
-/* The storage offset of `index` along a dimension made of `n` iters. */
-static IrExpr *group_offset(El *E, const IrIter *group, int n, IrExpr *index, TxSpan sp)
-{
-    if (n == 1)
-        return arith(E, IR_E_MUL, index, group[0].stride, sp);
-    IrExpr *offset = NULL, *rest = index;
-    for (int pos = 0; pos < n; pos++) {
-        int64_t inner = 1, e;
-        for (int k = pos + 1; k < n; k++) {
-            if (!sc_is_const_int(group[k].extent, &e)) {
-                el_error(E, sp, "A.sub: a dimension of several layout iters needs constant extents");
-                return NULL;
-            }
-            inner *= e;
-        }
-        IrExpr *coord = rest;
-        if (inner != 1) {
-            IrExpr *in = ir_int(E->a, rest->dtype, inner, sp);
-            coord = arith(E, IR_E_FLOORDIV, rest, in, sp);
-            rest = arith(E, IR_E_FLOORMOD, rest, in, sp);
-            if (!coord || !rest)
-                return NULL;
-        }
-        IrExpr *term = arith(E, IR_E_MUL, coord, group[pos].stride, sp);
-        offset = !term ? NULL : offset ? arith(E, IR_E_ADD, offset, term, sp) : term;
-        if (!offset)
-            return NULL;
-    }
-    return offset;
-}
-
-/* An offset may leave the swizzle only when it is a whole number of periods. */
-static bool offset_commutes(const IrLayout *swizzle, IrExpr *offset)
-{
-    if (!swizzle || !offset || swizzle->swizzle_len == 0)
-        return true;
-    int64_t period = ly_swizzle_period(swizzle), v;
-    return sc_is_const_int(offset, &v) && v % period == 0;
-}
-
-/* The child of a drop/narrow: new shard iters over the parent's storage,
- * the extra offset in elem_offset (or on axis m inside a swizzle). */
-static IrExpr *rebuild_view(El *E, IrExpr *buf, IrExpr **shape, int ndim, IrIter *shard, int nshard,
-                            const Surgery *sg, IrExpr *extra, TxSpan sp)
-{
-    IrLayout *t = TX_NEW(E->a, IrLayout);
-    *t = *sg->grouped;
-    t->shard = shard, t->nshard = nshard;
-    IrExpr *elem_offset = ir_buf(buf)->elem_offset;
-    if (extra && !offset_commutes(sg->swizzle, extra)) {
-        t->offset = TX_NEW_ARRAY(E->a, IrAxisOffset, t->noffset + 1);
-        el_copy(t->offset, sg->grouped->offset, sizeof(IrAxisOffset) * (size_t)t->noffset);
-        int i = 0;
-        while (i < t->noffset && strcmp(t->offset[i].axis, "m"))
-            i++;
-        if (i < t->noffset) {
-            if (!(t->offset[i].value = arith(E, IR_E_ADD, t->offset[i].value, extra, sp)))
-                return NULL;
-        } else {
-            t->offset[t->noffset++] = (IrAxisOffset){"m", extra};
-        }
-    } else if (extra && !(elem_offset = arith(E, IR_E_ADD, elem_offset, extra, sp))) {
-        return NULL;
-    }
-    IrLayout *lay = t;
-    if (sg->swizzle) {
-        lay = TX_NEW(E->a, IrLayout);
-        *lay = *sg->swizzle;
-        lay->tile = t;
-    }
-    return redecl(E, buf, buf->u.var.type->dtype, shape, ndim, lay, elem_offset, sp);
-}
-
-/* Select `index` of dimension `dim`: the dimension disappears. */
-static IrExpr *view_drop(El *E, IrExpr *buf, int dim, IrExpr *index, TxSpan sp)
-{
-    const IrBufferType *bt = ir_buf(buf);
-    int64_t i, ext;
-    if (sc_is_const_int(index, &i) && (i < 0 || (sc_is_const_int(bt->shape[dim], &ext) && i >= ext))) {
-        el_error(E, sp, "index %lld is out of range for dimension %d of extent %lld", (long long)i,
-                 dim, (long long)ext);
-        return NULL;
-    }
-    Surgery sg;
-    if (!surgery(E, buf, &sg, sp))
-        return NULL;
-    int lo = sg.seps[dim], hi = sg.seps[dim + 1];
-    IrExpr *offset = group_offset(E, sg.grouped->shard + lo, hi - lo, index, sp);
-    if (!offset)
-        return NULL;
-    IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, bt->ndim);
-    int n = 0;
-    for (int d = 0; d < bt->ndim; d++)
-        if (d != dim)
-            shape[n++] = bt->shape[d];
-    int nshard = sg.grouped->nshard - (hi - lo);
-    IrIter *shard = TX_NEW_ARRAY(E->a, IrIter, nshard ? nshard : 1);
-    el_copy(shard, sg.grouped->shard, sizeof(IrIter) * (size_t)lo);
-    el_copy(shard + lo, sg.grouped->shard + hi, sizeof(IrIter) * (size_t)(sg.grouped->nshard - hi));
-    return rebuild_view(E, buf, shape, n, shard, nshard, &sg, offset, sp);
-}
-
-/* Narrow dimension `dim` to [start, start + length). */
-static IrExpr *view_narrow(El *E, IrExpr *buf, int dim, IrExpr *start, IrExpr *length, TxSpan sp)
-{
-    const IrBufferType *bt = ir_buf(buf);
-    Surgery sg;
-    if (!surgery(E, buf, &sg, sp))
-        return NULL;
-    int lo = sg.seps[dim], hi = sg.seps[dim + 1];
-    const IrIter *group = sg.grouped->shard + lo;
-    IrIter *shard = TX_NEW_ARRAY(E->a, IrIter, sg.grouped->nshard);
-    el_copy(shard, sg.grouped->shard, sizeof(IrIter) * (size_t)sg.grouped->nshard);
-    IrExpr *offset;
-    if (hi - lo == 1) {
-        offset = arith(E, IR_E_MUL, start, group[0].stride, sp);
-        shard[lo].extent = length;
-    } else {
-        int64_t inner = 1, e, s0, l0;
-        for (int k = 1; k < hi - lo; k++) {
-            if (!sc_is_const_int(group[k].extent, &e)) {
-                el_error(E, sp, "A.sub: a dimension of several layout iters needs constant extents");
-                return NULL;
-            }
-            inner *= e;
-        }
-        if (!sc_is_const_int(start, &s0) || !sc_is_const_int(length, &l0) || s0 % inner ||
-            l0 % inner) {
-            el_error(E, sp, "A.sub: dimension %d is made of %d layout iters; its start and length "
-                            "must be constant multiples of %lld", dim, hi - lo, (long long)inner);
-            return NULL;
-        }
-        offset = arith(E, IR_E_MUL, ir_int(E->a, start->dtype, s0 / inner, sp), group[0].stride, sp);
-        shard[lo].extent = ir_int(E->a, length->dtype, l0 / inner, sp);
-    }
-    if (!offset)
-        return NULL;
-    IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, bt->ndim);
-    el_copy(shape, bt->shape, sizeof(IrExpr *) * (size_t)bt->ndim);
-    shape[dim] = length;
-    return rebuild_view(E, buf, shape, bt->ndim, shard, sg.grouped->nshard, &sg, offset, sp);
-}
-
-/* A stepped slice a::s: split the dimension into (E/s, s) and select a. */
-static IrExpr *view_step(El *E, IrExpr *buf, int dim, const IndexItem *it, TxSpan sp)
-{
-    const IrBufferType *bt = ir_buf(buf);
-    int64_t step, ext, a = 0;
-    if (!el_int_const(E, &it->step, &step, "a sub step"))
-        return NULL;
-    if (sv_given(&it->hi)) {
-        el_error(E, it->span, "A.sub: a stop bound with a step is not supported");
-        return NULL;
-    }
-    if (!sc_is_const_int(bt->shape[dim], &ext) || step <= 0 || ext % step) {
-        el_error(E, it->span, "A.sub: a stepped slice needs a constant extent divisible by the step");
-        return NULL;
-    }
-    IrExpr *start = sv_given(&it->lo) ? index_expr(E, &it->lo) : ir_int(E->a, IR_INT32, 0, sp);
-    if (!start || (sc_is_const_int(start, &a) && (a < 0 || a >= step))) {
-        if (start)
-            el_error(E, it->span, "A.sub: a stepped-slice start must be in [0, %lld)", (long long)step);
-        return NULL;
-    }
-    IrExpr **shape = TX_NEW_ARRAY(E->a, IrExpr *, bt->ndim + 1);
-    for (int d = 0, k = 0; d < bt->ndim; d++) {
-        if (d == dim) {
-            shape[k++] = ir_int(E->a, bt->shape[d]->dtype, ext / step, sp);
-            shape[k++] = ir_int(E->a, bt->shape[d]->dtype, step, sp);
-        } else {
-            shape[k++] = bt->shape[d];
-        }
-    }
-    IrExpr *split = redecl(E, buf, buf->u.var.type->dtype, shape, bt->ndim + 1, bt->layout, NULL, sp);
-    return view_drop(E, split, dim + 1, start, sp);
-}
-
-/* A.sub[i, a:b, c::s, :, ...]: numpy basic indexing as a chain of views. */
-ScVal el_buffer_sub(El *E, ScVal recv, const Ast *index, TxSpan sp)
-{
-    IrExpr *buf = recv.u.e;
-    IndexItem *items;
-    int n;
-    if (!eval_index_items(E, index, &items, &n))
-        return sv_error();
-    if (n > ir_buf(buf)->ndim) {
-        el_error(E, sp, "A.sub: %d indices for a buffer of rank %d", n, ir_buf(buf)->ndim);
-        return sv_error();
-    }
-    int dim = 0;
-    for (int i = 0; i < n && buf; i++) {
-        const IndexItem *it = &items[i];
-        if (!it->is_slice) {
-            IrExpr *idx = index_expr(E, &it->v);
-            buf = idx ? view_drop(E, buf, dim, idx, it->span) : NULL;
-            continue;
-        }
-        bool unit = !sv_given(&it->step) || (it->step.kind == SV_INT && it->step.u.i == 1);
-        if (unit && !sv_given(&it->lo) && !sv_given(&it->hi)) {
-            dim++;
-            continue;
-        }
-        if (unit) {
-            IrExpr *lo, *hi;
-            int64_t step;
-            const char *err = NULL;
-            IrExpr *len = NULL;
-            if (slice_bounds(E, buf, dim, it, &lo, &hi, &step))
-                len = sc_sub_simplify(E->a, hi, lo, it->span, &err);
-            buf = len ? view_narrow(E, buf, dim, lo, len, it->span) : NULL;
-        } else {
-            buf = view_step(E, buf, dim, it, sp);
-        }
-        dim++;
-    }
-    if (!buf)
-        return sv_error();
-    ScVal r = {.kind = SV_BUFFER, .fresh = buf != recv.u.e, .span = sp};
-    r.u.e = buf;
-    return r;
 }

@@ -86,7 +86,7 @@ const char *sv_kind_name(const ScVal *v)
         "a buffer", "a buffer region", "a tuple", "a list", "a dict", "a dtype", "a type",
         "T.let", "a local buffer annotation", "a namespace", "a method", "a layout",
         "a layout spec", "an axis offset", "an axis", "a function", "a macro", "a lambda",
-        "a slice", "a loop range", "a frame", "T.ptx.pred(...)", "nothing"};
+        "a slice", "a loop range", "a frame", "T.ptx.pred(...)", "a view indexer", "nothing"};
     if (v->kind == SV_NS)
         return "a namespace";
     return names[v->kind <= SV_COUNT ? v->kind : SV_COUNT];
@@ -496,8 +496,9 @@ static ScVal eval_subscript(El *E, const Ast *x)
     case SV_BUFFER: return el_subscript_buffer(E, obj, x->b, sp);
     case SV_METHOD:
         if (!strcmp(obj.u.method.name, "sub"))
-            return el_buffer_sub(E, *obj.u.method.recv, x->b, sp);
+            return el_view_subscript(E, obj, x->b, sp);
         break;
+    case SV_INDEXER: return el_view_subscript(E, obj, x->b, sp);
     case SV_TUPLE: case SV_LIST: return eval_index_python(E, obj, x->b, sp);
     case SV_LET: {
         ScVal t = el_eval(E, x->b);

@@ -238,10 +238,11 @@ static IrLayout *tile_from_spec(El *E, const ScLayoutSpec *s)
 
 IrLayout *el_layout_of(El *E, const ScVal *v, const char *what)
 {
-    if (v->kind == SV_LAYOUT)
-        return v->u.layout;
-    if (v->kind == SV_SPEC)
-        return tile_from_spec(E, v->u.spec);
+    IrLayout *l = v->kind == SV_LAYOUT ? v->u.layout
+                  : v->kind == SV_SPEC ? tile_from_spec(E, v->u.spec)
+                                       : NULL;
+    if (l)
+        return el_check_layout(E, l, v->span) ? l : NULL;
     if (v->kind != SV_ERROR)
         el_error(E, v->span, "%s must be a layout (T.TileLayout(...) or T.ComposeLayout(...)), not %s",
                  what, sv_kind_name(v));

@@ -159,9 +159,6 @@ static void test_v4_local(void **state)
     const IrType *none = buffer(c, IR_FLOAT32, "local", s, 2, NULL, 0, -1);
     assert_null(ly_view_local(&v, none, NULL, 0, NULL));
     assert_non_null(strstr(c->err, "layout=None"));
-    /* local(layout=L) with a shape L does not admit */
-    assert_null(ly_view_local(&v, b, ints(c, s23, 2), 2, spec(c, "S[2:2] + 3")));
-    assert_non_null(strstr(c->err, "not admitted"));
 }
 
 static void test_v5_v7_sub(void **state)
@@ -294,9 +291,9 @@ static void test_reshape(void **state)
     assert_null(ly_view_reshape(&v, a, ints(c, bad, 2), 2, NULL));
     assert_non_null(strstr(c->err, "16 elements over a buffer of 64"));
     assert_null(ly_view_reshape(&v, a, ints(c, two, 2), 2, NULL));
-    /* with a layout: the layout must admit the shape (the reference never checks) */
-    assert_null(ly_view_reshape(&v, a, ints(c, bad, 2), 2, spec(c, "S[(8,4):(4,1)]")));
-    assert_non_null(strstr(c->err, "not admitted"));
+    /* with a layout the sizes are not compared (the front end warns when the
+     * layout does not admit the shape, as the reference prints such views) */
+    assert_non_null(ly_view_reshape(&v, a, ints(c, bad, 2), 2, spec(c, "S[(8,4):(4,1)]")));
     /* torch's unflatten / flatten */
     int64_t s3[] = {4, 6, 8}, u[] = {2, -1};
     const IrType *b = shared(c, s3, 3, "S[(4,6,8):(48,8,1)]");
