@@ -1,10 +1,12 @@
 /* Layout literals in the elaborator: `Axis.<name>`, `value @ Axis.x`,
  * `T.S[extents:strides]` / `T.R[...]`, `spec + spec + offset`, and the
- * constructors T.TileLayout, T.TileLayout.from_iters, T.Iter and
- * T.ComposeLayout, building the IR's layout nodes. */
+ * constructors T.TileLayout, T.TileLayout.from_iters, T.Iter,
+ * T.ComposeLayout and T.tmem_datapath_layout, building the IR's layout
+ * nodes. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../layout/layout.h"
 #include "elab.h"
 #include "fold.h"
 
@@ -372,6 +374,32 @@ ScVal bi_compose_layout(El *E, ScArgs *args)
         }
         IrExpr *span = ir_int(E->a, IR_INT32, ((int64_t)1 << (m + bb + s)), args->span);
         l->tile = ir_default_layout(E->a, &span, 1);
+    }
+    return layout_val(l, args->span);
+}
+
+/* T.tmem_datapath_layout("F", rows, cols, sub_slab=0): the tcgen05 data-path
+ * layout of a TMEM accumulator (it prints as the TileLayout it builds). */
+ScVal bi_tmem_datapath_layout(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "dp, rows, cols, sub_slab=", &b))
+        return sv_error();
+    const char *dp = el_str_const(E, &b.v[0], "the data path");
+    int64_t rows, cols, sub = 0;
+    if (!dp || !el_int_const(E, &b.v[1], &rows, "rows") || !el_int_const(E, &b.v[2], &cols, "cols") ||
+        (sv_given(&b.v[3]) && !el_int_const(E, &b.v[3], &sub, "sub_slab")))
+        return sv_error();
+    if (strlen(dp) != 1) {
+        el_error(E, b.v[0].span, "the data path is one letter, 'A' to 'G'");
+        return sv_error();
+    }
+    LyCtx c = ly_ctx(E->a);
+    IrLayout *l = sub == 0 || sub == 1 ? ly_tmem_datapath_layout(&c, dp[0], rows, cols, (int)sub)
+                                       : NULL;
+    if (!l) {
+        el_error(E, args->span, "%s", c.err ? c.err : "tmem_datapath_layout: sub_slab must be 0 or 1");
+        return sv_error();
     }
     return layout_val(l, args->span);
 }
