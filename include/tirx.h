@@ -81,6 +81,32 @@ TIRX_API char *tirx_diag_render(const tirx_module *m);
 TIRX_API void tirx_module_free(tirx_module *m);
 TIRX_API void tirx_free(void *p);
 
+/* ---------------------------------------------------------------- lowering and compiling */
+
+/* Options of tirx_lower and tirx_compile. Zero-initialise; every field is
+ * optional unless said otherwise. */
+typedef struct tirx_options {
+    const char *arch;        /* "sm_80", "sm_90a", "sm_100a"; tirx_compile needs it */
+    int fast_math;           /* --use_fast_math (off by default) */
+    int lineinfo;            /* -lineinfo: profilers and compute-sanitizer see .tirx lines */
+    int use_nvcc;            /* compile with nvcc instead of NVRTC */
+    const char *nvcc;        /* nvcc's path; NULL: $TIRX_NVCC, $CUDA_HOME/bin/nvcc, PATH */
+    int want_ptx;            /* keep the PTX (tirx_module_ptx) */
+    int verify_each;         /* run the verifier after every pass */
+    const char *print_after; /* a pass name, or "all": print_fn gets the module after it */
+    void (*print_fn)(void *user, const char *pass, const char *text);
+    void *print_user;
+    const char *cache_dir;   /* NULL: $TIRX_CACHE_DIR, else $XDG_CACHE_HOME/tirx, else ~/.cache/tirx */
+    int no_cache;            /* neither read nor write the cache */
+} tirx_options;
+
+/* Runs passes over a parsed, verified module, in place: `passes` is a
+ * comma-separated list of pass names ("LowerTIRxOpaque,FlattenBuffer"), or
+ * NULL for the whole pipeline (docs/pipeline.md). Errors are diagnostics on
+ * the module. Returns TIRX_OK, TIRX_ERR_INPUT or TIRX_ERR_USAGE (an unknown
+ * pass name, also reported as a diagnostic). */
+TIRX_API tirx_status tirx_lower(tirx_module *m, const char *passes, const tirx_options *o);
+
 #ifdef __cplusplus
 }
 #endif

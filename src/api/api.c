@@ -6,14 +6,11 @@
 
 #include "../ir/visit.h"
 #include "../script/script.h"
+#include "internal.h"
 
 #ifndef TIRX_VERSION
 #define TIRX_VERSION "0.0.0"
 #endif
-
-struct tirx_module {
-    IrModule *ir;
-};
 
 const char *tirx_version(void) { return TIRX_VERSION; }
 
@@ -91,6 +88,7 @@ void tirx_module_free(tirx_module *m)
     if (!m)
         return;
     ir_module_free(m->ir);
+    api_compiled_free(m->compiled);
     free(m);
 }
 

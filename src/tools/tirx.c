@@ -2,6 +2,8 @@
  * Exit status: 0 success, 1 an error in the input, 2 a usage error,
  * 3 no CUDA driver/NVRTC where one is needed, 70 an internal error. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +18,21 @@ static const char usage[] =
     "commands:\n"
     "  print FILE     parse FILE and print its canonical form on stdout\n"
     "  check FILE     parse and verify FILE; prints nothing on success\n"
+    "  opt FILE       run passes over FILE and print the IR after them\n"
+    "  build FILE     lower and compile FILE for a GPU target\n"
     "\n"
     "options:\n"
     "  -D NAME=VALUE  override the module-level constant NAME (a Python literal or dtype)\n"
+    "  --passes=A,B   opt: the passes to run, in order (default: the whole pipeline)\n"
+    "  --target=ARCH  build: sm_80, sm_90a or sm_100a (required)\n"
+    "  --emit=KIND    build: cuda (default), ptx, cubin (needs -o) or host (the host function)\n"
+    "  -o OUT         build: write the output to OUT instead of stdout\n"
+    "  --print-after=PASS  print the IR after PASS (or 'all') on stderr\n"
+    "  --verify-each  run the verifier after every pass\n"
+    "  --stats        build: registers, spills and shared memory of each kernel, on stderr\n"
+    "  --fast-math    build: compile with fast math (off by default)\n"
+    "  --lineinfo     build: line information for profilers and compute-sanitizer\n"
+    "  --nvcc         build: compile with nvcc instead of NVRTC\n"
     "  --help         show this help\n"
     "  --version      show the version\n"
     "\n"
@@ -29,7 +43,29 @@ typedef struct Options {
     const char *command, *file;
     tirx_define defines[MAX_DEFINES];
     size_t ndefines;
+    /* opt and build */
+    const char *passes, *target, *emit, *output, *print_after;
+    bool verify_each, stats, fast_math, lineinfo, nvcc;
 } Options;
+
+/* Long options of opt and build: a value (--name=V or --name V) or a flag. */
+typedef struct LongOption {
+    const char *name;
+    bool takes_value;
+    size_t field; /* offsetof a const char * (value) or a bool (flag) in Options */
+} LongOption;
+
+static const LongOption long_options[] = {
+    {"passes", true, offsetof(Options, passes)},
+    {"target", true, offsetof(Options, target)},
+    {"emit", true, offsetof(Options, emit)},
+    {"print-after", true, offsetof(Options, print_after)},
+    {"verify-each", false, offsetof(Options, verify_each)},
+    {"stats", false, offsetof(Options, stats)},
+    {"fast-math", false, offsetof(Options, fast_math)},
+    {"lineinfo", false, offsetof(Options, lineinfo)},
+    {"nvcc", false, offsetof(Options, nvcc)},
+};
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -50,6 +86,37 @@ static int add_define(Options *o, char *arg)
     *eq = 0;
     o->defines[o->ndefines++] = (tirx_define){arg, eq + 1};
     return 0;
+}
+
+/* --name, --name=V or --name V at argv[*i]; 0 when taken, else an exit status. */
+static int long_option(Options *o, int argc, char **argv, int *i)
+{
+    const char *arg = argv[*i] + 2, *eq = strchr(arg, '=');
+    size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+    for (size_t k = 0; k < sizeof long_options / sizeof *long_options; k++) {
+        const LongOption *lo = &long_options[k];
+        if (strlen(lo->name) != n || strncmp(lo->name, arg, n))
+            continue;
+        char *field = (char *)o + lo->field;
+        if (!lo->takes_value) {
+            if (eq)
+                return usage_error("option '--%s' takes no value", lo->name);
+            *(bool *)field = true;
+            return 0;
+        }
+        const char *v = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+        if (!v)
+            return usage_error("option '--%s' needs a value", lo->name);
+        *(const char **)field = v;
+        return 0;
+    }
+    return usage_error("unknown option '%s'", argv[*i]);
+}
+
+static bool is_command(const char *c)
+{
+    return !strcmp(c, "print") || !strcmp(c, "check") || !strcmp(c, "opt") ||
+           !strcmp(c, "build");
 }
 
 /* Returns -1 to continue, else an exit status. */
@@ -73,7 +140,13 @@ static int parse_args(int argc, char **argv, Options *o)
             if (rc)
                 return rc;
         } else if (a[0] == '-' && a[1] == '-') {
-            return usage_error("unknown option '%s'", a);
+            int rc = long_option(o, argc, argv, &i);
+            if (rc)
+                return rc;
+        } else if (!strcmp(a, "-o")) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a file name", "-o");
+            o->output = argv[++i];
         } else if (a[0] == '-' && a[1]) {
             return usage_error("unknown option '%s'", a);
         } else if (!o->command) {
@@ -86,7 +159,7 @@ static int parse_args(int argc, char **argv, Options *o)
     }
     if (!o->command)
         return usage_error("%s", "missing command");
-    if (strcmp(o->command, "print") && strcmp(o->command, "check"))
+    if (!is_command(o->command))
         return usage_error("unknown command '%s'", o->command);
     if (!o->file)
         return usage_error("%s: missing FILE", o->command);
@@ -132,6 +205,41 @@ static void print_diags(const tirx_module *m)
     tirx_free(text);
 }
 
+/* --print-after: the module after a pass, on stderr. */
+static void print_after_pass(void *user, const char *pass, const char *text)
+{
+    (void)user;
+    fprintf(stderr, "# IR after %s\n%s\n", pass, text);
+}
+
+static tirx_options lowering_options(const Options *o)
+{
+    tirx_options t = {.arch = o->target, .fast_math = o->fast_math, .lineinfo = o->lineinfo,
+                      .use_nvcc = o->nvcc, .verify_each = o->verify_each,
+                      .print_after = o->print_after, .print_fn = print_after_pass};
+    return t;
+}
+
+static tirx_status print_module(const tirx_module *m)
+{
+    char *out = tirx_print(m);
+    if (!out)
+        return TIRX_ERR_INTERNAL;
+    fputs(out, stdout);
+    fputc('\n', stdout);
+    tirx_free(out);
+    return TIRX_OK;
+}
+
+/* tirx opt [--passes=A,B] FILE: the IR after the passes. */
+static tirx_status run_opt(const Options *o, tirx_module *m)
+{
+    tirx_options t = lowering_options(o);
+    tirx_status st = tirx_lower(m, o->passes, &t);
+    print_diags(m);
+    return st == TIRX_OK ? print_module(m) : st;
+}
+
 int main(int argc, char **argv)
 {
     Options o = {0};
@@ -148,16 +256,12 @@ int main(int argc, char **argv)
     free(text);
     if (st == TIRX_OK)
         st = tirx_verify(m);
-    print_diags(m);
-    if (st == TIRX_OK && !strcmp(o.command, "print")) {
-        char *out = tirx_print(m);
-        if (!out) {
-            st = TIRX_ERR_INTERNAL;
-        } else {
-            fputs(out, stdout);
-            fputc('\n', stdout);
-            tirx_free(out);
-        }
+    if (st == TIRX_OK && !strcmp(o.command, "opt")) {
+        st = run_opt(&o, m);
+    } else {
+        print_diags(m);
+        if (st == TIRX_OK && !strcmp(o.command, "print"))
+            st = print_module(m);
     }
     tirx_module_free(m);
     return st;

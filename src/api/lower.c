@@ -1,0 +1,51 @@
+/* tirx_lower: the pass pipeline (src/pass) behind the public API, with the
+ * --print-after text handed to the caller's callback. */
+#include "../../include/tirx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../pass/pass.h"
+#include "../script/script.h"
+#include "internal.h"
+
+typedef struct PrintRelay {
+    const tirx_options *o;
+} PrintRelay;
+
+static void relay_print(void *user, const char *pass, const IrModule *m)
+{
+    const PrintRelay *r = user;
+    char *text = sc_print(m);
+    r->o->print_fn(r->o->print_user, pass, text);
+    free(text);
+}
+
+tirx_status api_lower(IrModule *ir, const char *passes, const tirx_options *o)
+{
+    static const tirx_options none;
+    if (!o)
+        o = &none;
+    PrintRelay relay = {o};
+    PsCtx ctx = {.arch = o->arch, .verify_each = o->verify_each != 0,
+                 .print_after = o->print_fn ? o->print_after : NULL, .print = relay_print,
+                 .print_user = &relay};
+    if (ir->diags.nerrors)
+        return TIRX_ERR_INPUT;
+    bool ok = passes ? ps_run_named(&ctx, ir, passes) : ps_run_pipeline(&ctx, ir);
+    if (ok)
+        return TIRX_OK;
+    if (passes && ir->diags.list.len) {
+        const char *msg = ir->diags.list.items[ir->diags.list.len - 1].msg;
+        if (!strncmp(msg, "unknown pass", 12))
+            return TIRX_ERR_USAGE;
+    }
+    return TIRX_ERR_INPUT;
+}
+
+tirx_status tirx_lower(tirx_module *m, const char *passes, const tirx_options *o)
+{
+    if (!m || !api_module_ir(m))
+        return TIRX_ERR_USAGE;
+    return api_lower(api_module_ir(m), passes, o);
+}

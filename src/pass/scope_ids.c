@@ -1,0 +1,325 @@
+/* The launch geometry of one device region (T.device_entry()) from its
+ * scope-id definitions, and the value each scope id is bound to
+ * (reference: layout_passes.md §3.2, done there by TilePrimitiveDispatch).
+ *
+ * Extents: blockIdx.{x,y,z} from T.cta_id (else cluster_id x
+ * cta_id_in_cluster), threadIdx.{x,y,z} from T.thread_id (else warps x 32 or
+ * warpgroups x 128), clusterCtaIdx.{x,y,z} from T.cta_id_in_cluster when the
+ * cluster has more than one CTA. Definitions of one kind must agree, and the
+ * thread, warp and warpgroup counts must fit each other.
+ *
+ * Values: cta_id -> blockIdx, thread_id -> threadIdx, cta_id_in_cluster ->
+ * clusterCtaIdx, cluster_id -> blockIdx // cluster extent, warp_id ->
+ * warp_id_in_cta (one warp-uniform shuffle of ltid // 32), warpgroup_id ->
+ * warp_id_in_cta // 4, warp_id_in_wg -> warp_id_in_cta % 4, lane_id -> ltid %
+ * 32, thread_id_in_wg -> ltid % 128, cta_id_in_pair -> the cluster rank % 2,
+ * where ltid = tx + ty*ex + tz*ex*ey. A value of another dtype than the
+ * variable's is cast. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define K(name) IR_SCOPEID_##name
+
+typedef struct Geometry {
+    TxArena *a;
+    TxDiags *diags;
+    TxSpan span; /* the device region's */
+    const IrStmt *def[IR_SCOPEID_COUNT]; /* the first definition with extents of each kind */
+    bool used[IR_SCOPEID_COUNT];
+    IrExpr *grid[3], *block[3], *cluster[3];
+    int ngrid, nblock, ncluster;
+    IrExpr *bx[3], *tx[3], *cx[3]; /* launch variables */
+    IrExpr *warp;                 /* warp_id_in_cta, when needed */
+    bool failed;
+} Geometry;
+
+static const char *scopeid_name(IrScopeIdKind k) { return ir_scopeids[k].name; }
+
+static int64_t const_or(const IrExpr *e, int64_t fallback)
+{
+    int64_t v;
+    return e && ps_const_int(e, &v) ? v : fallback;
+}
+
+/* The product of the extents of a definition; -1 when not constant. */
+static int64_t const_product(const IrStmt *def)
+{
+    int64_t p = 1;
+    for (int i = 0; def && i < def->u.scopeid.nvars; i++) {
+        int64_t v = const_or(def->u.scopeid.extents[i], -1);
+        if (v < 0)
+            return -1;
+        p *= v;
+    }
+    return p;
+}
+
+/* ---------------------------------------------------------------- collecting */
+
+static void check_same_extents(Geometry *g, const IrStmt *first, const IrStmt *s)
+{
+    for (int i = 0; i < s->u.scopeid.nvars && i < first->u.scopeid.nvars; i++) {
+        int64_t x = const_or(first->u.scopeid.extents[i], -1);
+        int64_t y = const_or(s->u.scopeid.extents[i], -1);
+        if (x >= 0 && y >= 0 && x != y) {
+            tx_error(g->diags, s->span, "inconsistent extents for T.%s: %lld here, %lld before",
+                     scopeid_name(s->u.scopeid.kind), (long long)y, (long long)x);
+            tx_note(g->diags, first->span, "the first definition is here");
+            g->failed = true;
+        }
+    }
+}
+
+static bool collect_hook(IrVisitor *v, const IrStmt *s)
+{
+    Geometry *g = v->ctx;
+    if (s->kind != IR_S_SCOPEID)
+        return true;
+    IrScopeIdKind k = s->u.scopeid.kind;
+    g->used[k] = true;
+    if (!s->u.scopeid.extents)
+        return true;
+    if (g->def[k])
+        check_same_extents(g, g->def[k], s);
+    else
+        g->def[k] = s;
+    return true;
+}
+
+/* ---------------------------------------------------------------- extents */
+
+static void geometry_error(Geometry *g, const IrStmt *at, const char *msg)
+{
+    tx_error(g->diags, at ? at->span : g->span, "%s", msg);
+    g->failed = true;
+}
+
+/* Threads per CTA implied by the warp or warpgroup ids; 0 when none; -1 unknown. */
+static int64_t threads_from_warps(Geometry *g)
+{
+    const IrStmt *lane = g->def[K(LANE_ID)], *wiw = g->def[K(WARP_ID_IN_WG)];
+    const IrStmt *tiw = g->def[K(THREAD_ID_IN_WG)];
+    if (lane && const_product(lane) != 32)
+        geometry_error(g, lane, "T.lane_id has 32 lanes on CUDA");
+    if (wiw && const_product(wiw) != 4)
+        geometry_error(g, wiw, "T.warp_id_in_wg has 4 warps on CUDA");
+    if (tiw && const_product(tiw) != 128)
+        geometry_error(g, tiw, "T.thread_id_in_wg has 128 threads on CUDA");
+    int64_t by_warp = g->def[K(WARP_ID)] ? const_product(g->def[K(WARP_ID)]) : 0;
+    int64_t by_wg = g->def[K(WARPGROUP_ID)] ? const_product(g->def[K(WARPGROUP_ID)]) : 0;
+    if (by_warp > 0)
+        by_warp *= 32;
+    if (by_wg > 0)
+        by_wg *= 128;
+    if (by_warp > 0 && by_wg > 0 && by_warp != by_wg) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "inconsistent extents: T.warp_id gives %lld threads per CTA, "
+                 "T.warpgroup_id %lld", (long long)by_warp, (long long)by_wg);
+        geometry_error(g, g->def[K(WARPGROUP_ID)], msg);
+    }
+    return by_warp ? by_warp : by_wg;
+}
+
+static void set_block(Geometry *g)
+{
+    const IrStmt *tid = g->def[K(THREAD_ID)];
+    int64_t warps = threads_from_warps(g);
+    if (tid) {
+        g->nblock = tid->u.scopeid.nvars;
+        for (int i = 0; i < g->nblock; i++)
+            g->block[i] = tid->u.scopeid.extents[i];
+        int64_t threads = const_product(tid);
+        if (warps > 0 && threads > 0 && warps != threads) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "inconsistent extents: T.thread_id gives %lld threads per "
+                     "CTA, but the warp ids need %lld", (long long)threads, (long long)warps);
+            geometry_error(g, tid, msg);
+        }
+    } else if (warps > 0) {
+        g->nblock = 1;
+        g->block[0] = ps_int(g->a, IR_INT32, warps);
+    }
+    if (!g->nblock)
+        geometry_error(g, NULL, "kernel has no thread launch parameters (define T.thread_id, "
+                                "T.warp_id or T.warpgroup_id with extents)");
+}
+
+static void set_grid_and_cluster(Geometry *g)
+{
+    const IrStmt *cta = g->def[K(CTA_ID)], *cl = g->def[K(CLUSTER_ID)];
+    const IrStmt *in = g->def[K(CTA_ID_IN_CLUSTER)];
+    if (in && const_product(in) != 1) {
+        g->ncluster = in->u.scopeid.nvars;
+        for (int i = 0; i < g->ncluster; i++)
+            g->cluster[i] = in->u.scopeid.extents[i];
+    }
+    if (cta) {
+        g->ngrid = cta->u.scopeid.nvars;
+        for (int i = 0; i < g->ngrid; i++)
+            g->grid[i] = cta->u.scopeid.extents[i];
+    } else if (cl) {
+        g->ngrid = cl->u.scopeid.nvars;
+        for (int i = 0; i < g->ngrid; i++)
+            g->grid[i] = i < g->ncluster ? ps_arith(g->a, IR_E_MUL, cl->u.scopeid.extents[i],
+                                                    g->cluster[i])
+                                         : cl->u.scopeid.extents[i];
+    }
+    for (int i = 0; i < g->ncluster; i++) {
+        int64_t grid = i < g->ngrid ? const_or(g->grid[i], -1) : 1;
+        int64_t c = const_or(g->cluster[i], -1);
+        if (grid > 0 && c > 0 && grid % c) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "the grid has %lld CTAs along %c, not a multiple of the "
+                     "cluster's %lld", (long long)grid, "xyz"[i], (long long)c);
+            geometry_error(g, in, msg);
+        }
+    }
+}
+
+static void check_deferred(Geometry *g)
+{
+    for (int k = 0; k < IR_SCOPEID_COUNT; k++) {
+        bool needed = k == K(CTA_ID) || k == K(THREAD_ID) || k == K(CTA_ID_IN_CLUSTER);
+        if (needed && g->used[k] && !g->def[k] &&
+            !(k == K(THREAD_ID) && g->nblock) && !(k == K(CTA_ID) && g->ngrid)) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "cannot infer the extents of T.%s(): give them, e.g. "
+                     "T.%s([128])", scopeid_name(k), scopeid_name(k));
+            geometry_error(g, NULL, msg);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- values */
+
+static IrExpr *launch_var(TxArena *a, const char *tag)
+{
+    return ir_var(a, tag, ir_prim_type(a, IR_INT32), (TxSpan){0});
+}
+
+static void make_launch_vars(Geometry *g)
+{
+    static const char *const bx[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
+    static const char *const tx[3] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
+    static const char *const cx[3] = {"clusterCtaIdx.x", "clusterCtaIdx.y", "clusterCtaIdx.z"};
+    for (int i = 0; i < g->ngrid; i++)
+        g->bx[i] = launch_var(g->a, bx[i]);
+    for (int i = 0; i < g->nblock; i++)
+        g->tx[i] = launch_var(g->a, tx[i]);
+    for (int i = 0; i < g->ncluster; i++)
+        g->cx[i] = launch_var(g->a, cx[i]);
+}
+
+/* x0 + x1*e0 + x2*e0*e1: the linear index of a multi-dim launch. */
+static IrExpr *linear(TxArena *a, IrExpr *const *x, IrExpr *const *ext, int n)
+{
+    if (!n)
+        return ps_int(a, IR_INT32, 0);
+    IrExpr *sum = x[0], *scale = ps_int(a, IR_INT32, 1);
+    for (int i = 1; i < n; i++) {
+        scale = ps_arith(a, IR_E_MUL, scale, ps_cast(a, IR_INT32, ext[i - 1]));
+        sum = ps_arith(a, IR_E_ADD, sum, ps_arith(a, IR_E_MUL, x[i], scale));
+    }
+    return sum;
+}
+
+static IrExpr *ltid(Geometry *g) { return linear(g->a, g->tx, g->block, g->nblock); }
+
+static IrExpr *floordiv(Geometry *g, IrExpr *x, int64_t c)
+{
+    return ps_arith(g->a, IR_E_FLOORDIV, x, ps_int(g->a, x->dtype, c));
+}
+
+static IrExpr *floormod(Geometry *g, IrExpr *x, int64_t c)
+{
+    return ps_arith(g->a, IR_E_FLOORMOD, x, ps_int(g->a, x->dtype, c));
+}
+
+/* warp_id_in_cta = T.tvm_warp_shuffle(0xffffffff, ltid // 32, 0, 32, 32) */
+static IrStmt *warp_bind(Geometry *g)
+{
+    g->warp = ir_var(g->a, "warp_id_in_cta", ir_prim_type(g->a, IR_INT32), (TxSpan){0});
+    IrExpr *args[5] = {ps_int(g->a, IR_UINT32, 0xffffffffLL), floordiv(g, ltid(g), 32),
+                       ps_int(g->a, IR_INT32, 0), ps_int(g->a, IR_INT32, 32),
+                       ps_int(g->a, IR_INT32, 32)};
+    IrExpr *shfl = ps_call(g->a, IR_OP_WARP_SHUFFLE, IR_INT32, args, 5);
+    return ps_bind(g->a, g->warp, shfl, (TxSpan){0});
+}
+
+static IrExpr *dim_or_zero(Geometry *g, IrExpr *const *vars, int n, int i)
+{
+    return i < n ? vars[i] : ps_int(g->a, IR_INT32, 0);
+}
+
+static IrExpr *scope_value(Geometry *g, IrScopeIdKind k, int i)
+{
+    switch (k) {
+    case K(CTA_ID): return dim_or_zero(g, g->bx, g->ngrid, i);
+    case K(THREAD_ID): return dim_or_zero(g, g->tx, g->nblock, i);
+    case K(CTA_ID_IN_CLUSTER): return dim_or_zero(g, g->cx, g->ncluster, i);
+    case K(CLUSTER_ID): {
+        IrExpr *b = dim_or_zero(g, g->bx, g->ngrid, i);
+        return i < g->ncluster ? ps_arith(g->a, IR_E_FLOORDIV, b, ps_cast(g->a, IR_INT32,
+                                                                            g->cluster[i]))
+                               : b;
+    }
+    case K(WARP_ID): return g->warp;
+    case K(WARPGROUP_ID): return floordiv(g, g->warp, 4);
+    case K(WARP_ID_IN_WG): return floormod(g, g->warp, 4);
+    case K(LANE_ID): return floormod(g, ltid(g), 32);
+    case K(THREAD_ID_IN_WG): return floormod(g, ltid(g), 128);
+    case K(CTA_ID_IN_PAIR):
+        return floormod(g, linear(g->a, g->cx, g->cluster, g->ncluster), 2);
+    case IR_SCOPEID_COUNT: break;
+    }
+    TX_UNREACHABLE();
+}
+
+static IrStmt *bind_scope_ids(IrMutator *m, IrStmt *s)
+{
+    if (s->kind != IR_S_SCOPEID)
+        return NULL;
+    Geometry *g = m->ctx;
+    IrStmt **binds = TX_NEW_ARRAY(g->a, IrStmt *, s->u.scopeid.nvars);
+    for (int i = 0; i < s->u.scopeid.nvars; i++) {
+        IrExpr *var = s->u.scopeid.vars[i];
+        IrExpr *value = ps_cast(g->a, var->dtype, scope_value(g, s->u.scopeid.kind, i));
+        binds[i] = ps_bind(g->a, var, value, s->span);
+    }
+    return ps_seq2(g->a, ir_seq(g->a, binds, s->u.scopeid.nvars, s->span), NULL);
+}
+
+/* ---------------------------------------------------------------- the nest */
+
+static IrStmt *wrap(Geometry *g, IrExpr *const *vars, IrExpr *const *ext, int n, IrStmt *body)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        IrExpr *e = ps_simplify_expr(g->a, ps_cast(g->a, IR_INT32, ext[i]));
+        body = ps_attr(g->a, vars[i], "thread_extent", e, body, g->span);
+        body->u.attr.thread_tag = vars[i]->u.var.name;
+    }
+    return body;
+}
+
+IrStmt *ps_lower_scope_ids(TxArena *a, TxDiags *diags, TxSpan span, IrStmt *body)
+{
+    Geometry g = {.a = a, .diags = diags, .span = span};
+    IrVisitor v = {.ctx = &g, .stmt = collect_hook};
+    ir_visit_stmt(&v, body);
+    set_grid_and_cluster(&g);
+    set_block(&g);
+    check_deferred(&g);
+    if (g.failed)
+        return NULL;
+    make_launch_vars(&g);
+    bool warps = g.used[K(WARP_ID)] || g.used[K(WARPGROUP_ID)] || g.used[K(WARP_ID_IN_WG)];
+    IrStmt *prologue = warps ? warp_bind(&g) : NULL;
+    IrMutator m = {.ctx = &g, .arena = a, .stmt = bind_scope_ids};
+    IrStmt *inner = ps_seq2(a, prologue, ir_mutate_stmt(&m, body));
+    ir_mutator_free(&m);
+    inner = wrap(&g, g.tx, g.block, g.nblock, inner);
+    inner = wrap(&g, g.bx, g.grid, g.ngrid, inner);
+    return wrap(&g, g.cx, g.cluster, g.ncluster, inner);
+}

@@ -1,0 +1,502 @@
+/* SplitHostDevice: each outermost launch region (a thread_extent AttrStmt,
+ * T.launch_thread) becomes a device function F_kernel (F_kernel_1, ... when
+ * the name is taken), and the host function launches it in its place with
+ *     T.call_packed("F_kernel", args..., extents..., dyn_smem_bytes)
+ * (docs/pipeline.md, "The IR contract"; reference: layout_passes.md §3.7).
+ *
+ * The kernel's params are the region's free variables: a buffer B becomes a
+ * typed global pointer B_data (the host passes its storage root's data) and
+ * is re-declared inside on it; tensor maps and scalars pass through;
+ * pointers and tensor maps first, then scalars, each group by name. The
+ * launch params are the thread tags in order of first appearance, the
+ * extents host expressions. The dynamic shared memory size is the kernel's
+ * one `tirx.dyn_smem_bytes` declaration, stripped here; a shared.dyn
+ * allocation without it is an error, even when sized. TMA tensor-map init
+ * statements inside the region move to the host before the launch, their
+ * buffer data rewritten onto storage roots. Launch-bound attrs around the
+ * region become kernel attributes. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Body attrs that become kernel attributes. */
+static const char *const kernel_attr_keys[] = {
+    "tirx.launch_bounds_min_blocks_per_sm",
+    "tirx.launch_bounds_max_blocks_per_cluster",
+    "tirx.max_registers",
+};
+#define NKERNEL_ATTRS ((int)TX_ARRAY_LEN(kernel_attr_keys))
+
+typedef TX_VEC(IrExpr *) ExprVec;
+typedef TX_VEC(IrStmt *) StmtVec;
+typedef TX_VEC(IrFunc *) FuncVec;
+
+typedef struct Split {
+    IrModule *m;
+    IrFunc *f;
+    IrPtrMap root;                     /* buffer var -> its storage root */
+    IrExpr *kattr[NKERNEL_ATTRS];      /* launch bounds in force */
+    FuncVec kernels;                   /* made from this function */
+    const FuncVec *taken;              /* kernels made before (names) */
+    bool failed;
+} Split;
+
+static TxArena *arena(Split *sp) { return &sp->m->arena; }
+
+static void split_error(Split *sp, TxSpan at, const char *fmt, const char *arg)
+{
+    tx_error(&sp->m->diags, at.src ? at : sp->f->span, fmt, arg);
+    sp->failed = true;
+}
+
+/* ---------------------------------------------------------------- storage roots */
+
+static IrExpr *root_of(Split *sp, IrExpr *buffer)
+{
+    uintptr_t v;
+    return ir_ptrmap_get(&sp->root, buffer, &v) ? (IrExpr *)v : buffer;
+}
+
+static bool record_root(IrVisitor *v, const IrStmt *s)
+{
+    Split *sp = v->ctx;
+    if (s->kind == IR_S_DECL && s->u.decl.data) {
+        IrExpr *src = ps_buffer_data_of(s->u.decl.data);
+        if (src)
+            ir_ptrmap_put(&sp->root, s->u.decl.buffer, (uintptr_t)root_of(sp, src));
+    }
+    return true;
+}
+
+static IrExpr *data_on_root(IrMutator *mu, IrExpr *e)
+{
+    IrExpr *b = ps_buffer_data_of(e);
+    return b ? ps_buffer_data(mu->arena, root_of(mu->ctx, b)) : NULL;
+}
+
+/* ---------------------------------------------------------------- TMA init hoisting */
+
+static bool is_call_named(const IrExpr *e, IrOp op, const char *name)
+{
+    return e && e->kind == IR_E_CALL && e->u.call.op == op && e->u.call.nargs > 0 &&
+           e->u.call.args[0]->kind == IR_E_STR && !strcmp(e->u.call.args[0]->u.str, name);
+}
+
+static bool is_host_init(const IrStmt *s)
+{
+    return (s->kind == IR_S_BIND && is_call_named(s->u.bind.value, IR_OP_STACK_ALLOCA, "tensormap")) ||
+           (s->kind == IR_S_EVAL &&
+            is_call_named(s->u.eval, IR_OP_CALL_PACKED, "runtime.cuTensorMapEncodeTiled"));
+}
+
+typedef struct Hoist {
+    Split *sp;
+    StmtVec out;
+} Hoist;
+
+static IrStmt *hoist_hook(IrMutator *mu, IrStmt *s)
+{
+    Hoist *h = mu->ctx;
+    if (!is_host_init(s))
+        return NULL;
+    IrMutator on_root = {.ctx = h->sp, .arena = mu->arena, .expr = data_on_root};
+    tx_vec_push(&h->out, ir_mutate_stmt(&on_root, s));
+    ir_mutator_free(&on_root);
+    return ps_empty(mu->arena);
+}
+
+/* ---------------------------------------------------------------- free variables */
+
+typedef struct Free {
+    IrPtrMap defined, seen;
+    ExprVec vars; /* in order of first use */
+} Free;
+
+static void free_def(IrVisitor *v, const IrExpr *var, const IrStmt *where)
+{
+    (void)where;
+    ir_ptrmap_put(&((Free *)v->ctx)->defined, var, 1);
+}
+
+static bool free_stmt(IrVisitor *v, const IrStmt *s)
+{
+    if (ps_is_launch_attr(s) && s->u.attr.node->kind == IR_E_VAR)
+        ir_ptrmap_put(&((Free *)v->ctx)->defined, s->u.attr.node, 1);
+    return true;
+}
+
+static bool free_expr(IrVisitor *v, const IrExpr *e)
+{
+    Free *fr = v->ctx;
+    if (e->kind != IR_E_VAR || ir_ptrmap_get(&fr->defined, e, NULL) ||
+        ir_ptrmap_get(&fr->seen, e, NULL))
+        return true;
+    ir_ptrmap_put(&fr->seen, e, 1);
+    tx_vec_push(&fr->vars, (IrExpr *)e);
+    if (ir_is_buffer(e))
+        ir_visit_type(v, e->u.var.type);
+    return true;
+}
+
+static void free_vars(const IrStmt *region, Free *fr)
+{
+    IrVisitor v = {.ctx = fr, .expr = free_expr, .stmt = free_stmt, .def = free_def};
+    ir_visit_stmt(&v, region);
+}
+
+static void free_free(Free *fr)
+{
+    ir_ptrmap_free(&fr->defined);
+    ir_ptrmap_free(&fr->seen);
+    tx_vec_free(&fr->vars);
+}
+
+/* Pointers, buffers and tensor maps first, then scalars; by name within each. */
+static int param_rank(const IrExpr *v) { return v->u.var.type->kind == IR_TY_PRIM; }
+
+static void sort_params(IrExpr **vars, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0; j--) {
+            IrExpr *a = vars[j - 1], *b = vars[j];
+            int c = param_rank(a) - param_rank(b);
+            if (c < 0 || (c == 0 && strcmp(ps_name(a), ps_name(b)) <= 0))
+                break;
+            vars[j - 1] = b, vars[j] = a;
+        }
+}
+
+/* ---------------------------------------------------------------- launch info */
+
+typedef struct Launch {
+    Split *sp;
+    const char *tags[9];
+    IrExpr *extents[9];
+    int ntags;
+    IrExpr *cluster[3];
+    int ncluster;
+    const IrStmt *smem_decl;
+    IrExpr *smem_bytes;
+    const IrStmt *dyn_alloc;
+} Launch;
+
+static void add_tag(Launch *l, const IrStmt *s)
+{
+    const char *tag = s->u.attr.thread_tag ? s->u.attr.thread_tag : ps_name(s->u.attr.node);
+    if (!strncmp(tag, "clusterCtaIdx.", 14)) {
+        int d = tag[14] - 'x';
+        if (d >= 0 && d < 3 && d >= l->ncluster) {
+            for (int i = l->ncluster; i < d; i++)
+                l->cluster[i] = NULL;
+            l->cluster[d] = s->u.attr.value;
+            l->ncluster = d + 1;
+        }
+        return;
+    }
+    for (int i = 0; i < l->ntags; i++)
+        if (!strcmp(l->tags[i], tag))
+            return;
+    if (l->ntags < (int)TX_ARRAY_LEN(l->tags)) {
+        l->tags[l->ntags] = tag;
+        l->extents[l->ntags++] = s->u.attr.value;
+    }
+}
+
+static bool launch_stmt(IrVisitor *v, const IrStmt *s)
+{
+    Launch *l = v->ctx;
+    if (ps_is_launch_attr(s) && !strcmp(s->u.attr.key, "thread_extent"))
+        add_tag(l, s);
+    if (s->kind == IR_S_ATTR && !strcmp(s->u.attr.key, "tirx.dyn_smem_bytes")) {
+        if (l->smem_decl) {
+            tx_error(&l->sp->m->diags, ps_span(s, l->sp->f),
+                     "only one tirx.dyn_smem_bytes declaration is allowed per kernel");
+            tx_note(&l->sp->m->diags, ps_span(l->smem_decl, l->sp->f), "the first one is here");
+            l->sp->failed = true;
+        }
+        l->smem_decl = s;
+        l->smem_bytes = s->u.attr.value;
+    }
+    if (s->kind == IR_S_ALLOC && !strcmp(s->u.alloc.buffer->u.var.type->scope, "shared.dyn") &&
+        !l->dyn_alloc)
+        l->dyn_alloc = s;
+    return true;
+}
+
+static void check_smem(Launch *l)
+{
+    int64_t bytes;
+    if (l->smem_decl && !ps_const_int(l->smem_bytes, &bytes))
+        split_error(l->sp, ps_span(l->smem_decl, l->sp->f),
+                    "tirx.dyn_smem_bytes must be an integer constant%s", "");
+    if (l->dyn_alloc && !l->smem_decl)
+        split_error(l->sp, ps_span(l->dyn_alloc, l->sp->f),
+                    "shared.dyn allocation '%s' has no tirx.dyn_smem_bytes declaration; declare "
+                    "the size with T.attr({\"tirx.dyn_smem_bytes\": N}) (SMEMPool.commit() "
+                    "emits it)",
+                    ps_name(l->dyn_alloc->u.alloc.buffer));
+}
+
+static IrStmt *strip_smem_decl(IrMutator *mu, IrStmt *s)
+{
+    if (s->kind != IR_S_ATTR || strcmp(s->u.attr.key, "tirx.dyn_smem_bytes"))
+        return NULL;
+    IrStmt *body = s->u.attr.body;
+    if (!body || (body->kind == IR_S_EVAL && body->u.eval->kind == IR_E_INT))
+        return ps_empty(mu->arena);
+    return ir_mutate_stmt(mu, body);
+}
+
+/* ---------------------------------------------------------------- the kernel */
+
+static IrExpr *list_of(TxArena *a, IrExpr **items, int n)
+{
+    IrExpr *l = ir_node(a, IR_E_LIST, IR_VOID, (TxSpan){0});
+    l->u.list.n = n;
+    l->u.list.items = n ? tx_arena_memdup(a, items, sizeof *items * (size_t)n) : NULL;
+    return l;
+}
+
+static IrExpr *pyint(TxArena *a, int64_t v)
+{
+    IrExpr *e = ir_node(a, IR_E_PYINT, IR_VOID, (TxSpan){0});
+    e->u.int_val = v;
+    return e;
+}
+
+static bool name_taken(Split *sp, const char *name)
+{
+    for (int i = 0; i < sp->m->nfuncs; i++)
+        if (!strcmp(sp->m->funcs[i]->name, name))
+            return true;
+    for (int i = 0; i < sp->kernels.len; i++)
+        if (!strcmp(sp->kernels.items[i]->name, name))
+            return true;
+    for (int i = 0; i < sp->taken->len; i++)
+        if (!strcmp(sp->taken->items[i]->name, name))
+            return true;
+    return false;
+}
+
+static const char *kernel_name(Split *sp)
+{
+    const char *base = tx_arena_printf(arena(sp), "%s_kernel", sp->f->name);
+    const char *name = base;
+    for (int k = 1; name_taken(sp, name); k++)
+        name = tx_arena_printf(arena(sp), "%s_%d", base, k);
+    return name;
+}
+
+static IrFunc *kernel_attrs(Split *sp, IrFunc *k, const Launch *l)
+{
+    TxArena *a = arena(sp);
+    IrExpr **tags = TX_NEW_ARRAY(a, IrExpr *, l->ntags ? l->ntags : 1);
+    for (int i = 0; i < l->ntags; i++)
+        tags[i] = ir_str(a, l->tags[i], (TxSpan){0});
+    k = ps_func_set_attr(a, k, "calling_conv", pyint(a, 2));
+    k = ps_func_set_attr(a, k, "target", ir_str(a, "cuda", (TxSpan){0}));
+    k = ps_func_set_attr(a, k, "tirx.kernel_launch_params", list_of(a, tags, l->ntags));
+    if (l->ncluster) {
+        IrExpr *dims[3];
+        for (int i = 0; i < 3; i++) {
+            int64_t v = 1;
+            if (i < l->ncluster && l->cluster[i] && !ps_const_int(l->cluster[i], &v))
+                split_error(sp, sp->f->span, "the cluster shape of %s must be constant", k->name);
+            dims[i] = pyint(a, v);
+        }
+        k = ps_func_set_attr(a, k, "tirx.cluster_dims", list_of(a, dims, 3));
+    }
+    for (int i = 0; i < NKERNEL_ATTRS; i++)
+        if (sp->kattr[i])
+            k = ps_func_set_attr(a, k, kernel_attr_keys[i], sp->kattr[i]);
+    return k;
+}
+
+typedef struct Params {
+    IrExpr **kernel; /* the kernel's params */
+    IrExpr **host;   /* what the host passes for each */
+    StmtVec decls;   /* buffer re-declarations at the kernel's top */
+} Params;
+
+static IrExpr *subst_hook(IrMutator *mu, IrExpr *e)
+{
+    if (e->kind != IR_E_VAR)
+        return NULL;
+    uintptr_t v;
+    return ir_ptrmap_get(mu->ctx, e, &v) ? (IrExpr *)v : NULL;
+}
+
+/* Kernel params for the free vars (sorted in place); `map` gets old -> new. */
+static void make_params(Split *sp, IrExpr **vars, int n, IrPtrMap *map, Params *p)
+{
+    TxArena *a = arena(sp);
+    sort_params(vars, n);
+    p->kernel = TX_NEW_ARRAY(a, IrExpr *, n ? n : 1);
+    p->host = TX_NEW_ARRAY(a, IrExpr *, n ? n : 1);
+    for (int i = 0; i < n; i++) {
+        IrExpr *v = vars[i];
+        if (ir_is_buffer(v))
+            continue;
+        p->kernel[i] = ir_var(a, v->u.var.name, v->u.var.type, v->span);
+        p->host[i] = v;
+        ir_ptrmap_put(map, v, (uintptr_t)p->kernel[i]);
+    }
+    IrMutator sub = {.ctx = map, .arena = a, .expr = subst_hook};
+    for (int i = 0; i < n; i++) {
+        IrExpr *v = vars[i];
+        if (!ir_is_buffer(v))
+            continue;
+        const char *name = tx_arena_printf(a, "%s_data", ps_name(v));
+        p->kernel[i] = ir_var(a, name, ir_ptr_type(a, v->u.var.type->dtype, "global"), v->span);
+        p->host[i] = ps_buffer_data(a, root_of(sp, v));
+        IrExpr *inner = ir_var(a, v->u.var.name, ir_mutate_type(&sub, v->u.var.type), v->span);
+        tx_vec_push(&p->decls, ps_decl(a, inner, p->kernel[i], v->span));
+        ir_ptrmap_put(map, v, (uintptr_t)inner);
+    }
+    ir_mutator_free(&sub);
+}
+
+/* The host's launch: call_packed(name, args..., extents..., smem). */
+static IrStmt *launch_call(Split *sp, const char *name, const Params *p, int nparams,
+                           const Launch *l, TxSpan at)
+{
+    TxArena *a = arena(sp);
+    int n = 1 + nparams + l->ntags + 1;
+    IrExpr **args = TX_NEW_ARRAY(a, IrExpr *, n);
+    int j = 0;
+    args[j++] = ir_str(a, name, (TxSpan){0});
+    for (int i = 0; i < nparams; i++)
+        args[j++] = p->host[i];
+    for (int i = 0; i < l->ntags; i++)
+        args[j++] = ps_simplify_expr(a, l->extents[i]);
+    int64_t bytes = 0;
+    if (l->smem_bytes)
+        ps_const_int(l->smem_bytes, &bytes);
+    args[j++] = ps_int(a, IR_INT32, bytes);
+    return ps_eval(a, ps_call(a, IR_OP_CALL_PACKED, IR_INT32, args, n), at);
+}
+
+/* Every variable in the launch extents must be known to the host. */
+static void check_extents(Split *sp, const Launch *l, const Free *fr)
+{
+    for (int i = 0; i < l->ntags; i++) {
+        Free ext = {0};
+        IrStmt probe = {.kind = IR_S_EVAL};
+        probe.u.eval = l->extents[i];
+        free_vars(&probe, &ext);
+        for (int k = 0; k < ext.vars.len; k++)
+            if (!ir_ptrmap_get(&fr->seen, ext.vars.items[k], NULL)) {
+                char msg[200];
+                snprintf(msg, sizeof msg, "the launch extent of %s depends on '%s', which is "
+                         "only known inside the kernel", l->tags[i], ps_name(ext.vars.items[k]));
+                split_error(sp, sp->f->span, "%s", msg);
+            }
+        free_free(&ext);
+    }
+}
+
+static IrStmt *outline(Split *sp, IrStmt *region)
+{
+    TxArena *a = arena(sp);
+    Hoist h = {.sp = sp};
+    IrMutator hm = {.ctx = &h, .arena = a, .stmt = hoist_hook};
+    region = ir_mutate_stmt(&hm, region);
+    ir_mutator_free(&hm);
+
+    Launch l = {.sp = sp};
+    IrVisitor lv = {.ctx = &l, .stmt = launch_stmt};
+    ir_visit_stmt(&lv, region);
+    check_smem(&l);
+    IrMutator strip = {.arena = a, .stmt = strip_smem_decl};
+    region = ir_mutate_stmt(&strip, region);
+    ir_mutator_free(&strip);
+
+    Free fr = {0};
+    free_vars(region, &fr);
+    check_extents(sp, &l, &fr);
+    IrPtrMap map = {0};
+    Params p = {0};
+    int n = fr.vars.len;
+    make_params(sp, fr.vars.items, n, &map, &p);
+    IrMutator sub = {.ctx = &map, .arena = a, .expr = subst_hook};
+    IrStmt *inner = ir_mutate_stmt(&sub, region);
+    ir_mutator_free(&sub);
+    ir_ptrmap_free(&map);
+
+    IrFunc *k = TX_NEW(a, IrFunc);
+    k->name = kernel_name(sp);
+    k->span = sp->f->span;
+    k->nparams = n;
+    k->params = p.kernel;
+    IrStmt *decls = p.decls.len ? ir_seq(a, p.decls.items, p.decls.len, sp->f->span) : NULL;
+    k->body = ps_seq2(a, decls, inner);
+    k = kernel_attrs(sp, k, &l);
+    tx_vec_push(&sp->kernels, k);
+    IrStmt *call = launch_call(sp, k->name, &p, n, &l, region->span);
+    IrStmt *inits = h.out.len ? ir_seq(a, h.out.items, h.out.len, region->span) : NULL;
+    tx_vec_free(&h.out);
+    tx_vec_free(&p.decls);
+    free_free(&fr);
+    return ps_seq2(a, inits, call);
+}
+
+/* ---------------------------------------------------------------- the host walk */
+
+static int kernel_attr_index(const IrStmt *s)
+{
+    if (s->kind != IR_S_ATTR)
+        return -1;
+    for (int i = 0; i < NKERNEL_ATTRS; i++)
+        if (!strcmp(s->u.attr.key, kernel_attr_keys[i]))
+            return i;
+    return -1;
+}
+
+static IrStmt *host_hook(IrMutator *mu, IrStmt *s)
+{
+    Split *sp = mu->ctx;
+    if (ps_is_launch_attr(s))
+        return outline(sp, s);
+    int k = kernel_attr_index(s);
+    if (k < 0)
+        return NULL;
+    IrExpr *saved = sp->kattr[k];
+    sp->kattr[k] = s->u.attr.value;
+    IrStmt *body = s->u.attr.body ? ir_mutate_stmt(mu, s->u.attr.body) : ps_empty(mu->arena);
+    sp->kattr[k] = saved;
+    return body;
+}
+
+bool ps_split_host_device(PsCtx *ctx, IrModule *m)
+{
+    (void)ctx;
+    FuncVec out = {0}, made = {0};
+    bool ok = true;
+    for (int i = 0; i < m->nfuncs; i++) {
+        IrFunc *f = m->funcs[i];
+        if (!f->body || ps_is_device_func(f)) {
+            tx_vec_push(&out, f);
+            continue;
+        }
+        Split sp = {.m = m, .f = f, .taken = &made};
+        IrVisitor rv = {.ctx = &sp, .stmt = record_root};
+        ir_visit_func(&rv, f);
+        IrMutator mu = {.ctx = &sp, .arena = &m->arena, .stmt = host_hook};
+        tx_vec_push(&out, ps_func_with_body(&m->arena, f, ir_mutate_stmt(&mu, f->body)));
+        for (int k = 0; k < sp.kernels.len; k++) {
+            tx_vec_push(&out, sp.kernels.items[k]);
+            tx_vec_push(&made, sp.kernels.items[k]);
+        }
+        ok &= !sp.failed;
+        ir_mutator_free(&mu);
+        ir_ptrmap_free(&sp.root);
+        tx_vec_free(&sp.kernels);
+    }
+    ps_set_funcs(m, out.items, out.len);
+    m->is_ir_module |= m->nfuncs > 1;
+    tx_vec_free(&out);
+    tx_vec_free(&made);
+    return ok;
+}
