@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #define TX_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -42,7 +43,8 @@ void tx_vec_grow_(void **items, int *cap, size_t elem, int need);
         if ((v)->len == (v)->cap)                                              \
             tx_vec_grow_((void **)&(v)->items, &(v)->cap, sizeof(*(v)->items), \
                          (v)->len + 1);                                        \
-        (v)->items[(v)->len++] = (x);                                          \
+        (v)->items[(v)->len] = (x); /* x may read v: store before counting */ \
+        (v)->len++;                                                            \
     } while (0)
 #define tx_vec_free(v) (free((v)->items), (v)->items = NULL, (v)->len = (v)->cap = 0)
 /* Copy a vector's items into the arena (NULL when empty). */

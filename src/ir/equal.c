@@ -260,6 +260,11 @@ static bool eq_expr_fields(Eq *q, const IrExpr *a, const IrExpr *b)
     case IR_E_RAMP:
         return eq_u64(q, (uint64_t)a->u.op.lanes, (uint64_t)b->u.op.lanes) &&
                eq_expr(q, a->u.op.a, b->u.op.a) && eq_expr(q, a->u.op.b, b->u.op.b);
+    case IR_E_SHUFFLE:
+        return eq_u64(q, (uint64_t)a->u.shuffle.nvectors, (uint64_t)b->u.shuffle.nvectors) &&
+               eq_u64(q, (uint64_t)a->u.shuffle.nindices, (uint64_t)b->u.shuffle.nindices) &&
+               eq_exprs(q, a->u.shuffle.vectors, b->u.shuffle.vectors, a->u.shuffle.nvectors) &&
+               eq_exprs(q, a->u.shuffle.indices, b->u.shuffle.indices, a->u.shuffle.nindices);
     case IR_E_LET:
         return eq_let(q, a, b);
     case IR_E_LAMBDA:

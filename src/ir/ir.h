@@ -184,6 +184,10 @@ struct IrExpr {
             IrExpr *body;
         } lambda;
         IrLayout *layout;    /* LAYOUT */
+        struct {             /* SHUFFLE: T.Shuffle([vectors], [indices]) */
+            int nvectors, nindices;
+            IrExpr **vectors, **indices;
+        } shuffle;
     } u;
 };
 

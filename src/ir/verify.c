@@ -359,9 +359,13 @@ static void check_expr(Verifier *vf, const IrExpr *e)
     case IR_E_SELECT:
         check_select(vf, e);
         break;
-    case IR_E_RAMP:
-        require_int(vf, e->u.op.a, e->span, "the base of T.Ramp");
-        require_int(vf, e->u.op.b, e->span, "the stride of T.Ramp");
+    case IR_E_RAMP: /* any scalar dtype (a float Ramp is a value); indices are checked as such */
+        if (e->u.op.a && e->u.op.b && !ir_dtype_eq(e->u.op.a->dtype, e->u.op.b->dtype)) {
+            char b1[IR_DTYPE_STR_MAX], b2[IR_DTYPE_STR_MAX];
+            tx_error(vf->diags, here(vf, e->span),
+                     "the base and stride of T.Ramp have different dtypes: %s and %s",
+                     dt(e->u.op.a->dtype, b1), dt(e->u.op.b->dtype, b2));
+        }
         break;
     case IR_E_LOAD: case IR_E_REGION:
         check_load(vf, e);

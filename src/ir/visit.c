@@ -166,6 +166,10 @@ static void visit_expr_children(IrVisitor *v, const IrExpr *e)
         ir_visit_expr(v, e->u.op.a);
         ir_visit_expr(v, e->u.op.b);
         break;
+    case IR_E_SHUFFLE:
+        visit_exprs(v, e->u.shuffle.vectors, e->u.shuffle.nvectors);
+        visit_exprs(v, e->u.shuffle.indices, e->u.shuffle.nindices);
+        break;
     case IR_E_LET:
         ir_visit_expr(v, e->u.op.a);
         scope_enter(v);
@@ -492,6 +496,12 @@ static IrExpr *mutate_expr_children(IrMutator *m, IrExpr *e)
     case IR_E_RAMP:
         COW(m, n, e, u.op.a, ir_mutate_expr(m, e->u.op.a));
         COW(m, n, e, u.op.b, ir_mutate_expr(m, e->u.op.b));
+        break;
+    case IR_E_SHUFFLE:
+        COW(m, n, e, u.shuffle.vectors,
+            mutate_exprs(m, e->u.shuffle.vectors, e->u.shuffle.nvectors));
+        COW(m, n, e, u.shuffle.indices,
+            mutate_exprs(m, e->u.shuffle.indices, e->u.shuffle.nindices));
         break;
     case IR_E_LET:
         COW(m, n, e, u.op.a, ir_mutate_expr(m, e->u.op.a));

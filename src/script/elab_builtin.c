@@ -664,6 +664,40 @@ ScVal bi_broadcast(El *E, ScArgs *args)
     return sv_expr(r, args->span);
 }
 
+/* T.Shuffle([vectors], [indices]): the vectors concatenated, then the lanes at indices. */
+ScVal bi_shuffle(El *E, ScArgs *args)
+{
+    ScBound b;
+    IrExpr **vecs, **idx;
+    int nv, ni;
+    if (!el_bind_args(E, args, "vectors, indices", &b) ||
+        !expr_items(E, &b.v[0], &vecs, &nv, "the vectors") ||
+        !expr_items(E, &b.v[1], &idx, &ni, "the indices"))
+        return sv_error();
+    if (nv < 1 || ni < 1) {
+        el_error(E, args->span, "T.Shuffle needs at least one vector and one index");
+        return sv_error();
+    }
+    int total = 0;
+    for (int i = 0; i < nv; i++) {
+        if (!ir_dtype_eq(ir_dtype_with_lanes(vecs[i]->dtype, 1),
+                         ir_dtype_with_lanes(vecs[0]->dtype, 1))) {
+            el_error(E, vecs[i]->span, "the vectors of T.Shuffle must share an element type");
+            return sv_error();
+        }
+        total += vecs[i]->dtype.lanes;
+    }
+    for (int i = 0; i < ni; i++)
+        if (idx[i]->kind != IR_E_INT || idx[i]->u.int_val < 0 || idx[i]->u.int_val >= total) {
+            el_error(E, idx[i]->span, "a T.Shuffle index must be a constant in [0, %d)", total);
+            return sv_error();
+        }
+    IrExpr *r = ir_node(E->a, IR_E_SHUFFLE, ir_dtype_with_lanes(vecs[0]->dtype, ni), args->span);
+    r->u.shuffle.nvectors = nv, r->u.shuffle.vectors = vecs;
+    r->u.shuffle.nindices = ni, r->u.shuffle.indices = idx;
+    return sv_expr(r, args->span);
+}
+
 /* T.Let(body, where={x: value}) */
 ScVal bi_let(El *E, ScArgs *args)
 {

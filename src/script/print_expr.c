@@ -117,6 +117,8 @@ void pr_collect_vars(const IrExpr *e, PrExprVec *out)
         tx_vec_push(out, e);
     } else if (e->kind == IR_E_CALL) {
         collect_list(e->u.call.args, e->u.call.nargs, out);
+    } else if (e->kind == IR_E_SHUFFLE) {
+        collect_list(e->u.shuffle.vectors, e->u.shuffle.nvectors, out);
     } else if (e->kind == IR_E_LOAD || e->kind == IR_E_REGION) {
         pr_collect_vars(e->u.access.buffer, out);
         collect_list(e->u.access.indices, e->u.access.n, out);
@@ -669,6 +671,13 @@ static void print_node(Printer *P, const IrExpr *e, TxBuf *out)
         tx_buf_puts(out, ", ");
         pr_expr(P, e->u.op.b, out);
         tx_buf_printf(out, ", %d)", e->u.op.lanes);
+        break;
+    case IR_E_SHUFFLE:
+        tx_buf_puts(out, "T.Shuffle([");
+        print_args(P, e->u.shuffle.vectors, e->u.shuffle.nvectors, out);
+        tx_buf_puts(out, "], [");
+        print_args(P, e->u.shuffle.indices, e->u.shuffle.nindices, out);
+        tx_buf_puts(out, "])");
         break;
     case IR_E_BROADCAST:
         tx_buf_puts(out, "T.Broadcast(");

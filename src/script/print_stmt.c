@@ -519,6 +519,8 @@ static bool expr_loads(const IrExpr *e, const IrExpr *buffer)
                expr_loads(e->u.access.predicate, buffer);
     case IR_E_CALL:
         return exprs_load(e->u.call.args, e->u.call.nargs, buffer);
+    case IR_E_SHUFFLE:
+        return exprs_load(e->u.shuffle.vectors, e->u.shuffle.nvectors, buffer);
     case IR_E_NOT: case IR_E_CAST: case IR_E_SELECT: case IR_E_RAMP: case IR_E_BROADCAST:
     case IR_E_LET:
         return expr_loads(e->u.op.cond, buffer) || expr_loads(e->u.op.a, buffer) ||
