@@ -81,6 +81,27 @@ TIRX_API char *tirx_diag_render(const tirx_module *m);
 TIRX_API void tirx_module_free(tirx_module *m);
 TIRX_API void tirx_free(void *p);
 
+/* ---------------------------------------------------------------- layouts */
+
+/* What `tirx layout` prints (docs/layouts.md): where each element of `shape`
+ * (ndim dimensions) lands under `layout`, written as in TIRx script
+ * (T.TileLayout(...), T.ComposeLayout(...), T.tmem_datapath_layout(...)).
+ * One line per logical index in row-major order, or only the index `at`
+ * (ndim entries; NULL for every index):
+ *     (i, j) -> {axis=v, axis=v}
+ * naming the axes of the layout (memory axes, then thread axes, each group in
+ * ASCII order); a replicated element's coordinates are `{...}; {...}`, sorted.
+ * With a dtype ("float16"; NULL for none) and a ComposeLayout, ` bank=B` (the
+ * 4-byte shared-memory bank of the element's m address) follows each `{...}`.
+ * *out receives the text (free it with tirx_free), NULL on failure. *diags
+ * receives a module carrying the diagnostics, whose source is the layout text
+ * named "<layout>" (free it with tirx_module_free). Returns TIRX_OK,
+ * TIRX_ERR_INPUT (the layout does not parse or does not admit the shape) or
+ * TIRX_ERR_USAGE (a bad shape, index or dtype). */
+TIRX_API tirx_status tirx_layout_describe(const char *layout, const long long *shape, int ndim,
+                                          const long long *at, const char *dtype, char **out,
+                                          tirx_module **diags);
+
 /* ---------------------------------------------------------------- lowering and compiling */
 
 /* Options of tirx_lower and tirx_compile. Zero-initialise; every field is

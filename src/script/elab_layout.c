@@ -403,3 +403,19 @@ ScVal bi_tmem_datapath_layout(El *E, ScArgs *args)
     }
     return layout_val(l, args->span);
 }
+
+IrLayout *sc_parse_layout(IrModule *m, const char *text, size_t len, const char *filename)
+{
+    m->source = tx_source_new(&m->arena, filename, text, len);
+    ScTokens toks;
+    AstList ast;
+    if (!sc_lex(m->source, 0, m->source->len, true, &m->arena, &m->diags, &toks) ||
+        !sc_parse_tokens(m->source, &toks, true, &m->arena, &m->diags, &ast) || ast.n != 1)
+        return NULL;
+    El E = {0};
+    E.m = m, E.a = &m->arena, E.d = &m->diags, E.src = m->source;
+    E.global = E.scope = TX_NEW(E.a, ScScope);
+    ScVal v = el_eval(&E, ast.items[0]);
+    IrLayout *l = v.kind == SV_ERROR ? NULL : el_layout_of(&E, &v, "the layout");
+    return m->diags.nerrors ? NULL : l;
+}

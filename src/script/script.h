@@ -15,6 +15,11 @@ typedef struct ScDefine {
 IrModule *sc_parse(const char *text, size_t len, const char *filename, const ScDefine *defines,
                    size_t ndefines);
 
+/* Parse `text` as one layout expression (T.TileLayout(...), T.ComposeLayout(...),
+ * T.tmem_datapath_layout(...)) with m's arena; m->source becomes the text,
+ * named `filename`. Diagnostics go to m; NULL after an error. */
+IrLayout *sc_parse_layout(IrModule *m, const char *text, size_t len, const char *filename);
+
 /* The canonical text of a module (no trailing newline); the caller frees it. */
 char *sc_print(const IrModule *m);
 

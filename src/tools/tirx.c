@@ -14,12 +14,15 @@
 
 static const char usage[] =
     "usage: tirx <command> [options] FILE\n"
+    "       tirx layout LAYOUT --shape D0,D1,... [--at I0,I1,...] [--dtype DTYPE]\n"
     "\n"
     "commands:\n"
     "  print FILE     parse FILE and print its canonical form on stdout\n"
     "  check FILE     parse and verify FILE; prints nothing on success\n"
     "  opt FILE       run passes over FILE and print the IR after them\n"
     "  build FILE     lower and compile FILE for a GPU target\n"
+    "  layout LAYOUT  print where each element of --shape lands under LAYOUT, a layout\n"
+    "                 written as in TIRx script ('T.TileLayout(T.S[(8, 16):(16, 1)])')\n"
     "\n"
     "options:\n"
     "  -D NAME=VALUE  override the module-level constant NAME (a Python literal or dtype)\n"
@@ -33,6 +36,9 @@ static const char usage[] =
     "  --fast-math    build: compile with fast math (off by default)\n"
     "  --lineinfo     build: line information for profilers and compute-sanitizer\n"
     "  --nvcc         build: compile with nvcc instead of NVRTC\n"
+    "  --shape=D0,D1  layout: the logical shape (required)\n"
+    "  --at=I0,I1     layout: only this index (default: every index, row-major)\n"
+    "  --dtype=T      layout: the element type; a swizzled layout then shows bank=B\n"
     "  --help         show this help\n"
     "  --version      show the version\n"
     "\n"
@@ -46,6 +52,8 @@ typedef struct Options {
     /* opt and build */
     const char *passes, *target, *emit, *output, *print_after;
     bool verify_each, stats, fast_math, lineinfo, nvcc;
+    /* layout (the LAYOUT text is `file`) */
+    const char *shape, *at, *dtype;
 } Options;
 
 /* Long options of opt and build: a value (--name=V or --name V) or a flag. */
@@ -65,6 +73,9 @@ static const LongOption long_options[] = {
     {"fast-math", false, offsetof(Options, fast_math)},
     {"lineinfo", false, offsetof(Options, lineinfo)},
     {"nvcc", false, offsetof(Options, nvcc)},
+    {"shape", true, offsetof(Options, shape)},
+    {"at", true, offsetof(Options, at)},
+    {"dtype", true, offsetof(Options, dtype)},
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -116,7 +127,7 @@ static int long_option(Options *o, int argc, char **argv, int *i)
 static bool is_command(const char *c)
 {
     return !strcmp(c, "print") || !strcmp(c, "check") || !strcmp(c, "opt") ||
-           !strcmp(c, "build");
+           !strcmp(c, "build") || !strcmp(c, "layout");
 }
 
 /* Returns -1 to continue, else an exit status. */
@@ -161,6 +172,8 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage_error("%s", "missing command");
     if (!is_command(o->command))
         return usage_error("unknown command '%s'", o->command);
+    if (!o->file && !strcmp(o->command, "layout"))
+        return usage_error("%s", "layout: missing LAYOUT");
     if (!o->file)
         return usage_error("%s: missing FILE", o->command);
     return -1;
@@ -240,12 +253,53 @@ static tirx_status run_opt(const Options *o, tirx_module *m)
     return st == TIRX_OK ? print_module(m) : st;
 }
 
+/* "8,16" into at most `max` integers; false when malformed. */
+static bool int_list(const char *s, long long *out, int max, int *n)
+{
+    for (*n = 0; *n < max;) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (end == s || errno || (*end && *end != ','))
+            return false;
+        out[(*n)++] = v;
+        if (!*end)
+            return true;
+        s = end + 1;
+    }
+    return false;
+}
+
+/* tirx layout LAYOUT --shape D0,D1 [--at I0,I1] [--dtype T] */
+static int run_layout(const Options *o)
+{
+    long long shape[16], at[16];
+    int nd, na;
+    if (!o->shape)
+        return usage_error("%s", "layout: --shape is required (e.g. --shape 8,16)");
+    if (!int_list(o->shape, shape, 16, &nd))
+        return usage_error("layout: malformed --shape '%s' (e.g. --shape 8,16)", o->shape);
+    if (o->at && (!int_list(o->at, at, 16, &na) || na != nd))
+        return usage_error("layout: --at '%s' needs one integer per dimension of --shape", o->at);
+    char *out = NULL;
+    tirx_module *m = NULL;
+    tirx_status st = tirx_layout_describe(o->file, shape, nd, o->at ? at : NULL, o->dtype, &out, &m);
+    print_diags(m);
+    if (out)
+        fputs(out, stdout);
+    tirx_free(out);
+    tirx_module_free(m);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     Options o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0)
         return rc;
+    if (!strcmp(o.command, "layout"))
+        return run_layout(&o);
     size_t len;
     char *text = read_input(o.file, &len);
     if (!text)
