@@ -1,0 +1,230 @@
+/* Unit tests of the host-function evaluator without a GPU: kernels go
+ * through the pass pipeline, and the host function runs as a dry run
+ * (argument checks, symbolic shapes, launch configuration; nothing launched)
+ * on DLTensors built here. Each wrong argument must give a message naming
+ * the function, the argument, what was expected and what was given. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pass/pass.h"
+#include "runtime/host_eval.h"
+#include "script/script.h"
+
+static const char vector_add[] =
+    "@T.prim_func\n"
+    "def vector_add(a: T.handle, b: T.handle, c: T.handle, n: T.int32):\n"
+    "    A = T.match_buffer(a, (n,), \"float32\")\n"
+    "    B = T.match_buffer(b, (n,), \"float32\")\n"
+    "    C = T.match_buffer(c, (n,), \"float32\")\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([T.ceildiv(n, 256)])\n"
+    "    tx = T.thread_id([256])\n"
+    "    i: T.let = bx * 256 + tx\n"
+    "    if i < n:\n"
+    "        C[i] = A[i] + B[i]\n";
+
+/* n is only in the shapes: bound from the first tensor at launch. */
+static const char symbolic[] =
+    "@T.prim_func\n"
+    "def scale(X: T.Buffer((\"m\", 64), \"float16\"), Y: T.Buffer((m, 64), \"float16\"),\n"
+    "          alpha: T.float32):\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([m])\n"
+    "    tx = T.thread_id([64])\n"
+    "    Y[bx, tx] = T.Cast(\"float16\", T.Cast(\"float32\", X[bx, tx]) * alpha)\n";
+
+typedef struct Lowered {
+    IrModule *m;
+    const IrFunc *host;
+} Lowered;
+
+static Lowered lower(const char *text, const char *name)
+{
+    IrModule *m = sc_parse(text, strlen(text), "t.tirx", NULL, 0);
+    PsCtx ctx = {.verify_each = true};
+    bool ok = m->diags.nerrors == 0 && ps_run_pipeline(&ctx, m);
+    for (int i = 0; i < m->diags.list.len; i++)
+        print_message("%s\n", m->diags.list.items[i].msg);
+    assert_true(ok);
+    Lowered l = {m, NULL};
+    for (int i = 0; i < m->nfuncs; i++)
+        if (!strcmp(m->funcs[i]->name, name))
+            l.host = m->funcs[i];
+    assert_non_null(l.host);
+    return l;
+}
+
+typedef struct Seen {
+    int launches;
+    RtLaunchConfig cfg;
+    char kernel[64];
+} Seen;
+
+static void observe(void *user, const char *kernel, const RtLaunchConfig *cfg)
+{
+    Seen *s = user;
+    s->launches++;
+    s->cfg = *cfg;
+    snprintf(s->kernel, sizeof s->kernel, "%s", kernel);
+}
+
+static RtStatus dry_run(const Lowered *l, const RtArg *args, int n, Seen *seen, RtError *err)
+{
+    RtHostEnv env = {.module = l->m, .observe = observe, .user = seen, .device_id = 0};
+    memset(seen, 0, sizeof *seen);
+    memset(err, 0, sizeof *err);
+    return rt_host_eval(l->host, args, n, &env, err);
+}
+
+/* A CUDA float32 vector of n elements at a 256-byte aligned fake address. */
+typedef struct Vec {
+    DLTensor t;
+    int64_t shape[2], strides[2];
+} Vec;
+
+static void vec_init(Vec *v, uintptr_t addr, int64_t n)
+{
+    memset(v, 0, sizeof *v);
+    v->shape[0] = n;
+    v->t = (DLTensor){.data = (void *)addr, .device = {kDLCUDA, 0}, .ndim = 1,
+                      .dtype = {kDLFloat, 32, 1}, .shape = v->shape};
+}
+
+typedef struct VaddArgs {
+    Vec a, b, c;
+    RtArg args[4];
+} VaddArgs;
+
+static void vadd_args(VaddArgs *v, int64_t n)
+{
+    vec_init(&v->a, 0x100000, n);
+    vec_init(&v->b, 0x200000, n);
+    vec_init(&v->c, 0x300000, n);
+    v->args[0] = (RtArg){RT_ARG_TENSOR, {.tensor = &v->a.t}};
+    v->args[1] = (RtArg){RT_ARG_TENSOR, {.tensor = &v->b.t}};
+    v->args[2] = (RtArg){RT_ARG_TENSOR, {.tensor = &v->c.t}};
+    v->args[3] = (RtArg){RT_ARG_INT, {.i = n}};
+}
+
+static void expect_message(const Lowered *l, const RtArg *args, int n, const char *msg)
+{
+    Seen seen;
+    RtError err;
+    assert_int_equal(dry_run(l, args, n, &seen, &err), RT_ERR_USAGE);
+    print_message("message: %s\n", err.message);
+    assert_string_equal(err.message, msg);
+    assert_int_equal(seen.launches, 0);
+}
+
+static void test_vector_add_launch(void **state)
+{
+    (void)state;
+    Lowered l = lower(vector_add, "vector_add");
+    VaddArgs v;
+    int64_t n = (1 << 24) + 7;
+    vadd_args(&v, n);
+    Seen seen;
+    RtError err;
+    assert_int_equal(dry_run(&l, v.args, 4, &seen, &err), RT_OK);
+    assert_int_equal(seen.launches, 1);
+    assert_string_equal(seen.kernel, "vector_add_kernel");
+    assert_int_equal(seen.cfg.grid[0], (n + 255) / 256);
+    assert_int_equal(seen.cfg.grid[1], 1);
+    assert_int_equal(seen.cfg.block[0], 256);
+    assert_int_equal(seen.cfg.dyn_smem_bytes, 0);
+    ir_module_free(l.m);
+}
+
+static void test_argument_count_and_kind(void **state)
+{
+    (void)state;
+    Lowered l = lower(vector_add, "vector_add");
+    VaddArgs v;
+    vadd_args(&v, 1000);
+    expect_message(&l, v.args, 3, "vector_add: expected 4 arguments, got 3");
+    v.args[1] = (RtArg){RT_ARG_INT, {.i = 5}};
+    expect_message(&l, v.args, 4,
+                   "vector_add: argument B: expected a tensor (DLTensor *), got an integer");
+    v.args[1] = (RtArg){RT_ARG_TENSOR, {.tensor = NULL}};
+    expect_message(&l, v.args, 4, "vector_add: argument B: expected a tensor (DLTensor *), "
+                                  "got NULL");
+    vadd_args(&v, 1000);
+    v.args[3] = (RtArg){RT_ARG_FLOAT, {.f = 1000.0}};
+    expect_message(&l, v.args, 4, "vector_add: argument n: expected an integer, got a float");
+    ir_module_free(l.m);
+}
+
+static void test_tensor_checks(void **state)
+{
+    (void)state;
+    Lowered l = lower(vector_add, "vector_add");
+    VaddArgs v;
+    vadd_args(&v, 1000);
+    v.b.t.dtype = (DLDataType){kDLFloat, 16, 1};
+    expect_message(&l, v.args, 4, "vector_add: argument B: expected dtype float32, got float16");
+    vadd_args(&v, 1000);
+    v.c.t.ndim = 2, v.c.shape[1] = 1;
+    expect_message(&l, v.args, 4, "vector_add: argument C: expected ndim 1, got 2");
+    vadd_args(&v, 1000);
+    v.a.shape[0] = 999;
+    expect_message(&l, v.args, 4, "vector_add: argument A: expected shape[0] == n, got 999 instead of 1000");
+    vadd_args(&v, 1000);
+    v.a.strides[0] = 2, v.a.t.strides = v.a.strides;
+    expect_message(&l, v.args, 4,
+                   "vector_add: argument A: expected strides[0] == 1 (compact), got 2");
+    vadd_args(&v, 1000);
+    v.c.t.device = (DLDevice){kDLCPU, 0};
+    expect_message(&l, v.args, 4,
+                   "vector_add: argument C: expected a CUDA device tensor, got device type 1 "
+                   "(CPU)");
+    vadd_args(&v, 1000);
+    v.b.t.byte_offset = 4;
+    expect_message(&l, v.args, 4,
+                   "vector_add: argument B: expected data aligned to 64 bytes, got address "
+                   "0x200004");
+    vadd_args(&v, 1000);
+    v.b.t.device.device_id = 1;
+    expect_message(&l, v.args, 4,
+                   "vector_add: argument B: expected a tensor on cuda:0, got cuda:1");
+    ir_module_free(l.m);
+}
+
+static void test_symbolic_shape(void **state)
+{
+    (void)state;
+    Lowered l = lower(symbolic, "scale");
+    int64_t xs[2] = {300, 64}, ys[2] = {300, 64};
+    DLTensor x = {.data = (void *)0x1000, .device = {kDLCUDA, 0}, .ndim = 2,
+                  .dtype = {kDLFloat, 16, 1}, .shape = xs};
+    DLTensor y = x;
+    y.shape = ys;
+    RtArg args[3] = {{RT_ARG_TENSOR, {.tensor = &x}}, {RT_ARG_TENSOR, {.tensor = &y}},
+                     {RT_ARG_FLOAT, {.f = 0.5}}};
+    Seen seen;
+    RtError err;
+    assert_int_equal(dry_run(&l, args, 3, &seen, &err), RT_OK);
+    assert_int_equal(seen.cfg.grid[0], 300);
+    assert_int_equal(seen.cfg.block[0], 64);
+    ys[0] = 301;
+    expect_message(&l, args, 3, "scale: argument Y: expected shape[0] == m, got 301 instead of 300");
+    ys[0] = 300, ys[1] = 32;
+    expect_message(&l, args, 3, "scale: argument Y: expected shape[1] == 64, got 32");
+    ir_module_free(l.m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vector_add_launch),
+        cmocka_unit_test(test_argument_count_and_kind),
+        cmocka_unit_test(test_tensor_checks),
+        cmocka_unit_test(test_symbolic_shape),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
