@@ -13,9 +13,9 @@ const PsPassInfo ps_passes[PS_PASS_COUNT] = {
 #undef X
 };
 
-/* The default order (docs/pipeline.md). TilePrimitiveDispatch runs first once
- * src/op provides it. */
+/* The default order (docs/pipeline.md). */
 static const PsPassId default_pipeline[] = {
+    PS_PASS_TILE_PRIMITIVE_DISPATCH,
     PS_PASS_SIMPLIFY,
     PS_PASS_LOWER_TIRX_OPAQUE,
     PS_PASS_FLATTEN_BUFFER,

@@ -1,0 +1,119 @@
+/* copy, variant "reg": registers on at least one side. At thread scope the
+ * thread copies its local array element by element in unrolled loops; at
+ * warp, warpgroup or CTA scope the register side is a distributed tile and
+ * the partition is induced by its layout (as the reference's register path):
+ * each thread moves exactly the elements it holds, between its registers
+ * (the tile's local view) and the memory side at the same logical position.
+ * With oob="zero", positions past a global buffer read zero and are not
+ * written (the ragged edge of a GEMM's C tile). */
+#include "../partition.h"
+
+const char *op_copy_reg_accept(OpCtx *c)
+{
+    const char *why = op_need_scope(c, OP_ANY_SCOPE);
+    OpRegion dst, src;
+    if (why || (why = op_region(c, 0, &dst)) || (why = op_region(c, 1, &src)))
+        return why;
+    if (dst.mem != OP_MEM_LOCAL && src.mem != OP_MEM_LOCAL)
+        return op_reason(c, "neither side is in registers");
+    if (!ir_dtype_eq(dst.dtype, src.dtype))
+        return op_reason(c, "the dtypes differ (use cast)");
+    if (!op_regions_match(&dst, &src))
+        return op_reason(c, "the regions' non-unit extents differ");
+    bool thread = c->call->u.tile.scope == IR_SCOPE_THREAD;
+    const OpRegion *side[2] = {&dst, &src};
+    for (int i = 0; i < 2; i++) {
+        const OpRegion *r = side[i];
+        if (r->mem == OP_MEM_TMEM || r->mem == OP_MEM_OTHER)
+            return op_reason(c, "'%s' is in %s memory", r->buffer->u.var.name, op_mem_name(r->mem));
+        if (r->mem == OP_MEM_LOCAL && thread == r->distributed)
+            return thread ? op_reason(c, "'%s' is spread over threads; a thread-scope call cannot "
+                                         "use it", r->buffer->u.var.name)
+                          : op_reason(c, "at %s scope a register operand must be spread over the "
+                                         "threads (a layout with thread axes)",
+                                      ir_scope_names[c->call->u.tile.scope]);
+    }
+    if (!thread && dst.mem == OP_MEM_LOCAL && src.mem == OP_MEM_LOCAL && !op_frag_same(c, &dst, &src))
+        return op_reason(c, "'%s' and '%s' place their elements differently",
+                         dst.buffer->u.var.name, src.buffer->u.var.name);
+    return NULL;
+}
+
+/* dst[didx] = src[sidx], guarded at the edge of global buffers with oob. */
+static IrStmt *move(OpCtx *c, IrExpr *dbuf, IrExpr **didx, int dn, const OpRegion *dreg,
+                    IrExpr *sbuf, IrExpr **sidx, int sn, const OpRegion *sreg)
+{
+    bool oob = op_oob_zero(c);
+    IrExpr *v = op_load(c, sbuf, sidx, sn);
+    IrExpr *in_src = oob && sreg ? op_in_bounds(c, sreg, sidx) : NULL;
+    if (in_src) {
+        IrExpr *a[3] = {in_src, v, op_cast(c, v->dtype, op_i32(c, 0))};
+        v = op_call(c, IR_OP_IF_THEN_ELSE, v->dtype, a, 3);
+    }
+    OpSeq s = {0};
+    op_store(c, &s, dbuf, didx, dn, v);
+    IrStmt *st = op_seq_finish(c, &s);
+    IrExpr *in_dst = oob && dreg ? op_in_bounds(c, dreg, didx) : NULL;
+    return in_dst ? op_if(c, in_dst, st, NULL) : st;
+}
+
+static IrStmt *lower_private(OpCtx *c, const OpRegion *dst, const OpRegion *src)
+{
+    OpNest nest;
+    const char *why = op_nest_init(c, &nest, dst, IR_FOR_UNROLLED);
+    if (why)
+        return op_decline(c, "%s", why);
+    IrExpr **didx = TX_NEW_ARRAY(c->arena, IrExpr *, dst->ndim),
+           **sidx = TX_NEW_ARRAY(c->arena, IrExpr *, src->ndim);
+    op_region_index(c, dst, nest.var, didx);
+    op_region_index(c, src, nest.var, sidx);
+    return op_nest_wrap(c, &nest, move(c, dst->buffer, didx, dst->ndim, dst, src->buffer, sidx,
+                                       src->ndim, src));
+}
+
+/* The memory side's indices at the fragment's logical position. */
+static IrExpr **memory_index(OpCtx *c, const OpRegion *frag_r, const OpFrag *f, const OpRegion *mem)
+{
+    IrExpr *idx[OP_MAX_DIMS];
+    int k = 0;
+    for (int d = 0; d < frag_r->ndim && k < OP_MAX_DIMS; d++)
+        if (frag_r->extent[d] != 1)
+            idx[k++] = f->index[d];
+    IrExpr **out = TX_NEW_ARRAY(c->arena, IrExpr *, mem->ndim);
+    op_region_index(c, mem, idx, out);
+    return out;
+}
+
+static IrStmt *lower_distributed(OpCtx *c, const OpRegion *dst, const OpRegion *src)
+{
+    bool to_regs = dst->mem == OP_MEM_LOCAL;
+    const OpRegion *regs = to_regs ? dst : src, *other = to_regs ? src : dst;
+    OpSeq out = {0};
+    OpFrag f;
+    const char *why = op_frag(c, &out, regs, &f);
+    if (why) {
+        op_seq_finish(c, &out);
+        return op_decline(c, "%s", why);
+    }
+    IrStmt *body;
+    if (other->mem == OP_MEM_LOCAL) {
+        IrExpr *oview = op_local_view(c, &out, other->buffer);
+        body = to_regs ? move(c, f.view, &f.reg, 1, NULL, oview, &f.reg, 1, NULL)
+                       : move(c, oview, &f.reg, 1, NULL, f.view, &f.reg, 1, NULL);
+    } else {
+        IrExpr **midx = memory_index(c, regs, &f, other);
+        body = to_regs ? move(c, f.view, &f.reg, 1, NULL, other->buffer, midx, other->ndim, other)
+                       : move(c, other->buffer, midx, other->ndim, other, f.view, &f.reg, 1, NULL);
+    }
+    op_emit(&out, op_frag_wrap(c, &f, body));
+    return op_seq_finish(c, &out);
+}
+
+IrStmt *op_copy_reg_lower(OpCtx *c)
+{
+    OpRegion dst, src;
+    op_region(c, 0, &dst), op_region(c, 1, &src);
+    if (c->call->u.tile.scope == IR_SCOPE_THREAD)
+        return lower_private(c, &dst, &src);
+    return lower_distributed(c, &dst, &src);
+}

@@ -1,0 +1,105 @@
+/* Elementwise primitives, variant "reg": every region operand in registers.
+ * At thread scope the thread runs unrolled loops over its local arrays; at
+ * warp, warpgroup or CTA scope the destination is a distributed register
+ * tile and every region source has the same layout, so each thread computes
+ * exactly the elements it holds: unrolled loops over its registers, the same
+ * slot in every operand's local view (the reference's reg variant, its
+ * partition induced by the anchor layout). */
+#include "../elementwise.h"
+
+static const char *check_local(OpCtx *c, const OpRegion *dst, const OpRegion *src,
+                               const bool *is_region, int n)
+{
+    bool thread = c->call->u.tile.scope == IR_SCOPE_THREAD;
+    if (dst->mem != OP_MEM_LOCAL)
+        return op_reason(c, "the destination is in %s memory, not registers", op_mem_name(dst->mem));
+    if (!thread && !dst->distributed)
+        return op_reason(c, "at %s scope the destination must be spread over the threads (a "
+                            "layout with thread axes)", ir_scope_names[c->call->u.tile.scope]);
+    if (thread && dst->distributed)
+        return op_reason(c, "'%s' is spread over threads; a thread-scope call cannot use it",
+                         dst->buffer->u.var.name);
+    for (int i = 0; i < n; i++) {
+        if (!is_region[i])
+            continue;
+        if (src[i].mem != OP_MEM_LOCAL)
+            return op_reason(c, "operand '%s' is in %s memory, not registers",
+                             src[i].buffer->u.var.name, op_mem_name(src[i].mem));
+        if (!thread && !op_frag_same(c, dst, &src[i]))
+            return op_reason(c, "'%s' and '%s' place their elements differently",
+                             dst->buffer->u.var.name, src[i].buffer->u.var.name);
+    }
+    return NULL;
+}
+
+const char *op_elem_reg_accept(OpCtx *c)
+{
+    OpRegion dst, src[OP_EW_MAX_SRC];
+    bool is_region[OP_EW_MAX_SRC];
+    int n;
+    const char *why = op_need_scope(c, OP_ANY_SCOPE);
+    if (why || (why = op_ew_operands(c, &dst, src, is_region, &n)))
+        return why;
+    return check_local(c, &dst, src, is_region, n);
+}
+
+/* Thread scope: loops over the region's non-unit dims. */
+static IrStmt *lower_private(OpCtx *c, const OpRegion *dst, const OpRegion *src,
+                             const bool *is_region, int n)
+{
+    OpNest nest;
+    const char *why = op_nest_init(c, &nest, dst, IR_FOR_UNROLLED);
+    if (why)
+        return op_decline(c, "%s", why);
+    IrExpr **didx = TX_NEW_ARRAY(c->arena, IrExpr *, dst->ndim), *v[OP_EW_MAX_SRC];
+    op_region_index(c, dst, nest.var, didx);
+    for (int i = 0; i < n; i++) {
+        if (!is_region[i]) {
+            v[i] = op_arg(c, i + 1);
+            continue;
+        }
+        IrExpr **sidx = TX_NEW_ARRAY(c->arena, IrExpr *, src[i].ndim);
+        op_region_index(c, &src[i], nest.var, sidx);
+        v[i] = op_load(c, src[i].buffer, sidx, src[i].ndim);
+    }
+    OpSeq body = {0};
+    op_store(c, &body, dst->buffer, didx, dst->ndim, op_ew_value(c, dst->dtype, v, n));
+    return op_nest_wrap(c, &nest, op_seq_finish(c, &body));
+}
+
+/* Collective scope: the thread's registers of each operand's local view. */
+static IrStmt *lower_distributed(OpCtx *c, const OpRegion *dst, const OpRegion *src,
+                                 const bool *is_region, int n)
+{
+    OpSeq out = {0};
+    OpFrag f;
+    const char *why = op_frag(c, &out, dst, &f);
+    if (why) {
+        op_seq_finish(c, &out);
+        return op_decline(c, "%s", why);
+    }
+    IrExpr *v[OP_EW_MAX_SRC];
+    for (int i = 0; i < n; i++) {
+        if (!is_region[i]) {
+            v[i] = op_arg(c, i + 1);
+            continue;
+        }
+        IrExpr *view = src[i].buffer == dst->buffer ? f.view : op_local_view(c, &out, src[i].buffer);
+        v[i] = op_load(c, view, &f.reg, 1);
+    }
+    OpSeq body = {0};
+    op_store(c, &body, f.view, &f.reg, 1, op_ew_value(c, dst->dtype, v, n));
+    op_emit(&out, op_frag_wrap(c, &f, op_seq_finish(c, &body)));
+    return op_seq_finish(c, &out);
+}
+
+IrStmt *op_elem_reg_lower(OpCtx *c)
+{
+    OpRegion dst, src[OP_EW_MAX_SRC];
+    bool is_region[OP_EW_MAX_SRC];
+    int n;
+    op_ew_operands(c, &dst, src, is_region, &n);
+    if (c->call->u.tile.scope == IR_SCOPE_THREAD)
+        return lower_private(c, &dst, src, is_region, n);
+    return lower_distributed(c, &dst, src, is_region, n);
+}

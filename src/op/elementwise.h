@@ -1,0 +1,18 @@
+/* The per-element semantics of the elementwise tile primitives, shared by
+ * their variants. Prefix: op_ew_. */
+#ifndef TX_OP_ELEMENTWISE_H
+#define TX_OP_ELEMENTWISE_H
+
+#include "partition.h"
+
+#define OP_EW_MAX_SRC 3
+
+/* Reads the call: dst (argument 1) and up to OP_EW_MAX_SRC sources, each a
+ * region (is_region[i]) matching dst's extents, or a scalar expression.
+ * NULL, or why the call is malformed for its op. */
+const char *op_ew_operands(OpCtx *c, OpRegion *dst, OpRegion *src, bool *is_region, int *nsrc);
+/* The value stored into one element of dst from the sources' values there
+ * (v[i]: the loaded element or the scalar; n of them). */
+IrExpr *op_ew_value(OpCtx *c, IrDType dst, IrExpr **v, int n);
+
+#endif

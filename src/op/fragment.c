@@ -1,0 +1,207 @@
+/* The per-thread view of a distributed register tile: a local buffer whose
+ * TileLayout spreads elements over thread axes (laneid, warpid, tx, ...) and
+ * registers (m). The partition is induced by the layout, as the reference's
+ * register paths do: grouped by the buffer's shape, each shard iter is either
+ * a thread iter (its digit comes from the running thread's coordinate on that
+ * axis) or a register iter (an unrolled loop); the logical index of a
+ * dimension is its group's mixed-radix number, the register slot the sum of
+ * the register digits times their strides. Replicated thread iters hold copies
+ * (each copy computes the same elements). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "partition.h"
+
+/* Threads a thread axis counts within the call's scope. */
+static int64_t axis_extent(const OpCtx *c, int axis)
+{
+    switch (axis) {
+    case LY_AXIS_LANEID: return 32;
+    case LY_AXIS_WID_IN_WG: return 4;
+    case LY_AXIS_TID_IN_WG: return 128;
+    case LY_AXIS_TX: return c->cta_threads;
+    case LY_AXIS_WARPID: return c->cta_threads / 32;
+    case LY_AXIS_WGID: return c->cta_threads / 128;
+    default: return 0;
+    }
+}
+
+typedef struct AxisIter {
+    int64_t extent, stride;
+} AxisIter;
+
+static int by_stride(const void *pa, const void *pb)
+{
+    const AxisIter *a = pa, *b = pb;
+    return a->stride < b->stride ? -1 : a->stride > b->stride;
+}
+
+/* The iters (shard and replica) on thread axis `axis` tile [0, its extent) exactly. */
+static const char *check_cover(OpCtx *c, const IrLayout *t, int axis)
+{
+    AxisIter its[64];
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const IrIter *v = pass ? t->replica : t->shard;
+        int nv = pass ? t->nreplica : t->nshard;
+        for (int i = 0; i < nv && n < 64; i++) {
+            int64_t e, s;
+            if (ly_axis_find(v[i].axis) != axis || !op_const(v[i].extent, &e) || e == 1)
+                continue;
+            if (!op_const(v[i].stride, &s))
+                return op_reason(c, "the layout's %s strides are not constants", v[i].axis);
+            its[n++] = (AxisIter){e, s};
+        }
+    }
+    qsort(its, (size_t)n, sizeof its[0], by_stride);
+    int64_t next = 1;
+    for (int i = 0; i < n; i++) {
+        if (its[i].stride != next)
+            break;
+        next *= its[i].extent;
+    }
+    int64_t want = axis_extent(c, axis);
+    if (next != want)
+        return op_reason(c, "the layout does not give every thread of the %s axis (%lld) its "
+                            "elements", ly_axis_info[axis].name, (long long)want);
+    return NULL;
+}
+
+static const char *check_axes(OpCtx *c, const OpRegion *r, const IrLayout *t)
+{
+    IrScope call = c->call->u.tile.scope;
+    if (call == IR_SCOPE_THREAD)
+        return op_reason(c, "'%s' is spread over threads; a thread-scope call cannot use it",
+                         r->buffer->u.var.name);
+    bool seen[LY_AXIS_COUNT] = {0};
+    for (int i = 0; i < t->nshard + t->nreplica; i++) {
+        const IrIter *it = i < t->nshard ? &t->shard[i] : &t->replica[i - t->nshard];
+        int a = ly_axis_find(it->axis);
+        if (a < 0 || ly_axis_info[a].kind == LY_DEVICE)
+            return op_reason(c, "the layout of '%s' uses axis %s", r->buffer->u.var.name, it->axis);
+        if (ly_axis_info[a].kind == LY_MEMORY) {
+            if (strcmp(it->axis, "m") || i >= t->nshard)
+                return op_reason(c, "the layout of '%s' is not registers and threads",
+                                 r->buffer->u.var.name);
+            continue;
+        }
+        if (ly_axis_info[a].scope < (int)call)
+            return op_reason(c, "the layout of '%s' spreads it over %s, wider than the %s scope "
+                                "of the call", r->buffer->u.var.name, it->axis, ir_scope_names[call]);
+        if (!c->axis[a])
+            return op_reason(c, "the kernel's scope ids do not give the thread's %s", it->axis);
+        if (!seen[a]) {
+            seen[a] = true;
+            const char *why = check_cover(c, t, a);
+            if (why)
+                return why;
+        }
+    }
+    for (int i = 0; i < t->noffset; i++)
+        if (ly_axis_kind(t->offset[i].axis) == LY_THREAD)
+            return op_reason(c, "the layout of '%s' has a thread-axis offset", r->buffer->u.var.name);
+    return NULL;
+}
+
+/* The digit of thread iter `it` for the running thread. */
+static IrExpr *thread_digit(OpCtx *c, const IrIter *it)
+{
+    int a = ly_axis_find(it->axis);
+    int64_t e, s;
+    op_const(it->extent, &e), op_const(it->stride, &s);
+    IrExpr *v = c->axis[a];
+    if (s != 1)
+        v = op_bin(c, IR_E_FLOORDIV, v, op_i32(c, s));
+    if (e * s != axis_extent(c, a))
+        v = op_bin(c, IR_E_FLOORMOD, v, op_i32(c, e));
+    return v;
+}
+
+static bool whole_buffer(const OpRegion *r)
+{
+    const IrBufferType *bt = ir_buf(r->buffer);
+    for (int d = 0; d < r->ndim; d++) {
+        int64_t s, n;
+        if (!op_const(r->start[d], &s) || s != 0 || !op_const(bt->shape[d], &n) ||
+            n != r->extent[d])
+            return false;
+    }
+    return true;
+}
+
+const char *op_frag(OpCtx *c, OpSeq *s, const OpRegion *r, OpFrag *f)
+{
+    memset(f, 0, sizeof *f);
+    if (!whole_buffer(r))
+        return op_reason(c, "a distributed register tile ('%s') is used whole, not a sub-region",
+                         r->buffer->u.var.name);
+    if (r->layout->kind != IR_LAYOUT_TILE)
+        return op_reason(c, "the layout of '%s' is swizzled", r->buffer->u.var.name);
+    LyCtx lc = ly_ctx(c->arena);
+    const IrBufferType *bt = ir_buf(r->buffer);
+    int *seps = TX_NEW_ARRAY(c->arena, int, r->ndim + 1);
+    IrLayout *g = ly_group(&lc, r->layout, bt->shape, r->ndim, seps);
+    if (!g)
+        return op_reason(c, "%s", lc.err);
+    for (int i = 0; i < g->nshard; i++) {
+        int64_t v;
+        if (!op_const(g->shard[i].extent, &v) || !op_const(g->shard[i].stride, &v))
+            return op_reason(c, "the layout of '%s' is not constant", r->buffer->u.var.name);
+    }
+    const char *why = check_axes(c, r, g);
+    if (why)
+        return why;
+    f->index = TX_NEW_ARRAY(c->arena, IrExpr *, r->ndim);
+    f->reg = op_i32(c, 0);
+    for (int i = 0; i < g->noffset; i++)
+        f->reg = op_bin(c, IR_E_ADD, f->reg, g->offset[i].value);
+    for (int d = 0; d < r->ndim; d++) {
+        IrExpr *idx = op_i32(c, 0);
+        for (int i = seps[d]; i < seps[d + 1]; i++) {
+            const IrIter *it = &g->shard[i];
+            int64_t e, st;
+            op_const(it->extent, &e), op_const(it->stride, &st);
+            if (e == 1)
+                continue;
+            IrExpr *digit;
+            if (!strcmp(it->axis, "m")) {
+                digit = op_var(c, "r", IR_INT32);
+                f->loop_var[f->nloops] = digit, f->loop_ext[f->nloops++] = e;
+                f->reg = op_bin(c, IR_E_ADD, f->reg, op_bin(c, IR_E_MUL, digit, op_i32(c, st)));
+            } else {
+                digit = thread_digit(c, it);
+            }
+            idx = op_bin(c, IR_E_ADD, op_bin(c, IR_E_MUL, idx, op_i32(c, e)), digit);
+        }
+        f->index[d] = idx;
+    }
+    IrLayout *st = ly_storage(&lc, r->layout);
+    IrExpr *span_e = st ? ly_span(&lc, st, NULL) : NULL;
+    if (!span_e || !op_const(span_e, &f->nregs))
+        return op_reason(c, "the register count of '%s' is not constant", r->buffer->u.var.name);
+    f->view = op_local_view(c, s, r->buffer);
+    return NULL;
+}
+
+IrStmt *op_frag_wrap(OpCtx *c, const OpFrag *f, IrStmt *body)
+{
+    for (int i = f->nloops - 1; i >= 0; i--)
+        body = op_for(c, f->loop_var[i], f->loop_ext[i], IR_FOR_UNROLLED, body);
+    return body;
+}
+
+bool op_frag_same(OpCtx *c, const OpRegion *a, const OpRegion *b)
+{
+    if (a->ndim != b->ndim)
+        return false;
+    int64_t shape[OP_MAX_DIMS];
+    if (a->ndim > OP_MAX_DIMS)
+        return false;
+    for (int d = 0; d < a->ndim; d++) {
+        if (a->extent[d] != b->extent[d])
+            return false;
+        shape[d] = a->extent[d];
+    }
+    LyCtx lc = ly_ctx(c->arena);
+    return ly_apply_equal(&lc, a->layout, b->layout, shape, a->ndim);
+}

@@ -1,0 +1,170 @@
+/* The tile-primitive registry and what a dispatch variant works with.
+ *
+ * A tile primitive call (IR_S_TILE: `T.cta.copy(dst, src)`) names an op and
+ * an execution scope; the registry (variants.def) lists, per op, the variants
+ * that can lower it, each with a priority, a predicate and a lowering. The
+ * dispatcher tries the variants of the call's op by descending priority (ties
+ * by name); the first whose predicate accepts the call and whose lowering does
+ * not decline replaces the call. `dispatch="name"` narrows the search to that
+ * variant. When nothing accepts, the error lists every variant's reason.
+ *
+ * A variant sees an OpCtx: the call, the target, the executing threads (the
+ * value of every thread axis for the running thread, derived from the
+ * kernel's scope ids by TilePrimitiveDispatch), and whether an enclosing `if`
+ * narrows the threads of the call's scope. It returns ordinary TIRx: loops,
+ * loads and stores on the SAME n-d buffers (layouts are applied later, by
+ * LowerTIRxCleanup), T.ptx and T.cuda calls, Binds; and, for TMA, host-side
+ * tensor-map statements the pass places at the start of the device region
+ * for SplitHostDevice to hoist. Prefix: op_. */
+#ifndef TX_OP_H
+#define TX_OP_H
+
+#include "../ir/ir.h"
+#include "../layout/layout.h"
+
+/* ---------------------------------------------------------------- context */
+typedef TX_VEC(IrStmt *) OpStmts;
+/* A value a function's lowerings share (one tensor map per descriptor). */
+typedef struct OpMemo {
+    const char *key;
+    IrExpr *value;
+} OpMemo;
+typedef TX_VEC(OpMemo) OpMemos;
+
+typedef struct OpCtx {
+    TxArena *arena;
+    const IrStmt *call;   /* the IR_S_TILE being lowered */
+    int sm;               /* 80, 90 (sm_90a), 100 (sm_100a); 0 when the target is not known */
+    /* The running thread's coordinate on each thread axis (tx = its linear
+     * index in the CTA, laneid, warpid, wgid, tid_in_wg, wid_in_wg), or NULL
+     * when the kernel's scope ids do not determine it. */
+    IrExpr *axis[LY_AXIS_COUNT];
+    int64_t cta_threads;  /* threads per CTA; 0 when not a known constant */
+    bool narrowed;        /* an enclosing `if` leaves some threads of the call's scope out */
+    /* Statements for the host (TMA tensor-map encodes), shared by the calls of
+     * one function: the pass puts them first in the device region. */
+    OpStmts *host_init;
+    OpMemos *memo;        /* per function */
+    const char *reason;   /* set when a lowering declines (op_decline) */
+} OpCtx;
+
+/* A predicate: NULL accepts, otherwise the reason (arena string) it does not. */
+typedef const char *(*OpAcceptFn)(OpCtx *c);
+/* A lowering: the replacement, or NULL after op_decline(c, reason). */
+typedef IrStmt *(*OpLowerFn)(OpCtx *c);
+
+typedef struct OpVariant {
+    const char *op;      /* the tile op: "copy", "copy_async", "gemm", "sum", "add", ... */
+    const char *name;    /* the variant, as written in dispatch="name" */
+    int priority;
+    OpAcceptFn accept;
+    OpLowerFn lower;
+    const char *what;    /* one line for docs and messages */
+} OpVariant;
+
+/* Every registered variant, in table order (variants.def). */
+const OpVariant *op_variants(int *n);
+
+/* Lower one call: *out receives the replacement. False when no variant
+ * accepts it (or a dispatch= name is unknown); then an error at the call's
+ * span, with one note per variant tried (its priority and reason), is
+ * reported into diags. */
+bool op_dispatch(OpCtx *c, TxDiags *diags, IrStmt **out);
+
+/* A formatted reason (arena string); for predicates. */
+const char *op_reason(OpCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Decline from inside a lowering: records the reason and returns NULL. */
+IrStmt *op_decline(OpCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---------------------------------------------------------------- operands */
+typedef enum { OP_MEM_GLOBAL, OP_MEM_SHARED, OP_MEM_LOCAL, OP_MEM_TMEM, OP_MEM_OTHER } OpMem;
+
+/* A buffer-region operand: `A[s0:s0+e0, ...]`. */
+typedef struct OpRegion {
+    IrExpr *buffer;
+    int ndim;
+    IrExpr **start;   /* per buffer dimension */
+    int64_t *extent;  /* per buffer dimension; constant */
+    IrDType dtype;
+    OpMem mem;
+    const IrLayout *layout; /* NULL: row-major (or the buffer's strides) */
+    bool distributed;       /* the layout has thread axes: a register tile spread over threads */
+} OpRegion;
+
+/* The number of positional arguments of the call and argument i. */
+int op_nargs(const OpCtx *c);
+IrExpr *op_arg(const OpCtx *c, int i);
+/* Argument i as a region with constant extents: NULL on success, else why not. */
+const char *op_region(OpCtx *c, int i, OpRegion *out);
+/* A config value (`mbar=...`, `oob="zero"`), or NULL when absent. */
+IrExpr *op_config(const OpCtx *c, const char *key);
+/* A workspace buffer (`workspace={"scratch": S}`), or NULL when absent. */
+IrExpr *op_workspace(const OpCtx *c, const char *key);
+const char *op_mem_name(OpMem m);
+int64_t op_region_size(const OpRegion *r); /* elements */
+/* The non-unit extents of a region, outermost first; returns their count. */
+int op_region_dims(const OpRegion *r, int64_t *ext, int *dim);
+/* Same element count and the same list of non-unit extents. */
+bool op_regions_match(const OpRegion *a, const OpRegion *b);
+
+/* ---------------------------------------------------------------- threads */
+/* How many threads run a call of this scope (1 thread, 32 warp, 128
+ * warpgroup, the CTA's threads); 0 when not known. */
+int64_t op_scope_threads(const OpCtx *c);
+/* The running thread's index among them: NULL when not derivable (for thread
+ * scope: the constant 0). */
+IrExpr *op_scope_index(OpCtx *c);
+/* The common predicate: the call's scope is one of `allowed` (a bitmask of
+ * 1 << IrScope), all its threads are active, and the thread index is known. */
+const char *op_need_scope(OpCtx *c, unsigned allowed);
+#define OP_SCOPE_BIT(s) (1u << (s))
+#define OP_ANY_COLLECTIVE (OP_SCOPE_BIT(IR_SCOPE_WARP) | OP_SCOPE_BIT(IR_SCOPE_WARPGROUP) | \
+                           OP_SCOPE_BIT(IR_SCOPE_CTA))
+#define OP_ANY_SCOPE (OP_ANY_COLLECTIVE | OP_SCOPE_BIT(IR_SCOPE_THREAD))
+
+/* ---------------------------------------------------------------- building IR */
+/* Every node gets the call's span, so diagnostics and #line point at it. */
+IrExpr *op_i32(OpCtx *c, int64_t v);
+IrExpr *op_bin(OpCtx *c, IrExprKind k, IrExpr *x, IrExpr *y); /* typed and folded as the parser does */
+IrExpr *op_cast(OpCtx *c, IrDType t, IrExpr *x);
+IrExpr *op_call(OpCtx *c, IrOp op, IrDType t, IrExpr **args, int n);
+IrExpr *op_load(OpCtx *c, IrExpr *buffer, IrExpr **idx, int n);
+IrExpr *op_address_of(OpCtx *c, IrExpr *buffer, IrExpr **idx, int n);
+/* A fresh scalar variable named `<base>` (int32 unless dt says otherwise). */
+IrExpr *op_var(OpCtx *c, const char *base, IrDType dt);
+/* `T.ptx.<spelling>(args...)`, the spelling's dots separating its tokens
+ * ("ld.global.v4.u32"); shared-space addresses are converted with
+ * T.cuda.cvta_generic_to_shared as the parser does. NULL (a compiler bug)
+ * when the table has no such form. */
+IrExpr *op_ptx(OpCtx *c, const char *spelling, IrExpr **args, int n);
+
+/* Statement lists. */
+typedef struct OpSeq {
+    OpStmts v;
+} OpSeq;
+void op_emit(OpSeq *s, IrStmt *st);
+void op_eval(OpCtx *c, OpSeq *s, IrExpr *call);
+void op_store(OpCtx *c, OpSeq *s, IrExpr *buffer, IrExpr **idx, int n, IrExpr *value);
+void op_bind(OpCtx *c, OpSeq *s, IrExpr *var, IrExpr *value);
+/* Takes the list (freeing it): the one statement, or a SeqStmt. */
+IrStmt *op_seq_finish(OpCtx *c, OpSeq *s);
+IrStmt *op_for(OpCtx *c, IrExpr *var, int64_t extent, IrForKind kind, IrStmt *body);
+IrStmt *op_if(OpCtx *c, IrExpr *cond, IrStmt *then_s, IrStmt *else_s);
+/* `name = T.alloc_local((n,), dtype)`: emits the AllocBuffer, returns the buffer. */
+IrExpr *op_alloc_local(OpCtx *c, OpSeq *s, const char *name, IrDType dt, int64_t n);
+/* A 1-D view over the calling thread's registers of a distributed buffer
+ * (`A.local()`): emits the DeclBuffer, returns the view. */
+IrExpr *op_local_view(OpCtx *c, OpSeq *s, IrExpr *buffer);
+
+/* The memo entry of key, or NULL; op_memo_put records one. */
+IrExpr *op_memo_get(const OpCtx *c, const char *key);
+void op_memo_put(OpCtx *c, const char *key, IrExpr *value);
+
+/* ---------------------------------------------------------------- index facts */
+/* The largest power of two (capped at 1 << 30) that provably divides e. */
+int64_t op_known_pow2(const IrExpr *e);
+/* Whether e is a constant; *v receives it. */
+bool op_const(const IrExpr *e, int64_t *v);
+int op_dtype_bytes(IrDType t); /* 0 for sub-byte types */
+
+#endif

@@ -1,0 +1,192 @@
+/* What a variant reads from a tile-primitive call: its positional arguments
+ * as buffer regions (memory kind, constant extents, layout), its config and
+ * workspace keywords, and who executes it (the threads of its scope and the
+ * running thread's index among them). */
+#include <stdio.h>
+#include <string.h>
+
+#include "op.h"
+
+int op_nargs(const OpCtx *c) { return c->call->u.tile.nargs; }
+
+IrExpr *op_arg(const OpCtx *c, int i)
+{
+    return i < c->call->u.tile.nargs ? c->call->u.tile.args[i] : NULL;
+}
+
+static OpMem mem_of(const char *scope)
+{
+    if (!strcmp(scope, "global"))
+        return OP_MEM_GLOBAL;
+    if (!strncmp(scope, "shared", 6))
+        return OP_MEM_SHARED;
+    if (!strcmp(scope, "local"))
+        return OP_MEM_LOCAL;
+    if (!strcmp(scope, "tmem"))
+        return OP_MEM_TMEM;
+    return OP_MEM_OTHER;
+}
+
+const char *op_mem_name(OpMem m)
+{
+    static const char *const names[] = {"global", "shared", "local", "tmem", "other"};
+    return names[m];
+}
+
+static bool has_thread_axis(const IrLayout *l)
+{
+    if (!l)
+        return false;
+    if (l->kind == IR_LAYOUT_COMPOSE)
+        return has_thread_axis(l->tile);
+    for (int i = 0; i < l->nshard; i++)
+        if (ly_axis_kind(l->shard[i].axis) == LY_THREAD)
+            return true;
+    for (int i = 0; i < l->nreplica; i++)
+        if (ly_axis_kind(l->replica[i].axis) == LY_THREAD)
+            return true;
+    for (int i = 0; i < l->noffset; i++)
+        if (ly_axis_kind(l->offset[i].axis) == LY_THREAD)
+            return true;
+    return false;
+}
+
+const char *op_region(OpCtx *c, int i, OpRegion *out)
+{
+    IrExpr *a = op_arg(c, i);
+    if (!a || a->kind != IR_E_REGION)
+        return op_reason(c, "argument %d is not a buffer region", i + 1);
+    IrExpr *buf = a->u.access.buffer;
+    out->buffer = buf;
+    out->ndim = a->u.access.n;
+    out->start = a->u.access.indices;
+    out->extent = TX_NEW_ARRAY(c->arena, int64_t, out->ndim ? out->ndim : 1);
+    for (int d = 0; d < out->ndim; d++)
+        if (!op_const(a->u.access.extents[d], &out->extent[d]))
+            return op_reason(c, "the extents of the region of '%s' are not constants",
+                             buf->u.var.name);
+    out->dtype = buf->u.var.type->dtype;
+    out->mem = mem_of(buf->u.var.type->scope);
+    out->layout = ir_buf(buf)->layout;
+    out->distributed = has_thread_axis(out->layout);
+    return NULL;
+}
+
+static IrExpr *kwarg(const IrKwarg *kw, int n, const char *key)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(kw[i].key, key))
+            return kw[i].value;
+    return NULL;
+}
+
+IrExpr *op_config(const OpCtx *c, const char *key)
+{
+    return kwarg(c->call->u.tile.config, c->call->u.tile.nconfig, key);
+}
+
+IrExpr *op_workspace(const OpCtx *c, const char *key)
+{
+    return kwarg(c->call->u.tile.workspace, c->call->u.tile.nworkspace, key);
+}
+
+int64_t op_region_size(const OpRegion *r)
+{
+    int64_t n = 1;
+    for (int d = 0; d < r->ndim; d++)
+        n *= r->extent[d];
+    return n;
+}
+
+int op_region_dims(const OpRegion *r, int64_t *ext, int *dim)
+{
+    int k = 0;
+    for (int d = 0; d < r->ndim; d++)
+        if (r->extent[d] != 1) {
+            if (ext)
+                ext[k] = r->extent[d];
+            if (dim)
+                dim[k] = d;
+            k++;
+        }
+    return k;
+}
+
+bool op_regions_match(const OpRegion *a, const OpRegion *b)
+{
+    int na = op_region_dims(a, NULL, NULL), nb = op_region_dims(b, NULL, NULL);
+    if (na != nb)
+        return false;
+    for (int i = 0, j = 0; i < a->ndim && j < b->ndim;) {
+        if (a->extent[i] == 1) {
+            i++;
+            continue;
+        }
+        if (b->extent[j] == 1) {
+            j++;
+            continue;
+        }
+        if (a->extent[i++] != b->extent[j++])
+            return false;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- threads */
+
+int64_t op_scope_threads(const OpCtx *c)
+{
+    switch (c->call->u.tile.scope) {
+    case IR_SCOPE_THREAD: return 1;
+    case IR_SCOPE_WARP: return 32;
+    case IR_SCOPE_WARPGROUP: return 128;
+    case IR_SCOPE_CTA: return c->cta_threads;
+    default: return 0;
+    }
+}
+
+IrExpr *op_scope_index(OpCtx *c)
+{
+    switch (c->call->u.tile.scope) {
+    case IR_SCOPE_THREAD: return op_i32(c, 0);
+    case IR_SCOPE_WARP: return c->axis[LY_AXIS_LANEID];
+    case IR_SCOPE_WARPGROUP: return c->axis[LY_AXIS_TID_IN_WG];
+    case IR_SCOPE_CTA: return c->axis[LY_AXIS_TX];
+    default: return NULL;
+    }
+}
+
+static const char *scope_word(IrScope s)
+{
+    switch (s) {
+    case IR_SCOPE_THREAD: return "thread";
+    case IR_SCOPE_WARP: return "warp";
+    case IR_SCOPE_WARPGROUP: return "warpgroup";
+    case IR_SCOPE_CTA: return "CTA";
+    default: return ir_scope_names[s];
+    }
+}
+
+const char *op_need_scope(OpCtx *c, unsigned allowed)
+{
+    IrScope s = c->call->u.tile.scope;
+    if (!(allowed & OP_SCOPE_BIT(s))) {
+        char list[128] = "";
+        size_t len = 0;
+        for (int k = IR_SCOPE_THREAD; k >= 0; k--)
+            if (allowed & OP_SCOPE_BIT(k))
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
+                                        scope_word((IrScope)k));
+        return op_reason(c, "runs at %s scope, not at %s scope", list, scope_word(s));
+    }
+    if (s == IR_SCOPE_THREAD)
+        return NULL;
+    if (c->narrowed)
+        return op_reason(c, "an enclosing 'if' leaves some threads of the %s out", scope_word(s));
+    if (!op_scope_index(c))
+        return op_reason(c, "the kernel's scope ids do not give each thread's index in the %s "
+                            "(declare T.thread_id, or T.warp_id and T.lane_id)", scope_word(s));
+    if (op_scope_threads(c) <= 0)
+        return op_reason(c, "the number of threads in the CTA is not a known constant");
+    return NULL;
+}

@@ -1,0 +1,199 @@
+/* Splitting a region's elements over the threads of a scope, as the
+ * synthesized partitions of the reference do: the non-unit extents of the
+ * region, the innermost one cut into vectors, flattened, and dealt to the
+ * threads round-robin (`f = it * T + t`, so consecutive threads take
+ * consecutive vectors: coalesced in global memory, conflict-free in shared).
+ * A count that the threads do not divide gets a guard instead of being
+ * refused. Also: the widest vector a memory region allows (contiguity from
+ * its layout, alignment of every address it starts from), and the guards of
+ * a region that may reach past its buffer (oob="zero"). */
+#include <string.h>
+
+#include "partition.h"
+
+/* ---------------------------------------------------------------- strides */
+
+/* The stride of every buffer dimension when the layout is strided row-major
+ * storage on m (the default layout, or a TileLayout whose iters group into
+ * one m-iter per dimension), optionally under a swizzle. */
+bool op_region_strides(OpCtx *c, const OpRegion *r, IrExpr **strides, int *chunk_log2)
+{
+    const IrBufferType *bt = ir_buf(r->buffer);
+    *chunk_log2 = -1;
+    const IrLayout *l = r->layout;
+    if (!l) {
+        IrExpr *s = op_i32(c, 1);
+        for (int d = r->ndim - 1; d >= 0; d--) {
+            strides[d] = bt->nstrides ? bt->strides[d] : s;
+            s = op_bin(c, IR_E_MUL, s, bt->shape[d]);
+        }
+        return true;
+    }
+    if (r->distributed)
+        return false;
+    if (l->kind == IR_LAYOUT_COMPOSE)
+        *chunk_log2 = l->per_element;
+    LyCtx lc = ly_ctx(c->arena);
+    int *seps = TX_NEW_ARRAY(c->arena, int, r->ndim + 1);
+    IrLayout *g = ly_group(&lc, l, bt->shape, r->ndim, seps);
+    if (!g)
+        return false;
+    const IrLayout *t = g->kind == IR_LAYOUT_COMPOSE ? g->tile : g;
+    if (t->nreplica || t->noffset)
+        return false;
+    for (int d = 0; d < r->ndim; d++) {
+        strides[d] = op_i32(c, 0);
+        for (int i = seps[d + 1] - 1; i >= seps[d]; i--) {
+            const IrIter *it = &t->shard[i];
+            int64_t e, s, inner_e, inner_s;
+            if (strcmp(it->axis, "m"))
+                return false;
+            if (i == seps[d + 1] - 1) {
+                strides[d] = it->stride;
+                continue;
+            }
+            /* an outer iter of the same dim must continue the inner one */
+            const IrIter *in = &t->shard[i + 1];
+            if (!op_const(it->extent, &e) || !op_const(it->stride, &s) ||
+                !op_const(in->extent, &inner_e) || !op_const(in->stride, &inner_s) ||
+                s != inner_s * inner_e)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- vector width */
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+int64_t op_region_vector(OpCtx *c, const OpRegion *r, int64_t max_elems, bool bounded)
+{
+    int64_t ext[OP_MAX_DIMS];
+    int dim[OP_MAX_DIMS];
+    int k = op_region_dims(r, ext, dim);
+    if (k == 0 || k > OP_MAX_DIMS || dim[k - 1] != r->ndim - 1)
+        return 1;
+    IrExpr **strides = TX_NEW_ARRAY(c->arena, IrExpr *, r->ndim);
+    int chunk;
+    int64_t s_last;
+    if (!op_region_strides(c, r, strides, &chunk) || !op_const(strides[r->ndim - 1], &s_last) ||
+        s_last != 1)
+        return 1;
+    int64_t v = min64(max_elems, op_known_pow2(op_i32(c, ext[k - 1])));
+    if (chunk >= 0)
+        v = min64(v, (int64_t)1 << chunk);
+    /* every vector starts aligned: the region start, the other dims' strides */
+    const IrBufferType *bt = ir_buf(r->buffer);
+    v = min64(v, op_known_pow2(bt->elem_offset));
+    int bytes = op_dtype_bytes(r->dtype);
+    if (bytes)
+        v = min64(v, bt->align / bytes > 0 ? op_known_pow2(op_i32(c, bt->align / bytes)) : 1);
+    for (int d = 0; d < r->ndim; d++) {
+        v = min64(v, op_known_pow2(r->start[d]) * (d == r->ndim - 1 ? 1 : op_known_pow2(strides[d])));
+        if (d != r->ndim - 1 && r->extent[d] != 1)
+            v = min64(v, op_known_pow2(strides[d]));
+    }
+    if (bounded)
+        v = min64(v, op_known_pow2(bt->shape[r->ndim - 1]));
+    return v < 1 ? 1 : v;
+}
+
+/* ---------------------------------------------------------------- partition */
+
+const char *op_space_init(OpCtx *c, OpSpace *sp, const OpRegion *r, int64_t vec)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->k = op_region_dims(r, sp->ext, NULL);
+    if (sp->k > OP_MAX_DIMS)
+        return op_reason(c, "regions of more than %d non-unit dimensions are not supported",
+                         OP_MAX_DIMS);
+    sp->vec = vec;
+    if (sp->k)
+        sp->ext[sp->k - 1] /= vec;
+    sp->total = 1;
+    for (int i = 0; i < sp->k; i++)
+        sp->total *= sp->ext[i];
+    sp->threads = op_scope_threads(c);
+    if (sp->threads <= 0)
+        return op_reason(c, "the number of threads in the scope is not known");
+    sp->iters = (sp->total + sp->threads - 1) / sp->threads;
+    return NULL;
+}
+
+void op_space_begin(OpCtx *c, OpSpace *sp, IrExpr **idx)
+{
+    IrExpr *t = op_scope_index(c);
+    sp->it = sp->iters > 1 ? op_var(c, "it", IR_INT32) : NULL;
+    IrExpr *f = t;
+    if (sp->it)
+        f = op_bin(c, IR_E_ADD, op_bin(c, IR_E_MUL, sp->it, op_i32(c, sp->threads)), t);
+    sp->flat = f;
+    int64_t inner = 1;
+    for (int i = sp->k - 1; i >= 0; i--) {
+        IrExpr *q = inner == 1 ? f : op_bin(c, IR_E_FLOORDIV, f, op_i32(c, inner));
+        /* the outermost digit needs no modulo: f < total */
+        idx[i] = i == 0 ? q : op_bin(c, IR_E_FLOORMOD, q, op_i32(c, sp->ext[i]));
+        inner *= sp->ext[i];
+    }
+    if (sp->k && sp->vec > 1)
+        idx[sp->k - 1] = op_bin(c, IR_E_MUL, idx[sp->k - 1], op_i32(c, sp->vec));
+}
+
+IrStmt *op_space_wrap(OpCtx *c, const OpSpace *sp, IrStmt *body)
+{
+    if (sp->iters * sp->threads != sp->total)
+        body = op_if(c, op_bin(c, IR_E_LT, sp->flat, op_i32(c, sp->total)), body, NULL);
+    if (sp->it)
+        body = op_for(c, sp->it, sp->iters, IR_FOR_SERIAL, body);
+    return body;
+}
+
+void op_region_index(OpCtx *c, const OpRegion *r, IrExpr *const *idx, IrExpr **out)
+{
+    for (int d = 0, j = 0; d < r->ndim; d++)
+        out[d] = r->extent[d] == 1 ? r->start[d] : op_bin(c, IR_E_ADD, r->start[d], idx[j++]);
+}
+
+const char *op_nest_init(OpCtx *c, OpNest *n, const OpRegion *r, IrForKind kind)
+{
+    n->k = op_region_dims(r, NULL, NULL);
+    if (n->k > OP_MAX_DIMS)
+        return op_reason(c, "regions of more than %d non-unit dimensions are not supported",
+                         OP_MAX_DIMS);
+    op_region_dims(r, n->ext, NULL);
+    n->kind = kind;
+    static const char *const names[] = {"i", "j", "k", "l", "i4", "i5", "i6", "i7"};
+    for (int i = 0; i < n->k; i++)
+        n->var[i] = op_var(c, names[i], IR_INT32);
+    return NULL;
+}
+
+IrStmt *op_nest_wrap(OpCtx *c, const OpNest *n, IrStmt *body)
+{
+    for (int i = n->k - 1; i >= 0; i--)
+        body = op_for(c, n->var[i], n->ext[i], n->kind, body);
+    return body;
+}
+
+/* ---------------------------------------------------------------- bounds */
+
+bool op_oob_zero(OpCtx *c)
+{
+    IrExpr *v = op_config(c, "oob");
+    return v && v->kind == IR_E_STR && !strcmp(v->u.str, "zero");
+}
+
+IrExpr *op_in_bounds(OpCtx *c, const OpRegion *r, IrExpr *const *full_idx)
+{
+    const IrBufferType *bt = ir_buf(r->buffer);
+    IrExpr *cond = NULL;
+    for (int d = 0; d < r->ndim; d++) {
+        int64_t s, n;
+        if (op_const(r->start[d], &s) && op_const(bt->shape[d], &n) && s + r->extent[d] <= n)
+            continue;
+        IrExpr *lt = op_bin(c, IR_E_LT, full_idx[d], bt->shape[d]);
+        cond = cond ? op_bin(c, IR_E_AND, cond, lt) : lt;
+    }
+    return cond;
+}

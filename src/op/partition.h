@@ -1,0 +1,78 @@
+/* Partitions of a region over the threads of a scope, vector widths and
+ * bounds guards; shared by the copy, cp.async, elementwise and reduction
+ * variants (partition.c), and the per-thread view of a distributed register
+ * tile (fragment.c). Prefix: op_. */
+#ifndef TX_OP_PARTITION_H
+#define TX_OP_PARTITION_H
+
+#include "op.h"
+
+#define OP_MAX_DIMS 8
+
+/* The strides (elements) of every buffer dimension when r's layout is strided
+ * storage on m, and the log2 of the elements one swizzle chunk keeps together
+ * (-1 without a swizzle); false for any other layout. */
+bool op_region_strides(OpCtx *c, const OpRegion *r, IrExpr **strides, int *chunk_log2);
+/* The widest vector (elements, a power of two <= max_elems) along r's
+ * innermost dimension that is contiguous and aligned at every vector start.
+ * bounded: vectors must also not straddle the buffer's last extent. */
+int64_t op_region_vector(OpCtx *c, const OpRegion *r, int64_t max_elems, bool bounded);
+
+/* The non-unit extents of a region, the innermost cut into `vec`-element
+ * vectors, dealt round-robin to the threads of the call's scope. */
+typedef struct OpSpace {
+    int k;
+    int64_t ext[OP_MAX_DIMS];
+    int64_t vec, total, threads, iters;
+    IrExpr *it, *flat; /* the loop variable (NULL: one iteration) and the flat index */
+} OpSpace;
+const char *op_space_init(OpCtx *c, OpSpace *sp, const OpRegion *r, int64_t vec);
+/* The running thread's multi-index (k entries; the innermost in elements) at
+ * loop step sp->it. */
+void op_space_begin(OpCtx *c, OpSpace *sp, IrExpr **idx);
+/* The loop over the steps, with a guard when the threads do not divide the work. */
+IrStmt *op_space_wrap(OpCtx *c, const OpSpace *sp, IrStmt *body);
+/* Full buffer indices of a region from a multi-index over its non-unit dims. */
+void op_region_index(OpCtx *c, const OpRegion *r, IrExpr *const *idx, IrExpr **out);
+
+/* Nested loops over a region's non-unit extents, one per dimension (for a
+ * single thread's elements: registers want unrolled loops and constant
+ * indices). */
+typedef struct OpNest {
+    int k;
+    int64_t ext[OP_MAX_DIMS];
+    IrExpr *var[OP_MAX_DIMS];
+    IrForKind kind;
+} OpNest;
+const char *op_nest_init(OpCtx *c, OpNest *n, const OpRegion *r, IrForKind kind);
+IrStmt *op_nest_wrap(OpCtx *c, const OpNest *n, IrStmt *body);
+
+/* config oob="zero": the region may reach past its buffer; reads there give
+ * zero, writes there are dropped. */
+bool op_oob_zero(OpCtx *c);
+/* The condition that full_idx lies inside r's buffer (NULL when provably so). */
+IrExpr *op_in_bounds(OpCtx *c, const OpRegion *r, IrExpr *const *full_idx);
+
+/* ---------------------------------------------------------------- fragments */
+/* The calling thread's part of a distributed register tile (a local buffer
+ * whose layout has thread axes): loops over the layout's memory iters, the
+ * logical index of the current element in every dimension, and its slot in
+ * the thread's registers (the local view). */
+typedef struct OpFrag {
+    int nloops;
+    IrExpr *loop_var[OP_MAX_DIMS * 2];
+    int64_t loop_ext[OP_MAX_DIMS * 2];
+    IrExpr **index; /* per buffer dimension */
+    IrExpr *reg;    /* the register slot */
+    IrExpr *view;   /* the local view, declared by op_frag */
+    int64_t nregs;  /* registers per thread */
+} OpFrag;
+/* NULL and *f filled (the view's DeclBuffer emitted into s), or why the
+ * layout cannot be split this way at the call's scope. */
+const char *op_frag(OpCtx *c, OpSeq *s, const OpRegion *r, OpFrag *f);
+/* The body inside the unrolled loops over the memory iters. */
+IrStmt *op_frag_wrap(OpCtx *c, const OpFrag *f, IrStmt *body);
+/* Whether two distributed operands put every element in the same thread and register. */
+bool op_frag_same(OpCtx *c, const OpRegion *a, const OpRegion *b);
+
+#endif

@@ -1,0 +1,134 @@
+/* The tile-primitive registry: the table of variants.def and the dispatch
+ * over it. Variants of the call's op are tried by descending priority, ties
+ * by name (the reference's order); `dispatch="name"` keeps only that variant.
+ * A call nothing accepts is an error at the call listing every variant tried
+ * with its priority and its reason, so the author sees why each was refused. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op.h"
+
+/* The variant functions named by the table. */
+#define OP_VARIANT(op, name, prio, accept, lower, what) \
+    const char *accept(OpCtx *c);                       \
+    IrStmt *lower(OpCtx *c);
+#include "variants.def"
+#undef OP_VARIANT
+
+static const OpVariant variants[] = {
+#define OP_VARIANT(op, name, prio, accept, lower, what) {op, name, prio, accept, lower, what},
+#include "variants.def"
+#undef OP_VARIANT
+};
+
+const OpVariant *op_variants(int *n)
+{
+    *n = (int)TX_ARRAY_LEN(variants);
+    return variants;
+}
+
+const char *op_reason(OpCtx *c, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return tx_arena_strdup(c->arena, buf);
+}
+
+IrStmt *op_decline(OpCtx *c, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    c->reason = tx_arena_strdup(c->arena, buf);
+    return NULL;
+}
+
+static int by_priority(const void *pa, const void *pb)
+{
+    const OpVariant *a = *(const OpVariant *const *)pa, *b = *(const OpVariant *const *)pb;
+    if (a->priority != b->priority)
+        return a->priority > b->priority ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* The candidates for the call, in trial order; returns their count. */
+static int candidates(const IrStmt *call, const OpVariant **out, bool forced)
+{
+    int n = 0;
+    for (size_t i = 0; i < TX_ARRAY_LEN(variants); i++)
+        if (!strcmp(variants[i].op, call->u.tile.op) &&
+            (!forced || !strcmp(variants[i].name, call->u.tile.dispatch)))
+            out[n++] = &variants[i];
+    qsort(out, (size_t)n, sizeof *out, by_priority);
+    return n;
+}
+
+static const char *target_name(int sm)
+{
+    switch (sm) {
+    case 80: return "sm_80";
+    case 90: return "sm_90a";
+    case 100: return "sm_100a";
+    default: return "an unknown target";
+    }
+}
+
+static const char *scope_name(IrScope s) { return s == IR_SCOPE_THREAD ? "thread" : ir_scope_names[s]; }
+
+static void report_unknown_variant(const OpCtx *c, TxDiags *d)
+{
+    const IrStmt *call = c->call;
+    const char *names[TX_ARRAY_LEN(variants)];
+    int n = 0;
+    for (size_t i = 0; i < TX_ARRAY_LEN(variants); i++)
+        if (!strcmp(variants[i].op, call->u.tile.op))
+            names[n++] = variants[i].name;
+    const char *near = tx_nearest(call->u.tile.dispatch, names, n);
+    tx_error(d, call->span, "tile primitive '%s' has no variant '%s'%s%s%s", call->u.tile.op,
+             call->u.tile.dispatch, near ? "; did you mean '" : "", near ? near : "",
+             near ? "'?" : "");
+    for (int i = 0; i < n; i++)
+        tx_note(d, (TxSpan){0}, "'%s' has the variant '%s'", call->u.tile.op, names[i]);
+}
+
+bool op_dispatch(OpCtx *c, TxDiags *diags, IrStmt **out)
+{
+    const IrStmt *call = c->call;
+    const OpVariant *cand[TX_ARRAY_LEN(variants)];
+    bool forced = call->u.tile.dispatch != NULL;
+    int n = candidates(call, cand, forced);
+    if (forced && n == 0) {
+        report_unknown_variant(c, diags);
+        return false;
+    }
+    const char **why = TX_NEW_ARRAY(c->arena, const char *, n ? n : 1);
+    for (int i = 0; i < n; i++) {
+        c->reason = NULL;
+        why[i] = cand[i]->accept(c);
+        if (why[i])
+            continue;
+        IrStmt *s = cand[i]->lower(c);
+        if (s) {
+            *out = s;
+            return true;
+        }
+        why[i] = c->reason ? c->reason : "declined";
+    }
+    if (n == 0) {
+        tx_error(diags, call->span, "tile primitive '%s' has no CUDA lowering", call->u.tile.op);
+        return false;
+    }
+    tx_error(diags, call->span, "no variant of tile primitive '%s' accepts this call (%s scope, %s)",
+             call->u.tile.op, scope_name(call->u.tile.scope), target_name(c->sm));
+    for (int i = 0; i < n; i++)
+        tx_note(diags, (TxSpan){0}, "variant '%s' (priority %d): %s", cand[i]->name,
+                cand[i]->priority, why[i]);
+    return false;
+}

@@ -1,0 +1,317 @@
+/* TilePrimitiveDispatch: replace every tile-primitive call by the lowering
+ * of the first registered variant that accepts it (src/op, variants.def).
+ *
+ * The pass walks each function in order and gives every call what its
+ * variants need to know about the executing threads: from the scope-id
+ * definitions seen so far (T.thread_id, T.warp_id, T.lane_id, ...), the
+ * running thread's coordinate on every thread axis, derived when the kernel
+ * names it another way (a lane from a thread id, a thread id from a warp and
+ * a lane), and the CTA's thread count; and from the enclosing `if`s, whether
+ * some threads of the call's scope are left out (a condition on a value that
+ * varies inside the scope: `if lane == 0` narrows a warp, `if warp == 0` a
+ * CTA but not a warp). Scope ids themselves stay: LowerTIRxOpaque binds them
+ * to the launch geometry. A compose_op is replaced by its lowered body.
+ * Host statements a variant asks for (TMA tensor-map encodes) go first in the
+ * device region, where SplitHostDevice finds and hoists them. */
+#include <string.h>
+
+#include "../op/op.h"
+#include "../script/fold.h"
+#include "pass.h"
+#include "../ir/visit.h"
+
+typedef struct ScopeIds {
+    const IrStmt *def[IR_SCOPEID_COUNT]; /* the latest definition of each kind */
+} ScopeIds;
+
+typedef struct Dispatch {
+    IrMutator mut;
+    IrModule *module;
+    int sm;
+    ScopeIds ids;
+    IrPtrMap level;      /* var -> the finest IrScope at which its value varies */
+    int narrow;          /* the finest level an enclosing condition varies at */
+    OpStmts host_init;
+    OpMemos memo;
+    bool failed;
+} Dispatch;
+
+static int arch_sm(const char *arch)
+{
+    if (!arch)
+        return 0;
+    if (!strncmp(arch, "sm_10", 5))
+        return 100;
+    if (!strncmp(arch, "sm_9", 4))
+        return 90;
+    return 80;
+}
+
+/* ---------------------------------------------------------------- variation levels */
+
+static IrScope scopeid_level(IrScopeIdKind k) { return ir_scopeids[k].cur; }
+
+typedef struct LevelWalk {
+    IrVisitor v;
+    Dispatch *d;
+    int level;
+} LevelWalk;
+
+static bool level_expr(IrVisitor *v, const IrExpr *e)
+{
+    LevelWalk *w = v->ctx;
+    int l = IR_SCOPE_WORLD;
+    uintptr_t known;
+    if (e->kind == IR_E_VAR && ir_ptrmap_get(&w->d->level, e, &known))
+        l = (int)known;
+    else if (e->kind == IR_E_CALL && (e->u.call.op == IR_OP_CUDA_ELECT_SYNC ||
+                                      e->u.call.op == IR_OP_PTX))
+        l = IR_SCOPE_THREAD;
+    else if (e->kind == IR_E_LOAD &&
+             !strcmp(e->u.access.buffer->u.var.type->scope, "local"))
+        l = IR_SCOPE_THREAD;
+    if (l > w->level)
+        w->level = l;
+    return true;
+}
+
+static int level_of(Dispatch *d, const IrExpr *e)
+{
+    LevelWalk w = {{0}, d, IR_SCOPE_WORLD};
+    w.v.ctx = &w, w.v.expr = level_expr;
+    if (e)
+        ir_visit_expr(&w.v, e);
+    return w.level;
+}
+
+static void record_scopeid(Dispatch *d, const IrStmt *s)
+{
+    d->ids.def[s->u.scopeid.kind] = s;
+    for (int i = 0; i < s->u.scopeid.nvars; i++)
+        ir_ptrmap_put(&d->level, s->u.scopeid.vars[i], (uintptr_t)scopeid_level(s->u.scopeid.kind));
+}
+
+/* ---------------------------------------------------------------- thread axes */
+
+static IrExpr *id_var(const Dispatch *d, IrScopeIdKind k)
+{
+    const IrStmt *s = d->ids.def[k];
+    return s && s->u.scopeid.nvars == 1 ? s->u.scopeid.vars[0] : NULL;
+}
+
+static bool id_extent(const Dispatch *d, IrScopeIdKind k, int64_t *n)
+{
+    const IrStmt *s = d->ids.def[k];
+    *n = 1;
+    if (!s || !s->u.scopeid.extents)
+        return false;
+    for (int i = 0; i < s->u.scopeid.nvars; i++) {
+        int64_t e;
+        if (!sc_is_const_int(s->u.scopeid.extents[i], &e))
+            return false;
+        *n *= e;
+    }
+    return true;
+}
+
+/* The linear thread index in the CTA from T.thread_id: tx + ty*ex + tz*ex*ey. */
+static IrExpr *linear_tid(OpCtx *c, const Dispatch *d)
+{
+    const IrStmt *s = d->ids.def[IR_SCOPEID_THREAD_ID];
+    if (!s)
+        return NULL;
+    IrExpr *t = s->u.scopeid.vars[0], *stride = NULL;
+    for (int i = 1; i < s->u.scopeid.nvars; i++) {
+        if (!s->u.scopeid.extents)
+            return NULL;
+        IrExpr *prev = s->u.scopeid.extents[i - 1];
+        stride = stride ? op_bin(c, IR_E_MUL, stride, prev) : prev;
+        t = op_bin(c, IR_E_ADD, t, op_bin(c, IR_E_MUL, s->u.scopeid.vars[i], stride));
+    }
+    return t;
+}
+
+static IrExpr *combine(OpCtx *c, IrExpr *outer, int64_t inner_extent, IrExpr *inner)
+{
+    if (!outer || !inner)
+        return NULL;
+    return op_bin(c, IR_E_ADD, op_bin(c, IR_E_MUL, outer, op_i32(c, inner_extent)), inner);
+}
+
+static IrExpr *part(OpCtx *c, IrExprKind k, IrExpr *x, int64_t v)
+{
+    return x ? op_bin(c, k, x, op_i32(c, v)) : NULL;
+}
+
+/* Fill c->axis and c->cta_threads from the scope ids, deriving what the
+ * kernel names another way. */
+static void thread_axes(OpCtx *c, const Dispatch *d)
+{
+    IrExpr *warp = id_var(d, IR_SCOPEID_WARP_ID), *lane = id_var(d, IR_SCOPEID_LANE_ID);
+    IrExpr *wg = id_var(d, IR_SCOPEID_WARPGROUP_ID);
+    IrExpr *wiw = id_var(d, IR_SCOPEID_WARP_ID_IN_WG), *tiw = id_var(d, IR_SCOPEID_THREAD_ID_IN_WG);
+    IrExpr *tx = linear_tid(c, d);
+    if (!tx)
+        tx = combine(c, warp, 32, lane);
+    if (!tx)
+        tx = combine(c, wg, 128, tiw ? tiw : combine(c, wiw, 32, lane));
+    c->axis[LY_AXIS_TX] = tx;
+    c->axis[LY_AXIS_LANEID] = lane ? lane : tx ? part(c, IR_E_FLOORMOD, tx, 32)
+                                                : part(c, IR_E_FLOORMOD, tiw, 32);
+    c->axis[LY_AXIS_WARPID] = warp ? warp : tx ? part(c, IR_E_FLOORDIV, tx, 32)
+                                                : combine(c, wg, 4, wiw);
+    c->axis[LY_AXIS_WGID] = wg ? wg : part(c, IR_E_FLOORDIV, tx, 128);
+    c->axis[LY_AXIS_TID_IN_WG] = tiw ? tiw : tx ? part(c, IR_E_FLOORMOD, tx, 128)
+                                                 : combine(c, wiw, 32, lane);
+    c->axis[LY_AXIS_WID_IN_WG] = wiw ? wiw : part(c, IR_E_FLOORMOD, c->axis[LY_AXIS_WARPID], 4);
+    int64_t n;
+    if (id_extent(d, IR_SCOPEID_THREAD_ID, &n))
+        c->cta_threads = n;
+    else if (id_extent(d, IR_SCOPEID_WARP_ID, &n) && d->ids.def[IR_SCOPEID_WARP_ID])
+        c->cta_threads = n * 32;
+    else if (id_extent(d, IR_SCOPEID_WARPGROUP_ID, &n) && d->ids.def[IR_SCOPEID_WARPGROUP_ID])
+        c->cta_threads = n * 128;
+}
+
+/* ---------------------------------------------------------------- the walk */
+
+static IrStmt *lower_call(Dispatch *d, IrStmt *s)
+{
+    OpCtx c = {0};
+    c.arena = &d->module->arena;
+    c.call = s;
+    c.sm = d->sm;
+    c.host_init = &d->host_init;
+    c.memo = &d->memo;
+    c.narrowed = d->narrow > (int)s->u.tile.scope && s->u.tile.scope != IR_SCOPE_THREAD;
+    thread_axes(&c, d);
+    IrStmt *out;
+    if (!op_dispatch(&c, &d->module->diags, &out)) {
+        d->failed = true;
+        return NULL;
+    }
+    return out;
+}
+
+static IrStmt *mutate_narrowed(Dispatch *d, IrStmt *s, const IrExpr *cond)
+{
+    int saved = d->narrow, l = level_of(d, cond);
+    if (l > d->narrow)
+        d->narrow = l;
+    IrStmt *r = ir_mutate_stmt(&d->mut, s);
+    d->narrow = saved;
+    return r;
+}
+
+static IrStmt *lower_if(Dispatch *d, IrStmt *s)
+{
+    IrStmt *t = mutate_narrowed(d, s->u.ifs.then_s, s->u.ifs.cond);
+    IrStmt *e = s->u.ifs.else_s ? mutate_narrowed(d, s->u.ifs.else_s, s->u.ifs.cond) : NULL;
+    if (t == s->u.ifs.then_s && e == s->u.ifs.else_s)
+        return s;
+    IrStmt *n = ir_stmt(&d->module->arena, IR_S_IF, s->span);
+    *n = *s;
+    n->u.ifs.then_s = t, n->u.ifs.else_s = e;
+    return n;
+}
+
+static IrStmt *lower_while(Dispatch *d, IrStmt *s)
+{
+    IrStmt *b = mutate_narrowed(d, s->u.whl.body, s->u.whl.cond);
+    if (b == s->u.whl.body)
+        return s;
+    IrStmt *n = ir_stmt(&d->module->arena, IR_S_WHILE, s->span);
+    *n = *s;
+    n->u.whl.body = b;
+    return n;
+}
+
+static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
+{
+    Dispatch *d = m->ctx;
+    switch (s->kind) {
+    case IR_S_SCOPEID: record_scopeid(d, s); return NULL;
+    case IR_S_BIND:
+        ir_ptrmap_put(&d->level, s->u.bind.var, (uintptr_t)level_of(d, s->u.bind.value));
+        return NULL;
+    case IR_S_FOR: {
+        int l = level_of(d, s->u.loop.min), e = level_of(d, s->u.loop.extent);
+        ir_ptrmap_put(&d->level, s->u.loop.var, (uintptr_t)(l > e ? l : e));
+        return NULL;
+    }
+    case IR_S_IF: return lower_if(d, s);
+    case IR_S_WHILE: return lower_while(d, s);
+    case IR_S_TILE:
+        if (!strcmp(s->u.tile.op, "compose_op"))
+            return s->u.tile.body ? ir_mutate_stmt(m, s->u.tile.body)
+                                  : ir_seq(&d->module->arena, NULL, 0, s->span);
+        return lower_call(d, s);
+    default: return NULL;
+    }
+}
+
+/* The host statements go first in the device region (the body of the
+ * tirx.device_entry attr), or first in the function without one. */
+static IrStmt *place_host_init(Dispatch *d, IrStmt *body)
+{
+    if (!d->host_init.len)
+        return body;
+    TxArena *a = &d->module->arena;
+    if (body->kind == IR_S_ATTR && !strcmp(body->u.attr.key, "tirx.device_entry")) {
+        IrStmt *n = ir_stmt(a, IR_S_ATTR, body->span);
+        *n = *body;
+        n->u.attr.body = place_host_init(d, body->u.attr.body);
+        return n;
+    }
+    if (body->kind == IR_S_SEQ)
+        for (int i = 0; i < body->u.seq.n; i++) {
+            IrStmt *st = body->u.seq.stmts[i];
+            if (st->kind == IR_S_ATTR && !strcmp(st->u.attr.key, "tirx.device_entry")) {
+                IrStmt *n = ir_stmt(a, IR_S_SEQ, body->span);
+                *n = *body;
+                n->u.seq.stmts = tx_arena_memdup(a, body->u.seq.stmts,
+                                                 sizeof(IrStmt *) * (size_t)body->u.seq.n);
+                n->u.seq.stmts[i] = place_host_init(d, st);
+                return n;
+            }
+        }
+    TX_VEC(IrStmt *) all = {0};
+    for (int i = 0; i < d->host_init.len; i++)
+        tx_vec_push(&all, d->host_init.items[i]);
+    if (body->kind == IR_S_SEQ)
+        for (int i = 0; i < body->u.seq.n; i++)
+            tx_vec_push(&all, body->u.seq.stmts[i]);
+    else
+        tx_vec_push(&all, body);
+    IrStmt *r = ir_seq(a, all.items, all.len, body->span);
+    tx_vec_free(&all);
+    return r;
+}
+
+static IrFunc *dispatch_func(Dispatch *d, IrFunc *f)
+{
+    d->mut = (IrMutator){.ctx = d, .arena = &d->module->arena, .stmt = dispatch_stmt};
+    memset(&d->ids, 0, sizeof d->ids);
+    d->narrow = IR_SCOPE_WORLD;
+    IrFunc *r = ir_mutate_func(&d->mut, f);
+    IrFunc *out = r ? r : f;
+    if (d->host_init.len) {
+        IrFunc *n = TX_NEW(&d->module->arena, IrFunc);
+        *n = *out;
+        n->body = place_host_init(d, out->body);
+        out = n;
+    }
+    ir_mutator_free(&d->mut);
+    tx_vec_free(&d->host_init);
+    tx_vec_free(&d->memo);
+    return out;
+}
+
+bool ps_tile_dispatch(PsCtx *ctx, IrModule *m)
+{
+    Dispatch d = {.module = m, .sm = arch_sm(ctx->arch)};
+    for (int i = 0; i < m->nfuncs; i++)
+        m->funcs[i] = dispatch_func(&d, m->funcs[i]);
+    ir_ptrmap_free(&d.level);
+    return !d.failed;
+}
