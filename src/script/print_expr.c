@@ -489,7 +489,7 @@ static void print_load(Printer *P, const IrExpr *e, TxBuf *out)
 {
     const IrExpr *buf = e->u.access.buffer;
     print_buffer_name(P, buf, out);
-    if (pr_is_scalar_buffer(buf, false) && !e->u.access.predicate)
+    if (pr_is_scalar_access(buf, e->u.access.indices, e->u.access.n, e->u.access.predicate))
         return;
     if (e->u.access.predicate) {
         tx_buf_puts(out, ".vload(");
@@ -896,6 +896,14 @@ bool pr_layout_equal(const IrLayout *a, const IrLayout *b)
 bool pr_layout_is_default(Printer *P, const IrLayout *l, IrExpr **shape, int ndim)
 {
     return l && pr_layout_equal(l, ir_default_layout(&P->arena, shape, ndim));
+}
+
+bool pr_is_scalar_access(const IrExpr *buffer, IrExpr *const *indices, int n,
+                         const IrExpr *predicate)
+{
+    bool at_zero = n == 0 || (n == 1 && indices[0]->kind == IR_E_INT &&
+                              indices[0]->u.int_val == 0 && indices[0]->dtype.lanes == 1);
+    return at_zero && !predicate && pr_is_scalar_buffer(buffer, false);
 }
 
 bool pr_is_scalar_buffer(const IrExpr *buffer, bool alloc_or_decl)

@@ -121,6 +121,9 @@ void pr_indices(Printer *P, IrExpr *const *idx, int n, bool slices, TxBuf *out);
 /* `A[i, j]` region syntax for a region (extent-1 dims as the index). */
 void pr_region(Printer *P, const IrExpr *region, TxBuf *out);
 bool pr_is_scalar_buffer(const IrExpr *buffer, bool alloc_or_decl);
+/* An access that prints as the scalar buffer's bare name: its one element, [0]. */
+bool pr_is_scalar_access(const IrExpr *buffer, IrExpr *const *indices, int n,
+                         const IrExpr *predicate);
 bool pr_layout_is_default(Printer *P, const IrLayout *l, IrExpr **shape, int ndim);
 bool pr_layout_equal(const IrLayout *a, const IrLayout *b);
 /* a + b as the reference's operator would build it (dtype match, folding). */

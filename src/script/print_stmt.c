@@ -823,7 +823,7 @@ static void print_store(Printer *P, const IrStmt *s)
     char *v = take(&value);
     TxBuf b = {0};
     tx_buf_puts(&b, pr_text(P, buf));
-    if (pr_is_scalar_buffer(buf, false) && !s->u.store.predicate) {
+    if (pr_is_scalar_access(buf, s->u.store.indices, s->u.store.n, s->u.store.predicate)) {
         tx_buf_printf(&b, " = %s", v);
     } else if (s->u.store.predicate) {
         IrExpr list = {.kind = IR_E_LIST, .dtype = IR_VOID};
