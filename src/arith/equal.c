@@ -1,0 +1,128 @@
+/* Structural equality of expressions (variables by identity; TVM's
+ * ExprDeepEqual), a value-level variant for layout parameters, a
+ * deterministic order for sorting, and structural divisibility proofs. */
+#include <string.h>
+
+#include "arith.h"
+
+static bool equal(const IrExpr *x, const IrExpr *y, bool by_value);
+
+static bool equal_list(IrExpr *const *xs, IrExpr *const *ys, int n, bool by_value)
+{
+    for (int i = 0; i < n; i++)
+        if (!equal(xs[i], ys[i], by_value))
+            return false;
+    return true;
+}
+
+static bool equal_call(const IrCall *x, const IrCall *y, bool by_value)
+{
+    if (x->op != y->op || x->nargs != y->nargs || x->nkwargs || y->nkwargs ||
+        x->op == IR_OP_PTX || x->op == IR_OP_CALL_FUNC)
+        return false;
+    return equal_list(x->args, y->args, x->nargs, by_value);
+}
+
+static bool equal_load(const IrExpr *x, const IrExpr *y, bool by_value)
+{
+    return x->u.access.buffer == y->u.access.buffer && x->u.access.n == y->u.access.n &&
+           equal(x->u.access.predicate, y->u.access.predicate, by_value) &&
+           equal_list(x->u.access.indices, y->u.access.indices, x->u.access.n, by_value);
+}
+
+static bool equal(const IrExpr *x, const IrExpr *y, bool by_value)
+{
+    if (x == y)
+        return true;
+    if (!x || !y)
+        return false;
+    int64_t a, b;
+    if (by_value && (ar_const_int(x, &a) || ar_const_int(y, &b)))
+        return ar_const_int(x, &a) && ar_const_int(y, &b) && a == b;
+    if (x->kind != y->kind || (!by_value && !ir_dtype_eq(x->dtype, y->dtype)))
+        return false;
+    if (IR_E_IS_BINARY(x->kind))
+        return equal(x->u.op.a, y->u.op.a, by_value) && equal(x->u.op.b, y->u.op.b, by_value);
+    switch (x->kind) {
+    case IR_E_INT: case IR_E_PYINT: case IR_E_PYBOOL: return x->u.int_val == y->u.int_val;
+    case IR_E_FLOAT: case IR_E_PYFLOAT: return x->u.float_val == y->u.float_val;
+    case IR_E_STR: return !strcmp(x->u.str, y->u.str);
+    case IR_E_CAST:
+        return ir_dtype_eq(x->dtype, y->dtype) && equal(x->u.op.a, y->u.op.a, by_value);
+    case IR_E_NOT: return equal(x->u.op.a, y->u.op.a, by_value);
+    case IR_E_SELECT:
+        return equal(x->u.op.cond, y->u.op.cond, by_value) &&
+               equal(x->u.op.a, y->u.op.a, by_value) && equal(x->u.op.b, y->u.op.b, by_value);
+    case IR_E_RAMP: case IR_E_BROADCAST:
+        return x->u.op.lanes == y->u.op.lanes && equal(x->u.op.a, y->u.op.a, by_value) &&
+               equal(x->u.op.b, y->u.op.b, by_value);
+    case IR_E_CALL: return equal_call(&x->u.call, &y->u.call, by_value);
+    case IR_E_LOAD: return equal_load(x, y, by_value);
+    default: return false; /* variables are equal only by identity */
+    }
+}
+
+bool ar_expr_equal(const IrExpr *x, const IrExpr *y) { return equal(x, y, false); }
+bool ar_expr_value_equal(const IrExpr *x, const IrExpr *y) { return equal(x, y, true); }
+
+int ar_expr_compare(const IrExpr *x, const IrExpr *y)
+{
+    int64_t a, b;
+    bool ca = ar_const_int(x, &a), cb = ar_const_int(y, &b);
+    if (ca && cb)
+        return (a > b) - (a < b);
+    if (ca != cb)
+        return ca ? -1 : 1;
+    if (x->kind != y->kind)
+        return (int)x->kind - (int)y->kind;
+    if (x->kind == IR_E_VAR)
+        return strcmp(x->u.var.name, y->u.var.name);
+    if (IR_E_IS_BINARY(x->kind)) {
+        int r = ar_expr_compare(x->u.op.a, y->u.op.a);
+        return r ? r : ar_expr_compare(x->u.op.b, y->u.op.b);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- divisibility */
+static bool divisible_by_const(const IrExpr *x, const IrExpr *d, int64_t k)
+{
+    int64_t v;
+    if (k == 1 || k == -1)
+        return true;
+    if (k == 0)
+        return false;
+    if (ar_const_int(x, &v))
+        return v % k == 0;
+    if (x->kind == IR_E_MUL)
+        return ar_divisible(x->u.op.a, d) || ar_divisible(x->u.op.b, d);
+    if (x->kind == IR_E_ADD || x->kind == IR_E_SUB)
+        return ar_divisible(x->u.op.a, d) && ar_divisible(x->u.op.b, d);
+    return false;
+}
+
+/* x = p*q and d = p*r (either operand order): divisible when r divides q. */
+static bool shares_factor(const IrExpr *x, const IrExpr *d)
+{
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            const IrExpr *xp = i ? x->u.op.b : x->u.op.a, *xq = i ? x->u.op.a : x->u.op.b;
+            const IrExpr *dp = j ? d->u.op.b : d->u.op.a, *dr = j ? d->u.op.a : d->u.op.b;
+            if (ar_expr_value_equal(xp, dp) && ar_divisible(xq, dr))
+                return true;
+        }
+    return false;
+}
+
+bool ar_divisible(const IrExpr *x, const IrExpr *d)
+{
+    int64_t k;
+    if (ar_const_int(d, &k))
+        return divisible_by_const(x, d, k);
+    if (ar_expr_value_equal(x, d) || ar_is_const(x, 0))
+        return true;
+    if (x->kind != IR_E_MUL)
+        return false;
+    return ar_divisible(x->u.op.a, d) || ar_divisible(x->u.op.b, d) ||
+           (d->kind == IR_E_MUL && shares_factor(x, d));
+}

@@ -1,0 +1,360 @@
+/* Unit tests of the arith simplifier: the rules of reference/layout_passes.md
+ * §4 (canonical sums, floordiv/floormod under bounds and divisibility, fusion
+ * of split terms, Bind substitution, proofs, unsigned rules, conditional
+ * elimination) and the index expressions of §5.8, as text vectors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "arith_util.h"
+
+typedef struct Vec {
+    const char *in, *out;
+} Vec;
+
+static void check_vectors(const char *decls, const Vec *v, int n)
+{
+    AtEnv *E = at_env(decls);
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        const char *got = at_simplify_str(E, v[i].in);
+        if (strcmp(got, v[i].out) != 0) {
+            print_error("simplify(%s)\n  got:      %s\n  expected: %s\n", v[i].in, got, v[i].out);
+            failed++;
+        }
+    }
+    at_env_free(E);
+    assert_int_equal(failed, 0);
+}
+
+#define CHECK(decls, ...)                                                   \
+    do {                                                                    \
+        static const Vec v_[] = {__VA_ARGS__};                              \
+        check_vectors(decls, v_, (int)(sizeof v_ / sizeof v_[0]));          \
+    } while (0)
+
+/* §4.1-2: folding, like terms, distribution, canonical order. */
+static void test_affine_sums(void **state)
+{
+    (void)state;
+    CHECK("i:int32[0,16) j:int32[0,64) k:int32 n:int32",
+          {"1 + 2 * 3", "7"},
+          {"i + 0", "i"},
+          {"i * 1", "i"},
+          {"i * 0", "0"},
+          {"j + i * 64", "i * 64 + j"},
+          {"(j + i * 64)", "i * 64 + j"},
+          {"i + i", "i * 2"},
+          {"i - i", "0"},
+          {"i * 4 - i * 4 + j", "j"},
+          {"(i * 8 + j) * 16", "i * 128 + j * 16"},
+          {"(i + 1) * 4", "i * 4 + 4"},
+          {"3 + i", "i + 3"},
+          {"i - 3", "i - 3"},
+          {"j - i", "j - i"},
+          {"0 - i", "0 - i"},
+          {"i * 2 - j * 3 + 5", "i * 2 + 5 - j * 3"},
+          {"k + n - k", "n"},
+          {"(k + 1) * n", "(k + 1) * n"},
+          {"k * n - n * k", "0"},
+          {"k * 4 * n", "k * n * 4"},
+          {"i * 64 + j + k * 64", "i * 64 + k * 64 + j"});
+}
+
+/* §4.5: floordiv / floormod with bounds and divisibility. */
+static void test_div_mod(void **state)
+{
+    (void)state;
+    CHECK("tx:int32[0,32) t:int32[0,128) i:int32[0,16) j:int32[0,4) x:int32 y:int32",
+          {"tx % 32", "tx"},
+          {"tx // 32", "0"},
+          {"(i * 4 + j) // 4", "i"},
+          {"(i * 4 + j) % 4", "j"},
+          {"(x * 4 + j) // 4", "x"},
+          {"(x * 4 + y) // 4", "y // 4 + x"},
+          {"(x * 4 + y) % 4", "y % 4"},
+          {"(x * 8 + 3) // 4", "x * 2"},
+          {"(x * 8 + 5) % 4", "1"},
+          {"x % 32 % 4", "x % 4"},
+          {"t % 32 % 4", "t % 4"},
+          {"x // 4 // 8", "x // 32"},
+          {"x % 4 % 32", "x % 4"},
+          {"x % 16 // 4", "x % 16 // 4"},
+          {"x // 4 % 8", "x % 32 // 4"},
+          {"x // 4 * 4 + x % 4", "x"},
+          {"x // 4 * 8192 + x % 4 * 2048", "x * 2048"},
+          {"x % 16 // 4 * 4 + x % 4", "x % 16"},
+          {"(x + 5) % 4", "(x + 1) % 4"},
+          {"(x - 5) % 3", "(x + 1) % 3"},
+          {"x * 4 % 8", "x % 2 * 4"},
+          {"x * 6 // 4", "x * 6 // 4"},
+          {"x * 4 // 8", "x // 2"},
+          {"(i * 4 + j + 1) // 4", "(j + 1) // 4 + i"},
+          {"(j + 4) // 4", "1"},
+          {"(j + 4) % 4", "j"},
+          {"x // 1", "x"},
+          {"x % 1", "0"},
+          {"x // -4", "(0 - x) // 4"},
+          {"7 // -2", "-4"},
+          {"7 % -2", "-1"},
+          {"x // 0", "x // 0"});
+}
+
+/* §4.5 / §5.8: the index forms of the pass vectors. */
+static void test_pass_vectors(void **state)
+{
+    (void)state;
+    /* P3 */
+    CHECK("i0:int32[0,4) i1:int32[0,2) i2:int32[0,2) j:int32[0,16)",
+          {"(i0 * 4 + i1 * 2 + i2) * 16 + j", "i0 * 64 + i1 * 32 + i2 * 16 + j"});
+    /* P19: lane l = threadIdx.x with extent 32 */
+    CHECK("l:int32[0,32) i:int32[0,4) j:int32[0,2)",
+          {"(l // 4 * 8 + i // 2 * 8 + l % 4) * 16 + l % 4 * 2 + i % 2",
+           "l // 4 * 128 + i // 2 * 128 + l % 4 * 18 + i % 2"});
+    /* P20: the wgmma local view */
+    CHECK("i:int32[0,16) j:int32[0,2) v:int32[0,2)",
+          {"i % 8 * 8 + j * 4 + i // 8 * 2 + v", "i % 8 * 8 + j * 4 + i // 8 * 2 + v"});
+    /* P15 / P20: the thread index of a warpgroup local layout */
+    CHECK("w:int32 tx:int32[0,128) i:int32[0,4)",
+          {"w % 4 * 128 + tx % 32 * 4 + i", "w % 4 * 128 + tx % 32 * 4 + i"},
+          {"tx % 32 // 4 * 128 + i * 8 + tx % 4 * 2", "tx % 32 // 4 * 128 + i * 8 + tx % 4 * 2"});
+}
+
+/* §4.6: fused index chains with symbolic extents collapse (P5). */
+static void test_symbolic(void **state)
+{
+    (void)state;
+    CHECK("i:int32 n:int32 m:int32 k:int32",
+          {"i // (n * n) * (n * n) + i % (n * n) // n * n + i % n", "i"},
+          {"i // n * n + i % n", "i"},
+          {"(i // n * n + i % n) * 4", "i * 4"},
+          {"i * m // m", "i"},
+          {"n // n", "1"},
+          {"n % n", "0"},
+          {"i * n % n", "0"},
+          {"(n % 16 + 2) * 2 % (n % 16 + 2)", "0"},
+          {"(n % 16 + 2) * 2 // (n % 16 + 2)", "2"},
+          {"i % (n * k) % n", "i % n"});
+    CHECK("i:int32[0,8) j:int32[0,8)",
+          {"(i * 8 + j) // 8 * 8 + (i * 8 + j) % 8", "i * 8 + j"});
+}
+
+/* min, max, comparisons, logic and select decided by bounds. */
+static void test_bounds_decide(void **state)
+{
+    (void)state;
+    CHECK("i:int32[0,16) j:int32[0,64) x:int32",
+          {"min(i, 16)", "i"},
+          {"max(i, 16)", "16"},
+          {"min(i, j + 16)", "i"},
+          {"min(x, x + 1)", "x"},
+          {"max(x - 1, x)", "x"},
+          {"min(x, j)", "min(x, j)"},
+          {"min(x, x)", "x"},
+          {"i < 16", "True"},
+          {"i < 15", "i < 15"},
+          {"i >= 0", "True"},
+          {"i * 4 + 3 < 64", "True"},
+          {"x + 1 > x", "True"},
+          {"x == x", "True"},
+          {"x != x + 1", "True"},
+          {"i < 16 and x < 3", "x < 3"},
+          {"i > 16 or x < 3", "x < 3"},
+          {"not (x < 3)", "x >= 3"},
+          {"not not (x < 3)", "x < 3"},
+          {"select(i < 16, x, j)", "x"},
+          {"select(x < 3, j, j)", "j"},
+          {"ite(i >= 16, x, j + 1)", "j + 1"});
+}
+
+/* Casts, bitwise calls, dtypes. */
+static void test_casts_bits_dtypes(void **state)
+{
+    (void)state;
+    CHECK("i:int32[0,16) x:int32 l:int64 b:int64[0,8)",
+          {"i64(5)", "5"},
+          {"i32(3000000000)", "-1294967296"},
+          {"i32(i64(x))", "x"},
+          {"i64(i32(b))", "b"},
+          {"i64(i32(l))", "int64(int32(l))"},
+          {"6 & 3", "2"},
+          {"x | 0", "x"},
+          {"x ^ 0", "x"},
+          {"x & 0", "0"},
+          {"1 << 4", "16"},
+          {"x >> 0", "x"},
+          {"(x ^ 5) + (x ^ 5)", "(x ^ 5) * 2"},
+          {"l * 64 + l", "l * 65"},
+          {"b * 64 + b % 8", "b * 65"});
+    /* dtypes are kept: an int64 sum stays int64, constants included */
+    AtEnv *E = at_env("l:int64[0,16)");
+    IrExpr *r = ar_simplify(&E->ctx, at_parse(E, "l * 4 + 4 - l * 4"));
+    assert_int_equal(r->kind, IR_E_INT);
+    assert_true(ir_dtype_eq(r->dtype, IR_INT64));
+    r = ar_simplify(&E->ctx, at_parse(E, "(l + 1) * 3"));
+    assert_true(ir_dtype_eq(r->dtype, IR_INT64));
+    assert_true(ir_dtype_eq(r->u.op.b->dtype, IR_INT64));
+    at_env_free(E);
+}
+
+/* Overflow-aware folding: a result that does not fit the dtype is not folded. */
+static void test_overflow(void **state)
+{
+    (void)state;
+    CHECK("x:int32 l:int64",
+          {"x * 65536 * 65536", "x * 65536 * 65536"},
+          {"2147483647 + x - x + 1", "2147483647 + 1"},
+          {"l * 65536 * 65536", "l * 4294967296"},
+          {"l * 4294967296 * 4294967296", "l * 4294967296 * 4294967296"});
+}
+
+/* §4.8: unsigned rules: wrap-safe only. */
+static void test_unsigned(void **state)
+{
+    (void)state;
+    CHECK("u:uint32 v:uint32[0,100) w:uint32[0,4)",
+          {"u // 1", "u"},
+          {"u % 1", "0"},
+          {"u // u", "1"},
+          {"u % u", "0"},
+          {"v // 128", "0"},
+          {"v % 128", "v"},
+          {"u * 8 % 4", "0"},
+          {"u * 12 % 4", "0"},
+          {"u * 12 % 6", "u * 12 % 6"},
+          {"u * 4 // 2", "u * 4 // 2"},
+          {"(u * 8 + w) % 8", "w"},
+          {"(u * 8 + w) // 8", "(u * 8 + w) // 8"},
+          {"u + 1 - 1", "u"},
+          {"u // 4 // 8", "u // 32"},
+          {"u % 32 % 4", "u % 4"});
+}
+
+/* §4.4: pure Bind values are substituted; impure ones stay variables. */
+static void test_bind_substitution(void **state)
+{
+    (void)state;
+    AtEnv *E = at_env("tx:int32[0,128) lane:int32 warp:int32 i:int32[0,4)");
+    ar_bind_value(&E->ctx, at_var(E, "lane"), at_parse(E, "tx % 32"));
+    assert_string_equal(at_simplify_str(E, "lane * 4 + i"), "tx % 32 * 4 + i");
+    assert_string_equal(at_simplify_str(E, "lane % 32"), "tx % 32");
+    assert_string_equal(at_simplify_str(E, "tx // 32 * 32 + lane"), "tx");
+    assert_string_equal(at_simplify_str(E, "warp % 4"), "warp % 4");
+    ar_scope_push(&E->ctx);
+    ar_bind_value(&E->ctx, at_var(E, "warp"), at_parse(E, "tx // 32"));
+    assert_string_equal(at_simplify_str(E, "warp % 4"), "tx // 32");
+    ar_scope_pop(&E->ctx);
+    assert_string_equal(at_simplify_str(E, "warp % 4"), "warp % 4");
+    at_env_free(E);
+}
+
+/* Bounds: loop extents, assumptions, scopes. */
+static void test_bounds(void **state)
+{
+    (void)state;
+    AtEnv *E = at_env("i:int32[0,16) j:int32[2,10) x:int32 u:uint32 n:int32");
+    int64_t lo, hi;
+    assert_true(ar_bound(&E->ctx, at_parse(E, "i * 4 + j"), &lo, &hi));
+    assert_int_equal(lo, 2);
+    assert_int_equal(hi, 69);
+    assert_true(ar_bound(&E->ctx, at_parse(E, "x % 8"), &lo, &hi));
+    assert_int_equal(lo, 0);
+    assert_int_equal(hi, 7);
+    assert_true(ar_bound(&E->ctx, at_parse(E, "(i * 4 + j) // 4"), &lo, &hi));
+    assert_int_equal(lo, 0);
+    assert_int_equal(hi, 17);
+    assert_true(ar_bound(&E->ctx, at_parse(E, "min(i, j) - max(x % 4, 1)"), &lo, &hi));
+    assert_int_equal(lo, -3);
+    assert_int_equal(hi, 8);
+    assert_true(ar_bound(&E->ctx, at_parse(E, "x & 255"), &lo, &hi));
+    assert_int_equal(hi, 255);
+    assert_true(ar_bound(&E->ctx, at_parse(E, "(i ^ 7) >> 1"), &lo, &hi));
+    assert_int_equal(lo, 0);
+    assert_int_equal(hi, 7);
+    assert_false(ar_bound(&E->ctx, at_parse(E, "x + 1"), &lo, &hi));
+    assert_int_equal(lo, INT32_MIN);
+    assert_int_equal(hi, INT32_MAX);
+    assert_false(ar_bound(&E->ctx, at_parse(E, "u"), &lo, &hi));
+    assert_int_equal(lo, 0);
+    assert_int_equal(hi, UINT32_MAX);
+    assert_true(ar_bound(NULL, at_parse(E, "x % 8 * 2"), &lo, &hi));
+    assert_int_equal(hi, 14);
+    /* assumptions tighten ranges inside a scope */
+    ar_scope_push(&E->ctx);
+    ar_assume(&E->ctx, at_parse(E, "x < 10 and x >= 2"));
+    assert_true(ar_bound(&E->ctx, at_parse(E, "x"), &lo, &hi));
+    assert_int_equal(lo, 2);
+    assert_int_equal(hi, 9);
+    assert_string_equal(at_simplify_str(E, "x % 16"), "x");
+    ar_assume(&E->ctx, at_parse(E, "n * 2 < x"));
+    assert_int_equal(ar_prove(&E->ctx, at_parse(E, "n * 2 < x")), AR_TRUE);
+    assert_int_equal(ar_prove(&E->ctx, at_parse(E, "n * 2 >= x")), AR_FALSE);
+    ar_scope_pop(&E->ctx);
+    assert_false(ar_bound(&E->ctx, at_parse(E, "x"), &lo, &hi));
+    assert_int_equal(ar_prove(&E->ctx, at_parse(E, "n * 2 < x")), AR_UNKNOWN);
+    /* ar_less is the cheap structural proof */
+    assert_true(ar_less(&E->ctx, at_parse(E, "i"), at_parse(E, "16")));
+    assert_false(ar_less(&E->ctx, at_parse(E, "i"), at_parse(E, "15")));
+    at_env_free(E);
+}
+
+/* §4.7: proof queries; unprovable means "unknown", never an error. */
+static void test_prove(void **state)
+{
+    (void)state;
+    AtEnv *E = at_env("i:int32[0,16) n:int32 x:int32");
+    assert_int_equal(ar_prove(&E->ctx, at_parse(E, "(n % 16 + 2) * 2 % (n % 16 + 2) == 0")), AR_TRUE);
+    assert_int_equal(ar_prove(&E->ctx, at_parse(E, "i < 16")), AR_TRUE);
+    assert_int_equal(ar_prove(&E->ctx, at_parse(E, "i * 2 <= 30")), AR_TRUE);
+    assert_int_equal(ar_prove(&E->ctx, at_parse(E, "i > 14")), AR_UNKNOWN);
+    assert_int_equal(ar_prove(&E->ctx, at_parse(E, "i > 16")), AR_FALSE);
+    assert_int_equal(ar_prove(&E->ctx, at_parse(E, "x < n")), AR_UNKNOWN);
+    assert_int_equal(ar_prove(&E->ctx, at_parse(E, "x // 0 == 1")), AR_UNKNOWN);
+    at_env_free(E);
+}
+
+/* A swizzled address in a Let is never divided as a whole (§4.10). */
+static void test_let(void **state)
+{
+    (void)state;
+    AtEnv *E = at_env("tx:int32[0,128) v:int32[0,8) m:int32 q:int32");
+    TxArena *a = &E->m->arena;
+    IrExpr *mv = at_var(E, "m"), *qv = at_var(E, "q");
+    IrExpr *inner = ir_node(a, IR_E_LET, IR_INT32, (TxSpan){0});
+    inner->u.op.var = qv;
+    inner->u.op.a = at_parse(E, "m // 8");
+    inner->u.op.b = at_parse(E, "((q ^ ((q & 56) >> 3)) << 3) + m % 8");
+    IrExpr *outer = ir_node(a, IR_E_LET, IR_INT32, (TxSpan){0});
+    outer->u.op.var = mv;
+    outer->u.op.a = at_parse(E, "tx * 8 + v");
+    outer->u.op.b = inner;
+    const char *s = at_str(E, ar_simplify(&E->ctx, outer));
+    assert_string_equal(s, "let m = tx * 8 + v in let q = m // 8 in "
+                           "((q ^ (q & 56) >> 3) << 3) + m % 8");
+    /* a Let of a variable is inlined */
+    IrExpr *let = ir_node(a, IR_E_LET, IR_INT32, (TxSpan){0});
+    let->u.op.var = mv, let->u.op.a = at_var(E, "tx"), let->u.op.b = at_parse(E, "m % 128 + 1");
+    assert_string_equal(at_str(E, ar_simplify(&E->ctx, let)), "tx + 1");
+    at_env_free(E);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_affine_sums),
+        cmocka_unit_test(test_div_mod),
+        cmocka_unit_test(test_pass_vectors),
+        cmocka_unit_test(test_symbolic),
+        cmocka_unit_test(test_bounds_decide),
+        cmocka_unit_test(test_casts_bits_dtypes),
+        cmocka_unit_test(test_overflow),
+        cmocka_unit_test(test_unsigned),
+        cmocka_unit_test(test_bind_substitution),
+        cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_prove),
+        cmocka_unit_test(test_let),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,290 @@
+/* Property tests of the arith simplifier: random integer expressions (sums,
+ * scaled terms, floordiv/floormod by constants, nested splits, min/max,
+ * select, comparisons, symbolic products) over ranged variables, in int32,
+ * int64 and uint32. At random points inside the ranges the simplified form
+ * must evaluate to the original's value (with the dtype's wraparound), the
+ * bounds of both must contain it, the dtype must be kept, and simplifying
+ * again must change nothing. The oracle is an evaluator of its own, not
+ * ar_eval. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "arith_util.h"
+
+typedef struct Rng {
+    uint64_t s;
+} Rng;
+
+static uint64_t next(Rng *r)
+{
+    r->s ^= r->s << 13, r->s ^= r->s >> 7, r->s ^= r->s << 17;
+    return r->s;
+}
+
+static int64_t pick(Rng *r, int64_t lo, int64_t hi) /* [lo, hi] */
+{
+    return lo + (int64_t)(next(r) % (uint64_t)(hi - lo + 1));
+}
+
+/* ---------------------------------------------------------------- the oracle */
+typedef struct Point {
+    const AtEnv *E;
+    int64_t vals[AT_MAX_VARS];
+} Point;
+
+static bool oracle(const IrExpr *e, const Point *p, int64_t *out);
+
+static bool oracle_binary(const IrExpr *e, int64_t a, int64_t b, int64_t *out)
+{
+    bool is_uint = e->u.op.a->dtype.code == IR_DT_UINT;
+    switch (e->kind) {
+    case IR_E_ADD: return !__builtin_add_overflow(a, b, out);
+    case IR_E_SUB: return !__builtin_sub_overflow(a, b, out);
+    case IR_E_MUL: return !__builtin_mul_overflow(a, b, out);
+    case IR_E_FLOORDIV:
+    case IR_E_FLOORMOD: {
+        if (b == 0)
+            return false;
+        int64_t q = a / b, r = a % b;
+        if (r != 0 && ((r < 0) != (b < 0)))
+            q--, r += b;
+        *out = e->kind == IR_E_FLOORDIV ? q : r;
+        return true;
+    }
+    case IR_E_DIV: return b != 0 && (*out = a / b, true);
+    case IR_E_MOD: return b != 0 && (*out = a % b, true);
+    case IR_E_MIN: *out = a < b ? a : b; return true;
+    case IR_E_MAX: *out = a > b ? a : b; return true;
+    case IR_E_LT: *out = a < b; return true;
+    case IR_E_LE: *out = a <= b; return true;
+    case IR_E_GT: *out = a > b; return true;
+    case IR_E_GE: *out = a >= b; return true;
+    case IR_E_EQ: *out = a == b; return true;
+    case IR_E_NE: *out = a != b; return true;
+    case IR_E_AND: *out = a && b; return true;
+    case IR_E_OR: *out = a || b; return true;
+    default: (void)is_uint; return false;
+    }
+}
+
+/* Every node's value is wrapped to its dtype (uint32 wraps; the signed
+ * values the generator makes never overflow). */
+static bool oracle(const IrExpr *e, const Point *p, int64_t *out)
+{
+    int64_t a, b, c;
+    bool ok;
+    if (e->kind == IR_E_INT) {
+        *out = e->u.int_val;
+        return true;
+    }
+    if (IR_E_IS_BINARY(e->kind))
+        ok = oracle(e->u.op.a, p, &a) && oracle(e->u.op.b, p, &b) && oracle_binary(e, a, b, out);
+    else if (e->kind == IR_E_VAR) {
+        ok = false;
+        for (int i = 0; i < p->E->nvars; i++)
+            if (p->E->vars[i].var == e)
+                *out = p->vals[i], ok = true;
+    } else if (e->kind == IR_E_SELECT)
+        ok = oracle(e->u.op.cond, p, &c) && oracle(c ? e->u.op.a : e->u.op.b, p, out);
+    else if (e->kind == IR_E_NOT)
+        ok = oracle(e->u.op.a, p, &a) && (*out = !a, true);
+    else if (e->kind == IR_E_CAST)
+        ok = oracle(e->u.op.a, p, out);
+    else
+        ok = false;
+    if (ok)
+        *out = ar_wrap_int(e->dtype, *out);
+    return ok;
+}
+
+/* ---------------------------------------------------------------- the generator */
+typedef struct Gen {
+    AtEnv *E;
+    Rng *rng;
+    IrDType t;
+    bool wrapping; /* uint32: no min/max/select over wrapped values */
+} Gen;
+
+static IrExpr *lit(Gen *g, int64_t v) { return ir_int(&g->E->m->arena, g->t, v, (TxSpan){0}); }
+
+static IrExpr *node(Gen *g, IrExprKind k, IrExpr *x, IrExpr *y)
+{
+    return ir_binary(&g->E->m->arena, k, x, y, (TxSpan){0});
+}
+
+static IrExpr *leaf(Gen *g)
+{
+    Rng *r = g->rng;
+    if (next(r) % 4 == 0)
+        return lit(g, g->wrapping ? pick(r, 0, 9) : pick(r, -9, 9));
+    for (;;) {
+        AtVar *v = &g->E->vars[pick(r, 0, g->E->nvars - 1)];
+        if (ir_dtype_eq(v->var->dtype, g->t))
+            return v->var;
+    }
+}
+
+static IrExpr *gen(Gen *g, int depth);
+
+static IrExpr *gen_compare(Gen *g, int depth)
+{
+    static const IrExprKind cmp[] = {IR_E_LT, IR_E_LE, IR_E_GT, IR_E_GE, IR_E_EQ, IR_E_NE};
+    IrExpr *c = node(g, cmp[next(g->rng) % 6], gen(g, depth - 1), gen(g, depth - 1));
+    c->dtype = IR_BOOL;
+    return c;
+}
+
+static IrExpr *gen(Gen *g, int depth)
+{
+    Rng *r = g->rng;
+    if (depth <= 0)
+        return leaf(g);
+    int64_t d = pick(r, 1, 9) * (next(r) % 3 == 0 ? 4 : 1);
+    switch (next(r) % (g->wrapping ? 8 : 11)) {
+    case 0: return node(g, IR_E_ADD, gen(g, depth - 1), gen(g, depth - 1));
+    case 1: return node(g, IR_E_SUB, gen(g, depth - 1), gen(g, depth - 1));
+    case 2: return node(g, IR_E_MUL, gen(g, depth - 1), lit(g, pick(r, g->wrapping ? 0 : -4, 16)));
+    case 3: return node(g, IR_E_FLOORDIV, gen(g, depth - 1), lit(g, d));
+    case 4: return node(g, IR_E_FLOORMOD, gen(g, depth - 1), lit(g, d));
+    case 5: /* a nested split: (e // c1) % c2 or (e % c1) // c2 */
+        return node(g, next(r) % 2 ? IR_E_FLOORMOD : IR_E_FLOORDIV,
+                     node(g, next(r) % 2 ? IR_E_FLOORDIV : IR_E_FLOORMOD, gen(g, depth - 1),
+                          lit(g, d)),
+                     lit(g, pick(r, 1, 8)));
+    case 6: /* a fused pair (e // c) * c * k + e % c * k */
+    {
+        IrExpr *e = gen(g, depth - 1), *c = lit(g, d), *k = lit(g, pick(r, 1, 5));
+        return node(g, IR_E_ADD, node(g, IR_E_MUL, node(g, IR_E_MUL, node(g, IR_E_FLOORDIV, e, c), c), k),
+                    node(g, IR_E_MUL, node(g, IR_E_FLOORMOD, e, c), k));
+    }
+    case 7: return node(g, IR_E_MUL, leaf(g), leaf(g));
+    case 8: return node(g, next(r) % 2 ? IR_E_MIN : IR_E_MAX, gen(g, depth - 1), gen(g, depth - 1));
+    case 9: {
+        IrExpr *s = ir_node(&g->E->m->arena, IR_E_SELECT, g->t, (TxSpan){0});
+        s->u.op.cond = gen_compare(g, depth);
+        s->u.op.a = gen(g, depth - 1), s->u.op.b = gen(g, depth - 1);
+        return s;
+    }
+    default: return node(g, IR_E_FLOORDIV, gen(g, depth - 1), lit(g, -d));
+    }
+}
+
+/* ---------------------------------------------------------------- the checks */
+static void random_point(Rng *r, const AtEnv *E, Point *p)
+{
+    p->E = E;
+    for (int i = 0; i < E->nvars; i++) {
+        const AtVar *v = &E->vars[i];
+        bool is_uint = v->var->dtype.code == IR_DT_UINT;
+        p->vals[i] = v->ranged ? pick(r, v->lo, v->hi) : is_uint ? pick(r, 0, 1000) : pick(r, -50, 50);
+    }
+}
+
+static bool within(const ArCtx *c, const IrExpr *e, int64_t v)
+{
+    int64_t lo, hi;
+    ar_bound(c, e, &lo, &hi);
+    return lo <= v && v <= hi;
+}
+
+static int check_one(Gen *g, IrExpr *e, Rng *r)
+{
+    AtEnv *E = g->E;
+    IrExpr *s = ar_simplify(&E->ctx, e);
+    const char *once = at_str(E, s), *twice = at_str(E, ar_simplify(&E->ctx, s));
+    int failures = 0;
+    if (!ir_dtype_eq(s->dtype, e->dtype) || strcmp(once, twice) != 0) {
+        print_error("not idempotent or dtype changed:\n  %s\n  -> %s\n  -> %s\n", at_str(E, e), once,
+                    twice);
+        failures++;
+    }
+    for (int k = 0; k < 40; k++) {
+        Point p;
+        int64_t want, got;
+        random_point(r, E, &p);
+        if (!oracle(e, &p, &want))
+            continue;
+        bool ok = oracle(s, &p, &got) && got == want && within(&E->ctx, e, want) &&
+                  within(&E->ctx, s, want);
+        if (!ok) {
+            print_error("mismatch at point %d:\n  %s = %lld\n  %s = %lld\n", k, at_str(E, e),
+                        (long long)want, once, (long long)got);
+            for (int i = 0; i < E->nvars; i++)
+                print_error("  %s = %lld\n", E->vars[i].name, (long long)p.vals[i]);
+            return failures + 1;
+        }
+    }
+    return failures;
+}
+
+static void run(const char *decls, IrDType t, bool wrapping, uint64_t seed, int count, int depth)
+{
+    Rng rng = {seed};
+    AtEnv *E = at_env(decls);
+    Gen g = {E, &rng, t, wrapping};
+    int failures = 0;
+    for (int i = 0; i < count && failures < 5; i++)
+        failures += check_one(&g, gen(&g, (int)pick(&rng, 1, depth)), &rng);
+    at_env_free(E);
+    assert_int_equal(failures, 0);
+}
+
+static void test_int32(void **state)
+{
+    (void)state;
+    run("x:int32[0,40) y:int32[-20,20) z:int32[0,7) w:int32 t:int32[0,128)", IR_INT32, false,
+        0x9E3779B97F4A7C15ull, 3000, 4);
+}
+
+static void test_int64(void **state)
+{
+    (void)state;
+    run("a:int64[0,1000) b:int64[-8,8) c:int64", IR_INT64, false, 0xD1B54A32D192ED03ull, 2000, 4);
+}
+
+static void test_uint32(void **state)
+{
+    (void)state;
+    run("u:uint32[0,64) v:uint32[0,5) s:uint32", IR_UINT32, true, 0x94D049BB133111EBull, 2000, 3);
+}
+
+/* Bounds are sound for the conditions too: a decided comparison is true or
+ * false at every point. */
+static void test_decided_conditions(void **state)
+{
+    (void)state;
+    Rng rng = {0x2545F4914F6CDD1Dull};
+    AtEnv *E = at_env("x:int32[0,40) y:int32[-20,20) z:int32[0,7)");
+    Gen g = {E, &rng, IR_INT32, false};
+    int failures = 0;
+    for (int i = 0; i < 2000 && failures < 5; i++) {
+        IrExpr *c = gen_compare(&g, (int)pick(&rng, 1, 3));
+        ArProof pr = ar_prove(&E->ctx, c);
+        for (int k = 0; pr != AR_UNKNOWN && k < 40; k++) {
+            Point p;
+            int64_t v;
+            random_point(&rng, E, &p);
+            if (oracle(c, &p, &v) && v != (pr == AR_TRUE)) {
+                print_error("%s decided %d but is %lld\n", at_str(E, c), pr, (long long)v);
+                failures++;
+                break;
+            }
+        }
+    }
+    at_env_free(E);
+    assert_int_equal(failures, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_int32),
+        cmocka_unit_test(test_int64),
+        cmocka_unit_test(test_uint32),
+        cmocka_unit_test(test_decided_conditions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
