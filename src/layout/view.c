@@ -774,7 +774,7 @@ static bool atom_sizes(LyViewCtx *v, const IrType *parent, const Pattern *lhs,
             if (k < nsizes) {
                 out[a] = sizes[k], known *= sizes[k];
             } else if (unknown >= 0) {
-                return ly_fail(v->c, "rearrange: group %d has more than one axis of unknown size "
+                return ly_fail(v->c, "group %d has more than one axis of unknown size "
                                      "('%s' and '%s'); give all but one", g, lhs->atoms[unknown],
                                lhs->atoms[a]);
             } else {
@@ -782,12 +782,12 @@ static bool atom_sizes(LyViewCtx *v, const IrType *parent, const Pattern *lhs,
             }
         }
         if (unknown >= 0 && (known <= 0 || dim % known))
-            return ly_fail(v->c, "rearrange: dimension %d (%lld) is not divisible by %lld", g,
+            return ly_fail(v->c, "dimension %d (%lld) is not divisible by %lld", g,
                            (long long)dim, (long long)known);
         if (unknown >= 0)
             out[unknown] = dim / known;
         else if (known != dim)
-            return ly_fail(v->c, "rearrange: the sizes of group %d multiply to %lld, not to its "
+            return ly_fail(v->c, "the sizes of group %d multiply to %lld, not to its "
                                  "dimension %lld", g, (long long)known, (long long)dim);
     }
     return true;
@@ -798,16 +798,16 @@ static bool check_atoms(LyViewCtx *v, const Pattern *lhs, const Pattern *rhs,
 {
     for (int a = 0; a < lhs->natoms; a++)
         if (atom_index(lhs, lhs->atoms[a]) != a)
-            return ly_fail(v->c, "rearrange: axis '%s' appears twice", lhs->atoms[a]);
+            return ly_fail(v->c, "axis '%s' appears twice", lhs->atoms[a]);
     if (lhs->natoms != rhs->natoms)
-        return ly_fail(v->c, "rearrange: the two sides name different axes");
+        return ly_fail(v->c, "the two sides name different axes");
     for (int a = 0; a < rhs->natoms; a++)
         if (atom_index(lhs, rhs->atoms[a]) < 0 || atom_index(rhs, rhs->atoms[a]) != a)
-            return ly_fail(v->c, "rearrange: axis '%s' of the right side is not an axis of the "
+            return ly_fail(v->c, "axis '%s' of the right side is not an axis of the "
                                  "left side once", rhs->atoms[a]);
     for (int k = 0; k < nsizes; k++)
         if (atom_index(lhs, names[k]) < 0)
-            return ly_fail(v->c, "rearrange: a size is given for '%s', which is not an axis of "
+            return ly_fail(v->c, "a size is given for '%s', which is not an axis of "
                                  "the pattern", names[k]);
     return true;
 }
@@ -825,7 +825,7 @@ bool ly_view_rearrange(LyViewCtx *v, const IrType *parent, const char *pattern,
         !check_atoms(v, &lhs, &rhs, names, nsizes))
         return false;
     if (lhs.ngroups != parent->buf->ndim)
-        return ly_fail(v->c, "rearrange: the left side has %d groups for a buffer of rank %d",
+        return ly_fail(v->c, "the left side has %d groups for a buffer of rank %d",
                        lhs.ngroups, parent->buf->ndim);
     int64_t *size = TX_NEW_ARRAY(v->c->arena, int64_t, lhs.natoms + 1);
     if (!atom_sizes(v, parent, &lhs, names, sizes, nsizes, size))

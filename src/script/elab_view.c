@@ -73,13 +73,16 @@ static ScVal one_view(ViewEnv *env, IrExpr *parent, IrType *t, const char *what)
     return view_result(declare(env->E, parent, t, env->sp), env->sp);
 }
 
-/* Declare every step of a chain; the last one is the view. */
+/* Declare every step of a chain; the last one is the view. An empty chain
+ * (A.sub[:]) is the buffer itself, as in the reference. */
 static ScVal chain_views(ViewEnv *env, IrExpr *parent, const LyViewChain *ch)
 {
     IrExpr *cur = parent;
     for (int i = 0; i < ch->n; i++)
         cur = declare(env->E, cur, ch->steps[i], env->sp);
-    return view_result(cur, env->sp);
+    ScVal v = view_result(cur, env->sp);
+    v.fresh = ch->n > 0;
+    return v;
 }
 
 /* ---------------------------------------------------------------- arguments */

@@ -11,6 +11,14 @@ literals that tests/unit/layout_ref.c replays against src/layout.
 Run it from the repository root with the reference's interpreter:
 
     python tests/layout_ref/gen.py > tests/layout_ref/vectors.h
+    python tests/layout_ref/gen.py --views > tests/layout_ref/views.h
+
+With --views it draws random buffers (memory, thread-distributed, swizzled
+and TMEM layouts, element offsets, TMEM addresses) and random views of them
+(sub, tile, permute, reshape, view(dtype), rearrange, local), builds each view
+with the reference's own Buffer methods, and records the child's shape,
+layout, elem_offset and allocated_addr; tests/unit/layout_views_ref.c parses
+the same view in TIRx script and compares.
 
 Layouts are written in the notation of reference/layout_passes.md, which the
 C test reads with tests/unit/layout_spec.h:  S[(8,4):(4@laneid,1)] + R[2:1@warpid]
@@ -318,7 +326,142 @@ def gen_tmem():
             emit("tmem", kind, rows, cols, sub, spec(res) if res else "ERROR")
 
 
+# ---------------------------------------------------------------- views (--views)
+vr = random.Random(20261202)
+VIEW_DIMS = [1, 2, 3, 4, 6, 8, 16]
+
+
+def view_parent():
+    """A random buffer: (dtype, scope, shape, layout, elem_offset, addr, m-only dims).
+
+    Each dim is made of 1-2 iters. The quirks stay out: a dim whose iters are
+    not all on the storage axis (m, or TCol for TMEM) is never offset by a
+    view (the reference adds such offsets to elem_offset or rejects them)."""
+    kind = vr.choice(["mem", "mem", "thr", "swz", "tmem"])
+    axes = {"mem": ["m"], "swz": ["m"], "thr": ["m", "m", "laneid", "warpid"],
+            "tmem": ["TLane", "TCol", "TCol"]}[kind]
+    storage = "TCol" if kind == "tmem" else "m"
+    rank = vr.randint(1, 3)
+    shape, shard, plain = [], [], []
+    for _ in range(rank):
+        e = vr.choice(VIEW_DIMS)
+        parts = [e // 2, 2] if e % 2 == 0 and e > 2 and vr.random() < 0.4 else [e]
+        dim_axes = [vr.choice(axes) for _ in parts]
+        for ext, ax in zip(parts, dim_axes):
+            stride = vr.randint(1, 16) if vr.random() < 0.7 else vr.randint(0, 2)
+            shard.append(Iter(ext, stride, ax))
+        shape.append(e)
+        plain.append(all(a == storage for a in dim_axes))
+    replica = [Iter(2, vr.randint(1, 5), vr.choice(axes))] if kind == "thr" and vr.random() < 0.3 else []
+    offset = {"m": vr.randint(1, 9)} if kind in ("mem", "thr") and vr.random() < 0.3 else {}
+    layout = TileLayout.from_iters(shard, replica, offset)
+    if kind == "swz":
+        at = vr.randint(2, 3)
+        layout = ComposeLayout(vr.randint(0, 1), vr.randint(1, at), at, layout, True)
+    dtype = vr.choice(["float32", "float16"])
+    eo = 0 if kind == "tmem" else vr.choice([0, 0, 8, 24, 64])
+    addr = 32 * vr.randint(0, 3) if kind == "tmem" else None
+    scope = {"tmem": "tmem", "thr": "local"}.get(kind, "shared")
+    return dtype, scope, shape, layout, eo, addr, plain
+
+
+def view_pick(extent, plain):
+    k = vr.randint(0, 3) if plain else 0
+    if k == 0:
+        return ":"
+    if k == 1:
+        return str(vr.randrange(extent))
+    if k == 2:
+        a = vr.randrange(extent)
+        return f"{a}:{vr.randint(a + 1, extent)}"
+    step = 2 if extent % 2 == 0 else extent
+    return f"{vr.randrange(step)}::{step}"
+
+
+def view_dtype_quirks(scope, layout):
+    """(pack ok, unpack ok): [QUIRK] the reference's pack/unpack scale thread
+    strides, leave offsets and replica strides unscaled, and pack floors the
+    strides it does not divide; tirx keeps every element's owner and address,
+    or rejects. Only layouts on m without offsets or replicas are drawn."""
+    tile = layout.tile_layout if isinstance(layout, ComposeLayout) else layout
+    plain = scope != "tmem" and not len(tile.offset) and not len(tile.replica) and all(
+        axis_name(i.axis) == "m" for i in tile.shard)
+    return plain and not floors_a_stride(tile, 2), plain
+
+
+def view_ops(dtype, scope, shape, plain, memory_only):
+    rank = len(shape)
+    n = vr.randint(1, rank)
+    yield "sub[" + ", ".join(view_pick(shape[d], plain[d]) for d in range(n)) + "]"
+    perm = list(range(rank))
+    vr.shuffle(perm)
+    yield "permute(" + ", ".join(map(str, perm)) + ")"
+    total = 1
+    for e in shape:
+        total *= e
+    yield f"view({total})"
+    if shape[-1] % 2 == 0:
+        yield "view(" + ", ".join(map(str, shape[:-1] + [shape[-1] // 2, 2])) + ")"
+    d = vr.randrange(rank)
+    if shape[d] % 2 == 0 and shape[d] > 2 and plain[d]:
+        first = 2 if vr.random() < 0.5 else -1
+        extents = [2, shape[d] // 2] if first == 2 else [shape[d] // 2, 2]
+        k = vr.randint(0, 1)
+        picks = [":", ":"]
+        picks[k] = str(vr.randrange(extents[k]))
+        yield f"tile({d}, ({first}, {-1 if first == 2 else 2}))[{picks[0]}, {picks[1]}]"
+    if memory_only[0]:  # a wider view packs: see view_dtype_quirks
+        yield 'view("float64")' if dtype == "float32" else 'view("float32")'
+    if memory_only[1]:
+        yield 'view("float16")' if dtype == "float32" else 'view("int8")'
+    if rank >= 2 and shape[0] % 2 == 0:
+        yield f'rearrange("(a b) c{" d" if rank == 3 else ""} -> c b{" d" if rank == 3 else ""} a", a=2)'
+    if scope == "local":
+        yield "local()"
+
+
+def child_text(v):
+    addr = v.allocated_addr
+    a = str(int(addr[0])) if addr is not None and len(addr) else "-"
+    layout = spec(v.layout) if v.layout is not None else "None"
+    return f"{tup(v.shape)} | {layout} | {int(v.elem_offset)} | {a}"
+
+
+def gen_views(n):
+    from tvm.script.ir_builder import IRBuilder
+    from tvm.script.ir_builder import tirx as Tb
+
+    for _ in range(n):
+        dtype, scope, shape, layout, eo, addr, plain = view_parent()
+        parent = f"{dtype} | {scope} | {tup(shape)} | {spec(layout)} | {eo} | {addr if addr is not None else '-'}"
+        for op in view_ops(dtype, scope, shape, plain, view_dtype_quirks(scope, layout)):
+            try:
+                with IRBuilder():
+                    with Tb.prim_func():
+                        if scope == "tmem":
+                            P = Tb.decl_buffer(shape, dtype, scope="tmem", allocated_addr=addr,
+                                               layout=layout)
+                        else:
+                            pool = Tb.alloc_buffer((1 << 20,), "uint8", scope=scope)
+                            P = Tb.decl_buffer(shape, dtype, data=pool.data, elem_offset=eo,
+                                               scope=scope, layout=layout)
+                        result = child_text(eval("P." + op, {"P": P}))  # pylint: disable=eval-used
+            except Exception:  # the reference rejects: tirx must reject too
+                result = "ERROR"
+            emit("view", parent, op, result)
+
+
+def main_views():
+    print("/* Generated by tests/layout_ref/gen.py --views from apache-tvm "
+          f"{tvm.__version__} (tvm.tirx Buffer views); do not edit. */")
+    print("static const char *const layout_view_vectors[] = {")
+    gen_views(300)
+    print("};")
+
+
 def main():
+    if "--views" in sys.argv[1:]:
+        return main_views()
     print("/* Generated by tests/layout_ref/gen.py from apache-tvm "
           f"{tvm.__version__} (tvm.tirx.layout); do not edit. */")
     print("static const char *const layout_ref_vectors[] = {")
