@@ -55,6 +55,10 @@ IrExpr *ar_fold_binary(TxArena *a, IrExprKind k, IrExpr *x, IrExpr *y, const cha
  * comparisons build it: match types, fold, else a node. NULL and *err on error. */
 IrExpr *ar_binary(TxArena *a, IrExprKind k, IrExpr *x, IrExpr *y, TxSpan sp, const char **err);
 
+/* x - y built as ar_binary builds it, then simplified without facts: the
+ * reference's Analyzer().Simplify(stop - start) for range and slice extents. */
+IrExpr *ar_simplify_sub(TxArena *a, IrExpr *x, IrExpr *y, TxSpan sp, const char **err);
+
 /* ---------------------------------------------------------------- builders (library code) */
 /* Folding builders of index expressions: constants folded with checked int64
  * arithmetic (an int32 result that does not fit becomes int64), no `*1`, `+0`,

@@ -388,6 +388,22 @@ IrExpr *ar_simplify(ArCtx *c, IrExpr *e)
     return r;
 }
 
+IrExpr *ar_simplify_sub(TxArena *a, IrExpr *x, IrExpr *y, TxSpan sp, const char **err)
+{
+    IrExpr *d = ar_binary(a, IR_E_SUB, x, y, sp, err);
+    if (!d || !ar_is_index_dtype(d->dtype))
+        return d;
+    ArCtx c;
+    ar_ctx_init(&c, a);
+    IrExpr *r = ar_simplify(&c, d);
+    ar_ctx_free(&c);
+    if (r != d && r->kind == IR_E_INT && !r->span.src) {
+        r = tx_arena_memdup(a, r, sizeof *r);
+        r->span = sp;
+    }
+    return r;
+}
+
 /* ---------------------------------------------------------------- proofs */
 ArProof ar_prove(ArCtx *c, IrExpr *cond)
 {

@@ -12,7 +12,7 @@
 static const IrLayout *tile_for_shape(LyCtx *c, const IrLayout *l, IrExpr *const *shape, int ndim)
 {
     IrExpr *count = ly_shape_count(c, shape, ndim);
-    if (ly_is_bare_swizzle(l) && !lyx_equal(count, ly_size(c, l, NULL)))
+    if (ly_is_bare_swizzle(l) && !ar_expr_value_equal(count, ly_size(c, l, NULL)))
         return ly_identity(c, count);
     return ly_tile_of(l);
 }
@@ -105,7 +105,7 @@ static bool boundary_sequences(LyCtx *c, const IrLayout *l, const int64_t *const
     const IrLayout *t = ly_tile_of(l);
     int64_t *ext = TX_NEW_ARRAY(c->arena, int64_t, t->nshard + 1);
     for (int i = 0; i < t->nshard; i++)
-        if (!lyx_const(t->shard[i].extent, &ext[i]))
+        if (!ar_const_int(t->shard[i].extent, &ext[i]))
             return ly_fail(c, "group_many needs constant extents: %s", ly_str(c, l));
     for (int s = 0; s <= nshapes; s++) {
         const int64_t *e = s < nshapes ? shapes[s] : ext;
@@ -131,8 +131,8 @@ static IrLayout *refined(LyCtx *c, const IrLayout *l, const Refinement *r, const
     for (int i = 0; i < t->nshard; i++)
         for (int p = lpos[i]; p < lpos[i + 1]; p++) {
             int64_t inner = r->common[lpos[i + 1]] / r->common[p + 1];
-            lyb_shard(c, &b, ly_iter(lyx_int(c, r->common[p + 1] / r->common[p]),
-                                     lyx_mul(c, t->shard[i].stride, lyx_int(c, inner)),
+            lyb_shard(c, &b, ly_iter(ar_index_int(c->arena, r->common[p + 1] / r->common[p]),
+                                     ar_mul(c->arena, t->shard[i].stride, ar_index_int(c->arena, inner)),
                                      t->shard[i].axis));
         }
     lyb_replicas(c, &b, t->replica, t->nreplica);
@@ -192,7 +192,7 @@ IrLayout *ly_permute_by_groups(LyCtx *c, const IrLayout *l, const int *seps, int
 /* ---------------------------------------------------------------- slice */
 static bool provably_le(LyCtx *c, IrExpr *a, IrExpr *b) /* a <= b */
 {
-    return lyx_equal(a, b) || lyx_less(a, lyx_add(c, b, lyx_int_like(c, b, 1)));
+    return ar_expr_value_equal(a, b) || ar_less(NULL, a, ar_add(c->arena, b, ar_index_int_like(c->arena, b, 1)));
 }
 
 /* The region of n elements from start digit d of iter p when it wraps once
@@ -200,16 +200,16 @@ static bool provably_le(LyCtx *c, IrExpr *a, IrExpr *b) /* a <= b */
  * stride(p-1) - (E_p - n/2)*stride(p) after the first. */
 static bool wrap_once(LyCtx *c, const IrIter *g, int p, IrExpr **digit, IrExpr *n, LyBuild *out)
 {
-    IrExpr *half = lyx_fdiv(c, n, lyx_int_like(c, n, 2));
-    bool wraps = lyx_divisible(n, lyx_int_like(c, n, 2)) &&
-                 lyx_equal(lyx_add(c, digit[p], half), g[p].extent) &&
-                 (p == 0 || (provably_le(c, lyx_add(c, digit[p - 1], lyx_int(c, 1)), g[p - 1].extent) &&
+    IrExpr *half = ar_floordiv(c->arena, n, ar_index_int_like(c->arena, n, 2));
+    bool wraps = ar_divisible(n, ar_index_int_like(c->arena, n, 2)) &&
+                 ar_expr_value_equal(ar_add(c->arena, digit[p], half), g[p].extent) &&
+                 (p == 0 || (provably_le(c, ar_add(c->arena, digit[p - 1], ar_index_int(c->arena, 1)), g[p - 1].extent) &&
                              strcmp(g[p - 1].axis, g[p].axis) == 0));
     if (!wraps)
         return false;
-    IrExpr *outer_stride = p > 0 ? g[p - 1].stride : lyx_int(c, 0);
-    IrExpr *delta = lyx_sub(c, outer_stride, lyx_mul(c, lyx_sub(c, g[p].extent, half), g[p].stride));
-    lyb_shard(c, out, ly_iter(lyx_int_like(c, n, 2), delta, g[p].axis));
+    IrExpr *outer_stride = p > 0 ? g[p - 1].stride : ar_index_int(c->arena, 0);
+    IrExpr *delta = ar_sub(c->arena, outer_stride, ar_mul(c->arena, ar_sub(c->arena, g[p].extent, half), g[p].stride));
+    lyb_shard(c, out, ly_iter(ar_index_int_like(c->arena, n, 2), delta, g[p].axis));
     lyb_shard(c, out, ly_iter(half, g[p].stride, g[p].axis));
     return true;
 }
@@ -221,23 +221,23 @@ static bool wrap_once(LyCtx *c, const IrIter *g, int p, IrExpr **digit, IrExpr *
 static bool slice_group(LyCtx *c, const IrIter *g, int m, IrExpr *begin, IrExpr *n, LyBuild *out)
 {
     IrExpr **digit = TX_NEW_ARRAY(c->arena, IrExpr *, m);
-    IrExpr *inner = lyx_int(c, 1);
+    IrExpr *inner = ar_index_int(c->arena, 1);
     for (int k = m - 1; k >= 0; k--) {
-        IrExpr *q = lyx_fdiv(c, begin, inner);
-        digit[k] = m == 1 ? q : lyx_fmod(c, q, g[k].extent); /* one iter: begin < E is the contract */
-        lyb_offset(c, out, g[k].axis, lyx_mul(c, digit[k], g[k].stride));
-        inner = lyx_mul(c, inner, g[k].extent);
+        IrExpr *q = ar_floordiv(c->arena, begin, inner);
+        digit[k] = m == 1 ? q : ar_floormod(c->arena, q, g[k].extent); /* one iter: begin < E is the contract */
+        lyb_offset(c, out, g[k].axis, ar_mul(c->arena, digit[k], g[k].stride));
+        inner = ar_mul(c->arena, inner, g[k].extent);
     }
     if (m == 1) {
         lyb_shard(c, out, ly_iter(n, g[0].stride, g[0].axis));
         return true;
     }
     int p = m - 1;
-    for (; p >= 0 && lyx_is(digit[p], 0) && lyx_divisible(n, g[p].extent); p--)
-        n = lyx_fdiv(c, n, g[p].extent);
-    if (p < 0 && !lyx_is(n, 1))
+    for (; p >= 0 && ar_is_const(digit[p], 0) && ar_divisible(n, g[p].extent); p--)
+        n = ar_floordiv(c->arena, n, g[p].extent);
+    if (p < 0 && !ar_is_const(n, 1))
         return false;
-    if (p >= 0 && provably_le(c, lyx_add(c, digit[p], n), g[p].extent))
+    if (p >= 0 && provably_le(c, ar_add(c->arena, digit[p], n), g[p].extent))
         lyb_shard(c, out, ly_iter(n, g[p].stride, g[p].axis));
     else if (p >= 0 && !wrap_once(c, g, p, digit, n, out))
         return false;
@@ -250,10 +250,10 @@ static bool region_in_bounds(LyCtx *c, IrExpr *const *shape, IrExpr *const *begi
 {
     for (int d = 0; d < ndim; d++) {
         int64_t s, b, e;
-        if (lyx_const(extent[d], &e) && e < 1)
+        if (ar_const_int(extent[d], &e) && e < 1)
             return ly_fail(c, "slice: dim %d has extent %lld; a region needs at least one element",
                            d, (long long)e);
-        if (lyx_const(shape[d], &s) && lyx_const(begin[d], &b) && lyx_const(extent[d], &e) &&
+        if (ar_const_int(shape[d], &s) && ar_const_int(begin[d], &b) && ar_const_int(extent[d], &e) &&
             (b < 0 || b > s || e > s - b))
             return ly_fail(c, "slice: the region at %lld of extent %lld is outside dim %d of "
                               "shape %s", (long long)b, (long long)e, d,
@@ -348,7 +348,7 @@ IrLayout *ly_tile_by(LyCtx *c, const IrLayout *inner, const IrLayout *outer,
         IrIter *it = &p.first->shard[i];
         for (int j = 0; j < p.second->nshard; j++)
             if (strcmp(p.second->shard[j].axis, it->axis) == 0) {
-                it->stride = lyx_mul(c, it->stride, ly_span(c, p.second, it->axis));
+                it->stride = ar_mul(c->arena, it->stride, ly_span(c, p.second, it->axis));
                 break;
             }
     }
@@ -360,12 +360,12 @@ IrLayout *ly_tile_to(LyCtx *c, const IrLayout *l, IrExpr *const *to_shape, IrExp
 {
     IrExpr **factor = TX_NEW_ARRAY(c->arena, IrExpr *, ndim + 1);
     for (int d = 0; d < ndim; d++) {
-        if (!lyx_divisible(to_shape[d], cur_shape[d])) {
+        if (!ar_divisible(to_shape[d], cur_shape[d])) {
             ly_fail(c, "tile_to: shape %s is not a whole multiple of %s",
                     ly_shape_str(c, to_shape, ndim), ly_shape_str(c, cur_shape, ndim));
             return NULL;
         }
-        factor[d] = lyx_fdiv(c, to_shape[d], cur_shape[d]);
+        factor[d] = ar_floordiv(c->arena, to_shape[d], cur_shape[d]);
     }
     return ly_tile_by(c, l, ly_row_major(c, factor, ndim), factor, cur_shape, ndim, target);
 }
@@ -393,7 +393,7 @@ static int log2_exact(int64_t n) /* k with 2^k == n, or -1 */
 
 static IrIter scaled(LyCtx *c, IrIter it, const char *axis, IrExpr *n)
 {
-    return strcmp(it.axis, axis) == 0 ? ly_iter(it.extent, lyx_mul(c, it.stride, n), it.axis) : it;
+    return strcmp(it.axis, axis) == 0 ? ly_iter(it.extent, ar_mul(c->arena, it.stride, n), it.axis) : it;
 }
 
 static IrLayout *rewrap_per_element(LyCtx *c, const IrLayout *l, IrLayout *tile, int delta)
@@ -429,16 +429,16 @@ IrLayout *ly_unpack(LyCtx *c, const IrLayout *l, int64_t n, const char *axis)
     if (!swizzle_scalable(c, l, n, false))
         return NULL;
     const IrLayout *t = ly_tile_of(l);
-    IrExpr *f = lyx_int(c, n);
+    IrExpr *f = ar_index_int(c->arena, n);
     LyBuild b = {0};
     for (int i = 0; i < t->nshard; i++)
         lyb_shard(c, &b, scaled(c, t->shard[i], axis, f));
-    lyb_shard(c, &b, ly_iter(f, lyx_int(c, 1), axis));
+    lyb_shard(c, &b, ly_iter(f, ar_index_int(c->arena, 1), axis));
     for (int i = 0; i < t->nreplica; i++)
         lyb_replica(c, &b, scaled(c, t->replica[i], axis, f));
     for (int i = 0; i < t->noffset; i++)
         lyb_offset(c, &b, t->offset[i].axis, strcmp(t->offset[i].axis, axis) == 0
-                                                 ? lyx_mul(c, t->offset[i].value, f)
+                                                 ? ar_mul(c->arena, t->offset[i].value, f)
                                                  : t->offset[i].value);
     return rewrap_per_element(c, l, lyb_finish(c, &b), log2_exact(n) > 0 ? log2_exact(n) : 0);
 }
@@ -449,18 +449,18 @@ static bool packed(LyCtx *c, const IrLayout *l, IrIter *it, const char *axis, Ir
 {
     if (strcmp(it->axis, axis) != 0)
         return true;
-    if (!lyx_is(it->extent, 1) && !lyx_divisible(it->stride, f))
+    if (!ar_is_const(it->extent, 1) && !ar_divisible(it->stride, f))
         return ly_fail(c, "%s cannot be packed by %s: stride %s is not divisible", ly_str(c, l),
                        ly_expr_str(c, f), ly_expr_str(c, it->stride));
-    it->stride = lyx_fdiv(c, it->stride, f);
+    it->stride = ar_floordiv(c->arena, it->stride, f);
     return true;
 }
 
 static bool packable(LyCtx *c, const IrLayout *t, const IrLayout *l, int64_t n, const char *axis)
 {
     const IrIter *last = t->nshard ? &t->shard[t->nshard - 1] : NULL;
-    if (last && strcmp(last->axis, axis) == 0 && lyx_is(last->stride, 1) &&
-        lyx_divisible(last->extent, lyx_int(c, n)))
+    if (last && strcmp(last->axis, axis) == 0 && ar_is_const(last->stride, 1) &&
+        ar_divisible(last->extent, ar_index_int(c->arena, n)))
         return true;
     return ly_fail(c, "%s cannot be packed by %lld: its innermost iter must be a stride-1 run "
                       "on %s whose extent %lld divides", ly_str(c, l), (long long)n, axis,
@@ -473,12 +473,12 @@ IrLayout *ly_pack(LyCtx *c, const IrLayout *l, int64_t n, const char *axis)
     const IrLayout *t = ly_tile_of(l);
     if (!swizzle_scalable(c, l, n, true) || !packable(c, t, l, n, axis))
         return NULL;
-    IrExpr *f = lyx_int(c, n);
+    IrExpr *f = ar_index_int(c->arena, n);
     LyBuild b = {0};
     lyb_shards(c, &b, t->shard, t->nshard);
     lyb_replicas(c, &b, t->replica, t->nreplica);
     IrIter *last = &b.shard[b.nshard - 1];
-    *last = ly_iter(lyx_fdiv(c, last->extent, f), last->stride, axis);
+    *last = ly_iter(ar_floordiv(c->arena, last->extent, f), last->stride, axis);
     for (int i = 0; i + 1 < b.nshard; i++)
         if (!packed(c, l, &b.shard[i], axis, f))
             return NULL;
@@ -487,12 +487,12 @@ IrLayout *ly_pack(LyCtx *c, const IrLayout *l, int64_t n, const char *axis)
             return NULL;
     for (int i = 0; i < t->noffset; i++) {
         IrAxisOffset o = t->offset[i];
-        if (strcmp(o.axis, axis) == 0 && !lyx_divisible(o.value, f)) {
+        if (strcmp(o.axis, axis) == 0 && !ar_divisible(o.value, f)) {
             ly_fail(c, "%s cannot be packed by %lld: offset %s is not divisible", ly_str(c, l),
                     (long long)n, ly_expr_str(c, o.value));
             return NULL;
         }
-        lyb_offset(c, &b, o.axis, strcmp(o.axis, axis) == 0 ? lyx_fdiv(c, o.value, f) : o.value);
+        lyb_offset(c, &b, o.axis, strcmp(o.axis, axis) == 0 ? ar_floordiv(c->arena, o.value, f) : o.value);
     }
     return rewrap_per_element(c, l, lyb_finish(c, &b), -log2_exact(n));
 }

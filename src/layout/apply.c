@@ -10,9 +10,9 @@
 /* ---------------------------------------------------------------- shapes */
 IrExpr *ly_shape_count(LyCtx *c, IrExpr *const *shape, int ndim)
 {
-    IrExpr *n = lyx_int(c, 1);
+    IrExpr *n = ar_index_int(c->arena, 1);
     for (int i = 0; i < ndim; i++)
-        n = lyx_mul(c, n, shape[i]);
+        n = ar_mul(c->arena, n, shape[i]);
     return n;
 }
 
@@ -26,15 +26,15 @@ bool ly_admits(LyCtx *c, const IrLayout *l, IrExpr *const *shape, int ndim)
     if (!ly_valid_swizzle(c, l))
         return false;
     IrExpr *count = ly_shape_count(c, shape, ndim), *size = ly_size(c, l, NULL);
-    if (lyx_equal(count, size))
+    if (ar_expr_value_equal(count, size))
         return true;
     bool bare = ly_is_bare_swizzle(l);
-    IrExpr *period = bare ? lyx_int(c, ly_swizzle_period(l)) : NULL;
-    if (bare && lyx_divisible(count, period) && !lyx_is(count, 0))
+    IrExpr *period = bare ? ar_index_int(c->arena, ly_swizzle_period(l)) : NULL;
+    if (bare && ar_divisible(count, period) && !ar_is_const(count, 0))
         return true;
     const char *sh = ly_shape_str(c, shape, ndim);
     int64_t n, m;
-    if (!lyx_const(count, &n) || !lyx_const(size, &m))
+    if (!ar_const_int(count, &n) || !ar_const_int(size, &m))
         return not_admitted(c, l, sh, tx_arena_printf(c->arena, "cannot prove that %s elements "
                             "equal the layout's %s", ly_expr_str(c, count), ly_expr_str(c, size)));
     if (bare)
@@ -51,22 +51,22 @@ bool ly_admits(LyCtx *c, const IrLayout *l, IrExpr *const *shape, int ndim)
 IrLayout *ly_try_group(LyCtx *c, const IrLayout *t, IrExpr *const *shape, int ndim, int *seps)
 {
     LyBuild b = {0};
-    IrExpr *prod = lyx_int(c, 1);
+    IrExpr *prod = ar_index_int(c->arena, 1);
     int k = 0;
     seps[0] = 0;
     for (int i = 0; i < t->nshard; i++) {
         IrIter it = t->shard[i];
         IrExpr *e = it.extent;
-        prod = lyx_mul(c, prod, e);
-        while (k < ndim && lyx_divisible(prod, shape[k])) {
-            IrExpr *rest = lyx_fdiv(c, prod, shape[k]);
-            if (!lyx_divisible(e, rest))
+        prod = ar_mul(c->arena, prod, e);
+        while (k < ndim && ar_divisible(prod, shape[k])) {
+            IrExpr *rest = ar_floordiv(c->arena, prod, shape[k]);
+            if (!ar_divisible(e, rest))
                 return NULL;
-            lyb_shard(c, &b, ly_iter(lyx_fdiv(c, e, rest), lyx_mul(c, it.stride, rest), it.axis));
+            lyb_shard(c, &b, ly_iter(ar_floordiv(c->arena, e, rest), ar_mul(c->arena, it.stride, rest), it.axis));
             e = prod = rest;
             seps[++k] = b.nshard;
         }
-        if (!lyx_is(e, 1)) {
+        if (!ar_is_const(e, 1)) {
             if (k >= ndim)
                 return NULL;
             lyb_shard(c, &b, ly_iter(e, it.stride, it.axis));
@@ -94,8 +94,8 @@ IrLayout *ly_group(LyCtx *c, const IrLayout *l, IrExpr *const *shape, int ndim, 
 void ly_split_coord(LyCtx *c, IrExpr *x, IrExpr *const *extents, int n, IrExpr **digits)
 {
     for (int i = n - 1; i > 0; i--) {
-        digits[i] = lyx_fmod(c, x, extents[i]);
-        x = lyx_fdiv(c, x, extents[i]);
+        digits[i] = ar_floormod(c->arena, x, extents[i]);
+        x = ar_floordiv(c->arena, x, extents[i]);
     }
     if (n > 0)
         digits[0] = x;
@@ -118,14 +118,14 @@ bool ly_tile_apply_digits(LyCtx *c, const IrLayout *t, IrExpr *const *digits, Ly
     ly_axes(t, axes, naxes);
     for (int i = 0; i < t->nshard; i++) {
         int k = axis_slot(axes, naxes, t->shard[i].axis);
-        IrExpr *term = lyx_is(t->shard[i].extent, 1)
-                           ? lyx_int_like(c, digits[i], 0) /* the digit of a unit iter is 0 */
-                           : lyx_mul(c, digits[i], t->shard[i].stride);
-        val[k] = val[k] ? lyx_add(c, val[k], term) : term;
+        IrExpr *term = ar_is_const(t->shard[i].extent, 1)
+                           ? ar_index_int_like(c->arena, digits[i], 0) /* the digit of a unit iter is 0 */
+                           : ar_mul(c->arena, digits[i], t->shard[i].stride);
+        val[k] = val[k] ? ar_add(c->arena, val[k], term) : term;
     }
     for (int i = 0; i < t->noffset; i++) {
         int k = axis_slot(axes, naxes, t->offset[i].axis);
-        val[k] = val[k] ? lyx_add(c, val[k], t->offset[i].value) : t->offset[i].value;
+        val[k] = val[k] ? ar_add(c->arena, val[k], t->offset[i].value) : t->offset[i].value;
     }
     *out = TX_NEW_ARRAY(c->arena, LyAxisValue, naxes);
     *nout = 0;
@@ -137,9 +137,9 @@ bool ly_tile_apply_digits(LyCtx *c, const IrLayout *t, IrExpr *const *digits, Ly
 
 static IrExpr *flatten(LyCtx *c, IrExpr *const *index, IrExpr *const *shape, int ndim)
 {
-    IrExpr *f = ndim ? index[0] : lyx_int(c, 0);
+    IrExpr *f = ndim ? index[0] : ar_index_int(c->arena, 0);
     for (int d = 1; d < ndim; d++)
-        f = lyx_add(c, lyx_mul(c, f, shape[d]), index[d]);
+        f = ar_add(c->arena, ar_mul(c->arena, f, shape[d]), index[d]);
     return f;
 }
 
@@ -206,7 +206,7 @@ bool ly_apply_expr(LyCtx *c, const IrLayout *l, IrExpr *const *index, IrExpr *co
     int n;
     ly_tile_apply_digits(c, t, digits, &vals, &n);
     if (n == 0)
-        return single(c, ly_swizzle_full(c, canon, lyx_int(c, 0)), out, nout);
+        return single(c, ly_swizzle_full(c, canon, ar_index_int(c->arena, 0)), out, nout);
     return only_m(c, canon, vals, n) && single(c, ly_swizzle_full(c, canon, vals[0].value), out, nout);
 }
 
@@ -240,7 +240,7 @@ static bool mul_capped(int64_t a, int64_t b, int64_t cap, int64_t *r)
 static bool int_iter(LyCtx *c, const IrLayout *l, IrIter it, const char **axes, int naxes,
                      IntIter *out)
 {
-    if (!lyx_const(it.extent, &out->e) || !lyx_const(it.stride, &out->s))
+    if (!ar_const_int(it.extent, &out->e) || !ar_const_int(it.stride, &out->s))
         return ly_fail(c, "layout %s is not constant", ly_str(c, l));
     if (out->e < 1 || out->e > ((int64_t)1 << 40))
         return ly_fail(c, "layout %s has extent %lld; extents must be positive", ly_str(c, l),
@@ -280,7 +280,7 @@ static bool to_ints(LyCtx *c, const IrLayout *l, const char **axes, int naxes, I
     }
     for (int i = 0; i < t->noffset; i++) {
         int64_t v;
-        if (!lyx_const(t->offset[i].value, &v))
+        if (!ar_const_int(t->offset[i].value, &v))
             return ly_fail(c, "layout %s is not constant", ly_str(c, l));
         if (v < -((int64_t)1 << 50) || v > ((int64_t)1 << 50))
             return ly_fail(c, "layout %s has offset %lld; it is too large to apply", ly_str(c, l),
@@ -309,7 +309,7 @@ static bool int_admits(LyCtx *c, const IrLayout *l, const IntLayout *il, const i
         return true;
     IrExpr **sh = TX_NEW_ARRAY(c->arena, IrExpr *, ndim + 1);
     for (int d = 0; d < ndim; d++)
-        sh[d] = lyx_int(c, shape[d]);
+        sh[d] = ar_index_int(c->arena, shape[d]);
     return ly_admits(c, l, sh, ndim); /* reports */
 }
 

@@ -92,7 +92,7 @@ bool ly_axis_fuse(LyCtx *c, IrIter it, IrScope inner, IrScope outer, IrIter *out
     int64_t m = part_multiplier((LyAxisId)a, (LyAxisId)target);
     if (!m)
         return false;
-    *out = ly_iter(it.extent, lyx_mul(c, it.stride, lyx_int_like(c, it.stride, m)),
+    *out = ly_iter(it.extent, ar_mul(c->arena, it.stride, ar_index_int_like(c->arena, it.stride, m)),
                    ly_axis_info[target].name);
     return true;
 }
@@ -102,20 +102,20 @@ bool ly_axis_fuse(LyCtx *c, IrIter it, IrScope inner, IrScope outer, IrIter *out
 static int split_iter(LyCtx *c, IrIter it, const SplitRow *r, IrIter out[2])
 {
     const char *outer = ly_axis_info[r->outer].name, *inner = ly_axis_info[r->inner].name;
-    IrExpr *E = lyx_int_like(c, it.extent, r->inner_extent);
-    IrExpr *span = lyx_mul(c, it.extent, it.stride);
-    if (lyx_less(span, E)) {
+    IrExpr *E = ar_index_int_like(c->arena, it.extent, r->inner_extent);
+    IrExpr *span = ar_mul(c->arena, it.extent, it.stride);
+    if (ar_less(NULL, span, E)) {
         out[0] = ly_iter(it.extent, it.stride, inner);
         return 1;
     }
-    if (lyx_divisible(E, it.stride) && lyx_divisible(span, E)) {
-        IrExpr *d = lyx_fdiv(c, E, it.stride);
-        out[0] = ly_iter(lyx_fdiv(c, it.extent, d), lyx_int_like(c, E, 1), outer);
+    if (ar_divisible(E, it.stride) && ar_divisible(span, E)) {
+        IrExpr *d = ar_floordiv(c->arena, E, it.stride);
+        out[0] = ly_iter(ar_floordiv(c->arena, it.extent, d), ar_index_int_like(c->arena, E, 1), outer);
         out[1] = ly_iter(d, it.stride, inner);
         return 2;
     }
-    if (lyx_divisible(it.stride, E)) {
-        out[0] = ly_iter(it.extent, lyx_fdiv(c, it.stride, E), outer);
+    if (ar_divisible(it.stride, E)) {
+        out[0] = ly_iter(it.extent, ar_floordiv(c->arena, it.stride, E), outer);
         return 1;
     }
     return 0;

@@ -11,13 +11,13 @@
 static void drop_units(LyCtx *c, const IrLayout *t, LyBuild *b)
 {
     for (int i = 0; i < t->nshard; i++)
-        if (!lyx_is(t->shard[i].extent, 1))
+        if (!ar_is_const(t->shard[i].extent, 1))
             lyb_shard(c, b, t->shard[i]);
     if (b->nshard == 0 && t->nshard > 0)
-        lyb_shard(c, b, ly_iter(lyx_int(c, 1), lyx_int(c, 1), t->shard[0].axis));
+        lyb_shard(c, b, ly_iter(ar_index_int(c->arena, 1), ar_index_int(c->arena, 1), t->shard[0].axis));
     lyb_replicas(c, b, t->replica, t->nreplica);
     for (int i = 0; i < t->noffset; i++)
-        if (!lyx_is(t->offset[i].value, 0))
+        if (!ar_is_const(t->offset[i].value, 0))
             lyb_offset(c, b, t->offset[i].axis, t->offset[i].value);
 }
 
@@ -39,7 +39,7 @@ static void fuse_axes(LyCtx *c, LyBuild *b, IrScope inner, IrScope outer)
     IrAxisOffset *offs = b->offset;
     b->offset = NULL, b->noffset = b->cap_offset = 0;
     for (int i = 0; i < n; i++) {
-        IrIter it = fused(c, ly_iter(lyx_int(c, 1), offs[i].value, offs[i].axis), inner, outer);
+        IrIter it = fused(c, ly_iter(ar_index_int(c->arena, 1), offs[i].value, offs[i].axis), inner, outer);
         lyb_offset(c, b, it.axis, it.stride);
     }
 }
@@ -51,8 +51,8 @@ static void fuse_contiguous(LyCtx *c, LyBuild *b)
         IrIter it = b->shard[i];
         IrIter *prev = n ? &b->shard[n - 1] : NULL;
         if (prev && strcmp(prev->axis, it.axis) == 0 &&
-            lyx_equal(lyx_mul(c, it.extent, it.stride), prev->stride)) {
-            *prev = ly_iter(lyx_mul(c, prev->extent, it.extent), it.stride, it.axis);
+            ar_expr_value_equal(ar_mul(c->arena, it.extent, it.stride), prev->stride)) {
+            *prev = ly_iter(ar_mul(c->arena, prev->extent, it.extent), it.stride, it.axis);
             continue;
         }
         b->shard[n++] = it;
@@ -64,8 +64,8 @@ static int iter_cmp(const IrIter *a, const IrIter *b)
 {
     int r = ly_axis_order(a->axis, b->axis);
     if (!r)
-        r = lyx_compare(a->extent, b->extent);
-    return r ? r : lyx_compare(a->stride, b->stride);
+        r = ar_expr_compare(a->extent, b->extent);
+    return r ? r : ar_expr_compare(a->stride, b->stride);
 }
 
 static void sort_replica(LyBuild *b)
@@ -98,8 +98,8 @@ IrLayout *ly_canonicalize(LyCtx *c, const IrLayout *l, LyTarget target)
 static bool iters_equal(const IrIter *a, const IrIter *b, int n)
 {
     for (int i = 0; i < n; i++)
-        if (strcmp(a[i].axis, b[i].axis) != 0 || !lyx_equal(a[i].extent, b[i].extent) ||
-            !lyx_equal(a[i].stride, b[i].stride))
+        if (strcmp(a[i].axis, b[i].axis) != 0 || !ar_expr_value_equal(a[i].extent, b[i].extent) ||
+            !ar_expr_value_equal(a[i].stride, b[i].stride))
             return false;
     return true;
 }
@@ -113,7 +113,7 @@ static bool tiles_equal(const IrLayout *a, const IrLayout *b)
         return false;
     for (int i = 0; i < a->noffset; i++)
         if (strcmp(a->offset[i].axis, b->offset[i].axis) != 0 ||
-            !lyx_equal(a->offset[i].value, b->offset[i].value))
+            !ar_expr_value_equal(a->offset[i].value, b->offset[i].value))
             return false;
     return true;
 }

@@ -1,35 +1,16 @@
-/* Private helpers of the layout library: the small expression folder that
- * keeps built index expressions clean until the arith layer exists, a few
- * proofs over constants and structure, and a layout builder. Prefix: lyx_
- * (expressions), lyb_ (builder). */
+/* Private helpers of the layout library: failure messages, a layout builder
+ * and the internals the layout files share. Index expressions are built and
+ * folded by the arith layer's builders (ar_add, ar_mul, ...) and proofs are
+ * its structural ones (ar_divisible, ar_less, ar_bound without facts).
+ * Prefix: lyb_ (builder), ly_ (internals). */
 #ifndef TX_LAYOUT_INTERNAL_H
 #define TX_LAYOUT_INTERNAL_H
 
+#include "../arith/arith.h"
 #include "layout.h"
 
 /* ---- failure ---- */
 bool ly_fail(LyCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* ---- folding constructors (constants folded, no *1, +0, //1, %1) ---- */
-IrExpr *lyx_int(LyCtx *c, int64_t v);
-IrExpr *lyx_int_like(LyCtx *c, const IrExpr *like, int64_t v);
-bool lyx_const(const IrExpr *e, int64_t *v);
-bool lyx_is(const IrExpr *e, int64_t v);
-IrExpr *lyx_add(LyCtx *c, IrExpr *x, IrExpr *y);
-IrExpr *lyx_sub(LyCtx *c, IrExpr *x, IrExpr *y);
-IrExpr *lyx_mul(LyCtx *c, IrExpr *x, IrExpr *y);
-IrExpr *lyx_fdiv(LyCtx *c, IrExpr *x, IrExpr *y);
-IrExpr *lyx_fmod(LyCtx *c, IrExpr *x, IrExpr *y);
-IrExpr *lyx_bit(LyCtx *c, IrOp op, IrExpr *x, IrExpr *y); /* and, xor, shift_left/right */
-
-/* ---- proofs: "false" means "could not prove", never an error ---- */
-bool lyx_equal(const IrExpr *a, const IrExpr *b);
-bool lyx_divisible(const IrExpr *x, const IrExpr *d); /* x % d == 0 */
-bool lyx_less(const IrExpr *a, const IrExpr *b);      /* a < b */
-/* [lo, hi] of an expression from its structure; false when unbounded. */
-bool lyx_bound(const IrExpr *e, int64_t *lo, int64_t *hi);
-/* A total order for sorting replica iters deterministically. */
-int lyx_compare(const IrExpr *a, const IrExpr *b);
 
 /* ---- layout builder (grows in the arena) ---- */
 typedef struct LyBuild {

@@ -1,9 +1,26 @@
 /* Building layouts and asking about them: the arena builder, constructors,
- * well-formedness, size, span, the axes a layout uses, storage() and the
- * bare-swizzle test. */
+ * well-formedness, size, span, the axes a layout uses, storage(), the
+ * bare-swizzle test, and failure messages (ly_fail). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
+
+/* ---------------------------------------------------------------- failure */
+bool ly_fail(LyCtx *c, const char *fmt, ...)
+{
+    va_list ap, again;
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *msg = tx_arena_alloc(c->arena, (size_t)(n > 0 ? n : 0) + 1);
+    vsnprintf(msg, (size_t)(n > 0 ? n : 0) + 1, fmt, again);
+    va_end(again);
+    c->err = msg;
+    return false;
+}
 
 /* ---------------------------------------------------------------- builder */
 static void *grow(LyCtx *c, void *items, int n, int *cap, size_t elem)
@@ -34,7 +51,7 @@ void lyb_offset(LyCtx *c, LyBuild *b, const char *axis, IrExpr *v)
 {
     for (int i = 0; i < b->noffset; i++)
         if (strcmp(b->offset[i].axis, axis) == 0) {
-            b->offset[i].value = lyx_add(c, b->offset[i].value, v);
+            b->offset[i].value = ar_add(c->arena, b->offset[i].value, v);
             return;
         }
     b->offset = grow(c, b->offset, b->noffset, &b->cap_offset, sizeof(IrAxisOffset));
@@ -131,19 +148,19 @@ IrLayout *ly_rewrap(LyCtx *c, const IrLayout *like, IrLayout *tile)
 
 IrLayout *ly_identity(LyCtx *c, IrExpr *n)
 {
-    IrIter it = ly_iter(n, lyx_int_like(c, n, 1), "m");
+    IrIter it = ly_iter(n, ar_index_int_like(c->arena, n, 1), "m");
     return ly_tile(c, &it, 1, NULL, 0, NULL, 0);
 }
 
 IrLayout *ly_row_major(LyCtx *c, IrExpr *const *shape, int ndim)
 {
     LyBuild b = {0};
-    IrExpr *stride = ndim ? lyx_int_like(c, shape[0], 1) : NULL;
+    IrExpr *stride = ndim ? ar_index_int_like(c->arena, shape[0], 1) : NULL;
     for (int i = 0; i < ndim; i++)
         lyb_shard(c, &b, ly_iter(shape[i], NULL, "m"));
     for (int i = ndim - 1; i >= 0; i--) {
         b.shard[i].stride = stride;
-        stride = lyx_mul(c, stride, shape[i]);
+        stride = ar_mul(c->arena, stride, shape[i]);
     }
     return lyb_finish(c, &b);
 }
@@ -185,7 +202,7 @@ bool ly_is_bare_swizzle(const IrLayout *l)
         return false;
     const IrLayout *t = l->tile;
     return t->nshard == 1 && t->nreplica == 0 && t->noffset == 0 &&
-           strcmp(t->shard[0].axis, "m") == 0 && lyx_is(t->shard[0].stride, 1);
+           strcmp(t->shard[0].axis, "m") == 0 && ar_is_const(t->shard[0].stride, 1);
 }
 
 /* ---------------------------------------------------------------- queries */
@@ -197,31 +214,31 @@ static bool matches(const char *iter_axis, const char *axis)
 IrExpr *ly_size(LyCtx *c, const IrLayout *l, const char *axis)
 {
     const IrLayout *t = ly_tile_of(l);
-    IrExpr *n = lyx_int(c, 1);
+    IrExpr *n = ar_index_int(c->arena, 1);
     for (int i = 0; i < t->nshard; i++)
         if (!axis || strcmp(t->shard[i].axis, axis) == 0)
-            n = lyx_mul(c, n, t->shard[i].extent);
+            n = ar_mul(c->arena, n, t->shard[i].extent);
     return n;
 }
 
 static IrExpr *iter_reach(LyCtx *c, IrIter it) /* (e - 1) * s */
 {
-    return lyx_mul(c, lyx_sub(c, it.extent, lyx_int_like(c, it.extent, 1)), it.stride);
+    return ar_mul(c->arena, ar_sub(c->arena, it.extent, ar_index_int_like(c->arena, it.extent, 1)), it.stride);
 }
 
 IrExpr *ly_span(LyCtx *c, const IrLayout *l, const char *axis)
 {
     const IrLayout *t = ly_tile_of(l);
-    IrExpr *span = lyx_int(c, 1);
+    IrExpr *span = ar_index_int(c->arena, 1);
     for (int i = 0; i < t->nshard; i++)
         if (matches(t->shard[i].axis, axis))
-            span = lyx_add(c, span, iter_reach(c, t->shard[i]));
+            span = ar_add(c->arena, span, iter_reach(c, t->shard[i]));
     for (int i = 0; i < t->nreplica; i++)
         if (matches(t->replica[i].axis, axis))
-            span = lyx_add(c, span, iter_reach(c, t->replica[i]));
+            span = ar_add(c->arena, span, iter_reach(c, t->replica[i]));
     for (int i = 0; i < t->noffset; i++)
         if (matches(t->offset[i].axis, axis))
-            span = lyx_add(c, span, t->offset[i].value);
+            span = ar_add(c->arena, span, t->offset[i].value);
     return span;
 }
 

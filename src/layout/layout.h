@@ -209,11 +209,6 @@ const char *ly_check_swizzle_base(LyCtx *c, const IrLayout *l, IrDType dtype, Ir
 IrLayout *ly_tmem_datapath_layout(LyCtx *c, char kind, int64_t rows, int64_t cols, int sub_slab);
 
 /* ---------------------------------------------------------------- expressions */
-/* Evaluate an integer expression with variables bound in (vars[i] = vals[i]).
- * Handles what the layout library builds (arith, floor div/mod, bitwise,
- * shifts, Let, Select, Cast); false for anything else or an unbound var. */
-bool ly_eval(const IrExpr *e, const IrExpr *const *vars, const int64_t *vals, int nvars,
-             int64_t *out);
 /* An expression as TIRx script text (for messages). */
 const char *ly_expr_str(LyCtx *c, const IrExpr *e);
 

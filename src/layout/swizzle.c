@@ -59,7 +59,7 @@ IrLayout *ly_swizzle_mode(LyCtx *c, int bytes, IrDType dtype)
                 bytes, ir_dtype_str(dtype, dt));
         return NULL;
     }
-    return ly_compose(c, p, sw, 3, true, ly_identity(c, lyx_int(c, (int64_t)1 << (p + sw + 3))));
+    return ly_compose(c, p, sw, 3, true, ly_identity(c, ar_index_int(c->arena, (int64_t)1 << (p + sw + 3))));
 }
 
 int ly_swizzle_bytes(const IrLayout *l, IrDType dtype)
@@ -79,7 +79,7 @@ static IrLayout *core_matrix_layout(LyCtx *c, IrDType dtype, const int64_t *shap
     int64_t e = 128 / (dtype.bits ? dtype.bits : 8), m = shape[ndim - 2], k = shape[ndim - 1];
     IrExpr **sh = TX_NEW_ARRAY(c->arena, IrExpr *, ndim);
     for (int d = 0; d < ndim; d++)
-        sh[d] = lyx_int(c, shape[d]);
+        sh[d] = ar_index_int(c->arena, shape[d]);
     if (k % e != 0)
         return ly_canonicalize(c, ly_row_major(c, sh, ndim), LY_TARGET_NONE);
     LyBuild b = {0};
@@ -88,11 +88,11 @@ static IrLayout *core_matrix_layout(LyCtx *c, IrDType dtype, const int64_t *shap
         stride *= shape[d];
     for (int d = 0; d < ndim - 2; d++) {
         stride /= shape[d];
-        lyb_shard(c, &b, ly_iter(sh[d], lyx_int(c, stride), "m"));
+        lyb_shard(c, &b, ly_iter(sh[d], ar_index_int(c->arena, stride), "m"));
     }
-    lyb_shard(c, &b, ly_iter(lyx_int(c, m), lyx_int(c, e), "m"));
-    lyb_shard(c, &b, ly_iter(lyx_int(c, k / e), lyx_int(c, m * e), "m"));
-    lyb_shard(c, &b, ly_iter(lyx_int(c, e), lyx_int(c, 1), "m"));
+    lyb_shard(c, &b, ly_iter(ar_index_int(c->arena, m), ar_index_int(c->arena, e), "m"));
+    lyb_shard(c, &b, ly_iter(ar_index_int(c->arena, k / e), ar_index_int(c->arena, m * e), "m"));
+    lyb_shard(c, &b, ly_iter(ar_index_int(c->arena, e), ar_index_int(c->arena, 1), "m"));
     return ly_canonicalize(c, lyb_finish(c, &b), LY_TARGET_NONE);
 }
 
@@ -111,9 +111,9 @@ IrLayout *ly_mma_shared_layout(LyCtx *c, IrDType dtype, int bytes, const int64_t
     IrExpr **rows_shape = TX_NEW_ARRAY(c->arena, IrExpr *, ndim);
     IrExpr **full = TX_NEW_ARRAY(c->arena, IrExpr *, ndim);
     for (int d = 0; d < ndim; d++) {
-        atom_shape[d] = lyx_int(c, d < ndim - 2 ? 1 : d == ndim - 2 ? 8 : bytes * 8 / dtype.bits);
-        rows_shape[d] = d == ndim - 2 ? lyx_int(c, shape[d]) : atom_shape[d];
-        full[d] = lyx_int(c, shape[d]);
+        atom_shape[d] = ar_index_int(c->arena, d < ndim - 2 ? 1 : d == ndim - 2 ? 8 : bytes * 8 / dtype.bits);
+        rows_shape[d] = d == ndim - 2 ? ar_index_int(c->arena, shape[d]) : atom_shape[d];
+        full[d] = ar_index_int(c->arena, shape[d]);
     }
     IrLayout *rows = ly_tile_to(c, atom, rows_shape, atom_shape, ndim, LY_TARGET_NONE);
     IrLayout *all = rows ? ly_tile_to(c, rows, full, rows_shape, ndim, LY_TARGET_NONE) : NULL;
@@ -135,7 +135,7 @@ const char *ly_check_swizzle_base(LyCtx *c, const IrLayout *l, IrDType dtype, Ir
                 ly_str(c, l), (long long)bytes, (long long)base_align);
         return c->err;
     }
-    if (elem_offset && !lyx_divisible(elem_offset, lyx_int(c, period))) {
+    if (elem_offset && !ar_divisible(elem_offset, ar_index_int(c->arena, period))) {
         ly_fail(c, "a buffer with swizzle %s needs a base aligned to %lld bytes (the swizzle "
                    "period); its element offset %s is not a multiple of %lld elements",
                 ly_str(c, l), (long long)bytes, ly_expr_str(c, elem_offset), (long long)period);
@@ -148,13 +148,13 @@ const char *ly_check_swizzle_base(LyCtx *c, const IrLayout *l, IrDType dtype, Ir
 /* f(q): the XOR of the selected bit group of q into the other one. */
 static IrExpr *swizzle_bits(LyCtx *c, const IrLayout *l, IrExpr *q)
 {
-    IrExpr *at = lyx_int(c, l->atom_len);
+    IrExpr *at = ar_index_int(c->arena, l->atom_len);
     if (l->swizzle_inner) {
-        IrExpr *hi = lyx_bit(c, IR_OP_BITWISE_AND, q, lyx_int(c, inner_mask(l) << l->atom_len));
-        return lyx_bit(c, IR_OP_BITWISE_XOR, q, lyx_bit(c, IR_OP_SHIFT_RIGHT, hi, at));
+        IrExpr *hi = ar_bitwise(c->arena, IR_OP_BITWISE_AND, q, ar_index_int(c->arena, inner_mask(l) << l->atom_len));
+        return ar_bitwise(c->arena, IR_OP_BITWISE_XOR, q, ar_bitwise(c->arena, IR_OP_SHIFT_RIGHT, hi, at));
     }
-    IrExpr *lo = lyx_bit(c, IR_OP_BITWISE_AND, q, lyx_int(c, inner_mask(l)));
-    return lyx_bit(c, IR_OP_BITWISE_XOR, q, lyx_bit(c, IR_OP_SHIFT_LEFT, lo, at));
+    IrExpr *lo = ar_bitwise(c->arena, IR_OP_BITWISE_AND, q, ar_index_int(c->arena, inner_mask(l)));
+    return ar_bitwise(c->arena, IR_OP_BITWISE_XOR, q, ar_bitwise(c->arena, IR_OP_SHIFT_LEFT, lo, at));
 }
 
 static IrExpr *let(LyCtx *c, IrExpr *var, IrExpr *value, IrExpr *body)
@@ -177,12 +177,12 @@ IrExpr *ly_swizzle_full(LyCtx *c, const IrLayout *l, IrExpr *m)
         IrExpr *mv = fresh(c, "compose_m", m->dtype);
         return let(c, mv, m, swizzle_bits(c, l, mv));
     }
-    IrExpr *base = lyx_int_like(c, m, (int64_t)1 << l->per_element);
+    IrExpr *base = ar_index_int_like(c->arena, m, (int64_t)1 << l->per_element);
     IrExpr *mv = fresh(c, "compose_m", m->dtype), *qv = fresh(c, "compose_q", m->dtype);
-    IrExpr *body = lyx_add(c, lyx_bit(c, IR_OP_SHIFT_LEFT, swizzle_bits(c, l, qv),
-                                      lyx_int(c, l->per_element)),
-                           lyx_fmod(c, mv, base));
-    return let(c, mv, m, let(c, qv, lyx_fdiv(c, mv, base), body));
+    IrExpr *body = ar_add(c->arena, ar_bitwise(c->arena, IR_OP_SHIFT_LEFT, swizzle_bits(c, l, qv),
+                                      ar_index_int(c->arena, l->per_element)),
+                           ar_floormod(c->arena, mv, base));
+    return let(c, mv, m, let(c, qv, ar_floordiv(c->arena, mv, base), body));
 }
 
 /* m = B + D + K: B atom-aligned (its quotient by the atom accumulates the phase
@@ -192,7 +192,7 @@ typedef struct Parts {
     int64_t low_max, constant, atom;
 } Parts;
 
-static IrExpr *sum(LyCtx *c, IrExpr *acc, IrExpr *term) { return acc ? lyx_add(c, acc, term) : term; }
+static IrExpr *sum(LyCtx *c, IrExpr *acc, IrExpr *term) { return acc ? ar_add(c->arena, acc, term) : term; }
 
 static void add_high(LyCtx *c, Parts *p, IrExpr *term, IrExpr *quotient)
 {
@@ -211,8 +211,8 @@ static bool add_low(LyCtx *c, Parts *p, IrExpr *term, int64_t max)
 
 static IrExpr *divide_exact(LyCtx *c, IrExpr *term, int64_t atom)
 {
-    IrExpr *a = lyx_int_like(c, term, atom);
-    return lyx_divisible(term, a) ? lyx_fdiv(c, term, a) : NULL;
+    IrExpr *a = ar_index_int_like(c->arena, term, atom);
+    return ar_divisible(term, a) ? ar_floordiv(c->arena, term, a) : NULL;
 }
 
 /* K += v, refusing what does not fit. */
@@ -224,25 +224,25 @@ static bool add_constant(Parts *p, int64_t v, int sign)
 static bool classify_iter(LyCtx *c, Parts *p, IrIter it, IrExpr *digit)
 {
     int64_t s, e, v;
-    if (lyx_is(it.extent, 1))
+    if (ar_is_const(it.extent, 1))
         return true;
-    if (!lyx_const(it.stride, &s) || s < 0)
+    if (!ar_const_int(it.stride, &s) || s < 0)
         return false;
-    IrExpr *term = lyx_mul(c, digit, it.stride), *q;
-    if (lyx_const(term, &v))
+    IrExpr *term = ar_mul(c->arena, digit, it.stride), *q;
+    if (ar_const_int(term, &v))
         return v >= 0 && add_constant(p, v, 1);
     if ((q = divide_exact(c, term, p->atom)))
         return add_high(c, p, term, q), true;
-    if (!lyx_const(it.extent, &e) || e <= 0 || e > ((int64_t)1 << 40) || s > ((int64_t)1 << 20))
+    if (!ar_const_int(it.extent, &e) || e <= 0 || e > ((int64_t)1 << 40) || s > ((int64_t)1 << 20))
         return false;
     int64_t tmax = (e - 1) * s;
     if (tmax >= p->atom && s > 0 && s < p->atom && p->atom % s == 0) {
         /* digit*s = (digit / n)*atom + (digit % n)*s with n = atom/s */
         int64_t n = p->atom / s;
-        IrExpr *hi = lyx_fdiv(c, digit, lyx_int_like(c, digit, n));
-        IrExpr *lo = lyx_fmod(c, digit, lyx_int_like(c, digit, n));
-        add_high(c, p, lyx_mul(c, hi, lyx_int_like(c, hi, p->atom)), hi);
-        return add_low(c, p, lyx_mul(c, lo, it.stride), ((e < n ? e : n) - 1) * s);
+        IrExpr *hi = ar_floordiv(c->arena, digit, ar_index_int_like(c->arena, digit, n));
+        IrExpr *lo = ar_floormod(c->arena, digit, ar_index_int_like(c->arena, digit, n));
+        add_high(c, p, ar_mul(c->arena, hi, ar_index_int_like(c->arena, hi, p->atom)), hi);
+        return add_low(c, p, ar_mul(c->arena, lo, it.stride), ((e < n ? e : n) - 1) * s);
     }
     return add_low(c, p, term, tmax);
 }
@@ -251,7 +251,7 @@ static bool classify_offset(LyCtx *c, Parts *p, IrExpr *off, int sign)
 {
     int64_t v, lo, hi;
     IrExpr *q;
-    if (lyx_const(off, &v))
+    if (ar_const_int(off, &v))
         return add_constant(p, v, sign);
     if (off->kind == IR_E_ADD || off->kind == IR_E_SUB)
         return classify_offset(c, p, off->u.op.a, sign) &&
@@ -260,7 +260,7 @@ static bool classify_offset(LyCtx *c, Parts *p, IrExpr *off, int sign)
         return false;
     if ((q = divide_exact(c, off, p->atom)))
         return add_high(c, p, off, q), true;
-    return lyx_bound(off, &lo, &hi) && lo >= 0 && add_low(c, p, off, hi);
+    return ar_bound(NULL, off, &lo, &hi) && lo >= 0 && add_low(c, p, off, hi);
 }
 
 static bool classify(LyCtx *c, const IrLayout *l, const IrLayout *t, IrExpr **digits, Parts *p)
@@ -278,9 +278,9 @@ static bool classify(LyCtx *c, const IrLayout *l, const IrLayout *t, IrExpr **di
         return false;
     int64_t k_low = p->constant % p->atom, k_high = p->constant - k_low;
     if (k_high) {
-        p->high = sum(c, p->high, lyx_int(c, k_high));
+        p->high = sum(c, p->high, ar_index_int(c->arena, k_high));
         if ((k_high / p->atom) & inner_mask(l))
-            p->phase = sum(c, p->phase, lyx_int(c, (k_high / p->atom) & inner_mask(l)));
+            p->phase = sum(c, p->phase, ar_index_int(c->arena, (k_high / p->atom) & inner_mask(l)));
     }
     p->constant = k_low;
     /* D + K must stay in one atom and, to be an XOR, must not carry */
@@ -290,8 +290,8 @@ static bool classify(LyCtx *c, const IrLayout *l, const IrLayout *t, IrExpr **di
 IrExpr *ly_swizzle_apply_digits(LyCtx *c, const IrLayout *l, const IrLayout *t, IrExpr **digits)
 {
     for (int i = 0; i < t->nshard; i++)
-        if (lyx_is(t->shard[i].extent, 1))
-            digits[i] = lyx_int_like(c, digits[i], 0);
+        if (ar_is_const(t->shard[i].extent, 1))
+            digits[i] = ar_index_int_like(c->arena, digits[i], 0);
     LyAxisValue *vals;
     int n;
     ly_tile_apply_digits(c, t, digits, &vals, &n);
@@ -299,17 +299,17 @@ IrExpr *ly_swizzle_apply_digits(LyCtx *c, const IrLayout *l, const IrLayout *t, 
         ly_fail(c, "the tile of swizzle %s must map onto the memory axis m only", ly_str(c, l));
         return NULL;
     }
-    IrExpr *m = n ? vals[0].value : lyx_int(c, 0);
+    IrExpr *m = n ? vals[0].value : ar_index_int(c->arena, 0);
     if (l->swizzle_len == 0)
         return m;
     Parts p = {0};
     if (!classify(c, l, t, digits, &p))
         return ly_swizzle_full(c, l, m);
-    IrExpr *zero = lyx_int_like(c, m, 0);
-    IrExpr *phase = lyx_bit(c, IR_OP_BITWISE_AND, p.phase ? p.phase : zero,
-                            lyx_int(c, inner_mask(l)));
-    IrExpr *xor_in = lyx_bit(c, IR_OP_SHIFT_LEFT, phase, lyx_int(c, l->per_element));
-    IrExpr *base = lyx_add(c, p.high ? p.high : zero,
-                           lyx_bit(c, IR_OP_BITWISE_XOR, p.low ? p.low : zero, xor_in));
-    return lyx_bit(c, IR_OP_BITWISE_XOR, base, lyx_int_like(c, base, p.constant));
+    IrExpr *zero = ar_index_int_like(c->arena, m, 0);
+    IrExpr *phase = ar_bitwise(c->arena, IR_OP_BITWISE_AND, p.phase ? p.phase : zero,
+                            ar_index_int(c->arena, inner_mask(l)));
+    IrExpr *xor_in = ar_bitwise(c->arena, IR_OP_SHIFT_LEFT, phase, ar_index_int(c->arena, l->per_element));
+    IrExpr *base = ar_add(c->arena, p.high ? p.high : zero,
+                           ar_bitwise(c->arena, IR_OP_BITWISE_XOR, p.low ? p.low : zero, xor_in));
+    return ar_bitwise(c->arena, IR_OP_BITWISE_XOR, base, ar_index_int_like(c->arena, base, p.constant));
 }

@@ -47,7 +47,7 @@ static bool datapath_args(LyCtx *c, char kind, int64_t rows, int64_t cols, int s
 
 static IrIter on(LyCtx *c, int64_t e, int64_t s, const char *axis)
 {
-    return ly_iter(lyx_int(c, e), lyx_int(c, s), axis);
+    return ly_iter(ar_index_int(c->arena, e), ar_index_int(c->arena, s), axis);
 }
 
 IrLayout *ly_tmem_datapath_layout(LyCtx *c, char kind, int64_t rows, int64_t cols, int sub_slab)
@@ -77,7 +77,7 @@ IrLayout *ly_tmem_datapath_layout(LyCtx *c, char kind, int64_t rows, int64_t col
         lyb_shard(c, &b, on(c, 16, 1, "TLane"));
         lyb_shard(c, &b, on(c, cols, 1, "TCol"));
         if (sub_slab)
-            lyb_offset(c, &b, "TLane", lyx_int(c, 16));
+            lyb_offset(c, &b, "TLane", ar_index_int(c->arena, 16));
         break;
     }
     return lyb_finish(c, &b);

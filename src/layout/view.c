@@ -19,18 +19,18 @@ static IrExpr *op(LyViewCtx *v, IrExprKind k, IrExpr *x, IrExpr *y)
         return r;
     }
     switch (k) {
-    case IR_E_ADD: return lyx_add(v->c, x, y);
-    case IR_E_SUB: return lyx_sub(v->c, x, y);
-    case IR_E_MUL: return lyx_mul(v->c, x, y);
-    case IR_E_FLOORDIV: return lyx_fdiv(v->c, x, y);
-    case IR_E_FLOORMOD: return lyx_fmod(v->c, x, y);
+    case IR_E_ADD: return ar_add(v->c->arena, x, y);
+    case IR_E_SUB: return ar_sub(v->c->arena, x, y);
+    case IR_E_MUL: return ar_mul(v->c->arena, x, y);
+    case IR_E_FLOORDIV: return ar_floordiv(v->c->arena, x, y);
+    case IR_E_FLOORMOD: return ar_floormod(v->c->arena, x, y);
     default: TX_UNREACHABLE();
     }
 }
 
 static IrExpr *int_like(LyViewCtx *v, const IrExpr *like, int64_t k)
 {
-    return lyx_int_like(v->c, like, k);
+    return ar_index_int_like(v->c->arena, like, k);
 }
 
 static bool is_tmem(const IrType *t)
@@ -144,7 +144,7 @@ static bool group_offsets(LyViewCtx *v, const IrIter *group, int n, IrExpr *inde
     inner[n - 1] = 1;
     for (int k = n - 1; k > 0; k--) {
         int64_t e;
-        if (!lyx_const(group[k].extent, &e))
+        if (!ar_const_int(group[k].extent, &e))
             return ly_fail(v->c, "a dimension made of several layout iters needs constant "
                                  "iter extents");
         inner[k - 1] = inner[k] * e;
@@ -172,22 +172,22 @@ static bool commutes(LyViewCtx *v, const IrLayout *layout, IrExpr *offset)
 {
     if (!layout || layout->kind != IR_LAYOUT_COMPOSE || layout->swizzle_len == 0)
         return true;
-    return lyx_divisible(offset, lyx_int(v->c, ly_swizzle_period(layout)));
+    return ar_divisible(offset, ar_index_int(v->c->arena, ly_swizzle_period(layout)));
 }
 
 /* A TCol element offset of a TMEM buffer as 32-bit columns. */
 static IrExpr *tmem_columns(LyViewCtx *v, const IrType *parent, IrExpr *offset)
 {
     char b[IR_DTYPE_STR_MAX];
-    IrExpr *bits = lyx_mul(v->c, offset, int_like(v, offset, elem_bits(parent->dtype)));
+    IrExpr *bits = ar_mul(v->c->arena, offset, int_like(v, offset, elem_bits(parent->dtype)));
     IrExpr *col = int_like(v, offset, 32);
-    if (!lyx_divisible(bits, col)) {
+    if (!ar_divisible(bits, col)) {
         ly_fail(v->c, "a TMEM view must start on a 32-bit column: an offset of %s elements of %s "
                       "is not a whole number of columns", ly_expr_str(v->c, offset),
                 ir_dtype_str(parent->dtype, b));
         return NULL;
     }
-    return lyx_fdiv(v->c, bits, col);
+    return ar_floordiv(v->c->arena, bits, col);
 }
 
 /* The grouped tile of a parent (the reference's _surgery_parts + group):
@@ -231,7 +231,7 @@ static IrType *rebuild(LyViewCtx *v, const IrType *parent, IrExpr *const *shape,
     for (int i = 0; i < extra->n; i++) {
         const char *axis = extra->v[i].axis;
         IrExpr *off = extra->v[i].value;
-        if (lyx_is(off, 0))
+        if (ar_is_const(off, 0))
             continue;
         if (!tmem && !strcmp(axis, "m") && commutes(v, g->layout, off)) {
             elem_offset = op(v, IR_E_ADD, elem_offset, off);
@@ -257,11 +257,11 @@ static bool view_dims(LyViewCtx *v, const IrType *parent, IrExpr **s, int ndim, 
     int infer = -1;
     int64_t k;
     for (int i = 0; i < ndim; i++) {
-        if (lyx_is(s[i], -1)) {
+        if (ar_is_const(s[i], -1)) {
             if (infer >= 0)
                 return ly_fail(v->c, "only one dimension of a view can be -1");
             infer = i;
-        } else if (lyx_const(s[i], &k) && k < 0) {
+        } else if (ar_const_int(s[i], &k) && k < 0) {
             return ly_fail(v->c, "a view dimension must not be negative (%lld)", (long long)k);
         }
     }
@@ -276,7 +276,7 @@ static bool view_dims(LyViewCtx *v, const IrType *parent, IrExpr **s, int ndim, 
     if (!known)
         known = int_like(v, total, 1);
     int64_t t, n;
-    bool consts = lyx_const(total, &t) && lyx_const(known, &n);
+    bool consts = ar_const_int(total, &t) && ar_const_int(known, &n);
     if (infer >= 0) {
         if (consts && (n == 0 || t % n))
             return ly_fail(v->c, "cannot infer the -1 dimension: %lld elements are not a multiple "
@@ -366,10 +366,10 @@ IrType *ly_view_dtype(LyViewCtx *v, const IrType *parent, IrDType dt)
     bool wider = cbits > pbits;
     int64_t ratio = wider ? cbits / pbits : pbits / cbits;
     IrExpr *last = pb->shape[pb->ndim - 1], *eo = pb->elem_offset;
-    if (wider && lyx_const(last, &k) && k % ratio)
+    if (wider && ar_const_int(last, &k) && k % ratio)
         return ly_fail(v->c, "the last dimension (%lld) is not a multiple of %lld", (long long)k,
                        (long long)ratio), NULL;
-    if (wider && !is_tmem(parent) && lyx_const(eo, &k) && k % ratio)
+    if (wider && !is_tmem(parent) && ar_const_int(eo, &k) && k % ratio)
         return ly_fail(v->c, "the element offset %lld is not a multiple of %lld: the view would "
                              "start inside an element", (long long)k, (long long)ratio), NULL;
     IrExprKind scale = wider ? IR_E_FLOORDIV : IR_E_MUL;
@@ -439,7 +439,7 @@ IrType *ly_view_local(LyViewCtx *v, const IrType *parent, IrExpr *const *shape, 
             IrExpr *total = count_of(v, s, ndim);
             if (!total)
                 return NULL;
-            if (!lyx_equal(total, span))
+            if (!ar_expr_value_equal(total, span))
                 return ly_fail(v->c, "a local view of shape %s has %s elements, but each thread "
                                      "stores a span of %s", ly_shape_str(v->c, s, ndim),
                                ly_expr_str(v->c, total), ly_expr_str(v->c, span)), NULL;
@@ -453,8 +453,8 @@ IrType *ly_view_local(LyViewCtx *v, const IrType *parent, IrExpr *const *shape, 
 static bool in_range(LyViewCtx *v, IrExpr *index, IrExpr *extent, int dim)
 {
     int64_t i, e = -1;
-    bool known = lyx_const(extent, &e);
-    if (lyx_const(index, &i) && (i < 0 || (known && i >= e)))
+    bool known = ar_const_int(extent, &e);
+    if (ar_const_int(index, &i) && (i < 0 || (known && i >= e)))
         return ly_fail(v->c, "index %lld is out of range for dimension %d of extent %s",
                        (long long)i, dim, ly_expr_str(v->c, extent));
     return true;
@@ -487,11 +487,11 @@ IrType *ly_view_select(LyViewCtx *v, const IrType *parent, int64_t dim, IrExpr *
 static bool narrow_bounds(LyViewCtx *v, IrExpr *start, IrExpr *length, IrExpr *extent, int dim)
 {
     int64_t a, n, e;
-    if (lyx_const(start, &a) && a < 0)
+    if (ar_const_int(start, &a) && a < 0)
         return ly_fail(v->c, "a narrowed range cannot start at %lld", (long long)a);
-    if (lyx_const(length, &n) && n < 1)
+    if (ar_const_int(length, &n) && n < 1)
         return ly_fail(v->c, "a narrowed range needs a positive length, not %lld", (long long)n);
-    if (lyx_const(start, &a) && lyx_const(length, &n) && lyx_const(extent, &e) && a + n > e)
+    if (ar_const_int(start, &a) && ar_const_int(length, &n) && ar_const_int(extent, &e) && a + n > e)
         return ly_fail(v->c, "the range [%lld, %lld) is out of range for dimension %d of extent "
                              "%lld", (long long)a, (long long)(a + n), dim, (long long)e);
     return true;
@@ -518,12 +518,12 @@ IrType *ly_view_narrow(LyViewCtx *v, const IrType *parent, int64_t dim, IrExpr *
     } else if (hi - lo > 1) {
         int64_t inner = 1, e, a, n;
         for (int k = lo + 1; k < hi; k++) {
-            if (!lyx_const(shard[k].extent, &e))
+            if (!ar_const_int(shard[k].extent, &e))
                 return ly_fail(v->c, "a dimension made of several layout iters needs constant "
                                      "iter extents"), NULL;
             inner *= e;
         }
-        if (!lyx_const(start, &a) || !lyx_const(length, &n) || a % inner || n % inner)
+        if (!ar_const_int(start, &a) || !ar_const_int(length, &n) || a % inner || n % inner)
             return ly_fail(v->c, "dimension %d is made of %d layout iters: its start and length "
                                  "must be constant multiples of %lld", d, hi - lo,
                            (long long)inner), NULL;
@@ -580,12 +580,12 @@ static const IrType *step_view(LyViewCtx *v, const IrType *cur, int dim, const L
                NULL;
     if (p->stop)
         return ly_fail(v->c, "a stop bound with a step is not supported in a view"), NULL;
-    if (!lyx_const(extent, &e) || e % p->step)
+    if (!ar_const_int(extent, &e) || e % p->step)
         return ly_fail(v->c, "a stepped view needs a constant extent divisible by the step: "
                              "%s is not a multiple of %lld", ly_expr_str(v->c, extent),
                        (long long)p->step), NULL;
     IrExpr *start = p->start ? p->start : int_like(v, extent, 0);
-    if (lyx_const(start, &a) && (a < 0 || a >= p->step))
+    if (ar_const_int(start, &a) && (a < 0 || a >= p->step))
         return ly_fail(v->c, "a stepped view starts in [0, %lld), not at %lld", (long long)p->step,
                        (long long)a), NULL;
     IrExpr *parts[2] = {int_like(v, NULL, e / p->step), int_like(v, NULL, p->step)};
@@ -762,7 +762,7 @@ static bool atom_sizes(LyViewCtx *v, const IrType *parent, const Pattern *lhs,
     for (int g = 0; g < lhs->ngroups; g++) {
         int64_t dim, known = 1;
         int unknown = -1;
-        if (!lyx_const(parent->buf->shape[g], &dim))
+        if (!ar_const_int(parent->buf->shape[g], &dim))
             return ly_fail(v->c, "rearrange needs constant dimensions; dimension %d is %s", g,
                            ly_expr_str(v->c, parent->buf->shape[g]));
         for (int a = 0; a < lhs->natoms; a++) {
@@ -861,10 +861,10 @@ bool ly_view_chunk(LyViewCtx *v, const IrType *parent, int64_t dim, int64_t coun
     IrExpr *ext = parent->buf->shape[d];
     if (count < 1)
         return ly_fail(v->c, "a chunk count must be positive, not %lld", (long long)count);
-    if (lyx_const(ext, &e) && e % count)
+    if (ar_const_int(ext, &e) && e % count)
         return ly_fail(v->c, "dimension %d of extent %lld does not split into %lld equal chunks", d,
                        (long long)e, (long long)count);
-    if (lyx_const(pick, &p) && (p < 0 || p >= count))
+    if (ar_const_int(pick, &p) && (p < 0 || p >= count))
         return ly_fail(v->c, "chunk %lld is out of range for %lld chunks", (long long)p,
                        (long long)count);
     *extent = op(v, IR_E_FLOORDIV, ext, int_like(v, ext, count));

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../ir/ptx.h"
-#include "../script/fold.h"
+#include "../arith/arith.h"
 #include "op.h"
 
 static TxSpan span(const OpCtx *c) { return c->call->span; }
@@ -20,13 +20,13 @@ IrExpr *op_i32(OpCtx *c, int64_t v) { return ir_int(c->arena, IR_INT32, v, span(
 IrExpr *op_bin(OpCtx *c, IrExprKind k, IrExpr *x, IrExpr *y)
 {
     const char *err = NULL;
-    IrExpr *e = sc_arith(c->arena, k, x, y, span(c), &err);
+    IrExpr *e = ar_binary(c->arena, k, x, y, span(c), &err);
     if (!e)
         TX_UNREACHABLE(); /* variants only combine index integers and values of one dtype */
     return e;
 }
 
-IrExpr *op_cast(OpCtx *c, IrDType t, IrExpr *x) { return sc_cast(c->arena, t, x, span(c)); }
+IrExpr *op_cast(OpCtx *c, IrDType t, IrExpr *x) { return ar_cast(c->arena, t, x, span(c)); }
 
 IrExpr *op_call(OpCtx *c, IrOp op, IrDType t, IrExpr **args, int n)
 {
@@ -229,7 +229,7 @@ void op_memo_put(OpCtx *c, const char *key, IrExpr *value)
 
 /* ---------------------------------------------------------------- index facts */
 
-bool op_const(const IrExpr *e, int64_t *v) { return sc_is_const_int(e, v); }
+bool op_const(const IrExpr *e, int64_t *v) { return ar_const_int(e, v); }
 
 int op_dtype_bytes(IrDType t) { return t.bits % 8 ? 0 : t.bits / 8 * t.lanes; }
 

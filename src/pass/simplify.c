@@ -8,7 +8,7 @@
  * bottom-up, until src/arith takes its place. */
 #include "internal.h"
 
-#include "../script/fold.h"
+#include "../arith/arith.h"
 
 static bool is_foldable(IrExprKind k)
 {
@@ -20,7 +20,7 @@ static IrExpr *fold_node(TxArena *a, IrExpr *e)
 {
     if (IR_E_IS_BINARY(e->kind)) {
         const char *err = NULL;
-        IrExpr *r = sc_try_fold(a, e->kind, e->u.op.a, e->u.op.b, &err);
+        IrExpr *r = ar_fold_binary(a, e->kind, e->u.op.a, e->u.op.b, &err);
         return r ? r : e;
     }
     int64_t v;
@@ -28,12 +28,12 @@ static IrExpr *fold_node(TxArena *a, IrExpr *e)
     case IR_E_CAST:
         if (e->u.op.a->kind == IR_E_INT || e->u.op.a->kind == IR_E_FLOAT ||
             ir_dtype_eq(e->u.op.a->dtype, e->dtype))
-            return sc_cast(a, e->dtype, e->u.op.a, e->span);
+            return ar_cast(a, e->dtype, e->u.op.a, e->span);
         return e;
     case IR_E_NOT:
-        return sc_is_const_int(e->u.op.a, &v) ? ir_int(a, IR_BOOL, !v, e->span) : e;
+        return ar_const_int(e->u.op.a, &v) ? ir_int(a, IR_BOOL, !v, e->span) : e;
     case IR_E_SELECT:
-        if (sc_is_const_int(e->u.op.cond, &v))
+        if (ar_const_int(e->u.op.cond, &v))
             return v ? e->u.op.a : e->u.op.b;
         return e;
     default:
@@ -69,7 +69,7 @@ static IrStmt *simplify_if(IrMutator *m, IrStmt *s)
 {
     IrExpr *cond = ir_mutate_expr(m, s->u.ifs.cond);
     int64_t v;
-    if (sc_is_const_int(cond, &v)) {
+    if (ar_const_int(cond, &v)) {
         IrStmt *live = v ? s->u.ifs.then_s : s->u.ifs.else_s;
         return live ? ir_mutate_stmt(m, live) : ps_empty(m->arena);
     }

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "../op/op.h"
-#include "../script/fold.h"
+#include "../arith/arith.h"
 #include "pass.h"
 #include "../ir/visit.h"
 
@@ -107,7 +107,7 @@ static bool id_extent(const Dispatch *d, IrScopeIdKind k, int64_t *n)
         return false;
     for (int i = 0; i < s->u.scopeid.nvars; i++) {
         int64_t e;
-        if (!sc_is_const_int(s->u.scopeid.extents[i], &e))
+        if (!ar_const_int(s->u.scopeid.extents[i], &e))
             return false;
         *n *= e;
     }

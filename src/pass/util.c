@@ -4,20 +4,20 @@
 
 #include <string.h>
 
-#include "../script/fold.h"
+#include "../arith/arith.h"
 
 IrExpr *ps_arith(TxArena *a, IrExprKind k, IrExpr *x, IrExpr *y)
 {
     const char *err = NULL;
-    IrExpr *r = sc_arith(a, k, x, y, (TxSpan){0}, &err);
+    IrExpr *r = ar_binary(a, k, x, y, (TxSpan){0}, &err);
     return r ? r : ir_binary(a, k, x, y, (TxSpan){0});
 }
 
-IrExpr *ps_cast(TxArena *a, IrDType t, IrExpr *x) { return sc_cast(a, t, x, (TxSpan){0}); }
+IrExpr *ps_cast(TxArena *a, IrDType t, IrExpr *x) { return ar_cast(a, t, x, (TxSpan){0}); }
 
 IrExpr *ps_int(TxArena *a, IrDType t, int64_t v) { return ir_int(a, t, v, (TxSpan){0}); }
 
-bool ps_const_int(const IrExpr *e, int64_t *v) { return sc_is_const_int(e, v); }
+bool ps_const_int(const IrExpr *e, int64_t *v) { return ar_const_int(e, v); }
 
 IrExpr *ps_call(TxArena *a, IrOp op, IrDType t, IrExpr **args, int nargs)
 {

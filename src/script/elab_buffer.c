@@ -7,7 +7,7 @@
 
 #include "../layout/layout.h"
 #include "elab.h"
-#include "fold.h"
+#include "../arith/arith.h"
 
 /* ---------------------------------------------------------------- construction */
 
@@ -31,15 +31,15 @@ bool el_buffer_is_scalar(const IrExpr *buffer, bool for_alloc)
 {
     const IrBufferType *bt = ir_buf(buffer);
     int64_t v;
-    if (bt->ndim != 1 || !sc_is_const_int(bt->shape[0], &v) || v != 1 || bt->nstrides ||
+    if (bt->ndim != 1 || !ar_const_int(bt->shape[0], &v) || v != 1 || bt->nstrides ||
         bt->align != 64 || bt->offset_factor != 1 || bt->naddr || !bt->layout)
         return false;
     const IrLayout *l = bt->layout;
     if (l->kind != IR_LAYOUT_TILE || l->nshard != 1 || l->nreplica || l->noffset ||
-        !sc_is_const_int(l->shard[0].extent, &v) || v != 1 ||
-        !sc_is_const_int(l->shard[0].stride, &v) || v != 1 || strcmp(l->shard[0].axis, "m"))
+        !ar_const_int(l->shard[0].extent, &v) || v != 1 ||
+        !ar_const_int(l->shard[0].stride, &v) || v != 1 || strcmp(l->shard[0].axis, "m"))
         return false;
-    return !for_alloc || (sc_is_const_int(bt->elem_offset, &v) && v == 0);
+    return !for_alloc || (ar_const_int(bt->elem_offset, &v) && v == 0);
 }
 
 static ScVal fresh_buffer(IrExpr *buf, TxSpan sp)
@@ -378,7 +378,7 @@ static IrExpr **compact_strides(El *E, const IrBufferType *bt, TxSpan sp)
     for (int i = bt->ndim - 1; i >= 0; i--) {
         s[i] = acc;
         const char *err = NULL;
-        IrExpr *next = sc_arith(E->a, IR_E_MUL, acc, bt->shape[i], sp, &err);
+        IrExpr *next = ar_binary(E->a, IR_E_MUL, acc, bt->shape[i], sp, &err);
         acc = next ? next : acc;
     }
     return s;
@@ -508,15 +508,15 @@ static bool slice_bounds(El *E, IrExpr *buffer, int dim, const ScIndexItem *it, 
 static IrExpr *slice_ramp(El *E, IrExpr *lo, IrExpr *hi, int64_t step, TxSpan sp)
 {
     const char *err = NULL;
-    IrExpr *ext = sc_sub_simplify(E->a, hi, lo, sp, &err);
+    IrExpr *ext = ar_simplify_sub(E->a, hi, lo, sp, &err);
     int64_t n;
-    if (!ext || !sc_is_const_int(ext, &n) || n <= 0) {
+    if (!ext || !ar_const_int(ext, &n) || n <= 0) {
         el_error(E, sp, "a vector index needs a constant, positive length");
         return NULL;
     }
     int64_t lanes = (n + step - 1) / step;
     IrExpr *r = ir_node(E->a, IR_E_RAMP, ir_dtype_with_lanes(lo->dtype, (int)lanes), sp);
-    r->u.op.a = lo, r->u.op.b = sc_const_int(E->a, lo->dtype, step, sp);
+    r->u.op.a = lo, r->u.op.b = ar_make_int(E->a, lo->dtype, step, sp);
     r->u.op.lanes = (int)lanes;
     return r;
 }
@@ -557,7 +557,7 @@ ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp)
             if (!items[i].is_slice) {
                 if (!(mins[i] = el_index_expr(E, &items[i].v)))
                     return sv_error();
-                exts[i] = sc_const_int(E->a, mins[i]->dtype, 1, items[i].span);
+                exts[i] = ar_make_int(E->a, mins[i]->dtype, 1, items[i].span);
                 continue;
             }
             IrExpr *lo, *hi;
@@ -570,7 +570,7 @@ ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp)
             }
             const char *err = NULL;
             mins[i] = lo;
-            if (!(exts[i] = sc_sub_simplify(E->a, hi, lo, items[i].span, &err))) {
+            if (!(exts[i] = ar_simplify_sub(E->a, hi, lo, items[i].span, &err))) {
                 el_error(E, items[i].span, "invalid slice: %s", err ? err : "bad bounds");
                 return sv_error();
             }
@@ -643,7 +643,7 @@ bool el_store(El *E, IrExpr *buffer, IrExpr **indices, int n, const ScVal *value
     bool castable = v->dtype.lanes == t.lanes && v->dtype.code != IR_DT_HANDLE &&
                     t.code != IR_DT_HANDLE && !narrowing;
     if (!ir_dtype_eq(v->dtype, t) && castable)
-        v = sc_cast(E->a, t, v, value->span);
+        v = ar_cast(E->a, t, v, value->span);
     if (!ir_dtype_eq(v->dtype, t) && !ptr_bits) {
         el_error(E, value->span,
                  "cannot store a %s value into '%s', a buffer of %s; convert it with T.Cast(\"%s\", ...)",
@@ -693,15 +693,15 @@ static ScVal method_access_ptr(El *E, IrExpr *buf, ScArgs *args)
         return sv_error();
     IrExpr *extent = ir_int(E->a, IR_INT32, 1, args->span);
     if (bt->nstrides == bt->ndim && bt->ndim)
-        extent = sc_arith(E->a, IR_E_MUL, bt->strides[0], bt->shape[0], args->span, &err);
+        extent = ar_binary(E->a, IR_E_MUL, bt->strides[0], bt->shape[0], args->span, &err);
     else
         for (int i = 0; i < bt->ndim; i++)
-            extent = sc_arith(E->a, IR_E_MUL, extent, bt->shape[i], args->span, &err);
+            extent = ar_binary(E->a, IR_E_MUL, extent, bt->shape[i], args->span, &err);
     if (extent)
-        extent = sc_arith(E->a, IR_E_SUB, extent, off, args->span, &err);
+        extent = ar_binary(E->a, IR_E_SUB, extent, off, args->span, &err);
     if (sv_given(&b.v[4]) && b.v[4].kind != SV_NONE)
         extent = el_prim(E, &b.v[4], "extent");
-    IrExpr *eoff = sc_arith(E->a, IR_E_ADD, bt->elem_offset, off, args->span, &err);
+    IrExpr *eoff = ar_binary(E->a, IR_E_ADD, bt->elem_offset, off, args->span, &err);
     if (!extent || !eoff)
         return sv_error();
     IrExpr *ta = el_call_node(E, IR_OP_TYPE_ANNOTATION, buf->u.var.type->dtype, NULL, 0, args->span);
@@ -758,7 +758,7 @@ ScVal el_buffer_method(El *E, ScVal recv, const char *name, ScArgs *args)
         if (lanes > 1 && n > 0 && idx[n - 1]->dtype.lanes == 1) {
             IrExpr *base = idx[n - 1];
             IrExpr *r = ir_node(E->a, IR_E_RAMP, ir_dtype_with_lanes(base->dtype, lanes), base->span);
-            r->u.op.a = base, r->u.op.b = sc_const_int(E->a, base->dtype, 1, base->span);
+            r->u.op.a = base, r->u.op.b = ar_make_int(E->a, base->dtype, 1, base->span);
             r->u.op.lanes = lanes;
             idx[n - 1] = r;
         }

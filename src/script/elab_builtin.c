@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "elab.h"
-#include "fold.h"
+#include "../arith/arith.h"
 
 static const struct {
     const char *name;
@@ -217,7 +217,7 @@ static bool loop_bounds(El *E, const ScVal *lo, const ScVal *hi, IrExpr **x, IrE
     if (!*y && !(*y = el_prim_as(E, hi, t, "a loop bound")))
         return false;
     const char *err = NULL;
-    if (!sc_match_types(E->a, x, y, &err) || !ir_dtype_is_int((*x)->dtype)) {
+    if (!ar_match_types(E->a, x, y, &err) || !ir_dtype_is_int((*x)->dtype)) {
         el_error(E, hi->span, "loop bounds must be integers of compatible dtypes");
         return false;
     }
@@ -235,7 +235,7 @@ static bool loop_dim(El *E, const ScVal *start, const ScVal *stop, ScLoopDim *d,
         return false;
     const char *err = NULL;
     d->min = x;
-    d->extent = lo == &zero ? y : sc_sub_simplify(E->a, y, x, sp, &err);
+    d->extent = lo == &zero ? y : ar_simplify_sub(E->a, y, x, sp, &err);
     if (!d->extent) {
         el_error(E, sp, "invalid loop bounds: %s", err ? err : "");
         return false;
@@ -314,7 +314,7 @@ ScVal bi_loop(El *E, ScArgs *args)
         IrExpr *st = el_prim_as(E, step, L->dims->dtype, "step");
         if (!st)
             return sv_error();
-        L->dims->step = sc_is_const_int(st, &one) && one == 1 ? NULL : st;
+        L->dims->step = ar_const_int(st, &one) && one == 1 ? NULL : st;
     }
     if (binding) {
         if (!sv_given(&b.v[2])) {
@@ -580,7 +580,7 @@ ScVal bi_arith(El *E, ScArgs *args)
     if (!two_prims(E, args, &x, &y))
         return sv_error();
     const char *err = NULL;
-    IrExpr *r = sc_arith(E->a, node_kind(args->fname + 2), x, y, args->span, &err);
+    IrExpr *r = ar_binary(E->a, node_kind(args->fname + 2), x, y, args->span, &err);
     if (!r) {
         el_error(E, args->span, "%s: %s", args->fname, err ? err : "invalid operands");
         return sv_error();
@@ -733,7 +733,7 @@ ScVal bi_if_then_else(El *E, ScArgs *args)
     if (c->kind == IR_E_INT)
         return sv_expr(c->u.int_val ? t : f, args->span);
     const char *err = NULL;
-    if (!sc_match_types(E->a, &t, &f, &err)) {
+    if (!ar_match_types(E->a, &t, &f, &err)) {
         el_error(E, args->span, "T.if_then_else: %s", err);
         return sv_error();
     }

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "elab.h"
-#include "fold.h"
+#include "../arith/arith.h"
 
 /* ---------------------------------------------------------------- ops */
 

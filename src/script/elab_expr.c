@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "elab.h"
-#include "fold.h"
+#include "../arith/arith.h"
 
 /* ---------------------------------------------------------------- values */
 
@@ -110,7 +110,7 @@ bool sv_truth(const ScVal *v, bool *out)
 
 static IrExpr *int_imm(El *E, const ScVal *v, IrDType t)
 {
-    if (!sc_int_fits(t, v->u.i, v->big)) {
+    if (!ar_int_fits(t, v->u.i, v->big)) {
         char buf[IR_DTYPE_STR_MAX];
         if (v->big)
             el_error(E, v->span, "%llu does not fit in %s", (unsigned long long)v->u.i,
@@ -119,7 +119,7 @@ static IrExpr *int_imm(El *E, const ScVal *v, IrDType t)
             el_error(E, v->span, "%lld does not fit in %s", (long long)v->u.i, ir_dtype_str(t, buf));
         return NULL;
     }
-    return sc_const_int(E->a, t, v->u.i, v->span);
+    return ar_make_int(E->a, t, v->u.i, v->span);
 }
 
 IrExpr *el_load(El *E, IrExpr *buffer, IrExpr **indices, int n, TxSpan sp)
@@ -190,8 +190,8 @@ IrExpr *el_prim_as(El *E, const ScVal *v, IrDType t, const char *what)
     case SV_INT: return int_imm(E, v, t);
     case SV_BOOL:
         return t.code == IR_DT_BOOL ? ir_int(E->a, t, v->u.b, v->span)
-                                    : sc_const_int(E->a, t, v->u.b, v->span);
-    case SV_FLOAT: return sc_const_float(E->a, t, v->u.f, v->span);
+                                    : ar_make_int(E->a, t, v->u.b, v->span);
+    case SV_FLOAT: return ar_make_float(E->a, t, v->u.f, v->span);
     default: return el_prim(E, v, what);
     }
 }
@@ -679,7 +679,7 @@ static ScVal bitwise(El *E, int op, ScVal a, ScVal b, TxSpan sp)
     if (!y)
         y = el_prim_as(E, &b, x->dtype, "an operand");
     const char *err = NULL;
-    if (!x || !y || !sc_match_types(E->a, &x, &y, &err)) {
+    if (!x || !y || !ar_match_types(E->a, &x, &y, &err)) {
         if (err)
             el_error(E, sp, "operands of '%s': %s", sc_tok_kind_name(op), err);
         return sv_error();
@@ -691,12 +691,12 @@ static ScVal bitwise(El *E, int op, ScVal a, ScVal b, TxSpan sp)
         return sv_error();
     }
     int64_t cx, cy;
-    if (sc_is_const_int(x, &cx) && sc_is_const_int(y, &cy) && x->dtype.code == IR_DT_INT &&
+    if (ar_const_int(x, &cx) && ar_const_int(y, &cy) && x->dtype.code == IR_DT_INT &&
         (x->dtype.bits == 32 || x->dtype.bits == 64) && x->dtype.lanes == 1) {
         ScVal pa = sv_int(cx, sp), pb = sv_int(cy, sp);
         ScVal r = python_binop(E, op, pa, pb, sp);
         if (r.kind == SV_INT)
-            return sv_expr(sc_const_int(E->a, x->dtype, r.u.i, sp), sp);
+            return sv_expr(ar_make_int(E->a, x->dtype, r.u.i, sp), sp);
         return sv_error();
     }
     IrExpr *args[2] = {x, y};
@@ -732,7 +732,7 @@ static ScVal prim_arith(El *E, int op, ScVal a, ScVal b, TxSpan sp)
         return sv_error();
     }
     const char *err = NULL;
-    IrExpr *r = sc_arith(E->a, arith_kind(op), x, y, sp, &err);
+    IrExpr *r = ar_binary(E->a, arith_kind(op), x, y, sp, &err);
     if (!r) {
         if (err && strstr(err, "lanes"))
             el_error(E, sp, "operands of '%s' have different numbers of lanes: %s and %s",
@@ -799,7 +799,7 @@ static ScVal eval_unary(El *E, const Ast *x)
         return sv_expr(e, x->span);
     if (x->op == SC_TK_MINUS) {
         const char *err = NULL;
-        IrExpr *r = sc_arith(E->a, IR_E_MUL, e, sc_const_int(E->a, e->dtype, -1, x->span),
+        IrExpr *r = ar_binary(E->a, IR_E_MUL, e, ar_make_int(E->a, e->dtype, -1, x->span),
                              x->span, &err);
         if (!r) {
             el_error(E, x->span, "cannot negate: %s", err ? err : "invalid operand");
@@ -970,10 +970,10 @@ static ScVal compare_pair(El *E, int op, ScVal a, ScVal b, TxSpan sp)
         return sv_error();
     if (x->dtype.lanes == 1 && y->dtype.lanes > 1) {
         const char *err = NULL;
-        sc_match_types(E->a, &x, &y, &err);
+        ar_match_types(E->a, &x, &y, &err);
     } else if (y->dtype.lanes == 1 && x->dtype.lanes > 1) {
         const char *err = NULL;
-        sc_match_types(E->a, &x, &y, &err);
+        ar_match_types(E->a, &x, &y, &err);
     }
     if (!ir_dtype_eq(x->dtype, y->dtype)) {
         char bx[IR_DTYPE_STR_MAX], by[IR_DTYPE_STR_MAX];
@@ -1158,7 +1158,7 @@ static ScVal call_dtype(El *E, IrDType dt, ScArgs *args)
                 return sv_error();
             }
         }
-        return sv_expr(sc_const_float(E->a, dt, f, args->span), args->span);
+        return sv_expr(ar_make_float(E->a, dt, f, args->span), args->span);
     }
     if (v.kind == SV_INT || v.kind == SV_BOOL || v.kind == SV_FLOAT) {
         IrExpr *c = el_prim_as(E, &v, dt, "the value");
@@ -1167,7 +1167,7 @@ static ScVal call_dtype(El *E, IrDType dt, ScArgs *args)
         return c ? sv_expr(c, args->span) : sv_error();
     }
     IrExpr *e = el_prim(E, &v, "the value");
-    return e ? sv_expr(sc_cast(E->a, dt, e, args->span), args->span) : sv_error();
+    return e ? sv_expr(ar_cast(E->a, dt, e, args->span), args->span) : sv_error();
 }
 
 static bool def_on_stack(El *E, const Ast *def)

@@ -8,7 +8,7 @@
 
 #include "../layout/layout.h"
 #include "elab.h"
-#include "fold.h"
+#include "../arith/arith.h"
 
 static const char *const axis_names[] = {
     "m", "P", "F", "Bank", "TCol", "TLane", "bx", "by", "bz", "cbx", "cby", "cbz", "tx",
@@ -130,7 +130,7 @@ ScVal el_layout_subscript(El *E, const char *which, const Ast *index, TxSpan sp)
         for (int i = n - 1; i >= 0; i--) {
             iters[i].stride = acc, iters[i].axis = "m";
             const char *err = NULL;
-            IrExpr *nx = sc_arith(E->a, IR_E_MUL, acc, iters[i].extent, sp, &err);
+            IrExpr *nx = ar_binary(E->a, IR_E_MUL, acc, iters[i].extent, sp, &err);
             acc = nx ? nx : acc;
         }
     }
@@ -147,7 +147,7 @@ static bool add_offset(El *E, ScLayoutSpec *s, const char *axis, IrExpr *value, 
     for (int i = 0; i < s->noffset; i++)
         if (!strcmp(s->offset[i].axis, axis)) {
             const char *err = NULL;
-            IrExpr *sum = sc_arith(E->a, IR_E_ADD, s->offset[i].value, value, sp, &err);
+            IrExpr *sum = ar_binary(E->a, IR_E_ADD, s->offset[i].value, value, sp, &err);
             if (!sum) {
                 el_error(E, sp, "invalid layout offset: %s", err ? err : "");
                 return false;

@@ -13,7 +13,7 @@
 
 #include "../ir/ptx.h"
 #include "elab.h"
-#include "fold.h"
+#include "../arith/arith.h"
 
 #define MAX_PTX_ARGS 320
 #define MAX_PTX_TOKENS 24

@@ -11,7 +11,7 @@
 
 #include "../layout/view.h"
 #include "elab.h"
-#include "fold.h"
+#include "../arith/arith.h"
 
 /* ---------------------------------------------------------------- context */
 typedef struct ViewEnv {
@@ -25,8 +25,8 @@ static IrExpr *view_arith(void *user, IrExprKind k, IrExpr *x, IrExpr *y)
 {
     ViewEnv *env = user;
     const char *err = NULL;
-    IrExpr *r = k == IR_E_SUB ? sc_sub_simplify(env->E->a, x, y, env->sp, &err)
-                              : sc_arith(env->E->a, k, x, y, env->sp, &err);
+    IrExpr *r = k == IR_E_SUB ? ar_simplify_sub(env->E->a, x, y, env->sp, &err)
+                              : ar_binary(env->E->a, k, x, y, env->sp, &err);
     if (!r)
         env->c.err = err;
     return r;
@@ -462,8 +462,8 @@ static ScVal subscript_chunk(ViewEnv *env, IrExpr *buf, const ScVal *args, const
         const char *err = NULL;
         mins[d] = pk.start ? pk.start : ir_int(E->a, IR_INT32, 0, env->sp);
         exts[d] = pk.kind == LY_PICK_INDEX ? ir_int(E->a, IR_INT32, 1, env->sp)
-                  : pk.stop ? sc_sub_simplify(E->a, pk.stop, mins[d], env->sp, &err)
-                  : pk.start ? sc_sub_simplify(E->a, bt->shape[d], mins[d], env->sp, &err)
+                  : pk.stop ? ar_simplify_sub(E->a, pk.stop, mins[d], env->sp, &err)
+                  : pk.start ? ar_simplify_sub(E->a, bt->shape[d], mins[d], env->sp, &err)
                              : bt->shape[d];
         if (!exts[d]) {
             el_error(E, items[d].span, "%s: %s", what, err ? err : "invalid slice");
@@ -517,7 +517,7 @@ bool el_check_buffer_layout(El *E, const IrExpr *buf, bool has_data, TxSpan sp)
      * aligned to its period (the storage root is assumed period-aligned). */
     IrDType dt = buf->u.var.type->dtype;
     int64_t eo, bytes;
-    if (!has_data || bt->layout->kind != IR_LAYOUT_COMPOSE || !sc_is_const_int(bt->elem_offset, &eo))
+    if (!has_data || bt->layout->kind != IR_LAYOUT_COMPOSE || !ar_const_int(bt->elem_offset, &eo))
         return true;
     bytes = ly_swizzle_period(bt->layout) * (dt.bits ? dt.bits : 8) / 8;
     const char *err = bytes > 0 ? ly_check_swizzle_base(&c, bt->layout, dt, bt->elem_offset, bytes)

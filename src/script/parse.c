@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "elab.h"
-#include "fold.h"
+#include "../arith/arith.h"
 
 /* ---------------------------------------------------------------- decorators */
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../ir/ptx.h"
-#include "fold.h"
+#include "../arith/arith.h"
 #include "print_internal.h"
 
 /* ================================================================ arithmetic */
@@ -28,11 +28,11 @@ static bool is_index_dtype(IrDType t)
 }
 
 /* a + b and a * b as the reference's operators build them (dtype match,
- * constant folding); the parser's constructors (fold.h). */
+ * constant folding): ar_binary, as the parser builds them. */
 static IrExpr *arith(Printer *P, IrExprKind k, IrExpr *a, IrExpr *b)
 {
     const char *err;
-    IrExpr *r = sc_arith(&P->arena, k, a, b, a->span, &err);
+    IrExpr *r = ar_binary(&P->arena, k, a, b, a->span, &err);
     return r ? r : ir_binary(&P->arena, k, a, b, a->span);
 }
 
@@ -866,8 +866,8 @@ void pr_layout(Printer *P, const IrLayout *l, TxBuf *out)
 static bool iters_equal(const IrIter *a, const IrIter *b, int n)
 {
     for (int i = 0; i < n; i++)
-        if (strcmp(a[i].axis, b[i].axis) || !sc_expr_equal(a[i].extent, b[i].extent) ||
-            !sc_expr_equal(a[i].stride, b[i].stride))
+        if (strcmp(a[i].axis, b[i].axis) || !ar_expr_equal(a[i].extent, b[i].extent) ||
+            !ar_expr_equal(a[i].stride, b[i].stride))
             return false;
     return true;
 }
@@ -886,7 +886,7 @@ bool pr_layout_equal(const IrLayout *a, const IrLayout *b)
         return false;
     for (int i = 0; i < a->noffset; i++)
         if (strcmp(a->offset[i].axis, b->offset[i].axis) ||
-            !sc_expr_equal(a->offset[i].value, b->offset[i].value))
+            !ar_expr_equal(a->offset[i].value, b->offset[i].value))
             return false;
     return iters_equal(a->shard, b->shard, a->nshard) &&
            iters_equal(a->replica, b->replica, a->nreplica);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../layout/layout.h"
-#include "fold.h"
+#include "../arith/arith.h"
 #include "print_internal.h"
 
 static void print_stmt(Printer *P, const IrStmt *s);
@@ -556,7 +556,7 @@ static bool same_exprs(IrExpr *const *a, int na, IrExpr *const *b, int nb)
     if (na != nb)
         return false;
     for (int i = 0; i < na; i++)
-        if (!sc_expr_equal(a[i], b[i]))
+        if (!ar_expr_equal(a[i], b[i]))
             return false;
     return true;
 }
@@ -615,7 +615,7 @@ static bool find_permutation(const IrBufferType *c, const IrBufferType *p, int *
     for (int i = 0; i < c->ndim; i++) {
         perm[i] = -1;
         for (int j = 0; j < p->ndim && perm[i] < 0; j++)
-            if (!used[j] && sc_expr_equal(c->shape[i], p->shape[j]))
+            if (!used[j] && ar_expr_equal(c->shape[i], p->shape[j]))
                 perm[i] = j, used[j] = true;
         if (perm[i] < 0)
             return false;
@@ -633,8 +633,8 @@ static bool permuted_layout(const IrLayout *cl, const IrLayout *pl, const int *p
         return false;
     for (int i = 0; i < cl->nshard; i++) {
         const IrIter *a = &cl->shard[i], *b = &pl->shard[perm[i]];
-        if (strcmp(a->axis, b->axis) || !sc_expr_equal(a->extent, b->extent) ||
-            !sc_expr_equal(a->stride, b->stride))
+        if (strcmp(a->axis, b->axis) || !ar_expr_equal(a->extent, b->extent) ||
+            !ar_expr_equal(a->stride, b->stride))
             return false;
     }
     IrLayout cr = *cl, pr = *pl;
@@ -698,7 +698,7 @@ static bool provably_equal(const IrExpr *a, const IrExpr *b)
 {
     if (a->kind == IR_E_INT && b->kind == IR_E_INT)
         return a->u.int_val == b->u.int_val;
-    return sc_expr_equal(a, b);
+    return ar_expr_equal(a, b);
 }
 
 /* `P.local()` / `P.local(d0, ...)` / `P.local(..., layout=L)`: the calling
@@ -749,7 +749,7 @@ static char *view_sugar(Printer *P, const IrExpr *child, const IrExpr *data)
         v.c->offset_factor != v.p->offset_factor ||
         !same_exprs(v.c->allocated_addr, v.c->naddr, v.p->allocated_addr, v.p->naddr))
         return NULL;
-    v.same_offset = sc_expr_equal(v.c->elem_offset, v.p->elem_offset);
+    v.same_offset = ar_expr_equal(v.c->elem_offset, v.p->elem_offset);
     v.same_dtype = ir_dtype_eq(v.cdt, v.pdt);
     v.same_shape = same_exprs(v.c->shape, v.c->ndim, v.p->shape, v.p->ndim);
     v.same_strides = same_exprs(v.c->strides, v.c->nstrides, v.p->strides, v.p->nstrides);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arith/arith.h"
 #include "layout/layout.h"
 
 typedef struct SpecReader {
@@ -264,7 +265,7 @@ static inline bool symbolic_matches(LyCtx *c, const IrLayout *l, const int64_t *
             found = true;
             for (int a = 0; a < nvals && found; a++) {
                 int64_t v;
-                found = ly_eval(vals[a].value, (const IrExpr *const *)vars, idx, nd, &v) &&
+                found = ar_eval(vals[a].value, (const IrExpr *const *)vars, idx, nd, &v) &&
                         v == coord(&co, k, vals[a].axis);
             }
         }

@@ -71,7 +71,7 @@ static void test_w5_case_study_and_banks(void **state)
 static int64_t eval2(LyCtx *c, IrExpr *e, IrExpr **vars, const int64_t *vals, int n)
 {
     int64_t v = -1;
-    assert_true(ly_eval(e, (const IrExpr *const *)vars, vals, n, &v));
+    assert_true(ar_eval(e, (const IrExpr *const *)vars, vals, n, &v));
     (void)c;
     return v;
 }
