@@ -1229,6 +1229,7 @@ int ir_ptx_operands(const IrPtxResolved *r, IrPtxOperand *out, int max)
                 .sinkable = op->sinkable,
                 .offset_ok = op->kind == IR_PTX_OPND_ADDR && op->group == 0 &&
                              strcmp(space, "tmem") != 0,
+                .braced = op->kind == IR_PTX_OPND_REG && op->lanes && op->lanes[0] != '?',
             };
         }
         arg += lanes;

@@ -119,6 +119,7 @@ typedef struct IrPtxOperand {
                             * PTX operand, `[tmap, {c0, c1}]` or `d|p` */
     bool sinkable;         /* a lane may be T.ptx.SINK (the ISA's `_`) */
     bool offset_ok;        /* ADDR: accepts T.ptx.addr(base, byte_offset) */
+    bool braced;           /* REG: a register vector written `{a, b, ...}`, even with one lane */
 } IrPtxOperand;
 
 /* The operands of r in PTX order, fixed text ones included. Returns their number
