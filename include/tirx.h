@@ -119,6 +119,7 @@ typedef struct tirx_options {
     void *print_user;
     const char *cache_dir;   /* NULL: $TIRX_CACHE_DIR, else $XDG_CACHE_HOME/tirx, else ~/.cache/tirx */
     int no_cache;            /* neither read nor write the cache */
+    int no_binary;           /* tirx_compile stops after generating CUDA (no toolkit, no cache) */
 } tirx_options;
 
 /* Runs passes over a parsed, verified module, in place: `passes` is a
@@ -127,6 +128,124 @@ typedef struct tirx_options {
  * the module. Returns TIRX_OK, TIRX_ERR_INPUT or TIRX_ERR_USAGE (an unknown
  * pass name, also reported as a diagnostic). */
 TIRX_API tirx_status tirx_lower(tirx_module *m, const char *passes, const tirx_options *o);
+
+/* Compiles `len` bytes of TIRx script through the whole pipeline, CUDA code
+ * generation and NVRTC (or nvcc) to a cubin for o->arch (required;
+ * tirx_device_arch gives a GPU's). The on-disk cache is consulted before anything is parsed: its key
+ * hashes the text, the file name, the defines, the options, the arch, the
+ * toolkit and the tirx build. Always sets *out (free it with
+ * tirx_module_free); it carries the diagnostics when compiling failed.
+ * Returns TIRX_OK, TIRX_ERR_INPUT (see the diagnostics; a CUDA compile error
+ * is one too, with the compiler's log), TIRX_ERR_USAGE, or TIRX_ERR_CUDA (no
+ * NVRTC, nvcc or driver where one was needed). Thread-safe. */
+TIRX_API tirx_status tirx_compile(const char *text, size_t len, const char *filename,
+                                  const tirx_define *defines, size_t ndefines,
+                                  const tirx_options *o, tirx_module **out);
+
+/* What a compiled module holds; NULL (size 0) when it does not. The strings
+ * are owned by the module. */
+TIRX_API const char *tirx_module_cuda(const tirx_module *m);   /* the generated CUDA C++ */
+TIRX_API const char *tirx_module_ptx(const tirx_module *m);    /* with o->want_ptx */
+TIRX_API const void *tirx_module_cubin(const tirx_module *m, size_t *size);
+TIRX_API const char *tirx_module_log(const tirx_module *m);    /* the CUDA compiler's log */
+/* The host functions as TIRx script (argument checks, launches). Free it with tirx_free. */
+TIRX_API char *tirx_module_host(const tirx_module *m);
+/* 1 when the module came from the cache, 0 when it was compiled now. */
+TIRX_API int tirx_module_cached(const tirx_module *m);
+
+/* Resource usage of one kernel, from ptxas. */
+typedef struct tirx_kernel_stats {
+    const char *name;     /* owned by the module */
+    int registers;        /* per thread */
+    int spill_store_bytes, spill_load_bytes, stack_bytes;
+    int smem_bytes;       /* static shared memory */
+    long long dyn_smem_bytes; /* the launch's dynamic shared memory; -1 when it is not constant */
+} tirx_kernel_stats;
+
+TIRX_API size_t tirx_kernel_count(const tirx_module *m);
+/* Fills *out with kernel i (0-based); returns 0, or -1 if i is out of range. */
+TIRX_API int tirx_kernel_stats_get(const tirx_module *m, size_t i, tirx_kernel_stats *out);
+
+/* ---------------------------------------------------------------- launching */
+
+struct DLTensor; /* DLPack 1.x (dlpack.h): tensors are passed as DLTensor pointers */
+
+typedef enum tirx_arg_kind {
+    TIRX_ARG_TENSOR,    /* a T.Buffer param: a DLTensor on the GPU */
+    TIRX_ARG_INT,       /* an integer param */
+    TIRX_ARG_FLOAT,     /* a floating-point param */
+    TIRX_ARG_TENSORMAP, /* a T.TensorMap() param: 128 bytes of encoded CUtensorMap */
+} tirx_arg_kind;
+
+typedef struct tirx_arg {
+    tirx_arg_kind kind;
+    union {
+        const struct DLTensor *tensor;
+        long long i;
+        double f;
+        const void *tensormap;
+    } v;
+} tirx_arg;
+
+static inline tirx_arg tirx_arg_tensor(const struct DLTensor *t)
+{
+    tirx_arg a;
+    a.kind = TIRX_ARG_TENSOR, a.v.tensor = t;
+    return a;
+}
+static inline tirx_arg tirx_arg_int(long long i)
+{
+    tirx_arg a;
+    a.kind = TIRX_ARG_INT, a.v.i = i;
+    return a;
+}
+static inline tirx_arg tirx_arg_float(double f)
+{
+    tirx_arg a;
+    a.kind = TIRX_ARG_FLOAT, a.v.f = f;
+    return a;
+}
+
+/* A launch failure: one line naming the function, the argument and what was wrong. */
+typedef struct tirx_error {
+    char message[512];
+} tirx_error;
+
+/* A GPU for programs that have no CUDA runtime of their own (tests, small
+ * tools): its primary context, memory and copies. Programs that already
+ * hold device memory (PyTorch, CUDA runtime) pass their pointers in
+ * DLTensors and need none of this. TIRX_ERR_CUDA without a driver or GPU. */
+typedef struct tirx_device tirx_device;
+
+TIRX_API tirx_status tirx_device_open(int ordinal, tirx_device **out, tirx_error *err);
+TIRX_API void tirx_device_close(tirx_device *d);
+/* The architecture to compile for: "sm_80", "sm_90a" (H100/H200), "sm_100a", ... */
+TIRX_API const char *tirx_device_arch(const tirx_device *d);
+TIRX_API tirx_status tirx_device_alloc(tirx_device *d, size_t bytes, void **out, tirx_error *err);
+TIRX_API void tirx_device_free(tirx_device *d, void *p);
+TIRX_API tirx_status tirx_copy_to_device(tirx_device *d, void *dst, const void *src, size_t bytes,
+                                         tirx_error *err);
+TIRX_API tirx_status tirx_copy_to_host(tirx_device *d, void *dst, const void *src, size_t bytes,
+                                       tirx_error *err);
+/* Waits for `stream`, or for all of the device's work when stream is NULL. */
+TIRX_API tirx_status tirx_device_synchronize(tirx_device *d, void *stream, tirx_error *err);
+
+typedef struct tirx_function tirx_function;
+
+/* A function of a compiled module by its source name, loaded on first use
+ * into GPU 0's primary context (the one PyTorch uses). The handle is owned
+ * by the module. Thread-safe. TIRX_ERR_USAGE for an unknown name,
+ * TIRX_ERR_CUDA without a driver or GPU. */
+TIRX_API tirx_status tirx_get_function(tirx_module *m, const char *name, tirx_function **out,
+                                       tirx_error *err);
+/* Runs the function's host part on `args`: checks each argument (count,
+ * kind, dtype, ndim, shape, strides, device, alignment), binds symbolic
+ * shapes, encodes TMA descriptors and launches its kernels on `stream` (a
+ * CUstream; NULL: the legacy default stream). Asynchronous like a CUDA
+ * launch. TIRX_ERR_USAGE when an argument does not match (err says which and
+ * how); TIRX_ERR_CUDA when the driver fails. Thread-safe. */
+TIRX_API tirx_status tirx_launch(tirx_function *f, const tirx_arg *args, size_t nargs,
+                                 void *stream, tirx_error *err);
 
 #ifdef __cplusplus
 }

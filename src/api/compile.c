@@ -1,16 +1,377 @@
-/* tirx_compile and what a compiled module holds. */
+/* tirx_compile: text -> passes -> CUDA -> cubin, behind a cache checked
+ * before parsing. A cache entry keeps the cubin, the CUDA source, the
+ * compiler's log (ptxas -v: the kernels' resource usage), the PTX when asked
+ * for, and the host part of the lowered module printed as TIRx script: the
+ * host functions and the kernels' signatures and launch attributes, which is
+ * all a launch needs. On a hit that text is parsed instead of the input. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir/visit.h"
+#include "../script/script.h"
+#include "../target/cuda/codegen.h"
 #include "internal.h"
 
-#include <stdlib.h>
+#define HOST_BLOB "host.tirx"
 
-struct ApiCompiled {
-    char *cuda;
-};
+typedef struct Job {
+    tirx_module *m;
+    const tirx_options *o;
+    const char *text, *filename;
+    size_t len;
+    const tirx_define *defines;
+    size_t ndefines;
+    RtCompileOptions rt;
+    RtHeader prelude;
+    RtCache cache;
+    RtDigest key;
+    bool use_cache;
+} Job;
+
+static tirx_status from_rt(RtStatus s)
+{
+    switch (s) {
+    case RT_OK: return TIRX_OK;
+    case RT_ERR_USAGE: return TIRX_ERR_USAGE;
+    case RT_ERR_COMPILE: return TIRX_ERR_INPUT;
+    case RT_ERR_IO: return TIRX_ERR_INTERNAL;
+    default: return TIRX_ERR_CUDA;
+    }
+}
+
+/* An error without a source location, on the module. */
+static tirx_status report(Job *j, tirx_status st, const char *msg)
+{
+    tx_error(&j->m->ir->diags, (TxSpan){0}, "%s", msg);
+    return st;
+}
+
+static char *dup_bytes(const void *p, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, p, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+/* ---------------------------------------------------------------- the host part */
+
+typedef struct SmemFind {
+    const char *kernel;
+    long long bytes;
+} SmemFind;
+
+static bool find_smem(IrVisitor *v, const IrExpr *e)
+{
+    SmemFind *f = v->ctx;
+    if (e->kind == IR_E_CALL && e->u.call.op == IR_OP_CALL_PACKED && e->u.call.nargs >= 2 &&
+        e->u.call.args[0]->kind == IR_E_STR && !strcmp(e->u.call.args[0]->u.str, f->kernel)) {
+        const IrExpr *last = e->u.call.args[e->u.call.nargs - 1];
+        f->bytes = last->kind == IR_E_INT ? last->u.int_val : -1;
+    }
+    return true;
+}
+
+/* The dynamic shared memory the host launches `kernel` with (-1: not constant). */
+static long long dyn_smem_of(const IrModule *ir, const char *kernel)
+{
+    SmemFind f = {kernel, -1};
+    IrVisitor v = {.ctx = &f, .expr = find_smem};
+    for (int i = 0; i < ir->nfuncs; i++)
+        if (!cg_is_kernel(ir->funcs[i]))
+            ir_visit_func(&v, ir->funcs[i]);
+    return f.bytes;
+}
+
+/* The module's host functions, and its kernels as signatures (with_kernels). */
+static char *print_host_part(const IrModule *ir, bool with_kernels)
+{
+    IrModule view = *ir;
+    IrFunc **funcs = calloc((size_t)ir->nfuncs + 1, sizeof *funcs);
+    IrFunc *stubs = calloc((size_t)ir->nfuncs + 1, sizeof *stubs);
+    IrExpr zero = {.kind = IR_E_INT, .dtype = IR_INT32};
+    IrStmt stub_body = {.kind = IR_S_EVAL};
+    stub_body.u.eval = &zero;
+    int n = 0;
+    for (int i = 0; funcs && stubs && i < ir->nfuncs; i++) {
+        if (!cg_is_kernel(ir->funcs[i])) {
+            funcs[n++] = ir->funcs[i];
+        } else if (with_kernels) {
+            stubs[i] = *ir->funcs[i];
+            stubs[i].body = &stub_body;
+            funcs[n++] = &stubs[i];
+        }
+    }
+    view.funcs = funcs, view.nfuncs = n;
+    view.is_ir_module = n > 1;
+    char *text = funcs && stubs ? sc_print(&view) : NULL;
+    free(funcs);
+    free(stubs);
+    return text;
+}
+
+char *tirx_module_host(const tirx_module *m)
+{
+    return m && m->ir && !m->ir->diags.nerrors ? print_host_part(m->ir, false) : NULL;
+}
+
+/* ---------------------------------------------------------------- results */
+
+static bool finish(tirx_module *m)
+{
+    ApiCompiled *c = m->compiled;
+    int n = m->ir->nfuncs;
+    c->functions = calloc((size_t)n + 1, sizeof *c->functions);
+    c->dyn_smem = calloc(c->nkernels + 1, sizeof *c->dyn_smem);
+    if (!c->functions || !c->dyn_smem)
+        return false;
+    for (int i = 0; i < n; i++)
+        c->functions[i] = (tirx_function){m, m->ir->funcs[i]};
+    for (size_t i = 0; i < c->nkernels; i++)
+        c->dyn_smem[i] = dyn_smem_of(m->ir, c->kernels[i].name);
+    return true;
+}
+
+static void take_binary(ApiCompiled *c, RtBinary *b)
+{
+    c->cubin = b->cubin, c->cubin_size = b->cubin_size;
+    c->ptx = b->ptx, c->log = b->log;
+    c->kernels = b->kernels, c->nkernels = b->nkernels;
+    memset(b, 0, sizeof *b);
+}
+
+/* ---------------------------------------------------------------- the cache */
+
+static tirx_status make_key(Job *j)
+{
+    char toolkit[1024];
+    RtError err;
+    RtStatus s = rt_toolkit_id(&j->rt, toolkit, sizeof toolkit, &err);
+    if (s != RT_OK)
+        return report(j, from_rt(s), err.message);
+    RtKey k;
+    rt_key_init(&k);
+    rt_key_add_str(&k, "tirx.toolkit", toolkit);
+    rt_key_add_str(&k, "tirx.arch", j->rt.arch);
+    rt_key_add_str(&k, "tirx.filename", j->filename);
+    rt_key_add(&k, "tirx.text", j->text, j->len);
+    for (size_t i = 0; i < j->ndefines; i++) {
+        rt_key_add_str(&k, "tirx.define.name", j->defines[i].name);
+        rt_key_add_str(&k, "tirx.define.value", j->defines[i].value);
+    }
+    rt_key_add_int(&k, "tirx.fast_math", j->rt.fast_math);
+    rt_key_add_int(&k, "tirx.lineinfo", j->rt.lineinfo);
+    rt_key_add_int(&k, "tirx.want_ptx", j->rt.want_ptx);
+    rt_key_add_int(&k, "tirx.compiler", j->rt.compiler);
+    j->key = rt_key_final(&k);
+    return TIRX_OK;
+}
+
+/* A hit: the blobs into the module and the host part parsed. */
+static bool from_cache(Job *j)
+{
+    RtCacheEntry e;
+    if (!rt_cache_get(&j->cache, &j->key, &e))
+        return false;
+    const RtBlob *cubin = rt_cache_entry_find(&e, "cubin"), *cuda = rt_cache_entry_find(&e, "cuda");
+    const RtBlob *log = rt_cache_entry_find(&e, "log"), *host = rt_cache_entry_find(&e, HOST_BLOB);
+    const RtBlob *ptx = rt_cache_entry_find(&e, "ptx");
+    bool ok = cubin && cuda && log && host && (!j->rt.want_ptx || ptx);
+    IrModule *ir = ok ? sc_parse(host->data, host->size, j->filename, NULL, 0) : NULL;
+    ok = ir && !ir->diags.nerrors;
+    if (ok) {
+        ApiCompiled *c = j->m->compiled;
+        ir_module_free(j->m->ir);
+        j->m->ir = ir;
+        c->cubin = (unsigned char *)dup_bytes(cubin->data, cubin->size);
+        c->cubin_size = cubin->size;
+        c->cuda = dup_bytes(cuda->data, cuda->size);
+        c->log = dup_bytes(log->data, log->size);
+        c->ptx = ptx ? dup_bytes(ptx->data, ptx->size) : NULL;
+        rt_parse_ptxas_log(c->log, &c->kernels, &c->nkernels);
+        c->cached = true;
+    } else {
+        ir_module_free(ir);
+    }
+    rt_cache_entry_free(&e);
+    return ok;
+}
+
+static void to_cache(Job *j)
+{
+    ApiCompiled *c = j->m->compiled;
+    char *host = print_host_part(j->m->ir, true);
+    if (!host)
+        return;
+    RtBlob blobs[5] = {{"cubin", c->cubin, c->cubin_size},
+                       {"cuda", c->cuda, strlen(c->cuda)},
+                       {"log", c->log ? c->log : "", c->log ? strlen(c->log) : 0},
+                       {HOST_BLOB, host, strlen(host)},
+                       {"ptx", c->ptx, c->ptx ? strlen(c->ptx) : 0}};
+    /* A cache that cannot be written only costs the next compile its hit. */
+    rt_cache_put(&j->cache, &j->key, blobs, c->ptx ? 5 : 4, NULL);
+    free(host);
+}
+
+/* ---------------------------------------------------------------- the pipeline */
+
+static tirx_status generate(Job *j, int sm)
+{
+    IrModule *ir = j->m->ir;
+    if (ir->diags.nerrors || !ir_verify(ir))
+        return TIRX_ERR_INPUT;
+    tirx_status st = api_lower(ir, NULL, j->o);
+    if (st != TIRX_OK)
+        return st;
+    CgOptions cg = {.sm = sm, .fast_math = j->o->fast_math != 0};
+    TxBuf out = {0};
+    bool ok = cg_emit_module(ir, &cg, &out);
+    j->m->compiled->cuda = tx_buf_take(&out);
+    return ok ? TIRX_OK : TIRX_ERR_INPUT;
+}
+
+static tirx_status build_binary(Job *j)
+{
+    RtBinary b;
+    RtError err;
+    RtStatus s = rt_compile(j->m->compiled->cuda, &j->rt, &b, &err);
+    if (s == RT_ERR_COMPILE) {
+        j->m->compiled->log = b.log, b.log = NULL;
+        rt_binary_free(&b);
+        tx_error(&j->m->ir->diags, (TxSpan){0}, "the generated CUDA did not compile (%s):\n%s",
+                 err.message, j->m->compiled->log ? j->m->compiled->log : "");
+        return TIRX_ERR_INPUT;
+    }
+    if (s != RT_OK) {
+        rt_binary_free(&b);
+        return report(j, from_rt(s), err.message);
+    }
+    take_binary(j->m->compiled, &b);
+    return TIRX_OK;
+}
+
+static tirx_status compile(Job *j)
+{
+    const tirx_options *o = j->o;
+    RtError err;
+    if (!o->arch)
+        return report(j, TIRX_ERR_USAGE, "no target architecture (options.arch, e.g. sm_90a)");
+    int sm = cg_arch_sm(o->arch);
+    if (rt_arch_check(o->arch, &err) != RT_OK || !sm)
+        return report(j, TIRX_ERR_USAGE,
+                      "unknown target architecture (expected sm_80, sm_90a or sm_100a)");
+    j->prelude = (RtHeader){cg_prelude_name(), cg_prelude_text()};
+    j->rt = (RtCompileOptions){.arch = o->arch, .compiler = o->use_nvcc ? RT_NVCC : RT_NVRTC,
+                               .fast_math = o->fast_math != 0, .lineinfo = o->lineinfo != 0,
+                               .want_ptx = o->want_ptx != 0, .headers = &j->prelude,
+                               .nheaders = 1, .name = j->filename, .nvcc = o->nvcc};
+    tirx_status st;
+    j->use_cache = !o->no_binary && !o->no_cache;
+    if (j->use_cache) {
+        if ((st = make_key(j)) != TIRX_OK)
+            return st;
+        RtStatus s = rt_cache_open(&j->cache, o->cache_dir, &err);
+        j->use_cache = s == RT_OK;
+        if (j->use_cache && from_cache(j))
+            return finish(j->m) ? TIRX_OK : TIRX_ERR_INTERNAL;
+    }
+    ir_module_free(j->m->ir);
+    j->m->ir = sc_parse(j->text, j->len, j->filename, (const ScDefine *)j->defines, j->ndefines);
+    if ((st = generate(j, sm)) != TIRX_OK)
+        return st;
+    if (!o->no_binary && (st = build_binary(j)) != TIRX_OK)
+        return st;
+    if (j->use_cache)
+        to_cache(j);
+    return finish(j->m) ? TIRX_OK : TIRX_ERR_INTERNAL;
+}
+
+tirx_status tirx_compile(const char *text, size_t len, const char *filename,
+                         const tirx_define *defines, size_t ndefines, const tirx_options *o,
+                         tirx_module **out)
+{
+    static const tirx_options none;
+    if (!out)
+        return TIRX_ERR_USAGE;
+    *out = NULL;
+    if ((!text && len) || (ndefines && !defines))
+        return TIRX_ERR_USAGE;
+    tirx_module *m = calloc(1, sizeof *m);
+    if (!m || !(m->compiled = calloc(1, sizeof *m->compiled))) {
+        free(m);
+        return TIRX_ERR_INTERNAL;
+    }
+    pthread_mutex_init(&m->compiled->lock, NULL);
+    m->ir = ir_module_new();
+    *out = m;
+    Job j = {.m = m, .o = o ? o : &none, .text = text ? text : "", .len = len,
+             .filename = filename ? filename : "<input>", .defines = defines,
+             .ndefines = ndefines};
+    return compile(&j);
+}
+
+/* ---------------------------------------------------------------- queries */
+
+const char *tirx_module_cuda(const tirx_module *m)
+{
+    return m && m->compiled ? m->compiled->cuda : NULL;
+}
+
+const char *tirx_module_ptx(const tirx_module *m)
+{
+    return m && m->compiled ? m->compiled->ptx : NULL;
+}
+
+const char *tirx_module_log(const tirx_module *m)
+{
+    return m && m->compiled ? m->compiled->log : NULL;
+}
+
+const void *tirx_module_cubin(const tirx_module *m, size_t *size)
+{
+    const ApiCompiled *c = m ? m->compiled : NULL;
+    if (size)
+        *size = c && c->cubin ? c->cubin_size : 0;
+    return c ? c->cubin : NULL;
+}
+
+int tirx_module_cached(const tirx_module *m) { return m && m->compiled && m->compiled->cached; }
+
+size_t tirx_kernel_count(const tirx_module *m)
+{
+    return m && m->compiled ? m->compiled->nkernels : 0;
+}
+
+int tirx_kernel_stats_get(const tirx_module *m, size_t i, tirx_kernel_stats *out)
+{
+    if (!out || i >= tirx_kernel_count(m))
+        return -1;
+    const RtKernelStats *k = &m->compiled->kernels[i];
+    *out = (tirx_kernel_stats){.name = k->name, .registers = k->registers,
+                               .spill_store_bytes = k->spill_store_bytes,
+                               .spill_load_bytes = k->spill_load_bytes,
+                               .stack_bytes = k->stack_bytes, .smem_bytes = k->smem_bytes,
+                               .dyn_smem_bytes = m->compiled->dyn_smem[i]};
+    return 0;
+}
 
 void api_compiled_free(ApiCompiled *c)
 {
     if (!c)
         return;
+    if (c->loaded)
+        rt_module_unload(c->loaded);
+    if (c->device)
+        rt_device_close(c->device);
+    pthread_mutex_destroy(&c->lock);
     free(c->cuda);
+    free(c->ptx);
+    free(c->log);
+    free(c->cubin);
+    rt_kernel_stats_free(c->kernels, c->nkernels);
+    free(c->dyn_smem);
+    free(c->functions);
     free(c);
 }

@@ -3,13 +3,35 @@
 #ifndef TX_API_INTERNAL_H
 #define TX_API_INTERNAL_H
 
+#include <pthread.h>
+
 #include "../../include/tirx.h"
 #include "../ir/ir.h"
+#include "../runtime/runtime.h"
 
-typedef struct ApiCompiled ApiCompiled;
+struct tirx_function {
+    tirx_module *module;
+    const IrFunc *host;
+};
+
+/* What tirx_compile adds to a module (compile.c); loading and launching
+ * (launch.c) fill in the rest lazily, under `lock`. */
+typedef struct ApiCompiled {
+    char *cuda, *ptx, *log;
+    unsigned char *cubin;
+    size_t cubin_size;
+    RtKernelStats *kernels;
+    size_t nkernels;
+    long long *dyn_smem; /* per kernel */
+    bool cached;
+    tirx_function *functions; /* one per function of the module */
+    pthread_mutex_t lock;
+    RtDevice *device;
+    RtModule *loaded;
+} ApiCompiled;
 
 struct tirx_module {
-    IrModule *ir;          /* the parsed (and lowered) module; on a cache hit, the host part */
+    IrModule *ir;          /* the parsed and lowered module; on a cache hit its host part */
     ApiCompiled *compiled; /* set by tirx_compile */
 };
 
@@ -17,7 +39,7 @@ static inline IrModule *api_module_ir(const tirx_module *m) { return m->ir; }
 
 /* The passes over a module (tirx_lower without the handle). */
 tirx_status api_lower(IrModule *ir, const char *passes, const tirx_options *o);
-/* Frees what tirx_compile added (api/compile.c). */
+/* Frees what tirx_compile added (and unloads what launch.c loaded). */
 void api_compiled_free(ApiCompiled *c);
 
 #endif

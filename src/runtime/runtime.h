@@ -182,6 +182,10 @@ typedef struct RtBinary {
     bool cached;        /* read from the cache */
 } RtBinary;
 
+/* The identity of the NVRTC or nvcc a compile with these options would use
+ * (version and library or executable), for the keys of caches above this
+ * layer. RT_ERR_NO_NVRTC / RT_ERR_NO_NVCC when there is none. */
+RtStatus rt_toolkit_id(const RtCompileOptions *o, char *buf, size_t size, RtError *err);
 /* Checks an architecture name: sm_<digits> with an optional 'a' or 'f'. */
 RtStatus rt_arch_check(const char *arch, RtError *err);
 /* Compiles `source` to a cubin for opts->arch. On RT_ERR_COMPILE out->log has

@@ -292,6 +292,80 @@ static int run_layout(const Options *o)
     return st;
 }
 
+/* Writes `n` bytes to -o OUT, or to stdout. */
+static tirx_status write_output(const Options *o, const void *data, size_t n)
+{
+    FILE *f = o->output ? fopen(o->output, "wb") : stdout;
+    if (!f) {
+        fprintf(stderr, "tirx: cannot write '%s': %s\n", o->output, strerror(errno));
+        return TIRX_ERR_USAGE;
+    }
+    bool ok = fwrite(data, 1, n, f) == n;
+    if (f != stdout)
+        ok &= fclose(f) == 0;
+    if (!ok) {
+        fprintf(stderr, "tirx: cannot write '%s'\n", o->output ? o->output : "<stdout>");
+        return TIRX_ERR_USAGE;
+    }
+    return TIRX_OK;
+}
+
+/* --stats: each kernel's registers, spills and shared memory, on stderr. */
+static void print_stats(const tirx_module *m)
+{
+    for (size_t i = 0; i < tirx_kernel_count(m); i++) {
+        tirx_kernel_stats k;
+        tirx_kernel_stats_get(m, i, &k);
+        fprintf(stderr, "%s: %d registers, %d B spill stores, %d B spill loads, %d B stack, "
+                "%d B static shared memory, ", k.name, k.registers, k.spill_store_bytes,
+                k.spill_load_bytes, k.stack_bytes, k.smem_bytes);
+        if (k.dyn_smem_bytes >= 0)
+            fprintf(stderr, "%lld B dynamic shared memory\n", k.dyn_smem_bytes);
+        else
+            fprintf(stderr, "dynamic shared memory set at launch\n");
+    }
+}
+
+static tirx_status emit(const Options *o, const tirx_module *m, const char *kind)
+{
+    if (!strcmp(kind, "cubin")) {
+        size_t n;
+        const void *cubin = tirx_module_cubin(m, &n);
+        return cubin ? write_output(o, cubin, n) : TIRX_ERR_INTERNAL;
+    }
+    char *host = !strcmp(kind, "host") ? tirx_module_host(m) : NULL;
+    const char *text = host ? host : !strcmp(kind, "ptx") ? tirx_module_ptx(m) : tirx_module_cuda(m);
+    tirx_status st = text ? write_output(o, text, strlen(text)) : TIRX_ERR_INTERNAL;
+    if (st == TIRX_OK && host && !o->output)
+        fputc('\n', stdout);
+    tirx_free(host);
+    return st;
+}
+
+/* tirx build FILE --target ARCH [--emit KIND] [-o OUT] */
+static tirx_status run_build(const Options *o, const char *text, size_t len, const char *name)
+{
+    const char *kind = o->emit ? o->emit : "cuda";
+    if (!o->target)
+        return usage_error("%s: --target is required (sm_80, sm_90a or sm_100a)", "build");
+    if (strcmp(kind, "cuda") && strcmp(kind, "ptx") && strcmp(kind, "cubin") && strcmp(kind, "host"))
+        return usage_error("--emit takes cuda, ptx, cubin or host, not '%s'", kind);
+    if (!strcmp(kind, "cubin") && !o->output)
+        return usage_error("%s", "--emit cubin needs -o OUT");
+    tirx_options t = lowering_options(o);
+    t.want_ptx = !strcmp(kind, "ptx");
+    t.no_binary = !o->stats && (!strcmp(kind, "cuda") || !strcmp(kind, "host"));
+    tirx_module *m = NULL;
+    tirx_status st = tirx_compile(text, len, name, o->defines, o->ndefines, &t, &m);
+    print_diags(m);
+    if (st == TIRX_OK && o->stats)
+        print_stats(m);
+    if (st == TIRX_OK)
+        st = emit(o, m, kind);
+    tirx_module_free(m);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     Options o = {0};
@@ -305,6 +379,11 @@ int main(int argc, char **argv)
     if (!text)
         return TIRX_ERR_INPUT;
     const char *name = strcmp(o.file, "-") ? o.file : "<stdin>";
+    if (!strcmp(o.command, "build")) {
+        tirx_status bst = run_build(&o, text, len, name);
+        free(text);
+        return bst;
+    }
     tirx_module *m = NULL;
     tirx_status st = tirx_parse(text, len, name, o.defines, o.ndefines, &m);
     free(text);

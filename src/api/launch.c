@@ -1,0 +1,105 @@
+/* tirx_get_function and tirx_launch: a compiled module is loaded into GPU
+ * 0's primary context on first use (once, under the module's lock), and a
+ * launch runs the function's host part in the runtime's evaluator with the
+ * module's kernels. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/host_eval.h"
+#include "../target/cuda/codegen.h"
+#include "internal.h"
+
+static tirx_status fail(tirx_error *err, tirx_status st, const char *msg)
+{
+    if (err)
+        snprintf(err->message, sizeof err->message, "%s", msg);
+    return st;
+}
+
+static tirx_status from_rt(RtStatus s)
+{
+    return s == RT_OK ? TIRX_OK : s == RT_ERR_USAGE ? TIRX_ERR_USAGE : TIRX_ERR_CUDA;
+}
+
+/* Loads the cubin once; the first error is returned to every caller. */
+static tirx_status load(ApiCompiled *c, tirx_error *err)
+{
+    RtError rerr = {0};
+    RtStatus s = RT_OK;
+    pthread_mutex_lock(&c->lock);
+    if (!c->loaded) {
+        if (!c->cubin)
+            s = RT_ERR_USAGE, snprintf(rerr.message, sizeof rerr.message,
+                                       "the module was compiled without a binary");
+        if (s == RT_OK && !c->device)
+            s = rt_device_open(0, &c->device, &rerr);
+        if (s == RT_OK)
+            s = rt_module_load(c->device, c->cubin, &c->loaded, &rerr);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return s == RT_OK ? TIRX_OK : fail(err, from_rt(s), rerr.message);
+}
+
+tirx_status tirx_get_function(tirx_module *m, const char *name, tirx_function **out,
+                              tirx_error *err)
+{
+    if (!out)
+        return TIRX_ERR_USAGE;
+    *out = NULL;
+    if (!m || !m->compiled || !m->compiled->functions || !name)
+        return fail(err, TIRX_ERR_USAGE, "not a compiled module");
+    for (int i = 0; i < m->ir->nfuncs; i++) {
+        tirx_function *f = &m->compiled->functions[i];
+        if (strcmp(f->host->name, name) || cg_is_kernel(f->host))
+            continue;
+        tirx_status st = load(m->compiled, err);
+        if (st == TIRX_OK)
+            *out = f;
+        return st;
+    }
+    char msg[300];
+    snprintf(msg, sizeof msg, "the module has no function '%s'", name);
+    return fail(err, TIRX_ERR_USAGE, msg);
+}
+
+static RtStatus kernel_of(void *user, const char *name, RtFunction **out, RtError *err)
+{
+    const ApiCompiled *c = user;
+    return rt_module_function(c->loaded, name, out, err);
+}
+
+static RtArg to_rt_arg(const tirx_arg *a)
+{
+    RtArg r = {RT_ARG_INT, {.i = 0}};
+    switch (a->kind) {
+    case TIRX_ARG_TENSOR: r = (RtArg){RT_ARG_TENSOR, {.tensor = (const DLTensor *)a->v.tensor}}; break;
+    case TIRX_ARG_INT: r = (RtArg){RT_ARG_INT, {.i = a->v.i}}; break;
+    case TIRX_ARG_FLOAT: r = (RtArg){RT_ARG_FLOAT, {.f = a->v.f}}; break;
+    case TIRX_ARG_TENSORMAP:
+        r = (RtArg){RT_ARG_TENSORMAP, {.map = (const RtTensorMap *)a->v.tensormap}};
+        break;
+    }
+    return r;
+}
+
+tirx_status tirx_launch(tirx_function *f, const tirx_arg *args, size_t nargs, void *stream,
+                        tirx_error *err)
+{
+    if (!f)
+        return fail(err, TIRX_ERR_USAGE, "no function");
+    if (nargs > 4096 || (nargs && !args))
+        return fail(err, TIRX_ERR_USAGE, "bad argument array");
+    RtArg *rargs = malloc(sizeof *rargs * (nargs + 1));
+    if (!rargs)
+        return fail(err, TIRX_ERR_INTERNAL, "out of memory");
+    for (size_t i = 0; i < nargs; i++)
+        rargs[i] = to_rt_arg(&args[i]);
+    ApiCompiled *c = f->module->compiled;
+    RtHostEnv env = {.module = f->module->ir, .kernel = kernel_of, .user = c, .stream = stream,
+                     .device_id = rt_device_info(c->device)->ordinal};
+    RtError rerr = {0};
+    RtStatus s = rt_host_eval(f->host, rargs, (int)nargs, &env, &rerr);
+    free(rargs);
+    return s == RT_OK ? TIRX_OK : fail(err, from_rt(s), rerr.message);
+}
