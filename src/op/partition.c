@@ -140,12 +140,12 @@ void op_space_begin(OpCtx *c, OpSpace *sp, IrExpr **idx)
         idx[sp->k - 1] = op_bin(c, IR_E_MUL, idx[sp->k - 1], op_i32(c, sp->vec));
 }
 
-IrStmt *op_space_wrap(OpCtx *c, const OpSpace *sp, IrStmt *body)
+IrStmt *op_space_wrap(OpCtx *c, const OpSpace *sp, IrStmt *body, IrForKind kind)
 {
     if (sp->iters * sp->threads != sp->total)
         body = op_if(c, op_bin(c, IR_E_LT, sp->flat, op_i32(c, sp->total)), body, NULL);
     if (sp->it)
-        body = op_for(c, sp->it, sp->iters, IR_FOR_SERIAL, body);
+        body = op_for(c, sp->it, sp->iters, kind, body);
     return body;
 }
 

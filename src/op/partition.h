@@ -31,7 +31,7 @@ const char *op_space_init(OpCtx *c, OpSpace *sp, const OpRegion *r, int64_t vec)
  * loop step sp->it. */
 void op_space_begin(OpCtx *c, OpSpace *sp, IrExpr **idx);
 /* The loop over the steps, with a guard when the threads do not divide the work. */
-IrStmt *op_space_wrap(OpCtx *c, const OpSpace *sp, IrStmt *body);
+IrStmt *op_space_wrap(OpCtx *c, const OpSpace *sp, IrStmt *body, IrForKind kind);
 /* Full buffer indices of a region from a multi-index over its non-unit dims. */
 void op_region_index(OpCtx *c, const OpRegion *r, IrExpr *const *idx, IrExpr **out);
 

@@ -86,16 +86,20 @@ static void report_unknown_variant(const OpCtx *c, TxDiags *d)
 {
     const IrStmt *call = c->call;
     const char *names[TX_ARRAY_LEN(variants)];
+    char list[512] = "";
+    size_t len = 0;
     int n = 0;
     for (size_t i = 0; i < TX_ARRAY_LEN(variants); i++)
-        if (!strcmp(variants[i].op, call->u.tile.op))
+        if (!strcmp(variants[i].op, call->u.tile.op)) {
             names[n++] = variants[i].name;
+            len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0, "%s%s",
+                                    len ? ", " : "", variants[i].name);
+        }
     const char *near = tx_nearest(call->u.tile.dispatch, names, n);
     tx_error(d, call->span, "tile primitive '%s' has no variant '%s'%s%s%s", call->u.tile.op,
              call->u.tile.dispatch, near ? "; did you mean '" : "", near ? near : "",
              near ? "'?" : "");
-    for (int i = 0; i < n; i++)
-        tx_note(d, (TxSpan){0}, "'%s' has the variant '%s'", call->u.tile.op, names[i]);
+    tx_note(d, (TxSpan){0}, "the variants of '%s' are: %s", call->u.tile.op, list);
 }
 
 bool op_dispatch(OpCtx *c, TxDiags *diags, IrStmt **out)

@@ -116,6 +116,6 @@ IrStmt *op_copy_vec_lower(OpCtx *c)
     } else {
         body = move_element(c, &dst, didx, &src, sidx, oob);
     }
-    op_emit(&out, op_space_wrap(c, &sp, body));
+    op_emit(&out, op_space_wrap(c, &sp, body, IR_FOR_SERIAL));
     return op_seq_finish(c, &out);
 }

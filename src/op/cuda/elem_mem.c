@@ -51,5 +51,5 @@ IrStmt *op_elem_mem_lower(OpCtx *c)
     }
     OpSeq body = {0};
     op_store(c, &body, dst.buffer, didx, dst.ndim, op_ew_value(c, dst.dtype, v, n));
-    return op_space_wrap(c, &sp, op_seq_finish(c, &body));
+    return op_space_wrap(c, &sp, op_seq_finish(c, &body), IR_FOR_SERIAL);
 }
