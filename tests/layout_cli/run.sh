@@ -12,6 +12,7 @@
 set -u
 tirx=$1
 file=$2
+case $tirx in /*) ;; */*) tirx=$(pwd)/$tirx ;; esac
 dir=$(cd "$(dirname "$file")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
