@@ -216,6 +216,14 @@ static const char *const tile_ops[] = {
 static const char *const in_place_ops[] = {"zero", "sqrt", "exp", "exp2", "log2",
                                            "reciprocal", "silu"};
 
+bool sc_tile_op_in_place(const char *op)
+{
+    for (size_t i = 0; i < TX_ARRAY_LEN(in_place_ops); i++)
+        if (!strcmp(in_place_ops[i], op))
+            return true;
+    return false;
+}
+
 static const struct {
     const char *name;
     IrScope scope;
@@ -285,7 +293,7 @@ static ScVal tile_call(El *E, IrScope scope, const char *op, ScArgs *args)
     int n = args->npos;
     while (n > 0 && args->pos[n - 1].kind == SV_NONE)
         n--;
-    bool in_place = n == 1 && find_name(in_place_ops, (int)TX_ARRAY_LEN(in_place_ops), op);
+    bool in_place = n == 1 && sc_tile_op_in_place(op);
     int nargs = in_place ? 2 : n;
     s->u.tile.nargs = nargs;
     s->u.tile.args = TX_NEW_ARRAY(E->a, IrExpr *, nargs ? nargs : 1);

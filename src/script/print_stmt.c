@@ -11,6 +11,7 @@
 #include "../layout/layout.h"
 #include "../arith/arith.h"
 #include "print_internal.h"
+#include "script.h"
 
 static void print_stmt(Printer *P, const IrStmt *s);
 
@@ -657,29 +658,13 @@ static char *view_permute_sugar(const ViewCheck *v, const char *pname)
     return take(&b);
 }
 
-/* The element count of a constant shape, or -1. */
-static int64_t const_count(const IrBufferType *b)
-{
-    int64_t n = 1, v;
-    for (int i = 0; i < b->ndim; i++) {
-        if (!ar_const_int(b->shape[i], &v))
-            return -1;
-        n *= v;
-    }
-    return n;
-}
-
 static char *view_reshape_sugar(Printer *P, const ViewCheck *v, const char *pname)
 {
     const IrBufferType *c = v->c, *p = v->p;
     if (!v->same_offset || !v->same_dtype || v->same_shape || !v->same_strides)
         return NULL;
-    /* A view of fewer elements (a select at offset 0) names its layout:
-     * without one, view() would require the parent's size (deviation: the
-     * reference prints `P.view(64, 32)`, which it cannot parse back). */
-    bool resized = const_count(c) >= 0 && const_count(p) >= 0 && const_count(c) != const_count(p);
-    bool same_layout = !resized && pr_layout_equal(c->layout, p->layout);
-    bool both_default = !resized && pr_layout_is_default(P, c->layout, c->shape, c->ndim) &&
+    bool same_layout = pr_layout_equal(c->layout, p->layout);
+    bool both_default = pr_layout_is_default(P, c->layout, c->shape, c->ndim) &&
                         pr_layout_is_default(P, p->layout, p->shape, p->ndim);
     if (!same_layout && !both_default && !c->layout)
         return NULL; /* view(layout=None) inherits the parent's layout */
@@ -1287,7 +1272,8 @@ static void print_tile(Printer *P, const IrStmt *s)
     int n = s->u.tile.nargs;
     while (n > 0 && s->u.tile.args[n - 1]->kind == IR_E_NONE)
         n--;
-    bool inplace = n == 2 && same_region(s->u.tile.args[0], s->u.tile.args[1]);
+    bool inplace = n == 2 && sc_tile_op_in_place(s->u.tile.op) &&
+                   same_region(s->u.tile.args[0], s->u.tile.args[1]);
     tx_buf_printf(&b, "T.%s.%s(", ns, s->u.tile.op);
     for (int i = 0; i < n; i++) {
         if (inplace && i == 1)
