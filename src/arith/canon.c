@@ -156,6 +156,51 @@ ArIval ar_sum_ival(ArCtx *c, const ArSum *s)
     return r;
 }
 
+/* The bound of s toward `upper` with every variable that has a symbolic
+ * range [min, min + extent) replaced by the end that pushes s that way (one
+ * level): what proves j < n for j in range(n). Infinite when no variable has
+ * such a range. */
+static int64_t symbolic_end(ArCtx *c, const ArSum *s, bool upper)
+{
+    ArSum *r = sum_new(c, s->dtype);
+    bool any = false;
+    r->base = s->base, r->overflow = s->overflow;
+    for (int i = 0; i < s->n; i++) {
+        const ArSplit *t = &s->terms[i];
+        IrExpr *min, *ext;
+        if (t->lower != 1 || t->upper || t->index->kind != IR_E_VAR ||
+            !ar_fact_range(c, t->index, &min, &ext) || ar_const_int(ext, &(int64_t){0}) ||
+            !ir_dtype_eq(min->dtype, s->dtype) || !ir_dtype_eq(ext->dtype, s->dtype)) {
+            add_split(c, r, *t, 1);
+            continue;
+        }
+        ArSum *end = scaled_copy(c, ar_sum_of(c, min), 1);
+        if ((t->scale > 0) == upper) { /* min + extent - 1 */
+            add_sum(c, end, ar_sum_of(c, ext), 1);
+            add_or_flag(end, &end->base, -1);
+        }
+        add_sum(c, r, end, t->scale);
+        any = true;
+    }
+    if (!any)
+        return upper ? AR_POS_INF : AR_NEG_INF;
+    ArIval v = ar_sum_ival(c, r);
+    return upper ? v.hi : v.lo;
+}
+
+ArIval ar_sum_ival_deep(ArCtx *c, const ArSum *s)
+{
+    ArIval v = ar_sum_ival(c, s);
+    if (wraps(s))
+        return v;
+    int64_t hi = symbolic_end(c, s, true), lo = symbolic_end(c, s, false);
+    if (hi < v.hi)
+        v.hi = hi;
+    if (lo > v.lo)
+        v.lo = lo;
+    return v;
+}
+
 /* ---------------------------------------------------------------- expressions */
 static IrExpr *int_of(ArCtx *c, IrDType t, int64_t v) { return ir_int(c->arena, t, v, (TxSpan){0}); }
 
@@ -589,7 +634,7 @@ static bool below_divisor(ArCtx *c, const ArSum *s, const ArSum *d)
 {
     ArSum *gap = scaled_copy(c, d, 1);
     add_sum(c, gap, s, -1);
-    return ar_sum_ival(c, s).lo >= 0 && ar_sum_ival(c, gap).lo > 0;
+    return ar_sum_ival_deep(c, s).lo >= 0 && ar_sum_ival_deep(c, gap).lo > 0;
 }
 
 static ArSum *opaque_division(ArCtx *c, IrExprKind k, ArSum *s, IrExpr *d)

@@ -71,6 +71,9 @@ ArSum *ar_sum_diff(ArCtx *c, IrExpr *a, IrExpr *b);
 IrExpr *ar_sum_expr(ArCtx *c, ArSum *s);
 /* The interval of a canonical form. */
 ArIval ar_sum_ival(ArCtx *c, const ArSum *s);
+/* The same, tightened by the symbolic ranges of its variables (j < n for j
+ * in range(n)); signed sums only. */
+ArIval ar_sum_ival_deep(ArCtx *c, const ArSum *s);
 
 /* ---- the rewriter (simplify.c) ---- */
 /* The simplified form of a node that the canonical form does not own. */

@@ -53,10 +53,14 @@ static IrExpr *simplify_index(ArCtx *c, IrExpr *e)
     return with_operands(c, e, ar_simp(c, e->u.op.a), ar_simp(c, e->u.op.b));
 }
 
-/* The interval of a - b for index expressions (after cancellation). */
+/* The interval of a - b for index expressions: after cancellation for signed
+ * ones; from the operands' own bounds for unsigned ones, whose ring
+ * difference is not the integer difference. */
 static ArIval difference(ArCtx *c, IrExpr *a, IrExpr *b)
 {
-    return ar_sum_ival(c, ar_sum_diff(c, a, b));
+    if (a->dtype.code == IR_DT_UINT)
+        return ar_ival_add(ar_ival(c, a), ar_ival_neg(ar_ival(c, b)));
+    return ar_sum_ival_deep(c, ar_sum_diff(c, a, b));
 }
 
 /* ---------------------------------------------------------------- assumptions */
@@ -156,9 +160,88 @@ static IrExpr *rewrite_logical(ArCtx *c, IrExpr *e, IrExpr *a, IrExpr *b)
     return d ? d : r;
 }
 
+/* ---------------------------------------------------------------- vectors */
+static IrExpr *broadcast(ArCtx *c, IrExpr *x, int lanes)
+{
+    IrExpr *b = ir_node(c->arena, IR_E_BROADCAST, ir_dtype_with_lanes(x->dtype, lanes), (TxSpan){0});
+    b->u.op.a = x, b->u.op.lanes = lanes;
+    return b;
+}
+
+static IrExpr *ramp(ArCtx *c, IrExpr *base, IrExpr *stride, int lanes)
+{
+    IrExpr *r = ir_node(c->arena, IR_E_RAMP, ir_dtype_with_lanes(base->dtype, lanes), (TxSpan){0});
+    r->u.op.a = base, r->u.op.b = stride, r->u.op.lanes = lanes;
+    return r;
+}
+
+/* x k y on scalars, simplified. */
+static IrExpr *scalar(ArCtx *c, IrExprKind k, IrExpr *x, IrExpr *y)
+{
+    IrExpr *n = ir_binary(c->arena, k, x, y, (TxSpan){0});
+    if (is_compare(k))
+        n->dtype = IR_BOOL;
+    return ar_simp(c, n);
+}
+
+/* ramp(b, s, n) // c or % c when no lane crosses a multiple of c. */
+static IrExpr *ramp_division(ArCtx *c, IrExprKind k, IrExpr *r, int64_t d)
+{
+    int64_t s, lo, hi;
+    IrExpr *base = r->u.op.a;
+    int n = r->u.op.lanes;
+    if (d <= 0 || !ar_const_int(r->u.op.b, &s) || s < 0 || !ar_is_index_dtype(base->dtype))
+        return NULL;
+    IrExpr *m = scalar(c, IR_E_FLOORMOD, base, ir_int(c->arena, base->dtype, d, (TxSpan){0}));
+    ar_bound(c, m, &lo, &hi);
+    if (hi > d || s > (d - 1 - hi) / (n > 1 ? n - 1 : 1))
+        return NULL;
+    if (k == IR_E_FLOORMOD)
+        return ramp(c, m, r->u.op.b, n);
+    return broadcast(c, scalar(c, IR_E_FLOORDIV, base, ir_int(c->arena, base->dtype, d, (TxSpan){0})), n);
+}
+
+/* The vectorizer's forms: broadcasts combine lane-wise, ramps absorb
+ * broadcast offsets and factors, and divide when the lanes stay in one block. */
+static IrExpr *rewrite_vector_binary(ArCtx *c, IrExprKind k, IrExpr *a, IrExpr *b)
+{
+    bool ra = a->kind == IR_E_RAMP, rb = b->kind == IR_E_RAMP;
+    bool ba = a->kind == IR_E_BROADCAST, bb = b->kind == IR_E_BROADCAST;
+    int n = a->dtype.lanes;
+    int64_t d;
+    if (ba && bb)
+        return broadcast(c, scalar(c, k, a->u.op.a, b->u.op.a), n);
+    switch (k) {
+    case IR_E_ADD: case IR_E_SUB:
+        if (ra && bb)
+            return ramp(c, scalar(c, k, a->u.op.a, b->u.op.a), a->u.op.b, n);
+        if (ba && rb)
+            return ramp(c, scalar(c, k, a->u.op.a, b->u.op.a),
+                        k == IR_E_ADD ? b->u.op.b
+                                      : scalar(c, IR_E_SUB, ir_int(c->arena, b->u.op.b->dtype, 0, (TxSpan){0}),
+                                               b->u.op.b), n);
+        if (ra && rb)
+            return ramp(c, scalar(c, k, a->u.op.a, b->u.op.a), scalar(c, k, a->u.op.b, b->u.op.b), n);
+        return NULL;
+    case IR_E_MUL:
+        if (ra && bb)
+            return ramp(c, scalar(c, k, a->u.op.a, b->u.op.a), scalar(c, k, a->u.op.b, b->u.op.a), n);
+        if (ba && rb)
+            return ramp(c, scalar(c, k, a->u.op.a, b->u.op.a), scalar(c, k, a->u.op.a, b->u.op.b), n);
+        return NULL;
+    case IR_E_FLOORDIV: case IR_E_FLOORMOD:
+        return ra && bb && ar_const_int(b->u.op.a, &d) ? ramp_division(c, k, a, d) : NULL;
+    default:
+        return NULL;
+    }
+}
+
 static IrExpr *rewrite_binary(ArCtx *c, IrExpr *e)
 {
     IrExpr *a = ar_simp(c, e->u.op.a), *b = ar_simp(c, e->u.op.b), *r;
+    if (e->dtype.lanes > 1 && a->dtype.lanes == b->dtype.lanes &&
+        (r = rewrite_vector_binary(c, e->kind, a, b)))
+        return r;
     if (is_compare(e->kind))
         return rewrite_compare(c, e, a, b);
     if (e->kind == IR_E_MIN || e->kind == IR_E_MAX)
@@ -369,7 +452,7 @@ IrExpr *ar_simp(ArCtx *c, IrExpr *e)
     c->depth++;
     IrExpr *r = index_arith(e) ? simplify_index(c, e) : ar_rewrite(c, e);
     c->depth--;
-    return r;
+    return r != e && ar_expr_equal(r, e) ? e : r; /* unchanged trees keep their identity */
 }
 
 /* Scratch memory lives for one top-level call. */

@@ -340,6 +340,77 @@ static void test_let(void **state)
     at_env_free(E);
 }
 
+/* Unsigned comparisons use the operands' own bounds (the ring difference is
+ * not the integer difference). */
+static void test_unsigned_compare(void **state)
+{
+    (void)state;
+    CHECK("u:uint32[0,5) v:uint32[10,20) s:uint32",
+          {"u < v", "True"},
+          {"v < u", "False"},
+          {"min(u, v)", "u"},
+          {"max(u, v)", "v"},
+          {"u - v < 4", "u - v < 4"},
+          {"s >= 0", "True"});
+}
+
+/* Symbolic loop ranges prove j < n for j in range(n) (one level). */
+static void test_symbolic_ranges(void **state)
+{
+    (void)state;
+    AtEnv *E = at_env("n:int32 m:int32 i:int32 j:int32");
+    TxArena *a = &E->m->arena;
+    ar_bind_bounds(&E->ctx, at_var(E, "n"), 1, INT64_MAX);
+    ar_bind_range(&E->ctx, at_var(E, "j"), ir_i32(a, 0), at_var(E, "n"));
+    ar_bind_range(&E->ctx, at_var(E, "i"), ir_i32(a, 0), at_var(E, "m"));
+    assert_string_equal(at_simplify_str(E, "j < n"), "True");
+    assert_string_equal(at_simplify_str(E, "j + 1 <= n"), "True");
+    assert_string_equal(at_simplify_str(E, "j % n"), "j");
+    assert_string_equal(at_simplify_str(E, "j // n"), "0");
+    assert_string_equal(at_simplify_str(E, "(i * n + j) // n"), "i");
+    assert_string_equal(at_simplify_str(E, "(i * n + j) % n"), "j");
+    assert_string_equal(at_simplify_str(E, "min(j, n)"), "j");
+    assert_string_equal(at_simplify_str(E, "j < n - 1"), "j < n - 1");
+    at_env_free(E);
+}
+
+/* The vectorizer's ramp and broadcast forms. */
+static void test_vectors(void **state)
+{
+    (void)state;
+    AtEnv *E = at_env("i:int32[0,16) x:int32");
+    TxArena *a = &E->m->arena;
+    IrDType v4 = ir_dtype_with_lanes(IR_INT32, 4);
+    IrExpr *r = ir_node(a, IR_E_RAMP, v4, (TxSpan){0});
+    r->u.op.a = at_parse(E, "i * 4"), r->u.op.b = ir_i32(a, 1), r->u.op.lanes = 4;
+    IrExpr *b8 = ir_node(a, IR_E_BROADCAST, v4, (TxSpan){0});
+    b8->u.op.a = ir_i32(a, 8), b8->u.op.lanes = 4;
+    IrExpr *bx = ir_node(a, IR_E_BROADCAST, v4, (TxSpan){0});
+    bx->u.op.a = at_var(E, "x"), bx->u.op.lanes = 4;
+    IrExpr *e = ar_simplify(&E->ctx, ir_binary(a, IR_E_ADD, r, bx, (TxSpan){0}));
+    assert_int_equal(e->kind, IR_E_RAMP);
+    assert_string_equal(at_str(E, e->u.op.a), "i * 4 + x");
+    e = ar_simplify(&E->ctx, ir_binary(a, IR_E_MUL, r, b8, (TxSpan){0}));
+    assert_int_equal(e->kind, IR_E_RAMP);
+    assert_string_equal(at_str(E, e->u.op.a), "i * 32");
+    assert_string_equal(at_str(E, e->u.op.b), "8");
+    e = ar_simplify(&E->ctx, ir_binary(a, IR_E_FLOORDIV, r, b8, (TxSpan){0}));
+    assert_int_equal(e->kind, IR_E_BROADCAST);
+    assert_string_equal(at_str(E, e->u.op.a), "i // 2");
+    e = ar_simplify(&E->ctx, ir_binary(a, IR_E_FLOORMOD, r, b8, (TxSpan){0}));
+    assert_int_equal(e->kind, IR_E_RAMP);
+    assert_string_equal(at_str(E, e->u.op.a), "i % 2 * 4");
+    e = ar_simplify(&E->ctx, ir_binary(a, IR_E_ADD, bx, bx, (TxSpan){0}));
+    assert_int_equal(e->kind, IR_E_BROADCAST);
+    assert_string_equal(at_str(E, e->u.op.a), "x * 2");
+    /* lanes that cross a block stay divided */
+    IrExpr *r3 = ir_node(a, IR_E_RAMP, v4, (TxSpan){0});
+    r3->u.op.a = at_parse(E, "i * 3"), r3->u.op.b = ir_i32(a, 1), r3->u.op.lanes = 4;
+    e = ar_simplify(&E->ctx, ir_binary(a, IR_E_FLOORDIV, r3, b8, (TxSpan){0}));
+    assert_int_equal(e->kind, IR_E_FLOORDIV);
+    at_env_free(E);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -355,6 +426,9 @@ int main(void)
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_prove),
         cmocka_unit_test(test_let),
+        cmocka_unit_test(test_unsigned_compare),
+        cmocka_unit_test(test_symbolic_ranges),
+        cmocka_unit_test(test_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

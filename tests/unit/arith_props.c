@@ -106,6 +106,7 @@ typedef struct Gen {
     Rng *rng;
     IrDType t;
     bool wrapping; /* uint32: no min/max/select over wrapped values */
+    IrExpr *divisor; /* a variable >= 1 to divide by symbolically, or NULL */
 } Gen;
 
 static IrExpr *lit(Gen *g, int64_t v) { return ir_int(&g->E->m->arena, g->t, v, (TxSpan){0}); }
@@ -168,7 +169,13 @@ static IrExpr *gen(Gen *g, int depth)
         s->u.op.a = gen(g, depth - 1), s->u.op.b = gen(g, depth - 1);
         return s;
     }
-    default: return node(g, IR_E_FLOORDIV, gen(g, depth - 1), lit(g, -d));
+    default:
+        if (g->divisor && next(r) % 2) { /* (e * n + e') // n, % n */
+            IrExpr *x = node(g, IR_E_ADD, node(g, IR_E_MUL, gen(g, depth - 1), g->divisor),
+                             gen(g, depth - 1));
+            return node(g, next(r) % 2 ? IR_E_FLOORDIV : IR_E_FLOORMOD, x, g->divisor);
+        }
+        return node(g, IR_E_FLOORDIV, gen(g, depth - 1), lit(g, -d));
     }
 }
 
@@ -179,7 +186,10 @@ static void random_point(Rng *r, const AtEnv *E, Point *p)
     for (int i = 0; i < E->nvars; i++) {
         const AtVar *v = &E->vars[i];
         bool is_uint = v->var->dtype.code == IR_DT_UINT;
-        p->vals[i] = v->ranged ? pick(r, v->lo, v->hi) : is_uint ? pick(r, 0, 1000) : pick(r, -50, 50);
+        if (v->bound_by >= 0)
+            p->vals[i] = pick(r, v->lo, p->vals[v->bound_by] - 1);
+        else
+            p->vals[i] = v->ranged ? pick(r, v->lo, v->hi) : is_uint ? pick(r, 0, 1000) : pick(r, -50, 50);
     }
 }
 
@@ -224,7 +234,7 @@ static void run(const char *decls, IrDType t, bool wrapping, uint64_t seed, int 
 {
     Rng rng = {seed};
     AtEnv *E = at_env(decls);
-    Gen g = {E, &rng, t, wrapping};
+    Gen g = {E, &rng, t, wrapping, at_var(E, "n")};
     int failures = 0;
     for (int i = 0; i < count && failures < 5; i++)
         failures += check_one(&g, gen(&g, (int)pick(&rng, 1, depth)), &rng);
@@ -245,6 +255,14 @@ static void test_int64(void **state)
     run("a:int64[0,1000) b:int64[-8,8) c:int64", IR_INT64, false, 0xD1B54A32D192ED03ull, 2000, 4);
 }
 
+/* Variables whose extents are other variables (j in range(n)). */
+static void test_symbolic_extents(void **state)
+{
+    (void)state;
+    run("n:int32[1,30) m:int32[2,9) j:int32[0,n) i:int32[0,m) w:int32", IR_INT32, false,
+        0xBF58476D1CE4E5B9ull, 3000, 4);
+}
+
 static void test_uint32(void **state)
 {
     (void)state;
@@ -253,12 +271,11 @@ static void test_uint32(void **state)
 
 /* Bounds are sound for the conditions too: a decided comparison is true or
  * false at every point. */
-static void test_decided_conditions(void **state)
+static void decided_conditions(const char *decls, IrDType t, bool wrapping, uint64_t seed)
 {
-    (void)state;
-    Rng rng = {0x2545F4914F6CDD1Dull};
-    AtEnv *E = at_env("x:int32[0,40) y:int32[-20,20) z:int32[0,7)");
-    Gen g = {E, &rng, IR_INT32, false};
+    Rng rng = {seed};
+    AtEnv *E = at_env(decls);
+    Gen g = {E, &rng, t, wrapping, NULL};
     int failures = 0;
     for (int i = 0; i < 2000 && failures < 5; i++) {
         IrExpr *c = gen_compare(&g, (int)pick(&rng, 1, 3));
@@ -278,12 +295,22 @@ static void test_decided_conditions(void **state)
     assert_int_equal(failures, 0);
 }
 
+static void test_decided_conditions(void **state)
+{
+    (void)state;
+    decided_conditions("x:int32[0,40) y:int32[-20,20) z:int32[0,7)", IR_INT32, false,
+                       0x2545F4914F6CDD1Dull);
+    decided_conditions("u:uint32[0,64) v:uint32[0,5) s:uint32", IR_UINT32, true,
+                       0x5851F42D4C957F2Dull);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_int32),
         cmocka_unit_test(test_int64),
         cmocka_unit_test(test_uint32),
+        cmocka_unit_test(test_symbolic_extents),
         cmocka_unit_test(test_decided_conditions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

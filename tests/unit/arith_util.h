@@ -22,6 +22,7 @@ typedef struct AtVar {
     IrExpr *var;
     bool ranged;
     int64_t lo, hi; /* inclusive */
+    int bound_by;   /* [lo, that variable): index of a variable declared before, or -1 */
 } AtVar;
 
 typedef struct AtEnv {
@@ -41,7 +42,8 @@ static inline AtVar *at_find(AtEnv *E, const char *name, size_t n)
     return NULL;
 }
 
-/* "i:int32[0,16) n:int64 u:uint32[0,100)": [lo, hi) ranges are bound in the context. */
+/* "i:int32[0,16) n:int64 u:uint32[0,100) j:int32[0,n)": [lo, hi) ranges are
+ * bound in the context; a named end is a symbolic extent (n - lo). */
 static inline void at_declare(AtEnv *E, const char *decls)
 {
     const char *p = decls;
@@ -61,7 +63,20 @@ static inline void at_declare(AtEnv *E, const char *decls)
             abort();
         p += tn;
         v->var = ir_var(&E->m->arena, v->name, ir_prim_type(&E->m->arena, t), (TxSpan){0});
-        if (*p == '[') {
+        v->bound_by = -1;
+        long long lo;
+        char end[16];
+        int used = 0;
+        if (*p == '[' && sscanf(p, "[%lld,%15[a-z])%n", &lo, end, &used) == 2 && used) {
+            p += used;
+            AtVar *n = at_find(E, end, strlen(end));
+            if (!n)
+                abort();
+            v->lo = lo, v->bound_by = (int)(n - E->vars);
+            IrExpr *l = ir_int(&E->m->arena, t, lo, (TxSpan){0});
+            ar_bind_range(&E->ctx, v->var, l,
+                          ir_binary(&E->m->arena, IR_E_SUB, n->var, l, (TxSpan){0}));
+        } else if (*p == '[') {
             long long lo, hi;
             int used = 0;
             if (sscanf(p, "[%lld,%lld)%n", &lo, &hi, &used) != 2)
