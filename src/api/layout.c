@@ -31,10 +31,14 @@ static tirx_status check_args(IrModule *m, const long long *shape, int ndim, con
 {
     if (ndim < 1 || ndim > MAX_RANK || !shape)
         return usage(m, tx_arena_printf(&m->arena, "a shape has 1 to %d dimensions", MAX_RANK));
-    for (int d = 0; d < ndim; d++)
+    int64_t count = 1;
+    for (int d = 0; d < ndim; d++) {
         if (shape[d] < 1)
             return usage(m, tx_arena_printf(&m->arena, "dimension %d of the shape is %lld; "
                                             "dimensions are positive", d, shape[d]));
+        if (__builtin_mul_overflow(count, (int64_t)shape[d], &count))
+            return usage(m, "the shape has more elements than a 64-bit count holds");
+    }
     for (int d = 0; at && d < ndim; d++)
         if (at[d] < 0 || at[d] >= shape[d]) {
             int64_t s[MAX_RANK], i[MAX_RANK];

@@ -144,10 +144,9 @@ static bool group_offsets(LyViewCtx *v, const IrIter *group, int n, IrExpr *inde
     inner[n - 1] = 1;
     for (int k = n - 1; k > 0; k--) {
         int64_t e;
-        if (!ar_const_int(group[k].extent, &e))
+        if (!ar_const_int(group[k].extent, &e) || __builtin_mul_overflow(inner[k], e, &inner[k - 1]))
             return ly_fail(v->c, "a dimension made of several layout iters needs constant "
                                  "iter extents");
-        inner[k - 1] = inner[k] * e;
     }
     IrExpr *rest = index;
     for (int k = 0; k < n; k++) {
@@ -252,10 +251,22 @@ static IrType *rebuild(LyViewCtx *v, const IrType *parent, IrExpr *const *shape,
 }
 
 /* ---------------------------------------------------------------- reshape */
+/* Whether a shape has a constant element count too large for int64. */
+static bool overflows(IrExpr *const *shape, int ndim)
+{
+    int64_t n = 1, k;
+    for (int i = 0; i < ndim; i++)
+        if (ar_const_int(shape[i], &k) && k > 0 && __builtin_mul_overflow(n, k, &n))
+            return true;
+    return false;
+}
+
 static bool view_dims(LyViewCtx *v, const IrType *parent, IrExpr **s, int ndim, bool has_layout)
 {
     int infer = -1;
     int64_t k;
+    if (overflows(s, ndim) || overflows(parent->buf->shape, parent->buf->ndim))
+        return ly_fail(v->c, "the view has more elements than a 64-bit count holds");
     for (int i = 0; i < ndim; i++) {
         if (ar_is_const(s[i], -1)) {
             if (infer >= 0)
@@ -309,7 +320,7 @@ IrType *ly_view_unflatten(LyViewCtx *v, const IrType *parent, int64_t dim, IrExp
     if (!norm_dim(v, dim, pb->ndim, &d))
         return NULL;
     if (n < 1)
-        return ly_fail(v->c, "unflatten needs at least one size"), NULL;
+        return ly_fail(v->c, "the sizes to unflatten into are empty"), NULL;
     IrExpr **s = TX_NEW_ARRAY(v->c->arena, IrExpr *, pb->ndim + n);
     int k = 0;
     for (int i = 0; i < pb->ndim; i++)
@@ -330,7 +341,7 @@ IrType *ly_view_flatten(LyViewCtx *v, const IrType *parent, int64_t start_dim, i
     if (!norm_dim(v, start_dim, pb->ndim, &lo) || !norm_dim(v, end_dim, pb->ndim, &hi))
         return NULL;
     if (lo > hi)
-        return ly_fail(v->c, "flatten: start_dim %lld comes after end_dim %lld",
+        return ly_fail(v->c, "start_dim %lld comes after end_dim %lld",
                        (long long)start_dim, (long long)end_dim), NULL;
     IrExpr **s = TX_NEW_ARRAY(v->c->arena, IrExpr *, pb->ndim);
     int k = 0;
@@ -518,10 +529,9 @@ IrType *ly_view_narrow(LyViewCtx *v, const IrType *parent, int64_t dim, IrExpr *
     } else if (hi - lo > 1) {
         int64_t inner = 1, e, a, n;
         for (int k = lo + 1; k < hi; k++) {
-            if (!ar_const_int(shard[k].extent, &e))
+            if (!ar_const_int(shard[k].extent, &e) || __builtin_mul_overflow(inner, e, &inner))
                 return ly_fail(v->c, "a dimension made of several layout iters needs constant "
                                      "iter extents"), NULL;
-            inner *= e;
         }
         if (!ar_const_int(start, &a) || !ar_const_int(length, &n) || a % inner || n % inner)
             return ly_fail(v->c, "dimension %d is made of %d layout iters: its start and length "
@@ -772,7 +782,10 @@ static bool atom_sizes(LyViewCtx *v, const IrType *parent, const Pattern *lhs,
             while (k < nsizes && strcmp(names[k], lhs->atoms[a]))
                 k++;
             if (k < nsizes) {
-                out[a] = sizes[k], known *= sizes[k];
+                out[a] = sizes[k];
+                if (sizes[k] <= 0 || __builtin_mul_overflow(known, sizes[k], &known))
+                    return ly_fail(v->c, "the size of '%s' must be positive, and the sizes of "
+                                         "group %d must fit 64 bits", lhs->atoms[a], g);
             } else if (unknown >= 0) {
                 return ly_fail(v->c, "group %d has more than one axis of unknown size "
                                      "('%s' and '%s'); give all but one", g, lhs->atoms[unknown],
