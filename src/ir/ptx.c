@@ -170,14 +170,16 @@ static const char *ptx_get_or_empty(const PtxEntry *e, const char *const *tok, c
     return t ? t : "";
 }
 
-/* Whether word occurs in a space-separated list. */
-static bool ptx_in_list(const char *list, const char *word)
+/* Whether the word "a:b" occurs in a space-separated list, compared in place
+ * (no joined copy). */
+static bool ptx_pair_listed(const char *list, const char *a, const char *b)
 {
-    size_t n = strlen(word);
+    size_t na = strlen(a), nb = strlen(b);
     for (const char *p = list; *p;) {
         const char *end = strchr(p, ' ');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && strncmp(p, word, n) == 0)
+        if (len == na + 1 + nb && memcmp(p, a, na) == 0 && p[na] == ':' &&
+            memcmp(p + na + 1, b, nb) == 0)
             return true;
         if (!end)
             break;
@@ -186,8 +188,9 @@ static bool ptx_in_list(const char *list, const char *word)
     return false;
 }
 
-/* The printed family: the mnemonic, or its PTX_SPELLING. */
-static const char *ptx_printed(const PtxEntry *e)
+/* The printed family: the mnemonic, or its PTX_SPELLING (a scan of the
+ * spellings; lookups read it from the index, ptx_printed). */
+static const char *ptx_spelled(const PtxEntry *e)
 {
     for (size_t i = 0; i < TX_ARRAY_LEN(ptx_spellings); i++)
         if (strcmp(ptx_spellings[i].mnemonic, e->mnemonic) == 0)
@@ -402,9 +405,7 @@ static bool ptx_rules_hold(const PtxEntry *e, const char *const *tok, const PtxR
         const char *a = ptx_get(e, tok, r->a), *b = ptx_get(e, tok, r->b);
         if (!a || !b)
             continue;
-        char pair[2 * PTX_TOKEN_LEN + 2];
-        snprintf(pair, sizeof pair, "%s:%s", a[0] ? a : "-", b[0] ? b : "-");
-        if (!ptx_in_list(r->pairs, pair)) {
+        if (!ptx_pair_listed(r->pairs, a[0] ? a : "-", b[0] ? b : "-")) {
             if (failed)
                 *failed = r;
             return false;
@@ -1142,6 +1143,16 @@ int ir_ptx_min_sm(int entry)
     return e ? e->min_sm : 0;
 }
 
+/* Whether a PTX_TOKEN_SM row names token, alone or as "mnemonic/token". */
+static bool ptx_token_row_matches(const char *row, const char *mnemonic, const char *token)
+{
+    const char *slash = strchr(row, '/');
+    if (!slash)
+        return strcmp(row, token) == 0;
+    size_t n = (size_t)(slash - row);
+    return strncmp(row, mnemonic, n) == 0 && mnemonic[n] == 0 && strcmp(slash + 1, token) == 0;
+}
+
 bool ir_ptx_available(const IrPtxResolved *r, int sm)
 {
     const PtxEntry *e = ptx_entry(r->entry);
@@ -1149,7 +1160,8 @@ bool ir_ptx_available(const IrPtxResolved *r, int sm)
         return false;
     for (int i = 0; i < r->nslots; i++)
         for (size_t k = 0; r->slots[i] && k < TX_ARRAY_LEN(ptx_token_sm); k++)
-            if (strcmp(r->slots[i], ptx_token_sm[k].token) == 0 && sm < ptx_token_sm[k].sm)
+            if (ptx_token_row_matches(ptx_token_sm[k].token, e->mnemonic, r->slots[i]) &&
+                sm < ptx_token_sm[k].sm)
                 return false;
     return true;
 }

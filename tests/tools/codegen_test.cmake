@@ -4,8 +4,9 @@
 # in tests/. The file's leading comment block says which targets to generate
 # for (`# ARCHS: sm_80 sm_90a sm_100a`) and may add driver flags
 # (`# FLAGS: --fast-math`).
-# - With codegen/NAME.err next to it, generating for the first target must fail
-#   (exit 1) with exactly that stderr (TIRX_UPDATE_GOLDENS=1 rewrites it).
+# - For codegen/err_*.tirx, generating for the first target must fail (exit 1)
+#   with exactly the stderr in codegen/err_*.err (TIRX_UPDATE_GOLDENS=1 writes
+#   it).
 # - Otherwise, for each target: generate, check the CUDA with FileCheck against
 #   the file's `CHECK:` lines and its `SM80:` / `SM90A:` / `SM100A:` lines,
 #   compile it with NVRTC (ptxas validates it; "SKIPPED:" when NVRTC cannot be
@@ -39,7 +40,8 @@ if(NOT archs)
   message(FATAL_ERROR "${FILE}: no '# ARCHS:' line")
 endif()
 
-if(EXISTS "${golden}")
+get_filename_component(name "${FILE}" NAME)
+if(name MATCHES "^err_")
   list(GET archs 0 arch)
   execute_process(COMMAND "${DRIVER}" --arch ${arch} ${flags} "${FILE}"
                   RESULT_VARIABLE status OUTPUT_QUIET ERROR_VARIABLE err)
@@ -47,6 +49,9 @@ if(EXISTS "${golden}")
     file(WRITE "${golden}" "${err}")
     message(STATUS "updated ${golden}")
     return()
+  endif()
+  if(NOT EXISTS "${golden}")
+    message(FATAL_ERROR "FAIL ${FILE}: no ${golden} (TIRX_UPDATE_GOLDENS=1 writes it)\n${err}")
   endif()
   file(READ "${golden}" expected)
   if(NOT status EQUAL 1 OR NOT err STREQUAL expected)

@@ -3,8 +3,9 @@
  *   op_golden [--update] op/NAME.tirx
  *
  * parses op/NAME.tirx, runs TilePrimitiveDispatch for the target named by a
- * `# TARGET: sm_90a` line of its leading comment block (default sm_90a) and
- * then either
+ * `# TARGET: sm_90a` line of its leading comment block (default sm_90a) --
+ * or the passes of a `# PASSES: A,B` line (tests/pass), with the verifier
+ * after each -- and then either
  *  - compares the result, structurally (alpha-renaming bound variables), with
  *    the module of op/NAME.expected.tirx, which must also verify; or
  *  - when op/NAME.err exists, requires the dispatch to fail with exactly
@@ -45,13 +46,15 @@ static bool write_file(const char *path, const char *text)
     return fclose(f) == 0;
 }
 
-/* `# TARGET: sm_90a` in the leading comment block. */
-static const char *target_of(const char *text, char *buf, size_t n)
+/* `# KEY: value` in the leading comment block (key "# TARGET:"), else dflt. */
+static const char *header_value(const char *text, const char *key, char *buf, size_t n,
+                                const char *dflt)
 {
     const char *p = text;
+    size_t klen = strlen(key);
     while (*p == '#' || *p == '\n') {
-        if (!strncmp(p, "# TARGET:", 9)) {
-            const char *s = p + 9;
+        if (!strncmp(p, key, klen)) {
+            const char *s = p + klen;
             while (*s == ' ')
                 s++;
             size_t k = strcspn(s, " \n");
@@ -63,7 +66,7 @@ static const char *target_of(const char *text, char *buf, size_t n)
             break;
         p++;
     }
-    return "sm_90a";
+    return dflt;
 }
 
 static char *render(const IrModule *m)
@@ -160,9 +163,12 @@ int main(int argc, char **argv)
         free(text);
         return 1;
     }
-    char target[32];
-    PsCtx ctx = {.arch = target_of(text, target, sizeof target)};
-    bool lowered = ps_tile_dispatch(&ctx, m) && !m->diags.nerrors;
+    char target[32], passes[512];
+    PsCtx ctx = {.arch = header_value(text, "# TARGET:", target, sizeof target, "sm_90a")};
+    const char *names = header_value(text, "# PASSES:", passes, sizeof passes, NULL);
+    ctx.verify_each = names != NULL;
+    bool lowered = (names ? ps_run_named(&ctx, m, names) : ps_tile_dispatch(&ctx, m)) &&
+                   !m->diags.nerrors;
     char *err_path = sibling(path, ".err"), *exp_path = sibling(path, ".expected.tirx");
     FILE *probe = fopen(err_path, "rb");
     bool expect_error = probe != NULL;

@@ -240,6 +240,11 @@ static const char *reg_operand(Asm *a, const IrPtxOperand *op, const IrExpr *arg
 
 /* ---------------------------------------------------------------- addresses */
 
+static bool is_call(const IrExpr *e, IrOp op)
+{
+    return e->kind == IR_E_CALL && e->u.call.op == op;
+}
+
 static bool is_shared_space(const char *space)
 {
     return !strncmp(space, "shared", 6);
@@ -251,10 +256,11 @@ static const char *address(Asm *a, const IrPtxOperand *op, const IrExpr *arg, co
     Cg *cg = a->cg;
     *offset = "";
     int64_t off;
-    if (arg->kind == IR_E_CALL && arg->u.call.op == IR_OP_PTX_ADDR && op->offset_ok &&
-        cg_const_int(arg->u.call.args[1], &off)) {
+    const IrExpr *inner = is_call(arg, IR_OP_CUDA_CVTA_TO_SHARED) ? arg->u.call.args[0] : arg;
+    if (is_call(inner, IR_OP_PTX_ADDR) && op->offset_ok && cg_const_int(inner->u.call.args[1], &off)) {
+        /* [base+16]; a shared-space T.ptx.addr arrives wrapped in cvta */
         *offset = off ? cg_printf(cg, "%+lld", (long long)off) : "";
-        arg = arg->u.call.args[0];
+        arg = inner->u.call.args[0];
     }
     IrDType t = arg->dtype;
     bool shared = is_shared_space(op->space), tmem = !strcmp(op->space, "tmem");
@@ -388,10 +394,31 @@ static char *render_markers(Asm *a, const char *text)
     return s;
 }
 
-static void constraint_list(const AsmOperand *ops, int n, TxBuf *b)
+/* A constraint list, eight operands to a line when the statement is long. */
+static void constraint_list(const AsmOperand *ops, int n, bool wrap, int indent, TxBuf *b)
 {
-    for (int i = 0; i < n; i++)
-        tx_buf_printf(b, "%s\"%s\"(%s)", i ? ", " : "", ops[i].constraint, ops[i].expr);
+    for (int i = 0; i < n; i++) {
+        if (i && wrap && i % 8 == 0) {
+            tx_buf_puts(b, ",\n");
+            for (int k = 0; k < indent; k++)
+                tx_buf_puts(b, "  ");
+            tx_buf_puts(b, "      ");
+        } else if (i) {
+            tx_buf_puts(b, ", ");
+        }
+        tx_buf_printf(b, "\"%s\"(%s)", ops[i].constraint, ops[i].expr);
+    }
+}
+
+/* The length of the operand lists on one line. */
+static size_t operands_width(const Asm *a)
+{
+    size_t n = 0;
+    for (int i = 0; i < a->outs.len; i++)
+        n += strlen(a->outs.items[i].constraint) + strlen(a->outs.items[i].expr) + 6;
+    for (int i = 0; i < a->ins.len; i++)
+        n += strlen(a->ins.items[i].constraint) + strlen(a->ins.items[i].expr) + 6;
+    return n;
 }
 
 /* Instructions that only read and write registers need no "memory" clobber. */
@@ -412,10 +439,38 @@ static bool touches_memory(const char *family)
     return true;
 }
 
+/* `asm volatile("..." : outputs : inputs : "memory");`, the lists on lines
+ * of their own when the statement is long. */
+static void asm_statement(Asm *a, const char *text, bool memory, int indent, TxBuf *stmt)
+{
+    bool wrap = strlen(text) + operands_width(a) > 100;
+    const char *sep = wrap ? "\n" : " ";
+    tx_buf_printf(stmt, "asm volatile(\"%s\"", text);
+    bool outs = a->outs.len || a->ins.len || memory, ins = a->ins.len || memory;
+    for (int list = 0; list < 3; list++) {
+        if (!(list == 0 ? outs : list == 1 ? ins : memory))
+            continue;
+        tx_buf_puts(stmt, sep);
+        for (int k = 0; wrap && k < indent; k++)
+            tx_buf_puts(stmt, "  ");
+        tx_buf_puts(stmt, wrap ? "    :" : ":");
+        const AsmOperand *ops = list == 0 ? a->outs.items : a->ins.items;
+        int n = list == 0 ? a->outs.len : a->ins.len;
+        if (list == 2) {
+            tx_buf_puts(stmt, " \"memory\"");
+        } else if (n) {
+            tx_buf_putc(stmt, ' ');
+            constraint_list(ops, n, wrap, indent, stmt);
+        }
+    }
+    tx_buf_puts(stmt, ");");
+}
+
 static void write_asm(Asm *a, const char *operands)
 {
     Cg *cg = a->cg;
     bool block = a->prolog.len || a->epilog.len || a->guard;
+    bool braces = a->before.len || a->after.len;
     TxBuf text = {0}, stmt = {0};
     if (block)
         tx_buf_printf(&text, "{ %s%s", a->prolog.data ? a->prolog.data : "",
@@ -424,19 +479,7 @@ static void write_asm(Asm *a, const char *operands)
     if (block)
         tx_buf_printf(&text, " %s}", a->epilog.data ? a->epilog.data : "");
     bool memory = touches_memory(ir_ptx_family(a->call->u.call.ptx_entry));
-    tx_buf_printf(&stmt, "asm volatile(\"%s\"", render_markers(a, text.data));
-    if (a->outs.len || a->ins.len || memory) {
-        tx_buf_puts(&stmt, " : ");
-        constraint_list(a->outs.items, a->outs.len, &stmt);
-    }
-    if (a->ins.len || memory) {
-        tx_buf_puts(&stmt, a->outs.len ? " : " : ": ");
-        constraint_list(a->ins.items, a->ins.len, &stmt);
-    }
-    if (memory)
-        tx_buf_puts(&stmt, a->ins.len ? " : \"memory\"" : ": \"memory\"");
-    tx_buf_puts(&stmt, ");");
-    bool braces = a->before.len || a->after.len;
+    asm_statement(a, render_markers(a, text.data), memory, cg->indent + braces, &stmt);
     cg_stmt_line(cg, "%s", braces ? "{" : stmt.data);
     if (braces) {
         cg->indent++;
@@ -471,14 +514,15 @@ static bool check_target(Asm *a, const IrPtxResolved *r)
         return true;
     int first = cg_ptx_first_sm(r);
     TxSpan sp = cg_span(cg, a->call);
+    const char *key = ir_ptx_key(r->entry);
     if (!first)
-        cg_error(cg, sp, "PTX instruction '%s' is not available on any target", a->mnemonic);
-    else if (first < cg->opt->sm)
-        cg_error(cg, sp, "PTX instruction '%s' is not available on %s: it exists only on %s",
-                 a->mnemonic, cg_target(cg), cg_arch_name(first));
+        cg_error(cg, sp, "PTX instruction '%s' (%s) is not available on any target", a->mnemonic, key);
+    else if (first < cg->opt->sm || !ir_ptx_available(r, 100))
+        cg_error(cg, sp, "PTX instruction '%s' (%s) is not available on %s: it exists only on %s",
+                 a->mnemonic, key, cg_target(cg), cg_arch_name(first));
     else
-        cg_error(cg, sp, "PTX instruction '%s' is not available on %s: it needs %s or newer",
-                 a->mnemonic, cg_target(cg), cg_arch_name(first));
+        cg_error(cg, sp, "PTX instruction '%s' (%s) is not available on %s: it needs %s or newer",
+                 a->mnemonic, key, cg_target(cg), cg_arch_name(first));
     return false;
 }
 

@@ -215,9 +215,17 @@ static int emit_access_ptr(Cg *cg, const IrExpr *e, TxBuf *b)
     return CG_PREC_ADD;
 }
 
-/* T.ptx.addr(base, byte_offset) outside an address operand: base + offset. */
+/* T.ptx.addr(base, byte_offset) outside an address operand: the byte offset
+ * added to a pointer or to a 32/64-bit address. */
 static int emit_ptx_addr(Cg *cg, const IrExpr *e, TxBuf *b)
 {
+    if (e->u.call.args[0]->dtype.code == IR_DT_HANDLE) {
+        tx_buf_puts(b, "(char*)");
+        cg_expr(cg, e->u.call.args[0], b, CG_PREC_UNARY);
+        tx_buf_puts(b, " + ");
+        cg_expr(cg, e->u.call.args[1], b, CG_PREC_ADD + 1);
+        return CG_PREC_ADD;
+    }
     return emit_infix_call(cg, e, "+", CG_PREC_ADD, b);
 }
 

@@ -146,6 +146,7 @@ void cg_raw_line(Cg *cg, const char *fmt, ...)
 
 void cg_stmt_line(Cg *cg, const char *fmt, ...)
 {
+    cg->pending = (TxSpan){0};
     cg_sync_line(cg, cg->span);
     va_list ap;
     va_start(ap, fmt);
@@ -163,6 +164,7 @@ static void count_lines(Cg *cg)
 
 void cg_sync_line_ahead(Cg *cg, TxSpan span, int ahead)
 {
+    cg->pending = (TxSpan){0};
     if (cg->opt->no_lines || !span.src)
         return;
     int line, col;
@@ -187,6 +189,17 @@ void cg_sync_line_ahead(Cg *cg, TxSpan span, int ahead)
 void cg_sync_line(Cg *cg, TxSpan span)
 {
     cg_sync_line_ahead(cg, span, 0);
+}
+
+void cg_mark_line(Cg *cg, TxSpan span)
+{
+    cg->pending = span;
+}
+
+void cg_flush_line(Cg *cg)
+{
+    if (cg->pre == cg->out && cg->pending.src)
+        cg_sync_line(cg, cg->pending);
 }
 
 /* ---------------------------------------------------------------- attributes */

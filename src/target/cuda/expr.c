@@ -50,6 +50,7 @@ char *cg_expr_str(Cg *cg, const IrExpr *e, int min_prec)
 const char *cg_temp(Cg *cg, const char *type, const char *value)
 {
     const char *name = cg_temp_name(cg);
+    cg_flush_line(cg);
     for (int i = 0; i < cg->indent; i++)
         tx_buf_puts(cg->pre, "  ");
     tx_buf_printf(cg->pre, "%s %s = %s;\n", type, name, value);
@@ -449,6 +450,7 @@ static int emit_let(Cg *cg, const IrExpr *e, TxBuf *b)
     const char *type = cg_var_ctype(cg, var->u.var.type, cg_span(cg, e));
     char *text = cg_expr_str(cg, value, CG_PREC_NONE);
     const char *name = cg_define(cg, var);
+    cg_flush_line(cg);
     for (int i = 0; i < cg->indent; i++)
         tx_buf_puts(cg->pre, "  ");
     tx_buf_printf(cg->pre, "const %s %s = %s;\n", type, name, text);

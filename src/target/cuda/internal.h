@@ -36,6 +36,7 @@ typedef struct Cg {
     const TxSource *line_src;
     int line;
     size_t line_pos;
+    TxSpan pending;     /* a statement's line, emitted with its first output */
 
     /* identifiers and facts about variables (pointer maps: lookups only) */
     IrPtrMap names;     /* var -> const char * */
@@ -74,6 +75,11 @@ void cg_line(Cg *cg, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 void cg_raw_line(Cg *cg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Make the next output line map to the source line of span (#line). */
 void cg_sync_line(Cg *cg, TxSpan span);
+/* Sync to span's line when the next statement line or temporary is written
+ * (a statement that writes nothing leaves no #line behind). */
+void cg_mark_line(Cg *cg, TxSpan span);
+/* Write a pending cg_mark_line directive before a temporary. */
+void cg_flush_line(Cg *cg);
 /* The same for the line `ahead` lines further (after a #pragma line). */
 void cg_sync_line_ahead(Cg *cg, TxSpan span, int ahead);
 /* cg_line for a statement: synced to the current statement's source line. */

@@ -332,6 +332,9 @@ void cg_stmt(Cg *cg, const IrStmt *s)
     if (s->span.src)
         cg->span = s->span;
     ir_ptrmap_free(&cg->vec_temps);
+    if (s->kind != IR_S_SEQ && s->kind != IR_S_FOR && s->kind != IR_S_WHILE && s->kind != IR_S_IF &&
+        s->kind != IR_S_ATTR)
+        cg_mark_line(cg, cg->span); /* before any temporary the statement needs */
     switch (s->kind) {
     case IR_S_SEQ:
         for (int i = 0; i < s->u.seq.n; i++)

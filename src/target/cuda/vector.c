@@ -204,8 +204,7 @@ void cg_vec_store(Cg *cg, const IrStmt *s)
         char *v = cg_expr_str(cg, value, CG_PREC_NONE);
         tx_buf_putc(&line, '*');
         vector_pointer(cg, buffer, base, value->dtype, &line);
-        cg_sync_line(cg, s->span);
-        cg_line(cg, "%s = %s;", line.data, v);
+        cg_stmt_line(cg, "%s = %s;", line.data, v);
         tx_buf_free(&line);
         return;
     }
@@ -213,8 +212,10 @@ void cg_vec_store(Cg *cg, const IrStmt *s)
         line.len = 0;
         char *v = cg_vec_lane(cg, value, k);
         cg_element(cg, buffer, lane(cg, index, k), &line);
-        cg_sync_line(cg, s->span);
-        cg_line(cg, "%s = %s;", line.data, v);
+        if (k == 0)
+            cg_stmt_line(cg, "%s = %s;", line.data, v);
+        else
+            cg_line(cg, "%s = %s;", line.data, v);
     }
     tx_buf_free(&line);
 }
