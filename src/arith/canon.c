@@ -38,6 +38,14 @@ static ArSum *sum_const(ArCtx *c, IrDType t, int64_t v)
     return s;
 }
 
+/* A form that could not be built: its users fall back to the plain node. */
+static ArSum *sum_failed(ArCtx *c, IrDType t)
+{
+    ArSum *s = sum_new(c, t);
+    s->overflow = true;
+    return s;
+}
+
 static bool is_const_sum(const ArSum *s) { return s->n == 0 && !s->overflow; }
 
 static int64_t mul_or_flag(ArSum *s, int64_t a, int64_t b)
@@ -443,12 +451,7 @@ IrExpr *ar_sum_expr(ArCtx *c, ArSum *s)
 static ArSum *sum_as_index(ArCtx *c, ArSum *s, int64_t lower, int64_t upper)
 {
     IrExpr *e = ar_sum_expr(c, s);
-    if (!e) {
-        ArSum *r = sum_new(c, s->dtype);
-        r->overflow = true;
-        return r;
-    }
-    return sum_split(c, s->dtype, (ArSplit){e, lower, upper, 1});
+    return e ? sum_split(c, s->dtype, (ArSplit){e, lower, upper, 1}) : sum_failed(c, s->dtype);
 }
 
 /* ---------------------------------------------------------------- division by constants */
@@ -640,12 +643,7 @@ static bool below_divisor(ArCtx *c, const ArSum *s, const ArSum *d)
 static ArSum *opaque_division(ArCtx *c, IrExprKind k, ArSum *s, IrExpr *d)
 {
     IrExpr *x = ar_sum_expr(c, s);
-    if (!x) {
-        ArSum *r = sum_new(c, s->dtype);
-        r->overflow = true;
-        return r;
-    }
-    return sum_atom(c, bin(c, k, x, d));
+    return x ? sum_atom(c, bin(c, k, x, d)) : sum_failed(c, s->dtype);
 }
 
 /* floordiv/floormod by a non-constant d: s = q*d + r with 0 <= r < d. */
@@ -693,11 +691,9 @@ static ArSum *sum_of_mul(ArCtx *c, IrExpr *e)
     if (kb != 1)
         b->terms[0].scale = 1;
     IrExpr *x = ar_sum_expr(c, a), *y = ar_sum_expr(c, b);
+    if (!x || !y)
+        return sum_failed(c, e->dtype);
     ArSum *r = sum_new(c, e->dtype);
-    if (!x || !y) {
-        r->overflow = true;
-        return r;
-    }
     add_split(c, r, plain(bin(c, IR_E_MUL, x, y)), mul_or_flag(r, ka, kb));
     return r;
 }
