@@ -164,11 +164,11 @@ static const char *read_call(OpCtx *c, Mma *g)
         return op_reason(c, "needs alpha == 1 and beta 0 or 1");
     g->zero_init = beta == 0.0;
     g->copy_c = has_c && beta == 1.0 && g->c.buffer != g->d.buffer;
-    int64_t ak, bk, bn;
+    int64_t ak = 0, bk = 0, bn = 0;
     if (!matrix_dims(&g->d, &g->m, &g->n) || !matrix_dims(&g->a, &g->m, &ak) ||
         !matrix_dims(&g->b, g->trans_b ? &bn : &bk, g->trans_b ? &bk : &bn))
         return op_reason(c, "D, A and B must be 2-D");
-    int64_t dm, dn;
+    int64_t dm = 0, dn = 0;
     matrix_dims(&g->d, &dm, &dn);
     if (dm != g->m || bn != g->n || ak != bk)
         return op_reason(c, "the shapes do not multiply: D %lldx%lld, A %lldx%lld, B %lldx%lld%s",

@@ -1,0 +1,188 @@
+/* What the tile-primitive GPU tests share (op_*.c): compiling a kernel file
+ * of examples/ or tests/gpu/ through the public API with -D overrides,
+ * device buffers as DLTensors, launching, float16/bfloat16 conversions on
+ * the host, and bit-exact comparison. Each test checks against a float64
+ * CPU reference (or the input bits) on fresh random inputs, with the output
+ * poisoned before the launch (gpu_test.h). */
+#ifndef TIRX_OP_KERNEL_H
+#define TIRX_OP_KERNEL_H
+
+#include "gpu_test.h"
+#include "runtime/dlpack.h"
+#include "tirx.h"
+
+static inline void op_ok(tirx_status st, const tirx_error *err, const char *what)
+{
+    if (st != TIRX_OK)
+        gpu_fail_at(__FILE__, __LINE__, what, err->message);
+}
+
+static inline char *op_read_source(const char *rel)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", TIRX_SOURCE_DIR, rel);
+    FILE *f = fopen(path, "rb");
+    GPU_CHECK(f != NULL, "the kernel file is readable");
+    size_t cap = 1 << 16, n = 0;
+    char *text = malloc(cap);
+    size_t k;
+    while (text && (k = fread(text + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (n + 1 == cap)
+            text = realloc(text, cap *= 2);
+    }
+    fclose(f);
+    GPU_CHECK(text && n > 0, "the kernel file is not empty");
+    text[n] = 0;
+    return text;
+}
+
+/* Compiles `rel` (relative to the source tree) for the device with the
+ * given NAME=VALUE defines; prints each kernel's resource usage. */
+static inline tirx_module *op_compile(tirx_device *gpu, const char *rel, const tirx_define *defs,
+                                      size_t ndefs)
+{
+    char *text = op_read_source(rel);
+    tirx_options o = {.arch = tirx_device_arch(gpu), .lineinfo = 1};
+    tirx_module *m;
+    tirx_status st = tirx_compile(text, strlen(text), rel, defs, ndefs, &o, &m);
+    free(text);
+    if (st != TIRX_OK) {
+        char *d = tirx_diag_render(m);
+        fprintf(stderr, "%s%s\n", d ? d : "", tirx_module_log(m) ? tirx_module_log(m) : "");
+        tirx_free(d);
+        gpu_fail_at(__FILE__, __LINE__, "tirx_compile", rel);
+    }
+    for (size_t i = 0; i < tirx_kernel_count(m); i++) {
+        tirx_kernel_stats k;
+        if (tirx_kernel_stats_get(m, i, &k) == 0)
+            printf("  %s: %d registers, %d B spilled, %d B static smem, %lld B dynamic smem\n",
+                   k.name, k.registers, k.spill_store_bytes, k.smem_bytes, k.dyn_smem_bytes);
+    }
+    return m;
+}
+
+/* A 2-D device tensor. */
+typedef struct OpTensor {
+    DLTensor t;
+    int64_t shape[2];
+    void *data;
+    size_t bytes;
+} OpTensor;
+
+static inline void op_tensor(tirx_device *gpu, OpTensor *x, int64_t rows, int64_t cols,
+                             uint8_t code, uint8_t bits)
+{
+    tirx_error err;
+    x->shape[0] = rows, x->shape[1] = cols;
+    x->bytes = (size_t)(rows * cols) * bits / 8;
+    op_ok(tirx_device_alloc(gpu, x->bytes, &x->data, &err), &err, "tirx_device_alloc");
+    DLTensor t = {.data = x->data, .device = {kDLCUDA, 0}, .ndim = 2,
+                  .dtype = {code, bits, 1}, .shape = x->shape};
+    x->t = t;
+}
+
+static inline void op_upload(tirx_device *gpu, OpTensor *x, const void *host)
+{
+    tirx_error err;
+    op_ok(tirx_copy_to_device(gpu, x->data, host, x->bytes, &err), &err, "copy to device");
+}
+
+/* Poison the device buffer (all bits set: NaN for floats). */
+static inline void op_poison(tirx_device *gpu, OpTensor *x)
+{
+    void *p = malloc(x->bytes);
+    GPU_CHECK(p != NULL, "host memory");
+    memset(p, 0xff, x->bytes);
+    op_upload(gpu, x, p);
+    free(p);
+}
+
+static inline void op_download(tirx_device *gpu, OpTensor *x, void *host)
+{
+    tirx_error err;
+    op_ok(tirx_device_synchronize(gpu, NULL, &err), &err, "synchronize");
+    op_ok(tirx_copy_to_host(gpu, host, x->data, x->bytes, &err), &err, "copy to host");
+}
+
+static inline void op_launch(tirx_module *m, const char *name, OpTensor *const *t, size_t n)
+{
+    tirx_error err;
+    tirx_function *f;
+    op_ok(tirx_get_function(m, name, &f, &err), &err, "tirx_get_function");
+    tirx_arg args[8];
+    GPU_CHECK(n <= 8, "at most 8 tensors");
+    for (size_t i = 0; i < n; i++)
+        args[i] = tirx_arg_tensor(&t[i]->t);
+    op_ok(tirx_launch(f, args, n, NULL, &err), &err, "tirx_launch");
+}
+
+/* ---- 16-bit floats on the host ---- */
+
+static inline uint16_t op_f32_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u, mag = x & 0x7fffffffu;
+    if (mag >= 0x47800000u) /* overflow, inf, NaN */
+        return (uint16_t)(sign | (mag > 0x7f800000u ? 0x7e00u : 0x7c00u));
+    if (mag < 0x38800000u) { /* subnormal: round to nearest even on the shifted mantissa */
+        uint32_t shift = 126 - (mag >> 23), m = (mag & 0x7fffffu) | 0x800000u;
+        if (shift > 24)
+            return (uint16_t)sign;
+        uint32_t half = m >> shift, rest = m & ((1u << shift) - 1), mid = 1u << (shift - 1);
+        half += rest > mid || (rest == mid && (half & 1));
+        return (uint16_t)(sign | half);
+    }
+    uint32_t h = ((mag - 0x38000000u) >> 13), rest = mag & 0x1fffu;
+    h += rest > 0x1000u || (rest == 0x1000u && (h & 1));
+    return (uint16_t)(sign | h);
+}
+
+static inline float op_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
+    if (e == 0 && m == 0) {
+        x = sign;
+    } else if (e == 0) { /* subnormal */
+        e = 113;
+        while (!(m & 0x400u))
+            m <<= 1, e--;
+        x = sign | (e << 23) | ((m & 0x3ffu) << 13);
+    } else if (e == 31) {
+        x = sign | 0x7f800000u | (m << 13);
+    } else {
+        x = sign | ((e + 112) << 23) | (m << 13);
+    }
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+static inline uint16_t op_f32_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    x += 0x7fffu + ((x >> 16) & 1u);
+    return (uint16_t)(x >> 16);
+}
+
+static inline float op_bf16_to_f32(uint16_t h)
+{
+    uint32_t x = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+/* The first index where two byte arrays differ, or -1. */
+static inline long long op_first_difference(const void *a, const void *b, size_t bytes)
+{
+    const unsigned char *x = a, *y = b;
+    for (size_t i = 0; i < bytes; i++)
+        if (x[i] != y[i])
+            return (long long)i;
+    return -1;
+}
+
+#endif
