@@ -231,6 +231,27 @@ void op_memo_put(OpCtx *c, const char *key, IrExpr *value)
 
 bool op_const(const IrExpr *e, int64_t *v) { return ar_const_int(e, v); }
 
+bool op_flag(const IrExpr *e, bool *out)
+{
+    int64_t v;
+    if (!e)
+        v = 0;
+    else if (e->kind == IR_E_PYBOOL || e->kind == IR_E_PYINT)
+        v = e->u.int_val;
+    else if (!op_const(e, &v))
+        return false;
+    *out = v != 0;
+    return true;
+}
+
+int64_t op_pow2_ceil(int64_t v)
+{
+    int64_t p = 1;
+    while (p < v)
+        p *= 2;
+    return p;
+}
+
 int op_dtype_bytes(IrDType t) { return t.bits % 8 ? 0 : t.bits / 8 * t.lanes; }
 
 static int64_t low_pow2(int64_t v)

@@ -165,6 +165,11 @@ void op_memo_put(OpCtx *c, const char *key, IrExpr *value);
 int64_t op_known_pow2(const IrExpr *e);
 /* Whether e is a constant; *v receives it. */
 bool op_const(const IrExpr *e, int64_t *v);
+/* A constant truth value (True/False, 0/1, an IntImm); absent (NULL) is false.
+ * False when e is not a constant. */
+bool op_flag(const IrExpr *e, bool *out);
+/* The smallest power of two >= v. */
+int64_t op_pow2_ceil(int64_t v);
 int op_dtype_bytes(IrDType t); /* 0 for sub-byte types */
 
 #endif

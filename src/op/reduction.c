@@ -34,13 +34,6 @@ static bool parse_axes(const OpReduce *r, IrExpr *axes, bool *reduced)
     return true;
 }
 
-static bool truth(IrExpr *e)
-{
-    int64_t v;
-    return e && (e->kind == IR_E_PYBOOL || e->kind == IR_E_PYINT ? e->u.int_val != 0
-                                                                 : op_const(e, &v) && v != 0);
-}
-
 const char *op_red_operands(OpCtx *c, OpReduce *r)
 {
     memset(r, 0, sizeof *r);
@@ -51,7 +44,8 @@ const char *op_red_operands(OpCtx *c, OpReduce *r)
         return op_reason(c, "more than %d source dimensions", OP_MAX_DIMS);
     if (!parse_axes(r, op_arg(c, 2), r->reduced))
         return op_reason(c, "the reduction axes are not a list of source dimensions");
-    r->accum = truth(op_arg(c, 3));
+    if (!op_flag(op_arg(c, 3), &r->accum))
+        return op_reason(c, "accum must be a constant True or False");
     r->outputs = r->length = 1;
     int64_t kept[OP_MAX_DIMS];
     int nk = 0;

@@ -32,24 +32,6 @@ typedef struct Mma {
     const char *ab;           /* "f16" or "bf16" */
 } Mma;
 
-static bool flag(const IrExpr *e, bool *out)
-{
-    int64_t v;
-    if (!e) {
-        *out = false;
-        return true;
-    }
-    if (e->kind == IR_E_PYBOOL || e->kind == IR_E_PYINT) {
-        *out = e->u.int_val != 0;
-        return true;
-    }
-    if (op_const(e, &v)) {
-        *out = v != 0;
-        return true;
-    }
-    return false;
-}
-
 static bool scalar_value(const IrExpr *e, double dflt, double *out)
 {
     if (!e) {
@@ -155,7 +137,7 @@ static const char *read_call(OpCtx *c, Mma *g)
         return why;
     bool trans_a;
     double alpha, beta;
-    if (!flag(op_arg(c, 4), &trans_a) || !flag(op_arg(c, 5), &g->trans_b) ||
+    if (!op_flag(op_arg(c, 4), &trans_a) || !op_flag(op_arg(c, 5), &g->trans_b) ||
         !scalar_value(op_arg(c, 6), 1.0, &alpha) || !scalar_value(op_arg(c, 7), 0.0, &beta))
         return op_reason(c, "transA, transB, alpha and beta must be constants");
     if (trans_a)

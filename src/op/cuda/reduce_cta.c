@@ -49,14 +49,6 @@ const char *op_reduce_cta_accept(OpCtx *c)
     return NULL;
 }
 
-static int64_t pow2_ceil(int64_t v)
-{
-    int64_t p = 1;
-    while (p < v)
-        p *= 2;
-    return p;
-}
-
 /* Warp 0 folds the warps' partials and writes the output. */
 static IrStmt *second_level(OpCtx *c, const OpReduce *r, IrExpr *acc, IrExpr *scratch,
                             IrExpr *lane, IrExpr *o)
@@ -70,7 +62,7 @@ static IrStmt *second_level(OpCtx *c, const OpReduce *r, IrExpr *acc, IrExpr *sc
         v = op_call(c, IR_OP_IF_THEN_ELSE, r->acc, a, 3);
     }
     op_store(c, &s, acc, &zero, 1, v);
-    op_red_shuffle(c, &s, r, acc, pow2_ceil(warps));
+    op_red_shuffle(c, &s, r, acc, op_pow2_ceil(warps));
     op_red_store(c, &st, r, o, op_load(c, acc, &zero, 1));
     op_emit(&s, op_if(c, op_bin(c, IR_E_EQ, lane, zero), op_seq_finish(c, &st), NULL));
     return op_if(c, op_bin(c, IR_E_EQ, c->axis[LY_AXIS_WARPID], zero), op_seq_finish(c, &s), NULL);

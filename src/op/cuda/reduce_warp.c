@@ -8,14 +8,6 @@
  * __syncthreads), as in the reference's shared variant. */
 #include "../reduction.h"
 
-static int64_t pow2_ceil(int64_t v)
-{
-    int64_t p = 1;
-    while (p < v)
-        p *= 2;
-    return p;
-}
-
 const char *op_reduce_warp_accept(OpCtx *c)
 {
     OpReduce r;
@@ -44,7 +36,7 @@ IrStmt *op_reduce_warp_lower(OpCtx *c)
     OpReduce r;
     op_red_operands(c, &r);
     int64_t threads = op_scope_threads(c);
-    int64_t g = pow2_ceil(r.length);
+    int64_t g = op_pow2_ceil(r.length);
     g = g > 32 ? 32 : g;
     int64_t groups = threads / g, steps = (r.outputs + groups - 1) / groups;
     int64_t slices = (r.length + g - 1) / g;
