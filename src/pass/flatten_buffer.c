@@ -216,15 +216,14 @@ static IrStmt *flatten_store(Flatten *fl, IrMutator *mu, IrStmt *s)
     return n;
 }
 
-/* DeclBuffer data: buffer_data(param) stays on the param; anything else follows. */
+/* DeclBuffer data: buffer_data(param) stays on the param (and does not make
+ * the param "used"); anything else follows the rebuilt identities. */
 static IrExpr *decl_data(Flatten *fl, IrMutator *mu, IrExpr *data)
 {
     const IrExpr *src = ps_buffer_data_of(data);
     uintptr_t v;
-    if (src && ir_ptrmap_get(&fl->info, src, &v) && ((BufInfo *)v)->is_param) {
-        ((BufInfo *)v)->used = true;
+    if (src && ir_ptrmap_get(&fl->info, src, &v) && ((BufInfo *)v)->is_param)
         return data;
-    }
     return ir_mutate_expr(mu, data);
 }
 

@@ -38,6 +38,7 @@ typedef struct Split {
     IrFunc *f;
     IrPtrMap root;                     /* buffer var -> its storage root */
     IrExpr *kattr[NKERNEL_ATTRS];      /* launch bounds in force */
+    IrPtrMap host_binds;               /* host Bind var -> value, for launch extents */
     FuncVec kernels;                   /* made from this function */
     const FuncVec *taken;              /* kernels made before (names) */
     bool failed;
@@ -249,6 +250,41 @@ static IrStmt *strip_smem_decl(IrMutator *mu, IrStmt *s)
     return ir_mutate_stmt(mu, body);
 }
 
+/* Launch extents see through host Binds (`v = n + 1` then extent v gives n + 1),
+ * so the kernel takes what the values need, not the bound names. */
+static IrExpr *host_value_hook(IrMutator *mu, IrExpr *e)
+{
+    uintptr_t v;
+    if (e->kind != IR_E_VAR || !ir_ptrmap_get(mu->ctx, e, &v))
+        return NULL;
+    return ir_mutate_expr(mu, (IrExpr *)v);
+}
+
+static IrStmt *extent_hook(IrMutator *mu, IrStmt *s)
+{
+    if (!ps_is_launch_attr(s))
+        return NULL;
+    IrMutator values = {.ctx = mu->ctx, .arena = mu->arena, .expr = host_value_hook};
+    IrExpr *ext = ir_mutate_expr(&values, s->u.attr.value);
+    ir_mutator_free(&values);
+    IrStmt *body = ir_mutate_stmt(mu, s->u.attr.body);
+    if (ext == s->u.attr.value && body == s->u.attr.body)
+        return s;
+    IrStmt *n = tx_arena_memdup(mu->arena, s, sizeof *s);
+    n->u.attr.value = ext, n->u.attr.body = body;
+    return n;
+}
+
+static IrStmt *extents_on_host_values(Split *sp, IrStmt *region)
+{
+    if (!sp->host_binds.len)
+        return region;
+    IrMutator mu = {.ctx = &sp->host_binds, .arena = arena(sp), .stmt = extent_hook};
+    IrStmt *r = ir_mutate_stmt(&mu, region);
+    ir_mutator_free(&mu);
+    return r;
+}
+
 /* ---------------------------------------------------------------- the kernel */
 
 static IrExpr *list_of(TxArena *a, IrExpr **items, int n)
@@ -402,7 +438,7 @@ static IrStmt *outline(Split *sp, IrStmt *region)
     TxArena *a = arena(sp);
     Hoist h = {.sp = sp};
     IrMutator hm = {.ctx = &h, .arena = a, .stmt = hoist_hook};
-    region = ir_mutate_stmt(&hm, region);
+    region = ir_mutate_stmt(&hm, extents_on_host_values(sp, region));
     ir_mutator_free(&hm);
 
     Launch l = {.sp = sp};
@@ -459,6 +495,8 @@ static IrStmt *host_hook(IrMutator *mu, IrStmt *s)
     Split *sp = mu->ctx;
     if (ps_is_launch_attr(s))
         return outline(sp, s);
+    if (s->kind == IR_S_BIND)
+        ir_ptrmap_put(&sp->host_binds, s->u.bind.var, (uintptr_t)s->u.bind.value);
     int k = kernel_attr_index(s);
     if (k < 0)
         return NULL;
@@ -492,6 +530,7 @@ bool ps_split_host_device(PsCtx *ctx, IrModule *m)
         ok &= !sp.failed;
         ir_mutator_free(&mu);
         ir_ptrmap_free(&sp.root);
+        ir_ptrmap_free(&sp.host_binds);
         tx_vec_free(&sp.kernels);
     }
     ps_set_funcs(m, out.items, out.len);

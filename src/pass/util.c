@@ -25,7 +25,6 @@ IrExpr *ps_call(TxArena *a, IrOp op, IrDType t, IrExpr **args, int nargs)
     e->u.call.op = op;
     e->u.call.nargs = nargs;
     e->u.call.args = nargs ? tx_arena_memdup(a, args, sizeof *args * (size_t)nargs) : NULL;
-    e->u.call.ptx_entry = -1;
     return e;
 }
 
