@@ -170,16 +170,14 @@ static const char *ptx_get_or_empty(const PtxEntry *e, const char *const *tok, c
     return t ? t : "";
 }
 
-/* Whether the word "a:b" occurs in a space-separated list, compared in place
- * (no joined copy). */
-static bool ptx_pair_listed(const char *list, const char *a, const char *b)
+/* Whether word occurs in a space-separated list. */
+static bool ptx_in_list(const char *list, const char *word)
 {
-    size_t na = strlen(a), nb = strlen(b);
+    size_t n = strlen(word);
     for (const char *p = list; *p;) {
         const char *end = strchr(p, ' ');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == na + 1 + nb && memcmp(p, a, na) == 0 && p[na] == ':' &&
-            memcmp(p + na + 1, b, nb) == 0)
+        if (len == n && strncmp(p, word, n) == 0)
             return true;
         if (!end)
             break;
@@ -188,9 +186,8 @@ static bool ptx_pair_listed(const char *list, const char *a, const char *b)
     return false;
 }
 
-/* The printed family: the mnemonic, or its PTX_SPELLING (a scan of the
- * spellings; lookups read it from the index, ptx_printed). */
-static const char *ptx_spelled(const PtxEntry *e)
+/* The printed family: the mnemonic, or its PTX_SPELLING. */
+static const char *ptx_printed(const PtxEntry *e)
 {
     for (size_t i = 0; i < TX_ARRAY_LEN(ptx_spellings); i++)
         if (strcmp(ptx_spellings[i].mnemonic, e->mnemonic) == 0)
@@ -405,7 +402,9 @@ static bool ptx_rules_hold(const PtxEntry *e, const char *const *tok, const PtxR
         const char *a = ptx_get(e, tok, r->a), *b = ptx_get(e, tok, r->b);
         if (!a || !b)
             continue;
-        if (!ptx_pair_listed(r->pairs, a[0] ? a : "-", b[0] ? b : "-")) {
+        char pair[2 * PTX_TOKEN_LEN + 2];
+        snprintf(pair, sizeof pair, "%s:%s", a[0] ? a : "-", b[0] ? b : "-");
+        if (!ptx_in_list(r->pairs, pair)) {
             if (failed)
                 *failed = r;
             return false;
