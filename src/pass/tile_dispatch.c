@@ -22,6 +22,9 @@
 
 typedef struct ScopeIds {
     const IrStmt *def[IR_SCOPEID_COUNT]; /* the latest definition of each kind */
+    /* threadIdx.{x,y,z} of launch_thread attrs, for kernels already written
+     * in the launched form (no scope ids) */
+    IrExpr *launch_var[3], *launch_ext[3];
 } ScopeIds;
 
 typedef struct Dispatch {
@@ -91,6 +94,21 @@ static void record_scopeid(Dispatch *d, const IrStmt *s)
         ir_ptrmap_put(&d->level, s->u.scopeid.vars[i], (uintptr_t)scopeid_level(s->u.scopeid.kind));
 }
 
+/* A `threadIdx.*` / `blockIdx.*` launch attr defines a thread-varying /
+ * CTA-varying variable. */
+static void record_launch(Dispatch *d, const IrStmt *s)
+{
+    if (strcmp(s->u.attr.key, "thread_extent") || s->u.attr.node->kind != IR_E_VAR)
+        return;
+    const char *tag = s->u.attr.thread_tag ? s->u.attr.thread_tag : s->u.attr.node->u.var.name;
+    bool thread = !strncmp(tag, "threadIdx.", 10);
+    if (thread && tag[10] >= 'x' && tag[10] <= 'z') {
+        d->ids.launch_var[tag[10] - 'x'] = s->u.attr.node;
+        d->ids.launch_ext[tag[10] - 'x'] = s->u.attr.value;
+    }
+    ir_ptrmap_put(&d->level, s->u.attr.node, (uintptr_t)(thread ? IR_SCOPE_THREAD : IR_SCOPE_CTA));
+}
+
 /* ---------------------------------------------------------------- thread axes */
 
 static IrExpr *id_var(const Dispatch *d, IrScopeIdKind k)
@@ -114,21 +132,55 @@ static bool id_extent(const Dispatch *d, IrScopeIdKind k, int64_t *n)
     return true;
 }
 
-/* The linear thread index in the CTA from T.thread_id: tx + ty*ex + tz*ex*ey. */
-static IrExpr *linear_tid(OpCtx *c, const Dispatch *d)
+/* The CTA's thread dimensions: T.thread_id's, else the threadIdx launch attrs. */
+static int thread_dims(const Dispatch *d, IrExpr **var, IrExpr **ext)
 {
     const IrStmt *s = d->ids.def[IR_SCOPEID_THREAD_ID];
-    if (!s)
+    int n = 0;
+    if (s) {
+        for (; n < s->u.scopeid.nvars && n < 3; n++) {
+            var[n] = s->u.scopeid.vars[n];
+            ext[n] = s->u.scopeid.extents ? s->u.scopeid.extents[n] : NULL;
+        }
+        return n;
+    }
+    while (n < 3 && d->ids.launch_var[n]) {
+        var[n] = d->ids.launch_var[n], ext[n] = d->ids.launch_ext[n];
+        n++;
+    }
+    return n;
+}
+
+/* The linear thread index in the CTA: tx + ty*ex + tz*ex*ey. */
+static IrExpr *linear_tid(OpCtx *c, const Dispatch *d)
+{
+    IrExpr *var[3], *ext[3], *stride = NULL;
+    int n = thread_dims(d, var, ext);
+    if (!n)
         return NULL;
-    IrExpr *t = s->u.scopeid.vars[0], *stride = NULL;
-    for (int i = 1; i < s->u.scopeid.nvars; i++) {
-        if (!s->u.scopeid.extents)
+    IrExpr *t = var[0];
+    for (int i = 1; i < n; i++) {
+        if (!ext[i - 1])
             return NULL;
-        IrExpr *prev = s->u.scopeid.extents[i - 1];
-        stride = stride ? op_bin(c, IR_E_MUL, stride, prev) : prev;
-        t = op_bin(c, IR_E_ADD, t, op_bin(c, IR_E_MUL, s->u.scopeid.vars[i], stride));
+        stride = stride ? op_bin(c, IR_E_MUL, stride, ext[i - 1]) : ext[i - 1];
+        t = op_bin(c, IR_E_ADD, t, op_bin(c, IR_E_MUL, var[i], stride));
     }
     return t;
+}
+
+/* The threads of the CTA when its dimensions are constants. */
+static bool thread_count(const Dispatch *d, int64_t *n)
+{
+    IrExpr *var[3], *ext[3];
+    int k = thread_dims(d, var, ext);
+    *n = 1;
+    for (int i = 0; i < k; i++) {
+        int64_t e;
+        if (!ext[i] || !ar_const_int(ext[i], &e))
+            return false;
+        *n *= e;
+    }
+    return k > 0;
 }
 
 static IrExpr *combine(OpCtx *c, IrExpr *outer, int64_t inner_extent, IrExpr *inner)
@@ -165,11 +217,11 @@ static void thread_axes(OpCtx *c, const Dispatch *d)
                                                  : combine(c, wiw, 32, lane);
     c->axis[LY_AXIS_WID_IN_WG] = wiw ? wiw : part(c, IR_E_FLOORMOD, c->axis[LY_AXIS_WARPID], 4);
     int64_t n;
-    if (id_extent(d, IR_SCOPEID_THREAD_ID, &n))
+    if (thread_count(d, &n))
         c->cta_threads = n;
-    else if (id_extent(d, IR_SCOPEID_WARP_ID, &n) && d->ids.def[IR_SCOPEID_WARP_ID])
+    else if (id_extent(d, IR_SCOPEID_WARP_ID, &n))
         c->cta_threads = n * 32;
-    else if (id_extent(d, IR_SCOPEID_WARPGROUP_ID, &n) && d->ids.def[IR_SCOPEID_WARPGROUP_ID])
+    else if (id_extent(d, IR_SCOPEID_WARPGROUP_ID, &n))
         c->cta_threads = n * 128;
 }
 
@@ -231,6 +283,7 @@ static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
     Dispatch *d = m->ctx;
     switch (s->kind) {
     case IR_S_SCOPEID: record_scopeid(d, s); return NULL;
+    case IR_S_ATTR: record_launch(d, s); return NULL;
     case IR_S_BIND:
         ir_ptrmap_put(&d->level, s->u.bind.var, (uintptr_t)level_of(d, s->u.bind.value));
         return NULL;
