@@ -129,7 +129,32 @@ static bool whole_buffer(const OpRegion *r)
     return true;
 }
 
-const char *op_frag(OpCtx *c, OpSeq *s, const OpRegion *r, OpFrag *f)
+/* The shard iter that is innermost in the last dimension's group (unit
+ * iters skipped), or -1. */
+static int innermost_iter(const IrLayout *g, const int *seps, int ndim)
+{
+    for (int i = seps[ndim] - 1; ndim > 0 && i >= seps[ndim - 1]; i--) {
+        int64_t e;
+        if (!op_const(g->shard[i].extent, &e) || e != 1)
+            return i;
+    }
+    return -1;
+}
+
+/* The vector width of a step: the largest power of two <= max_vec dividing
+ * the innermost iter's extent, when that iter is a register iter of stride 1. */
+static int64_t step_width(const IrLayout *g, int inner, int64_t max_vec)
+{
+    int64_t e, st, v = 1;
+    if (inner < 0 || strcmp(g->shard[inner].axis, "m") || !op_const(g->shard[inner].extent, &e) ||
+        !op_const(g->shard[inner].stride, &st) || st != 1)
+        return 1;
+    while (v * 2 <= max_vec && e % (v * 2) == 0)
+        v *= 2;
+    return v;
+}
+
+const char *op_frag(OpCtx *c, OpSeq *s, const OpRegion *r, int64_t max_vec, OpFrag *f)
 {
     memset(f, 0, sizeof *f);
     if (!whole_buffer(r))
@@ -151,6 +176,8 @@ const char *op_frag(OpCtx *c, OpSeq *s, const OpRegion *r, OpFrag *f)
     const char *why = check_axes(c, r, g);
     if (why)
         return why;
+    int inner = innermost_iter(g, seps, r->ndim);
+    f->vec = step_width(g, inner, max_vec);
     f->index = TX_NEW_ARRAY(c->arena, IrExpr *, r->ndim);
     f->reg = op_i32(c, 0);
     for (int i = 0; i < g->noffset; i++)
@@ -165,8 +192,11 @@ const char *op_frag(OpCtx *c, OpSeq *s, const OpRegion *r, OpFrag *f)
                 continue;
             IrExpr *digit;
             if (!strcmp(it->axis, "m")) {
-                digit = op_var(c, "r", IR_INT32);
-                f->loop_var[f->nloops] = digit, f->loop_ext[f->nloops++] = e;
+                int64_t step = i == inner ? f->vec : 1;
+                IrExpr *var = e == step ? op_i32(c, 0) : op_var(c, "r", IR_INT32);
+                if (e != step)
+                    f->loop_var[f->nloops] = var, f->loop_ext[f->nloops++] = e / step;
+                digit = step == 1 ? var : op_bin(c, IR_E_MUL, var, op_i32(c, step));
                 f->reg = op_bin(c, IR_E_ADD, f->reg, op_bin(c, IR_E_MUL, digit, op_i32(c, st)));
             } else {
                 digit = thread_digit(c, it);

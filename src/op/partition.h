@@ -66,10 +66,15 @@ typedef struct OpFrag {
     IrExpr *reg;    /* the register slot */
     IrExpr *view;   /* the local view, declared by op_frag */
     int64_t nregs;  /* registers per thread */
+    int64_t vec;    /* elements per step: consecutive in the last dimension and in registers */
 } OpFrag;
 /* NULL and *f filled (the view's DeclBuffer emitted into s), or why the
- * layout cannot be split this way at the call's scope. */
-const char *op_frag(OpCtx *c, OpSeq *s, const OpRegion *r, OpFrag *f);
+ * layout cannot be split this way at the call's scope. Each step covers
+ * f->vec elements, at most max_vec (a power of two): when the innermost
+ * iter of the last dimension is a register iter of stride 1, its loop steps
+ * by the largest power of two <= max_vec dividing its extent; index and reg
+ * are those of the first element of the step. */
+const char *op_frag(OpCtx *c, OpSeq *s, const OpRegion *r, int64_t max_vec, OpFrag *f);
 /* The body inside the unrolled loops over the memory iters. */
 IrStmt *op_frag_wrap(OpCtx *c, const OpFrag *f, IrStmt *body);
 /* Whether two distributed operands put every element in the same thread and register. */

@@ -4,6 +4,9 @@
  * the partition is induced by its layout (as the reference's register path):
  * each thread moves exactly the elements it holds, between its registers
  * (the tile's local view) and the memory side at the same logical position.
+ * Where a thread holds consecutive elements of the last dimension in
+ * consecutive registers (the mma accumulator's column pairs) and the memory
+ * side allows it, 32-bit elements move as one `ld/st.v2|v4` per step.
  * With oob="zero", positions past a global buffer read zero and are not
  * written (the ragged edge of a GEMM's C tile). */
 #include "../partition.h"
@@ -84,13 +87,55 @@ static IrExpr **memory_index(OpCtx *c, const OpRegion *frag_r, const OpFrag *f, 
     return out;
 }
 
+/* The PTX type of a 32-bit element moved in vectors straight from registers. */
+static const char *ptx_type32(IrDType t)
+{
+    if (t.lanes != 1 || t.bits != 32)
+        return NULL;
+    return t.code == IR_DT_FLOAT ? "f32" : t.code == IR_DT_INT ? "s32" : t.code == IR_DT_UINT ? "u32"
+                                                                                              : NULL;
+}
+
+/* One step of f->vec consecutive elements between registers and memory:
+ * `ld.<space>.v<n>.<type>` into the registers (zeros past the edge with oob)
+ * or `st.<space>.v<n>.<type>` from them (dropped past the edge). */
+static IrStmt *move_vector(OpCtx *c, const OpFrag *f, const OpRegion *mem, IrExpr **midx,
+                           bool to_regs)
+{
+    IrExpr *args[5];
+    int n = (int)f->vec, a = to_regs ? 0 : 1;
+    for (int i = 0; i < n; i++) {
+        IrExpr *slot = op_bin(c, IR_E_ADD, f->reg, op_i32(c, i));
+        args[a + i] = op_load(c, f->view, &slot, 1);
+    }
+    IrExpr *addr = op_address_of(c, mem->buffer, midx, mem->ndim);
+    args[to_regs ? n : 0] = addr;
+    const char *spelling = tx_arena_printf(c->arena, "%s.%s.v%d.%s", to_regs ? "ld" : "st",
+                                           mem->mem == OP_MEM_GLOBAL ? "global" : "shared", n,
+                                           ptx_type32(mem->dtype));
+    OpSeq s = {0}, zero = {0};
+    op_eval(c, &s, op_ptx(c, spelling, args, n + 1));
+    IrExpr *in = op_oob_zero(c) ? op_in_bounds(c, mem, midx) : NULL;
+    if (!in)
+        return op_seq_finish(c, &s);
+    if (to_regs)
+        for (int i = 0; i < n; i++) {
+            IrExpr *slot = op_bin(c, IR_E_ADD, f->reg, op_i32(c, i));
+            op_store(c, &zero, f->view, &slot, 1, op_i32(c, 0));
+        }
+    return op_if(c, in, op_seq_finish(c, &s), to_regs ? op_seq_finish(c, &zero) : NULL);
+}
+
 static IrStmt *lower_distributed(OpCtx *c, const OpRegion *dst, const OpRegion *src)
 {
     bool to_regs = dst->mem == OP_MEM_LOCAL;
     const OpRegion *regs = to_regs ? dst : src, *other = to_regs ? src : dst;
+    int64_t max_vec = 1;
+    if (other->mem != OP_MEM_LOCAL && ptx_type32(other->dtype))
+        max_vec = op_region_vector(c, other, 4, op_oob_zero(c) && other->mem == OP_MEM_GLOBAL);
     OpSeq out = {0};
     OpFrag f;
-    const char *why = op_frag(c, &out, regs, &f);
+    const char *why = op_frag(c, &out, regs, max_vec, &f);
     if (why) {
         op_seq_finish(c, &out);
         return op_decline(c, "%s", why);
@@ -102,8 +147,11 @@ static IrStmt *lower_distributed(OpCtx *c, const OpRegion *dst, const OpRegion *
                        : move(c, oview, &f.reg, 1, NULL, f.view, &f.reg, 1, NULL);
     } else {
         IrExpr **midx = memory_index(c, regs, &f, other);
-        body = to_regs ? move(c, f.view, &f.reg, 1, NULL, other->buffer, midx, other->ndim, other)
-                       : move(c, other->buffer, midx, other->ndim, other, f.view, &f.reg, 1, NULL);
+        if (f.vec > 1)
+            body = move_vector(c, &f, other, midx, to_regs);
+        else
+            body = to_regs ? move(c, f.view, &f.reg, 1, NULL, other->buffer, midx, other->ndim, other)
+                           : move(c, other->buffer, midx, other->ndim, other, f.view, &f.reg, 1, NULL);
     }
     op_emit(&out, op_frag_wrap(c, &f, body));
     return op_seq_finish(c, &out);

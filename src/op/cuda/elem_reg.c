@@ -73,7 +73,7 @@ static IrStmt *lower_distributed(OpCtx *c, const OpRegion *dst, const OpRegion *
 {
     OpSeq out = {0};
     OpFrag f;
-    const char *why = op_frag(c, &out, dst, &f);
+    const char *why = op_frag(c, &out, dst, 1, &f);
     if (why) {
         op_seq_finish(c, &out);
         return op_decline(c, "%s", why);

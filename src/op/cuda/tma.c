@@ -253,7 +253,7 @@ IrStmt *op_tma_lower(OpCtx *c)
     int k = 0;
     for (int d = 0; d < t.rank; d++) {
         IrExpr *step = loop[d] ? op_bin(c, IR_E_MUL, loop[d], op_i32(c, t.box[d])) : op_i32(c, 0);
-        coord[d] = op_bin(c, IR_E_ADD, t.gmem.start[d], step);
+        coord[d] = op_cast(c, IR_INT32, op_bin(c, IR_E_ADD, t.gmem.start[d], step)); /* .s32 */
         if (t.gmem.extent[d] != 1)
             soff[k++] = step;
     }
