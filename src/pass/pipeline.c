@@ -16,9 +16,13 @@ const PsPassInfo ps_passes[PS_PASS_COUNT] = {
 /* The default order (docs/pipeline.md). */
 static const PsPassId default_pipeline[] = {
     PS_PASS_TILE_PRIMITIVE_DISPATCH,
+    PS_PASS_LOWER_TIRX_CLEANUP,
     PS_PASS_SIMPLIFY,
     PS_PASS_LOWER_TIRX_OPAQUE,
     PS_PASS_FLATTEN_BUFFER,
+    PS_PASS_LEGALIZE_LOW_PRECISION,
+    PS_PASS_VECTORIZE_LOOP,
+    PS_PASS_UNROLL_LOOP,
     PS_PASS_SIMPLIFY,
     PS_PASS_SPLIT_HOST_DEVICE,
     PS_PASS_MAKE_PACKED_API,
