@@ -225,8 +225,6 @@ bool op_frag_same(OpCtx *c, const OpRegion *a, const OpRegion *b)
     if (a->ndim != b->ndim)
         return false;
     int64_t shape[OP_MAX_DIMS];
-    if (a->ndim > OP_MAX_DIMS)
-        return false;
     for (int d = 0; d < a->ndim; d++) {
         if (a->extent[d] != b->extent[d])
             return false;

@@ -79,6 +79,9 @@ IrStmt *op_decline(OpCtx *c, const char *fmt, ...) __attribute__((format(printf,
 /* ---------------------------------------------------------------- operands */
 typedef enum { OP_MEM_GLOBAL, OP_MEM_SHARED, OP_MEM_LOCAL, OP_MEM_TMEM, OP_MEM_OTHER } OpMem;
 
+/* The most dimensions a region operand may have. */
+#define OP_MAX_DIMS 8
+
 /* A buffer-region operand: `A[s0:s0+e0, ...]`. */
 typedef struct OpRegion {
     IrExpr *buffer;
@@ -94,7 +97,8 @@ typedef struct OpRegion {
 /* The number of positional arguments of the call and argument i. */
 int op_nargs(const OpCtx *c);
 IrExpr *op_arg(const OpCtx *c, int i);
-/* Argument i as a region with constant extents: NULL on success, else why not. */
+/* Argument i as a region with constant extents and at most OP_MAX_DIMS
+ * dimensions: NULL on success, else why not. */
 const char *op_region(OpCtx *c, int i, OpRegion *out);
 /* A config value (`mbar=...`, `oob="zero"`), or NULL when absent. */
 IrExpr *op_config(const OpCtx *c, const char *key);

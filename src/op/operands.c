@@ -59,6 +59,8 @@ const char *op_region(OpCtx *c, int i, OpRegion *out)
     IrExpr *buf = a->u.access.buffer;
     out->buffer = buf;
     out->ndim = a->u.access.n;
+    if (out->ndim > OP_MAX_DIMS)
+        return op_reason(c, "regions of more than %d dimensions are not supported", OP_MAX_DIMS);
     out->start = a->u.access.indices;
     out->extent = TX_NEW_ARRAY(c->arena, int64_t, out->ndim ? out->ndim : 1);
     for (int d = 0; d < out->ndim; d++)

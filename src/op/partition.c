@@ -105,9 +105,6 @@ const char *op_space_init(OpCtx *c, OpSpace *sp, const OpRegion *r, int64_t vec)
 {
     memset(sp, 0, sizeof *sp);
     sp->k = op_region_dims(r, sp->ext, NULL);
-    if (sp->k > OP_MAX_DIMS)
-        return op_reason(c, "regions of more than %d non-unit dimensions are not supported",
-                         OP_MAX_DIMS);
     sp->vec = vec;
     if (sp->k)
         sp->ext[sp->k - 1] /= vec;
@@ -155,18 +152,13 @@ void op_region_index(OpCtx *c, const OpRegion *r, IrExpr *const *idx, IrExpr **o
         out[d] = r->extent[d] == 1 ? r->start[d] : op_bin(c, IR_E_ADD, r->start[d], idx[j++]);
 }
 
-const char *op_nest_init(OpCtx *c, OpNest *n, const OpRegion *r, IrForKind kind)
+void op_nest_init(OpCtx *c, OpNest *n, const OpRegion *r, IrForKind kind)
 {
-    n->k = op_region_dims(r, NULL, NULL);
-    if (n->k > OP_MAX_DIMS)
-        return op_reason(c, "regions of more than %d non-unit dimensions are not supported",
-                         OP_MAX_DIMS);
-    op_region_dims(r, n->ext, NULL);
+    n->k = op_region_dims(r, n->ext, NULL);
     n->kind = kind;
     static const char *const names[] = {"i", "j", "k", "l", "i4", "i5", "i6", "i7"};
     for (int i = 0; i < n->k; i++)
         n->var[i] = op_var(c, names[i], IR_INT32);
-    return NULL;
 }
 
 IrStmt *op_nest_wrap(OpCtx *c, const OpNest *n, IrStmt *body)

@@ -7,8 +7,6 @@
 
 #include "op.h"
 
-#define OP_MAX_DIMS 8
-
 /* The strides (elements) of every buffer dimension when r's layout is strided
  * storage on m, and the log2 of the elements one swizzle chunk keeps together
  * (-1 without a swizzle); false for any other layout. */
@@ -44,7 +42,7 @@ typedef struct OpNest {
     IrExpr *var[OP_MAX_DIMS];
     IrForKind kind;
 } OpNest;
-const char *op_nest_init(OpCtx *c, OpNest *n, const OpRegion *r, IrForKind kind);
+void op_nest_init(OpCtx *c, OpNest *n, const OpRegion *r, IrForKind kind);
 IrStmt *op_nest_wrap(OpCtx *c, const OpNest *n, IrStmt *body);
 
 /* config oob="zero": the region may reach past its buffer; reads there give

@@ -40,8 +40,6 @@ const char *op_red_operands(OpCtx *c, OpReduce *r)
     const char *why;
     if ((why = op_region(c, 0, &r->dst)) || (why = op_region(c, 1, &r->src)))
         return why;
-    if (r->src.ndim > OP_MAX_DIMS)
-        return op_reason(c, "more than %d source dimensions", OP_MAX_DIMS);
     if (!parse_axes(r, op_arg(c, 2), r->reduced))
         return op_reason(c, "the reduction axes are not a list of source dimensions");
     if (!op_flag(op_arg(c, 3), &r->accum))

@@ -63,9 +63,7 @@ static IrStmt *move(OpCtx *c, IrExpr *dbuf, IrExpr **didx, int dn, const OpRegio
 static IrStmt *lower_private(OpCtx *c, const OpRegion *dst, const OpRegion *src)
 {
     OpNest nest;
-    const char *why = op_nest_init(c, &nest, dst, IR_FOR_UNROLLED);
-    if (why)
-        return op_decline(c, "%s", why);
+    op_nest_init(c, &nest, dst, IR_FOR_UNROLLED);
     IrExpr **didx = TX_NEW_ARRAY(c->arena, IrExpr *, dst->ndim),
            **sidx = TX_NEW_ARRAY(c->arena, IrExpr *, src->ndim);
     op_region_index(c, dst, nest.var, didx);

@@ -48,9 +48,7 @@ static IrStmt *lower_private(OpCtx *c, const OpRegion *dst, const OpRegion *src,
                              const bool *is_region, int n)
 {
     OpNest nest;
-    const char *why = op_nest_init(c, &nest, dst, IR_FOR_UNROLLED);
-    if (why)
-        return op_decline(c, "%s", why);
+    op_nest_init(c, &nest, dst, IR_FOR_UNROLLED);
     IrExpr **didx = TX_NEW_ARRAY(c->arena, IrExpr *, dst->ndim), *v[OP_EW_MAX_SRC];
     op_region_index(c, dst, nest.var, didx);
     for (int i = 0; i < n; i++) {
