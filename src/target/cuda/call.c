@@ -291,21 +291,26 @@ static int emit_cta_reduce(Cg *cg, const IrExpr *e, TxBuf *b)
     return CG_PREC_POSTFIX;
 }
 
-/* T.cuda.func_call("name", args..., source_code=..., return_type=...): the
- * source goes once into the helpers before the kernels. */
+/* T.cuda.func_call("name", args..., source_code=...): the source (the last
+ * argument in the IR) goes once into the helpers before the kernels. */
 static int emit_func_call(Cg *cg, const IrExpr *e, TxBuf *b)
 {
     const IrCall *c = &e->u.call;
-    const char *name = str_arg(c->args[0]);
-    if (!name) {
-        cg_error(cg, cg_span(cg, e), "T.cuda.func_call needs the function name first");
+    const char *name = c->nargs >= 2 ? str_arg(c->args[0]) : NULL;
+    const char *source = name ? str_arg(c->args[c->nargs - 1]) : NULL;
+    if (!source) {
+        cg_error(cg, cg_span(cg, e), "T.cuda.func_call needs the function name and its source_code");
         return CG_PREC_POSTFIX;
     }
-    for (int i = 0; i < c->nkwargs; i++)
-        if (!strcmp(c->kwargs[i].key, "source_code") && str_arg(c->kwargs[i].value) &&
-            cg_nameset_add(cg, &cg->helper_names, cg_strdup(cg, name)))
-            tx_buf_printf(&cg->helpers, "%s\n\n", c->kwargs[i].value->u.str);
-    return emit_args_call(cg, name, e, 1, b);
+    if (cg_nameset_add(cg, &cg->helper_names, cg_strdup(cg, name)))
+        tx_buf_printf(&cg->helpers, "%s\n\n", source);
+    tx_buf_printf(b, "%s(", name);
+    for (int i = 1; i < c->nargs - 1; i++) {
+        tx_buf_puts(b, i > 1 ? ", " : "");
+        cg_expr(cg, c->args[i], b, CG_PREC_NONE);
+    }
+    tx_buf_putc(b, ')');
+    return CG_PREC_POSTFIX;
 }
 
 static int emit_extern(Cg *cg, const IrExpr *e, TxBuf *b)

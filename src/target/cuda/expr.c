@@ -340,8 +340,17 @@ static int emit_float_binary(Cg *cg, const IrExpr *e, TxBuf *out)
     IrDType t = e->dtype;
     switch (e->kind) {
     case IR_E_MOD: return emit_call2(cg, cg_math_name(cg, IR_OP_FMOD, t), a, b, out);
-    case IR_E_MIN: return emit_call2(cg, "min", a, b, out);
-    case IR_E_MAX: return emit_call2(cg, "max", a, b, out);
+    case IR_E_MIN:
+    case IR_E_MAX:
+        if (!cg_is_low_float(a->dtype))
+            return emit_call2(cg, e->kind == IR_E_MIN ? "min" : "max", a, b, out);
+        /* min(float, float) explicitly: no overload resolution through half's conversion */
+        tx_buf_printf(out, "%s((float)", e->kind == IR_E_MIN ? "min" : "max");
+        cg_expr(cg, a, out, CG_PREC_UNARY);
+        tx_buf_puts(out, ", (float)");
+        cg_expr(cg, b, out, CG_PREC_UNARY);
+        tx_buf_putc(out, ')');
+        return CG_PREC_POSTFIX;
     case IR_E_FLOORDIV:
         tx_buf_printf(out, "%s(", cg_math_name(cg, IR_OP_FLOOR, t));
         emit_infix(cg, a, "/", CG_PREC_MUL, b, out);

@@ -61,9 +61,9 @@ static void alloc_local(Cg *cg, const IrExpr *buf, const char *type)
         cg_stmt_line(cg, "%s %s;", type, name);
         return;
     }
-    /* aligned for the widest vector access (16 bytes) that fits */
+    /* aligned for the widest vector access (up to 16 bytes) that tiles it */
     int64_t bytes = n * elem_bytes(buf->u.var.type->dtype), align = elem_bytes(buf->u.var.type->dtype);
-    while (align < 16 && align * 2 <= bytes && align * 2 <= ir_buf(buf)->align)
+    while (align < 16 && bytes % (align * 2) == 0 && align * 2 <= ir_buf(buf)->align)
         align *= 2;
     if (align > elem_bytes(buf->u.var.type->dtype))
         cg_stmt_line(cg, "alignas(%lld) %s %s[%lld];", (long long)align, type, name, (long long)n);
@@ -115,6 +115,12 @@ static void decl_stmt(Cg *cg, const IrStmt *s)
         return;
     }
     const char *type = cg_ctype_at(cg, buf->u.var.type->dtype, s->span);
+    const IrType *pt = data->kind == IR_E_CALL ? data->u.call.ptr_type : NULL;
+    if (pt && pt->kind == IR_TY_PTR && ir_dtype_eq(pt->dtype, buf->u.var.type->dtype)) {
+        char *value = cg_expr_str(cg, data, CG_PREC_NONE); /* already a T* */
+        cg_stmt_line(cg, "%s* %s = %s;", type, cg_define(cg, buf), value);
+        return;
+    }
     char *value = cg_expr_str(cg, data, CG_PREC_UNARY);
     cg_stmt_line(cg, "%s* %s = (%s*)%s;", type, cg_define(cg, buf), type, value);
 }

@@ -67,17 +67,27 @@ static IrExpr *copy_node(Cg *cg, const IrExpr *e)
     return c;
 }
 
+/* base + k * stride, with constant parts folded: 5, x + 12, x + s * 3. */
 static IrExpr *ramp_lane(Cg *cg, const IrExpr *e, int k)
 {
     IrExpr *base = (IrExpr *)e->u.op.a, *stride = (IrExpr *)e->u.op.b;
-    int64_t s;
+    int64_t s, b0 = 0, c;
     if (k == 0)
         return base;
-    IrExpr *step = cg_const_int(stride, &s)
-                       ? ir_int(&cg->arena, base->dtype, s * k, cg->span)
-                       : ir_binary(&cg->arena, IR_E_MUL, stride,
-                                   ir_int(&cg->arena, base->dtype, k, cg->span), cg->span);
-    return ir_binary(&cg->arena, IR_E_ADD, base, step, cg->span);
+    if (!cg_const_int(stride, &s))
+        return ir_binary(&cg->arena, IR_E_ADD, base,
+                         ir_binary(&cg->arena, IR_E_MUL, stride,
+                                   ir_int(&cg->arena, base->dtype, k, cg->span), cg->span),
+                         cg->span);
+    if (cg_const_int(base, &b0))
+        return ir_int(&cg->arena, base->dtype, b0 + s * k, cg->span);
+    if (base->kind == IR_E_ADD && cg_const_int(base->u.op.b, &c)) {
+        b0 = c;
+        base = base->u.op.a;
+    }
+    return b0 + s * k ? ir_binary(&cg->arena, IR_E_ADD, base,
+                                  ir_int(&cg->arena, base->dtype, b0 + s * k, cg->span), cg->span)
+                      : base;
 }
 
 static bool is_simple(const IrExpr *e)
