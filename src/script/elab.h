@@ -47,6 +47,7 @@ typedef enum {
     SV_PTXPRED, /* u.tagged: T.ptx.pred(x), an operand that is a .pred register */
     SV_INDEXER, /* u.method: A.tile(...) / A.chunk(...) awaiting its subscript; recv[0] is
                    the buffer, recv[1] a tuple of the call's arguments */
+    SV_POOL,    /* u.pool: a T.SMEMPool() (elab_pool.c) */
     SV_COUNT
 } ScValKind;
 
@@ -54,6 +55,7 @@ typedef struct ScVal ScVal;
 typedef struct ScLayoutSpec ScLayoutSpec;
 typedef struct ScLoop ScLoop;
 typedef struct ScFrame ScFrame;
+typedef struct ScPool ScPool;
 
 struct ScVal {
     ScValKind kind;
@@ -103,6 +105,7 @@ struct ScVal {
         ScLoop *loop;
         ScFrame *frame;
         ScVal *tagged;
+        ScPool *pool;
     } u;
 };
 
@@ -367,6 +370,10 @@ bool el_check_layout(El *E, const IrLayout *l, TxSpan sp);
 /* A declared buffer's layout admits its shape; a swizzled buffer over given
  * data starts at a whole swizzle period. */
 bool el_check_buffer_layout(El *E, const IrExpr *buf, bool has_data, TxSpan sp);
+
+/* ---- elab_pool.c: T.SMEMPool() ---- */
+ScVal el_pool_attr(El *E, ScVal pool, const char *name, TxSpan sp);
+ScVal el_pool_method(El *E, ScVal pool, const char *name, ScArgs *args);
 
 /* ---- elab_layout.c ---- */
 ScVal el_layout_subscript(El *E, const char *which, const Ast *index, TxSpan sp);

@@ -86,7 +86,8 @@ const char *sv_kind_name(const ScVal *v)
         "a buffer", "a buffer region", "a tuple", "a list", "a dict", "a dtype", "a type",
         "T.let", "a local buffer annotation", "a namespace", "a method", "a layout",
         "a layout spec", "an axis offset", "an axis", "a function", "a macro", "a lambda",
-        "a slice", "a loop range", "a frame", "T.ptx.pred(...)", "a view indexer", "nothing"};
+        "a slice", "a loop range", "a frame", "T.ptx.pred(...)", "a view indexer", "an SMEM pool",
+        "nothing"};
     if (v->kind == SV_NS)
         return "a namespace";
     return names[v->kind <= SV_COUNT ? v->kind : SV_COUNT];
@@ -449,6 +450,7 @@ static ScVal eval_attr(El *E, const Ast *x)
     case SV_ERROR: return obj;
     case SV_NS: return attr_of_ns(E, obj.u.path, x->name, sp);
     case SV_BUFFER: return el_buffer_attr(E, obj, x->name, sp);
+    case SV_POOL: return el_pool_attr(E, obj, x->name, sp);
     case SV_EXPR:
         if (!strcmp(x->name, "ty") && obj.u.e->kind == IR_E_VAR) {
             ScVal v = {.kind = SV_TYPE, .span = sp};
@@ -1328,7 +1330,10 @@ ScVal el_call(El *E, ScVal fn, const Ast *call)
         return sv_error();
     }
     case SV_DTYPE: return call_dtype(E, fn.u.dt, &args);
-    case SV_METHOD: return el_buffer_method(E, *fn.u.method.recv, fn.u.method.name, &args);
+    case SV_METHOD:
+        if (fn.u.method.recv->kind == SV_POOL)
+            return el_pool_method(E, *fn.u.method.recv, fn.u.method.name, &args);
+        return el_buffer_method(E, *fn.u.method.recv, fn.u.method.name, &args);
     case SV_MACRO: return expand_macro(E, fn.u.def, &args);
     case SV_FUNC: return call_function(E, fn.u.def, &args);
     default:
