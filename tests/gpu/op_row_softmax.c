@@ -1,9 +1,11 @@
 /* GPU test of examples/row_softmax.tirx (tile primitives: vectorized copies,
  * CTA-wide max and sum with warp shuffles and a shared scratch, elementwise
  * sub, exp and fdiv over shared memory): 4096 rows of N = 1000 (ragged: 250
- * vectors for 256 threads, 1000 = 3 * 256 + 232 elements) and N = 8192,
- * against softmax in float64 on random inputs, output poisoned first;
- * relative L2 error at most 1e-6. */
+ * vectors for 256 threads, 1000 = 3 * 256 + 232 elements) and N = 8192; and
+ * of tests/gpu/op_softmax_reg.tirx (a warp per row in registers: register
+ * tile copies, warp reductions over register tiles, elementwise on
+ * registers), N = 1024. Against softmax in float64 on random inputs, output
+ * poisoned first; relative L2 error at most 1e-6. */
 #include "op_kernel.h"
 
 #define ROWS 4096
@@ -22,13 +24,13 @@ static void softmax_ref(const float *x, double *y, int n)
     }
 }
 
-static void check(tirx_device *gpu, GpuRng *rng, int n)
+static void check(tirx_device *gpu, GpuRng *rng, const char *file, const char *func, int n)
 {
     char nval[16];
     snprintf(nval, sizeof nval, "%d", n);
     tirx_define d = {"N", nval};
-    printf("row_softmax %d x %d:\n", ROWS, n);
-    tirx_module *m = op_compile(gpu, "examples/row_softmax.tirx", &d, 1);
+    printf("%s %d x %d:\n", func, ROWS, n);
+    tirx_module *m = op_compile(gpu, file, &d, 1);
     size_t count = (size_t)ROWS * n;
     float *x = malloc(count * 4), *y = malloc(count * 4);
     double *ref = malloc(count * 8);
@@ -42,7 +44,7 @@ static void check(tirx_device *gpu, GpuRng *rng, int n)
     op_upload(gpu, &X, x);
     op_poison(gpu, &Y);
     OpTensor *args[] = {&X, &Y};
-    op_launch(m, "row_softmax", args, 2);
+    op_launch(m, func, args, 2);
     op_download(gpu, &Y, y);
     double rel = gpu_rel_l2(y, ref, count);
     printf("  rel L2 error %.3g\n", rel);
@@ -61,8 +63,9 @@ int main(void)
         gpu_skip(err.message);
     printf("device arch: %s\n", tirx_device_arch(gpu));
     GpuRng rng = gpu_rng();
-    check(gpu, &rng, 1000);
-    check(gpu, &rng, 8192);
+    check(gpu, &rng, "examples/row_softmax.tirx", "row_softmax", 1000);
+    check(gpu, &rng, "examples/row_softmax.tirx", "row_softmax", 8192);
+    check(gpu, &rng, "tests/gpu/op_softmax_reg.tirx", "softmax_reg", 1024);
     tirx_device_close(gpu);
     printf("PASSED\n");
     return 0;
