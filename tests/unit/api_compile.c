@@ -1,0 +1,148 @@
+/* Unit tests of tirx_compile without a GPU: generation is deterministic and
+ * thread-safe; with NVRTC, a second compile is a cache hit whose host part
+ * (parsed back from the cache) and sources equal the first's, also when
+ * several threads compile at once; usage and input errors are statuses with
+ * diagnostics. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "runtime/runtime.h"
+#include "tirx.h"
+
+static const char source[] =
+    "@T.prim_func\n"
+    "def vadd(A: T.Buffer((\"n\",), \"float32\"), B: T.Buffer((n,), \"float32\"),\n"
+    "         C: T.Buffer((n,), \"float32\")):\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([T.ceildiv(n, 128)])\n"
+    "    tx = T.thread_id([128])\n"
+    "    if bx * 128 + tx < n:\n"
+    "        C[bx * 128 + tx] = A[bx * 128 + tx] + B[bx * 128 + tx]\n";
+
+typedef struct Job {
+    tirx_options o;
+    tirx_status status;
+    char *cuda, *host;
+    int cached;
+} Job;
+
+static void *compile_job(void *arg)
+{
+    Job *j = arg;
+    tirx_module *m;
+    j->status = tirx_compile(source, sizeof source - 1, "vadd.tirx", NULL, 0, &j->o, &m);
+    j->cuda = tirx_module_cuda(m) ? strdup(tirx_module_cuda(m)) : NULL;
+    j->host = tirx_module_host(m);
+    j->cached = tirx_module_cached(m);
+    tirx_module_free(m);
+    return NULL;
+}
+
+/* Compiles in n threads at once; every result must equal the first. */
+static void compile_in_threads(const tirx_options *o, int n, Job *out)
+{
+    pthread_t t[8];
+    for (int i = 0; i < n; i++) {
+        out[i] = (Job){.o = *o};
+        assert_int_equal(pthread_create(&t[i], NULL, compile_job, &out[i]), 0);
+    }
+    for (int i = 0; i < n; i++) {
+        pthread_join(t[i], NULL);
+        assert_int_equal(out[i].status, TIRX_OK);
+        assert_non_null(out[i].cuda);
+        assert_non_null(out[i].host);
+        assert_string_equal(out[i].cuda, out[0].cuda);
+        assert_string_equal(out[i].host, out[0].host);
+    }
+}
+
+static void free_jobs(Job *j, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(j[i].cuda);
+        tirx_free(j[i].host);
+    }
+}
+
+static void test_generate_in_threads(void **state)
+{
+    (void)state;
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    Job jobs[8];
+    compile_in_threads(&o, 8, jobs);
+    assert_non_null(strstr(jobs[0].cuda, "vadd_kernel"));
+    assert_non_null(strstr(jobs[0].host, "T.call_packed(\"vadd_kernel\""));
+    free_jobs(jobs, 8);
+}
+
+static void test_cache_hit(void **state)
+{
+    (void)state;
+    int major, minor;
+    RtError err;
+    if (rt_nvrtc_version(&major, &minor, &err) != RT_OK)
+        skip();
+    char dir[] = "/tmp/tirx-unit-cache-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    tirx_options o = {.arch = "sm_90a", .cache_dir = dir};
+    Job first, jobs[4];
+    first = (Job){.o = o};
+    compile_job(&first);
+    assert_int_equal(first.status, TIRX_OK);
+    assert_false(first.cached);
+    compile_in_threads(&o, 4, jobs);
+    for (int i = 0; i < 4; i++) {
+        assert_true(jobs[i].cached);
+        assert_string_equal(jobs[i].host, first.host);
+        assert_string_equal(jobs[i].cuda, first.cuda);
+    }
+    free_jobs(&first, 1);
+    free_jobs(jobs, 4);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    tirx_module *m;
+    tirx_options none = {.no_binary = 1};
+    assert_int_equal(tirx_compile(source, sizeof source - 1, "vadd.tirx", NULL, 0, &none, &m),
+                     TIRX_ERR_USAGE);
+    char *d = tirx_diag_render(m);
+    assert_non_null(strstr(d, "no target architecture"));
+    tirx_free(d);
+    tirx_module_free(m);
+    tirx_options sm75 = {.arch = "sm_75", .no_binary = 1};
+    assert_int_equal(tirx_compile(source, sizeof source - 1, "vadd.tirx", NULL, 0, &sm75, &m),
+                     TIRX_ERR_USAGE);
+    tirx_module_free(m);
+    static const char bad[] = "@T.prim_func\ndef f(A: T.Buffer((4,), \"float32\")):\n    A[0] = B\n";
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    assert_int_equal(tirx_compile(bad, sizeof bad - 1, "bad.tirx", NULL, 0, &o, &m),
+                     TIRX_ERR_INPUT);
+    assert_true(tirx_diag_count(m) >= 1);
+    tirx_diag diag;
+    assert_int_equal(tirx_diag_get(m, 0, &diag), 0);
+    assert_int_equal(diag.line, 3);
+    tirx_module_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_generate_in_threads),
+        cmocka_unit_test(test_cache_hit),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
