@@ -85,7 +85,7 @@ IrExpr *op_ptx(OpCtx *c, const char *spelling, IrExpr **args, int n)
     IrPtxResolved res;
     char err[256];
     if (!ir_ptx_resolve_args(tok, ntok, info, n, &res, NULL, err, sizeof err))
-        return NULL;
+        TX_UNREACHABLE(); /* variants spell only forms of the table */
     IrPtxOperand ops[64];
     int nops = ir_ptx_operands(&res, ops, (int)TX_ARRAY_LEN(ops));
     IrExpr **a = TX_NEW_ARRAY(c->arena, IrExpr *, n ? n : 1);

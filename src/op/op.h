@@ -138,8 +138,8 @@ IrExpr *op_address_of(OpCtx *c, IrExpr *buffer, IrExpr **idx, int n);
 IrExpr *op_var(OpCtx *c, const char *base, IrDType dt);
 /* `T.ptx.<spelling>(args...)`, the spelling's dots separating its tokens
  * ("ld.global.v4.u32"); shared-space addresses are converted with
- * T.cuda.cvta_generic_to_shared as the parser does. NULL (a compiler bug)
- * when the table has no such form. */
+ * T.cuda.cvta_generic_to_shared as the parser does. The spelling must be a
+ * form of the table (a variant that builds another is a compiler bug). */
 IrExpr *op_ptx(OpCtx *c, const char *spelling, IrExpr **args, int n);
 
 /* Statement lists. */
