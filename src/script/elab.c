@@ -459,6 +459,13 @@ static void elab_assign(El *E, const Ast *s)
     E->ntargets = count_targets(s->items.items[0]);
     ScVal v = el_eval(E, s->a);
     E->ntargets = 0;
+    if (s->items.n > 1 && v.kind != SV_ERROR && !sv_is_python(&v)) {
+        /* `a = b = T.launch_thread(...)` would open one frame twice. */
+        el_error(E, s->items.items[1]->span,
+                 "a chained assignment takes only a compile-time value (a number, string, "
+                 "bool or tuple of those)");
+        return;
+    }
     for (int i = 0; i < s->items.n; i++)
         assign_target(E, s->items.items[i], v, s->span);
 }

@@ -658,13 +658,29 @@ static char *view_permute_sugar(const ViewCheck *v, const char *pname)
     return take(&b);
 }
 
+/* The element count of a constant shape, or -1. */
+static int64_t const_count(const IrBufferType *b)
+{
+    int64_t n = 1, v;
+    for (int i = 0; i < b->ndim; i++) {
+        if (!ar_const_int(b->shape[i], &v))
+            return -1;
+        n *= v;
+    }
+    return n;
+}
+
 static char *view_reshape_sugar(Printer *P, const ViewCheck *v, const char *pname)
 {
     const IrBufferType *c = v->c, *p = v->p;
     if (!v->same_offset || !v->same_dtype || v->same_shape || !v->same_strides)
         return NULL;
-    bool same_layout = pr_layout_equal(c->layout, p->layout);
-    bool both_default = pr_layout_is_default(P, c->layout, c->shape, c->ndim) &&
+    /* A view of fewer elements (a select at offset 0) names its layout:
+     * without one, view() would require the parent's size (deviation: the
+     * reference prints `P.view(64, 32)`, which it cannot parse back). */
+    bool resized = const_count(c) >= 0 && const_count(p) >= 0 && const_count(c) != const_count(p);
+    bool same_layout = !resized && pr_layout_equal(c->layout, p->layout);
+    bool both_default = !resized && pr_layout_is_default(P, c->layout, c->shape, c->ndim) &&
                         pr_layout_is_default(P, p->layout, p->shape, p->ndim);
     if (!same_layout && !both_default && !c->layout)
         return NULL; /* view(layout=None) inherits the parent's layout */
@@ -1142,6 +1158,16 @@ static bool hint_header(Printer *P, const IrStmt *s, TxBuf *out)
     return true;
 }
 
+/* Whether `key` is the key of an attribute of the chain from `first` up to `end`: a
+ * repeated key starts a new dict (a dict holds each key once). */
+static bool key_in_chain(const IrStmt *first, const IrStmt *end, const char *key)
+{
+    for (const IrStmt *c = first; c != end; c = c->u.attr.body)
+        if (!strcmp(c->u.attr.key, key))
+            return true;
+    return false;
+}
+
 /* Directly nested dict-pattern attributes merge into one `T.attr({...})`;
  * returns the body after the chain. */
 static const IrStmt *dict_attr_header(Printer *P, const IrStmt *s, TxBuf *out)
@@ -1154,7 +1180,8 @@ static const IrStmt *dict_attr_header(Printer *P, const IrStmt *s, TxBuf *out)
         pr_string_literal(out, cur->u.attr.key);
         tx_buf_puts(out, ": ");
         pr_expr(P, cur->u.attr.value, out);
-        if (!cur->u.attr.body || !is_dict_attr(cur->u.attr.body))
+        if (!cur->u.attr.body || !is_dict_attr(cur->u.attr.body) ||
+            key_in_chain(s, cur->u.attr.body, cur->u.attr.body->u.attr.key))
             break;
         cur = cur->u.attr.body;
     }
