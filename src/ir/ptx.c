@@ -9,6 +9,7 @@
  * Errors name the nearest spellings. Prefix: ir_ptx_ (API), ptx_ (this file). */
 #include "ptx.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,14 +171,16 @@ static const char *ptx_get_or_empty(const PtxEntry *e, const char *const *tok, c
     return t ? t : "";
 }
 
-/* Whether word occurs in a space-separated list. */
-static bool ptx_in_list(const char *list, const char *word)
+/* Whether the word "a:b" occurs in a space-separated list, compared in place
+ * (no joined copy). */
+static bool ptx_pair_listed(const char *list, const char *a, const char *b)
 {
-    size_t n = strlen(word);
+    size_t na = strlen(a), nb = strlen(b);
     for (const char *p = list; *p;) {
         const char *end = strchr(p, ' ');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && strncmp(p, word, n) == 0)
+        if (len == na + 1 + nb && memcmp(p, a, na) == 0 && p[na] == ':' &&
+            memcmp(p + na + 1, b, nb) == 0)
             return true;
         if (!end)
             break;
@@ -186,8 +189,9 @@ static bool ptx_in_list(const char *list, const char *word)
     return false;
 }
 
-/* The printed family: the mnemonic, or its PTX_SPELLING. */
-static const char *ptx_printed(const PtxEntry *e)
+/* The printed family: the mnemonic, or its PTX_SPELLING (a scan of the
+ * spellings; lookups read it from the index, ptx_printed). */
+static const char *ptx_spelled(const PtxEntry *e)
 {
     for (size_t i = 0; i < TX_ARRAY_LEN(ptx_spellings); i++)
         if (strcmp(ptx_spellings[i].mnemonic, e->mnemonic) == 0)
@@ -219,6 +223,120 @@ static bool ptx_unescape(const char *in, char *out, size_t n)
         k--;
     out[k] = 0;
     return true;
+}
+
+/* ---------------------------------------------------------------- the family index */
+
+/* Built once, on first use (pthread_once): each entry's printed family, that
+ * family unescaped (what a spelling's first token reads), and the entries
+ * sorted by the names a spelling's first token or a printed call's family may
+ * give them, so a lookup visits only its family's entries, in table order. */
+typedef struct PtxNamed {
+    const char *name;
+    int entry;
+} PtxNamed;
+
+typedef struct PtxIndex {
+    pthread_once_t once;
+    const char *printed[IR_PTX_COUNT];         /* ptx_spelled */
+    bool has_family[IR_PTX_COUNT];             /* the printed family unescapes */
+    char family[IR_PTX_COUNT][PTX_TOKEN_LEN];  /* ... to this */
+    bool has_head[IR_PTX_COUNT];               /* a dotted mnemonic whose first piece ... */
+    char head[IR_PTX_COUNT][PTX_TOKEN_LEN];    /* ... is this */
+    PtxNamed by_token[2 * IR_PTX_COUNT];       /* by family and by head, sorted */
+    int ntoken;
+    PtxNamed by_printed[IR_PTX_COUNT];         /* by printed family, sorted */
+    PtxNamed all[IR_PTX_COUNT];                /* table order */
+} PtxIndex;
+
+static PtxIndex ptx_index_data = {.once = PTHREAD_ONCE_INIT};
+
+/* Name order, then table order within a name. */
+static int ptx_named_cmp(const void *pa, const void *pb)
+{
+    const PtxNamed *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    return c ? c : a->entry - b->entry;
+}
+
+/* The first piece of a dotted mnemonic into head; false when it is undotted or
+ * the piece is longer than any token. */
+static bool ptx_mnemonic_head(const char *mnemonic, char *head)
+{
+    const char *dot = strchr(mnemonic, '.');
+    if (!dot || dot - mnemonic >= PTX_TOKEN_LEN)
+        return false;
+    memcpy(head, mnemonic, (size_t)(dot - mnemonic));
+    head[dot - mnemonic] = 0;
+    return true;
+}
+
+static void ptx_index_build(void)
+{
+    PtxIndex *ix = &ptx_index_data;
+    for (int i = 0; i < IR_PTX_COUNT; i++) {
+        ix->printed[i] = ptx_spelled(&ptx_table[i]);
+        ix->has_family[i] = ptx_unescape(ix->printed[i], ix->family[i], PTX_TOKEN_LEN);
+        ix->has_head[i] = ptx_mnemonic_head(ptx_table[i].mnemonic, ix->head[i]);
+        ix->by_printed[i] = ix->all[i] = (PtxNamed){ix->printed[i], i};
+        if (ix->has_family[i])
+            ix->by_token[ix->ntoken++] = (PtxNamed){ix->family[i], i};
+        if (ix->has_head[i] && !(ix->has_family[i] && strcmp(ix->head[i], ix->family[i]) == 0))
+            ix->by_token[ix->ntoken++] = (PtxNamed){ix->head[i], i};
+    }
+    qsort(ix->by_token, (size_t)ix->ntoken, sizeof(PtxNamed), ptx_named_cmp);
+    qsort(ix->by_printed, IR_PTX_COUNT, sizeof(PtxNamed), ptx_named_cmp);
+}
+
+static const PtxIndex *ptx_index(void)
+{
+    pthread_once(&ptx_index_data.once, ptx_index_build);
+    return &ptx_index_data;
+}
+
+/* The run of sorted (n of them) named name; returns its start, *count its length. */
+static const PtxNamed *ptx_named_run(const PtxNamed *sorted, int n, const char *name, int *count)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(sorted[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int end = lo;
+    while (end < n && strcmp(sorted[end].name, name) == 0)
+        end++;
+    *count = end - lo;
+    return sorted + lo;
+}
+
+/* The printed family: the mnemonic, or its PTX_SPELLING. */
+static const char *ptx_printed(const PtxEntry *e)
+{
+    return ptx_index()->printed[e - ptx_table];
+}
+
+/* The entries whose printed family is family, in table order. */
+static const PtxNamed *ptx_by_printed(const char *family, int *count)
+{
+    const PtxIndex *ix = ptx_index();
+    return ptx_named_run(ix->by_printed, IR_PTX_COUNT, family, count);
+}
+
+/* The entries a spelling's first token may name, in table order: those whose
+ * unescaped family or dotted mnemonic's first piece it is (every entry when it
+ * has a dot itself, a form the index does not key). A superset: the caller
+ * checks each with ptx_family_tokens. */
+static const PtxNamed *ptx_by_first_token(const char *first, int *count)
+{
+    const PtxIndex *ix = ptx_index();
+    if (strchr(first, '.')) {
+        *count = IR_PTX_COUNT;
+        return ix->all;
+    }
+    return ptx_named_run(ix->by_token, ix->ntoken, first, count);
 }
 
 /* ---------------------------------------------------------------- operand layout */
@@ -402,9 +520,7 @@ static bool ptx_rules_hold(const PtxEntry *e, const char *const *tok, const PtxR
         const char *a = ptx_get(e, tok, r->a), *b = ptx_get(e, tok, r->b);
         if (!a || !b)
             continue;
-        char pair[2 * PTX_TOKEN_LEN + 2];
-        snprintf(pair, sizeof pair, "%s:%s", a[0] ? a : "-", b[0] ? b : "-");
-        if (!ptx_in_list(r->pairs, pair)) {
+        if (!ptx_pair_listed(r->pairs, a[0] ? a : "-", b[0] ? b : "-")) {
             if (failed)
                 *failed = r;
             return false;
@@ -541,12 +657,12 @@ typedef struct PtxQuery {
 /* How many leading tokens name e's family: 1 for the printed family ("ld",
  * "elect_sync", "and_"), k for a dotted mnemonic spelled out ("elect.sync");
  * 0 when they do not. */
-static int ptx_family_tokens(const PtxEntry *e, const PtxQuery *q)
+static int ptx_family_tokens(int entry, const PtxQuery *q)
 {
-    char printed[PTX_TOKEN_LEN];
-    if (ptx_unescape(ptx_printed(e), printed, sizeof printed) && strcmp(printed, q->raw[0]) == 0)
+    const PtxIndex *ix = ptx_index();
+    if (ix->has_family[entry] && strcmp(ix->family[entry], q->raw[0]) == 0)
         return 1;
-    const char *m = e->mnemonic;
+    const char *m = ptx_table[entry].mnemonic;
     int k = 0;
     while (k < q->ntok) {
         size_t len = strlen(q->raw[k]);
@@ -607,9 +723,10 @@ static int ptx_close_slots(const PtxEntry *e, const char **tok)
 
 static int ptx_candidates(const PtxQuery *q, PtxCand *out)
 {
-    int n = 0;
-    for (int i = 0; i < IR_PTX_COUNT && n < PTX_FAMILY_MAX; i++) {
-        int k = ptx_family_tokens(&ptx_table[i], q);
+    int n = 0, count;
+    const PtxNamed *named = ptx_by_first_token(q->raw[0], &count);
+    for (int j = 0; j < count && n < PTX_FAMILY_MAX; j++) {
+        int i = named[j].entry, k = ptx_family_tokens(i, q);
         if (k) {
             out[n] = (PtxCand){.entry = i, .consumed = k};
             ptx_fill_all(q, &out[n]);
@@ -982,11 +1099,11 @@ static int ptx_resolve_printed_query(const char *family, const char *const *slot
                                      int noperands, const IrPtxArg *args, char *err, size_t len)
 {
     bool family_known = false, shape_known = false;
-    int counted = -1;
-    for (int i = 0; i < IR_PTX_COUNT; i++) {
+    int counted = -1, count;
+    const PtxNamed *named = ptx_by_printed(family, &count);
+    for (int j = 0; j < count; j++) {
+        int i = named[j].entry;
         const PtxEntry *e = &ptx_table[i];
-        if (strcmp(ptx_printed(e), family) != 0)
-            continue;
         family_known = true;
         PtxCand c = {.entry = i};
         if (ptx_count_slots(e) != nslots || !ptx_printed_fits(e, slots, &c))

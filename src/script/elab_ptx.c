@@ -17,6 +17,7 @@
 
 #define MAX_PTX_ARGS 320
 #define MAX_PTX_TOKENS 24
+#define MAX_PTX_FLAGS 32 /* marker flags; each "s<i>" adds an operand */
 
 typedef struct PtxOperandVal {
     ScVal v;
@@ -24,7 +25,7 @@ typedef struct PtxOperandVal {
 } PtxOperandVal;
 
 typedef struct PtxCall {
-    PtxOperandVal ops[MAX_PTX_ARGS];
+    PtxOperandVal *ops; /* room for the operands given and one per marker flag */
     int nops;
     ScVal pred; /* kind SV_COUNT when absent */
     bool keep;
@@ -66,6 +67,15 @@ static IrPtxArg arg_info(El *E, const PtxOperandVal *o)
         a.pred |= e && e->dtype.code == IR_DT_BOOL;
     }
     return a;
+}
+
+/* What the resolver learns of each operand of c. */
+static IrPtxArg *operand_info(El *E, const PtxCall *c)
+{
+    IrPtxArg *pa = TX_NEW_ARRAY(E->a, IrPtxArg, c->nops ? c->nops : 1);
+    for (int i = 0; i < c->nops; i++)
+        pa[i] = arg_info(E, &c->ops[i]);
+    return pa;
 }
 
 /* The default dtype of a register operand typed by a PTX type token. */
@@ -145,8 +155,9 @@ static void add_flag(char *buf, size_t n, const char *flag)
  * slot tokens and the marker. */
 static ScVal emit_ptx(El *E, const IrPtxResolved *res, PtxCall *c, TxSpan sp)
 {
-    IrPtxOperand *ops = TX_NEW_ARRAY(E->a, IrPtxOperand, MAX_PTX_ARGS);
-    int nops = ir_ptx_operands(res, ops, MAX_PTX_ARGS);
+    int nops = ir_ptx_operands(res, NULL, 0);
+    IrPtxOperand *ops = TX_NEW_ARRAY(E->a, IrPtxOperand, nops ? nops : 1);
+    ir_ptx_operands(res, ops, nops);
     int expected = ir_ptx_noperands(res);
     if (expected != c->nops) {
         el_error(E, sp, "PTX instruction '%s' expects %d operand%s but %d %s given",
@@ -247,6 +258,7 @@ static bool collect_operands(El *E, ScArgs *args, int npos, PtxCall *c)
         return false;
     }
     c->nops = npos;
+    c->ops = TX_NEW_ARRAY(E->a, PtxOperandVal, npos + MAX_PTX_FLAGS);
     for (int i = 0; i < npos; i++) {
         ScVal v = args->pos[i];
         c->ops[i] = (PtxOperandVal){v, is_sink(&v), v.kind == SV_PTXPRED};
@@ -269,9 +281,7 @@ static ScVal resolve_authoring(El *E, const char **tok, int ntok, ScArgs *args, 
         el_error(E, b.v[1].span, "preserve_dst= takes True or False");
         return sv_error();
     }
-    IrPtxArg *pa = TX_NEW_ARRAY(E->a, IrPtxArg, MAX_PTX_ARGS);
-    for (int i = 0; i < c->nops; i++)
-        pa[i] = arg_info(E, &c->ops[i]);
+    IrPtxArg *pa = operand_info(E, c);
     IrPtxResolved res;
     char err[512];
     int bad = -1;
@@ -286,8 +296,8 @@ static ScVal resolve_authoring(El *E, const char **tok, int ntok, ScArgs *args, 
 
 static bool parse_marker(El *E, const char *marker, PtxCall *c, ScArgs *args)
 {
-    const char *flags[32];
-    int nf = *marker ? split_tokens(E, marker, ',', flags, 32) : 0;
+    const char *flags[MAX_PTX_FLAGS];
+    int nf = *marker ? split_tokens(E, marker, ',', flags, MAX_PTX_FLAGS) : 0;
     bool pred = false;
     for (int i = 0; i < nf; i++) {
         if (!strcmp(flags[i], "pred"))
@@ -345,9 +355,7 @@ static ScVal resolve_printed(El *E, const char *family, ScArgs *args)
     const char **slots = TX_NEW_ARRAY(E->a, const char *, nstr);
     for (int i = 0; i < nstr - 1; i++)
         slots[i] = args->pos[split + i].u.str.s;
-    IrPtxArg *pa = TX_NEW_ARRAY(E->a, IrPtxArg, MAX_PTX_ARGS);
-    for (int i = 0; i < c->nops; i++)
-        pa[i] = arg_info(E, &c->ops[i]);
+    IrPtxArg *pa = operand_info(E, c);
     char err[512];
     int entry = ir_ptx_resolve_printed_args(family, slots, nstr - 1, pa, c->nops, err, sizeof err);
     if (entry < 0) {

@@ -5,6 +5,7 @@
  * level, and tabs in indentation are an error. */
 #include "lex.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,49 @@ static const struct {
 #include "tokens.def"
 #undef X
 };
+
+/* The keyword and punctuation kinds by the first byte of their spelling, in
+ * table order: kinds[start[c]] .. kinds[start[c + 1] - 1]. Built once. */
+typedef struct LexFirstByte {
+    pthread_once_t once;
+    uint8_t start[257];
+    uint8_t kinds[SC_TK_COUNT];
+} LexFirstByte;
+
+_Static_assert(SC_TK_COUNT <= 255, "token kinds fit a byte");
+
+static LexFirstByte lex_first_byte = {.once = PTHREAD_ONCE_INIT};
+
+static bool has_spelling(int k)
+{
+    return tok_info[k].cls == 'K' || tok_info[k].cls == 'P';
+}
+
+static void lex_first_byte_build(void)
+{
+    LexFirstByte *ix = &lex_first_byte;
+    int count[257] = {0};
+    for (int k = 0; k < SC_TK_COUNT; k++)
+        if (has_spelling(k))
+            count[(unsigned char)tok_info[k].spelling[0] + 1]++;
+    for (int c = 0; c < 256; c++)
+        count[c + 1] += count[c];
+    for (int c = 0; c < 257; c++)
+        ix->start[c] = (uint8_t)count[c];
+    for (int k = 0; k < SC_TK_COUNT; k++)
+        if (has_spelling(k))
+            ix->kinds[count[(unsigned char)tok_info[k].spelling[0]]++] = (uint8_t)k;
+}
+
+/* The kinds whose spelling starts with c; *n their number. */
+static const uint8_t *kinds_starting(char c, int *n)
+{
+    pthread_once(&lex_first_byte.once, lex_first_byte_build);
+    const LexFirstByte *ix = &lex_first_byte;
+    unsigned char b = (unsigned char)c;
+    *n = ix->start[b + 1] - ix->start[b];
+    return ix->kinds + ix->start[b];
+}
 
 const char *sc_tok_kind_name(ScTokKind k)
 {
@@ -57,10 +101,18 @@ static void fail(Lexer *L, uint32_t begin, uint32_t end, const char *msg)
     L->failed = true;
 }
 
+/* Room for every token of the rest of the input in most scripts (they have
+ * about one token per five bytes), so a long one is not copied as it grows. */
+static int first_capacity(const Lexer *L)
+{
+    uint32_t guess = (L->end - L->pos) / 4;
+    return guess > 256 ? (int)guess : 256;
+}
+
 static ScToken *push(Lexer *L, ScTokKind k, uint32_t off, uint32_t len)
 {
     if (L->n == L->cap) {
-        int cap = L->cap ? L->cap * 2 : 256;
+        int cap = L->cap ? L->cap * 2 : first_capacity(L);
         ScToken *t = TX_NEW_ARRAY(L->a, ScToken, cap);
         if (L->n)
             memcpy(t, L->toks, sizeof(ScToken) * (size_t)L->n);
@@ -328,6 +380,16 @@ static int decode_escape(Lexer *L, uint32_t *p, char *out, size_t *n)
     return 1;
 }
 
+/* Moves a literal's first n decoded bytes from a small buffer into one that
+ * holds the rest of the source: a character decodes to at most one byte per
+ * source byte (an escape to fewer, a raw one to two for two). */
+static char *spill_string(Lexer *L, const char *small, size_t n)
+{
+    char *buf = tx_arena_alloc(L->a, L->end - L->pos + n + 1);
+    memcpy(buf, small, n);
+    return buf;
+}
+
 /* string := quote chars quote | triple-quote chars triple-quote, after an
  * optional prefix (r/u; f and b are rejected by the caller). */
 static void lex_string(Lexer *L, uint32_t begin, bool raw)
@@ -337,10 +399,13 @@ static void lex_string(Lexer *L, uint32_t begin, bool raw)
     uint32_t open = L->pos;
     L->pos += triple ? 3 : 1;
     uint32_t content = L->pos;
-    char *buf = tx_arena_alloc(L->a, L->end - L->pos + 1);
+    char small[256]; /* most literals: no allocation sized by the rest of the file */
+    char *buf = small;
     size_t n = 0;
     bool verbatim = !triple;
     for (;;) {
+        if (buf == small && n + 2 >= sizeof small)
+            buf = spill_string(L, small, n);
         if (L->pos >= L->end || (!triple && L->s[L->pos] == '\n')) {
             int line, col;
             tx_source_linecol(L->src, L->pos >= L->end && L->pos > 0 ? L->pos - 1 : L->pos,
@@ -370,6 +435,8 @@ static void lex_string(Lexer *L, uint32_t begin, bool raw)
     }
     uint32_t content_end = L->pos;
     L->pos += triple ? 3 : 1;
+    if (buf == small)
+        buf = tx_arena_strndup(L->a, small, n);
     buf[n] = 0;
     ScToken *t = push(L, SC_TK_STRING, begin, L->pos - begin);
     t->v.str.s = buf;
@@ -419,12 +486,16 @@ static void lex_name(Lexer *L)
         lex_prefixed_string(L, begin);
         return;
     }
-    for (int k = 0; k < SC_TK_COUNT; k++)
-        if (tok_info[k].cls == 'K' && tok_info[k].len == n && tok_info[k].spelling[0] == L->s[begin] &&
+    int nk;
+    const uint8_t *kinds = kinds_starting(L->s[begin], &nk);
+    for (int i = 0; i < nk; i++) {
+        int k = kinds[i];
+        if (tok_info[k].cls == 'K' && tok_info[k].len == n &&
             !memcmp(tok_info[k].spelling, L->s + begin, n)) {
             push(L, (ScTokKind)k, begin, n);
             return;
         }
+    }
     ScToken *t = push(L, SC_TK_NAME, begin, n);
     t->v.str.s = tx_arena_strndup(L->a, L->s + begin, n);
     t->v.str.n = n;
@@ -475,14 +546,15 @@ static void track_bracket(Lexer *L, char c, uint32_t off)
 
 static void lex_punct(Lexer *L)
 {
-    int best = -1;
+    int best = -1, nk;
     size_t best_len = 0;
-    for (int k = 0; k < SC_TK_COUNT; k++) {
+    const uint8_t *kinds = kinds_starting(L->s[L->pos], &nk);
+    for (int i = 0; i < nk; i++) {
+        int k = kinds[i];
         if (tok_info[k].cls != 'P')
             continue;
         size_t l = tok_info[k].len;
-        if (tok_info[k].spelling[0] == L->s[L->pos] && l > best_len && L->pos + l <= L->end &&
-            !memcmp(L->s + L->pos, tok_info[k].spelling, l))
+        if (l > best_len && L->pos + l <= L->end && !memcmp(L->s + L->pos, tok_info[k].spelling, l))
             best = k, best_len = l;
     }
     if (best < 0) {

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -148,6 +149,65 @@ static void test_literals(void **state)
     lexed_free(l);
 }
 
+/* The decoded text of the only token of text, which must be a string. */
+static void expect_decoded(const char *text, const char *decoded, bool verbatim)
+{
+    Lexed *l = lex(text);
+    assert_true(l->ok);
+    assert_int_equal(l->toks.t[0].kind, SC_TK_STRING);
+    assert_string_equal(l->toks.t[0].v.str.s, decoded);
+    assert_int_equal(l->toks.t[0].v.str.n, strlen(decoded));
+    assert_int_equal(l->toks.t[0].v.str.verbatim, verbatim);
+    lexed_free(l);
+}
+
+/* Literals longer than the lexer's small buffer, each length around its edge,
+ * with escapes and raw pairs that decode to fewer or as many bytes. */
+static void test_long_strings(void **state)
+{
+    (void)state;
+    char text[4096], decoded[2048];
+    for (int len = 250; len <= 260; len++) {
+        memset(decoded, 'a', (size_t)len);
+        decoded[len] = 0;
+        snprintf(text, sizeof text, "'%s'", decoded);
+        expect_decoded(text, decoded, true);
+        snprintf(text, sizeof text, "r'%s\\d'", decoded); /* a raw pair last: two bytes */
+        snprintf(decoded + len, 4, "\\d");
+        expect_decoded(text, decoded, true);
+    }
+    size_t n = 0, d = 0;
+    n += (size_t)snprintf(text + n, sizeof text - n, "\"\"\"");
+    for (int i = 0; i < 100; i++) {
+        n += (size_t)snprintf(text + n, sizeof text - n, "ab\\x41\\n\\\nc\n");
+        d += (size_t)snprintf(decoded + d, sizeof decoded - d, "abA\nc\n");
+    }
+    snprintf(text + n, sizeof text - n, "\"\"\"");
+    expect_decoded(text, decoded, false);
+    memset(text, 'b', 600);
+    text[0] = '"';
+    text[600] = 0;
+    expect_error(text, "unterminated string literal (detected at line 1)", 1, 1);
+}
+
+/* More tokens than bytes / 4 (the first guess of the token array's size). */
+static void test_many_tokens(void **state)
+{
+    (void)state;
+    char text[4002];
+    for (int i = 0; i < 2000; i++)
+        text[2 * i] = 'a', text[2 * i + 1] = ',';
+    text[4000] = '\n', text[4001] = 0;
+    Lexed *l = lex(text);
+    assert_true(l->ok);
+    assert_int_equal(l->toks.n, 4002);
+    assert_int_equal(l->toks.t[3998].kind, SC_TK_NAME);
+    assert_int_equal(l->toks.t[3999].kind, SC_TK_COMMA);
+    assert_int_equal(l->toks.t[4000].kind, SC_TK_NEWLINE);
+    assert_int_equal(l->toks.t[4001].kind, SC_TK_EOF);
+    lexed_free(l);
+}
+
 static void test_expr_only(void **state)
 {
     (void)state;
@@ -212,6 +272,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_indentation), cmocka_unit_test(test_continuation),
         cmocka_unit_test(test_operators),   cmocka_unit_test(test_literals),
+        cmocka_unit_test(test_long_strings), cmocka_unit_test(test_many_tokens),
         cmocka_unit_test(test_expr_only),   cmocka_unit_test(test_errors),
         cmocka_unit_test(test_mismatch_note),
     };
