@@ -147,7 +147,7 @@ static const char *reg_input(Asm *a, const IrPtxOperand *op, const IrExpr *arg)
                                        op->type, ir_dtype_str(arg->dtype, dt)));
         return "0";
     }
-    char *x = cg_expr_str(cg, arg, cls ? CG_PREC_NONE : CG_PREC_NONE);
+    char *x = cg_expr_str(cg, arg, CG_PREC_NONE);
     if (cls)
         return add_in(a, cls, x);
     const char *bitcast = cg_printf(cg, "tx_bitcast<%s>(%s)", uint_type(bits), x);
@@ -231,10 +231,35 @@ static const char *pred_operand(Asm *a, const IrPtxOperand *op, const IrExpr *ar
     return p;
 }
 
+/* An 8-bit register (e2m1x2, u8, s8, ...): outside ld/st, which take a wider
+ * register, ptxas wants a .b8 register, which inline asm cannot bind, so a
+ * scoped one is converted from or to a 32-bit operand. */
+static const char *byte_operand(Asm *a, const IrPtxOperand *op, const IrExpr *arg)
+{
+    Cg *cg = a->cg;
+    const char *b = cg_printf(cg, "tx_b%d", a->npreds++);
+    const char *ext = op->type[0] == 's' ? "s" : "u";
+    IrPtxOperand wide = *op;
+    wide.type = "b32";
+    tx_buf_printf(&a->prolog, ".reg .b8 %s; ", b);
+    if (op->rw == 'r') {
+        const char *m = reg_input(a, &wide, arg);
+        tx_buf_printf(&a->prolog, "cvt.%s8.%s32 %s, %s; ", ext, ext, b, m);
+        return b;
+    }
+    const char *m = reg_output(a, &wide, arg);
+    tx_buf_printf(&a->epilog, "%scvt.%s32.%s8 %s, %s; ", a->guard ? cg_printf(cg, "@%s ", a->guard) : "",
+                  ext, ext, m, b);
+    return b;
+}
+
 static const char *reg_operand(Asm *a, const IrPtxOperand *op, const IrExpr *arg)
 {
     if (!strcmp(op->type, "pred"))
         return pred_operand(a, op, arg);
+    const char *family = ir_ptx_family(a->call->u.call.ptx_entry);
+    if (type_bits(op->type) == 8 && strcmp(family, "ld") && strcmp(family, "ldu") && strcmp(family, "st"))
+        return byte_operand(a, op, arg);
     return op->rw == 'r' ? reg_input(a, op, arg) : reg_output(a, op, arg);
 }
 
