@@ -59,6 +59,33 @@ const char *cg_temp(Cg *cg, const char *type, const char *value)
 
 /* ---------------------------------------------------------------- facts */
 
+/* Calls whose value is >= 0 when their operands are: shifts right, masks,
+ * shuffles of a value (warp_id_in_cta is a shuffle of threadIdx.x // 32),
+ * selections; counts of bits and the thread rank always are. */
+static bool call_is_nonneg(Cg *cg, const IrCall *c)
+{
+    switch (c->op) {
+    case IR_OP_SHIFT_RIGHT:
+    case IR_OP_LIKELY: return c->nargs >= 1 && cg_is_nonneg(cg, c->args[0]);
+    case IR_OP_BITWISE_AND:
+        return c->nargs == 2 && (cg_is_nonneg(cg, c->args[0]) || cg_is_nonneg(cg, c->args[1]));
+    case IR_OP_WARP_SHUFFLE:
+    case IR_OP_WARP_SHUFFLE_UP:
+    case IR_OP_WARP_SHUFFLE_DOWN:
+    case IR_OP_CUDA_SHFL_SYNC:
+    case IR_OP_CUDA_SHFL_XOR_SYNC:
+    case IR_OP_CUDA_SHFL_UP_SYNC:
+    case IR_OP_CUDA_SHFL_DOWN_SYNC: return c->nargs >= 2 && cg_is_nonneg(cg, c->args[1]);
+    case IR_OP_IF_THEN_ELSE:
+        return c->nargs == 3 && cg_is_nonneg(cg, c->args[1]) && cg_is_nonneg(cg, c->args[2]);
+    case IR_OP_POPCOUNT:
+    case IR_OP_CLZ:
+    case IR_OP_CUDA_THREAD_RANK:
+    case IR_OP_CUDA_FFS_U32: return true;
+    default: return false;
+    }
+}
+
 bool cg_is_nonneg(Cg *cg, const IrExpr *e)
 {
     int64_t v;
@@ -80,12 +107,7 @@ bool cg_is_nonneg(Cg *cg, const IrExpr *e)
     case IR_E_MAX: return cg_is_nonneg(cg, a) || cg_is_nonneg(cg, b);
     case IR_E_CAST:
         return ir_dtype_is_int(a->dtype) && a->dtype.bits <= e->dtype.bits && cg_is_nonneg(cg, a);
-    case IR_E_CALL:
-        if (e->u.call.op == IR_OP_SHIFT_RIGHT && e->u.call.nargs == 2)
-            return cg_is_nonneg(cg, e->u.call.args[0]);
-        if (e->u.call.op == IR_OP_BITWISE_AND && e->u.call.nargs == 2)
-            return cg_is_nonneg(cg, e->u.call.args[0]) || cg_is_nonneg(cg, e->u.call.args[1]);
-        return false;
+    case IR_E_CALL: return call_is_nonneg(cg, &e->u.call);
     default: return false;
     }
 }
