@@ -416,14 +416,24 @@ static int emit_unsupported(Cg *cg, const IrExpr *e, TxBuf *b)
     return CG_PREC_POSTFIX;
 }
 
+/* `a & b`, `a << b`, ...: an operand that is itself an operator is put in
+ * parentheses, as a person would write it ((x % 8 * 8) ^ ((y & 7) << 3)). */
+static int emit_bitwise_infix(Cg *cg, const IrExpr *e, const char *op, int prec, TxBuf *b)
+{
+    cg_expr(cg, e->u.call.args[0], b, CG_PREC_UNARY);
+    tx_buf_printf(b, " %s ", op);
+    cg_expr(cg, e->u.call.args[1], b, CG_PREC_UNARY);
+    return prec;
+}
+
 static int emit_bitwise(Cg *cg, const IrExpr *e, TxBuf *b)
 {
     switch (e->u.call.op) {
-    case IR_OP_BITWISE_AND: return emit_infix_call(cg, e, "&", CG_PREC_BITAND, b);
-    case IR_OP_BITWISE_OR: return emit_infix_call(cg, e, "|", CG_PREC_BITOR, b);
-    case IR_OP_BITWISE_XOR: return emit_infix_call(cg, e, "^", CG_PREC_BITXOR, b);
-    case IR_OP_SHIFT_LEFT: return emit_infix_call(cg, e, "<<", CG_PREC_SHIFT, b);
-    case IR_OP_SHIFT_RIGHT: return emit_infix_call(cg, e, ">>", CG_PREC_SHIFT, b);
+    case IR_OP_BITWISE_AND: return emit_bitwise_infix(cg, e, "&", CG_PREC_BITAND, b);
+    case IR_OP_BITWISE_OR: return emit_bitwise_infix(cg, e, "|", CG_PREC_BITOR, b);
+    case IR_OP_BITWISE_XOR: return emit_bitwise_infix(cg, e, "^", CG_PREC_BITXOR, b);
+    case IR_OP_SHIFT_LEFT: return emit_bitwise_infix(cg, e, "<<", CG_PREC_SHIFT, b);
+    case IR_OP_SHIFT_RIGHT: return emit_bitwise_infix(cg, e, ">>", CG_PREC_SHIFT, b);
     default:
         tx_buf_putc(b, '~');
         cg_expr(cg, e->u.call.args[0], b, CG_PREC_UNARY);
