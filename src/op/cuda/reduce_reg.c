@@ -163,7 +163,7 @@ IrStmt *op_reduce_reg_lower(OpCtx *c)
     OpSeq out = {0}, per = {0};
     IrExpr *sv = op_local_view(c, &out, r.src.buffer), *dv = op_local_view(c, &out, r.dst.buffer);
     IrExpr *acc = op_alloc_local(c, &out, "red", r.acc, 1), *zero = op_i32(c, 0);
-    IrExpr *kv[2 * OP_MAX_DIMS], *rv[2 * OP_MAX_DIMS];
+    IrExpr *kv[2 * OP_MAX_DIMS] = {0}, *rv[2 * OP_MAX_DIMS] = {0};
     loop_vars(c, p.kept, p.nkept, kv);
     loop_vars(c, p.red, p.nred, rv);
     IrExpr *dreg = slot(c, p.dst, p.ndst, kv, zero);
