@@ -322,6 +322,9 @@ static void print_int(const IrExpr *e, TxBuf *out)
         tx_buf_printf(out, "%lld", (long long)e->u.int_val);
     else if (e->dtype.code == IR_DT_BOOL && e->dtype.lanes == 1)
         tx_buf_puts(out, e->u.int_val ? "T.bool(True)" : "T.bool(False)");
+    else if (e->dtype.code == IR_DT_UINT) /* uint64 values above INT64_MAX are kept as bits */
+        tx_buf_printf(out, "T.%s(%llu)", pr_dtype(e->dtype, dt),
+                      (unsigned long long)(uint64_t)e->u.int_val);
     else
         tx_buf_printf(out, "T.%s(%lld)", pr_dtype(e->dtype, dt), (long long)e->u.int_val);
 }
