@@ -3,15 +3,21 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
+# Extra configure flags, e.g. CMAKE_FLAGS=-DTIRX_TESTS=OFF where cmocka/FileCheck are missing.
+CMAKE_FLAGS ?=
 
-.PHONY: all demo test bench fuzz clean
+.PHONY: all configure demo test bench fuzz clean
 
-all:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+all: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: all
-	./examples/run_demo.sh $(BUILD)/tirx
+configure:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+
+# Compiles every example; on a GPU also runs and checks them (examples/run_demo.sh).
+demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target tirx tirx_demo
+	./examples/run_demo.sh $(BUILD)
 
 test: all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
