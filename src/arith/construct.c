@@ -20,7 +20,7 @@ IrExpr *ar_make_int(TxArena *a, IrDType t, int64_t v, TxSpan sp)
 {
     IrDType s = ir_dtype_with_lanes(t, 1);
     IrExpr *c = ir_dtype_is_float(s) ? ir_float(a, s, (double)v, sp)
-                                     : ir_int(a, s, s.code == IR_DT_BOOL ? v != 0 : v, sp);
+                                     : ir_int(a, s, ar_wrap_int(s, v), sp); /* one value per bit pattern */
     return t.lanes > 1 ? broadcast(a, c, t.lanes, sp) : c;
 }
 
