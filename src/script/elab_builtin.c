@@ -741,6 +741,22 @@ ScVal bi_if_then_else(El *E, ScArgs *args)
     return sv_expr(el_call_node(E, IR_OP_IF_THEN_ELSE, t->dtype, a, 3, args->span), args->span);
 }
 
+/* The result dtype an op fixes by itself (false when the call names it). */
+static bool intrin_result(const IrOpInfo *info, IrExpr **a, int n, IrDType *out)
+{
+    switch (info->ret) {
+    case IR_RET_FLOAT32: *out = IR_FLOAT32; return true;
+    case IR_RET_INT64: *out = IR_INT64; return true;
+    case IR_RET_INT32: *out = IR_INT32; return true;
+    case IR_RET_UINT32: *out = IR_UINT32; return true;
+    case IR_RET_UINT64: *out = IR_UINT64; return true;
+    case IR_RET_VOID: *out = IR_VOID; return true;
+    case IR_RET_ARG0: if (n < 1) return false; *out = a[0]->dtype; return true;
+    case IR_RET_ARG1: if (n < 2) return false; *out = a[1]->dtype; return true;
+    default: return false;
+    }
+}
+
 /* T.call_intrin("dtype", "tirx.op.name", args...): a call of that op. */
 ScVal bi_call_intrin(El *E, ScArgs *args)
 {
@@ -764,5 +780,14 @@ ScVal bi_call_intrin(El *E, ScArgs *args)
     for (int i = 0; i < b.nrest; i++)
         if (!(a[i] = el_prim(E, &b.rest[i], "an argument")))
             return sv_error();
+    /* The call prints as T.<op>(...) without its dtype, so it must be the op's own. */
+    IrDType own = dt;
+    bool fixed = intrin_result(&ir_ops[op], a, b.nrest, &own);
+    if (fixed && !ir_dtype_eq(own, dt)) {
+        char want[IR_DTYPE_STR_MAX], got[IR_DTYPE_STR_MAX];
+        el_error(E, b.v[0].span, "T.%s returns %s, not %s", ir_ops[op].name,
+                 ir_dtype_str(own, want), ir_dtype_str(dt, got));
+        return sv_error();
+    }
     return sv_expr(el_call_node(E, (IrOp)op, dt, a, b.nrest, args->span), args->span);
 }
