@@ -785,7 +785,10 @@ static void elab_return(El *E, const Ast *s)
     IrStmt *st = ir_stmt(E->a, IR_S_RETURN, s->span);
     if (s->a) {
         ScVal v = el_eval_value(E, s->a);
-        if (v.kind == SV_ERROR || !(st->u.ret = el_prim(E, &v, "the returned value")))
+        if (v.kind == SV_ERROR)
+            return;
+        /* `return None` is a bare `return` */
+        if (v.kind != SV_NONE && !(st->u.ret = el_prim(E, &v, "the returned value")))
             return;
     }
     el_emit(E, st);

@@ -891,8 +891,11 @@ static void print_assert(Printer *P, const IrStmt *s)
 static void print_return(Printer *P, const IrStmt *s)
 {
     TxBuf b = {0};
-    tx_buf_puts(&b, "return ");
-    pr_expr(P, s->u.ret, &b);
+    tx_buf_puts(&b, "return");
+    if (s->u.ret) {
+        tx_buf_putc(&b, ' ');
+        pr_expr(P, s->u.ret, &b);
+    }
     emit_top(P, &b);
 }
 
