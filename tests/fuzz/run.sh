@@ -13,7 +13,7 @@ fuzzer=$1
 seconds=${2:-60}
 shift $(($# < 2 ? $# : 2))
 root=$(cd "$(dirname "$0")/../.." && pwd)
-work=${FUZZ_WORK:-$(dirname "$fuzzer")/work}
+work=${FUZZ_WORK:-$(dirname "$fuzzer")/findings}
 mkdir -p "$work/corpus" "$work/artifacts"
 seeds=()
 for d in tests/fuzz/corpus tests/script tests/err tests/reference/expected examples; do
