@@ -239,14 +239,24 @@ void pr_emit(Printer *P, int frame, char *stmt) { tx_vec_push(&P->frames.items[f
 
 /* The reference maps each IR node to the outermost open frame printing it,
  * then walks the common use path from its deepest node outwards. */
-int pr_lowest_def_frame(Printer *P, const IrExpr *var)
+static int deepest_common_frame(Printer *P, const PrVar *v)
 {
-    PrVar *v = pr_var(P, var);
+    if (v->npath < 0)
+        return pr_top(P);
     for (int i = v->npath - 1; i >= 0; i--)
         for (int f = 0; f < P->frames.len; f++)
             if (P->frames.items[f].tir == v->path[i])
                 return f;
-    return v->npath < 0 ? -1 : 0;
+    return 0;
+}
+
+int pr_free_def_frame(Printer *P, const IrExpr *var)
+{
+    int f = deepest_common_frame(P, pr_var(P, var));
+    /* a definition inside a loop would come after the header that uses it */
+    while (f > 0 && P->frames.items[f].in_header)
+        f--;
+    return f;
 }
 
 bool pr_dominates_uses(Printer *P, const void *node, const IrExpr *var)

@@ -404,9 +404,7 @@ void pr_var_creation(Printer *P, const IrExpr *var, TxBuf *out)
  * enclosing all of its uses. */
 static void define_free_var(Printer *P, const IrExpr *var)
 {
-    int f = pr_lowest_def_frame(P, var);
-    if (f < 0)
-        f = pr_top(P);
+    int f = pr_free_def_frame(P, var);
     TxBuf b = {0};
     tx_buf_puts(&b, pr_define(P, var, f));
     tx_buf_puts(&b, " = ");
@@ -418,8 +416,7 @@ void pr_var_use(Printer *P, const IrExpr *var, TxBuf *out)
 {
     if (ir_is_buffer(var)) {
         if (!pr_is_defined(P, var)) {
-            int f = pr_lowest_def_frame(P, var);
-            pr_free_buffer_def(P, var, f < 0 ? pr_top(P) : f);
+            pr_free_buffer_def(P, var, pr_free_def_frame(P, var));
         }
         tx_buf_puts(out, pr_text(P, var));
         if (pr_is_scalar_buffer(var, true))

@@ -54,6 +54,7 @@ typedef struct PrVar {
 typedef struct PrFrame {
     const void *tir;    /* the IR node whose body this is */
     bool concise;       /* a sole AttrStmt may print flat (concise scoping) */
+    bool in_header;     /* its loop header is being printed */
     TX_VEC(char *) stmts;
 } PrFrame;
 
@@ -92,8 +93,9 @@ int pr_top(Printer *P);
 void pr_frame_open(Printer *P, const void *tir);
 void pr_frame_close(Printer *P, char ***stmts, int *n);
 void pr_emit(Printer *P, int frame, char *stmt);
-/* The frame where a variable without definition is defined; -1 when none. */
-int pr_lowest_def_frame(Printer *P, const IrExpr *var);
+/* The frame where a variable without definition gets one: the deepest
+ * enclosing all of its uses. */
+int pr_free_def_frame(Printer *P, const IrExpr *var);
 /* True when every use of var lies inside node (launch_thread may define it). */
 bool pr_dominates_uses(Printer *P, const void *node, const IrExpr *var);
 

@@ -999,11 +999,13 @@ static void print_grid(Printer *P, const IrStmt *loop, int n)
 {
     TxBuf head = {0}, ext = {0};
     const IrStmt *l = loop;
+    P->frames.items[pr_top(P)].in_header = true;
     for (int i = 0; i < n; i++, l = l->u.loop.body) {
         tx_buf_printf(&head, "%s%s", i ? ", " : "for ", pr_define(P, l->u.loop.var, pr_top(P)));
         tx_buf_puts(&ext, i ? ", " : "");
         pr_expr(P, l->u.loop.extent, &ext);
     }
+    P->frames.items[pr_top(P)].in_header = false;
     char *e = take(&ext);
     tx_buf_printf(&head, " in T.grid(%s)", e);
     free(e);
@@ -1079,7 +1081,9 @@ static void print_for(Printer *P, const IrStmt *loop)
     const char *var = pr_define(P, loop->u.loop.var, pr_top(P));
     IrForKind kind = loop->u.loop.kind;
     bool range = kind == IR_FOR_SERIAL && !loop->u.loop.nannot;
+    P->frames.items[pr_top(P)].in_header = true;
     char *a = loop_args(P, loop, range);
+    P->frames.items[pr_top(P)].in_header = false;
     TxBuf head = {0};
     tx_buf_printf(&head, "for %s in %s%s(%s)", var, range ? "" : "T.",
                   range ? "range" : ir_for_names[kind], a);
@@ -1125,9 +1129,7 @@ static void launch_thread_header(Printer *P, const IrStmt *s, const IrExpr **def
         pr_string_literal(out, thread_tag(s));
         *defines = var;
     } else {
-        int f = pr_lowest_def_frame(P, var);
-        if (f < 0)
-            f = pr_top(P);
+        int f = pr_free_def_frame(P, var);
         TxBuf env = {0};
         tx_buf_printf(&env, "%s = T.env_thread(", pr_define(P, var, f));
         pr_string_literal(&env, thread_tag(s));
