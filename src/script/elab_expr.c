@@ -705,8 +705,17 @@ static ScVal bitwise(El *E, int op, ScVal a, ScVal b, TxSpan sp)
     return sv_expr(el_call_node(E, bitwise_op(op), x->dtype, args, 2, sp), sp);
 }
 
-/* The FFI conversion of a Python scalar operand of + - * / // %. */
-static IrExpr *ffi_prim(El *E, const ScVal *v) { return el_prim(E, v, "an operand"); }
+/* The FFI conversion of a Python scalar operand of + - * / // % and unary -;
+ * a string converts to a StringImm, which is not a number. */
+static IrExpr *ffi_prim(El *E, const ScVal *v, int op)
+{
+    IrExpr *e = el_prim(E, v, "an operand");
+    if (e && e->kind == IR_E_STR) {
+        el_error(E, v->span, "a string cannot be an operand of '%s'", sc_tok_kind_name(op));
+        return NULL;
+    }
+    return e;
+}
 
 static IrExprKind arith_kind(int op)
 {
@@ -722,7 +731,7 @@ static IrExprKind arith_kind(int op)
 
 static ScVal prim_arith(El *E, int op, ScVal a, ScVal b, TxSpan sp)
 {
-    IrExpr *x = ffi_prim(E, &a), *y = ffi_prim(E, &b);
+    IrExpr *x = ffi_prim(E, &a, op), *y = ffi_prim(E, &b, op);
     if (!x || !y)
         return sv_error();
     char bx[IR_DTYPE_STR_MAX], by[IR_DTYPE_STR_MAX];
@@ -794,7 +803,7 @@ static ScVal eval_unary(El *E, const Ast *x)
         el_error(E, x->span, "integer too large to negate");
         return sv_error();
     }
-    IrExpr *e = el_prim(E, &a, "an operand");
+    IrExpr *e = ffi_prim(E, &a, x->op);
     if (!e)
         return sv_error();
     if (x->op == SC_TK_PLUS)

@@ -159,6 +159,39 @@ static IrType *return_type(El *E, const Ast *ann)
     return NULL;
 }
 
+/* A type variable is an int64 shape variable of the function. */
+static void bind_type_var(El *E, const char *name, TxSpan span)
+{
+    IrExpr *v = ir_var(E->a, name, ir_prim_type(E->a, IR_INT64), span);
+    el_bind(E, name, sv_expr(v, span), BIND_PLAIN, span);
+}
+
+static bool is_module_type_var(const El *E, const char *name)
+{
+    for (int i = 0; i < E->ntypevars; i++)
+        if (!strcmp(E->typevars[i], name))
+            return true;
+    return false;
+}
+
+/* `def f[M, N: int](...)`: the PEP 695 spelling of `M = TypeVar("M")`. */
+static void elab_type_params(El *E, const Ast *def)
+{
+    for (int i = 0; i < def->items2.n; i++) {
+        const Ast *tp = def->items2.items[i];
+        if (tp->a && !(tp->a->kind == A_NAME && !strcmp(tp->a->name, "int")))
+            el_error(E, tp->a->span, "a type parameter is an int64 shape variable: write '%s' or "
+                     "'%s: int'", tp->name, tp->name);
+        bool dup = false;
+        for (int j = 0; j < i && !dup; j++)
+            dup = !strcmp(def->items2.items[j]->name, tp->name);
+        if (dup)
+            el_error(E, tp->span, "duplicate type parameter '%s'", tp->name);
+        else if (!is_module_type_var(E, tp->name))
+            bind_type_var(E, tp->name, tp->span);
+    }
+}
+
 static void elab_func(El *E, ScFuncDecl *decl)
 {
     const Ast *def = decl->def, *deco = NULL;
@@ -173,10 +206,9 @@ static void elab_func(El *E, ScFuncDecl *decl)
     E->scope = fs;
     E->cur = (ScStmtList){0};
     E->nframes = 0;
-    for (int i = 0; i < E->ntypevars; i++) {
-        IrExpr *v = ir_var(E->a, E->typevars[i], ir_prim_type(E->a, IR_INT64), def->name_span);
-        el_bind(E, E->typevars[i], sv_expr(v, def->name_span), BIND_PLAIN, def->name_span);
-    }
+    for (int i = 0; i < E->ntypevars; i++)
+        bind_type_var(E, E->typevars[i], def->name_span);
+    elab_type_params(E, def);
     elab_params(E, def);
     f->ret_type = return_type(E, def->a);
     f->body = el_block(E, def->body);

@@ -46,7 +46,8 @@ typedef enum {
     A_S_BREAK,
     A_S_CONTINUE,
     A_S_PASS,
-    A_S_DEF,    /* items = decorators; def name(params) [-> a]: body */
+    A_S_DEF,    /* items = decorators; def name[items2](params) [-> a]: body;
+                   items2: PEP 695 type parameters, NAMEs with the bound in a */
     A_S_CLASS,  /* items = decorators; class name: body */
     A_S_IMPORT,
 } AstKind;

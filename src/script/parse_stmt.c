@@ -390,7 +390,33 @@ static bool parse_params(Parser *p, Ast *def)
     return ps_expect(p, SC_TK_RPAR, NULL);
 }
 
-/* funcdef := 'def' NAME ['[' NAME (',' NAME)* ']'] '(' params ')' ['->' test] suite */
+/* type_params := '[' NAME [':' test] (',' NAME [':' test])* [','] ']'  (PEP 695) */
+static bool parse_type_params(Parser *p, Ast *def)
+{
+    const ScToken *open = ps_tok(p);
+    ps_accept(p, SC_TK_LSQB);
+    AstVec names = {0};
+    while (!ps_at(p, SC_TK_RSQB) && !p->failed) {
+        const ScToken *t = ps_tok(p);
+        if (!ps_expect(p, SC_TK_NAME, "as a type parameter"))
+            return false;
+        Ast *x = ps_node(p, A_NAME, t);
+        x->name = t->v.str.s;
+        if (ps_accept(p, SC_TK_COLON) && !(x->a = ps_test(p)))
+            return false;
+        ps_vec_push(p, &names, x);
+        if (!ps_accept(p, SC_TK_COMMA))
+            break;
+    }
+    if (!names.n && !p->failed) {
+        ps_error_at(p, open, "empty type parameter list");
+        return false;
+    }
+    def->items2 = ps_vec_list(&names);
+    return ps_expect(p, SC_TK_RSQB, "to close the type parameters");
+}
+
+/* funcdef := 'def' NAME [type_params] '(' params ')' ['->' test] suite */
 static Ast *parse_def(Parser *p, AstList decorators)
 {
     const ScToken *head = ps_tok(p);
@@ -402,8 +428,8 @@ static Ast *parse_def(Parser *p, AstList decorators)
     x->name = name->v.str.s;
     x->name_span = (TxSpan){p->src, name->off, name->off + name->len};
     x->items = decorators;
-    if (ps_at(p, SC_TK_LSQB))
-        return ps_error_at(p, ps_tok(p), "type parameters ('def f[...]') are not supported yet");
+    if (ps_at(p, SC_TK_LSQB) && !parse_type_params(p, x))
+        return NULL;
     if (!ps_expect(p, SC_TK_LPAR, "after the function name") || !parse_params(p, x))
         return NULL;
     if (ps_accept(p, SC_TK_RARROW) && !(x->a = ps_test(p)))
