@@ -616,19 +616,27 @@ ScVal bi_cast(El *E, ScArgs *args)
     return sv_expr(c, args->span);
 }
 
+/* The condition and the two values of T.Select / T.if_then_else. */
+static bool choice_operands(El *E, ScArgs *args, const char *names, IrExpr *ops[3])
+{
+    static const char *const what[3] = {"the condition", "the true value", "the false value"};
+    ScBound b;
+    if (!el_bind_args(E, args, names, &b))
+        return false;
+    bool ok = true;
+    for (int i = 0; i < 3; i++)
+        ok = (ops[i] = el_prim(E, &b.v[i], what[i])) && ok;
+    return ok;
+}
+
 /* T.Select(cond, a, b) */
 ScVal bi_select(El *E, ScArgs *args)
 {
-    ScBound b;
-    if (!el_bind_args(E, args, "condition, true_value, false_value", &b))
+    IrExpr *ops[3];
+    if (!choice_operands(E, args, "condition, true_value, false_value", ops))
         return sv_error();
-    IrExpr *c = el_prim(E, &b.v[0], "the condition");
-    IrExpr *t = el_prim(E, &b.v[1], "the true value");
-    IrExpr *f = el_prim(E, &b.v[2], "the false value");
-    if (!c || !t || !f)
-        return sv_error();
-    IrExpr *s = ir_node(E->a, IR_E_SELECT, t->dtype, args->span);
-    s->u.op.cond = c, s->u.op.a = t, s->u.op.b = f;
+    IrExpr *s = ir_node(E->a, IR_E_SELECT, ops[1]->dtype, args->span);
+    s->u.op.cond = ops[0], s->u.op.a = ops[1], s->u.op.b = ops[2];
     return sv_expr(s, args->span);
 }
 
@@ -722,23 +730,18 @@ ScVal bi_let(El *E, ScArgs *args)
 /* T.if_then_else(cond, a, b): folded on a constant condition. */
 ScVal bi_if_then_else(El *E, ScArgs *args)
 {
-    ScBound b;
-    if (!el_bind_args(E, args, "cond, t, f", &b))
+    IrExpr *ops[3];
+    if (!choice_operands(E, args, "cond, t, f", ops))
         return sv_error();
-    IrExpr *c = el_prim(E, &b.v[0], "the condition");
-    IrExpr *t = el_prim(E, &b.v[1], "the true value");
-    IrExpr *f = el_prim(E, &b.v[2], "the false value");
-    if (!c || !t || !f)
-        return sv_error();
-    if (c->kind == IR_E_INT)
-        return sv_expr(c->u.int_val ? t : f, args->span);
+    if (ops[0]->kind == IR_E_INT)
+        return sv_expr(ops[0]->u.int_val ? ops[1] : ops[2], args->span);
     const char *err = NULL;
-    if (!ar_match_types(E->a, &t, &f, &err)) {
+    if (!ar_match_types(E->a, &ops[1], &ops[2], &err)) {
         el_error(E, args->span, "T.if_then_else: %s", err);
         return sv_error();
     }
-    IrExpr *a[3] = {c, t, f};
-    return sv_expr(el_call_node(E, IR_OP_IF_THEN_ELSE, t->dtype, a, 3, args->span), args->span);
+    return sv_expr(el_call_node(E, IR_OP_IF_THEN_ELSE, ops[1]->dtype, ops, 3, args->span),
+                   args->span);
 }
 
 /* The result dtype an op fixes by itself (false when the call names it). */
