@@ -202,23 +202,6 @@ static int run(const Options *o, const Source *src, Series *s)
     return rc;
 }
 
-static char *read_source(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "bench_compile: cannot open '%s': %s\n", path, strerror(errno));
-        return NULL;
-    }
-    TxBuf b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        tx_buf_putn(&b, chunk, n);
-    fclose(f);
-    *len = b.len;
-    return tx_buf_take(&b);
-}
-
 static int parse_args(int argc, char **argv, Options *o)
 {
     for (int i = 1; i < argc; i++) {
@@ -247,8 +230,10 @@ int main(int argc, char **argv)
     if (parse_args(argc, argv, &o))
         return 2;
     Source src = {.name = o.path};
-    if (!(src.text = read_source(o.path, &src.len)))
+    if (!(src.text = tx_read_file(o.path, &src.len))) {
+        fprintf(stderr, "bench_compile: cannot open '%s': %s\n", o.path, strerror(errno));
         return 1;
+    }
     static const char *const names[] = {"parse", "verify", "pass pipeline", "CUDA codegen",
                                         "parse -> CUDA (sum)", "tirx_compile, no_binary",
                                         "NVRTC (cubin)", "cache hit (tirx_compile)"};

@@ -10,13 +10,14 @@
  * machine disturbs less), after 3 warm-up rounds, over --runs rounds (default
  * 51), and prints the median, minimum and maximum of each stage. Freeing the
  * module is not timed. --dump writes the generated script to FILE.
- * Uses only include/tirx.h. */
+ * Measures through include/tirx.h only (the base layer just reads TEMPLATE). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "base/base.h"
 #include "tirx.h"
 
 enum { WARMUP_ROUNDS = 3, STAGES = 5 };
@@ -36,31 +37,6 @@ typedef struct Script {
     size_t len;
     int lines, copies;
 } Script;
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "bench_parse: cannot open '%s': %s\n", path, strerror(errno));
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (!buf) {
-        fprintf(stderr, "bench_parse: cannot read '%s'\n", path);
-        return NULL;
-    }
-    buf[n] = 0;
-    *len = (size_t)n;
-    return buf;
-}
 
 static int count_lines(const char *s, size_t n)
 {
@@ -231,9 +207,11 @@ int main(int argc, char **argv)
     if (parse_args(argc, argv, &o))
         return 2;
     size_t len;
-    char *tmpl = read_file(o.template_path, &len);
-    if (!tmpl)
+    char *tmpl = tx_read_file(o.template_path, &len);
+    if (!tmpl) {
+        fprintf(stderr, "bench_parse: cannot read '%s': %s\n", o.template_path, strerror(errno));
         return 1;
+    }
     Script s = {0};
     int rc = build_script(tmpl, len, o.lines, &s);
     if (!rc && o.dump)

@@ -1,7 +1,8 @@
-/* The arena, growable arrays, the string builder, hashing, near-match
- * suggestions and source line tables. */
+/* The arena, growable arrays, the string builder, reading a file, hashing,
+ * near-match suggestions and source line tables. */
 #include "base.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,29 @@ void tx_buf_free(TxBuf *b)
 {
     free(b->data);
     b->data = NULL, b->len = b->cap = 0;
+}
+
+/* ---- files ---- */
+char *tx_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    TxBuf b = {0};
+    char chunk[16384];
+    size_t n;
+    errno = 0;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        tx_buf_putn(&b, chunk, n);
+    int read_errno = ferror(f) ? (errno ? errno : EIO) : 0;
+    fclose(f);
+    if (read_errno) {
+        tx_buf_free(&b);
+        errno = read_errno;
+        return NULL;
+    }
+    *len = b.len;
+    return tx_buf_take(&b);
 }
 
 /* ---- hashing (FNV-1a over bytes, splitmix-style mixing) ---- */

@@ -1,5 +1,5 @@
-/* Base layer: the arena allocator, growable arrays, string helpers and source
- * text with its line table. Everything above allocates IR and diagnostics from
+/* Base layer: the arena allocator, growable arrays, string helpers, reading a
+ * file, and source text with its line table. Everything above allocates IR and diagnostics from
  * an arena owned by a module and freed in one go. Prefix: tx_. */
 #ifndef TX_BASE_H
 #define TX_BASE_H
@@ -63,6 +63,11 @@ void tx_buf_printf(TxBuf *b, const char *fmt, ...) __attribute__((format(printf,
 /* Returns the NUL-terminated contents and leaves the buffer empty; the caller frees. */
 char *tx_buf_take(TxBuf *b);
 void tx_buf_free(TxBuf *b);
+
+/* ---- files ---- */
+/* The whole file, NUL-terminated (its length, without the NUL, in *len), for
+ * the caller to free; NULL with errno set when it cannot be opened or read. */
+char *tx_read_file(const char *path, size_t *len);
 
 /* ---- hashing ---- */
 uint64_t tx_hash_bytes(const void *p, size_t n, uint64_t seed);

@@ -117,21 +117,6 @@ static void workdir_close(Workdir *w)
     rmdir(w->dir);
 }
 
-static void *read_file(const char *path, size_t *size, bool nul_terminate)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    TxBuf b = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        tx_buf_putn(&b, chunk, n);
-    fclose(f);
-    *size = b.len + (nul_terminate ? 1 : 0);
-    return tx_buf_take(&b);
-}
-
 /* ---- running nvcc ---- */
 
 /* Runs argv with stdout and stderr into `log`; the exit status, or -1 with
@@ -207,14 +192,15 @@ static RtStatus nvcc_step(const char *nvcc, const char *const *opts, size_t nopt
         return rt_fail(err, RT_ERR_NO_NVCC, "no nvcc: cannot run %s: %s", nvcc, strerror(errno));
     size_t log_size;
     free(out->log);
-    out->log = read_file(log, &log_size, true);
+    out->log = tx_read_file(log, &log_size);
     if (!out->log)
         out->log = calloc(1, 1);
     if (rc != 0)
         return rt_fail(err, RT_ERR_COMPILE, "nvcc could not compile %s for %s (exit status %d)",
                        source_name(o), o->arch, rc);
-    bool ptx = strcmp(mode, "-ptx") == 0; /* text, returned NUL-terminated */
-    *data = read_file(output, size, ptx);
+    *data = tx_read_file(output, size);
+    if (*data && strcmp(mode, "-ptx") == 0)
+        ++*size; /* PTX is text: its size counts the NUL */
     if (!*data || *size == 0)
         return rt_fail(err, RT_ERR_IO, "nvcc wrote no %s", output);
     return RT_OK;

@@ -28,23 +28,6 @@ typedef struct Options {
 static const char usage[] =
     "usage: codegen_check [--arch ARCH] [--fast-math] [--no-lines] [--nvrtc] [--twice] FILE\n";
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "codegen_check: cannot open '%s': %s\n", path, strerror(errno));
-        return NULL;
-    }
-    TxBuf b = {0};
-    char chunk[1 << 14];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        tx_buf_putn(&b, chunk, n);
-    fclose(f);
-    *len = b.len;
-    return tx_buf_take(&b);
-}
-
 static void print_diags(const IrModule *m)
 {
     TxBuf b = {0};
@@ -162,9 +145,11 @@ int main(int argc, char **argv)
         return 2;
     }
     size_t len;
-    char *text = read_file(o.file, &len);
-    if (!text)
+    char *text = tx_read_file(o.file, &len);
+    if (!text) {
+        fprintf(stderr, "codegen_check: cannot open '%s': %s\n", o.file, strerror(errno));
         return 1;
+    }
     char *source = generate(&o, text, len);
     int rc = source ? 0 : 1;
     if (source && o.twice)

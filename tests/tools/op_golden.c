@@ -22,21 +22,6 @@
 #include "../../src/script/script.h"
 #include "textdiff.h"
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    TxBuf b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        tx_buf_putn(&b, chunk, n);
-    fclose(f);
-    *len = b.len;
-    return tx_buf_take(&b);
-}
-
 static bool write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "wb");
@@ -104,7 +89,7 @@ static bool check_error(const char *err_path, const char *actual, bool update)
     if (update)
         return write_file(err_path, actual);
     size_t len;
-    char *want = read_file(err_path, &len);
+    char *want = tx_read_file(err_path, &len);
     bool ok = want && !strcmp(want, actual);
     if (!ok)
         textdiff_print(stderr, err_path, want ? want : "", want ? len : 0, "actual", actual,
@@ -122,7 +107,7 @@ static bool check_lowered(const char *exp_path, IrModule *m, bool update)
         return ok;
     }
     size_t len;
-    char *want_text = read_file(exp_path, &len);
+    char *want_text = tx_read_file(exp_path, &len);
     IrModule *want = want_text ? parse(exp_path, want_text, len) : NULL;
     if (!want_text)
         fprintf(stderr, "cannot read %s\n", exp_path);
@@ -153,7 +138,7 @@ int main(int argc, char **argv)
     }
     const char *path = argv[i];
     size_t len;
-    char *text = read_file(path, &len);
+    char *text = tx_read_file(path, &len);
     if (!text) {
         fprintf(stderr, "cannot read %s\n", path);
         return 1;

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "runtime/runtime.h"
 
 /* ---- scratch directories ---- */
@@ -290,12 +291,6 @@ static void test_put_get(void **state)
     assert_int_equal(count_files(c.dir), 1);
 }
 
-static long file_size(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 ? (long)st.st_size : -1;
-}
-
 static void rewrite(const char *path, const void *data, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -306,14 +301,9 @@ static void rewrite(const char *path, const void *data, size_t n)
 
 static unsigned char *slurp(const char *path, size_t *n)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    long size = file_size(path);
-    unsigned char *data = malloc((size_t)size);
-    assert_int_equal(fread(data, 1, (size_t)size, f), (size_t)size);
-    fclose(f);
-    *n = (size_t)size;
-    return data;
+    char *data = tx_read_file(path, n);
+    assert_non_null(data);
+    return (unsigned char *)data;
 }
 
 static void test_truncated_and_corrupt(void **state)
