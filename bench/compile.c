@@ -20,10 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "api/internal.h"
+#include "bench_util.h"
 #include "base/base.h"
 #include "target/cuda/codegen.h"
 #include "tirx.h"
@@ -48,24 +48,10 @@ typedef struct Series {
     int n;
 } Series;
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void print_series(Series *s)
 {
-    qsort(s->ms, (size_t)s->n, sizeof(double), cmp_double);
-    printf("%-26s %6d %10.3f %10.3f %10.3f\n", s->name, s->n, s->ms[s->n / 2], s->ms[0],
-           s->ms[s->n - 1]);
+    BenchSummary t = bench_summary(s->ms, s->n);
+    printf("%-26s %6d %10.3f %10.3f %10.3f\n", s->name, s->n, t.median, t.min, t.max);
 }
 
 static int fail(const char *what, tirx_module *m)
@@ -83,20 +69,20 @@ static int front_round(const Options *o, const Source *src, double ms[PHASES], c
 {
     tirx_module *m = NULL;
     tirx_options opts = {.arch = o->arch};
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     if (tirx_parse(src->text, src->len, src->name, NULL, 0, &m) != TIRX_OK)
         return fail("parse", m);
-    double t1 = now_ms();
+    double t1 = bench_now_ms();
     if (tirx_verify(m) != TIRX_OK)
         return fail("verify", m);
-    double t2 = now_ms();
+    double t2 = bench_now_ms();
     if (tirx_lower(m, NULL, &opts) != TIRX_OK)
         return fail("the pass pipeline", m);
-    double t3 = now_ms();
+    double t3 = bench_now_ms();
     CgOptions cg = {.sm = cg_arch_sm(o->arch)};
     TxBuf out = {0};
     bool ok = cg_emit_module(api_module_ir(m), &cg, &out);
-    double t4 = now_ms();
+    double t4 = bench_now_ms();
     *cuda = tx_buf_take(&out);
     if (!ok)
         return fail("CUDA codegen", m);
@@ -126,9 +112,9 @@ static int time_compile(const Source *src, const tirx_options *opts, int runs, i
 {
     for (int r = 0; r < WARMUP + runs; r++) {
         tirx_module *m = NULL;
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         tirx_status st = tirx_compile(src->text, src->len, src->name, NULL, 0, opts, &m);
-        double t1 = now_ms();
+        double t1 = bench_now_ms();
         if (st != TIRX_OK)
             return fail("tirx_compile", m);
         if (want_cached && r > 0 && !tirx_module_cached(m))
@@ -149,9 +135,9 @@ static int time_nvrtc(const Options *o, const Source *src, const char *cuda, Ser
     for (int r = 0; r < 1 + o->nvrtc_runs; r++) {
         RtBinary b;
         RtError err;
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         RtStatus st = rt_compile(cuda, &rt, &b, &err);
-        double t1 = now_ms();
+        double t1 = bench_now_ms();
         rt_binary_free(&b);
         if (st != RT_OK) {
             fprintf(stderr, "bench_compile: NVRTC: %s\n", err.message);

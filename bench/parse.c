@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/base.h"
+#include "bench_util.h"
 #include "tirx.h"
 
 enum { WARMUP_ROUNDS = 3, STAGES = 5 };
@@ -89,15 +89,6 @@ static int build_script(const char *tmpl, size_t tmpl_len, int min_lines, Script
     return 0;
 }
 
-static double clock_ms(clockid_t clock)
-{
-    struct timespec t;
-    clock_gettime(clock, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static double now_ms(void) { return clock_ms(CLOCK_MONOTONIC); }
-
 static void show_diags(const tirx_module *m)
 {
     char *text = tirx_diag_render(m);
@@ -109,14 +100,14 @@ static void show_diags(const tirx_module *m)
 static int run_round(const Script *s, double ms[STAGES])
 {
     tirx_module *m = NULL;
-    double c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID), t0 = now_ms();
+    double c0 = bench_clock_ms(CLOCK_PROCESS_CPUTIME_ID), t0 = bench_now_ms();
     tirx_status st = tirx_parse(s->text, s->len, "bench.tirx", NULL, 0, &m);
-    double t1 = now_ms();
+    double t1 = bench_now_ms();
     if (st == TIRX_OK)
         st = tirx_verify(m);
-    double t2 = now_ms(), c2 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+    double t2 = bench_now_ms(), c2 = bench_clock_ms(CLOCK_PROCESS_CPUTIME_ID);
     char *printed = st == TIRX_OK ? tirx_print(m) : NULL;
-    double t3 = now_ms();
+    double t3 = bench_now_ms();
     if (st != TIRX_OK || !printed) {
         fprintf(stderr, "bench_parse: the generated script does not %s:\n",
                 st != TIRX_OK ? "parse and verify" : "print");
@@ -128,12 +119,6 @@ static int run_round(const Script *s, double ms[STAGES])
     return st == TIRX_OK && printed ? 0 : -1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void print_table(const Options *o, const Script *s, double *samples[STAGES])
 {
     printf("tirx %s parse benchmark: %d lines, %zu bytes (%s: %d copies of its function)\n",
@@ -142,9 +127,8 @@ static void print_table(const Options *o, const Script *s, double *samples[STAGE
            WARMUP_ROUNDS);
     printf("%-20s %10s %10s %10s\n", "stage", "median", "min", "max");
     for (int k = 0; k < STAGES; k++) {
-        qsort(samples[k], (size_t)o->runs, sizeof(double), cmp_double);
-        printf("%-20s %10.3f %10.3f %10.3f\n", stage_names[k], samples[k][o->runs / 2],
-               samples[k][0], samples[k][o->runs - 1]);
+        BenchSummary t = bench_summary(samples[k], o->runs);
+        printf("%-20s %10.3f %10.3f %10.3f\n", stage_names[k], t.median, t.min, t.max);
     }
 }
 
