@@ -24,10 +24,21 @@ IrExpr *ar_make_int(TxArena *a, IrDType t, int64_t v, TxSpan sp)
     return t.lanes > 1 ? broadcast(a, c, t.lanes, sp) : c;
 }
 
+/* C leaves the conversion of an out-of-range double undefined; saturate. */
+static int64_t float_to_int64(double v)
+{
+    if (v != v)
+        return 0;
+    if (v <= -0x1p63)
+        return INT64_MIN;
+    return v >= 0x1p63 ? INT64_MAX : (int64_t)v;
+}
+
 IrExpr *ar_make_float(TxArena *a, IrDType t, double v, TxSpan sp)
 {
     IrDType s = ir_dtype_with_lanes(t, 1);
-    IrExpr *c = ir_dtype_is_float(s) ? ir_float(a, s, v, sp) : ir_int(a, s, (int64_t)v, sp);
+    IrExpr *c = ir_dtype_is_float(s) ? ir_float(a, s, v, sp)
+                                     : ir_int(a, s, float_to_int64(v), sp);
     return t.lanes > 1 ? broadcast(a, c, t.lanes, sp) : c;
 }
 

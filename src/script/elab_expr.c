@@ -185,6 +185,20 @@ IrExpr *el_prim(El *E, const ScVal *v, const char *what)
     return NULL;
 }
 
+/* A float given for an integer dtype (`T.int32(2.5)`) truncates toward zero,
+ * as the FFI's conversion does; it must fit. */
+static IrExpr *float_as_int(El *E, const ScVal *v, IrDType t)
+{
+    double x = trunc(v->u.f);
+    if (!(x >= -0x1p63 && x < 0x1p63)) {
+        char buf[IR_DTYPE_STR_MAX];
+        el_error(E, v->span, "%g does not fit in %s", v->u.f, ir_dtype_str(t, buf));
+        return NULL;
+    }
+    ScVal i = sv_int((int64_t)x, v->span);
+    return int_imm(E, &i, t);
+}
+
 IrExpr *el_prim_as(El *E, const ScVal *v, IrDType t, const char *what)
 {
     switch (v->kind) {
@@ -192,7 +206,9 @@ IrExpr *el_prim_as(El *E, const ScVal *v, IrDType t, const char *what)
     case SV_BOOL:
         return t.code == IR_DT_BOOL ? ir_int(E->a, t, v->u.b, v->span)
                                     : ar_make_int(E->a, t, v->u.b, v->span);
-    case SV_FLOAT: return ar_make_float(E->a, t, v->u.f, v->span);
+    case SV_FLOAT:
+        return ir_dtype_is_float(t) || t.code == IR_DT_HANDLE ? ar_make_float(E->a, t, v->u.f, v->span)
+                                                              : float_as_int(E, v, t);
     default: return el_prim(E, v, what);
     }
 }
