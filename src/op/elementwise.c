@@ -67,6 +67,20 @@ const char *op_ew_operands(OpCtx *c, OpRegion *dst, OpRegion *src, bool *is_regi
     return NULL;
 }
 
+void op_ew_load_sources(OpCtx *c, const OpRegion *src, const bool *is_region, int n,
+                        IrExpr *const *idx, IrExpr **v)
+{
+    for (int i = 0; i < n; i++) {
+        if (!is_region[i]) {
+            v[i] = op_arg(c, i + 1);
+            continue;
+        }
+        IrExpr **sidx = TX_NEW_ARRAY(c->arena, IrExpr *, src[i].ndim);
+        op_region_index(c, &src[i], idx, sidx);
+        v[i] = op_load(c, src[i].buffer, sidx, src[i].ndim);
+    }
+}
+
 static IrExpr *unary_call(OpCtx *c, IrOp op, IrExpr *x) { return op_call(c, op, x->dtype, &x, 1); }
 
 IrExpr *op_ew_value(OpCtx *c, IrDType dst, IrExpr **v, int n)

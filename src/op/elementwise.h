@@ -11,6 +11,11 @@
  * region (is_region[i]) matching dst's extents, or a scalar expression.
  * NULL, or why the call is malformed for its op. */
 const char *op_ew_operands(OpCtx *c, OpRegion *dst, OpRegion *src, bool *is_region, int *nsrc);
+/* The sources' values at one element (idx: its multi-index over the non-unit
+ * dims the regions share): a region source's element loaded, a scalar as it
+ * is; v[i] for each of the n sources. */
+void op_ew_load_sources(OpCtx *c, const OpRegion *src, const bool *is_region, int n,
+                        IrExpr *const *idx, IrExpr **v);
 /* The value stored into one element of dst from the sources' values there
  * (v[i]: the loaded element or the scalar; n of them). */
 IrExpr *op_ew_value(OpCtx *c, IrDType dst, IrExpr **v, int n);

@@ -152,6 +152,21 @@ void op_region_index(OpCtx *c, const OpRegion *r, IrExpr *const *idx, IrExpr **o
         out[d] = r->extent[d] == 1 ? r->start[d] : op_bin(c, IR_E_ADD, r->start[d], idx[j++]);
 }
 
+const char *op_space_copy(OpCtx *c, OpSpace *sp, const OpRegion *dst, const OpRegion *src,
+                          int64_t vec, IrExpr ***didx, IrExpr ***sidx)
+{
+    const char *why = op_space_init(c, sp, dst, vec);
+    if (why)
+        return why;
+    IrExpr *idx[OP_MAX_DIMS];
+    *didx = TX_NEW_ARRAY(c->arena, IrExpr *, dst->ndim);
+    *sidx = TX_NEW_ARRAY(c->arena, IrExpr *, src->ndim);
+    op_space_begin(c, sp, idx);
+    op_region_index(c, dst, idx, *didx);
+    op_region_index(c, src, idx, *sidx);
+    return NULL;
+}
+
 void op_nest_init(OpCtx *c, OpNest *n, const OpRegion *r, IrForKind kind)
 {
     n->k = op_region_dims(r, n->ext, NULL);

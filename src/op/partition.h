@@ -32,6 +32,12 @@ void op_space_begin(OpCtx *c, OpSpace *sp, IrExpr **idx);
 IrStmt *op_space_wrap(OpCtx *c, const OpSpace *sp, IrStmt *body, IrForKind kind);
 /* Full buffer indices of a region from a multi-index over its non-unit dims. */
 void op_region_index(OpCtx *c, const OpRegion *r, IrExpr *const *idx, IrExpr **out);
+/* A copy's space: op_space_init over dst at `vec` elements a step, then
+ * op_space_begin, and the full indices of dst and src at the running
+ * thread's step (*didx, *sidx: arena arrays). NULL, or why the space cannot
+ * be laid out (op_space_init's reason). */
+const char *op_space_copy(OpCtx *c, OpSpace *sp, const OpRegion *dst, const OpRegion *src,
+                          int64_t vec, IrExpr ***didx, IrExpr ***sidx);
 
 /* Nested loops over a region's non-unit extents, one per dimension (for a
  * single thread's elements: registers want unrolled loops and constant

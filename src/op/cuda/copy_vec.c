@@ -99,14 +99,10 @@ IrStmt *op_copy_vec_lower(OpCtx *c)
             vec = 1;
     }
     OpSpace sp;
-    const char *why = op_space_init(c, &sp, &dst, vec);
+    IrExpr **didx, **sidx;
+    const char *why = op_space_copy(c, &sp, &dst, &src, vec, &didx, &sidx);
     if (why)
         return op_decline(c, "%s", why);
-    IrExpr *idx[OP_MAX_DIMS], **didx = TX_NEW_ARRAY(c->arena, IrExpr *, dst.ndim),
-                              **sidx = TX_NEW_ARRAY(c->arena, IrExpr *, src.ndim);
-    op_space_begin(c, &sp, idx);
-    op_region_index(c, &dst, idx, didx);
-    op_region_index(c, &src, idx, sidx);
     OpSeq out = {0};
     IrStmt *body;
     if (vec * esize >= 4) {

@@ -55,14 +55,10 @@ IrStmt *op_cp_async_lower(OpCtx *c)
     regions(c, &dst, &src);
     int64_t vec = vector_elems(c, &dst, &src), bytes = vec * op_dtype_bytes(dst.dtype);
     OpSpace sp;
-    const char *why = op_space_init(c, &sp, &dst, vec);
+    IrExpr **didx, **sidx;
+    const char *why = op_space_copy(c, &sp, &dst, &src, vec, &didx, &sidx);
     if (why)
         return op_decline(c, "%s", why);
-    IrExpr *idx[OP_MAX_DIMS], **didx = TX_NEW_ARRAY(c->arena, IrExpr *, dst.ndim),
-                              **sidx = TX_NEW_ARRAY(c->arena, IrExpr *, src.ndim);
-    op_space_begin(c, &sp, idx);
-    op_region_index(c, &dst, idx, didx);
-    op_region_index(c, &src, idx, sidx);
     IrExpr *args[4] = {op_address_of(c, dst.buffer, didx, dst.ndim),
                        op_address_of(c, src.buffer, sidx, src.ndim), op_i32(c, bytes), NULL};
     int n = 3;

@@ -40,15 +40,7 @@ IrStmt *op_elem_mem_lower(OpCtx *c)
     op_space_begin(c, &sp, idx);
     op_region_index(c, &dst, idx, didx);
     IrExpr *v[OP_EW_MAX_SRC];
-    for (int i = 0; i < n; i++) {
-        if (!is_region[i]) {
-            v[i] = op_arg(c, i + 1);
-            continue;
-        }
-        IrExpr **sidx = TX_NEW_ARRAY(c->arena, IrExpr *, src[i].ndim);
-        op_region_index(c, &src[i], idx, sidx);
-        v[i] = op_load(c, src[i].buffer, sidx, src[i].ndim);
-    }
+    op_ew_load_sources(c, src, is_region, n, idx, v);
     OpSeq body = {0};
     op_store(c, &body, dst.buffer, didx, dst.ndim, op_ew_value(c, dst.dtype, v, n));
     return op_space_wrap(c, &sp, op_seq_finish(c, &body), IR_FOR_SERIAL);

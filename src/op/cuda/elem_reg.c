@@ -51,15 +51,7 @@ static IrStmt *lower_private(OpCtx *c, const OpRegion *dst, const OpRegion *src,
     op_nest_init(c, &nest, dst, IR_FOR_UNROLLED);
     IrExpr **didx = TX_NEW_ARRAY(c->arena, IrExpr *, dst->ndim), *v[OP_EW_MAX_SRC];
     op_region_index(c, dst, nest.var, didx);
-    for (int i = 0; i < n; i++) {
-        if (!is_region[i]) {
-            v[i] = op_arg(c, i + 1);
-            continue;
-        }
-        IrExpr **sidx = TX_NEW_ARRAY(c->arena, IrExpr *, src[i].ndim);
-        op_region_index(c, &src[i], nest.var, sidx);
-        v[i] = op_load(c, src[i].buffer, sidx, src[i].ndim);
-    }
+    op_ew_load_sources(c, src, is_region, n, nest.var, v);
     OpSeq body = {0};
     op_store(c, &body, dst->buffer, didx, dst->ndim, op_ew_value(c, dst->dtype, v, n));
     return op_nest_wrap(c, &nest, op_seq_finish(c, &body));
