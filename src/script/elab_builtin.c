@@ -570,7 +570,14 @@ ScVal bi_node(El *E, ScArgs *args)
                  args->fname, ir_dtype_str(x->dtype, bx), ir_dtype_str(y->dtype, by));
         return sv_error();
     }
-    return sv_expr(ir_binary(E->a, node_kind(args->fname + 2), x, y, args->span), args->span);
+    IrExprKind k = node_kind(args->fname + 2);
+    bool divides = k == IR_E_DIV || k == IR_E_MOD || k == IR_E_FLOORDIV || k == IR_E_FLOORMOD;
+    bool zero = (y->kind == IR_E_INT && !y->u.int_val) || (y->kind == IR_E_FLOAT && !y->u.float_val);
+    if (divides && zero) { /* its printed form `a // 0` would not read back */
+        el_error(E, args->span, "%s: division by zero", args->fname);
+        return sv_error();
+    }
+    return sv_expr(ir_binary(E->a, k, x, y, args->span), args->span);
 }
 
 /* T.min, T.max, T.floordiv, T.floormod, T.truncdiv, T.truncmod: typed and folded. */
