@@ -355,8 +355,8 @@ ScVal bi_decl_scalar(El *E, ScArgs *args)
 /* ---------------------------------------------------------------- attributes */
 
 static const char *const buffer_attrs[] = {
-    "data", "shape", "strides", "elem_offset", "dtype", "layout", "buffer", "allocated_addr",
-    "view", "permute", "local", "ptr_to", "vload", "vstore", "access_ptr", "scope", "sub",
+    "data", "shape", "strides", "elem_offset", "dtype", "layout", "buffer", "source",
+    "allocated_addr", "view", "permute", "local", "ptr_to", "vload", "vstore", "access_ptr", "scope", "sub",
     "rearrange", "tile", "chunk", "unflatten", "flatten", "select", "narrow",
 };
 
@@ -410,11 +410,12 @@ ScVal el_buffer_attr(El *E, ScVal obj, const char *name, TxSpan sp)
         v.u.layout = bt->layout;
         return v;
     }
-    if (!strcmp(name, "buffer")) {
+    /* the buffer object of a scalar; 0.27 prints it `x.source` */
+    if (!strcmp(name, "buffer") || !strcmp(name, "source")) {
         obj.decay = false, obj.span = sp;
         return obj;
     }
-    for (size_t i = 8; i < TX_ARRAY_LEN(buffer_attrs); i++)
+    for (size_t i = 9; i < TX_ARRAY_LEN(buffer_attrs); i++)
         if (!strcmp(name, buffer_attrs[i])) {
             ScVal m = {.kind = SV_METHOD, .span = sp};
             m.u.method.recv = TX_NEW(E->a, ScVal);

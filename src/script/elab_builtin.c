@@ -84,6 +84,17 @@ ScVal bi_func_attr(El *E, ScArgs *args)
         if (!strcmp(k.key, "global_symbol") && k.value->kind == IR_E_STR &&
             !strcmp(k.value->u.str, E->func->name))
             continue;
+        /* These two are the decorator's flags, which print in their place. */
+        bool on = (k.value->kind == IR_E_PYBOOL || k.value->kind == IR_E_PYINT ||
+                   k.value->kind == IR_E_INT) && k.value->u.int_val;
+        if (!strcmp(k.key, "tirx.persistent_kernel")) {
+            E->func->is_persistent = on;
+            continue;
+        }
+        if (!strcmp(k.key, "s_tir")) {
+            E->func->is_s_tir = E->s_tir = on;
+            continue;
+        }
         int j = 0;
         while (j < n && strcmp(kw[j].key, k.key))
             j++;
@@ -202,8 +213,28 @@ ScVal bi_scope_id(El *E, ScArgs *args)
 
 /* ---------------------------------------------------------------- loops */
 
-/* Two bounds as PrimExprs of one dtype (a Python int takes the other's dtype). */
-static bool loop_bounds(El *E, const ScVal *lo, const ScVal *hi, IrExpr **x, IrExpr **y)
+/* The `dtype=` of a loop: int32 or uint32; false on error, *t untouched when
+ * not given. */
+static bool loop_dtype(El *E, const ScVal *v, IrDType *t)
+{
+    if (!sv_given(v) || v->kind == SV_NONE)
+        return true;
+    IrDType dt;
+    if (!el_dtype_of(E, v, &dt, "the loop dtype"))
+        return false;
+    if (!ir_dtype_eq(dt, IR_INT32) && !ir_dtype_eq(dt, IR_UINT32)) {
+        el_error(E, v->span, "a loop's dtype is int32 or uint32");
+        return false;
+    }
+    *t = dt;
+    return true;
+}
+
+/* Two bounds as PrimExprs of one dtype: the loop's dtype= when given (a
+ * literal retyped, another expression cast), else a Python int takes the
+ * other bound's dtype. */
+static bool loop_bounds(El *E, const ScVal *lo, const ScVal *hi, const IrDType *forced,
+                        IrExpr **x, IrExpr **y)
 {
     bool lp = lo->kind == SV_INT || lo->kind == SV_BOOL;
     bool hp = hi->kind == SV_INT || hi->kind == SV_BOOL;
@@ -211,11 +242,13 @@ static bool loop_bounds(El *E, const ScVal *lo, const ScVal *hi, IrExpr **x, IrE
     *y = hp ? NULL : el_prim(E, hi, "a loop bound");
     if ((!lp && !*x) || (!hp && !*y))
         return false;
-    IrDType t = *x ? (*x)->dtype : *y ? (*y)->dtype : IR_INT32;
+    IrDType t = forced ? *forced : *x ? (*x)->dtype : *y ? (*y)->dtype : IR_INT32;
     if (!*x && !(*x = el_prim_as(E, lo, t, "a loop bound")))
         return false;
     if (!*y && !(*y = el_prim_as(E, hi, t, "a loop bound")))
         return false;
+    if (forced && ir_dtype_is_int((*x)->dtype) && ir_dtype_is_int((*y)->dtype))
+        *x = ar_cast(E->a, t, *x, lo->span), *y = ar_cast(E->a, t, *y, hi->span);
     const char *err = NULL;
     if (!ar_match_types(E->a, x, y, &err) || !ir_dtype_is_int((*x)->dtype)) {
         el_error(E, hi->span, "loop bounds must be integers of compatible dtypes");
@@ -224,14 +257,15 @@ static bool loop_bounds(El *E, const ScVal *lo, const ScVal *hi, IrExpr **x, IrE
     return true;
 }
 
-static bool loop_dim(El *E, const ScVal *start, const ScVal *stop, ScLoopDim *d, TxSpan sp)
+static bool loop_dim(El *E, const ScVal *start, const ScVal *stop, const IrDType *dtype,
+                     ScLoopDim *d, TxSpan sp)
 {
     ScVal zero = sv_int(0, start->span);
     const ScVal *lo = start, *hi = stop;
     if (!sv_given(stop) || stop->kind == SV_NONE)
         lo = &zero, hi = start;
     IrExpr *x, *y;
-    if (!loop_bounds(E, lo, hi, &x, &y))
+    if (!loop_bounds(E, lo, hi, dtype, &x, &y))
         return false;
     const char *err = NULL;
     d->min = x;
@@ -306,7 +340,10 @@ ScVal bi_loop(El *E, ScArgs *args)
     L->kind = is_range ? IR_FOR_SERIAL : loop_kind(args->fname);
     L->ndims = 1;
     L->dims = TX_NEW(E->a, ScLoopDim);
-    if (!loop_dim(E, &b.v[0], &b.v[1], L->dims, args->span))
+    IrDType dt;
+    bool typed = !is_range && !binding && sv_given(&b.v[5]) && b.v[5].kind != SV_NONE;
+    if ((typed && !loop_dtype(E, &b.v[5], &dt)) ||
+        !loop_dim(E, &b.v[0], &b.v[1], typed ? &dt : NULL, L->dims, args->span))
         return sv_error();
     const ScVal *step = is_range ? &b.v[2] : &b.v[binding ? 4 : 3];
     if (sv_given(step) && step->kind != SV_NONE) {
@@ -352,11 +389,15 @@ ScVal bi_grid(El *E, ScArgs *args)
     L->ndims = b.nrest;
     L->dims = TX_NEW_ARRAY(E->a, ScLoopDim, b.nrest);
     ScVal none = {.kind = SV_COUNT};
+    IrDType dt;
+    bool typed = sv_given(&b.v[0]) && b.v[0].kind != SV_NONE;
+    if (!loop_dtype(E, &b.v[0], &dt))
+        return sv_error();
     for (int i = 0; i < b.nrest; i++) {
         const ScVal *e = &b.rest[i];
         bool pair = (e->kind == SV_TUPLE || e->kind == SV_LIST) && e->u.seq.n == 2;
         if (!loop_dim(E, pair ? &e->u.seq.items[0] : e, pair ? &e->u.seq.items[1] : &none,
-                      &L->dims[i], args->span))
+                      typed ? &dt : NULL, &L->dims[i], args->span))
             return sv_error();
         if (pair) {
             const char *err = NULL;

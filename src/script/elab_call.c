@@ -167,7 +167,10 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
         }
         if (!explicit_dtype(E, &vals[0], &dt))
             return sv_error();
-        if (vals[0].kind == SV_TYPE && vals[0].u.ty->kind == IR_TY_PTR)
+        /* `T.handle().ty` is how the plain "handle" dtype prints */
+        const IrType *ty = vals[0].kind == SV_TYPE ? vals[0].u.ty : NULL;
+        if (ty && ty->kind == IR_TY_PTR &&
+            !(ty->dtype.code == IR_DT_VOID && !strcmp(ty->scope, "global")))
             ptr_type = vals[0].u.ty;
         vals++, n--;
     } else if (info->ret == IR_RET_EXPLICIT_LAST) {

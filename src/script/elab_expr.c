@@ -213,6 +213,11 @@ IrExpr *el_prim_as(El *E, const ScVal *v, IrDType t, const char *what)
     }
 }
 
+static int kwarg_key_cmp(const void *a, const void *b)
+{
+    return strcmp(((const IrKwarg *)a)->key, ((const IrKwarg *)b)->key);
+}
+
 IrExpr *el_pod(El *E, const ScVal *v, const char *what)
 {
     IrExpr *e;
@@ -248,8 +253,8 @@ IrExpr *el_pod(El *E, const ScVal *v, const char *what)
     }
     case SV_DICT: {
         e = ir_node(E->a, IR_E_DICT, IR_VOID, v->span);
-        e->u.list.n = v->u.dict.n;
-        e->u.list.kwargs = TX_NEW_ARRAY(E->a, IrKwarg, v->u.dict.n ? v->u.dict.n : 1);
+        IrKwarg *kw = TX_NEW_ARRAY(E->a, IrKwarg, v->u.dict.n ? v->u.dict.n : 1);
+        int n = 0;
         for (int i = 0; i < v->u.dict.n; i++) {
             const ScVal *k = &v->u.dict.keys[i];
             if (k->kind != SV_STR) {
@@ -257,10 +262,18 @@ IrExpr *el_pod(El *E, const ScVal *v, const char *what)
                          sv_kind_name(k));
                 return NULL;
             }
-            e->u.list.kwargs[i].key = k->u.str.s;
-            if (!(e->u.list.kwargs[i].value = el_pod(E, &v->u.dict.vals[i], what)))
+            IrExpr *val = el_pod(E, &v->u.dict.vals[i], what);
+            if (!val)
                 return NULL;
+            int j = 0; /* a repeated key keeps its last value, as in Python */
+            while (j < n && strcmp(kw[j].key, k->u.str.s))
+                j++;
+            kw[j] = (IrKwarg){.key = k->u.str.s, .value = val};
+            n += j == n;
         }
+        /* A map has no order: kept sorted by key, as it prints. */
+        qsort(kw, (size_t)n, sizeof *kw, kwarg_key_cmp);
+        e->u.list.n = n, e->u.list.kwargs = kw;
         return e;
     }
     default:

@@ -403,11 +403,6 @@ static void elab_def(El *E, const Ast *def)
     }
 }
 
-static int attr_key_cmp(const void *a, const void *b)
-{
-    return strcmp(((const IrKwarg *)a)->key, ((const IrKwarg *)b)->key);
-}
-
 /* I.module_attrs({"key": value, ...}) */
 static void module_attrs(El *E, const Ast *call)
 {
@@ -424,9 +419,6 @@ static void module_attrs(El *E, const Ast *call)
     IrExpr *dict = el_pod(E, &d, "module attributes");
     if (!dict)
         return;
-    /* Kept sorted by key, as they print (and as the IR compares them). */
-    if (dict->u.list.n > 1)
-        qsort(dict->u.list.kwargs, (size_t)dict->u.list.n, sizeof(IrKwarg), attr_key_cmp);
     E->m->nattrs = dict->u.list.n;
     E->m->attrs = dict->u.list.kwargs;
 }

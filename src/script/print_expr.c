@@ -725,7 +725,8 @@ void pr_expr(Printer *P, const IrExpr *e, TxBuf *out)
     case IR_E_DICT: print_dict(P, e->u.list.kwargs, e->u.list.n, out); break;
     case IR_E_LAYOUT: pr_layout(P, e->u.layout, out); break;
     case IR_E_LAMBDA: print_lambda(P, e, out); break;
-    case IR_E_DTYPE: tx_buf_printf(out, "\"%s\"", pr_dtype(e->dtype, dt)); break;
+    /* a dtype object reads back from T.<dtype> (a string would read back as a string) */
+    case IR_E_DTYPE: tx_buf_printf(out, "T.%s", pr_dtype(e->dtype, dt)); break;
     default: print_node(P, e, out); break;
     }
 }

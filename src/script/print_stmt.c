@@ -679,10 +679,12 @@ static char *view_reshape_sugar(Printer *P, const ViewCheck *v, const char *pnam
      * without one, view() would require the parent's size (deviation: the
      * reference prints `P.view(64, 32)`, which it cannot parse back). */
     bool resized = const_count(c) >= 0 && const_count(p) >= 0 && const_count(c) != const_count(p);
+    /* Without layout= a view keeps its parent's layout object, so any other
+     * layout is printed, even one equal to it in value (deviation: the
+     * reference omits a default layout, which then reads back as the
+     * parent's). */
     bool same_layout = !resized && pr_layout_equal(c->layout, p->layout);
-    bool both_default = !resized && pr_layout_is_default(P, c->layout, c->shape, c->ndim) &&
-                        pr_layout_is_default(P, p->layout, p->shape, p->ndim);
-    if (!same_layout && !both_default && !c->layout)
+    if (!same_layout && !c->layout)
         return NULL; /* view(layout=None) inherits the parent's layout */
     TxBuf b = {0};
     tx_buf_printf(&b, "%s.view(", pname);
@@ -691,7 +693,7 @@ static char *view_reshape_sugar(Printer *P, const ViewCheck *v, const char *pnam
             tx_buf_puts(&b, ", ");
         pr_expr(P, c->shape[i], &b);
     }
-    if (!same_layout && !both_default) {
+    if (!same_layout) {
         tx_buf_puts(&b, c->ndim ? ", layout=" : "layout=");
         pr_layout(P, c->layout, &b);
     }
@@ -1024,15 +1026,18 @@ static const IrKwarg *single_annot(const IrStmt *l, const char *key)
                                                                           : NULL;
 }
 
-/* `annotations={...}`, or `unroll=` for a lone disable_unroll / pragma_unroll. */
+/* `annotations={...}`, or `unroll=` for a lone disable_unroll / pragma_unroll
+ * of a serial loop (deviation: the reference prints it on any loop kind, but
+ * only T.serial takes unroll=). */
 static void print_loop_annotations(Printer *P, const IrStmt *l, const char **sep, TxBuf *args)
 {
     if (!l->u.loop.nannot)
         return;
     const IrKwarg *kw;
-    if (single_annot(l, "disable_unroll")) {
+    bool serial = l->u.loop.kind == IR_FOR_SERIAL;
+    if (serial && single_annot(l, "disable_unroll")) {
         tx_buf_printf(args, "%sunroll=False", *sep);
-    } else if ((kw = single_annot(l, "pragma_unroll"))) {
+    } else if (serial && (kw = single_annot(l, "pragma_unroll"))) {
         tx_buf_printf(args, "%sunroll=", *sep);
         pr_expr(P, kw->value, args);
     } else {
