@@ -218,6 +218,7 @@ typedef struct El {
     bool quoted;       /* evaluating a quoted shape expression: unbound names define vars */
     const AstParam *sig_params;
     int nsig_params;
+    AstList sig_body; /* the body whose `n = T.<dtype>()` lines type quoted shape names */
     IrExpr **params;
     int nparams;
     /* macros */

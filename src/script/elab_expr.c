@@ -366,8 +366,8 @@ static void collect_names(El *E, const char **out, int *n, int max)
         out[(*n)++] = root_names[i];
 }
 
-/* A name defined by a quoted signature shape ("n"): int32, or the dtype of a
- * scalar parameter of that name. */
+/* A name defined by a quoted signature shape ("n"): int32, or the dtype
+ * el_sig_scalar_dtype finds for it. */
 static ScVal define_quoted_name(El *E, const Ast *x)
 {
     IrDType dt = IR_INT32;

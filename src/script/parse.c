@@ -66,17 +66,34 @@ static void prim_func_flags(El *E, const Ast *deco, IrFunc *f)
 
 /* ---------------------------------------------------------------- signatures */
 
+static bool scalar_dtype_of(El *E, const Ast *ann, IrDType *out)
+{
+    if (!ann || ann->kind != A_ATTR)
+        return false;
+    ScVal v = el_eval(E, ann);
+    if (v.kind != SV_DTYPE || v.u.dt.code == IR_DT_HANDLE)
+        return false;
+    *out = v.u.dt;
+    return true;
+}
+
+/* The dtype of a name a quoted signature shape defines: that of a scalar
+ * parameter of the name, else of its `name = T.<dtype>()` line in the body
+ * (how the printer states a non-int32 one). */
 bool el_sig_scalar_dtype(El *E, const char *name, IrDType *out)
 {
     for (int i = 0; i < E->nsig_params; i++) {
         const AstParam *pm = &E->sig_params[i];
-        if (strcmp(pm->name, name) || !pm->ann || pm->ann->kind != A_ATTR)
-            continue;
-        ScVal v = el_eval(E, pm->ann);
-        if (v.kind == SV_DTYPE && v.u.dt.code != IR_DT_HANDLE) {
-            *out = v.u.dt;
+        if (!strcmp(pm->name, name) && scalar_dtype_of(E, pm->ann, out))
             return true;
-        }
+    }
+    for (int i = 0; i < E->sig_body.n; i++) {
+        const Ast *s = E->sig_body.items[i];
+        if (s->kind != A_S_ASSIGN || s->items.n != 1 || s->items.items[0]->kind != A_NAME ||
+            strcmp(s->items.items[0]->name, name) || s->a->kind != A_CALL || s->a->items.n ||
+            s->a->nnames)
+            continue;
+        return scalar_dtype_of(E, s->a->a, out);
     }
     return false;
 }
@@ -119,6 +136,7 @@ static void elab_params(El *E, const Ast *def)
     E->params = TX_NEW_ARRAY(E->a, IrExpr *, def->nparams ? def->nparams : 1);
     E->nparams = 0;
     E->sig_params = def->params, E->nsig_params = def->nparams;
+    E->sig_body = def->body;
     E->in_signature = true;
     for (int i = 0; i < def->nparams; i++) {
         const AstParam *pm = &def->params[i];
@@ -142,6 +160,7 @@ static void elab_params(El *E, const Ast *def)
     }
     E->in_signature = false;
     E->sig_params = NULL, E->nsig_params = 0;
+    E->sig_body = (AstList){0};
 }
 
 static IrType *return_type(El *E, const Ast *ann)
