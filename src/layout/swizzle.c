@@ -31,9 +31,12 @@ int64_t ly_swizzle_period(const IrLayout *l)
 }
 
 /* ---------------------------------------------------------------- modes */
+/* The bits of an element; a dtype without bits (void) counts as a byte. */
+static int elem_bits(IrDType dtype) { return dtype.bits ? dtype.bits : 8; }
+
 static int per_element_for(IrDType dtype) /* bitlen(128 / bits) - 1 */
 {
-    int bits = dtype.bits ? dtype.bits : 8, ratio = 128 / bits, len = 0;
+    int ratio = 128 / elem_bits(dtype), len = 0;
     for (; ratio; ratio >>= 1)
         len++;
     return len - 1;
@@ -76,7 +79,7 @@ int ly_swizzle_bytes(const IrLayout *l, IrDType dtype)
  * strides (.., e, m*e, 1), e elements per 16 bytes; row-major when k % e != 0. */
 static IrLayout *core_matrix_layout(LyCtx *c, IrDType dtype, const int64_t *shape, int ndim)
 {
-    int64_t e = 128 / (dtype.bits ? dtype.bits : 8), m = shape[ndim - 2], k = shape[ndim - 1];
+    int64_t e = 128 / elem_bits(dtype), m = shape[ndim - 2], k = shape[ndim - 1];
     IrExpr **sh = TX_NEW_ARRAY(c->arena, IrExpr *, ndim);
     for (int d = 0; d < ndim; d++)
         sh[d] = ar_index_int(c->arena, shape[d]);
@@ -111,7 +114,7 @@ IrLayout *ly_mma_shared_layout(LyCtx *c, IrDType dtype, int bytes, const int64_t
     IrExpr **rows_shape = TX_NEW_ARRAY(c->arena, IrExpr *, ndim);
     IrExpr **full = TX_NEW_ARRAY(c->arena, IrExpr *, ndim);
     for (int d = 0; d < ndim; d++) {
-        atom_shape[d] = ar_index_int(c->arena, d < ndim - 2 ? 1 : d == ndim - 2 ? 8 : bytes * 8 / dtype.bits);
+        atom_shape[d] = ar_index_int(c->arena, d < ndim - 2 ? 1 : d == ndim - 2 ? 8 : bytes * 8 / elem_bits(dtype));
         rows_shape[d] = d == ndim - 2 ? ar_index_int(c->arena, shape[d]) : atom_shape[d];
         full[d] = ar_index_int(c->arena, shape[d]);
     }

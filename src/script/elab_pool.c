@@ -100,9 +100,13 @@ static ScVal pool_alloc(El *E, ScPool *p, ScArgs *args)
         (sv_given(&b.v[4]) && !el_int_const(E, &b.v[4], &align, "align")) ||
         !shape_bytes(E, &b.v[0], t, &bytes))
         return sv_error();
+    int64_t bits = (int64_t)t.bits * t.lanes;
+    if (bits <= 0) {
+        el_error(E, b.v[1].span, "pool.alloc needs an element dtype, not void");
+        return sv_error();
+    }
     if (align > 0)
         p->offset = (p->offset + align - 1) / align * align;
-    int64_t bits = (int64_t)t.bits * t.lanes;
     if ((p->offset * 8) % bits) {
         char dt[IR_DTYPE_STR_MAX];
         el_error(E, args->span, "pool.alloc: byte offset %lld is not a whole number of %s "
