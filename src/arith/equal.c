@@ -46,7 +46,7 @@ static bool equal(const IrExpr *x, const IrExpr *y, bool by_value)
     switch (x->kind) {
     case IR_E_INT: case IR_E_PYINT: case IR_E_PYBOOL: return x->u.int_val == y->u.int_val;
     case IR_E_FLOAT: case IR_E_PYFLOAT: return x->u.float_val == y->u.float_val;
-    case IR_E_STR: return !strcmp(x->u.str, y->u.str);
+    case IR_E_STR: case IR_E_OP: return !strcmp(x->u.str, y->u.str);
     case IR_E_CAST:
         return ir_dtype_eq(x->dtype, y->dtype) && equal(x->u.op.a, y->u.op.a, by_value);
     case IR_E_NOT: return equal(x->u.op.a, y->u.op.a, by_value);

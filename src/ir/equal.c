@@ -245,7 +245,7 @@ static bool eq_expr_fields(Eq *q, const IrExpr *a, const IrExpr *b)
         return eq_u64(q, (uint64_t)a->u.int_val, (uint64_t)b->u.int_val);
     case IR_E_FLOAT: case IR_E_PYFLOAT:
         return eq_float(q, a->u.float_val, b->u.float_val);
-    case IR_E_STR:
+    case IR_E_STR: case IR_E_OP:
         return eq_str(q, a->u.str, b->u.str);
     case IR_E_VAR:
         return eq_use(q, a, b);

@@ -159,7 +159,7 @@ struct IrExpr {
     union {
         int64_t int_val;     /* INT, PYBOOL, PYINT */
         double float_val;    /* FLOAT, PYFLOAT */
-        const char *str;     /* STR */
+        const char *str;     /* STR, OP */
         IrVar var;           /* VAR */
         struct {             /* binary ops, NOT (a), SELECT (cond, a, b), CAST (a),
                                 RAMP (a base, b stride), BROADCAST (a), LET (var, a, b) */

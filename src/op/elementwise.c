@@ -5,7 +5,8 @@
  *   zero -> 0; fill(dst, v) -> v; cast -> the source converted to dst's dtype;
  *   add, sub, mul, fdiv, maximum, minimum (dst, a, b), either source a scalar;
  *   fma(dst, a, b, c) -> a * b + c;
- *   exp, exp2, log2, sqrt (dst, src[, bias[, scale]]) -> f(src * scale + bias);
+ *   exp, exp2, log2, sqrt (dst, src[, bias[, scale]]) -> f(src * scale + bias), a bias of
+ *   None meaning none;
  *   reciprocal -> 1 / src; silu -> src / (1 + exp(-src)). */
 #include <string.h>
 
@@ -49,6 +50,10 @@ const char *op_ew_operands(OpCtx *c, OpRegion *dst, OpRegion *src, bool *is_regi
     for (int i = 1; i < n; i++) {
         IrExpr *a = op_arg(c, i);
         is_region[i - 1] = a->kind == IR_E_REGION;
+        if (a->kind == IR_E_NONE && ew_ops[k].arity == EW_UNARY && i >= 2) {
+            (*nsrc)++; /* the bias of exp(dst, src, None, scale) */
+            continue;
+        }
         if (is_region[i - 1]) {
             if ((why = op_region(c, i, &src[i - 1])))
                 return why;
@@ -67,12 +72,18 @@ const char *op_ew_operands(OpCtx *c, OpRegion *dst, OpRegion *src, bool *is_regi
     return NULL;
 }
 
+IrExpr *op_ew_scalar(const OpCtx *c, int i)
+{
+    IrExpr *a = op_arg(c, i + 1);
+    return a->kind == IR_E_NONE ? NULL : a;
+}
+
 void op_ew_load_sources(OpCtx *c, const OpRegion *src, const bool *is_region, int n,
                         IrExpr *const *idx, IrExpr **v)
 {
     for (int i = 0; i < n; i++) {
         if (!is_region[i]) {
-            v[i] = op_arg(c, i + 1);
+            v[i] = op_ew_scalar(c, i);
             continue;
         }
         IrExpr **sidx = TX_NEW_ARRAY(c->arena, IrExpr *, src[i].ndim);

@@ -11,6 +11,8 @@
  * region (is_region[i]) matching dst's extents, or a scalar expression.
  * NULL, or why the call is malformed for its op. */
 const char *op_ew_operands(OpCtx *c, OpRegion *dst, OpRegion *src, bool *is_region, int *nsrc);
+/* Source i when it is not a region: the scalar, or NULL for an absent (None) one. */
+IrExpr *op_ew_scalar(const OpCtx *c, int i);
 /* The sources' values at one element (idx: its multi-index over the non-unit
  * dims the regions share): a region source's element loaded, a scalar as it
  * is; v[i] for each of the n sources. */

@@ -797,7 +797,10 @@ static void elab_return(El *E, const Ast *s)
 /* An expression used as a statement. */
 static void elab_expr_stmt(El *E, const Ast *s)
 {
+    const Ast *outer = E->stmt_call;
+    E->stmt_call = s->a;
     ScVal v = el_eval(E, s->a);
+    E->stmt_call = outer;
     switch (v.kind) {
     case SV_FRAME:
         if (v.u.frame->var && v.u.frame->var_fresh) {

@@ -229,6 +229,9 @@ typedef struct El {
     /* the number of assignment targets of the statement being elaborated (for
      * deferred scope ids `bx, by = T.cta_id()`), 0 when not an assignment */
     int ntargets;
+    /* the call written as an expression statement being elaborated (a tile primitive whose
+     * name is also a scalar function is the primitive only there), NULL otherwise */
+    const Ast *stmt_call;
     ScThreadTag *tags;
     int ntags, captags;
     int depth;
@@ -383,10 +386,21 @@ bool el_is_layout_piece(const ScVal *v);
 ScVal el_axis(El *E, const char *name, TxSpan sp);
 IrLayout *el_layout_of(El *E, const ScVal *v, const char *what);
 
-/* ---- elab_call.c: ops and tile primitives ---- */
+/* ---- elab_call.c: ops ---- */
 /* T.<path>(...) where path is not a builtin: an op of op.def, a tile primitive
  * (`cta.copy`) or a PTX instruction. */
 ScVal el_call_path(El *E, const char *path, ScArgs *args);
+
+/* ---- elab_tile.c: tile primitives ---- */
+/* Whether `T.<name>(...)`, a name that is both a scalar function and a tile primitive (exp,
+ * max, cast, ...), is the tile primitive: written as a statement whose first argument is a
+ * buffer or a region (and, for cast, whose second is not a dtype). */
+bool el_tile_overload(El *E, const char *name, const ScArgs *args);
+/* A tile-primitive call `T.<op>(...)` / `T.<scope>.<op>(...)` (path follows "T."); false
+ * when path names no tile primitive. Misspelt ops and scopes are reported here. */
+bool el_tile_call(El *E, const char *path, ScArgs *args, ScVal *out);
+/* I.Op("tirx.tile.<name>"): an op value, an argument of the composed tile primitives. */
+ScVal el_op_value(El *E, ScArgs *args);
 
 /* ---- elab_ptx.c ---- */
 /* T.ptx.<family>.<modifiers>(...), T.ptx["a.b.c"](...) and the printed

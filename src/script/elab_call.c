@@ -1,9 +1,8 @@
 /* Calls of `T.<path>` that are not elaborator builtins: the ops of
  * src/ir/op.def (result dtype by the table's RET column, the explicit dtype
- * of reinterpret/call_extern, cuda.func_call's return_type), the
- * scope-prefixed tile primitives (`T.cta.copy`, `Tx.wg.copy_async`,
- * `T.tile.gemm_async`, `with T.tile.compose_op(...)`) and the dispatch to the
- * PTX dialect. Unknown names get near-match suggestions. */
+ * of reinterpret/call_extern, cuda.func_call's return_type), and the dispatch
+ * to the tile primitives (elab_tile.c) and the PTX dialect. Unknown names get
+ * near-match suggestions. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,130 +207,6 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
     return sv_expr(call, args->span);
 }
 
-/* ---------------------------------------------------------------- tile primitives */
-
-static const char *const tile_ops[] = {
-    "zero", "sqrt", "exp", "exp2", "log2", "add", "sub", "mul", "fdiv", "minimum", "maximum",
-    "copy", "fill", "gemm", "reciprocal", "sum", "max", "min", "memset", "reduce_negate",
-    "binary_reduce", "unary_reduce", "binary_chain", "select", "cast", "fma", "silu",
-    "permute_layout", "compose_op", "copy_async", "gemm_async",
-};
-static const char *const in_place_ops[] = {"zero", "sqrt", "exp", "exp2", "log2",
-                                           "reciprocal", "silu"};
-
-bool sc_tile_op_in_place(const char *op)
-{
-    for (size_t i = 0; i < TX_ARRAY_LEN(in_place_ops); i++)
-        if (!strcmp(in_place_ops[i], op))
-            return true;
-    return false;
-}
-
-static const struct {
-    const char *name;
-    IrScope scope;
-} tile_scopes[] = {
-    {"warp", IR_SCOPE_WARP}, {"wg", IR_SCOPE_WARPGROUP}, {"warpgroup", IR_SCOPE_WARPGROUP},
-    {"cta", IR_SCOPE_CTA},   {"cluster", IR_SCOPE_CLUSTER}, {"tile", IR_SCOPE_THREAD},
-    {"thread", IR_SCOPE_THREAD},
-};
-
-static const char *find_name(const char *const *names, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcmp(names[i], name))
-            return names[i];
-    return NULL;
-}
-
-static int kwarg_cmp(const void *a, const void *b)
-{
-    return strcmp(((const IrKwarg *)a)->key, ((const IrKwarg *)b)->key);
-}
-
-/* A tile-primitive operand: whole buffers become full regions, Python values stay POD. */
-static IrExpr *tile_arg(El *E, const ScVal *v)
-{
-    if (v->kind == SV_BUFFER && !v->decay)
-        return el_full_region(E, v->u.e, v->span);
-    return el_pod(E, v, "a tile-primitive argument");
-}
-
-static bool tile_kwargs(El *E, ScArgs *args, IrStmt *s)
-{
-    int ncfg = 0;
-    IrKwarg *cfg = TX_NEW_ARRAY(E->a, IrKwarg, args->nkw ? args->nkw : 1);
-    for (int k = 0; k < args->nkw; k++) {
-        const char *key = args->kwnames[k];
-        const ScVal *v = &args->kw[k];
-        if (!strcmp(key, "workspace")) {
-            IrExpr *d = v->kind == SV_DICT ? el_pod(E, v, "workspace") : NULL;
-            if (!d) {
-                if (v->kind != SV_DICT)
-                    el_error(E, v->span, "workspace= takes a dictionary of buffers");
-                return false;
-            }
-            s->u.tile.nworkspace = d->u.list.n, s->u.tile.workspace = d->u.list.kwargs;
-            if (d->u.list.n > 1)
-                qsort(s->u.tile.workspace, (size_t)d->u.list.n, sizeof(IrKwarg), kwarg_cmp);
-        } else if (!strcmp(key, "dispatch")) {
-            if (v->kind != SV_NONE && !(s->u.tile.dispatch = el_str_const(E, v, "dispatch")))
-                return false;
-        } else {
-            cfg[ncfg].key = key;
-            if (!(cfg[ncfg++].value = el_pod(E, v, "a tile-primitive option")))
-                return false;
-        }
-    }
-    if (ncfg > 1)
-        qsort(cfg, (size_t)ncfg, sizeof(IrKwarg), kwarg_cmp);
-    s->u.tile.nconfig = ncfg, s->u.tile.config = cfg;
-    return true;
-}
-
-static ScVal tile_call(El *E, IrScope scope, const char *op, ScArgs *args)
-{
-    IrStmt *s = ir_stmt(E->a, IR_S_TILE, args->span);
-    s->u.tile.scope = scope, s->u.tile.op = op;
-    int n = args->npos;
-    while (n > 0 && args->pos[n - 1].kind == SV_NONE)
-        n--;
-    bool in_place = n == 1 && sc_tile_op_in_place(op);
-    int nargs = in_place ? 2 : n;
-    s->u.tile.nargs = nargs;
-    s->u.tile.args = TX_NEW_ARRAY(E->a, IrExpr *, nargs ? nargs : 1);
-    for (int i = 0; i < n; i++)
-        if (!(s->u.tile.args[i] = tile_arg(E, &args->pos[i])))
-            return sv_error();
-    if (in_place)
-        s->u.tile.args[1] = s->u.tile.args[0];
-    if (!tile_kwargs(E, args, s))
-        return sv_error();
-    if (!strcmp(op, "compose_op")) {
-        if (scope != IR_SCOPE_THREAD) {
-            el_error(E, args->span, "compose_op is written T.tile.compose_op(...)");
-            return sv_error();
-        }
-        ScFrame *f = TX_NEW(E->a, ScFrame);
-        f->stmt = s, f->body = &s->u.tile.body;
-        ScVal v = {.kind = SV_FRAME, .span = args->span};
-        v.u.frame = f;
-        return v;
-    }
-    el_emit(E, s);
-    return sv_none(args->span);
-}
-
-static int scope_of(const char *name, IrScope *out)
-{
-    for (size_t i = 0; i < TX_ARRAY_LEN(tile_scopes); i++)
-        if (!strcmp(tile_scopes[i].name, name)) {
-            *out = tile_scopes[i].scope;
-            return 1;
-        }
-    return 0;
-}
-
 /* ---------------------------------------------------------------- dispatch */
 
 static TxSpan callee_span(const ScArgs *args)
@@ -352,62 +227,15 @@ static void unknown_builtin(El *E, const char *path, ScArgs *args)
              best ? "; did you mean 'T." : "", best ? best : "", best ? "'?" : "");
 }
 
-static bool tile_path(El *E, const char *path, ScArgs *args, ScVal *out)
-{
-    const char *dot = strchr(path, '.');
-    if (!dot) {
-        const char *op = find_name(tile_ops, (int)TX_ARRAY_LEN(tile_ops), path);
-        if (!op)
-            return false;
-        *out = tile_call(E, IR_SCOPE_THREAD, op, args);
-        return true;
-    }
-    if (strchr(dot + 1, '.'))
-        return false;
-    char scope_name[32];
-    size_t sl = (size_t)(dot - path);
-    if (sl >= sizeof scope_name)
-        return false;
-    memcpy(scope_name, path, sl);
-    scope_name[sl] = 0;
-    const char *opname = dot + 1;
-    IrScope scope;
-    bool known_scope = scope_of(scope_name, &scope);
-    const char *op = find_name(tile_ops, (int)TX_ARRAY_LEN(tile_ops), opname);
-    if (known_scope && op) {
-        *out = tile_call(E, scope, op, args);
-        return true;
-    }
-    if (known_scope) {
-        el_error(E, callee_span(args), "unknown tile primitive '%s'%s", opname,
-                 el_suggest(E, opname, tile_ops, (int)TX_ARRAY_LEN(tile_ops)));
-        *out = sv_error();
-        return true;
-    }
-    if (op && strcmp(scope_name, "cuda") && strcmp(scope_name, "ptx")) {
-        const char *names[TX_ARRAY_LEN(tile_scopes)];
-        for (size_t i = 0; i < TX_ARRAY_LEN(tile_scopes); i++)
-            names[i] = tile_scopes[i].name;
-        TxSpan sp = callee_span(args);
-        if (args->call && args->call->a && args->call->a->kind == A_ATTR)
-            sp = args->call->a->a->span;
-        el_error(E, sp, "unknown tile scope '%s'%s", scope_name,
-                 el_suggest(E, scope_name, names, (int)TX_ARRAY_LEN(tile_scopes)));
-        *out = sv_error();
-        return true;
-    }
-    return false;
-}
-
 ScVal el_call_path(El *E, const char *path, ScArgs *args)
 {
     int op = ir_op_lookup(path);
-    if (op >= 0 && op != IR_OP_PTX && op != IR_OP_CALL_FUNC)
+    if (op >= 0 && op != IR_OP_PTX && op != IR_OP_CALL_FUNC && !el_tile_overload(E, path, args))
         return op_call(E, (IrOp)op, args);
     if (!strncmp(path, "ptx.", 4) || !strncmp(path, "ptx[", 4))
         return el_call_ptx(E, path, args);
     ScVal r;
-    if (tile_path(E, path, args, &r))
+    if (el_tile_call(E, path, args, &r))
         return r;
     unknown_builtin(E, path, args);
     return sv_error();

@@ -1360,10 +1360,12 @@ ScVal el_call(El *E, ScVal fn, const Ast *call)
         if (!strncmp(path, "T.", 2)) {
             args.fname = path;
             ScBuiltinFn f = el_builtin(path + 2);
-            if (f)
+            if (f && !el_tile_overload(E, path + 2, &args))
                 return f(E, &args);
             return el_call_path(E, path + 2, &args);
         }
+        if (!strcmp(path, "I.Op"))
+            return el_op_value(E, &args);
         el_error(E, fn.span, "'%s' is not callable here", path);
         return sv_error();
     }

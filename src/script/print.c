@@ -619,7 +619,7 @@ static char *print_module(Printer *P)
         free(text);
     }
     TxBuf out = {0};
-    print_header(&out, m->is_ir_module, &type_vars);
+    print_header(&out, m->is_ir_module || P->uses_ir_prefix, &type_vars);
     if (m->is_ir_module) {
         tx_buf_puts(&out, "@I.ir_module\nclass Module:");
         print_module_attrs(P, &out);

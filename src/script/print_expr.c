@@ -189,7 +189,7 @@ static bool prints_literal(const IrExpr *e)
     case IR_E_INT:
         return ir_dtype_eq(e->dtype, IR_INT32);
     case IR_E_STR: case IR_E_NONE: case IR_E_PYBOOL: case IR_E_PYINT: case IR_E_PYFLOAT:
-    case IR_E_DTYPE:
+    case IR_E_DTYPE: case IR_E_OP:
         return true;
     default:
         return false;
@@ -727,6 +727,12 @@ void pr_expr(Printer *P, const IrExpr *e, TxBuf *out)
     case IR_E_LAMBDA: print_lambda(P, e, out); break;
     /* a dtype object reads back from T.<dtype> (a string would read back as a string) */
     case IR_E_DTYPE: tx_buf_printf(out, "T.%s", pr_dtype(e->dtype, dt)); break;
+    case IR_E_OP:
+        P->uses_ir_prefix = true;
+        tx_buf_puts(out, "I.Op(");
+        pr_string_literal(out, e->u.str);
+        tx_buf_putc(out, ')');
+        break;
     default: print_node(P, e, out); break;
     }
 }

@@ -74,6 +74,7 @@ typedef struct Printer {
     TX_VEC(PrFrame) frames;
     const IrExpr **type_vars; /* of the function being printed */
     int ntype_vars;
+    bool uses_ir_prefix; /* an `I.Op(...)` was printed: the header imports `I` */
 } Printer;
 
 /* ---- print.c: variables, names and frames ---- */

@@ -1309,8 +1309,8 @@ static void print_tile(Printer *P, const IrStmt *s)
     int n = s->u.tile.nargs;
     while (n > 0 && s->u.tile.args[n - 1]->kind == IR_E_NONE)
         n--;
-    bool inplace = n == 2 && sc_tile_op_in_place(s->u.tile.op) &&
-                   same_region(s->u.tile.args[0], s->u.tile.args[1]);
+    /* The reference prints any call of two identical regions in the one-operand form. */
+    bool inplace = n == 2 && same_region(s->u.tile.args[0], s->u.tile.args[1]);
     tx_buf_printf(&b, "T.%s.%s(", ns, s->u.tile.op);
     for (int i = 0; i < n; i++) {
         if (inplace && i == 1)

@@ -23,8 +23,4 @@ IrLayout *sc_parse_layout(IrModule *m, const char *text, size_t len, const char 
 /* The canonical text of a module (no trailing newline); the caller frees it. */
 char *sc_print(const IrModule *m);
 
-/* Unary tile primitives whose one-operand call means dst = src (`T.warp.exp2(A)`):
- * the parser expands such a call to two operands, the printer collapses them. */
-bool sc_tile_op_in_place(const char *op);
-
 #endif

@@ -1453,6 +1453,7 @@ def e_math_more(A: T.Buffer((4,), "float32")):
     A[2] = T.nearbyint(A[3])
 
 
+
 # ---------------------------------------------------------------------------
 # k_: T.cuda intrinsics
 # ---------------------------------------------------------------------------
@@ -2181,6 +2182,70 @@ def t_permute_layout(A: T.Buffer((4,), "float32")):
     S1 = T.alloc_shared((32, 32), "float16")
     S2 = T.alloc_shared((32, 32), "float16", layout=T.ComposeLayout(2, 3, 3, T.TileLayout(T.S[(32, 32):(32, 1)])))
     T.warp.permute_layout(S2, S1)
+
+
+@T.prim_func
+def t_signature_keywords(A: T.Buffer((64,), "float32"), H: T.Buffer((64,), "float16"), S: T.Buffer((16, 32), "float32"), G: T.Buffer((64, 64), "float16"), D: T.Buffer((64, 64), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([128])
+    R = T.alloc_shared((16,), "float32")
+    T.cta.sum(R, S, -1)
+    T.cta.sum(R, S, axes=1)
+    T.cta.max(R, S, (0, 1), True)
+    T.cta.min(R, S, accum=True)
+    T.cta.gemm(D, G, G, D, transpose_B=True)
+    T.cta.gemm(D, G, G, D, alpha=2, beta=1.0)
+    T.cta.exp(A, A, scale=0.5)
+    T.cta.exp2(A, scale=2)
+    T.cta.log2(A, bias=1.0)
+    T.cta.sqrt(A, A, A, 0.5)
+    T.cta.fill(A, 1)
+    T.cta.fma(A, A, 2.0, 1)
+    T.cta.add(A, 2, A)
+    T.cta.copy(H, A, None, "vec")
+    T.cta.memset(A, value=0.0, dispatch="v", workspace={"w": H})
+    T.cta.zero(A)
+    T.cta.reciprocal(A[0:32])
+
+
+@T.prim_func
+def t_gemm_async_scaled(A: T.Buffer((128, 64), "float8_e4m3fn"), B: T.Buffer((128, 64), "float8_e4m3fn")):
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([128])
+    A_smem = T.alloc_shared((128, 64), "float8_e4m3fn")
+    B_smem = T.alloc_shared((128, 64), "float8_e4m3fn")
+    SFA = T.alloc_shared((128, 2), "float8_e8m0fnu")
+    SFB = T.alloc_shared((128, 2), "float8_e8m0fnu")
+    tmem = T.decl_buffer((128, 128), "float32", scope="tmem", allocated_addr=0, layout=T.TileLayout(T.S[(128, 128):(1 @ TLane, 1 @ TCol)]))
+    T.tile.gemm_async(tmem, A_smem, B_smem, SFA, SFB, transB=True, accum=True)
+    T.tile.gemm_async(tmem, A_smem, B_smem, None, None, True)
+
+
+@T.prim_func
+def t_in_place_printed(A: T.Buffer((64,), "float32"), S: T.Buffer((32, 32), "float16")):
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([32])
+    T.warp.copy(A, A)
+    T.warp.silu(A[0:32], A[0:32])
+    T.warp.cast(A, A)
+    T.warp.permute_layout(S, S)
+
+
+@T.prim_func
+def t_compose_ops(A: T.Buffer((16, 32), "float32"), B: T.Buffer((16, 32), "float32"), R: T.Buffer((16,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([128])
+    T.cta.binary_reduce(A, R, A, B, "add", "sum")
+    T.cta.binary_reduce(A, R, A, 2.0, "mul", "max", 1)
+    T.cta.unary_reduce(A, R, B, "exp", "sum")
+    T.cta.unary_reduce(A, R, B, "exp", "sum", None, 0.5, reduce_axes=(1,))
+    T.cta.binary_chain(A, B, A, 1.0, "add", "mul")
+    T.cta.reduce_negate(R, A, "sum")
+    T.cta.reduce_negate(R, A, "max", 1, True)
 
 
 # ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "ir/ptx.h"
+#include "ir/visit.h"
 #include "script/script.h"
 
 #define HDR "@T.prim_func\n"
@@ -243,6 +244,64 @@ static void test_regions_and_tile(void **state)
     ir_module_free(m);
 }
 
+/* A tile call as an author writes it and as the reference prints it build the same IR. */
+static void expect_same_tile_ir(const char *sugar, const char *printed)
+{
+    static const char head[] =
+        HDR "def f(A: T.Buffer((64,), \"float32\"), S: T.Buffer((16, 32), \"float32\"), "
+        "R: T.Buffer((16,), \"float32\"), G: T.Buffer((64, 64), \"float16\"), "
+        "D: T.Buffer((64, 64), \"float32\")):\n    ";
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s%s\n", head, sugar);
+    snprintf(b, sizeof b, "%s%s\n", head, printed);
+    IrModule *ma = parse_ok(a), *mb = parse_ok(b);
+    if (!ir_module_equal(ma, mb))
+        fail_msg("'%s' and '%s' differ", sugar, printed);
+    ir_module_free(ma);
+    ir_module_free(mb);
+}
+
+static void test_tile_signatures(void **state)
+{
+    (void)state;
+    expect_same_tile_ir("Tx.cta.sum(R, S)", "T.cta.sum(R[0:16], S[0:16, 0:32], [-1], False)");
+    expect_same_tile_ir("Tx.cta.max(R, S, 1, accum=True)",
+                        "T.cta.max(R[0:16], S[0:16, 0:32], [1], True)");
+    expect_same_tile_ir("Tx.cta.min(R, S, axes=(0, 1))",
+                        "T.cta.min(R[0:16], S[0:16, 0:32], [0, 1], False)");
+    expect_same_tile_ir("Tx.cta.gemm(D, G, G, D, transpose_B=True, alpha=2)",
+                        "T.cta.gemm(D[0:64, 0:64], G[0:64, 0:64], G[0:64, 0:64], D[0:64, 0:64], "
+                        "False, True, 2, T.float32(0.0))");
+    expect_same_tile_ir("Tx.tile.gemm_async(D, G, G, accum=True, transA=True)",
+                        "T.tile.gemm_async(D[0:64, 0:64], G[0:64, 0:64], G[0:64, 0:64], True, "
+                        "False, True)");
+    expect_same_tile_ir("Tx.tile.gemm_async(D, G, G, G, G)",
+                        "T.tile.gemm_async(D[0:64, 0:64], G[0:64, 0:64], G[0:64, 0:64], "
+                        "G[0:64, 0:64], G[0:64, 0:64], False, False, False)");
+    expect_same_tile_ir("Tx.warp.exp(A, scale=0.5)",
+                        "T.warp.exp(A[0:64], A[0:64], None, T.float32(0.5))");
+    expect_same_tile_ir("Tx.exp(A)", "T.tile.exp(A[0:64])");
+    expect_same_tile_ir("Tx.max(R, S)", "T.tile.max(R[0:16], S[0:16, 0:32], [-1], False)");
+    expect_same_tile_ir("Tx.warp.copy(A, A)", "T.warp.copy(A[0:64])");
+    expect_same_tile_ir("Tx.warp.copy(A[0], R[1], None, \"reg\")",
+                        "T.warp.copy(A[0:1], R[1:2], dispatch=\"reg\")");
+    expect_same_tile_ir("Tx.cta.reduce_negate(R, S, \"max\", accum=True)",
+                        "T.cta.reduce_negate(R[0:16], S[0:16, 0:32], [-1], True, "
+                        "I.Op(\"tirx.tile.max\"))");
+    expect_same_tile_ir("Tx.cta.binary_chain(S, S, S, 1.0, \"add\", \"mul\")",
+                        "T.cta.binary_chain(S[0:16, 0:32], S[0:16, 0:32], S[0:16, 0:32], "
+                        "T.float32(1.0), I.Op(\"tirx.tile.add\"), I.Op(\"tirx.tile.mul\"), False)");
+    /* The IR holds every argument, in the reference's order. */
+    IrModule *m = parse_ok(HDR "def f(D: T.Buffer((64, 64), \"float32\"), G: T.Buffer((64, 64), \"float16\")):\n"
+                               "    Tx.cta.gemm(D, G, G, D, beta=1.0)\n");
+    const IrStmt *g = m->funcs[0]->body;
+    assert_int_equal(g->u.tile.nargs, 8);
+    assert_int_equal(g->u.tile.nconfig, 0);
+    assert_int_equal(g->u.tile.args[7]->kind, IR_E_FLOAT);
+    assert_true(g->u.tile.args[7]->u.float_val == 1.0);
+    ir_module_free(m);
+}
+
 static void test_constants_and_defines(void **state)
 {
     (void)state;
@@ -437,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_signature),    cmocka_unit_test(test_match_buffer),
         cmocka_unit_test(test_folding),      cmocka_unit_test(test_scalars_and_let),
         cmocka_unit_test(test_loops),        cmocka_unit_test(test_regions_and_tile),
+        cmocka_unit_test(test_tile_signatures),
         cmocka_unit_test(test_constants_and_defines), cmocka_unit_test(test_macros),
         cmocka_unit_test(test_scope_ids_and_frames),  cmocka_unit_test(test_layout),
         cmocka_unit_test(test_ptx),          cmocka_unit_test(test_module),

@@ -71,7 +71,7 @@ static IrStmt *lower_distributed(OpCtx *c, const OpRegion *dst, const OpRegion *
     IrExpr *v[OP_EW_MAX_SRC];
     for (int i = 0; i < n; i++) {
         if (!is_region[i]) {
-            v[i] = op_arg(c, i + 1);
+            v[i] = op_ew_scalar(c, i);
             continue;
         }
         IrExpr *view = src[i].buffer == dst->buffer ? f.view : op_local_view(c, &out, src[i].buffer);

@@ -10,7 +10,7 @@
  * constants once unrolled. The reference order [Mo, No, rM, rN] is one such
  * layout: T.S[(MI, 2, 8, NI, 4, 2):(NI * 4, 2, 4 @ laneid, 4, 1 @ laneid, 1)].
  *
- * A (M x K, row-major) and B (K x N, or N x K with transB) are read from
+ * A (M x K, row-major) and B (K x N, or N x K with transpose_B) are read from
  * shared memory with ldmatrix (this is where tirx differs from the
  * reference, whose gemm takes register fragments and leaves ldmatrix to a
  * copy variant): per 16-deep K step, one ldmatrix.x4 per 16-row block of A
@@ -139,9 +139,9 @@ static const char *read_call(OpCtx *c, Mma *g)
     double alpha, beta;
     if (!op_flag(op_arg(c, 4), &trans_a) || !op_flag(op_arg(c, 5), &g->trans_b) ||
         !scalar_value(op_arg(c, 6), 1.0, &alpha) || !scalar_value(op_arg(c, 7), 0.0, &beta))
-        return op_reason(c, "transA, transB, alpha and beta must be constants");
+        return op_reason(c, "transpose_A, transpose_B, alpha and beta must be constants");
     if (trans_a)
-        return op_reason(c, "A must be row-major (transA=False)");
+        return op_reason(c, "A must be row-major (transpose_A=False)");
     if (alpha != 1.0 || (beta != 0.0 && beta != 1.0))
         return op_reason(c, "needs alpha == 1 and beta 0 or 1");
     g->zero_init = beta == 0.0;
