@@ -159,6 +159,38 @@ static IrExpr *scalar_load(El *E, IrExpr *buffer, TxSpan sp)
     return el_load(E, buffer, idx, 1, sp);
 }
 
+/* A region where a value is needed: the load of its elements, as the reference converts a
+ * BufferRegion to a PrimExpr (BufferRegionNode::ToPrimExpr): a dimension of extent 1 is
+ * indexed by its start, one of constant extent n by Ramp(start, 1, n); only the last
+ * dimension may hold more than one element (a load has one vector index, the last). */
+static IrExpr *region_value(El *E, const ScVal *v, const char *what)
+{
+    const IrExpr *r = v->u.e;
+    int n = r->u.access.n;
+    IrExpr **idx = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
+    for (int i = 0; i < n; i++) {
+        IrExpr *lo = r->u.access.indices[i];
+        int64_t ext;
+        if (!ar_const_int(r->u.access.extents[i], &ext)) {
+            el_error(E, v->span, "%s is a region of non-constant extent; a region used as a value "
+                     "needs constant extents", what);
+            return NULL;
+        }
+        if (ext != 1 && i < n - 1) {
+            el_error(E, v->span, "%s is a region with more than one element in dimension %d; a "
+                     "region used as a value may span only its last dimension", what, i);
+            return NULL;
+        }
+        idx[i] = lo;
+        if (ext != 1) {
+            idx[i] = ir_node(E->a, IR_E_RAMP, ir_dtype_with_lanes(lo->dtype, (int)ext), v->span);
+            idx[i]->u.op.a = lo, idx[i]->u.op.b = ar_make_int(E->a, lo->dtype, 1, v->span);
+            idx[i]->u.op.lanes = (int)ext;
+        }
+    }
+    return el_load(E, r->u.access.buffer, idx, n, v->span);
+}
+
 IrExpr *el_prim(El *E, const ScVal *v, const char *what)
 {
     switch (v->kind) {
@@ -179,6 +211,7 @@ IrExpr *el_prim(El *E, const ScVal *v, const char *what)
         if (v->decay)
             return scalar_load(E, v->u.e, v->span);
         break;
+    case SV_REGION: return region_value(E, v, what);
     default: break;
     }
     el_error(E, v->span, "%s must be a PrimExpr, not %s", what, sv_kind_name(v));
