@@ -664,6 +664,22 @@ ScVal bi_cast(El *E, ScArgs *args)
     return sv_expr(c, args->span);
 }
 
+/* T.cast(value, dtype): the value converted as TVM's cast() converts it: unchanged when it
+ * has the dtype, constants folded, else a Cast (a vector keeps its lanes). */
+ScVal bi_cast_value(El *E, ScArgs *args)
+{
+    ScBound b;
+    IrDType dt;
+    if (!el_bind_args(E, args, "value, dtype", &b) || !el_dtype_of(E, &b.v[1], &dt, "dtype"))
+        return sv_error();
+    IrExpr *x = el_prim(E, &b.v[0], "the value");
+    if (!x)
+        return sv_error();
+    if (dt.lanes == 1 && x->dtype.lanes > 1)
+        dt = ir_dtype_with_lanes(dt, x->dtype.lanes);
+    return sv_expr(ar_cast(E->a, dt, x, args->span), args->span);
+}
+
 /* The condition and the two values of T.Select / T.if_then_else. */
 static bool choice_operands(El *E, ScArgs *args, const char *names, IrExpr *ops[3])
 {

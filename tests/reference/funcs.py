@@ -1453,6 +1453,20 @@ def e_math_more(A: T.Buffer((4,), "float32")):
     A[2] = T.nearbyint(A[3])
 
 
+@T.prim_func
+def e_cast_value(A: T.Buffer((8,), "float32"), H: T.Buffer((8,), "float16"), I: T.Buffer((4,), "int32")):
+    a: T.float16 = H[0]
+    A[0] = T.cast(a, "float32")
+    A[1] = T.cast(A[2], "float32")
+    A[2] = T.cast(1, "float32")
+    A[3] = T.cast(2.5, "float32")
+    H[1] = T.cast(A[4] + A[5], "float16")
+    I[0] = T.cast(I[1], "int32")
+    I[1] = T.cast(I[2], dtype="int64")
+    A[4] = T.cast(I[3], "float32") + T.cast(a, "float32")
+    b: T.float32 = T.cast(a, "float32")
+    T.evaluate(T.cast(a, "float32"))
+
 
 # ---------------------------------------------------------------------------
 # k_: T.cuda intrinsics
