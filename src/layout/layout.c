@@ -1,6 +1,6 @@
 /* Building layouts and asking about them: the arena builder, constructors,
- * well-formedness, size, span, the axes a layout uses, storage(), the
- * bare-swizzle test, and failure messages (ly_fail). */
+ * well-formedness, size, span, the axes a layout uses, storage(),
+ * broadcast(), the bare-swizzle test, and failure messages (ly_fail). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -287,5 +287,22 @@ IrLayout *ly_storage(LyCtx *c, const IrLayout *l)
     for (int i = 0; i < t->noffset; i++)
         if (ly_axis_kind(t->offset[i].axis) == LY_MEMORY)
             lyb_offset(c, &b, t->offset[i].axis, t->offset[i].value);
+    return ly_rewrap(c, l, lyb_finish(c, &b));
+}
+
+IrLayout *ly_broadcast(LyCtx *c, const IrLayout *l, IrExpr *n, int position, const char *axis)
+{
+    const IrLayout *t = ly_tile_of(l);
+    int at = position >= 0 ? position : t->nshard + 1 + position;
+    if (at < 0 || at > t->nshard)
+        return ly_fail(c, "broadcast: position %d is out of range for a layout of %d shard "
+                          "iter%s (-%d to %d)", position, t->nshard, t->nshard == 1 ? "" : "s",
+                       t->nshard + 1, t->nshard), NULL;
+    LyBuild b = {0};
+    lyb_shards(c, &b, t->shard, at);
+    lyb_shard(c, &b, ly_iter(n, ar_index_int(c->arena, 0), axis ? axis : "m"));
+    lyb_shards(c, &b, t->shard + at, t->nshard - at);
+    lyb_replicas(c, &b, t->replica, t->nreplica);
+    lyb_offsets(c, &b, t->offset, t->noffset);
     return ly_rewrap(c, l, lyb_finish(c, &b));
 }

@@ -177,6 +177,12 @@ IrLayout *ly_direct_sum(LyCtx *c, const IrLayout *right, const IrLayout *left,
                         LyTarget target);
 /* Per-thread physical storage: thread- and device-axis iters and offsets removed. */
 IrLayout *ly_storage(LyCtx *c, const IrLayout *l);
+/* A stride-0 iter of extent n on `axis` (m when NULL) inserted into the shard
+ * at `position`, as Python's list.insert counts it after a negative position
+ * p becomes nshard + 1 + p (-1 appends): each element is seen n times.
+ * Positions outside -(nshard + 1) .. nshard fail. A ComposeLayout
+ * broadcasts its tile. */
+IrLayout *ly_broadcast(LyCtx *c, const IrLayout *l, IrExpr *n, int position, const char *axis);
 /* Element width changes by n for view(dtype): unpack splits each element into
  * n (strides and offsets on `axis` times n, a new inner iter n:1); pack is its
  * inverse. axis NULL means m. A ComposeLayout moves per_element by log2(n). */
@@ -207,6 +213,15 @@ const char *ly_check_swizzle_base(LyCtx *c, const IrLayout *l, IrDType dtype, Ir
 /* tcgen05 data-path layouts 'A'..'G' of a (rows, cols) accumulator
  * (§1.10); sub_slab 1 selects the upper 16-lane half for C/F. */
 IrLayout *ly_tmem_datapath_layout(LyCtx *c, char kind, int64_t rows, int64_t cols, int sub_slab);
+/* wg_local_layout: a (rows, cols) warpgroup register tile, one row per
+ * thread, S[(rows, cols):(1@tid_in_wg, 1)]. */
+IrLayout *ly_wg_local_layout(LyCtx *c, IrExpr *cols, IrExpr *rows);
+/* tcgen05_atom_layout: the register layout of a (rows, cols) warpgroup
+ * fragment read or written by tcgen05.ld/st with `shape` ("32x32b",
+ * "16x64b", "16x128b", "16x256b") for elements of `bits` (16 or 32) bits;
+ * the repetition count .num follows from cols. */
+IrLayout *ly_tcgen05_atom_layout(LyCtx *c, const char *shape, int64_t rows, int64_t cols,
+                                 int bits);
 
 /* ---------------------------------------------------------------- expressions */
 /* An expression as TIRx script text (for messages). */

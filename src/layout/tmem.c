@@ -5,7 +5,11 @@
  *   B, E   64 rows: the column halves fold onto lanes 0-63 and 64-127.
  *   C, F   64 rows: 16 rows per 32-lane warp slab; sub_slab 1 is the upper
  *          16-lane half (PTX row=16).
- *   G      32 rows: the column quarters fold across the four 32-lane slabs. */
+ *   G      32 rows: the column quarters fold across the four 32-lane slabs.
+ * And the register side of those accumulators: the warpgroup tile with one
+ * row per thread (wg_local_layout) and the fragments of the tcgen05.ld/st
+ * shapes (tcgen05_atom_layout; PTX "Matrix fragments for tcgen05.ld/st"),
+ * as the reference's tvm.tirx.layout builds them. */
 #include <string.h>
 
 #include "internal.h"
@@ -81,4 +85,127 @@ IrLayout *ly_tmem_datapath_layout(LyCtx *c, char kind, int64_t rows, int64_t col
         break;
     }
     return lyb_finish(c, &b);
+}
+
+/* ---------------------------------------------------------------- register fragments */
+IrLayout *ly_wg_local_layout(LyCtx *c, IrExpr *cols, IrExpr *rows)
+{
+    LyBuild b = {0};
+    lyb_shard(c, &b, ly_iter(rows, ar_index_int(c->arena, 1), "tid_in_wg"));
+    lyb_shard(c, &b, ly_iter(cols, ar_index_int(c->arena, 1), "m"));
+    return lyb_finish(c, &b);
+}
+
+/* The .num repetitions PTX allows for each tcgen05.ld/st shape (Table 49):
+ * powers of two up to max_rep; col_factor is the fp32 columns one repetition
+ * covers per warp. */
+typedef struct AtomShape {
+    const char *name;
+    int64_t max_rep, col_factor;
+} AtomShape;
+static const AtomShape atom_shapes[] = {
+    {"32x32b", 128, 1}, {"16x64b", 128, 2}, {"16x128b", 64, 4}, {"16x256b", 32, 8},
+};
+
+static bool power_of_two_upto(int64_t n, int64_t max)
+{
+    return n >= 1 && n <= max && (n & (n - 1)) == 0;
+}
+
+typedef struct FragIter {
+    int64_t e, s;
+    const char *axis;
+} FragIter;
+
+static void frag_iters(LyCtx *c, LyBuild *b, const FragIter *its, int n, int64_t elem_per_32b)
+{
+    for (int i = 0; i < n; i++)
+        lyb_shard(c, b, on(c, its[i].e, !strcmp(its[i].axis, "m") ? its[i].s * elem_per_32b
+                                                                      : its[i].s, its[i].axis));
+}
+
+/* The .16x64b/.16x128b/.16x256b fragment: row iters (high to low), then
+ * column iters, in fp32-register units; `rows` 128 inserts the second 16-row
+ * slab as the next row bit after the warp. */
+static IrLayout *atom_16x(LyCtx *c, const AtomShape *sh, int64_t rows, int64_t rep,
+                          int64_t elem_per_32b)
+{
+    FragIter row[4], col[3];
+    int nrow = 0, ncol = 0;
+    int64_t m_used;
+    row[nrow++] = (FragIter){4, 1, "wid_in_wg"};
+    if (rows == 128)
+        row[nrow++] = (FragIter){2, 0, "m"}; /* stride set below */
+    if (sh->col_factor == 2) { /* 16x64b */
+        row[nrow++] = (FragIter){2, 1, "laneid"};
+        row[nrow++] = (FragIter){8, 4, "laneid"};
+        col[ncol++] = (FragIter){rep, 1, "m"};
+        col[ncol++] = (FragIter){2, 2, "laneid"};
+        m_used = rep;
+    } else if (sh->col_factor == 4) { /* 16x128b */
+        row[nrow++] = (FragIter){2, 1, "m"};
+        row[nrow++] = (FragIter){8, 4, "laneid"};
+        col[ncol++] = (FragIter){rep, 2, "m"};
+        col[ncol++] = (FragIter){4, 1, "laneid"};
+        m_used = 2 * rep;
+    } else { /* 16x256b */
+        row[nrow++] = (FragIter){2, 2, "m"};
+        row[nrow++] = (FragIter){8, 4, "laneid"};
+        col[ncol++] = (FragIter){rep, 4, "m"};
+        col[ncol++] = (FragIter){4, 1, "laneid"};
+        col[ncol++] = (FragIter){2, 1, "m"};
+        m_used = 4 * rep;
+    }
+    if (rows == 128)
+        row[1].s = m_used;
+    LyBuild b = {0};
+    frag_iters(c, &b, row, nrow, elem_per_32b);
+    frag_iters(c, &b, col, ncol, elem_per_32b);
+    if (elem_per_32b > 1) /* two 16-bit elements per 32-bit register */
+        lyb_shard(c, &b, on(c, elem_per_32b, 1, "m"));
+    return lyb_finish(c, &b);
+}
+
+IrLayout *ly_tcgen05_atom_layout(LyCtx *c, const char *shape, int64_t rows, int64_t cols,
+                                 int bits)
+{
+    const AtomShape *sh = NULL;
+    for (size_t i = 0; i < TX_ARRAY_LEN(atom_shapes); i++)
+        if (!strcmp(shape, atom_shapes[i].name))
+            sh = &atom_shapes[i];
+    if (!sh)
+        return ly_fail(c, "tcgen05_atom_layout: unknown shape '%s'; the shapes are 32x32b, "
+                          "16x64b, 16x128b and 16x256b", shape), NULL;
+    if (bits != 16 && bits != 32)
+        return ly_fail(c, "tcgen05_atom_layout: the dtype must have 16 or 32 bits, not %d", bits),
+               NULL;
+    if (rows != 64 && rows != 128)
+        return ly_fail(c, "tcgen05_atom_layout: shape '%s' expects 64 or 128 rows, got %lld",
+                       shape, (long long)rows), NULL;
+    LyBuild b = {0};
+    if (sh->col_factor == 1 && rows == 64) {
+        /* datapath B's (64, N) accumulator read back as the (128, N/2) .32x32b file */
+        if (bits != 32)
+            return ly_fail(c, "tcgen05_atom_layout: 32x32b with 64 rows reads datapath B and "
+                              "is 32-bit only, got %d bits", bits), NULL;
+        if (cols % 2 || !power_of_two_upto(cols / 2, sh->max_rep))
+            return ly_fail(c, "tcgen05_atom_layout: 32x32b with 64 rows needs cols/2 a power "
+                              "of two up to %lld, got cols=%lld", (long long)sh->max_rep,
+                           (long long)cols), NULL;
+        lyb_shard(c, &b, on(c, 64, 1, "tid_in_wg"));
+        lyb_shard(c, &b, on(c, 2, 64, "tid_in_wg"));
+        lyb_shard(c, &b, on(c, cols / 2, 1, "m"));
+        return lyb_finish(c, &b);
+    }
+    int64_t elem_per_32b = 32 / bits, factor = sh->col_factor * elem_per_32b;
+    if (cols < 1 || cols % factor || !power_of_two_upto(cols / factor, sh->max_rep))
+        return ly_fail(c, "tcgen05_atom_layout: shape '%s' with %d-bit elements needs cols = k * "
+                          "%lld with k a power of two up to %lld, got cols=%lld", shape, bits,
+                       (long long)factor, (long long)sh->max_rep, (long long)cols), NULL;
+    if (sh->col_factor == 1) { /* 32x32b: one row per thread */
+        lyb_shard(c, &b, on(c, rows, 1, "tid_in_wg"));
+        lyb_shard(c, &b, on(c, cols, 1, "m"));
+        return lyb_finish(c, &b);
+    }
+    return atom_16x(c, sh, rows, cols / factor, elem_per_32b);
 }
