@@ -463,7 +463,7 @@ static bool packable(LyCtx *c, const IrLayout *t, const IrLayout *l, int64_t n, 
         ar_divisible(last->extent, ar_index_int(c->arena, n)))
         return true;
     return ly_fail(c, "%s cannot be packed by %lld: its innermost iter must be a stride-1 run "
-                      "on %s whose extent %lld divides", ly_str(c, l), (long long)n, axis,
+                      "on %s whose extent is a multiple of %lld", ly_str(c, l), (long long)n, axis,
                    (long long)n);
 }
 

@@ -33,7 +33,7 @@ typedef enum {
     SV_LET,     /* u.ty: `T.let` (NULL) or `T.let[ty]` */
     SV_LOCALBUF,/* u.localbuf: `T.f32[8]` in an annotation */
     SV_NS,      /* u.path: a namespace or builtin path ("T", "T.ptx.ld.global_", "Axis") */
-    SV_METHOD,  /* u.method: a bound method of a buffer */
+    SV_METHOD,  /* u.method: a bound method of a buffer, a pool or a layout */
     SV_LAYOUT,  /* u.layout */
     SV_SPEC,    /* u.spec: a layout under construction (T.S[...] + T.R[...] + offset) */
     SV_ONAXIS,  /* u.onaxis: `value @ Axis.name` */
@@ -115,6 +115,7 @@ struct ScLayoutSpec {
     int nshard, nreplica, noffset;
     IrIter *shard, *replica;
     IrAxisOffset *offset;
+    TxSpan shard_span, replica_span; /* of the T.S[...] / T.R[...] */
 };
 
 /* One loop of a `for` header; T.grid gives several. */
@@ -293,6 +294,10 @@ IrType *el_pointer_type(El *E, const IrExpr *e);
 /* A call node of a builtin op with the given result dtype. */
 IrExpr *el_call_node(El *E, IrOp op, IrDType t, IrExpr **args, int n, TxSpan sp);
 ScVal el_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp);
+/* recv.name as a bound method (SV_METHOD) when name is one of methods[];
+ * otherwise an error "<what> has no attribute 'name'" with a suggestion. */
+ScVal el_method_attr(El *E, ScVal recv, const char *const *methods, int n, const char *name,
+                     TxSpan sp, const char *what);
 /* Evaluate a quoted shape expression ("n * 2") of a signature, defining its unbound names. */
 ScVal el_eval_quoted(El *E, const ScVal *str);
 /* Call a callable value (builtin path, dtype, method, macro, function). */
@@ -385,6 +390,11 @@ ScVal el_layout_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp);
 bool el_is_layout_piece(const ScVal *v);
 ScVal el_axis(El *E, const char *name, TxSpan sp);
 IrLayout *el_layout_of(El *E, const ScVal *v, const char *what);
+/* layout.pack(n), .unpack(n), .storage(), .canonicalize(), .slice(shape, region),
+ * .tile(outer, outer_shape, inner_shape), .tile_to(to, cur),
+ * .direct_sum(left, left_shape, right_shape), .broadcast(n, position, axis). */
+ScVal el_layout_attr(El *E, ScVal layout, const char *name, TxSpan sp);
+ScVal el_layout_method(El *E, ScVal layout, const char *name, ScArgs *args);
 
 /* ---- elab_call.c: ops ---- */
 /* T.<path>(...) where path is not a builtin: an op of op.def, a tile primitive

@@ -504,6 +504,21 @@ static ScVal attr_of_ns(El *E, const char *path, const char *name, TxSpan sp)
     return sv_ns(path_join(E, path, '.', name), sp);
 }
 
+ScVal el_method_attr(El *E, ScVal recv, const char *const *methods, int n, const char *name,
+                     TxSpan sp, const char *what)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(name, methods[i])) {
+            ScVal m = {.kind = SV_METHOD, .span = sp};
+            m.u.method.recv = TX_NEW(E->a, ScVal);
+            *m.u.method.recv = recv;
+            m.u.method.name = methods[i];
+            return m;
+        }
+    el_error(E, sp, "%s has no attribute '%s'%s", what, name, el_suggest(E, name, methods, n));
+    return sv_error();
+}
+
 static ScVal eval_attr(El *E, const Ast *x)
 {
     ScVal obj = el_eval(E, x->a);
@@ -513,6 +528,7 @@ static ScVal eval_attr(El *E, const Ast *x)
     case SV_NS: return attr_of_ns(E, obj.u.path, x->name, sp);
     case SV_BUFFER: return el_buffer_attr(E, obj, x->name, sp);
     case SV_POOL: return el_pool_attr(E, obj, x->name, sp);
+    case SV_LAYOUT: return el_layout_attr(E, obj, x->name, sp);
     case SV_EXPR:
         if (!strcmp(x->name, "ty") && obj.u.e->kind == IR_E_VAR) {
             ScVal v = {.kind = SV_TYPE, .span = sp};
@@ -1406,6 +1422,8 @@ ScVal el_call(El *E, ScVal fn, const Ast *call)
     case SV_METHOD:
         if (fn.u.method.recv->kind == SV_POOL)
             return el_pool_method(E, *fn.u.method.recv, fn.u.method.name, &args);
+        if (fn.u.method.recv->kind == SV_LAYOUT)
+            return el_layout_method(E, *fn.u.method.recv, fn.u.method.name, &args);
         return el_buffer_method(E, *fn.u.method.recv, fn.u.method.name, &args);
     case SV_MACRO: return expand_macro(E, fn.u.def, &args);
     case SV_FUNC: return call_function(E, fn.u.def, &args);

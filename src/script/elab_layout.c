@@ -1,8 +1,11 @@
 /* Layout literals in the elaborator: `Axis.<name>`, `value @ Axis.x`,
- * `T.S[extents:strides]` / `T.R[...]`, `spec + spec + offset`, and the
+ * `T.S[extents:strides]` / `T.R[...]`, `spec + spec + offset`, the
  * constructors T.TileLayout, T.TileLayout.from_iters, T.Iter,
- * T.ComposeLayout and T.tmem_datapath_layout, building the IR's layout
- * nodes. */
+ * T.ComposeLayout, the factories T.tmem_datapath_layout, T.wg_local_layout
+ * and T.tcgen05_atom_layout, and the methods that derive a layout from
+ * another (pack, unpack, storage, canonicalize, slice, tile, tile_to,
+ * direct_sum, broadcast), building the IR's layout nodes with the layout
+ * library. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,9 +139,9 @@ ScVal el_layout_subscript(El *E, const char *which, const Ast *index, TxSpan sp)
     }
     ScLayoutSpec *s = TX_NEW(E->a, ScLayoutSpec);
     if (which[0] == 'S')
-        s->has_shard = true, s->nshard = n, s->shard = iters;
+        s->has_shard = true, s->nshard = n, s->shard = iters, s->shard_span = sp;
     else
-        s->has_replica = true, s->nreplica = n, s->replica = iters;
+        s->has_replica = true, s->nreplica = n, s->replica = iters, s->replica_span = sp;
     return spec_val(s, sp);
 }
 
@@ -204,14 +207,19 @@ ScVal el_layout_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
     ScLayoutSpec *x = as_spec(E, &a), *y = as_spec(E, &b);
     if (!x || !y)
         return sv_error();
-    if ((x->has_shard && y->has_shard) || (x->has_replica && y->has_replica)) {
-        el_error(E, sp, "a layout has one T.S[...] and at most one T.R[...]");
-        return sv_error();
-    }
-    if (y->has_shard)
-        x->has_shard = true, x->nshard = y->nshard, x->shard = y->shard;
+    /* As the reference: the first shard and the last replica win. */
+    if (x->has_shard && y->has_shard)
+        tx_warning(E->d, y->shard_span, "a layout has one shard: this T.S[...] is ignored (the "
+                   "first one is kept)");
+    if (x->has_replica && y->has_replica)
+        tx_warning(E->d, x->replica_span, "a layout has one replica: this T.R[...] is ignored "
+                   "(the last one is kept)");
+    if (y->has_shard && !x->has_shard)
+        x->has_shard = true, x->nshard = y->nshard, x->shard = y->shard,
+        x->shard_span = y->shard_span;
     if (y->has_replica)
-        x->has_replica = true, x->nreplica = y->nreplica, x->replica = y->replica;
+        x->has_replica = true, x->nreplica = y->nreplica, x->replica = y->replica,
+        x->replica_span = y->replica_span;
     for (int i = 0; i < y->noffset; i++)
         if (!add_offset(E, x, y->offset[i].axis, y->offset[i].value, sp))
             return sv_error();
@@ -289,7 +297,7 @@ ScVal bi_iter(El *E, ScArgs *args)
         it->axis = a.u.path;
     }
     ScLayoutSpec *s = TX_NEW(E->a, ScLayoutSpec);
-    s->has_shard = true, s->nshard = 1, s->shard = it;
+    s->has_shard = true, s->nshard = 1, s->shard = it, s->shard_span = args->span;
     return spec_val(s, args->span);
 }
 
@@ -402,6 +410,230 @@ ScVal bi_tmem_datapath_layout(El *E, ScArgs *args)
         return sv_error();
     }
     return layout_val(l, args->span);
+}
+
+/* T.wg_local_layout(cols, rows=128): a warpgroup register tile, one row per thread. */
+ScVal bi_wg_local_layout(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "cols, rows=", &b))
+        return sv_error();
+    IrExpr *cols = layout_int(E, &b.v[0], "cols");
+    IrExpr *rows = sv_given(&b.v[1]) ? layout_int(E, &b.v[1], "rows")
+                                     : ir_int(E->a, IR_INT32, 128, args->span);
+    if (!cols || !rows)
+        return sv_error();
+    LyCtx c = ly_ctx(E->a);
+    return layout_val(ly_wg_local_layout(&c, cols, rows), args->span);
+}
+
+/* T.tcgen05_atom_layout("16x64b", (rows, cols), dtype): the register layout of
+ * a tcgen05.ld/st fragment. */
+ScVal bi_tcgen05_atom_layout(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "instr_shape, tensor_shape, dtype", &b))
+        return sv_error();
+    const char *shape = el_str_const(E, &b.v[0], "the instruction shape");
+    IrDType dt;
+    if (!shape || !el_dtype_of(E, &b.v[2], &dt, "the dtype"))
+        return sv_error();
+    const ScVal *dims;
+    int64_t rows, cols;
+    if (seq_of(&b.v[1], &dims) != 2 || (b.v[1].kind != SV_TUPLE && b.v[1].kind != SV_LIST)) {
+        el_error(E, b.v[1].span, "tcgen05_atom_layout: the tensor shape is (rows, cols)");
+        return sv_error();
+    }
+    if (!el_int_const(E, &dims[0], &rows, "rows") || !el_int_const(E, &dims[1], &cols, "cols"))
+        return sv_error();
+    LyCtx c = ly_ctx(E->a);
+    IrLayout *l = ly_tcgen05_atom_layout(&c, shape, rows, cols, dt.bits);
+    if (!l) {
+        el_error(E, args->span, "%s", c.err);
+        return sv_error();
+    }
+    return layout_val(l, args->span);
+}
+
+/* ---------------------------------------------------------------- methods */
+/* The layout methods of the reference that build a layout, computed by the
+ * layout library; each prints as the layout it returns. Canonicalization
+ * here has no target (the reference's parser runs with none), so thread
+ * axes are not fused. */
+static const char *const layout_methods[] = {
+    "pack", "unpack", "storage", "canonicalize", "slice", "tile", "tile_to", "direct_sum",
+    "broadcast",
+};
+
+ScVal el_layout_attr(El *E, ScVal layout, const char *name, TxSpan sp)
+{
+    return el_method_attr(E, layout, layout_methods, (int)TX_ARRAY_LEN(layout_methods), name, sp,
+                          "a layout");
+}
+
+static ScVal layout_result(El *E, LyCtx *c, IrLayout *l, const char *method, TxSpan sp)
+{
+    if (!l) {
+        const char *msg = c->err ? c->err : "invalid layout";
+        size_t n = strlen(method);
+        if (!strncmp(msg, method, n) && !strncmp(msg + n, ": ", 2))
+            msg += n + 2; /* the library names the operation too */
+        el_error(E, sp, "layout.%s: %s", method, msg);
+        return sv_error();
+    }
+    return layout_val(l, sp);
+}
+
+/* A shape: a tuple or list of integer expressions (one integer is a 1-d shape). */
+static bool shape_arg(El *E, const ScVal *v, IrExpr ***out, int *n, const char *what)
+{
+    const ScVal *items;
+    *n = seq_of(v, &items);
+    *out = TX_NEW_ARRAY(E->a, IrExpr *, *n ? *n : 1);
+    for (int i = 0; i < *n; i++)
+        if (!((*out)[i] = layout_int(E, &items[i], what)))
+            return false;
+    return true;
+}
+
+static bool same_rank(El *E, int a, int b, const char *method, TxSpan sp)
+{
+    if (a == b)
+        return true;
+    el_error(E, sp, "layout.%s: the two shapes have ranks %d and %d", method, a, b);
+    return false;
+}
+
+/* slice(shape, region): region is one (begin, end) pair per dimension. */
+static IrLayout *method_slice(El *E, LyCtx *c, const IrLayout *l, const ScBound *b)
+{
+    IrExpr **shape;
+    int n;
+    const ScVal *pairs;
+    if (!shape_arg(E, &b->v[0], &shape, &n, "a dimension"))
+        return NULL;
+    int nr = seq_of(&b->v[1], &pairs);
+    if (b->v[1].kind != SV_TUPLE && b->v[1].kind != SV_LIST) {
+        el_error(E, b->v[1].span, "layout.slice: the region is a list of (begin, end) pairs");
+        return NULL;
+    }
+    if (n != nr) {
+        el_error(E, b->v[1].span, "layout.slice: the region has %d entr%s for a shape of rank %d",
+                 nr, nr == 1 ? "y" : "ies", n);
+        return NULL;
+    }
+    IrExpr **begin = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
+    IrExpr **extent = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
+    for (int d = 0; d < n; d++) {
+        const ScVal *p = &pairs[d];
+        if ((p->kind != SV_TUPLE && p->kind != SV_LIST) || p->u.seq.n != 2) {
+            el_error(E, p->span, "layout.slice: a region entry is a (begin, end) pair");
+            return NULL;
+        }
+        IrExpr *end = NULL;
+        if (!(begin[d] = layout_int(E, &p->u.seq.items[0], "a region begin")) ||
+            !(end = layout_int(E, &p->u.seq.items[1], "a region end")))
+            return NULL;
+        const char *err = NULL;
+        if (!(extent[d] = ar_simplify_sub(E->a, end, begin[d], p->span, &err))) {
+            el_error(E, p->span, "layout.slice: %s", err ? err : "invalid region");
+            return NULL;
+        }
+    }
+    return ly_slice(c, l, shape, begin, extent, n, LY_TARGET_NONE);
+}
+
+/* tile(outer, outer_shape, inner_shape) / direct_sum(left, left_shape, right_shape) /
+ * tile_to(to_shape, current_shape) */
+static IrLayout *method_compose(El *E, LyCtx *c, const IrLayout *l, const char *name,
+                                const ScBound *b, TxSpan sp)
+{
+    bool to = !strcmp(name, "tile_to");
+    const ScVal *shapes = to ? b->v : b->v + 1;
+    IrLayout *other = to ? NULL : el_layout_of(E, &b->v[0], "the layout argument");
+    IrExpr **s0, **s1;
+    int n0, n1;
+    if ((!to && !other) || !shape_arg(E, &shapes[0], &s0, &n0, "a dimension") ||
+        !shape_arg(E, &shapes[1], &s1, &n1, "a dimension") || !same_rank(E, n0, n1, name, sp))
+        return NULL;
+    if (to)
+        return ly_tile_to(c, l, s0, s1, n0, LY_TARGET_NONE);
+    if (!strcmp(name, "tile"))
+        return ly_tile_by(c, l, other, s0, s1, n0, LY_TARGET_NONE);
+    return ly_direct_sum(c, l, other, s0, s1, n0, LY_TARGET_NONE);
+}
+
+/* broadcast(num, position=-1, axis="m") */
+static IrLayout *method_broadcast(El *E, LyCtx *c, const IrLayout *l, const ScBound *b)
+{
+    IrExpr *n = layout_int(E, &b->v[0], "the broadcast extent");
+    int64_t pos = -1;
+    if (!n || (sv_given(&b->v[1]) && !el_int_const(E, &b->v[1], &pos, "the position")))
+        return NULL;
+    const char *axis = "m";
+    if (sv_given(&b->v[2])) {
+        ScVal a = b->v[2].kind == SV_STR ? el_axis(E, b->v[2].u.str.s, b->v[2].span) : b->v[2];
+        if (a.kind != SV_AXIS) {
+            if (a.kind != SV_ERROR)
+                el_error(E, b->v[2].span, "layout.broadcast: axis= takes an axis name");
+            return NULL;
+        }
+        axis = a.u.path;
+    }
+    if (pos < INT32_MIN || pos > INT32_MAX) {
+        el_error(E, b->v[1].span, "layout.broadcast: position %lld is out of range",
+                 (long long)pos);
+        return NULL;
+    }
+    return ly_broadcast(c, l, n, (int)pos, axis);
+}
+
+static const char *method_params(const char *name)
+{
+    if (!strcmp(name, "pack") || !strcmp(name, "unpack"))
+        return "num";
+    if (!strcmp(name, "slice"))
+        return "shape, region";
+    if (!strcmp(name, "tile"))
+        return "outer, outer_shape, inner_shape";
+    if (!strcmp(name, "tile_to"))
+        return "to_shape, current_shape";
+    if (!strcmp(name, "direct_sum"))
+        return "left, left_shape, right_shape";
+    if (!strcmp(name, "broadcast"))
+        return "num, position=, axis=";
+    return ""; /* storage, canonicalize */
+}
+
+ScVal el_layout_method(El *E, ScVal layout, const char *name, ScArgs *args)
+{
+    const IrLayout *l = layout.u.layout;
+    args->fname = tx_arena_printf(E->a, "layout.%s", name);
+    ScBound b;
+    if (!el_bind_args(E, args, method_params(name), &b))
+        return sv_error();
+    LyCtx c = ly_ctx(E->a);
+    IrLayout *r = NULL;
+    int64_t num;
+    int errors = E->d->nerrors;
+    if (!strcmp(name, "pack") || !strcmp(name, "unpack")) {
+        if (!el_int_const(E, &b.v[0], &num, "the factor"))
+            return sv_error();
+        r = name[0] == 'p' ? ly_pack(&c, l, num, NULL) : ly_unpack(&c, l, num, NULL);
+    } else if (!strcmp(name, "storage")) {
+        r = ly_storage(&c, l);
+    } else if (!strcmp(name, "canonicalize")) {
+        r = ly_canonicalize(&c, l, LY_TARGET_NONE);
+    } else if (!strcmp(name, "slice")) {
+        r = method_slice(E, &c, l, &b);
+    } else if (!strcmp(name, "broadcast")) {
+        r = method_broadcast(E, &c, l, &b);
+    } else {
+        r = method_compose(E, &c, l, name, &b, args->span);
+    }
+    if (!r && E->d->nerrors > errors)
+        return sv_error(); /* an argument was reported */
+    return layout_result(E, &c, r, name, args->span);
 }
 
 IrLayout *sc_parse_layout(IrModule *m, const char *text, size_t len, const char *filename)

@@ -45,17 +45,7 @@ ScVal bi_smem_pool(El *E, ScArgs *args)
 ScVal el_pool_attr(El *E, ScVal pool, const char *name, TxSpan sp)
 {
     static const char *const methods[] = {"alloc", "move_base_to", "commit"};
-    for (size_t i = 0; i < TX_ARRAY_LEN(methods); i++)
-        if (!strcmp(name, methods[i])) {
-            ScVal m = {.kind = SV_METHOD, .span = sp};
-            m.u.method.recv = TX_NEW(E->a, ScVal);
-            *m.u.method.recv = pool;
-            m.u.method.name = methods[i];
-            return m;
-        }
-    el_error(E, sp, "an SMEM pool has no attribute '%s'%s", name,
-             el_suggest(E, name, methods, (int)TX_ARRAY_LEN(methods)));
-    return sv_error();
+    return el_method_attr(E, pool, methods, (int)TX_ARRAY_LEN(methods), name, sp, "an SMEM pool");
 }
 
 /* The bytes of a constant shape of dtype t (sub-byte dtypes round up). */
