@@ -848,7 +848,8 @@ static void elab_stmt(El *E, const Ast *s)
     case A_S_BREAK: case A_S_CONTINUE:
         el_emit(E, ir_stmt(E->a, s->kind == A_S_BREAK ? IR_S_BREAK : IR_S_CONTINUE, s->span));
         break;
-    case A_S_PASS: case A_S_IMPORT: break;
+    case A_S_IMPORT: el_import(E, s); break;
+    case A_S_PASS: break;
     case A_S_DEF: case A_S_CLASS:
         el_error(E, s->span, "nested %s definitions are not supported; define them at module level",
                  s->kind == A_S_DEF ? "function" : "class");

@@ -395,6 +395,9 @@ IrLayout *el_layout_of(El *E, const ScVal *v, const char *what);
  * .direct_sum(left, left_shape, right_shape), .broadcast(n, position, axis). */
 ScVal el_layout_attr(El *E, ScVal layout, const char *name, TxSpan sp);
 ScVal el_layout_method(El *E, ScVal layout, const char *name, ScArgs *args);
+/* `from tvm.tirx.layout import ...`: binds the layout module's names (axes,
+ * S, R, TileLayout, ..., the factories); other modules and names are ignored. */
+void el_import(El *E, const Ast *s);
 
 /* ---- elab_call.c: ops ---- */
 /* T.<path>(...) where path is not a builtin: an op of op.def, a tile primitive

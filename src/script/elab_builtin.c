@@ -567,6 +567,18 @@ ScVal bi_evaluate(El *E, ScArgs *args)
     return sv_none(args->span);
 }
 
+/* T.meta_var(value): a compile-time value (a layout, say) as it is; the
+ * reference's way to keep its parser from converting a Python object. */
+ScVal bi_meta_var(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "value", &b))
+        return sv_error();
+    ScVal v = b.v[0];
+    v.span = args->span;
+    return v;
+}
+
 /* ---------------------------------------------------------------- expression nodes */
 
 static const struct {

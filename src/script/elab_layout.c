@@ -5,7 +5,7 @@
  * and T.tcgen05_atom_layout, and the methods that derive a layout from
  * another (pack, unpack, storage, canonicalize, slice, tile, tile_to,
  * direct_sum, broadcast), building the IR's layout nodes with the layout
- * library. */
+ * library; and the names `from tvm.tirx.layout import ...` brings in. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -634,6 +634,55 @@ ScVal el_layout_method(El *E, ScVal layout, const char *name, ScArgs *args)
     if (!r && E->d->nerrors > errors)
         return sv_error(); /* an argument was reported */
     return layout_result(E, &c, r, name, args->span);
+}
+
+/* ---------------------------------------------------------------- imports */
+/* The names a script imports from the reference's layout module, as the
+ * values they stand for here. */
+static const char *const layout_module[][2] = {
+    {"S", "T.S"}, {"R", "T.R"}, {"TileLayout", "T.TileLayout"},
+    {"ComposeLayout", "T.ComposeLayout"}, {"Iter", "T.Iter"}, {"Axis", "Axis"},
+    {"tmem_datapath_layout", "T.tmem_datapath_layout"},
+    {"wg_local_layout", "T.wg_local_layout"},
+    {"tcgen05_atom_layout", "T.tcgen05_atom_layout"},
+};
+
+static bool layout_module_name(const char *name, TxSpan sp, ScVal *out)
+{
+    for (size_t i = 0; i < TX_ARRAY_LEN(layout_module); i++)
+        if (!strcmp(name, layout_module[i][0])) {
+            *out = sv_ns(layout_module[i][1], sp);
+            return true;
+        }
+    for (size_t i = 0; i < TX_ARRAY_LEN(axis_names); i++)
+        if (!strcmp(name, axis_names[i])) {
+            *out = (ScVal){.kind = SV_AXIS, .span = sp};
+            out->u.path = axis_names[i];
+            return true;
+        }
+    return false;
+}
+
+void el_import(El *E, const Ast *s)
+{
+    if (!s->name || strcmp(s->name, "tvm.tirx.layout"))
+        return;
+    ScVal v;
+    if (s->op == SC_TK_STAR) {
+        for (size_t i = 0; i < TX_ARRAY_LEN(layout_module); i++)
+            if (layout_module_name(layout_module[i][0], s->span, &v))
+                el_bind(E, layout_module[i][0], v, BIND_PLAIN, s->span);
+        for (size_t i = 0; i < TX_ARRAY_LEN(axis_names); i++)
+            if (layout_module_name(axis_names[i], s->span, &v))
+                el_bind(E, axis_names[i], v, BIND_PLAIN, s->span);
+        return;
+    }
+    for (int i = 0; i < s->items.n; i++) {
+        const Ast *n = s->items.items[i];
+        const Ast *as = n->a ? n->a : n;
+        if (layout_module_name(n->name, n->span, &v))
+            el_bind(E, as->name, v, BIND_PLAIN, as->span);
+    }
 }
 
 IrLayout *sc_parse_layout(IrModule *m, const char *text, size_t len, const char *filename)

@@ -1,8 +1,9 @@
 /* sc_parse: text -> tokens -> syntax tree -> IR module. This file owns the
- * module level: imports (ignored), compile-time constants and their -D
- * overrides, @T.macro definitions, @T.prim_func functions (top-level or in one
- * @I.ir_module class with I.module_attrs) and function signatures. Statements
- * are elaborated by elab.c, expressions by elab_expr.c. */
+ * module level: imports (the layout module's names are bound, the rest is
+ * ignored), compile-time constants and their -D overrides, @T.macro
+ * definitions, @T.prim_func functions (top-level or in one @I.ir_module class
+ * with I.module_attrs) and function signatures. Statements are elaborated by
+ * elab.c, expressions by elab_expr.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -482,7 +483,8 @@ static void elab_module(El *E, AstList top)
     for (int i = 0; i < top.n; i++) {
         const Ast *s = top.items[i];
         switch (s->kind) {
-        case A_S_IMPORT: case A_S_PASS: break;
+        case A_S_IMPORT: el_import(E, s); break;
+        case A_S_PASS: break;
         case A_S_EXPR:
             if (!is_docstring(s))
                 el_error(E, s->span, "expected a function, a macro, a constant or an import at "

@@ -49,7 +49,8 @@ typedef enum {
     A_S_DEF,    /* items = decorators; def name[items2](params) [-> a]: body;
                    items2: PEP 695 type parameters, NAMEs with the bound in a */
     A_S_CLASS,  /* items = decorators; class name: body */
-    A_S_IMPORT,
+    A_S_IMPORT, /* from name import items (A_NAMEs, the alias in a) | * (op STAR);
+                   'import ...' keeps nothing (name NULL) */
 } AstKind;
 
 typedef struct Ast Ast;

@@ -129,44 +129,74 @@ static Ast *parse_expr_stmt(Parser *p)
     return ps_finish(p, x);
 }
 
-/* dotted_name := NAME ('.' NAME)* */
-static bool skip_dotted_name(Parser *p)
+/* dotted_name := NAME ('.' NAME)*   (the name as written, "tvm.tirx.layout") */
+static const char *dotted_name(Parser *p)
 {
+    const ScToken *first = ps_tok(p);
     do {
         if (!ps_expect(p, SC_TK_NAME, "in the import"))
-            return false;
+            return NULL;
     } while (ps_accept(p, SC_TK_DOT));
-    return true;
+    const ScToken *last = &p->t[p->i - 1];
+    return tx_arena_strndup(p->a, p->src->text + first->off, last->off + last->len - first->off);
+}
+
+/* import_name := NAME ['as' NAME]: an A_NAME whose 'a' is the alias (or NULL) */
+static Ast *import_name(Parser *p)
+{
+    const ScToken *t = ps_tok(p);
+    if (!ps_expect(p, SC_TK_NAME, "in the import"))
+        return NULL;
+    Ast *x = ps_node(p, A_NAME, t);
+    x->name = t->v.str.s;
+    if (ps_accept(p, SC_TK_AS)) {
+        const ScToken *alias = ps_tok(p);
+        if (!ps_expect(p, SC_TK_NAME, "after 'as'"))
+            return NULL;
+        x->a = ps_node(p, A_NAME, alias);
+        x->a->name = alias->v.str.s;
+    }
+    return ps_finish(p, x);
 }
 
 /* import_stmt := 'import' dotted_name ['as' NAME] (',' ...)*
  *              | 'from' '.'* dotted_name 'import' ('*' | '(' names ')' | names)
- * The names are not used: the prefixes T, Tx, I and Axis are built in. */
+ * A 'from' import keeps the module (name) and the imported names (items;
+ * none for '*', op = SC_TK_STAR): names of tvm.tirx.layout are bound by the
+ * elaborator. The prefixes T, Tx, I and Axis are built in. */
 static Ast *parse_import(Parser *p)
 {
     Ast *x = ps_node(p, A_S_IMPORT, ps_tok(p));
     if (ps_accept(p, SC_TK_FROM)) {
+        bool relative = false;
         while (ps_accept(p, SC_TK_DOT))
-            ;
-        if (!skip_dotted_name(p) || !ps_expect(p, SC_TK_IMPORT, "after 'from ...'"))
+            relative = true;
+        const char *module = dotted_name(p);
+        if (!module || !ps_expect(p, SC_TK_IMPORT, "after 'from ...'"))
             return NULL;
-        if (ps_accept(p, SC_TK_STAR))
+        x->name = relative ? "" : module;
+        if (ps_accept(p, SC_TK_STAR)) {
+            x->op = SC_TK_STAR;
             return ps_finish(p, x);
+        }
         bool paren = ps_accept(p, SC_TK_LPAR);
+        AstVec names = {0};
         do {
             if (paren && ps_at(p, SC_TK_RPAR))
                 break;
-            if (!ps_expect(p, SC_TK_NAME, "in the import") ||
-                (ps_accept(p, SC_TK_AS) && !ps_expect(p, SC_TK_NAME, "after 'as'")))
+            Ast *n = import_name(p);
+            if (!n)
                 return NULL;
+            ps_vec_push(p, &names, n);
         } while (ps_accept(p, SC_TK_COMMA));
         if (paren && !ps_expect(p, SC_TK_RPAR, NULL))
             return NULL;
+        x->items = ps_vec_list(&names);
         return ps_finish(p, x);
     }
     ps_accept(p, SC_TK_IMPORT);
     do {
-        if (!skip_dotted_name(p) ||
+        if (!dotted_name(p) ||
             (ps_accept(p, SC_TK_AS) && !ps_expect(p, SC_TK_NAME, "after 'as'")))
             return NULL;
     } while (ps_accept(p, SC_TK_COMMA));
