@@ -1,8 +1,10 @@
 /* Buffers in the elaborator: the buffer-declaring builtins (T.Buffer,
- * T.match_buffer, T.alloc_buffer/alloc_shared/alloc_local, T.decl_buffer and
- * the scalar forms) with their shared keyword layout and defaults, buffer
- * attributes and methods (data, shape, ptr_to, vload/vstore, access_ptr; the
- * views are elab_view.c's), loads, regions and stores. */
+ * T.match_buffer, T.alloc_buffer/alloc_shared/alloc_local/smem/tmem,
+ * T.decl_buffer and the scalar forms) with their shared keyword layout and
+ * defaults, the register-fragment sugar (T.wg_reg_tile,
+ * T.alloc_tcgen05_ldst_frag, T.alloc_cast_frag), buffer attributes and
+ * methods (data, shape, ptr_to, vload/vstore, access_ptr; the views are
+ * elab_view.c's), loads, regions and stores. */
 #include <string.h>
 
 #include "../layout/layout.h"
@@ -264,8 +266,10 @@ ScVal bi_alloc_buffer(El *E, ScArgs *args)
     if (!el_bind_args(E, args, BUFFER_PARAMS, &b))
         return sv_error();
     const char *name = args->fname + 2;
-    const char *scope = !strcmp(name, "alloc_local") ? "local"
-                        : strcmp(name, "alloc_buffer") ? "shared" : "global";
+    const char *scope = !strcmp(name, "alloc_local")    ? "local"
+                        : !strcmp(name, "tmem")         ? "tmem"
+                        : !strcmp(name, "alloc_buffer") ? "global"
+                                                        : "shared";
     if (sv_given(&b.v[B_DATA]) && b.v[B_DATA].kind != SV_NONE) {
         el_error(E, b.v[B_DATA].span, "%s allocates its own storage; use T.decl_buffer(..., data=...)",
                  args->fname);
@@ -276,6 +280,159 @@ ScVal bi_alloc_buffer(El *E, ScArgs *args)
         return sv_error();
     emit_alloc(E, buf, &b.v[B_ANNOT], args->span);
     return fresh_buffer(buf, args->span);
+}
+
+/* A local allocation of `shape` (tuple) with a layout, as T.alloc_local would make it. */
+static IrExpr *alloc_local_with(El *E, ScVal shape, IrDType dt, IrLayout *layout, TxSpan sp)
+{
+    ScVal slots[B_AXSEP + 1];
+    for (int i = 0; i <= B_AXSEP; i++)
+        slots[i].kind = SV_COUNT;
+    char dts[IR_DTYPE_STR_MAX];
+    slots[B_SHAPE] = shape;
+    slots[B_DTYPE] = sv_str(E, tx_arena_strdup(E->a, ir_dtype_str(dt, dts)), sp);
+    if (layout) {
+        slots[B_LAYOUT] = (ScVal){.kind = SV_LAYOUT, .span = sp};
+        slots[B_LAYOUT].u.layout = layout;
+    }
+    IrExpr *buf = buffer_from_slots(E, slots, "local", sp);
+    if (buf)
+        emit_alloc(E, buf, &slots[B_ANNOT], sp);
+    return buf;
+}
+
+static ScVal int_tuple(El *E, const int64_t *v, int n, TxSpan sp)
+{
+    ScVal t = {.kind = SV_TUPLE, .span = sp};
+    t.u.seq.n = n;
+    t.u.seq.items = TX_NEW_ARRAY(E->a, ScVal, n);
+    for (int i = 0; i < n; i++)
+        t.u.seq.items[i] = sv_int(v[i], sp);
+    return t;
+}
+
+/* T.wg_reg_tile(elem_per_thread, dtype="float32"): the (128, n) register tile of
+ * a warpgroup, one row per thread (layout T.wg_local_layout(n)). */
+ScVal bi_wg_reg_tile(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "elem_per_thread, dtype=", &b))
+        return sv_error();
+    IrDType dt = IR_FLOAT32;
+    IrExpr *n = el_prim(E, &b.v[0], "elem_per_thread");
+    if (!n || (sv_given(&b.v[1]) && !el_dtype_of(E, &b.v[1], &dt, "the dtype")))
+        return sv_error();
+    if (!ir_dtype_is_int(n->dtype)) {
+        el_error(E, b.v[0].span, "elem_per_thread must be an integer");
+        return sv_error();
+    }
+    LyCtx c = ly_ctx(E->a);
+    IrLayout *l = ly_wg_local_layout(&c, n, ir_int(E->a, IR_INT32, 128, args->span));
+    ScVal shape = {.kind = SV_TUPLE, .span = args->span};
+    shape.u.seq.n = 2;
+    shape.u.seq.items = TX_NEW_ARRAY(E->a, ScVal, 2);
+    shape.u.seq.items[0] = sv_int(128, args->span);
+    shape.u.seq.items[1] = sv_expr(n, b.v[0].span);
+    IrExpr *buf = alloc_local_with(E, shape, dt, l, args->span);
+    return buf ? fresh_buffer(buf, args->span) : sv_error();
+}
+
+/* A per-thread register array viewed as a (rows, cols) warpgroup fragment:
+ * `buffer = T.alloc_local((rows * cols // 128,), dtype)` and
+ * `buffer.view(rows, cols, layout=layout)`, as the reference declares it. */
+static ScVal frag_view(El *E, int64_t rows, int64_t cols, IrDType dt, IrLayout *layout,
+                       const char *fname, TxSpan sp)
+{
+    int64_t n;
+    if (rows < 1 || cols < 1 || __builtin_mul_overflow(rows, cols, &n) || n % 128) {
+        el_error(E, sp, "%s: a (%lld, %lld) fragment does not divide evenly over the 128 "
+                 "threads of a warpgroup", fname, (long long)rows, (long long)cols);
+        return sv_error();
+    }
+    int64_t per_thread = n / 128;
+    IrExpr *flat = alloc_local_with(E, int_tuple(E, &per_thread, 1, sp), dt, NULL, sp);
+    if (!flat)
+        return sv_error();
+    ScVal pos[2] = {sv_int(rows, sp), sv_int(cols, sp)};
+    ScVal kw = {.kind = SV_LAYOUT, .span = sp};
+    kw.u.layout = layout;
+    const char *kwname = "layout";
+    ScArgs view = {.span = sp, .fname = fname, .npos = 2, .pos = pos, .nkw = 1, .kw = &kw,
+                   .kwnames = &kwname, .kwspans = &sp};
+    return el_view_method(E, flat, "view", &view);
+}
+
+/* T.alloc_tcgen05_ldst_frag(instr_shape, (rows, cols), dtype): the register
+ * fragment of a tcgen05.ld/st atom, with T.tcgen05_atom_layout's layout. */
+ScVal bi_alloc_tcgen05_ldst_frag(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "instr_shape, tensor_shape, dtype", &b))
+        return sv_error();
+    const char *shape = el_str_const(E, &b.v[0], "the instruction shape");
+    IrDType dt;
+    if (!shape || !el_dtype_of(E, &b.v[2], &dt, "the dtype"))
+        return sv_error();
+    const ScVal *ts = &b.v[1];
+    int64_t rows, cols;
+    if ((ts->kind != SV_TUPLE && ts->kind != SV_LIST) || ts->u.seq.n != 2) {
+        el_error(E, ts->span, "%s: the tensor shape is (rows, cols)", args->fname);
+        return sv_error();
+    }
+    if (!el_int_const(E, &ts->u.seq.items[0], &rows, "rows") ||
+        !el_int_const(E, &ts->u.seq.items[1], &cols, "cols"))
+        return sv_error();
+    LyCtx c = ly_ctx(E->a);
+    IrLayout *l = ly_tcgen05_atom_layout(&c, shape, rows, cols, dt.bits);
+    if (!l) {
+        el_error(E, args->span, "%s: %s", args->fname, c.err);
+        return sv_error();
+    }
+    return frag_view(E, rows, cols, dt, l, args->fname, args->span);
+}
+
+/* T.alloc_cast_frag(src, dtype): a fresh fragment with src's shape and layout
+ * and another dtype (for a per-thread element-wise cast). */
+ScVal bi_alloc_cast_frag(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "src, dtype", &b))
+        return sv_error();
+    IrDType dt;
+    if (!el_dtype_of(E, &b.v[1], &dt, "the dtype"))
+        return sv_error();
+    const ScVal *src = &b.v[0];
+    if (src->kind != SV_BUFFER) {
+        if (src->kind != SV_ERROR)
+            el_error(E, src->span, "%s takes a register fragment, not %s", args->fname,
+                     sv_kind_name(src));
+        return sv_error();
+    }
+    const IrBufferType *bt = ir_buf(src->u.e);
+    int64_t rows, cols;
+    if (bt->ndim != 2 || !ar_const_int(bt->shape[0], &rows) || !ar_const_int(bt->shape[1], &cols)) {
+        el_error(E, src->span, "%s: '%s' is not a 2-d fragment of constant shape", args->fname,
+                 src->u.e->u.var.name);
+        return sv_error();
+    }
+    const char *name = src->u.e->u.var.name;
+    if (!bt->layout) {
+        el_error(E, src->span, "%s: '%s' has no layout to copy", args->fname, name);
+        return sv_error();
+    }
+    /* a warpgroup fragment: each thread stores rows * cols / 128 elements */
+    LyCtx c = ly_ctx(E->a);
+    IrLayout *st = ly_storage(&c, bt->layout);
+    IrExpr *span = st ? ly_span(&c, st, NULL) : NULL;
+    int64_t per_thread, n;
+    if (!span || !ar_const_int(span, &per_thread) || __builtin_mul_overflow(rows, cols, &n) ||
+        n % 128 || per_thread != n / 128) {
+        el_error(E, src->span, "%s: '%s' is not a warpgroup fragment: its layout does not "
+                 "spread its (%lld, %lld) elements evenly over 128 threads", args->fname, name,
+                 (long long)rows, (long long)cols);
+        return sv_error();
+    }
+    return frag_view(E, rows, cols, dt, bt->layout, args->fname, args->span);
 }
 
 /* T.decl_buffer(shape, dtype, data=..., ...): a buffer over existing storage;
