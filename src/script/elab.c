@@ -215,15 +215,25 @@ void el_block_inline(El *E, AstList body)
     E->depth--;
 }
 
+ScStmtList el_block_begin(El *E)
+{
+    ScStmtList outer = E->cur;
+    E->cur = (ScStmtList){0};
+    return outer;
+}
+
+IrStmt *el_block_end(El *E, ScStmtList outer, TxSpan sp)
+{
+    IrStmt *r = list_stmt(E, &E->cur, sp);
+    E->cur = outer;
+    return r;
+}
+
 IrStmt *el_block(El *E, AstList body)
 {
-    ScStmtList saved = E->cur;
-    E->cur = (ScStmtList){0};
+    ScStmtList outer = el_block_begin(E);
     el_block_inline(E, body);
-    TxSpan sp = body.n ? body.items[0]->span : (TxSpan){0};
-    IrStmt *r = list_stmt(E, &E->cur, sp);
-    E->cur = saved;
-    return r;
+    return el_block_end(E, outer, body.n ? body.items[0]->span : (TxSpan){0});
 }
 
 /* ---------------------------------------------------------------- assignment */
@@ -392,6 +402,12 @@ static void assign_name(El *E, const char *name, TxSpan nsp, ScVal v, TxSpan sp)
                 if (v.u.seq.items[i].kind == SV_EXPR && v.u.seq.items[i].fresh)
                     v.u.seq.items[i].u.e->u.var.name = tx_arena_printf(E->a, "%s_%d", name, i);
         }
+        el_bind(E, name, v, BIND_PLAIN, nsp);
+        return;
+    case SV_POOL:
+        if (v.fresh)
+            el_pool_named(E, v.u.pool, name);
+        v.fresh = false;
         el_bind(E, name, v, BIND_PLAIN, nsp);
         return;
     case SV_LOOP:

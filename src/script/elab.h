@@ -47,7 +47,7 @@ typedef enum {
     SV_PTXPRED, /* u.tagged: T.ptx.pred(x), an operand that is a .pred register */
     SV_INDEXER, /* u.method: A.tile(...) / A.chunk(...) awaiting its subscript; recv[0] is
                    the buffer, recv[1] a tuple of the call's arguments */
-    SV_POOL,    /* u.pool: a T.SMEMPool() (elab_pool.c) */
+    SV_POOL,    /* u.pool: a T.SMEMPool() or T.TMEMPool(...) (elab_pool.c) */
     SV_COUNT
 } ScValKind;
 
@@ -254,6 +254,10 @@ const char *el_thread_tag(El *E, const IrExpr *var);
 void el_block_inline(El *E, AstList body);
 /* Elaborate a block into one statement (Evaluate(0) when empty). */
 IrStmt *el_block(El *E, AstList body);
+/* Statements emitted between el_block_begin and el_block_end (which restores
+ * the enclosing list) as one statement: blocks that sugar builds itself. */
+ScStmtList el_block_begin(El *E);
+IrStmt *el_block_end(El *E, ScStmtList outer, TxSpan sp);
 
 /* ---- parse.c: functions and the module ---- */
 /* The dtype of a scalar parameter named 'name' of the current signature. */
@@ -380,9 +384,12 @@ bool el_check_layout(El *E, const IrLayout *l, TxSpan sp);
  * data starts at a whole swizzle period. */
 bool el_check_buffer_layout(El *E, const IrExpr *buf, bool has_data, TxSpan sp);
 
-/* ---- elab_pool.c: T.SMEMPool() ---- */
+/* ---- elab_pool.c: T.SMEMPool(), T.TMEMPool(...) ---- */
 ScVal el_pool_attr(El *E, ScVal pool, const char *name, TxSpan sp);
 ScVal el_pool_method(El *E, ScVal pool, const char *name, ScArgs *args);
+/* An assignment `name = <pool>` names the pool's buffers (name_buf, name__addr_buf). */
+void el_pool_named(El *E, ScPool *p, const char *name);
+const char *el_pool_kind_name(const ScPool *p);
 
 /* ---- elab_layout.c ---- */
 ScVal el_layout_subscript(El *E, const char *which, const Ast *index, TxSpan sp);

@@ -90,6 +90,8 @@ const char *sv_kind_name(const ScVal *v)
         "nothing"};
     if (v->kind == SV_NS)
         return "a namespace";
+    if (v->kind == SV_POOL)
+        return el_pool_kind_name(v->u.pool);
     return names[v->kind <= SV_COUNT ? v->kind : SV_COUNT];
 }
 

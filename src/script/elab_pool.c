@@ -1,4 +1,5 @@
-/* The SMEM pool, expanded at parse time (reference: layout_passes.md §3.9):
+/* The SMEM and TMEM pools, expanded at parse time (reference:
+ * layout_passes.md §3.9, tvm/backend/cuda/lang/alloc_pool.py):
  *
  *     pool = T.SMEMPool()
  *     A = pool.alloc((128, 64), "float16", layout=..., align=1024)
@@ -13,17 +14,54 @@
  * commit declares the size, `T.attr({"tirx.dyn_smem_bytes": T.int64(n)})`,
  * n = the furthest byte allocated (or an explicit, larger size). A byte
  * offset that is not a whole number of elements is an error (the reference
- * rounds it down silently). */
+ * rounds it down silently).
+ *
+ *     tmem = T.TMEMPool(pool, 512, cta_group=1, alloc_warp=0)
+ *     acc = tmem.alloc((128, 256), "float32")
+ *     tmem.commit()
+ *     ...
+ *     tmem.dealloc()
+ *
+ * T.TMEMPool takes a 32-bit slot for the TMEM address from the SMEM pool
+ * (`tmem__addr_buf`, or the given tmem_addr=) and is a bump allocator over
+ * TMEM columns: alloc declares a tmem buffer at the cursor's column
+ * (allocated_addr) with the layout given or S[(rows, cols):(1@TLane,
+ * 1@TCol)], the columns counted from the layout's TCol span or the shape;
+ * commit emits, in warp alloc_warp of the CTA (`v = T.warp_id()`,
+ * `if v == alloc_warp:`), tcgen05.alloc of total_cols columns into the slot
+ * (and __syncwarp), dealloc the relinquish and the tcgen05.dealloc in warp
+ * dealloc_warp. An assignment names the pool's buffers after it, as the
+ * reference does: `smem = T.SMEMPool()` declares smem_buf. */
+#include "../layout/layout.h"
 #include "elab.h"
-
-#include <stdio.h>
+#include "../arith/arith.h"
 
 struct ScPool {
-    IrExpr *buffer;  /* pool_buf */
-    int64_t offset;  /* the cursor, in bytes */
+    bool tmem;
+    int64_t offset; /* the cursor: bytes (SMEM) or 32-bit columns (TMEM) */
     int64_t max_offset;
-    bool committed;
+    bool committed, deallocated;
+    IrExpr *buffer; /* SMEM: pool_buf; TMEM: the address slot, when the pool declared it */
+    /* TMEM */
+    IrExpr *addr; /* the TMEM address: a load of the slot */
+    int64_t total_cols, cta_group, alloc_warp, dealloc_warp;
+    bool sync_after_alloc;
 };
+
+static ScVal pool_val(ScPool *p, TxSpan sp)
+{
+    ScVal v = {.kind = SV_POOL, .fresh = true, .span = sp};
+    v.u.pool = p;
+    return v;
+}
+
+const char *el_pool_kind_name(const ScPool *p) { return p->tmem ? "a TMEM pool" : "an SMEM pool"; }
+
+void el_pool_named(El *E, ScPool *p, const char *name)
+{
+    if (p->buffer)
+        p->buffer->u.var.name = tx_arena_printf(E->a, p->tmem ? "%s__addr_buf" : "%s_buf", name);
+}
 
 ScVal bi_smem_pool(El *E, ScArgs *args)
 {
@@ -36,65 +74,99 @@ ScVal bi_smem_pool(El *E, ScArgs *args)
     IrStmt *s = ir_stmt(E->a, IR_S_ALLOC, args->span);
     s->u.alloc.buffer = buf;
     el_emit(E, s);
-    ScVal v = {.kind = SV_POOL, .span = args->span};
-    v.u.pool = TX_NEW(E->a, ScPool);
-    v.u.pool->buffer = buf;
-    return v;
+    ScPool *p = TX_NEW(E->a, ScPool);
+    p->buffer = buf;
+    return pool_val(p, args->span);
 }
 
 ScVal el_pool_attr(El *E, ScVal pool, const char *name, TxSpan sp)
 {
-    static const char *const methods[] = {"alloc", "move_base_to", "commit"};
-    return el_method_attr(E, pool, methods, (int)TX_ARRAY_LEN(methods), name, sp, "an SMEM pool");
+    static const char *const smem_methods[] = {"alloc", "move_base_to", "commit"};
+    static const char *const tmem_methods[] = {"alloc", "move_base_to", "commit", "dealloc",
+                                               "addr"};
+    const ScPool *p = pool.u.pool;
+    if (p->tmem && !strcmp(name, "addr"))
+        return sv_expr(p->addr, sp);
+    return p->tmem ? el_method_attr(E, pool, tmem_methods, (int)TX_ARRAY_LEN(tmem_methods), name,
+                                    sp, "a TMEM pool")
+                   : el_method_attr(E, pool, smem_methods, (int)TX_ARRAY_LEN(smem_methods), name,
+                                    sp, "an SMEM pool");
 }
 
-/* The bytes of a constant shape of dtype t (sub-byte dtypes round up). */
-static bool shape_bytes(El *E, const ScVal *shape, IrDType t, int64_t *out)
+/* The most elements one pool allocation may have (keeps byte and bit counts in range). */
+#define POOL_MAX_ELEMS ((int64_t)1 << 40)
+
+/* The element count of a constant shape (a tuple, a list or one integer). */
+static bool shape_elems(El *E, const ScVal *shape, const char *what, int64_t *out, int *ndim,
+                        int64_t dims[2])
 {
-    int n = shape->kind == SV_TUPLE || shape->kind == SV_LIST ? shape->u.seq.n : 1;
-    const ScVal *items = n == 1 && shape->kind != SV_TUPLE && shape->kind != SV_LIST
-                             ? shape : shape->u.seq.items;
+    bool seq = shape->kind == SV_TUPLE || shape->kind == SV_LIST;
+    int n = seq ? shape->u.seq.n : 1;
+    const ScVal *items = seq ? shape->u.seq.items : shape;
     int64_t elems = 1;
     for (int i = 0; i < n; i++) {
         int64_t d;
-        if (!el_int_const(E, &items[i], &d, "a pool allocation's shape"))
+        if (!el_int_const(E, &items[i], &d, what))
             return false;
-        elems *= d;
+        if (d < 0 || __builtin_mul_overflow(elems, d, &elems) || elems > POOL_MAX_ELEMS) {
+            el_error(E, items[i].span, "%s: dimension %lld is %s", what, (long long)d,
+                     d < 0 ? "negative" : "too large");
+            return false;
+        }
+        if (i < 2)
+            dims[i] = d;
     }
-    *out = (elems * t.bits * t.lanes + 7) / 8;
+    *out = elems, *ndim = n;
     return true;
 }
 
-/* Keyword arguments for T.decl_buffer, built as a call would pass them. */
-typedef struct KwArgs {
-    ScVal vals[6];
+/* Arguments of a call the pool makes itself, built as the script would pass them. */
+typedef struct CallArgs {
+    ScVal pos[3], kw[6];
     const char *names[6];
     TxSpan spans[6];
-    int n;
-} KwArgs;
+    int npos, nkw;
+} CallArgs;
 
-static void kw_add(KwArgs *k, const char *name, ScVal v)
+static void kw_add(CallArgs *k, const char *name, ScVal v)
 {
-    k->names[k->n] = name, k->spans[k->n] = v.span, k->vals[k->n++] = v;
+    k->names[k->nkw] = name, k->spans[k->nkw] = v.span, k->kw[k->nkw++] = v;
 }
 
+static ScArgs call_args(CallArgs *k, const ScArgs *caller, const char *fname)
+{
+    ScArgs a = {.call = caller->call, .span = caller->span, .fname = fname, .npos = k->npos,
+                .pos = k->pos, .nkw = k->nkw, .kw = k->kw, .kwnames = k->names,
+                .kwspans = k->spans};
+    return a;
+}
+
+static ScVal dtype_str(El *E, IrDType t, TxSpan sp)
+{
+    char dt[IR_DTYPE_STR_MAX];
+    return sv_str(E, tx_arena_strdup(E->a, ir_dtype_str(t, dt)), sp);
+}
+
+/* ---------------------------------------------------------------- SMEM */
 /* pool.alloc(shape, dtype="float32", strides=None, scope="shared.dyn", align=0, layout=) */
-static ScVal pool_alloc(El *E, ScPool *p, ScArgs *args)
+static ScVal smem_alloc(El *E, ScPool *p, ScArgs *args)
 {
     ScBound b;
     if (!el_bind_args(E, args, "shape, dtype=, strides=, scope=, align=, layout=", &b))
         return sv_error();
     IrDType t = IR_FLOAT32;
-    int64_t align = 0, bytes;
+    int64_t align = 0, elems, dims[2];
+    int ndim;
     if ((sv_given(&b.v[1]) && !el_dtype_of(E, &b.v[1], &t, "the dtype")) ||
         (sv_given(&b.v[4]) && !el_int_const(E, &b.v[4], &align, "align")) ||
-        !shape_bytes(E, &b.v[0], t, &bytes))
+        !shape_elems(E, &b.v[0], "a pool allocation's shape", &elems, &ndim, dims))
         return sv_error();
     int64_t bits = (int64_t)t.bits * t.lanes;
     if (bits <= 0) {
         el_error(E, b.v[1].span, "pool.alloc needs an element dtype, not void");
         return sv_error();
     }
+    int64_t bytes = (elems * bits + 7) / 8;
     if (align > 0)
         p->offset = (p->offset + align - 1) / align * align;
     if ((p->offset * 8) % bits) {
@@ -104,21 +176,18 @@ static ScVal pool_alloc(El *E, ScPool *p, ScArgs *args)
                  (long long)p->offset, ir_dtype_str(t, dt));
         return sv_error();
     }
-    KwArgs kw = {0};
+    CallArgs k = {.npos = 2};
+    k.pos[0] = b.v[0], k.pos[1] = dtype_str(E, t, args->span);
     IrExpr *data = el_call_node(E, IR_OP_BUFFER_DATA, IR_HANDLE, &p->buffer, 1, args->span);
-    kw_add(&kw, "data", sv_expr(data, args->span));
-    kw_add(&kw, "elem_offset", sv_int(p->offset * 8 / bits, args->span));
-    kw_add(&kw, "scope", sv_given(&b.v[3]) ? b.v[3] : sv_str(E, "shared.dyn", args->span));
-    kw_add(&kw, "align", sv_int(align > 0 ? align : 64, args->span));
+    kw_add(&k, "data", sv_expr(data, args->span));
+    kw_add(&k, "elem_offset", sv_int(p->offset * 8 / bits, args->span));
+    kw_add(&k, "scope", sv_given(&b.v[3]) ? b.v[3] : sv_str(E, "shared.dyn", args->span));
+    kw_add(&k, "align", sv_int(align > 0 ? align : 64, args->span));
     if (sv_given(&b.v[2]))
-        kw_add(&kw, "strides", b.v[2]);
+        kw_add(&k, "strides", b.v[2]);
     if (sv_given(&b.v[5]))
-        kw_add(&kw, "layout", b.v[5]);
-    char dt[IR_DTYPE_STR_MAX];
-    ScVal pos[2] = {b.v[0], sv_str(E, tx_arena_strdup(E->a, ir_dtype_str(t, dt)), args->span)};
-    ScArgs decl = {.call = args->call, .span = args->span, .fname = "T.decl_buffer", .npos = 2,
-                   .pos = pos, .nkw = kw.n, .kw = kw.vals, .kwnames = kw.names,
-                   .kwspans = kw.spans};
+        kw_add(&k, "layout", b.v[5]);
+    ScArgs decl = call_args(&k, args, "T.decl_buffer");
     ScVal v = bi_decl_buffer(E, &decl);
     p->offset += bytes;
     if (p->offset > p->max_offset)
@@ -126,23 +195,8 @@ static ScVal pool_alloc(El *E, ScPool *p, ScArgs *args)
     return v;
 }
 
-/* pool.move_base_to(offset) */
-static ScVal pool_move(El *E, ScPool *p, ScArgs *args)
-{
-    ScBound b;
-    int64_t off;
-    if (!el_bind_args(E, args, "offset", &b) || !el_int_const(E, &b.v[0], &off, "the offset"))
-        return sv_error();
-    if (off < 0) {
-        el_error(E, b.v[0].span, "pool.move_base_to: the offset must not be negative");
-        return sv_error();
-    }
-    p->offset = off;
-    return sv_none(args->span);
-}
-
 /* pool.commit(size=None) */
-static ScVal pool_commit(El *E, ScPool *p, ScArgs *args)
+static ScVal smem_commit(El *E, ScPool *p, ScArgs *args)
 {
     ScBound b;
     int64_t size;
@@ -173,11 +227,313 @@ static ScVal pool_commit(El *E, ScPool *p, ScArgs *args)
     return sv_none(args->span);
 }
 
+/* pool.move_base_to(offset): bytes, or TMEM columns */
+static ScVal pool_move(El *E, ScPool *p, ScArgs *args)
+{
+    ScBound b;
+    int64_t off;
+    if (!el_bind_args(E, args, "offset", &b) || !el_int_const(E, &b.v[0], &off, "the offset"))
+        return sv_error();
+    if (off < 0) {
+        el_error(E, b.v[0].span, "pool.move_base_to: the offset must not be negative");
+        return sv_error();
+    }
+    p->offset = off;
+    if (p->tmem && off > p->max_offset) /* as the reference: a TMEM base counts as used */
+        p->max_offset = off;
+    return sv_none(args->span);
+}
+
+/* ---------------------------------------------------------------- TMEM */
+static bool flag_arg(El *E, const ScVal *v, bool dflt, bool *out, const char *what)
+{
+    *out = dflt;
+    if (!sv_given(v))
+        return true;
+    if (!sv_truth(v, out) || (v->kind != SV_BOOL && v->kind != SV_INT)) {
+        el_error(E, v->span, "%s takes True or False", what);
+        return false;
+    }
+    return true;
+}
+
+static bool int_arg(El *E, const ScVal *v, int64_t dflt, int64_t *out, const char *what)
+{
+    *out = dflt;
+    return !sv_given(v) || v->kind == SV_NONE || el_int_const(E, v, out, what);
+}
+
+/* The TMEM address held by tmem_addr=: a buffer's first element, or the value. */
+static IrExpr *address_of_slot(El *E, const ScVal *v)
+{
+    if (v->kind == SV_BUFFER) {
+        IrExpr **zero = TX_NEW_ARRAY(E->a, IrExpr *, 1);
+        zero[0] = ir_int(E->a, IR_INT32, 0, v->span);
+        return el_load(E, v->u.e, zero, 1, v->span);
+    }
+    IrExpr *e = el_prim(E, v, "tmem_addr");
+    if (e && !ir_dtype_is_int(e->dtype)) {
+        el_error(E, v->span, "tmem_addr must be an integer or a buffer holding one");
+        return NULL;
+    }
+    return e;
+}
+
+/* T.TMEMPool(pool, total_cols=512, *, cta_group=1, alloc_warp=0, dealloc_warp=None,
+ *            tmem_addr=None, sync_after_alloc=True) */
+ScVal bi_tmem_pool(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "pool, total_cols=, *, cta_group=, alloc_warp=, dealloc_warp=, "
+                               "tmem_addr=, sync_after_alloc=", &b))
+        return sv_error();
+    ScPool *p = TX_NEW(E->a, ScPool);
+    p->tmem = true;
+    if (!int_arg(E, &b.v[1], 512, &p->total_cols, "total_cols") ||
+        !int_arg(E, &b.v[2], 1, &p->cta_group, "cta_group") ||
+        !int_arg(E, &b.v[3], 0, &p->alloc_warp, "alloc_warp") ||
+        !int_arg(E, &b.v[4], p->alloc_warp, &p->dealloc_warp, "dealloc_warp") ||
+        !flag_arg(E, &b.v[6], true, &p->sync_after_alloc, "sync_after_alloc"))
+        return sv_error();
+    if (p->cta_group != 1 && p->cta_group != 2) {
+        el_error(E, b.v[2].span, "T.TMEMPool: cta_group is 1 or 2, not %lld",
+                 (long long)p->cta_group);
+        return sv_error();
+    }
+    if (p->total_cols < 32 || p->total_cols > 512 || (p->total_cols & (p->total_cols - 1))) {
+        el_error(E, sv_given(&b.v[1]) ? b.v[1].span : args->span,
+                 "T.TMEMPool: total_cols is a power of two from 32 to 512, not %lld",
+                 (long long)p->total_cols);
+        return sv_error();
+    }
+    const ScVal *addr = &b.v[5];
+    if (sv_given(addr) && addr->kind != SV_NONE) {
+        if (!(p->addr = address_of_slot(E, addr)))
+            return sv_error();
+        return pool_val(p, args->span);
+    }
+    const ScVal *smem = &b.v[0];
+    if (smem->kind != SV_POOL || smem->u.pool->tmem) {
+        if (smem->kind != SV_ERROR)
+            el_error(E, smem->span, "T.TMEMPool takes the SMEM pool that holds its address slot "
+                     "(T.SMEMPool()), or tmem_addr=");
+        return sv_error();
+    }
+    CallArgs k = {.npos = 2};
+    k.pos[0] = sv_int(1, args->span), k.pos[1] = sv_str(E, "uint32", args->span);
+    kw_add(&k, "align", sv_int(4, args->span));
+    ScArgs slot_args = call_args(&k, args, "pool.alloc");
+    ScVal slot = smem_alloc(E, smem->u.pool, &slot_args);
+    if (slot.kind == SV_ERROR)
+        return slot;
+    p->buffer = slot.u.e;
+    p->buffer->u.var.name = "tmem__addr_buf";
+    p->addr = address_of_slot(E, &slot);
+    return pool_val(p, args->span);
+}
+
+/* The TMEM columns of an allocation: cols=, else the layout's TCol span in
+ * 32-bit cells, else the shape's bits over its rows. */
+static bool tmem_cols(El *E, const ScBound *b, IrDType t, const IrLayout *layout, int64_t elems,
+                      int ndim, const int64_t *dims, int64_t *cols, TxSpan sp)
+{
+    int64_t bits = (int64_t)t.bits * t.lanes;
+    if (sv_given(&b->v[3]) && b->v[3].kind != SV_NONE) {
+        if (!el_int_const(E, &b->v[3], cols, "cols"))
+            return false;
+        if (*cols < 0)
+            el_error(E, b->v[3].span, "TMEMPool.alloc: cols must not be negative");
+        return *cols >= 0;
+    }
+    if (layout) {
+        LyCtx c = ly_ctx(E->a);
+        IrExpr *span = ly_span(&c, layout, "TCol");
+        int64_t n;
+        if (!span || !ar_const_int(span, &n) || n < 0 || n > POOL_MAX_ELEMS) {
+            el_error(E, sp, "TMEMPool.alloc: the layout's TCol span is not a constant column "
+                     "count; give cols=");
+            return false;
+        }
+        if ((n * bits) % 32) {
+            el_error(E, sp, "TMEMPool.alloc: the layout's TCol span of %lld %lld-bit element%s is "
+                     "not a whole number of 32-bit columns", (long long)n, (long long)bits,
+                     n == 1 ? "" : "s");
+            return false;
+        }
+        *cols = n * bits / 32;
+        return true;
+    }
+    if (ndim != 2) {
+        el_error(E, sp, "TMEMPool.alloc: a %d-d TMEM buffer needs cols= or layout=", ndim);
+        return false;
+    }
+    if (dims[0] < 1 || (elems * bits) % (32 * dims[0])) {
+        el_error(E, sp, "TMEMPool.alloc: cannot infer the TMEM columns of shape (%lld, %lld) of "
+                 "%lld-bit elements; give cols=", (long long)dims[0], (long long)dims[1],
+                 (long long)bits);
+        return false;
+    }
+    *cols = elems * bits / (32 * dims[0]);
+    return true;
+}
+
+/* The layout of an M=128 accumulator (datapath D): row r on lane r. */
+static ScVal default_tmem_layout(El *E, const int64_t *dims, TxSpan sp)
+{
+    IrIter *it = TX_NEW_ARRAY(E->a, IrIter, 2);
+    it[0] = (IrIter){ir_int(E->a, IR_INT32, dims[0], sp), ir_int(E->a, IR_INT32, 1, sp), "TLane"};
+    it[1] = (IrIter){ir_int(E->a, IR_INT32, dims[1], sp), ir_int(E->a, IR_INT32, 1, sp), "TCol"};
+    LyCtx c = ly_ctx(E->a);
+    ScVal v = {.kind = SV_LAYOUT, .span = sp};
+    v.u.layout = ly_tile(&c, it, 2, NULL, 0, NULL, 0);
+    return v;
+}
+
+/* tmem.alloc(shape, dtype="float32", *, layout=None, cols=None) */
+static ScVal tmem_alloc(El *E, ScPool *p, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "shape, dtype=, *, layout=, cols=", &b))
+        return sv_error();
+    IrDType t = IR_FLOAT32;
+    int64_t elems, dims[2] = {0, 0}, cols;
+    int ndim;
+    if ((sv_given(&b.v[1]) && !el_dtype_of(E, &b.v[1], &t, "the dtype")) ||
+        !shape_elems(E, &b.v[0], "a TMEM allocation's shape", &elems, &ndim, dims))
+        return sv_error();
+    if (t.bits * t.lanes <= 0) {
+        el_error(E, b.v[1].span, "TMEMPool.alloc needs an element dtype, not void");
+        return sv_error();
+    }
+    bool has_layout = sv_given(&b.v[2]) && b.v[2].kind != SV_NONE;
+    const IrLayout *layout = has_layout ? el_layout_of(E, &b.v[2], "layout") : NULL;
+    if ((has_layout && !layout) ||
+        !tmem_cols(E, &b, t, layout, elems, ndim, dims, &cols, args->span))
+        return sv_error();
+    if (p->offset > p->total_cols || cols > p->total_cols - p->offset) {
+        el_error(E, args->span, "TMEMPool.alloc: TMEM overflow: %lld columns at column %lld of a "
+                 "pool of %lld", (long long)cols, (long long)p->offset, (long long)p->total_cols);
+        return sv_error();
+    }
+    if (!has_layout && ndim != 2) {
+        el_error(E, args->span, "TMEMPool.alloc: a %d-d TMEM buffer needs layout=", ndim);
+        return sv_error();
+    }
+    CallArgs k = {.npos = 2};
+    k.pos[0] = b.v[0], k.pos[1] = dtype_str(E, t, args->span);
+    kw_add(&k, "scope", sv_str(E, "tmem", args->span));
+    kw_add(&k, "allocated_addr", sv_int(p->offset, args->span));
+    kw_add(&k, "layout", has_layout ? b.v[2] : default_tmem_layout(E, dims, args->span));
+    ScArgs decl = call_args(&k, args, "T.decl_buffer");
+    ScVal v = bi_decl_buffer(E, &decl);
+    p->offset += cols;
+    if (p->offset > p->max_offset)
+        p->max_offset = p->offset;
+    return v;
+}
+
+/* Emit `v = T.warp_id()` and `if v == warp:` around the statements `emit` adds. */
+static bool in_warp(El *E, ScPool *p, int64_t warp, const ScArgs *args,
+                    bool (*emit)(El *, ScPool *, const ScArgs *))
+{
+    CallArgs none = {0};
+    ScArgs id_args = call_args(&none, args, "T.warp_id");
+    int saved = E->ntargets;
+    E->ntargets = 0;
+    ScVal id = bi_scope_id(E, &id_args);
+    E->ntargets = saved;
+    if (id.kind == SV_ERROR)
+        return false;
+    ScStmtList outer = el_block_begin(E);
+    bool ok = emit(E, p, args);
+    IrStmt *then_s = el_block_end(E, outer, args->span);
+    if (!ok)
+        return false;
+    IrStmt *s = ir_stmt(E->a, IR_S_IF, args->span);
+    const char *err = NULL;
+    s->u.ifs.cond = ar_binary(E->a, IR_E_EQ, id.u.e, ir_int(E->a, id.u.e->dtype, warp, args->span),
+                              args->span, &err);
+    s->u.ifs.then_s = then_s;
+    el_emit(E, s);
+    return s->u.ifs.cond != NULL;
+}
+
+/* One call statement: T.ptx[...](...), T.cuda.warp_sync(). */
+static bool emit_call(El *E, const char *path, ScVal *pos, int npos, const ScArgs *caller)
+{
+    CallArgs k = {.npos = npos};
+    for (int i = 0; i < npos; i++)
+        k.pos[i] = pos[i];
+    ScArgs a = call_args(&k, caller, path);
+    ScVal r = el_call_path(E, path, &a);
+    IrExpr *e = r.kind == SV_ERROR ? NULL : el_prim(E, &r, "a call");
+    if (!e)
+        return false;
+    IrStmt *s = ir_stmt(E->a, IR_S_EVAL, caller->span);
+    s->u.eval = e;
+    el_emit(E, s);
+    return true;
+}
+
+static ScVal uint32_val(El *E, int64_t v, TxSpan sp)
+{
+    return sv_expr(ir_int(E->a, IR_UINT32, v, sp), sp);
+}
+
+static bool emit_alloc(El *E, ScPool *p, const ScArgs *args)
+{
+    ScVal addr = sv_expr(p->addr, args->span);
+    CallArgs k = {.npos = 1, .pos = {addr}};
+    ScArgs a = call_args(&k, args, "T.address_of");
+    ScVal pos[2] = {el_call_path(E, "address_of", &a), uint32_val(E, p->total_cols, args->span)};
+    const char *path = tx_arena_printf(E->a, "ptx[tcgen05.alloc.cta_group::%lld.sync.aligned."
+                                             "shared::cta.b32", (long long)p->cta_group);
+    return pos[0].kind != SV_ERROR && emit_call(E, path, pos, 2, args) &&
+           (!p->sync_after_alloc || emit_call(E, "cuda.warp_sync", NULL, 0, args));
+}
+
+static bool emit_dealloc(El *E, ScPool *p, const ScArgs *args)
+{
+    long long g = (long long)p->cta_group;
+    ScVal pos[2] = {sv_expr(p->addr, args->span), uint32_val(E, p->total_cols, args->span)};
+    const char *relinquish = tx_arena_printf(
+        E->a, "ptx[tcgen05.relinquish_alloc_permit.cta_group::%lld.sync.aligned", g);
+    const char *dealloc =
+        tx_arena_printf(E->a, "ptx[tcgen05.dealloc.cta_group::%lld.sync.aligned.b32", g);
+    return emit_call(E, relinquish, NULL, 0, args) && emit_call(E, dealloc, pos, 2, args);
+}
+
+/* tmem.commit() / tmem.dealloc() */
+static ScVal tmem_commit(El *E, ScPool *p, ScArgs *args, bool dealloc)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "", &b))
+        return sv_error();
+    const char *problem = NULL;
+    if (!dealloc && p->committed)
+        problem = "TMEMPool.commit: the pool is already committed";
+    else if (dealloc && !p->committed)
+        problem = "TMEMPool.dealloc: the pool is not committed";
+    else if (dealloc && p->deallocated)
+        problem = "TMEMPool.dealloc: the pool is already deallocated";
+    if (problem) {
+        el_error(E, args->span, "%s", problem);
+        return sv_error();
+    }
+    *(dealloc ? &p->deallocated : &p->committed) = true;
+    bool ok = dealloc ? in_warp(E, p, p->dealloc_warp, args, emit_dealloc)
+                      : in_warp(E, p, p->alloc_warp, args, emit_alloc);
+    return ok ? sv_none(args->span) : sv_error();
+}
+
 ScVal el_pool_method(El *E, ScVal pool, const char *name, ScArgs *args)
 {
-    if (!strcmp(name, "alloc"))
-        return pool_alloc(E, pool.u.pool, args);
+    ScPool *p = pool.u.pool;
     if (!strcmp(name, "move_base_to"))
-        return pool_move(E, pool.u.pool, args);
-    return pool_commit(E, pool.u.pool, args);
+        return pool_move(E, p, args);
+    if (!p->tmem)
+        return !strcmp(name, "alloc") ? smem_alloc(E, p, args) : smem_commit(E, p, args);
+    if (!strcmp(name, "alloc"))
+        return tmem_alloc(E, p, args);
+    return tmem_commit(E, p, args, !strcmp(name, "dealloc"));
 }
