@@ -25,7 +25,18 @@ import tvm
 from tvm.script import ir as I  # noqa: E741
 from tvm.script import tirx as T
 from tvm.tirx.lang.pipeline import MBarrier
-from tvm.tirx.layout import Axis, Iter, TCol, TileLayout, TLane, laneid, tcgen05_atom_layout, warpid
+from tvm.tirx.layout import (
+    Axis,
+    Iter,
+    TCol,
+    TileLayout,
+    TLane,
+    laneid,
+    tcgen05_atom_layout,
+    tmem_datapath_layout,
+    warpid,
+    wg_local_layout,
+)
 
 
 # ---------------------------------------------------------------------------
@@ -843,6 +854,18 @@ def a_tmem_alias_buffer():
 
 
 @T.prim_func
+def a_tmem_fragments(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    t = T.tmem((128, 64), "float32")
+    acc = T.tmem((128, 64), "float32", layout=T.TileLayout(T.S[(128, 64):(1 @ TLane, 1 @ TCol)]), allocated_addr=64)
+    r = T.wg_reg_tile(32, "float16")
+    fr = T.alloc_tcgen05_ldst_frag("16x64b", (64, 64), "float32")
+    fr128 = T.alloc_tcgen05_ldst_frag("32x32b", (128, 32), "float32")
+    half = T.alloc_cast_frag(fr, "float16")
+    A[0] = t[0, 0] + acc[0, 0] + T.Cast("float32", r[0, 0]) + fr[0, 0] + fr128[0, 0] + T.Cast("float32", half[0, 0])
+
+
+@T.prim_func
 def a_allocated_addr_trn():
     A = T.alloc_buffer((10,), "float32", scope="trn.sbuf", allocated_addr=1024)
     A[0] = T.float32(0)
@@ -1129,6 +1152,41 @@ def y_symbolic_stride(A: T.Buffer((4,), "float16"), n: T.int32):
 def y_memory_axes(A: T.Buffer((4,), "float32")):
     S = T.alloc_buffer((128, 512), "float32", scope="trn.sbuf", layout=T.TileLayout(T.S[(128, 512):(1 @ Axis.P, 1 @ Axis.F)]))
     S[0, 0] = A[0]
+
+
+@T.prim_func
+def y_layout_methods(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    P = T.alloc_local((8, 4), "float16", layout=T.TileLayout(T.S[(8, 8):(8, 1)]).pack(2))
+    U = T.alloc_local((8, 8), "float16", layout=T.ComposeLayout(2, 3, 3, T.TileLayout(T.S[(8, 4):(4, 1)])).unpack(2))
+    S = T.alloc_local((4,), layout=T.TileLayout(T.S[(2, 4):(1 @ laneid, 1)] + T.R[2:4 @ laneid] + 3 + 1 @ laneid).storage())
+    C = T.alloc_local((64,), layout=T.TileLayout(T.S[(8, 1, 8):(8, 5, 1)] + 0).canonicalize())
+    Q = T.alloc_shared((4, 8), layout=T.TileLayout(T.S[(8, 16):(16, 1)]).slice((8, 16), [(2, 6), (4, 12)]))
+    G = T.alloc_shared((16, 16), layout=T.TileLayout(T.S[(4, 4):(4, 1)]).tile_to((16, 16), (4, 4)))
+    D = T.alloc_local((4, 8), layout=T.TileLayout(T.S[(2, 4):(4, 1)]).direct_sum(T.TileLayout(T.S[(2, 2):(1 @ laneid, 2 @ laneid)]), (2, 2), (2, 4)))
+    E = T.alloc_shared((8, 4, 2), layout=T.TileLayout(T.S[(8, 4):(4, 1)]).broadcast(2))
+    F = T.alloc_local((2, 8, 4), layout=T.TileLayout(T.S[(8, 4):(4, 1)]).broadcast(2, 0, "laneid"))
+    H = T.alloc_shared((8, 2, 64), "float16", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(8, 64):(64, 1)])).broadcast(2, -2))
+    A[0] = T.Cast("float32", P[0, 0] + U[0, 0] + H[0, 0, 0]) + S[0] + C[0] + Q[0, 0] + G[0, 0] + D[0, 0] + E[0, 0, 0] + F[0, 0, 0]
+
+
+@T.prim_func
+def y_layout_spec_sum(A: T.Buffer((4,), "float32")):
+    J = T.alloc_local((8,), layout=T.TileLayout(T.S[8:1] + 2 + T.S[4:1] + 3))
+    K = T.alloc_local((8,), layout=T.TileLayout(T.R[2:1 @ laneid] + T.S[8:1] + T.R[4:1 @ warpid]))
+    A[0] = J[0] + K[0]
+
+
+@T.prim_func
+def y_layout_factories(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    W = T.alloc_local((128, 64), layout=wg_local_layout(64))
+    W64 = T.alloc_local((64, 32), layout=wg_local_layout(32, rows=64))
+    B = T.alloc_local((64, 64), layout=tcgen05_atom_layout("16x128b", (64, 64), "float32"))
+    H = T.alloc_local((128, 64), "float16", layout=tcgen05_atom_layout("16x256b", (128, 64), "float16"))
+    P = T.alloc_local((64, 64), layout=tcgen05_atom_layout("32x32b", (64, 64), "float32"))
+    acc = T.decl_buffer((64, 64), "float32", scope="tmem", allocated_addr=0, layout=tmem_datapath_layout("F", 64, 64, sub_slab=1))
+    A[0] = W[0, 0] + W64[0, 0] + B[0, 0] + T.Cast("float32", H[0, 0]) + P[0, 0] + acc[0, 0]
 
 
 # ---------------------------------------------------------------------------
@@ -2410,6 +2468,43 @@ def g_blackwell_tmem_skeleton(A: T.Buffer((128, 64), "float16"), B: T.Buffer((12
         D[tx, i] = regs[i]
     if warp == 0:
         T.ptx.tcgen05.dealloc.cta_group__1.sync.aligned.b32(tmem_addr[0], T.uint32(128))
+
+
+@T.prim_func
+def g_tmem_pool(A: T.Buffer((128, 64), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([128])
+    pool = T.SMEMPool()
+    tmem = T.TMEMPool(pool)
+    acc = tmem.alloc((128, 64), "float32")
+    acc2 = tmem.alloc((64, 64), "float32", layout=tmem_datapath_layout("F", 64, 64))
+    pool.commit()
+    tmem.commit()
+    frag = T.wg_reg_tile(64)
+    T.wg.copy_async(frag, acc)
+    T.ptx.tcgen05.wait__ld.sync.aligned()
+    A[tx, 0] = frag[tx, 0] + acc2[0, 0]
+    tmem.dealloc()
+
+
+@T.prim_func
+def g_tmem_pool_options(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    warp = T.warp_id([4])
+    smem = T.SMEMPool()
+    addr = smem.alloc((1,), "uint32")
+    tp = T.TMEMPool(smem, 256, cta_group=2, alloc_warp=1, dealloc_warp=2, tmem_addr=addr, sync_after_alloc=False)
+    acc = tp.alloc((128, 64), "float16")
+    tp.move_base_to(128)
+    acc2 = tp.alloc((64, 64), "float32", cols=32)
+    acc3 = tp.alloc((2, 64, 32), "float32", layout=T.TileLayout(T.S[(2, 64, 32):(64 @ TLane, 1 @ TLane, 1 @ TCol)]))
+    smem.commit()
+    tp.commit()
+    alias = T.tmem((128, 64), "float32", allocated_addr=tp.addr)
+    A[0] = T.Cast("float32", acc[0, 0]) + acc2[0, 0] + acc3[0, 0, 0] + alias[0, 0]
+    tp.dealloc()
 
 
 # ---------------------------------------------------------------------------
