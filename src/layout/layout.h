@@ -222,6 +222,14 @@ IrLayout *ly_wg_local_layout(LyCtx *c, IrExpr *cols, IrExpr *rows);
  * the repetition count .num follows from cols. */
 IrLayout *ly_tcgen05_atom_layout(LyCtx *c, const char *shape, int64_t rows, int64_t cols,
                                  int bits);
+/* tmem_mma_operand_layout: the TMEM layout of a tcgen05.mma operand, 'A' (A in
+ * TMEM) or 'D' (the accumulator), from the instruction's M, cta_group, ws and
+ * sparse (which pick the data path) and the buffer's shape: (m, N); for data
+ * paths B/E also (2, m, N/2), (m, 2, N/2), (m, s, 2, n), and `group` (s, 2, n)
+ * for a flat (m, N) accumulator (NULL: none). Canonicalized, no target. */
+IrLayout *ly_tmem_mma_operand_layout(LyCtx *c, char operand, const int64_t *shape, int ndim,
+                                     int64_t M, int64_t cta_group, bool ws, bool sparse,
+                                     const int64_t *group);
 
 /* ---------------------------------------------------------------- expressions */
 /* An expression as TIRx script text (for messages). */

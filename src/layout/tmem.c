@@ -209,3 +209,126 @@ IrLayout *ly_tcgen05_atom_layout(LyCtx *c, const char *shape, int64_t rows, int6
     }
     return atom_16x(c, sh, rows, cols / factor, elem_per_32b);
 }
+
+/* ---------------------------------------------------------------- MMA operands */
+/* The data path of a tcgen05.mma: (M, cta_group, ws, sparse) -> 'A'..'F', or 0. */
+static char mma_datapath(LyCtx *c, int64_t M, int64_t cta_group, bool ws, bool sparse)
+{
+    if (sparse)
+        return ly_fail(c, "tmem_mma_operand_layout: sparse A (data path C) is not supported"), 0;
+    if (ws && !(cta_group == 1 && M == 64))
+        return ly_fail(c, "tmem_mma_operand_layout: ws=True is only for cta_group=1, M=64 (data "
+                          "path E), not M=%lld, cta_group=%lld", (long long)M,
+                       (long long)cta_group), 0;
+    if (cta_group == 1 && M == 128)
+        return 'D';
+    if (cta_group == 1 && M == 64)
+        return ws ? 'E' : 'F';
+    if (cta_group == 2 && M == 256)
+        return 'A';
+    if (cta_group == 2 && M == 128)
+        return 'B';
+    return ly_fail(c, "tmem_mma_operand_layout: no data path for M=%lld, cta_group=%lld (cta_group "
+                      "1 takes M 64 or 128, cta_group 2 M 128 or 256)", (long long)M,
+                   (long long)cta_group), 0;
+}
+
+/* S[(e..):(s..)] over TLane/TCol strides ("L" lane, "C" column), canonicalized. */
+static IrLayout *tmem_iters(LyCtx *c, int n, const int64_t *e, const int64_t *s, const char *axes)
+{
+    LyBuild b = {0};
+    for (int i = 0; i < n; i++)
+        lyb_shard(c, &b, on(c, e[i], s[i], axes[i] == 'L' ? "TLane" : "TCol"));
+    return ly_canonicalize(c, lyb_finish(c, &b), LY_TARGET_NONE);
+}
+
+/* The operand's rows must be the CTA's share of M. */
+typedef struct MmaShape {
+    int64_t M, cta_group;
+    char dp;
+} MmaShape;
+
+static bool rows_ok(LyCtx *c, const MmaShape *m, int64_t rows)
+{
+    return rows == m->M / m->cta_group ||
+           ly_fail(c, "tmem_mma_operand_layout: M=%lld, cta_group=%lld has %lld rows per CTA, "
+                      "not %lld", (long long)m->M, (long long)m->cta_group,
+                   (long long)(m->M / m->cta_group), (long long)rows);
+}
+
+static IrLayout *mma_d_layout(LyCtx *c, const MmaShape *m, const int64_t *x, int n,
+                              const int64_t *group)
+{
+    bool half = m->dp == 'B' || m->dp == 'E';
+    if (group) {
+        if (n != 2 || group[1] != 2 || group[0] < 1 || group[2] < 1 ||
+            group[0] * 2 * group[2] != x[1] || !half)
+            return ly_fail(c, "tmem_mma_operand_layout: group=(s, 2, n) needs a (m, s * 2 * n) "
+                              "accumulator of data path B or E"), NULL;
+        int64_t e[4] = {x[0], group[0], 2, group[2]}, s[4] = {1, group[2], 64, 1};
+        return rows_ok(c, m, x[0]) ? tmem_iters(c, 4, e, s, "LCLC") : NULL;
+    }
+    if (n == 2)
+        return rows_ok(c, m, x[0]) ? ly_canonicalize(c, ly_tmem_datapath_layout(c, m->dp, x[0],
+                                                                                 x[1], 0),
+                                                      LY_TARGET_NONE)
+                                   : NULL;
+    if (n == 3 && x[0] == 2 && half) { /* batched (2, m, N/2) */
+        int64_t e[3] = {2, x[1], x[2]}, s[3] = {64, 1, 1};
+        return rows_ok(c, m, x[1]) ? tmem_iters(c, 3, e, s, "LLC") : NULL;
+    }
+    if (n == 3 && x[1] == 2 && half) { /* (m, 2, N/2) */
+        int64_t e[3] = {x[0], 2, x[2]}, s[3] = {1, 64, 1};
+        return rows_ok(c, m, x[0]) ? tmem_iters(c, 3, e, s, "LLC") : NULL;
+    }
+    if (n == 4 && x[2] == 2 && half) { /* column-segmented (m, s, 2, n) */
+        int64_t e[4] = {x[0], x[1], 2, x[3]}, s[4] = {1, x[3], 64, 1};
+        return rows_ok(c, m, x[0]) ? tmem_iters(c, 4, e, s, "LCLC") : NULL;
+    }
+    return ly_fail(c, "tmem_mma_operand_layout: an accumulator of data path %c is (m, N)%s",
+                   m->dp, half ? ", (2, m, N/2), (m, 2, N/2) or (m, s, 2, n)" : ""), NULL;
+}
+
+static IrLayout *mma_a_layout(LyCtx *c, const MmaShape *m, const int64_t *x, int n)
+{
+    char dp = m->dp;
+    if (dp == 'B' && n == 2) { /* replicated over both 64-lane halves */
+        if (!rows_ok(c, m, x[0]))
+            return NULL;
+        LyBuild b = {0};
+        lyb_shard(c, &b, on(c, x[0], 1, "TLane"));
+        lyb_shard(c, &b, on(c, x[1], 1, "TCol"));
+        lyb_replica(c, &b, on(c, 2, 64, "TLane"));
+        return ly_canonicalize(c, lyb_finish(c, &b), LY_TARGET_NONE);
+    }
+    if ((dp == 'B' || dp == 'E') && n == 3 && x[0] == 2) { /* bank-batched (2, m, K) */
+        int64_t e[3] = {2, x[1], x[2]}, s[3] = {64, 1, 1};
+        return rows_ok(c, m, x[1]) ? tmem_iters(c, 3, e, s, "LLC") : NULL;
+    }
+    if (dp != 'B' && dp != 'E' && n == 2) { /* A, D: identity; F: lanes 0..63 */
+        int64_t e[2] = {x[0], x[1]}, s[2] = {1, 1};
+        return rows_ok(c, m, x[0]) ? tmem_iters(c, 2, e, s, "LC") : NULL;
+    }
+    return ly_fail(c, "tmem_mma_operand_layout: an A operand of data path %c is %s", dp,
+                   dp == 'B'   ? "(64, K) or (2, 64, K)"
+                   : dp == 'E' ? "(2, 64, K)"
+                               : "(m, K)"), NULL;
+}
+
+IrLayout *ly_tmem_mma_operand_layout(LyCtx *c, char operand, const int64_t *shape, int ndim,
+                                     int64_t M, int64_t cta_group, bool ws, bool sparse,
+                                     const int64_t *group)
+{
+    MmaShape m = {M, cta_group, mma_datapath(c, M, cta_group, ws, sparse)};
+    if (!m.dp)
+        return NULL;
+    if (operand != 'A' && operand != 'D')
+        return ly_fail(c, "tmem_mma_operand_layout: the operand is 'A' or 'D', not '%c'", operand),
+               NULL;
+    for (int i = 0; i < ndim; i++)
+        if (shape[i] < 1 || shape[i] > 4096)
+            return ly_fail(c, "tmem_mma_operand_layout: dimension %lld is out of range",
+                           (long long)shape[i]), NULL;
+    return operand == 'D' ? mma_d_layout(c, &m, shape, ndim, group)
+                          : mma_a_layout(c, &m, shape, ndim);
+}
