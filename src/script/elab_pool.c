@@ -30,14 +30,20 @@
  * commit emits, in warp alloc_warp of the CTA (`v = T.warp_id()`,
  * `if v == alloc_warp:`), tcgen05.alloc of total_cols columns into the slot
  * (and __syncwarp), dealloc the relinquish and the tcgen05.dealloc in warp
- * dealloc_warp. An assignment names the pool's buffers after it, as the
- * reference does: `smem = T.SMEMPool()` declares smem_buf. */
+ * dealloc_warp.
+ *
+ * MMA operands: pool.alloc_tcgen05_mma_AB allocates with the MMA shared-memory
+ * layout of a swizzle (ly_mma_shared_layout), tmem.alloc_tcgen05_mma_A/_D/_C
+ * with the data-path layout of the instruction (ly_tmem_mma_operand_layout).
+ * An assignment names the pool's buffers after it, as the reference does
+ * (`smem = T.SMEMPool()` declares smem_buf), and its messages ("smem.alloc"). */
 #include "../layout/layout.h"
 #include "elab.h"
 #include "../arith/arith.h"
 
 struct ScPool {
     bool tmem;
+    const char *name; /* for messages: the name it is assigned to */
     int64_t offset; /* the cursor: bytes (SMEM) or 32-bit columns (TMEM) */
     int64_t max_offset;
     bool committed, deallocated;
@@ -59,6 +65,7 @@ const char *el_pool_kind_name(const ScPool *p) { return p->tmem ? "a TMEM pool" 
 
 void el_pool_named(El *E, ScPool *p, const char *name)
 {
+    p->name = name;
     if (p->buffer)
         p->buffer->u.var.name = tx_arena_printf(E->a, p->tmem ? "%s__addr_buf" : "%s_buf", name);
 }
@@ -75,15 +82,17 @@ ScVal bi_smem_pool(El *E, ScArgs *args)
     s->u.alloc.buffer = buf;
     el_emit(E, s);
     ScPool *p = TX_NEW(E->a, ScPool);
-    p->buffer = buf;
+    p->buffer = buf, p->name = "pool";
     return pool_val(p, args->span);
 }
 
 ScVal el_pool_attr(El *E, ScVal pool, const char *name, TxSpan sp)
 {
-    static const char *const smem_methods[] = {"alloc", "move_base_to", "commit"};
-    static const char *const tmem_methods[] = {"alloc", "move_base_to", "commit", "dealloc",
-                                               "addr"};
+    static const char *const smem_methods[] = {"alloc", "alloc_tcgen05_mma_AB", "move_base_to",
+                                               "commit"};
+    static const char *const tmem_methods[] = {
+        "alloc", "alloc_tcgen05_mma_A", "alloc_tcgen05_mma_D", "alloc_tcgen05_mma_C",
+        "move_base_to", "commit", "dealloc", "addr"};
     const ScPool *p = pool.u.pool;
     if (p->tmem && !strcmp(name, "addr"))
         return sv_expr(p->addr, sp);
@@ -93,16 +102,24 @@ ScVal el_pool_attr(El *E, ScVal pool, const char *name, TxSpan sp)
                                     sp, "an SMEM pool");
 }
 
-/* The most elements one pool allocation may have (keeps byte and bit counts in range). */
+/* The most elements one pool allocation may have (keeps byte and bit counts
+ * in range), and the most dimensions. */
 #define POOL_MAX_ELEMS ((int64_t)1 << 40)
+#define POOL_MAX_DIMS 8
 
-/* The element count of a constant shape (a tuple, a list or one integer). */
+/* The dimensions and the element count of a constant shape (a tuple, a list
+ * or one integer). */
 static bool shape_elems(El *E, const ScVal *shape, const char *what, int64_t *out, int *ndim,
-                        int64_t dims[2])
+                        int64_t dims[POOL_MAX_DIMS])
 {
     bool seq = shape->kind == SV_TUPLE || shape->kind == SV_LIST;
     int n = seq ? shape->u.seq.n : 1;
     const ScVal *items = seq ? shape->u.seq.items : shape;
+    if (n > POOL_MAX_DIMS) {
+        el_error(E, shape->span, "%s has %d dimensions; a pool allocation has at most %d", what,
+                 n, POOL_MAX_DIMS);
+        return false;
+    }
     int64_t elems = 1;
     for (int i = 0; i < n; i++) {
         int64_t d;
@@ -113,8 +130,7 @@ static bool shape_elems(El *E, const ScVal *shape, const char *what, int64_t *ou
                      d < 0 ? "negative" : "too large");
             return false;
         }
-        if (i < 2)
-            dims[i] = d;
+        dims[i] = d;
     }
     *out = elems, *ndim = n;
     return true;
@@ -155,7 +171,7 @@ static ScVal smem_alloc(El *E, ScPool *p, ScArgs *args)
     if (!el_bind_args(E, args, "shape, dtype=, strides=, scope=, align=, layout=", &b))
         return sv_error();
     IrDType t = IR_FLOAT32;
-    int64_t align = 0, elems, dims[2];
+    int64_t align = 0, elems, dims[POOL_MAX_DIMS];
     int ndim;
     if ((sv_given(&b.v[1]) && !el_dtype_of(E, &b.v[1], &t, "the dtype")) ||
         (sv_given(&b.v[4]) && !el_int_const(E, &b.v[4], &align, "align")) ||
@@ -163,7 +179,7 @@ static ScVal smem_alloc(El *E, ScPool *p, ScArgs *args)
         return sv_error();
     int64_t bits = (int64_t)t.bits * t.lanes;
     if (bits <= 0) {
-        el_error(E, b.v[1].span, "pool.alloc needs an element dtype, not void");
+        el_error(E, b.v[1].span, "%s needs an element dtype, not void", args->fname);
         return sv_error();
     }
     int64_t bytes = (elems * bits + 7) / 8;
@@ -171,9 +187,9 @@ static ScVal smem_alloc(El *E, ScPool *p, ScArgs *args)
         p->offset = (p->offset + align - 1) / align * align;
     if ((p->offset * 8) % bits) {
         char dt[IR_DTYPE_STR_MAX];
-        el_error(E, args->span, "pool.alloc: byte offset %lld is not a whole number of %s "
-                 "elements; give align= or move the base with pool.move_base_to",
-                 (long long)p->offset, ir_dtype_str(t, dt));
+        el_error(E, args->span, "%s: byte offset %lld is not a whole number of %s elements; "
+                 "give align= or move the base with %s.move_base_to", args->fname,
+                 (long long)p->offset, ir_dtype_str(t, dt), p->name);
         return sv_error();
     }
     CallArgs k = {.npos = 2};
@@ -195,6 +211,82 @@ static ScVal smem_alloc(El *E, ScPool *p, ScArgs *args)
     return v;
 }
 
+/* The MMA swizzle of swizzle_mode=: "auto" (128 bytes) or "none" (0). */
+static bool swizzle_mode_arg(El *E, const ScVal *v, int *bytes)
+{
+    *bytes = 128;
+    if (!sv_given(v))
+        return true;
+    if (v->kind == SV_STR && (!strcmp(v->u.str.s, "auto") || !strcmp(v->u.str.s, "none"))) {
+        *bytes = v->u.str.s[0] == 'a' ? 128 : 0;
+        return true;
+    }
+    if (v->kind != SV_ERROR)
+        el_error(E, v->span, "swizzle_mode is \"auto\" or \"none\"");
+    return false;
+}
+
+/* The shape an MMA swizzle atom (8 rows of `bytes`) tiles. */
+static bool mma_shape_ok(El *E, const int64_t *dims, int ndim, int64_t bits, int bytes,
+                         const ScArgs *args)
+{
+    TxSpan sp = args->span;
+    if (ndim < 2) {
+        el_error(E, sp, "%s: an MMA tile has 2 or more dimensions (rows, cols)", args->fname);
+        return false;
+    }
+    if (!bytes)
+        return true;
+    int64_t rows = dims[ndim - 2], row_bits = dims[ndim - 1] * bits, atom_bits = bytes * 8;
+    if (row_bits < atom_bits || row_bits % atom_bits) {
+        el_error(E, sp, "%s: rows of %lld bits do not fit the %d-byte swizzle atom; widen "
+                 "shape[-1] to a multiple of %lld elements or give swizzle_mode=\"none\"",
+                 args->fname, (long long)row_bits, bytes, (long long)(atom_bits / bits));
+        return false;
+    }
+    if (rows < 8 || rows % 8) {
+        el_error(E, sp, "%s: the swizzle atom has 8 rows, but shape[-2] is %lld; use a multiple "
+                 "of 8 or swizzle_mode=\"none\"", args->fname, (long long)rows);
+        return false;
+    }
+    return true;
+}
+
+/* pool.alloc_tcgen05_mma_AB(shape, dtype="float16", swizzle_mode="auto", align=1024): an
+ * MMA operand tile with the MMA shared-memory layout of that swizzle. */
+static ScVal smem_alloc_mma(El *E, ScPool *p, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "shape, dtype=, swizzle_mode=, align=", &b))
+        return sv_error();
+    IrDType t = IR_FLOAT16;
+    int64_t elems, dims[POOL_MAX_DIMS];
+    int ndim, bytes;
+    if ((sv_given(&b.v[1]) && !el_dtype_of(E, &b.v[1], &t, "the dtype")) ||
+        !swizzle_mode_arg(E, &b.v[2], &bytes) ||
+        !shape_elems(E, &b.v[0], "an MMA tile's shape", &elems, &ndim, dims))
+        return sv_error();
+    int64_t bits = (int64_t)t.bits * t.lanes;
+    if (bits <= 0) {
+        el_error(E, b.v[1].span, "%s needs an element dtype, not void", args->fname);
+        return sv_error();
+    }
+    if (!mma_shape_ok(E, dims, ndim, bits, bytes, args))
+        return sv_error();
+    LyCtx c = ly_ctx(E->a);
+    ScVal lay = {.kind = SV_LAYOUT, .span = args->span};
+    if (!(lay.u.layout = ly_mma_shared_layout(&c, t, bytes, dims, ndim))) {
+        el_error(E, args->span, "%s: %s", args->fname, c.err);
+        return sv_error();
+    }
+    CallArgs k = {.npos = 2};
+    k.pos[0] = b.v[0], k.pos[1] = dtype_str(E, t, args->span);
+    kw_add(&k, "align", sv_given(&b.v[3]) ? b.v[3] : sv_int(1024, args->span));
+    kw_add(&k, "layout", lay);
+    ScArgs alloc = call_args(&k, args, args->fname);
+    return smem_alloc(E, p, &alloc);
+}
+
 /* pool.commit(size=None) */
 static ScVal smem_commit(El *E, ScPool *p, ScArgs *args)
 {
@@ -207,12 +299,12 @@ static ScVal smem_commit(El *E, ScPool *p, ScArgs *args)
         !el_int_const(E, &b.v[0], &size, "the pool size"))
         return sv_error();
     if (size < p->max_offset) {
-        el_error(E, b.v[0].span, "pool.commit: size %lld is less than the %lld bytes allocated",
-                 (long long)size, (long long)p->max_offset);
+        el_error(E, b.v[0].span, "%s: size %lld is less than the %lld bytes allocated",
+                 args->fname, (long long)size, (long long)p->max_offset);
         return sv_error();
     }
     if (p->committed) {
-        el_error(E, args->span, "pool.commit: the pool is already committed");
+        el_error(E, args->span, "%s: the pool is already committed", args->fname);
         return sv_error();
     }
     p->committed = true;
@@ -235,7 +327,7 @@ static ScVal pool_move(El *E, ScPool *p, ScArgs *args)
     if (!el_bind_args(E, args, "offset", &b) || !el_int_const(E, &b.v[0], &off, "the offset"))
         return sv_error();
     if (off < 0) {
-        el_error(E, b.v[0].span, "pool.move_base_to: the offset must not be negative");
+        el_error(E, b.v[0].span, "%s: the offset must not be negative", args->fname);
         return sv_error();
     }
     p->offset = off;
@@ -288,7 +380,7 @@ ScVal bi_tmem_pool(El *E, ScArgs *args)
                                "tmem_addr=, sync_after_alloc=", &b))
         return sv_error();
     ScPool *p = TX_NEW(E->a, ScPool);
-    p->tmem = true;
+    p->tmem = true, p->name = "tmem";
     if (!int_arg(E, &b.v[1], 512, &p->total_cols, "total_cols") ||
         !int_arg(E, &b.v[2], 1, &p->cta_group, "cta_group") ||
         !int_arg(E, &b.v[3], 0, &p->alloc_warp, "alloc_warp") ||
@@ -322,7 +414,7 @@ ScVal bi_tmem_pool(El *E, ScArgs *args)
     CallArgs k = {.npos = 2};
     k.pos[0] = sv_int(1, args->span), k.pos[1] = sv_str(E, "uint32", args->span);
     kw_add(&k, "align", sv_int(4, args->span));
-    ScArgs slot_args = call_args(&k, args, "pool.alloc");
+    ScArgs slot_args = call_args(&k, args, args->fname);
     ScVal slot = smem_alloc(E, smem->u.pool, &slot_args);
     if (slot.kind == SV_ERROR)
         return slot;
@@ -335,14 +427,16 @@ ScVal bi_tmem_pool(El *E, ScArgs *args)
 /* The TMEM columns of an allocation: cols=, else the layout's TCol span in
  * 32-bit cells, else the shape's bits over its rows. */
 static bool tmem_cols(El *E, const ScBound *b, IrDType t, const IrLayout *layout, int64_t elems,
-                      int ndim, const int64_t *dims, int64_t *cols, TxSpan sp)
+                      int ndim, const int64_t *dims, int64_t *cols, const ScArgs *args)
 {
+    const char *fn = args->fname;
+    TxSpan sp = args->span;
     int64_t bits = (int64_t)t.bits * t.lanes;
     if (sv_given(&b->v[3]) && b->v[3].kind != SV_NONE) {
         if (!el_int_const(E, &b->v[3], cols, "cols"))
             return false;
         if (*cols < 0)
-            el_error(E, b->v[3].span, "TMEMPool.alloc: cols must not be negative");
+            el_error(E, b->v[3].span, "%s: cols must not be negative", fn);
         return *cols >= 0;
     }
     if (layout) {
@@ -350,13 +444,13 @@ static bool tmem_cols(El *E, const ScBound *b, IrDType t, const IrLayout *layout
         IrExpr *span = ly_span(&c, layout, "TCol");
         int64_t n;
         if (!span || !ar_const_int(span, &n) || n < 0 || n > POOL_MAX_ELEMS) {
-            el_error(E, sp, "TMEMPool.alloc: the layout's TCol span is not a constant column "
-                     "count; give cols=");
+            el_error(E, sp, "%s: the layout's TCol span is not a constant column count; give "
+                     "cols=", fn);
             return false;
         }
         if ((n * bits) % 32) {
-            el_error(E, sp, "TMEMPool.alloc: the layout's TCol span of %lld %lld-bit element%s is "
-                     "not a whole number of 32-bit columns", (long long)n, (long long)bits,
+            el_error(E, sp, "%s: the layout's TCol span of %lld %lld-bit element%s is not a "
+                     "whole number of 32-bit columns", fn, (long long)n, (long long)bits,
                      n == 1 ? "" : "s");
             return false;
         }
@@ -364,12 +458,12 @@ static bool tmem_cols(El *E, const ScBound *b, IrDType t, const IrLayout *layout
         return true;
     }
     if (ndim != 2) {
-        el_error(E, sp, "TMEMPool.alloc: a %d-d TMEM buffer needs cols= or layout=", ndim);
+        el_error(E, sp, "%s: a %d-d TMEM buffer needs cols= or layout=", fn, ndim);
         return false;
     }
     if (dims[0] < 1 || (elems * bits) % (32 * dims[0])) {
-        el_error(E, sp, "TMEMPool.alloc: cannot infer the TMEM columns of shape (%lld, %lld) of "
-                 "%lld-bit elements; give cols=", (long long)dims[0], (long long)dims[1],
+        el_error(E, sp, "%s: cannot infer the TMEM columns of shape (%lld, %lld) of "
+                 "%lld-bit elements; give cols=", fn, (long long)dims[0], (long long)dims[1],
                  (long long)bits);
         return false;
     }
@@ -396,27 +490,28 @@ static ScVal tmem_alloc(El *E, ScPool *p, ScArgs *args)
     if (!el_bind_args(E, args, "shape, dtype=, *, layout=, cols=", &b))
         return sv_error();
     IrDType t = IR_FLOAT32;
-    int64_t elems, dims[2] = {0, 0}, cols;
+    int64_t elems, dims[POOL_MAX_DIMS] = {0}, cols;
     int ndim;
     if ((sv_given(&b.v[1]) && !el_dtype_of(E, &b.v[1], &t, "the dtype")) ||
         !shape_elems(E, &b.v[0], "a TMEM allocation's shape", &elems, &ndim, dims))
         return sv_error();
     if (t.bits * t.lanes <= 0) {
-        el_error(E, b.v[1].span, "TMEMPool.alloc needs an element dtype, not void");
+        el_error(E, b.v[1].span, "%s needs an element dtype, not void", args->fname);
         return sv_error();
     }
     bool has_layout = sv_given(&b.v[2]) && b.v[2].kind != SV_NONE;
     const IrLayout *layout = has_layout ? el_layout_of(E, &b.v[2], "layout") : NULL;
     if ((has_layout && !layout) ||
-        !tmem_cols(E, &b, t, layout, elems, ndim, dims, &cols, args->span))
+        !tmem_cols(E, &b, t, layout, elems, ndim, dims, &cols, args))
         return sv_error();
     if (p->offset > p->total_cols || cols > p->total_cols - p->offset) {
-        el_error(E, args->span, "TMEMPool.alloc: TMEM overflow: %lld columns at column %lld of a "
-                 "pool of %lld", (long long)cols, (long long)p->offset, (long long)p->total_cols);
+        el_error(E, args->span, "%s: TMEM overflow: %lld columns at column %lld of a pool of "
+                 "%lld", args->fname, (long long)cols, (long long)p->offset,
+                 (long long)p->total_cols);
         return sv_error();
     }
     if (!has_layout && ndim != 2) {
-        el_error(E, args->span, "TMEMPool.alloc: a %d-d TMEM buffer needs layout=", ndim);
+        el_error(E, args->span, "%s: a %d-d TMEM buffer needs layout=", args->fname, ndim);
         return sv_error();
     }
     CallArgs k = {.npos = 2};
@@ -430,6 +525,52 @@ static ScVal tmem_alloc(El *E, ScPool *p, ScArgs *args)
     if (p->offset > p->max_offset)
         p->max_offset = p->offset;
     return v;
+}
+
+/* tmem.alloc_tcgen05_mma_A(shape, dtype="bfloat16", *, M, cta_group, ws=False,
+ * sparse=False, cols=None) / alloc_tcgen05_mma_D (or _C)(shape, dtype="float32", *, M,
+ * cta_group, ws=False, sparse=False, group=None, cols=None): an MMA operand in TMEM with
+ * the layout of the data path the instruction's M and cta_group select. */
+static ScVal tmem_alloc_mma(El *E, ScPool *p, ScArgs *args, char operand)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, operand == 'A'
+                                   ? "shape, dtype=, *, M, cta_group, ws=, sparse=, cols="
+                                   : "shape, dtype=, *, M, cta_group, ws=, sparse=, cols=, group=",
+                      &b))
+        return sv_error();
+    int64_t elems, dims[POOL_MAX_DIMS], m, group, groups[POOL_MAX_DIMS];
+    int ndim, ngroup = 0;
+    bool ws, sparse;
+    if (!shape_elems(E, &b.v[0], "a TMEM operand's shape", &elems, &ndim, dims) ||
+        !el_int_const(E, &b.v[2], &m, "M") || !el_int_const(E, &b.v[3], &group, "cta_group") ||
+        !flag_arg(E, &b.v[4], false, &ws, "ws") || !flag_arg(E, &b.v[5], false, &sparse, "sparse"))
+        return sv_error();
+    const ScVal *g = operand == 'D' ? &b.v[7] : NULL;
+    if (g && sv_given(g) && g->kind != SV_NONE &&
+        !shape_elems(E, g, "group", &elems, &ngroup, groups))
+        return sv_error();
+    if (ngroup && ngroup != 3) {
+        el_error(E, g->span, "group= is (s, 2, n)");
+        return sv_error();
+    }
+    LyCtx c = ly_ctx(E->a);
+    ScVal lay = {.kind = SV_LAYOUT, .span = args->span};
+    lay.u.layout = ly_tmem_mma_operand_layout(&c, operand, dims, ndim, m, group, ws, sparse,
+                                              ngroup ? groups : NULL);
+    if (!lay.u.layout) {
+        el_error(E, args->span, "%s: %s", args->fname, c.err);
+        return sv_error();
+    }
+    CallArgs k = {.npos = 2};
+    k.pos[0] = b.v[0];
+    k.pos[1] = sv_given(&b.v[1]) ? b.v[1]
+                                 : sv_str(E, operand == 'A' ? "bfloat16" : "float32", args->span);
+    kw_add(&k, "layout", lay);
+    if (sv_given(&b.v[6]))
+        kw_add(&k, "cols", b.v[6]);
+    ScArgs alloc = call_args(&k, args, args->fname);
+    return tmem_alloc(E, p, &alloc);
 }
 
 /* Emit `v = T.warp_id()` and `if v == warp:` around the statements `emit` adds. */
@@ -511,13 +652,13 @@ static ScVal tmem_commit(El *E, ScPool *p, ScArgs *args, bool dealloc)
         return sv_error();
     const char *problem = NULL;
     if (!dealloc && p->committed)
-        problem = "TMEMPool.commit: the pool is already committed";
+        problem = "the pool is already committed";
     else if (dealloc && !p->committed)
-        problem = "TMEMPool.dealloc: the pool is not committed";
+        problem = "the pool is not committed";
     else if (dealloc && p->deallocated)
-        problem = "TMEMPool.dealloc: the pool is already deallocated";
+        problem = "the pool is already deallocated";
     if (problem) {
-        el_error(E, args->span, "%s", problem);
+        el_error(E, args->span, "%s: %s", args->fname, problem);
         return sv_error();
     }
     *(dealloc ? &p->deallocated : &p->committed) = true;
@@ -529,11 +670,16 @@ static ScVal tmem_commit(El *E, ScPool *p, ScArgs *args, bool dealloc)
 ScVal el_pool_method(El *E, ScVal pool, const char *name, ScArgs *args)
 {
     ScPool *p = pool.u.pool;
+    args->fname = tx_arena_printf(E->a, "%s.%s", p->name, name);
     if (!strcmp(name, "move_base_to"))
         return pool_move(E, p, args);
+    if (!p->tmem && !strcmp(name, "alloc_tcgen05_mma_AB"))
+        return smem_alloc_mma(E, p, args);
     if (!p->tmem)
         return !strcmp(name, "alloc") ? smem_alloc(E, p, args) : smem_commit(E, p, args);
     if (!strcmp(name, "alloc"))
         return tmem_alloc(E, p, args);
+    if (!strncmp(name, "alloc_tcgen05_mma_", 18))
+        return tmem_alloc_mma(E, p, args, name[18] == 'A' ? 'A' : 'D');
     return tmem_commit(E, p, args, !strcmp(name, "dealloc"));
 }
