@@ -2507,6 +2507,31 @@ def g_tmem_pool_options(A: T.Buffer((4,), "float32")):
     tp.dealloc()
 
 
+@T.prim_func
+def g_pool_mma(A: T.Buffer((4,), "float32")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([128])
+    pool = T.SMEMPool()
+    A_s = pool.alloc_tcgen05_mma_AB((128, 64), "float16")
+    B_s = pool.alloc_tcgen05_mma_AB((2, 64, 32), "bfloat16", swizzle_mode="none", align=128)
+    D_s = pool.alloc_tcgen05_mma_AB((16, 128), "float8_e4m3fn")
+    tmem = T.TMEMPool(pool)
+    acc = tmem.alloc_tcgen05_mma_D((128, 256), M=128, cta_group=1)
+    acc_f = tmem.alloc_tcgen05_mma_D((64, 64), M=64, cta_group=1)
+    acc_e = tmem.alloc_tcgen05_mma_C((64, 64), M=64, cta_group=1, ws=True)
+    acc_b = tmem.alloc_tcgen05_mma_D((64, 64), M=128, cta_group=2, group=(2, 2, 16))
+    acc_b3 = tmem.alloc_tcgen05_mma_D((2, 64, 16), M=128, cta_group=2)
+    acc_b4 = tmem.alloc_tcgen05_mma_D((64, 2, 2, 8), M=128, cta_group=2)
+    a_t = tmem.alloc_tcgen05_mma_A((128, 32), M=128, cta_group=1)
+    a_b = tmem.alloc_tcgen05_mma_A((64, 32), M=128, cta_group=2)
+    a_e = tmem.alloc_tcgen05_mma_A((2, 64, 16), "float16", M=64, cta_group=1, ws=True, cols=8)
+    pool.commit()
+    tmem.commit()
+    A[0] = acc[0, 0] + acc_f[0, 0] + acc_e[0, 0] + acc_b[0, 0] + acc_b3[0, 0, 0] + acc_b4[0, 0, 0, 0] + T.Cast("float32", A_s[0, 0] + a_e[0, 0, 0]) + T.Cast("float32", B_s[0, 0, 0] + a_t[0, 0] + a_b[0, 0]) + T.Cast("float32", D_s[0, 0])
+    tmem.dealloc()
+
+
 # ---------------------------------------------------------------------------
 # m_: IR modules
 # ---------------------------------------------------------------------------
