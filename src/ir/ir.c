@@ -307,7 +307,8 @@ IrLayout *ir_default_layout(TxArena *a, IrExpr **shape, int ndim)
         IrDType t = stride->dtype.bits >= shape[i]->dtype.bits ? stride->dtype : shape[i]->dtype;
         IrExpr *x = widen_int(a, stride, t), *e = widen_int(a, shape[i], t);
         if (x->kind == IR_E_INT && e->kind == IR_E_INT)
-            stride = ir_int(a, t, x->u.int_val * e->u.int_val, (TxSpan){0});
+            stride = ir_int(a, t, (int64_t)((uint64_t)x->u.int_val * (uint64_t)e->u.int_val),
+                            (TxSpan){0}); /* wraps, as the reference's fold */
         else if (x->kind == IR_E_INT && x->u.int_val == 1)
             stride = e;
         else if (!(e->kind == IR_E_INT && e->u.int_val == 1))
