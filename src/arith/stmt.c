@@ -4,7 +4,8 @@
  * assert conditions are assumed where they hold; a provable if keeps its
  * live branch; a pure integer Bind is substituted into later expressions (the
  * Bind itself stays); buffer definitions are left as they are, to keep their
- * identities; a store of the same location's load becomes Evaluate(0).
+ * identities; a store of the same location's load becomes Evaluate(0), dropped
+ * from its sequence.
  * Flat definitions scope to the end of their sequence. */
 #include <string.h>
 
@@ -51,7 +52,7 @@ static IrStmt *body_assuming(IrMutator *m, IrStmt *body, IrExpr *cond)
 static bool pure_op(IrOp op)
 {
     /* op.def lists the elementwise math, bitwise and select ops first */
-    return op <= IR_OP_CEILDIV || op == IR_OP_REINTERPRET || op == IR_OP_CALL_PURE_EXTERN;
+    return op <= IR_OP_LIKELY || op == IR_OP_REINTERPRET || op == IR_OP_CALL_PURE_EXTERN;
 }
 
 static bool pure(const IrExpr *e)
@@ -96,6 +97,19 @@ static IrStmt *simplify_seq(IrMutator *m, IrStmt *s)
             tx_vec_push(&out, r->u.seq.stmts[k]);
     }
     ar_scope_pop(ctx_of(m));
+    /* A store of a location's own load became a no-op: dropped, as the parser
+     * drops `T.evaluate(0)` from a sequence. */
+    int kept = 0;
+    for (int i = 0; i < out.len; i++)
+        if (!ir_stmt_is_no_op(out.items[i]))
+            out.items[kept++] = out.items[i];
+    changed |= kept != out.len;
+    out.len = kept;
+    if (changed && out.len <= 1) {
+        IrStmt *r = out.len ? out.items[0] : evaluate_zero(m, s->span);
+        tx_vec_free(&out);
+        return r;
+    }
     IrStmt *n = s;
     if (changed) {
         n = copy_stmt(m, s);

@@ -278,6 +278,11 @@ IrStmt *ir_seq(TxArena *a, IrStmt **stmts, int n, TxSpan sp)
     return s;
 }
 
+bool ir_stmt_is_no_op(const IrStmt *s)
+{
+    return s->kind == IR_S_EVAL && s->u.eval->kind == IR_E_INT && s->u.eval->u.int_val == 0;
+}
+
 /* TVM's binary-operator type matching for integers: the narrower operand is
  * widened (an IntImm re-typed, anything else cast). */
 static IrExpr *widen_int(TxArena *a, IrExpr *e, IrDType t)

@@ -330,6 +330,9 @@ IrExpr *ir_node(TxArena *a, IrExprKind k, IrDType t, TxSpan sp); /* zeroed paylo
 IrStmt *ir_stmt(TxArena *a, IrStmtKind k, TxSpan sp);              /* zeroed payload */
 /* A sequence of n statements; a single statement is returned as is. */
 IrStmt *ir_seq(TxArena *a, IrStmt **stmts, int n, TxSpan sp);
+/* Whether s is `T.evaluate(0)` (an integer zero of any dtype): a statement
+ * that does nothing, dropped from a sequence of several statements. */
+bool ir_stmt_is_no_op(const IrStmt *s);
 
 /* The default layout of a shape: S[shape] row-major on axis m. */
 IrLayout *ir_default_layout(TxArena *a, IrExpr **shape, int ndim);

@@ -248,14 +248,6 @@ static Val call(Eval *ev, const IrExpr *e)
     case IR_OP_LIKELY: return rt_he_eval(ev, c->args[0]);
     case IR_OP_IF_THEN_ELSE:
         return rt_he_eval(ev, c->args[0]).i ? rt_he_eval(ev, c->args[1]) : rt_he_eval(ev, c->args[2]);
-    case IR_OP_CEILDIV: {
-        Val a = rt_he_eval(ev, c->args[0]), b = rt_he_eval(ev, c->args[1]);
-        if (b.i == 0) {
-            rt_he_fail(ev, "%s: T.ceildiv by zero in the host function", ev->f->name);
-            return ival(0);
-        }
-        return int_binary(ev, IR_E_FLOORDIV, a.i + b.i - 1, b.i);
-    }
     default:
         rt_he_fail(ev, "%s: the host function cannot evaluate T.%s", ev->f->name, ir_ops[c->op].name);
         return ival(0);

@@ -172,8 +172,17 @@ void el_open_frame(El *E, IrStmt *stmt, IrStmt **body)
     E->cur = (ScStmtList){0};
 }
 
+/* The statements of a block. As in the reference, the no-ops of a sequence
+ * of several statements are dropped; a block left empty is `T.evaluate(0)`. */
 static IrStmt *list_stmt(El *E, ScStmtList *l, TxSpan sp)
 {
+    if (l->n > 1) {
+        int n = 0;
+        for (int i = 0; i < l->n; i++)
+            if (!ir_stmt_is_no_op(l->items[i]))
+                l->items[n++] = l->items[i];
+        l->n = n;
+    }
     if (l->n == 0) {
         IrStmt *s = ir_stmt(E->a, IR_S_EVAL, sp);
         s->u.eval = ir_int(E->a, IR_INT32, 0, sp);

@@ -648,6 +648,75 @@ ScVal bi_arith(El *E, ScArgs *args)
     return sv_expr(r, args->span);
 }
 
+/* A zero of x's dtype (a broadcast one for a vector). */
+static IrExpr *zero_like(El *E, const IrExpr *x, TxSpan sp)
+{
+    IrExpr *z = ir_int(E->a, ir_dtype_with_lanes(x->dtype, 1), 0, sp);
+    if (x->dtype.lanes == 1)
+        return z;
+    IrExpr *b = ir_node(E->a, IR_E_BROADCAST, x->dtype, sp);
+    b->u.op.a = z, b->u.op.lanes = x->dtype.lanes;
+    return b;
+}
+
+/* T.abs(x), lowered as the reference does when it is written: a constant
+ * folds, an integer becomes T.Select(x >= 0, x, 0 - x), a float T.fabs(x),
+ * an unsigned value itself. */
+ScVal bi_abs(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "x", &b))
+        return sv_error();
+    IrExpr *x = el_prim(E, &b.v[0], "the operand");
+    if (!x)
+        return sv_error();
+    TxSpan sp = args->span;
+    if (x->kind == IR_E_INT && x->dtype.code == IR_DT_INT) {
+        int64_t v = x->u.int_val < 0 ? (int64_t)(0 - (uint64_t)x->u.int_val) : x->u.int_val;
+        return sv_expr(ir_int(E->a, x->dtype, ar_wrap_int(x->dtype, v), sp), sp);
+    }
+    if (x->kind == IR_E_FLOAT)
+        return sv_expr(ir_float(E->a, x->dtype, x->u.float_val < 0 ? -x->u.float_val : x->u.float_val, sp), sp);
+    switch (x->dtype.code) {
+    case IR_DT_INT: {
+        IrExpr *zero = zero_like(E, x, sp);
+        IrExpr *s = ir_node(E->a, IR_E_SELECT, x->dtype, sp);
+        s->u.op.cond = ir_binary(E->a, IR_E_GE, x, zero, sp);
+        s->u.op.a = x, s->u.op.b = ir_binary(E->a, IR_E_SUB, zero, x, sp);
+        return sv_expr(s, sp);
+    }
+    case IR_DT_UINT: return sv_expr(x, sp);
+    default:
+        if (ir_dtype_is_float(x->dtype))
+            return sv_expr(el_call_node(E, IR_OP_FABS, x->dtype, &x, 1, sp), sp);
+        char dt[IR_DTYPE_STR_MAX];
+        el_error(E, b.v[0].span, "T.abs takes a number, not a %s", ir_dtype_str(x->dtype, dt));
+        return sv_error();
+    }
+}
+
+/* T.ceildiv(a, b): (a + b - 1) // b, folded like the operators. */
+ScVal bi_ceildiv(El *E, ScArgs *args)
+{
+    IrExpr *x, *y;
+    if (!two_prims(E, args, &x, &y))
+        return sv_error();
+    const char *err = NULL;
+    if (!ar_match_types(E->a, &x, &y, &err) || !ir_dtype_is_int(x->dtype)) {
+        el_error(E, args->span, "T.ceildiv takes two integers%s%s", err ? ": " : "", err ? err : "");
+        return sv_error();
+    }
+    IrExpr *one = ir_int(E->a, x->dtype, 1, args->span);
+    IrExpr *sum = ar_binary(E->a, IR_E_ADD, x, y, args->span, &err);
+    IrExpr *num = sum ? ar_binary(E->a, IR_E_SUB, sum, one, args->span, &err) : NULL;
+    IrExpr *r = num ? ar_binary(E->a, IR_E_FLOORDIV, num, y, args->span, &err) : NULL;
+    if (!r) {
+        el_error(E, args->span, "T.ceildiv: %s", err ? err : "invalid operands");
+        return sv_error();
+    }
+    return sv_expr(r, args->span);
+}
+
 ScVal bi_not(El *E, ScArgs *args)
 {
     ScBound b;

@@ -516,6 +516,23 @@ def c_evaluate(n: T.int32):
 
 
 @T.prim_func
+def c_evaluate_no_ops(A: T.Buffer((4,), "int32"), n: T.int32):
+    T.evaluate(T.int64(0))
+    T.evaluate(T.bool(False))
+    T.evaluate(T.float32(0))
+    A[0] = 1
+    T.evaluate(0)
+    for i in range(4):
+        T.evaluate(0)
+    if n > 0:
+        T.evaluate(0)
+        T.evaluate(0)
+    else:
+        T.evaluate(0)
+        A[1] = 0
+
+
+@T.prim_func
 def c_bool_ops(A: T.Buffer((4,), "int32"), a: T.int32, b: T.int32):
     if a > 0 and b > 0:
         A[0] = 1
@@ -1411,6 +1428,16 @@ def e_int_calls(A: T.Buffer((8,), "int32"), a: T.int32, b: T.int32):
     A[2] = T.popcount(a)
     A[3] = T.clz(a)
     A[4] = T.likely(a < b)
+
+
+@T.prim_func
+def e_abs_kinds(A: T.Buffer((4,), "int32"), F: T.Buffer((2,), "float16"), n: T.int64, u: T.uint32, h: T.float16):
+    A[0] = T.Cast("int32", T.abs(n))
+    A[1] = T.Cast("int32", T.abs(u))
+    A[2] = T.abs(-3) + T.ceildiv(8, 3)
+    A[3] = T.Cast("int32", T.ceildiv(n, T.int64(4)))
+    F[0] = T.abs(h)
+    F[1] = T.abs(T.float16(-1.5))
 
 
 @T.prim_func

@@ -25,15 +25,14 @@ static const MathFn math_fns[] = {
     {IR_OP_TANH, "tanhf", "tanh", NULL},          {IR_OP_ASIN, "asinf", "asin", NULL},
     {IR_OP_ACOS, "acosf", "acos", NULL},          {IR_OP_ATAN, "atanf", "atan", NULL},
     {IR_OP_ERF, "erff", "erf", NULL},             {IR_OP_FABS, "fabsf", "fabs", NULL},
-    {IR_OP_ABS, "fabsf", "fabs", NULL},           {IR_OP_FLOOR, "floorf", "floor", NULL},
-    {IR_OP_CEIL, "ceilf", "ceil", NULL},          {IR_OP_ROUND, "roundf", "round", NULL},
-    {IR_OP_TRUNC, "truncf", "trunc", NULL},       {IR_OP_NEARBYINT, "nearbyintf", "nearbyint", NULL},
-    {IR_OP_POW, "powf", "pow", "__powf"},         {IR_OP_FMOD, "fmodf", "fmod", NULL},
-    {IR_OP_HYPOT, "hypotf", "hypot", NULL},       {IR_OP_COPYSIGN, "copysignf", "copysign", NULL},
-    {IR_OP_LDEXP, "ldexpf", "ldexp", NULL},       {IR_OP_NEXTAFTER, "nextafterf", "nextafter", NULL},
-    {IR_OP_FMA, "fmaf", "fma", NULL},             {IR_OP_ISNAN, "isnan", "isnan", NULL},
-    {IR_OP_ISINF, "isinf", "isinf", NULL},        {IR_OP_ISFINITE, "isfinite", "isfinite", NULL},
-    {IR_OP_SIGMOID, "tx_sigmoid", "tx_sigmoid", NULL},
+    {IR_OP_FLOOR, "floorf", "floor", NULL},       {IR_OP_CEIL, "ceilf", "ceil", NULL},
+    {IR_OP_ROUND, "roundf", "round", NULL},       {IR_OP_TRUNC, "truncf", "trunc", NULL},
+    {IR_OP_NEARBYINT, "nearbyintf", "nearbyint", NULL}, {IR_OP_POW, "powf", "pow", "__powf"},
+    {IR_OP_FMOD, "fmodf", "fmod", NULL},          {IR_OP_HYPOT, "hypotf", "hypot", NULL},
+    {IR_OP_COPYSIGN, "copysignf", "copysign", NULL}, {IR_OP_LDEXP, "ldexpf", "ldexp", NULL},
+    {IR_OP_NEXTAFTER, "nextafterf", "nextafter", NULL}, {IR_OP_FMA, "fmaf", "fma", NULL},
+    {IR_OP_ISNAN, "isnan", "isnan", NULL},        {IR_OP_ISINF, "isinf", "isinf", NULL},
+    {IR_OP_ISFINITE, "isfinite", "isfinite", NULL}, {IR_OP_SIGMOID, "tx_sigmoid", "tx_sigmoid", NULL},
 };
 
 static const MathFn *math_fn(IrOp op)
@@ -94,14 +93,13 @@ static int emit_low_float_math(Cg *cg, const IrExpr *e, const char *f, TxBuf *b)
     return CG_PREC_POSTFIX;
 }
 
-/* abs, popcount and clz of integers. */
+/* popcount and clz of integers. */
 static int emit_int_math(Cg *cg, const IrExpr *e, TxBuf *b)
 {
     const IrExpr *x = e->u.call.args[0];
     bool wide = x->dtype.bits == 64;
     const char *f = NULL;
     switch (e->u.call.op) {
-    case IR_OP_ABS: f = wide ? "llabs" : "abs"; break;
     case IR_OP_POPCOUNT: f = wide ? "__popcll" : "__popc"; break;
     case IR_OP_CLZ: f = wide ? "__clzll" : "__clz"; break;
     default: break;
@@ -136,24 +134,6 @@ static int emit_infix_call(Cg *cg, const IrExpr *e, const char *op, int prec, Tx
     tx_buf_printf(b, " %s ", op);
     cg_expr(cg, e->u.call.args[1], b, prec + 1);
     return prec;
-}
-
-static int emit_ceildiv(Cg *cg, const IrExpr *e, TxBuf *b)
-{
-    const IrExpr *x = e->u.call.args[0], *y = e->u.call.args[1];
-    bool plain = cg_is_nonneg(cg, x) && cg_is_nonneg(cg, y);
-    if (!plain)
-        tx_buf_puts(b, "tx_floordiv(");
-    else
-        tx_buf_putc(b, '(');
-    cg_expr(cg, x, b, CG_PREC_ADD);
-    tx_buf_puts(b, " + ");
-    cg_expr(cg, y, b, CG_PREC_ADD + 1);
-    tx_buf_puts(b, plain ? " - 1) / " : " - 1, ");
-    cg_expr(cg, y, b, plain ? CG_PREC_MUL + 1 : CG_PREC_NONE);
-    if (!plain)
-        tx_buf_putc(b, ')');
-    return plain ? CG_PREC_MUL : CG_PREC_POSTFIX;
 }
 
 /* ---------------------------------------------------------------- pointers */
@@ -486,7 +466,6 @@ int cg_call(Cg *cg, const IrExpr *e, TxBuf *b)
         cg_expr(cg, c->args[2], b, CG_PREC_COND);
         return CG_PREC_COND;
     case IR_OP_LIKELY: cg_expr(cg, c->args[0], b, CG_PREC_POSTFIX); return CG_PREC_POSTFIX;
-    case IR_OP_CEILDIV: return emit_ceildiv(cg, e, b);
     case IR_OP_REINTERPRET: return emit_reinterpret(cg, e, b);
     case IR_OP_CALL_EXTERN:
     case IR_OP_CALL_PURE_EXTERN: return emit_extern(cg, e, b);

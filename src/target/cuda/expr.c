@@ -103,6 +103,11 @@ bool cg_is_nonneg(Cg *cg, const IrExpr *e)
     case IR_E_FLOORDIV:
     case IR_E_MIN:
     case IR_E_SELECT: return cg_is_nonneg(cg, a) && cg_is_nonneg(cg, b);
+    case IR_E_SUB: { /* (x + d) - c with d >= c: a rounded-up division's numerator */
+        int64_t c, d;
+        return a->kind == IR_E_ADD && cg_const_int(b, &c) && cg_const_int(a->u.op.b, &d) &&
+               d >= c && cg_is_nonneg(cg, a->u.op.a);
+    }
     case IR_E_FLOORMOD: return cg_is_nonneg(cg, b);
     case IR_E_MAX: return cg_is_nonneg(cg, a) || cg_is_nonneg(cg, b);
     case IR_E_CAST:
