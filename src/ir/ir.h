@@ -122,7 +122,7 @@ typedef struct IrOpInfo {
     const char *name;
     enum { IR_RET_ARG0, IR_RET_ARG1, IR_RET_VOID, IR_RET_BOOL, IR_RET_INT32, IR_RET_UINT32,
            IR_RET_UINT64, IR_RET_HANDLE, IR_RET_EXPLICIT, IR_RET_EXPLICIT_LAST, IR_RET_PTR,
-           IR_RET_KWARG, IR_RET_FLOAT32, IR_RET_INT64 } ret;
+           IR_RET_KWARG, IR_RET_FLOAT32, IR_RET_INT64, IR_RET_INT_BITS } ret;
     int min_args, max_args;
 } IrOpInfo;
 extern const IrOpInfo ir_ops[IR_OP_COUNT];

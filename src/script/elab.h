@@ -324,8 +324,9 @@ typedef struct ScArgs {
  * "*args" collects the rest of the positionals, "**kw" the other keywords).
  * out[i] is SV_ERROR-free: a missing optional is kind SV_COUNT. Extra
  * positionals/keywords go to *rest / *rest_kw when the list allows them. */
+#define SC_MAX_PARAMS 20 /* parameters of one builtin's list */
 typedef struct ScBound {
-    ScVal v[16];
+    ScVal v[SC_MAX_PARAMS];
     int nrest;
     ScVal *rest;
     int nrest_kw;

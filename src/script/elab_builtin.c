@@ -4,6 +4,7 @@
  * T.env_thread, T.hint, T.device_entry), T.evaluate, the expression node
  * constructors written as they are (T.Add, T.Cast, T.Select, ...) and the
  * folded ones (T.min, T.floordiv, T.if_then_else, ...). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -717,6 +718,62 @@ ScVal bi_ceildiv(El *E, ScArgs *args)
     return sv_expr(r, args->span);
 }
 
+/* The largest finite value of each float dtype, as the reference's
+ * max_value gives it (bfloat16 gets float32's; its min_value is the negated
+ * one except for the unsigned-zero formats, where it is 0). */
+static const struct {
+    IrDtypeCode code;
+    int bits;
+    double max;
+    bool min_zero;
+} float_extremes[] = {
+    {IR_DT_FLOAT, 16, 65504.0, false},
+    {IR_DT_FLOAT, 32, 3.4028234663852886e38, false},
+    {IR_DT_FLOAT, 64, 1.7976931348623157e308, false},
+    {IR_DT_BFLOAT, 16, 3.4028234663852886e38, false},
+    {IR_DT_F8E3M4, 8, 31.0, false},
+    {IR_DT_F8E4M3, 8, 448.0, false},
+    {IR_DT_F8E4M3B11FNUZ, 8, 30.0, true},
+    {IR_DT_F8E4M3FN, 8, 448.0, false},
+    {IR_DT_F8E4M3FNUZ, 8, 448.0, true},
+    {IR_DT_F8E5M2, 8, 57344.0, false},
+    {IR_DT_F8E5M2FNUZ, 8, 57344.0, true},
+    {IR_DT_F8E8M0FNU, 8, 3.4028236692093846e38, true},
+    {IR_DT_F6E2M3FN, 6, 7.5, false},
+    {IR_DT_F6E3M2FN, 6, 28.0, false},
+    {IR_DT_F4E2M1FN, 4, 6.0, false},
+};
+
+/* T.infinity(dtype), T.max_value(dtype), T.min_value(dtype): constants. */
+ScVal bi_extreme(El *E, ScArgs *args)
+{
+    ScBound b;
+    IrDType t;
+    if (!el_bind_args(E, args, "dtype", &b) || !el_dtype_of(E, &b.v[0], &t, "dtype"))
+        return sv_error();
+    const char *what = args->fname + 2;
+    bool inf = !strcmp(what, "infinity"), max = !strcmp(what, "max_value");
+    char dt[IR_DTYPE_STR_MAX];
+    TxSpan sp = args->span;
+    if (t.lanes == 1 && (t.code == IR_DT_INT || t.code == IR_DT_UINT) && !inf) {
+        int64_t lo, hi;
+        ar_dtype_range(t, &lo, &hi);
+        if (t.code == IR_DT_UINT && t.bits == 64)
+            hi = -1; /* all ones: uint64 values above INT64_MAX are kept as bits */
+        return sv_expr(ir_int(E->a, t, max ? hi : lo, sp), sp);
+    }
+    if (t.lanes == 1 && inf && t.code == IR_DT_FLOAT)
+        return sv_expr(ir_float(E->a, t, HUGE_VAL, sp), sp);
+    for (size_t i = 0; i < TX_ARRAY_LEN(float_extremes) && t.lanes == 1 && !inf; i++)
+        if (float_extremes[i].code == t.code && float_extremes[i].bits == t.bits) {
+            double v = max ? float_extremes[i].max
+                           : float_extremes[i].min_zero ? 0.0 : -float_extremes[i].max;
+            return sv_expr(ir_float(E->a, t, v, sp), sp);
+        }
+    el_error(E, b.v[0].span, "T.%s has no value for %s", what, ir_dtype_str(t, dt));
+    return sv_error();
+}
+
 ScVal bi_not(El *E, ScArgs *args)
 {
     ScBound b;
@@ -901,6 +958,15 @@ static bool intrin_result(const IrOpInfo *info, IrExpr **a, int n, IrDType *out)
     case IR_RET_VOID: *out = IR_VOID; return true;
     case IR_RET_ARG0: if (n < 1) return false; *out = a[0]->dtype; return true;
     case IR_RET_ARG1: if (n < 2) return false; *out = a[1]->dtype; return true;
+    case IR_RET_BOOL: *out = n ? ir_dtype_with_lanes(IR_BOOL, a[0]->dtype.lanes) : IR_BOOL; return true;
+    case IR_RET_HANDLE: *out = IR_HANDLE; return true;
+    case IR_RET_INT_BITS: {
+        int64_t bits = 0;
+        if (n < 1 || !ar_const_int(a[0], &bits) || (bits != 32 && bits != 64))
+            return false;
+        *out = bits == 32 ? IR_INT32 : IR_INT64;
+        return true;
+    }
     default: return false;
     }
 }

@@ -35,9 +35,9 @@ static bool explicit_dtype(El *E, const ScVal *v, IrDType *dt)
     return el_dtype_of(E, v, dt, "the result dtype");
 }
 
-/* Arguments as PrimExprs; for the elementwise math ops (`like`), Python
- * literals take the dtype of the first PrimExpr argument, as the reference's
- * type matching does. */
+/* Arguments as PrimExprs; for T.pow (`like_first`), Python literals take the
+ * dtype of the first PrimExpr argument, as the reference's type matching does
+ * (its other math functions keep a literal's own dtype: T.fmod(x, 1)). */
 static bool convert_args(El *E, const ScVal *vals, int n, IrExpr **out, bool like_first)
 {
     IrDType like = IR_VOID;
@@ -108,6 +108,10 @@ static const struct {
      "desc, d_dtype, a_dtype, b_dtype, M, N, K, trans_a, trans_b, n_cta_groups=, neg_a=, "
      "neg_b=, sat_d=, is_sparse=",
      14, 9, {"1", "False", "False", "False", "False"}},
+    {IR_OP_CUDA_TCGEN05_INSTR_DESC_BLOCK_SCALED,
+     "desc, d_dtype, a_dtype, b_dtype, sfa_dtype, sfb_dtype, sfa_tmem_addr, sfb_tmem_addr, M, N, "
+     "K, trans_a, trans_b, n_cta_groups=, neg_a=, neg_b=, is_sparse=",
+     17, 13, {"1", "False", "False", "False"}},
     {IR_OP_CUDA_TCGEN05_SMEM_DESC, "desc, addr, ldo, sdo, swizzle", 5, 5, {0}},
     {IR_OP_CUDA_WGMMA_SMEM_DESC, "desc, addr, ldo, sdo, swizzle", 5, 5, {0}},
     {IR_OP_CUDA_WARP_REDUCE, "value, op, width=", 3, 2, {"32"}},
@@ -143,6 +147,34 @@ static bool named_op_args(El *E, IrOp op, ScArgs *args)
     return true;
 }
 
+/* cuda.mov_sreg(bits, "%reg"): a signed integer of that many bits. */
+static bool sreg_dtype(El *E, const ScArgs *args, IrExpr *const *a, int n, IrDType *dt)
+{
+    int64_t bits = 0;
+    if (n < 1 || !ar_const_int(a[0], &bits) || (bits != 32 && bits != 64)) {
+        el_error(E, args->span, "T.cuda.mov_sreg takes the register width first: 32 or 64");
+        return false;
+    }
+    *dt = bits == 32 ? IR_INT32 : IR_INT64;
+    return true;
+}
+
+/* T.dp4a(a, b[, acc]), the authoring form: int32, acc 0 by default. The
+ * printed form names the dtype first, T.dp4a("int32", a, b, acc). */
+static bool dp4a_authoring(El *E, ScArgs *args, IrDType *dt)
+{
+    if (args->npos && (args->pos[0].kind == SV_STR || args->pos[0].kind == SV_DTYPE))
+        return false;
+    if (args->npos == 2) {
+        ScVal *pos = TX_NEW_ARRAY(E->a, ScVal, 3);
+        el_copy(pos, args->pos, sizeof(ScVal) * 2);
+        pos[2] = sv_int(0, args->span);
+        args->pos = pos, args->npos = 3;
+    }
+    *dt = IR_INT32;
+    return true;
+}
+
 static ScVal op_call(El *E, IrOp op, ScArgs *args)
 {
     const IrOpInfo *info = &ir_ops[op];
@@ -155,11 +187,12 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
                  args->kwnames[0]);
         return sv_error();
     }
+    IrDType dt = IR_VOID;
+    bool authoring = op == IR_OP_DP4A && dp4a_authoring(E, args, &dt);
     const ScVal *vals = args->pos;
     int n = args->npos;
-    IrDType dt = IR_VOID;
     IrType *ptr_type = NULL;
-    if (info->ret == IR_RET_EXPLICIT) {
+    if (info->ret == IR_RET_EXPLICIT && !authoring) {
         if (n < 1) {
             el_error(E, args->span, "T.%s needs the result dtype first", info->name);
             return sv_error();
@@ -187,8 +220,14 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
     if (tok)
         return el_binop(E, tok, vals[0], vals[1], args->span);
     IrExpr **a = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
-    if (!convert_args(E, vals, n, a, op >= IR_OP_EXP && op <= IR_OP_FMA))
+    if (!convert_args(E, vals, n, a, op == IR_OP_POW))
         return sv_error();
+    if ((op == IR_OP_CALL_LLVM_INTRIN || op == IR_OP_CALL_LLVM_PURE_INTRIN) &&
+        a[0]->kind != IR_E_STR) {
+        el_error(E, vals[0].span, "T.%s takes the LLVM intrinsic's name (a string) after the dtype",
+                 info->name);
+        return sv_error();
+    }
     switch (info->ret) {
     case IR_RET_FLOAT32: dt = IR_FLOAT32; break;
     case IR_RET_INT64: dt = IR_INT64; break;
@@ -200,11 +239,50 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
     case IR_RET_UINT32: dt = IR_UINT32; break;
     case IR_RET_UINT64: dt = IR_UINT64; break;
     case IR_RET_HANDLE: case IR_RET_PTR: dt = IR_HANDLE; break;
+    case IR_RET_INT_BITS:
+        if (!sreg_dtype(E, args, a, n, &dt))
+            return sv_error();
+        break;
     default: break;
     }
     IrExpr *call = el_call_node(E, op, dt, a, n, args->span);
     call->u.call.ptr_type = ptr_type;
     return sv_expr(call, args->span);
+}
+
+/* T.cuda.warp_sum(value, width=32) ... T.cuda.cta_min(value, num_warps,
+ * scratch): T.cuda.warp_reduce / T.cuda.cta_reduce with the operator named. */
+ScVal bi_cuda_reduce(El *E, ScArgs *args)
+{
+    bool warp = !strncmp(args->fname, "T.cuda.warp_", 12);
+    const char *op = args->fname + (warp ? 12 : 11);
+    ScBound b;
+    if (!el_bind_args(E, args, warp ? "value, width=" : "value, num_warps, scratch", &b))
+        return sv_error();
+    ScArgs call = *args;
+    call.pos = TX_NEW_ARRAY(E->a, ScVal, 4);
+    call.pos[0] = b.v[0];
+    call.pos[1] = (ScVal){.kind = SV_STR, .span = args->span};
+    call.pos[1].u.str.s = op, call.pos[1].u.str.n = (uint32_t)strlen(op);
+    call.pos[2] = sv_given(&b.v[1]) ? b.v[1] : sv_int(32, args->span);
+    call.pos[3] = b.v[2];
+    call.npos = warp ? 3 : 4, call.nkw = 0;
+    return op_call(E, warp ? IR_OP_CUDA_WARP_REDUCE : IR_OP_CUDA_CTA_REDUCE, &call);
+}
+
+/* T.cuda.sm100_2sm_leader_smem_addr(ptr): the shared address of ptr with bit
+ * 24 cleared (the leader CTA of a 2-SM pair). */
+ScVal bi_leader_smem_addr(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "ptr", &b))
+        return sv_error();
+    IrExpr *ptr = el_prim(E, &b.v[0], "the pointer");
+    if (!ptr)
+        return sv_error();
+    IrExpr *addr = el_call_node(E, IR_OP_CUDA_CVTA_TO_SHARED, IR_UINT32, &ptr, 1, args->span);
+    IrExpr *mask = ir_int(E->a, IR_UINT32, 0xFEFFFFFF, args->span);
+    return sv_expr(ar_bitwise(E->a, IR_OP_BITWISE_AND, addr, mask), args->span);
 }
 
 /* ---------------------------------------------------------------- dispatch */

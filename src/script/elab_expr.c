@@ -879,6 +879,8 @@ static ScVal eval_unary(El *E, const Ast *x)
         }
         return sv_int(~num_i(&a), x->span);
     }
+    if (a.kind == SV_INT && a.big && x->op == SC_TK_MINUS && a.u.i == INT64_MIN)
+        return sv_int(INT64_MIN, x->span); /* -9223372036854775808, the smallest int64 */
     if (a.kind == SV_INT && a.big && x->op == SC_TK_MINUS) {
         el_error(E, x->span, "integer too large to negate");
         return sv_error();
@@ -1482,11 +1484,11 @@ static int parse_param_spec(const char *spec, ParamSpec *ps, int max, bool *star
 
 bool el_bind_args(El *E, const ScArgs *args, const char *params, ScBound *out)
 {
-    ParamSpec ps[16];
+    ParamSpec ps[SC_MAX_PARAMS];
     bool star, starkw;
-    int n = parse_param_spec(params, ps, 16, &star, &starkw);
+    int n = parse_param_spec(params, ps, SC_MAX_PARAMS, &star, &starkw);
     memset(out, 0, sizeof *out);
-    for (int i = 0; i < 16; i++)
+    for (int i = 0; i < SC_MAX_PARAMS; i++)
         out->v[i].kind = SV_COUNT;
     int npos_params = 0;
     while (npos_params < n && !ps[npos_params].kwonly)
@@ -1514,7 +1516,7 @@ bool el_bind_args(El *E, const ScArgs *args, const char *params, ScBound *out)
                 out->rest_kw[out->nrest_kw++] = k;
                 continue;
             }
-            const char *cands[16];
+            const char *cands[SC_MAX_PARAMS];
             for (int j = 0; j < n; j++)
                 cands[j] = ps[j].name;
             el_error(E, args->kwspans[k], "%s got an unexpected keyword argument '%s'%s", fname,

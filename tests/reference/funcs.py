@@ -19,6 +19,7 @@ y_ layouts, e_ expressions, k_ T.cuda intrinsics, x_ T.ptx calls,
 t_ tile primitives, g_ kernel skeletons, m_ IR modules.
 """
 
+import enum
 from collections import OrderedDict
 
 import tvm
@@ -37,6 +38,12 @@ from tvm.tirx.layout import (
     warpid,
     wg_local_layout,
 )
+
+
+class _Event(enum.Enum):
+    """A profiler event (T.cuda.timer_start takes its .value)."""
+
+    MAIN_LOOP = 3
 
 
 # ---------------------------------------------------------------------------
@@ -1553,6 +1560,60 @@ def e_cast_value(A: T.Buffer((8,), "float32"), H: T.Buffer((8,), "float16"), I: 
     T.evaluate(T.cast(a, "float32"))
 
 
+@T.prim_func
+def e_extremes(A: T.Buffer((4,), "int64"), H: T.Buffer((4,), "float16"), F: T.Buffer((2,), "float8_e4m3fnuz"), B: T.Buffer((2,), "bfloat16")):
+    A[0] = T.min_value("int64")
+    A[1] = T.Cast("int64", T.max_value("uint16")) + T.Cast("int64", T.min_value("int8"))
+    H[0] = T.infinity("float16")
+    H[1] = T.max_value("float16")
+    F[0] = T.min_value("float8_e4m3fnuz")
+    F[1] = T.max_value("float8_e4m3fnuz")
+    B[0] = T.min_value("bfloat16")
+
+
+@T.prim_func
+def e_math_hyperbolic(A: T.Buffer((8,), "float32"), x: T.float32):
+    A[0] = T.asinh(x) + T.acosh(x) + T.atanh(x)
+    A[1] = T.atan2(x, T.float32(2))
+    A[2] = T.atan2(x, 2) + T.fmod(x, 1) + T.pow(x, 2)
+
+
+@T.prim_func
+def e_misc_builtins(A: T.Buffer((16,), "int32"), F: T.Buffer((4,), "float32"), V: T.Buffer((4,), "int8x4"), W: T.Buffer((4,), "int8x2"), X: T.Buffer((4,), "int8x8"), M: T.Buffer((4,), "boolx4"), a: T.int32, b: T.int32, x: T.float32, p: T.handle, l: T.handle):
+    F[0] = T.call_llvm_intrin("float32", "llvm.sqrt", x)
+    F[1] = T.call_llvm_pure_intrin("float32", "llvm.fabs", x)
+    A[0] = T.Cast("int32", T.isnullptr(p))
+    A[1] = T.q_multiply_shift(a, b, 31, 1)
+    A[2] = T.q_multiply_shift_per_axis(a, b, a, b, 31, False, True)
+    A[3] = T.vscale() + T.undef()
+    A[4] = T.ignore_loop_partition(a < b)
+    T.start_profile_intrinsic(3)
+    T.end_profile_intrinsic(3)
+    W[0] = T.vectorlow("int8x2", V[0])
+    W[1] = T.vectorhigh("int8x2", V[0])
+    X[0] = T.vectorcombine("int8x8", V[0], V[1])
+    M[0] = T.get_active_lane_mask("boolx4", a, b)
+    T.evaluate(T.anylist_getitem(l, 0))
+    T.evaluate(T.anylist_resetitem(l, 0))
+    T.evaluate(T.anylist_setitem_call_packed(l, 0, "f", a))
+    T.evaluate(T.anylist_setitem_call_cpacked(l, 0, "f", a))
+
+
+@T.prim_func
+def e_dp4a(A: T.Buffer((4,), "int32"), V: T.Buffer((4,), "int8x4"), a: T.int32):
+    A[0] = T.dp4a(V[0], V[1], a)
+    A[1] = T.dp4a(V[2], V[3])
+
+
+@T.prim_func
+def e_filter_selector(A: T.Buffer((128,), "int32")):
+    T.device_entry()
+    warp = T.warp_id([4])
+    lane = T.lane_id([32])
+    if T.filter(lane, lane * lane < 4):
+        A[lane] = T.selector(warp, warp == 0)
+
+
 # ---------------------------------------------------------------------------
 # k_: T.cuda intrinsics
 # ---------------------------------------------------------------------------
@@ -1723,6 +1784,64 @@ def k_printf(n: T.int32):
     T.device_entry()
     tx = T.thread_id([32])
     T.cuda.printf("n=%d tx=%d", n, tx)
+
+
+@T.prim_func
+def k_reduce_wrappers(A: T.Buffer((128,), "float32")):
+    T.device_entry()
+    tx = T.thread_id([128])
+    scratch = T.alloc_shared((4,), "float32")
+    A[0] = T.cuda.warp_sum(A[tx]) + T.cuda.warp_max(A[tx], 16) + T.cuda.warp_min(A[tx], width=8)
+    A[1] = T.cuda.cta_sum(A[tx], 4, scratch.data) + T.cuda.cta_max(A[tx], 4, scratch.data) + T.cuda.cta_min(A[tx], 4, scratch.data)
+
+
+@T.prim_func
+def k_packed_pairs(A: T.Buffer((8,), "float32"), U: T.Buffer((8,), "uint32"), W: T.Buffer((8,), "uint64"), I: T.Buffer((2,), "int32")):
+    T.device_entry()
+    tx = T.thread_id([32])
+    bar = T.alloc_shared((2,), "uint64")
+    W[0] = T.cuda.fmul2_rn(T.cuda.make_float2(A[0], A[1]), T.cuda.fadd2_rn(W[1], W[2]))
+    A[2] = T.cuda.float2_x(W[0]) + T.cuda.float2_y(W[0])
+    U[0] = T.cuda.hmin2(U[1], U[2]) ^ T.cuda.hmax2(U[1], U[2])
+    U[3] = T.cuda.float22bfloat162_rn(A[0], A[1]) + T.cuda.float22bfloat162_rn_from_float2(W[3])
+    W[4] = T.cuda.bfloat1622float2(U[4])
+    U[5] = T.cuda.fp8x4_e4m3_from_float4(A[0], A[1], A[2], A[3]) + T.cuda.smem_addr_from_uint64(W[5])
+    U[6] = T.cuda.sm100_2sm_leader_smem_addr(T.address_of(bar[1]))
+    I[0] = T.cuda.mov_sreg(32, "%smid")
+    T.cuda.mbarrier_wait_acquire_cluster(T.address_of(bar[0]), 0)
+
+
+@T.prim_func
+def k_mma_helpers(A: T.Buffer((256,), "float32"), U: T.Buffer((8,), "uint32")):
+    T.device_entry()
+    tx = T.thread_id([32])
+    C = T.alloc_local((8,), "float32")
+    desc = T.alloc_local((1,), "uint32")
+    T.evaluate(T.cuda.mma_fill("float32", 8, C.data, 0))
+    T.evaluate(T.cuda.mma_store("float32", 16, 16, A.data, C.data, 0, 16))
+    T.cuda.float22half2(T.address_of(U[0]), A[0])
+    T.cuda.half8tofloat8(A.data, U.data)
+    T.cuda.float8tohalf8(A.data, U.data)
+    T.cuda.runtime_instr_desc(T.address_of(desc[0]), U[1])
+
+
+@T.prim_func
+def k_tcgen05_idesc_block_scaled(A: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    tx = T.thread_id([128])
+    desc = T.alloc_local((1,), "uint32")
+    T.cuda.tcgen05.encode_instr_descriptor_block_scaled(T.address_of(desc[0]), d_dtype="float32", a_dtype="float8_e4m3fn", b_dtype="float8_e4m3fn", sfa_dtype="float8_e8m0fnu", sfb_dtype="float8_e8m0fnu", sfa_tmem_addr=A[0], sfb_tmem_addr=A[1], M=128, N=128, K=32, trans_a=False, trans_b=False)
+    A[2] = desc[0]
+
+
+@T.prim_func
+def k_timers(P: T.Buffer((64,), "uint64"), tag: T.Buffer((2,), "int32"), off: T.Buffer((2,), "int32")):
+    T.device_entry()
+    tx = T.thread_id([32])
+    T.cuda.timer_init(P.data, tag.data, off.data, 1, 0)
+    T.cuda.timer_start(_Event.MAIN_LOOP, P.data, tag.data, off.data, 1, tx == 0)
+    T.cuda.timer_end(_Event.MAIN_LOOP, P.data, tag.data, off.data, 1, tx == 0)
+    T.cuda.timer_finalize(P.data, tag.data, off.data, 1, tx == 0)
 
 
 # ---------------------------------------------------------------------------

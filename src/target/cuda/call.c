@@ -24,6 +24,8 @@ static const MathFn math_fns[] = {
     {IR_OP_SINH, "sinhf", "sinh", NULL},          {IR_OP_COSH, "coshf", "cosh", NULL},
     {IR_OP_TANH, "tanhf", "tanh", NULL},          {IR_OP_ASIN, "asinf", "asin", NULL},
     {IR_OP_ACOS, "acosf", "acos", NULL},          {IR_OP_ATAN, "atanf", "atan", NULL},
+    {IR_OP_ASINH, "asinhf", "asinh", NULL},       {IR_OP_ACOSH, "acoshf", "acosh", NULL},
+    {IR_OP_ATANH, "atanhf", "atanh", NULL},       {IR_OP_ATAN2, "atan2f", "atan2", NULL},
     {IR_OP_ERF, "erff", "erf", NULL},             {IR_OP_FABS, "fabsf", "fabs", NULL},
     {IR_OP_FLOOR, "floorf", "floor", NULL},       {IR_OP_CEIL, "ceilf", "ceil", NULL},
     {IR_OP_ROUND, "roundf", "round", NULL},       {IR_OP_TRUNC, "truncf", "trunc", NULL},
@@ -378,6 +380,19 @@ static const CudaFn cuda_fns[] = {
     {IR_OP_CUDA_SYNCTHREADS_AND, "__syncthreads_and", 80},
     {IR_OP_CUDA_SYNCTHREADS_OR, "__syncthreads_or", 80},
     {IR_OP_CUDA_MBARRIER_WAIT, "tx_mbarrier_wait", 80},
+    {IR_OP_CUDA_MBARRIER_WAIT_ACQUIRE_CLUSTER, "tx_mbarrier_wait_acquire_cluster", 90},
+    {IR_OP_CUDA_SMEM_ADDR_FROM_UINT64, "tx_smem_addr_from_uint64", 80},
+    {IR_OP_CUDA_MAKE_FLOAT2, "tx_make_float2", 80},
+    {IR_OP_CUDA_FLOAT2_X, "tx_float2_x", 80},
+    {IR_OP_CUDA_FLOAT2_Y, "tx_float2_y", 80},
+    {IR_OP_CUDA_FMUL2_RN, "tx_fmul2_rn", 80},
+    {IR_OP_CUDA_FADD2_RN, "tx_fadd2_rn", 80},
+    {IR_OP_CUDA_FLOAT22BFLOAT162_RN, "tx_float22bfloat162_rn", 80},
+    {IR_OP_CUDA_FLOAT22BFLOAT162_RN_FROM_FLOAT2, "tx_float22bfloat162_rn_from_float2", 80},
+    {IR_OP_CUDA_BFLOAT1622FLOAT2, "tx_bfloat1622float2", 80},
+    {IR_OP_CUDA_HMIN2, "tx_hmin2", 80},
+    {IR_OP_CUDA_HMAX2, "tx_hmax2", 80},
+    {IR_OP_CUDA_FP8X4_E4M3_FROM_FLOAT4, "tx_fp8x4_e4m3_from_float4", 80},
 };
 
 static const CudaFn *cuda_fn(IrOp op)
@@ -388,10 +403,36 @@ static const CudaFn *cuda_fn(IrOp op)
     return NULL;
 }
 
+/* Builtins tirx reads and prints but has no CUDA lowering for (LLVM, vector
+ * and runtime builtins of other targets, the apache-style MMA helpers, the
+ * profiler, the fp16 packing helpers). */
+static const IrOp unlowered_ops[] = {
+    IR_OP_CALL_LLVM_INTRIN, IR_OP_CALL_LLVM_PURE_INTRIN, IR_OP_VECTORLOW, IR_OP_VECTORHIGH,
+    IR_OP_VECTORCOMBINE, IR_OP_DP4A, IR_OP_GET_ACTIVE_LANE_MASK, IR_OP_Q_MULTIPLY_SHIFT,
+    IR_OP_Q_MULTIPLY_SHIFT_PER_AXIS, IR_OP_UNDEF, IR_OP_VSCALE, IR_OP_ANYLIST_GETITEM,
+    IR_OP_ANYLIST_RESETITEM, IR_OP_ANYLIST_SETITEM_CALL_PACKED, IR_OP_ANYLIST_SETITEM_CALL_CPACKED,
+    IR_OP_START_PROFILE_INTRINSIC, IR_OP_END_PROFILE_INTRINSIC, IR_OP_SELECTOR,
+    IR_OP_CUDA_TCGEN05_INSTR_DESC_BLOCK_SCALED, IR_OP_CUDA_FLOAT22HALF2, IR_OP_CUDA_HALF8TOFLOAT8,
+    IR_OP_CUDA_FLOAT8TOHALF8, IR_OP_CUDA_RUNTIME_INSTR_DESC, IR_OP_CUDA_MMA_STORE,
+    IR_OP_CUDA_MMA_FILL, IR_OP_CUDA_TIMER_INIT, IR_OP_CUDA_TIMER_START, IR_OP_CUDA_TIMER_END,
+    IR_OP_CUDA_TIMER_FINALIZE,
+};
+
+static bool unlowered(IrOp op)
+{
+    for (size_t i = 0; i < TX_ARRAY_LEN(unlowered_ops); i++)
+        if (unlowered_ops[i] == op)
+            return true;
+    return false;
+}
+
 static int emit_unsupported(Cg *cg, const IrExpr *e, TxBuf *b)
 {
-    cg_error(cg, cg_span(cg, e), "T.%s cannot appear in a CUDA device function",
-             e->u.call.op == IR_OP_PTX ? "ptx" : ir_ops[e->u.call.op].name);
+    IrOp op = e->u.call.op;
+    cg_error(cg, cg_span(cg, e),
+             unlowered(op) ? "T.%s is not supported by the CUDA code generator"
+                           : "T.%s cannot appear in a CUDA device function",
+             op == IR_OP_PTX ? "ptx" : ir_ops[op].name);
     tx_buf_putc(b, '0');
     return CG_PREC_POSTFIX;
 }
@@ -421,6 +462,38 @@ static int emit_bitwise(Cg *cg, const IrExpr *e, TxBuf *b)
     }
 }
 
+/* T.cuda.mov_sreg(bits, "%reg"): a helper per register, emitted once. */
+static int emit_mov_sreg(Cg *cg, const IrExpr *e, TxBuf *b)
+{
+    const IrCall *c = &e->u.call;
+    int64_t bits = 0;
+    const char *reg = str_arg(c->args[1]);
+    bool ok = reg && reg[0] == '%' && reg[1] && cg_const_int(c->args[0], &bits) &&
+              (bits == 32 || bits == 64);
+    for (const char *p = reg ? reg + 1 : ""; ok && *p; p++)
+        ok = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '.';
+    if (!ok) {
+        cg_error(cg, cg_span(cg, e), "T.cuda.mov_sreg needs the width 32 or 64 and a special "
+                                     "register name such as \"%%smid\"");
+        tx_buf_putc(b, '0');
+        return CG_PREC_POSTFIX;
+    }
+    TxBuf name = {0};
+    tx_buf_printf(&name, "tx_sreg%d_", (int)bits);
+    for (const char *p = reg + 1; *p; p++)
+        tx_buf_putc(&name, *p == '.' ? '_' : *p);
+    if (cg_nameset_add(cg, &cg->helper_names, cg_strdup(cg, name.data)))
+        tx_buf_printf(&cg->helpers,
+                      "TX_DEVICE int%d_t %s()\n{\n  uint%d_t v;\n"
+                      "  asm volatile(\"mov.u%d %%0, %%%s;\" : \"=%s\"(v));\n"
+                      "  return (int%d_t)v;\n}\n\n",
+                      (int)bits, name.data, (int)bits, (int)bits, reg, bits == 64 ? "l" : "r",
+                      (int)bits);
+    tx_buf_printf(b, "%s()", name.data);
+    tx_buf_free(&name);
+    return CG_PREC_POSTFIX;
+}
+
 static int emit_cuda(Cg *cg, const IrExpr *e, TxBuf *b)
 {
     const IrCall *c = &e->u.call;
@@ -442,6 +515,7 @@ static int emit_cuda(Cg *cg, const IrExpr *e, TxBuf *b)
     case IR_OP_CUDA_CTA_REDUCE: return emit_cta_reduce(cg, e, b);
     case IR_OP_CUDA_FUNC_CALL: return emit_func_call(cg, e, b);
     case IR_OP_CUDA_PRINTF: return emit_printf(cg, e, b);
+    case IR_OP_CUDA_MOV_SREG: return emit_mov_sreg(cg, e, b);
     default: return emit_unsupported(cg, e, b);
     }
 }
@@ -466,6 +540,14 @@ int cg_call(Cg *cg, const IrExpr *e, TxBuf *b)
         cg_expr(cg, c->args[2], b, CG_PREC_COND);
         return CG_PREC_COND;
     case IR_OP_LIKELY: cg_expr(cg, c->args[0], b, CG_PREC_POSTFIX); return CG_PREC_POSTFIX;
+    /* hints: the value itself (filter's predicate is evaluated at run time) */
+    case IR_OP_IGNORE_LOOP_PARTITION: return cg_expr(cg, c->args[0], b, CG_PREC_NONE);
+    case IR_OP_FILTER: return cg_expr(cg, c->args[1], b, CG_PREC_NONE);
+    case IR_OP_ISNULLPTR:
+        tx_buf_putc(b, '(');
+        cg_expr(cg, c->args[0], b, CG_PREC_EQ);
+        tx_buf_puts(b, " == nullptr)");
+        return CG_PREC_POSTFIX;
     case IR_OP_REINTERPRET: return emit_reinterpret(cg, e, b);
     case IR_OP_CALL_EXTERN:
     case IR_OP_CALL_PURE_EXTERN: return emit_extern(cg, e, b);

@@ -24,7 +24,7 @@ static void wrap_parens(TxBuf *b, size_t start)
     tx_buf_putc(b, ')');
 }
 
-void cg_expr(Cg *cg, const IrExpr *e, TxBuf *b, int min_prec)
+int cg_expr(Cg *cg, const IrExpr *e, TxBuf *b, int min_prec)
 {
     size_t start = b->len;
     int prec;
@@ -34,8 +34,10 @@ void cg_expr(Cg *cg, const IrExpr *e, TxBuf *b, int min_prec)
     } else {
         prec = emit(cg, e, b);
     }
-    if (prec < min_prec)
-        wrap_parens(b, start);
+    if (prec >= min_prec)
+        return prec;
+    wrap_parens(b, start);
+    return CG_PREC_POSTFIX;
 }
 
 char *cg_expr_str(Cg *cg, const IrExpr *e, int min_prec)

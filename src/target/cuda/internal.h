@@ -119,7 +119,7 @@ bool cg_is_low_float(IrDType t);    /* half, bfloat16, fp8: storage types conver
 
 /* ---- expr.c ---- */
 /* Write scalar e to b, parenthesized when it binds less tightly than min_prec. */
-void cg_expr(Cg *cg, const IrExpr *e, TxBuf *b, int min_prec);
+int cg_expr(Cg *cg, const IrExpr *e, TxBuf *b, int min_prec); /* the precedence written */
 /* e as a string of the run's arena. */
 char *cg_expr_str(Cg *cg, const IrExpr *e, int min_prec);
 /* Whether e is known to be >= 0. */
