@@ -167,35 +167,40 @@ static bool expr_items(El *E, const ScVal *v, IrExpr ***out, int *n, const char 
     return true;
 }
 
-/* bx, by = T.cta_id([GX, GY], preferred=[...], dtype="uint32"); T.cta_id() defers the extents. */
-ScVal bi_scope_id(El *E, ScArgs *args)
+/* A scope-id definition of the given kind from the bound extents (absent or
+ * None: deferred), preferred extents and dtype. */
+static ScVal scope_id_def(El *E, ScArgs *args, int kind, const ScVal *extents,
+                          const ScVal *preferred, const ScVal *dtype)
 {
-    ScBound b;
-    if (!el_bind_args(E, args, "extents=, *, preferred=, dtype=", &b))
-        return sv_error();
-    int kind = scope_id_kind(args->fname + 2);
     const IrScopeIdInfo *info = &ir_scopeids[kind];
     IrDType dt = IR_INT32;
-    if (sv_given(&b.v[2]) && !el_dtype_of(E, &b.v[2], &dt, "dtype"))
+    if (sv_given(dtype) && !el_dtype_of(E, dtype, &dt, "dtype"))
         return sv_error();
     if (!ir_dtype_eq(dt, IR_INT32) && !ir_dtype_eq(dt, IR_UINT32)) {
-        el_error(E, b.v[2].span, "a scope id is int32 or uint32");
+        el_error(E, dtype->span, "a scope id is int32 or uint32");
         return sv_error();
     }
     IrStmt *s = ir_stmt(E->a, IR_S_SCOPEID, args->span);
     s->u.scopeid.kind = (IrScopeIdKind)kind;
     int n = E->ntargets > 0 ? E->ntargets : 1;
-    if (sv_given(&b.v[0]) && b.v[0].kind != SV_NONE) {
-        if (!expr_items(E, &b.v[0], &s->u.scopeid.extents, &n, "the extents"))
+    if (sv_given(extents) && extents->kind != SV_NONE) {
+        if (!expr_items(E, extents, &s->u.scopeid.extents, &n, "the extents"))
             return sv_error();
+        if (kind == IR_SCOPEID_CTA_ID_IN_PAIR) { /* always 2, and printed without */
+            if (n != 1 || !ar_is_const(s->u.scopeid.extents[0], 2)) {
+                el_error(E, extents->span, "a CTA pair has the extent [2]");
+                return sv_error();
+            }
+            s->u.scopeid.extents = NULL;
+        }
     }
     if (n < 1 || n > info->max_dims) {
         el_error(E, args->span, "T.%s takes %d dimension%s, not %d", info->name, info->max_dims,
                  info->max_dims == 1 ? "" : "s", n);
         return sv_error();
     }
-    if (sv_given(&b.v[1]) && b.v[1].kind != SV_NONE &&
-        !expr_items(E, &b.v[1], &s->u.scopeid.preferred, &s->u.scopeid.npreferred,
+    if (sv_given(preferred) && preferred->kind != SV_NONE &&
+        !expr_items(E, preferred, &s->u.scopeid.preferred, &s->u.scopeid.npreferred,
                     "preferred"))
         return sv_error();
     s->u.scopeid.nvars = n;
@@ -210,6 +215,42 @@ ScVal bi_scope_id(El *E, ScArgs *args)
     }
     el_emit(E, s);
     return n == 1 ? r.u.seq.items[0] : r;
+}
+
+/* bx, by = T.cta_id([GX, GY], preferred=[...], dtype="uint32"); T.cta_id() defers the extents. */
+ScVal bi_scope_id(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "extents=, *, preferred=, dtype=", &b))
+        return sv_error();
+    return scope_id_def(E, args, scope_id_kind(args->fname + 2), &b.v[0], &b.v[1], &b.v[2]);
+}
+
+static int scope_by_name(const char *name)
+{
+    for (int i = 0; i < IR_SCOPE_COUNT; i++)
+        if (!strcmp(ir_scope_names[i], name))
+            return i;
+    return -1;
+}
+
+/* T.scope_id(extents, "parent", "cur", dtype="int32"): the scope id named by
+ * its two scopes (T.scope_id([4], "kernel", "cta") is T.cta_id([4])). */
+ScVal bi_scope_id_named(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "extents, parent, cur, dtype=", &b))
+        return sv_error();
+    const char *parent = el_str_const(E, &b.v[1], "the parent scope");
+    const char *cur = parent ? el_str_const(E, &b.v[2], "the scope") : NULL;
+    if (!cur)
+        return sv_error();
+    int p = scope_by_name(parent), c = scope_by_name(cur);
+    for (int k = 0; k < IR_SCOPEID_COUNT; k++)
+        if ((int)ir_scopeids[k].parent == p && (int)ir_scopeids[k].cur == c)
+            return scope_id_def(E, args, k, &b.v[0], &(ScVal){.kind = SV_COUNT}, &b.v[3]);
+    el_error(E, args->span, "there is no scope id of a %s in a %s", cur, parent);
+    return sv_error();
 }
 
 /* ---------------------------------------------------------------- loops */
@@ -578,6 +619,71 @@ ScVal bi_meta_var(El *E, ScArgs *args)
     ScVal v = b.v[0];
     v.span = args->span;
     return v;
+}
+
+/* T.Break(), T.Continue(): the loop-control statements `break` / `continue`. */
+ScVal bi_loop_control(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "", &b))
+        return sv_error();
+    el_emit(E, ir_stmt(E->a, !strcmp(args->fname, "T.Break") ? IR_S_BREAK : IR_S_CONTINUE,
+                       args->span));
+    return sv_none(args->span);
+}
+
+/* The type a T.Bind annotation names: a dtype, a pointer (`T.handle(...)`,
+ * or its `.ty`); NULL after an error. */
+static IrType *bind_annotation(El *E, const ScVal *v)
+{
+    if (v->kind == SV_DTYPE)
+        return ir_prim_type(E->a, v->u.dt);
+    if (v->kind == SV_TYPE)
+        return v->u.ty;
+    if (v->kind == SV_EXPR && v->fresh && v->u.e->kind == IR_E_VAR)
+        return v->u.e->u.var.type;
+    el_error(E, v->span, "the type annotation of T.Bind must be a dtype or a pointer type");
+    return NULL;
+}
+
+/* T.Bind(value, type_annotation=None, *, var=None) / T.bind(...): a let
+ * binding of var (a new variable, named by an assignment, when absent). */
+ScVal bi_bind(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "value, type_annotation=, *, var=", &b))
+        return sv_error();
+    IrExpr *value = el_prim(E, &b.v[0], "the bound value");
+    if (!value)
+        return sv_error();
+    IrType *ty = NULL;
+    if (sv_given(&b.v[1]) && b.v[1].kind != SV_NONE && !(ty = bind_annotation(E, &b.v[1])))
+        return sv_error();
+    IrExpr *var = NULL;
+    if (sv_given(&b.v[2]) && b.v[2].kind != SV_NONE) {
+        if (b.v[2].kind != SV_EXPR || b.v[2].u.e->kind != IR_E_VAR || ir_is_buffer(b.v[2].u.e)) {
+            el_error(E, b.v[2].span, "var= of T.Bind must be a variable");
+            return sv_error();
+        }
+        var = b.v[2].u.e;
+        ty = var->u.var.type;
+    }
+    if (!ty && !(ty = el_pointer_type(E, value)))
+        ty = ir_prim_type(E->a, value->dtype);
+    if (ty->kind == IR_TY_PRIM && !ir_dtype_eq(ty->dtype, value->dtype)) {
+        char x[IR_DTYPE_STR_MAX], y[IR_DTYPE_STR_MAX];
+        el_error(E, b.v[0].span, "T.Bind: the variable is %s but the value has dtype %s",
+                 ir_dtype_str(ty->dtype, x), ir_dtype_str(value->dtype, y));
+        return sv_error();
+    }
+    if (!var)
+        var = ir_var(E->a, "v", ty, args->span);
+    IrStmt *s = ir_stmt(E->a, IR_S_BIND, args->span);
+    s->u.bind.var = var, s->u.bind.value = value;
+    el_emit(E, s);
+    ScVal r = sv_expr(var, args->span);
+    r.fresh = true; /* defined here: named by an assignment, else no statement */
+    return r;
 }
 
 /* ---------------------------------------------------------------- expression nodes */

@@ -200,6 +200,17 @@ def s_let_bind(A: T.Buffer((4,), "int32"), n: T.int32):
 
 
 @T.prim_func
+def s_bind_nodes(A: T.Buffer((4,), "int32"), n: T.int32):
+    v = T.int32()
+    T.Bind(n + 1, var=v)
+    A[0] = v
+    w = T.bind(n * 2)
+    A[1] = w
+    p = T.bind(A.data, T.handle("int32", "global"))
+    T.evaluate(p)
+
+
+@T.prim_func
 def s_let_reuse(A: T.Buffer((4,), "float32"), x: T.float32):
     y: T.let[T.float32] = x * x
     z: T.let[T.float32] = y + x
@@ -540,6 +551,16 @@ def c_evaluate_no_ops(A: T.Buffer((4,), "int32"), n: T.int32):
 
 
 @T.prim_func
+def c_loop_control_nodes(A: T.Buffer((16,), "int32")):
+    for i in range(16):
+        if A[i] > 0:
+            T.Break()
+        if A[i] < 0:
+            T.Continue()
+        A[i] = 1
+
+
+@T.prim_func
 def c_bool_ops(A: T.Buffer((4,), "int32"), a: T.int32, b: T.int32):
     if a > 0 and b > 0:
         A[0] = 1
@@ -672,6 +693,19 @@ def d_scope_ids_unassigned(A: T.Buffer((64,), "float32")):
     T.lane_id([32])
     tx = T.thread_id([128])
     A[0] = T.Cast("float32", tx)
+
+
+@T.prim_func
+def d_scope_ids_named(A: T.Buffer((16,), "int32")):
+    T.device_entry()
+    cl = T.scope_id([2], "kernel", "cluster")
+    bx = T.scope_id(None, "kernel", "cta")
+    c = T.scope_id([2], "cluster", "cta")
+    p = T.scope_id([2], "cluster", "cta_pair")
+    wg = T.scope_id([2], "cta", "warpgroup")
+    w = T.scope_id([4], "warpgroup", "warp")
+    tx = T.scope_id([32], "warp", "thread", "uint32")
+    A[tx] = bx
 
 
 @T.prim_func
