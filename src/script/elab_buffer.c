@@ -53,10 +53,10 @@ static ScVal fresh_buffer(IrExpr *buf, TxSpan sp)
 
 /* Slots of the shared keyword layout of the buffer-declaring builtins. */
 enum { B_SHAPE, B_DTYPE, B_DATA, B_STRIDES, B_ELEM_OFFSET, B_SCOPE, B_ALIGN, B_OFFSET_FACTOR,
-       B_LAYOUT, B_ADDR, B_ANNOT, B_BUFTYPE, B_AXSEP };
+       B_LAYOUT, B_ADDR, B_ANNOT, B_BUFTYPE, B_AXSEP, B_BYTE_OFFSET, B_COUNT };
 #define BUFFER_PARAMS                                                                       \
     "shape, dtype=, data=, strides=, elem_offset=, scope=, align=, offset_factor=, layout=, " \
-    "allocated_addr=, annotations=, buffer_type=, axis_separators="
+    "allocated_addr=, annotations=, buffer_type=, axis_separators=, *, byte_offset="
 
 ScVal el_eval_quoted(El *E, const ScVal *str)
 {
@@ -135,6 +135,31 @@ static bool int_option(El *E, const ScVal *v, int dflt, int *out, const char *wh
     return true;
 }
 
+/* byte_offset=: the element offset byte_offset * 8 // bits, folded like the
+ * operators (the reference's arithmetic). */
+static IrExpr *elem_offset_of_bytes(El *E, const ScVal *elem_offset, const ScVal *bytes, IrDType dt)
+{
+    if (sv_given(elem_offset) && elem_offset->kind != SV_NONE) {
+        el_error(E, bytes->span, "elem_offset and byte_offset cannot both be given");
+        return NULL;
+    }
+    IrExpr *b = el_prim(E, bytes, "byte_offset");
+    if (!b)
+        return NULL;
+    if (!ir_dtype_is_int(b->dtype)) {
+        el_error(E, bytes->span, "byte_offset must be an integer");
+        return NULL;
+    }
+    const char *err = NULL;
+    TxSpan sp = bytes->span;
+    IrExpr *bits = ar_binary(E->a, IR_E_MUL, b, ir_int(E->a, b->dtype, 8, sp), sp, &err);
+    IrExpr *r = bits ? ar_binary(E->a, IR_E_FLOORDIV, bits, ir_int(E->a, b->dtype, dt.bits, sp), sp, &err)
+                     : NULL;
+    if (!r)
+        el_error(E, bytes->span, "byte_offset: %s", err ? err : "invalid value");
+    return r;
+}
+
 /* Build a buffer variable from the bound keyword layout (shape at slot 0). */
 static IrExpr *buffer_from_slots(El *E, const ScVal *s, const char *default_scope, TxSpan sp)
 {
@@ -156,7 +181,10 @@ static IrExpr *buffer_from_slots(El *E, const ScVal *s, const char *default_scop
     if (!int_option(E, &s[B_ALIGN], 64, &bt->align, "align") ||
         !int_option(E, &s[B_OFFSET_FACTOR], 1, &bt->offset_factor, "offset_factor"))
         return NULL;
-    if (sv_given(&s[B_ELEM_OFFSET]) && s[B_ELEM_OFFSET].kind != SV_NONE) {
+    if (sv_given(&s[B_BYTE_OFFSET]) && s[B_BYTE_OFFSET].kind != SV_NONE) {
+        if (!(bt->elem_offset = elem_offset_of_bytes(E, &s[B_ELEM_OFFSET], &s[B_BYTE_OFFSET], dt)))
+            return NULL;
+    } else if (sv_given(&s[B_ELEM_OFFSET]) && s[B_ELEM_OFFSET].kind != SV_NONE) {
         if (!(bt->elem_offset = el_prim(E, &s[B_ELEM_OFFSET], "elem_offset")))
             return NULL;
     } else if (sv_given(&s[B_OFFSET_FACTOR]) && s[B_OFFSET_FACTOR].kind != SV_NONE) {
@@ -285,8 +313,8 @@ ScVal bi_alloc_buffer(El *E, ScArgs *args)
 /* A local allocation of `shape` (tuple) with a layout, as T.alloc_local would make it. */
 static IrExpr *alloc_local_with(El *E, ScVal shape, IrDType dt, IrLayout *layout, TxSpan sp)
 {
-    ScVal slots[B_AXSEP + 1];
-    for (int i = 0; i <= B_AXSEP; i++)
+    ScVal slots[B_COUNT];
+    for (int i = 0; i < B_COUNT; i++)
         slots[i].kind = SV_COUNT;
     char dts[IR_DTYPE_STR_MAX];
     slots[B_SHAPE] = shape;

@@ -866,6 +866,16 @@ def a_decl_buffer_offset(A: T.Buffer((128,), "float16")):
 
 
 @T.prim_func
+def a_decl_buffer_byte_offset(A: T.Buffer((64,), "float16"), n: T.int32):
+    B = T.decl_buffer((16,), "float16", data=A.data, byte_offset=32)
+    C = T.decl_buffer((8,), "float32", data=A.data, byte_offset=n * 4)
+    D = T.decl_buffer((8,), "int8", data=A.data, byte_offset=3)
+    B[0] = T.float16(1)
+    C[0] = T.float32(1)
+    D[0] = T.int8(1)
+
+
+@T.prim_func
 def a_decl_buffer_strides(A: T.Buffer((64,), "float32")):
     B = T.decl_buffer((4, 4), "float32", data=A.data, strides=(16, 1))
     B[1, 1] = T.float32(1)
