@@ -294,7 +294,8 @@ static IrStmt *stmt_hook(IrMutator *m, IrStmt *s)
 static IrExpr *expr_hook(IrMutator *m, IrExpr *e)
 {
     switch (e->kind) {
-    case IR_E_REGION: case IR_E_LIST: case IR_E_DICT: case IR_E_LAMBDA: return NULL;
+    case IR_E_REGION: case IR_E_LIST: case IR_E_DICT: case IR_E_LAMBDA: case IR_E_RANGE:
+    case IR_E_INDEX_MAP: case IR_E_COMM_REDUCER: return NULL;
     case IR_E_LAYOUT: return e;
     default: return ar_simplify(ctx_of(m), e);
     }

@@ -269,6 +269,8 @@ static bool eq_expr_fields(Eq *q, const IrExpr *a, const IrExpr *b)
         return eq_let(q, a, b);
     case IR_E_LAMBDA:
         return eq_lambda(q, a, b);
+    case IR_E_RANGE: case IR_E_INDEX_MAP: case IR_E_COMM_REDUCER:
+        return eq_expr(q, a->u.op.a, b->u.op.a) && eq_expr(q, a->u.op.b, b->u.op.b);
     case IR_E_CALL:
         return eq_call(q, &a->u.call, &b->u.call);
     case IR_E_LOAD: case IR_E_REGION:

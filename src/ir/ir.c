@@ -151,6 +151,56 @@ int ir_op_lookup(const char *name)
     return -1;
 }
 
+/* The ops the reference registers under a name other than "tirx." + the
+ * printed name. */
+static const struct {
+    IrOp op;
+    const char *name;
+} registered_names[] = {
+    {IR_OP_LOG2, "prim.log2"},
+    {IR_OP_CEIL, "prim.ceil"},
+    {IR_OP_CLZ, "prim.clz"},
+    {IR_OP_IF_THEN_ELSE, "prim.if_then_else"},
+    {IR_OP_LIKELY, "prim.likely"},
+    {IR_OP_VSCALE, "prim.vscale"},
+    {IR_OP_CALL_PACKED, "tirx.tvm_call_packed"},
+    {IR_OP_CUDA_TCGEN05_INSTR_DESC, "tirx.cuda.tcgen05_encode_instr_descriptor"},
+    {IR_OP_CUDA_TCGEN05_INSTR_DESC_BLOCK_SCALED,
+     "tirx.cuda.tcgen05_encode_instr_descriptor_block_scaled"},
+    {IR_OP_CUDA_TCGEN05_SMEM_DESC, "tirx.cuda.tcgen05_encode_matrix_descriptor"},
+    {IR_OP_CUDA_WGMMA_SMEM_DESC, "tirx.cuda.wgmma_encode_matrix_descriptor"},
+    {IR_OP_CUDA_WGMMA_NOOP_BARRIER, "tirx.cuda.wgmma_noop_barrier"},
+    {IR_OP_CUDA_MMA_STORE, "tirx.mma_store"},
+    {IR_OP_CUDA_MMA_FILL, "tirx.mma_fill"},
+    {IR_OP_CUDA_TIMER_INIT, "tirx.timer_init_cuda"},
+    {IR_OP_CUDA_TIMER_START, "tirx.timer_start_cuda"},
+    {IR_OP_CUDA_TIMER_END, "tirx.timer_end_cuda"},
+    {IR_OP_CUDA_TIMER_FINALIZE, "tirx.timer_finalize_cuda"},
+};
+
+const char *ir_op_registered_name(IrOp op, char *buf)
+{
+    for (size_t i = 0; i < TX_ARRAY_LEN(registered_names); i++)
+        if (registered_names[i].op == op) {
+            snprintf(buf, IR_OP_NAME_MAX, "%s", registered_names[i].name);
+            return buf;
+        }
+    snprintf(buf, IR_OP_NAME_MAX, "tirx.%s", ir_ops[op].name);
+    return buf;
+}
+
+int ir_op_lookup_registered(const char *name)
+{
+    char full[IR_OP_NAME_MAX], buf[IR_OP_NAME_MAX];
+    if (!strncmp(name, "tir.", 4))
+        snprintf(full, sizeof full, "tirx.%s", name + 4), name = full;
+    for (int i = 0; i < IR_OP_COUNT; i++)
+        if (i != IR_OP_PTX && i != IR_OP_CALL_FUNC &&
+            !strcmp(ir_op_registered_name((IrOp)i, buf), name))
+            return i;
+    return -1;
+}
+
 const char *const ir_scope_names[IR_SCOPE_COUNT] = {
 #define X(E, name) name,
 #include "scope.def"

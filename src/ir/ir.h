@@ -128,6 +128,12 @@ typedef struct IrOpInfo {
 extern const IrOpInfo ir_ops[IR_OP_COUNT];
 /* Look up an op by printed name ("exp", "cuda.cta_sync"); -1 if none. */
 int ir_op_lookup(const char *name);
+/* The name the reference registers the op under ("tirx.exp", "prim.if_then_else",
+ * "tirx.mma_store" for cuda.mma_store), written to buf; returns buf. */
+#define IR_OP_NAME_MAX 96
+const char *ir_op_registered_name(IrOp op, char *buf);
+/* Look up an op by registered name ("tirx.exp"; "tir.exp" also); -1 if none. */
+int ir_op_lookup_registered(const char *name);
 
 /* A call: builtin op, a PTX instruction, or a call of another function of the module. */
 typedef struct IrCall {

@@ -162,7 +162,7 @@ static void visit_expr_children(IrVisitor *v, const IrExpr *e)
         ir_visit_expr(v, e->u.op.a);
         ir_visit_expr(v, e->u.op.b);
         break;
-    case IR_E_RAMP:
+    case IR_E_RAMP: case IR_E_RANGE: case IR_E_INDEX_MAP: case IR_E_COMM_REDUCER:
         ir_visit_expr(v, e->u.op.a);
         ir_visit_expr(v, e->u.op.b);
         break;
@@ -493,7 +493,7 @@ static IrExpr *mutate_expr_children(IrMutator *m, IrExpr *e)
         COW(m, n, e, u.op.a, ir_mutate_expr(m, e->u.op.a));
         COW(m, n, e, u.op.b, ir_mutate_expr(m, e->u.op.b));
         break;
-    case IR_E_RAMP:
+    case IR_E_RAMP: case IR_E_RANGE: case IR_E_INDEX_MAP: case IR_E_COMM_REDUCER:
         COW(m, n, e, u.op.a, ir_mutate_expr(m, e->u.op.a));
         COW(m, n, e, u.op.b, ir_mutate_expr(m, e->u.op.b));
         break;

@@ -40,7 +40,7 @@ typedef enum {
     SV_AXIS,    /* u.path: an axis name */
     SV_FUNC,    /* u.def: a function of the module (callable as Module.f) */
     SV_MACRO,   /* u.def: a @T.macro */
-    SV_LAMBDA,  /* u.e: an IR_E_LAMBDA */
+    SV_LAMBDA,  /* u.lambda: a lambda, elaborated by its use (el_lambda) */
     SV_SLICE,   /* u.slice: only inside a subscript */
     SV_LOOP,    /* u.loop: range(...), T.serial(...), T.grid(...) */
     SV_FRAME,   /* u.frame: T.attr(...), T.launch_thread(...), T.hint(...), ... */
@@ -48,6 +48,7 @@ typedef enum {
     SV_INDEXER, /* u.method: A.tile(...) / A.chunk(...) awaiting its subscript; recv[0] is
                    the buffer, recv[1] a tuple of the call's arguments */
     SV_POOL,    /* u.pool: a T.SMEMPool() or T.TMEMPool(...) (elab_pool.c) */
+    SV_OBJECT,  /* u.e: T.Range, T.index_map or T.comm_reducer (an attribute value) */
     SV_COUNT
 } ScValKind;
 
@@ -106,6 +107,10 @@ struct ScVal {
         ScFrame *frame;
         ScVal *tagged;
         ScPool *pool;
+        struct {
+            const Ast *ast;
+            struct ScScope *scope; /* where it was written: its free names */
+        } lambda;
     } u;
 };
 
@@ -411,6 +416,15 @@ void el_import(El *E, const Ast *s);
 /* T.<path>(...) where path is not a builtin: an op of op.def, a tile primitive
  * (`cta.copy`) or a PTX instruction. */
 ScVal el_call_path(El *E, const char *path, ScArgs *args);
+/* The pointer type a written result dtype names (`T.handle("float16", "shared").ty`),
+ * NULL for a dtype or the plain handle (`T.handle().ty`). */
+IrType *el_result_ptr_type(const ScVal *v);
+/* The IR_E_LAMBDA of an SV_LAMBDA: its parameters of dtype `all`, or
+ * each[i] when `each` is given (then it must take neach parameters); a tuple
+ * or list body becomes an IR_E_LIST when `tuple`, else the body is a
+ * PrimExpr. NULL after an error. */
+IrExpr *el_lambda(El *E, const ScVal *v, IrDType all, const IrDType *each, int neach,
+                  bool tuple, const char *what);
 
 /* ---- elab_tile.c: tile primitives ---- */
 /* Whether `T.<name>(...)`, a name that is both a scalar function and a tile primitive (exp,

@@ -708,14 +708,19 @@ static IrExprKind node_kind(const char *name)
     return IR_E_ADD;
 }
 
-static bool two_prims(El *E, ScArgs *args, IrExpr **x, IrExpr **y)
+static bool two_prims_named(El *E, ScArgs *args, const char *names, IrExpr **x, IrExpr **y)
 {
     ScBound b;
-    if (!el_bind_args(E, args, "a, b", &b))
+    if (!el_bind_args(E, args, names, &b))
         return false;
     *x = el_prim(E, &b.v[0], "an operand");
     *y = el_prim(E, &b.v[1], "an operand");
     return *x && *y;
+}
+
+static bool two_prims(El *E, ScArgs *args, IrExpr **x, IrExpr **y)
+{
+    return two_prims_named(E, args, "a, b", x, y);
 }
 
 /* T.Add(a, b) ... T.Or(a, b): the node as written (no folding, no conversion). */
@@ -1035,6 +1040,123 @@ ScVal bi_let(El *E, ScArgs *args)
     return sv_expr(l, args->span);
 }
 
+static ScVal object_val(IrExpr *e, TxSpan sp)
+{
+    ScVal v = {.kind = SV_OBJECT, .span = sp};
+    v.u.e = e;
+    return v;
+}
+
+/* T.Range(begin, end): min begin, extent end - begin (folded, not simplified:
+ * the reference's). Its printed form T.Range(min, extent + min) reads back
+ * as that extent, so that printing is a fixpoint (the reference's is not). */
+ScVal bi_range(El *E, ScArgs *args)
+{
+    IrExpr *lo, *hi;
+    if (!two_prims_named(E, args, "begin, end", &lo, &hi))
+        return sv_error();
+    const char *err = NULL;
+    bool printed = hi->kind == IR_E_ADD && ar_expr_equal(hi->u.op.b, lo) && !ar_is_const(lo, 0);
+    IrExpr *extent = !ar_match_types(E->a, &lo, &hi, &err) || !ir_dtype_is_int(lo->dtype) ? NULL
+                     : printed ? hi->u.op.a
+                               : ar_binary(E->a, IR_E_SUB, hi, lo, args->span, &err);
+    if (!extent) {
+        el_error(E, args->span, "T.Range takes two integers%s%s", err ? ": " : "", err ? err : "");
+        return sv_error();
+    }
+    IrExpr *r = ir_node(E->a, IR_E_RANGE, IR_VOID, args->span);
+    r->u.op.a = lo, r->u.op.b = extent;
+    return object_val(r, args->span);
+}
+
+static bool is_lambda(El *E, const ScVal *v, const char *what)
+{
+    if (v->kind == SV_LAMBDA)
+        return true;
+    if (v->kind != SV_ERROR)
+        el_error(E, v->span, "%s must be a lambda", what);
+    return false;
+}
+
+/* Every result of an index map is an expression (a Python number is not). */
+static bool index_map_results(El *E, const IrExpr *lam, TxSpan sp)
+{
+    const IrExpr *body = lam->u.lambda.body;
+    for (int i = 0; i < body->u.list.n; i++)
+        if (body->u.list.items[i]->kind == IR_E_INT || body->u.list.items[i]->kind == IR_E_FLOAT) {
+            el_error(E, sp, "T.index_map: each result must be an expression of the indices, not a "
+                            "constant");
+            return false;
+        }
+    return true;
+}
+
+/* The mapping of T.index_map, its body a tuple. */
+static IrExpr *index_map_lambda(El *E, const ScVal *v, IrDType index, const char *what)
+{
+    IrExpr *lam = is_lambda(E, v, what) ? el_lambda(E, v, index, NULL, 0, true, what) : NULL;
+    if (lam && lam->u.lambda.body->kind != IR_E_LIST) {
+        IrExpr *l = ir_node(E->a, IR_E_LIST, IR_VOID, v->span);
+        l->u.list.n = 1;
+        l->u.list.items = TX_NEW_ARRAY(E->a, IrExpr *, 1);
+        l->u.list.items[0] = lam->u.lambda.body;
+        lam->u.lambda.body = l;
+    }
+    return lam && index_map_results(E, lam, v->span) ? lam : NULL;
+}
+
+/* T.index_map(lambda i, j: (j, i), inverse_index_map=None, index_dtype="int64") */
+ScVal bi_index_map(El *E, ScArgs *args)
+{
+    ScBound b;
+    IrDType index = IR_INT64;
+    if (!el_bind_args(E, args, "mapping, *, inverse_index_map=, index_dtype=", &b) ||
+        (sv_given(&b.v[2]) && !el_dtype_of(E, &b.v[2], &index, "index_dtype")))
+        return sv_error();
+    IrExpr *r = ir_node(E->a, IR_E_INDEX_MAP, IR_VOID, args->span);
+    if (!(r->u.op.a = index_map_lambda(E, &b.v[0], index, "the mapping of T.index_map")))
+        return sv_error();
+    if (sv_given(&b.v[1]) && b.v[1].kind != SV_NONE &&
+        !(r->u.op.b = index_map_lambda(E, &b.v[1], index, "inverse_index_map")))
+        return sv_error();
+    return object_val(r, args->span);
+}
+
+/* T.comm_reducer(lambda x0, x1, y0, y1: (x0 + y0, x1 * y1), [id0, id1]): the
+ * parameters take the identities' dtypes. */
+ScVal bi_comm_reducer(El *E, ScArgs *args)
+{
+    ScBound b;
+    IrExpr **ids;
+    int n;
+    if (!el_bind_args(E, args, "combiner, identity", &b) ||
+        !expr_items(E, &b.v[1], &ids, &n, "the identity elements") ||
+        !is_lambda(E, &b.v[0], "the combiner of T.comm_reducer"))
+        return sv_error();
+    if (n < 1) {
+        el_error(E, b.v[1].span, "T.comm_reducer needs at least one identity element");
+        return sv_error();
+    }
+    IrDType *dts = TX_NEW_ARRAY(E->a, IrDType, 2 * n);
+    for (int i = 0; i < n; i++)
+        dts[i] = dts[n + i] = ids[i]->dtype;
+    IrExpr *lam = el_lambda(E, &b.v[0], IR_INT32, dts, 2 * n, n > 1, "the combiner");
+    if (!lam)
+        return sv_error();
+    const IrExpr *body = lam->u.lambda.body;
+    if ((n > 1 && (body->kind != IR_E_LIST || body->u.list.n != n)) ||
+        (n == 1 && body->kind == IR_E_LIST)) {
+        el_error(E, b.v[0].span, "the combiner must return %d value%s, one per identity", n,
+                 n == 1 ? "" : "s");
+        return sv_error();
+    }
+    IrExpr *list = ir_node(E->a, IR_E_LIST, IR_VOID, b.v[1].span);
+    list->u.list.n = n, list->u.list.items = ids;
+    IrExpr *r = ir_node(E->a, IR_E_COMM_REDUCER, IR_VOID, args->span);
+    r->u.op.a = lam, r->u.op.b = list;
+    return object_val(r, args->span);
+}
+
 /* T.if_then_else(cond, a, b): folded on a constant condition. */
 ScVal bi_if_then_else(El *E, ScArgs *args)
 {
@@ -1077,6 +1199,37 @@ static bool intrin_result(const IrOpInfo *info, IrExpr **a, int n, IrDType *out)
     }
 }
 
+/* The op a registered name ("tirx.exp") names, or an error. */
+static int registered_op(El *E, const ScVal *v)
+{
+    const char *name = el_str_const(E, v, "the op name");
+    if (!name)
+        return -1;
+    int op = ir_op_lookup_registered(name);
+    if (op < 0)
+        el_error(E, v->span, "unknown op '%s'", name);
+    return op;
+}
+
+/* A call of op with result dtype dt. Printed without its dtype (no attrs),
+ * the dtype must be the op's own. */
+static ScVal op_call_node(El *E, IrOp op, IrDType dt, IrExpr **a, int n, const IrExpr *attrs,
+                          TxSpan dt_span, TxSpan sp)
+{
+    IrDType own = dt;
+    bool fixed = intrin_result(&ir_ops[op], a, n, &own);
+    if (!attrs && fixed && !ir_dtype_eq(own, dt)) {
+        char want[IR_DTYPE_STR_MAX], got[IR_DTYPE_STR_MAX];
+        el_error(E, dt_span, "T.%s returns %s, not %s", ir_ops[op].name,
+                 ir_dtype_str(own, want), ir_dtype_str(dt, got));
+        return sv_error();
+    }
+    IrExpr *call = el_call_node(E, op, dt, a, n, sp);
+    if (attrs)
+        call->u.call.kwargs = attrs->u.list.kwargs, call->u.call.nkwargs = attrs->u.list.n;
+    return sv_expr(call, sp);
+}
+
 /* T.call_intrin("dtype", "tirx.op.name", args...): a call of that op. */
 ScVal bi_call_intrin(El *E, ScArgs *args)
 {
@@ -1084,30 +1237,52 @@ ScVal bi_call_intrin(El *E, ScArgs *args)
     IrDType dt;
     if (!el_bind_args(E, args, "dtype, op, *args", &b) || !el_dtype_of(E, &b.v[0], &dt, "dtype"))
         return sv_error();
-    const char *name = el_str_const(E, &b.v[1], "the op name");
-    if (!name)
+    int op = registered_op(E, &b.v[1]);
+    if (op < 0)
         return sv_error();
-    if (!strncmp(name, "tirx.", 5))
-        name += 5;
-    else if (!strncmp(name, "tir.", 4))
-        name += 4;
-    int op = ir_op_lookup(name);
-    if (op < 0 || op == IR_OP_PTX || op == IR_OP_CALL_FUNC) {
-        el_error(E, b.v[1].span, "unknown op '%s'", name);
-        return sv_error();
-    }
     IrExpr **a = TX_NEW_ARRAY(E->a, IrExpr *, b.nrest ? b.nrest : 1);
     for (int i = 0; i < b.nrest; i++)
         if (!(a[i] = el_prim(E, &b.rest[i], "an argument")))
             return sv_error();
-    /* The call prints as T.<op>(...) without its dtype, so it must be the op's own. */
-    IrDType own = dt;
-    bool fixed = intrin_result(&ir_ops[op], a, b.nrest, &own);
-    if (fixed && !ir_dtype_eq(own, dt)) {
-        char want[IR_DTYPE_STR_MAX], got[IR_DTYPE_STR_MAX];
-        el_error(E, b.v[0].span, "T.%s returns %s, not %s", ir_ops[op].name,
-                 ir_dtype_str(own, want), ir_dtype_str(dt, got));
+    return op_call_node(E, (IrOp)op, dt, a, b.nrest, NULL, b.v[0].span, args->span);
+}
+
+/* T.Call("tirx.op", [args], attrs={...}, ret_ty="dtype"): a call node as the
+ * reference builds it; a call with attrs prints in this form. */
+ScVal bi_call_node(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "op, args, attrs=, ty_args=, span=, ret_ty=", &b))
         return sv_error();
+    int op = registered_op(E, &b.v[0]);
+    IrExpr **a;
+    int n;
+    if (op < 0 || !expr_items(E, &b.v[1], &a, &n, "the arguments"))
+        return sv_error();
+    IrExpr *attrs = NULL;
+    if (sv_given(&b.v[2]) && b.v[2].kind != SV_NONE) {
+        if (b.v[2].kind != SV_DICT || !(attrs = el_pod(E, &b.v[2], "attrs"))) {
+            if (b.v[2].kind != SV_DICT)
+                el_error(E, b.v[2].span, "attrs= of T.Call must be a dictionary");
+            return sv_error();
+        }
+        if (!attrs->u.list.n)
+            attrs = NULL;
     }
-    return sv_expr(el_call_node(E, (IrOp)op, dt, a, b.nrest, args->span), args->span);
+    IrDType dt;
+    IrType *ptr_type = NULL;
+    if (!sv_given(&b.v[5]) || b.v[5].kind == SV_NONE) {
+        if (!intrin_result(&ir_ops[op], a, n, &dt)) {
+            el_error(E, args->span, "T.Call of '%s' needs ret_ty=", ir_ops[op].name);
+            return sv_error();
+        }
+    } else if (!el_dtype_of(E, &b.v[5], &dt, "ret_ty")) {
+        return sv_error();
+    } else {
+        ptr_type = el_result_ptr_type(&b.v[5]);
+    }
+    ScVal r = op_call_node(E, (IrOp)op, dt, a, n, attrs, b.v[5].span, args->span);
+    if (r.kind == SV_EXPR)
+        r.u.e->u.call.ptr_type = ptr_type;
+    return r;
 }

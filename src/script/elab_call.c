@@ -175,6 +175,15 @@ static bool dp4a_authoring(El *E, ScArgs *args, IrDType *dt)
     return true;
 }
 
+IrType *el_result_ptr_type(const ScVal *v)
+{
+    /* `T.handle().ty` is how the plain "handle" dtype prints */
+    IrType *ty = v->kind == SV_TYPE ? v->u.ty : NULL;
+    if (ty && ty->kind == IR_TY_PTR && !(ty->dtype.code == IR_DT_VOID && !strcmp(ty->scope, "global")))
+        return ty;
+    return NULL;
+}
+
 static ScVal op_call(El *E, IrOp op, ScArgs *args)
 {
     const IrOpInfo *info = &ir_ops[op];
@@ -199,11 +208,7 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
         }
         if (!explicit_dtype(E, &vals[0], &dt))
             return sv_error();
-        /* `T.handle().ty` is how the plain "handle" dtype prints */
-        const IrType *ty = vals[0].kind == SV_TYPE ? vals[0].u.ty : NULL;
-        if (ty && ty->kind == IR_TY_PTR &&
-            !(ty->dtype.code == IR_DT_VOID && !strcmp(ty->scope, "global")))
-            ptr_type = vals[0].u.ty;
+        ptr_type = el_result_ptr_type(&vals[0]);
         vals++, n--;
     } else if (info->ret == IR_RET_EXPLICIT_LAST) {
         if (n < 1) {

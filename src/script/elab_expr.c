@@ -87,7 +87,7 @@ const char *sv_kind_name(const ScVal *v)
         "T.let", "a local buffer annotation", "a namespace", "a method", "a layout",
         "a layout spec", "an axis offset", "an axis", "a function", "a macro", "a lambda",
         "a slice", "a loop range", "a frame", "T.ptx.pred(...)", "a view indexer", "an SMEM pool",
-        "nothing"};
+        "an IR object", "nothing"};
     if (v->kind == SV_NS)
         return "a namespace";
     if (v->kind == SV_POOL)
@@ -269,7 +269,8 @@ IrExpr *el_pod(El *E, const ScVal *v, const char *what)
         return e;
     case SV_FLOAT: return ir_float(E->a, IR_FLOAT32, v->u.f, v->span);
     case SV_STR: return ir_str(E->a, v->u.str.s, v->span);
-    case SV_EXPR: case SV_REGION: case SV_LAMBDA: return v->u.e;
+    case SV_EXPR: case SV_REGION: case SV_OBJECT: return v->u.e;
+    case SV_LAMBDA: return el_lambda(E, v, IR_INT32, NULL, 0, false, what);
     case SV_BUFFER: return v->decay ? scalar_load(E, v->u.e, v->span) : v->u.e;
     case SV_DTYPE:
         return ir_node(E->a, IR_E_DTYPE, v->u.dt, v->span);
@@ -1116,27 +1117,56 @@ static ScVal eval_ifexp(El *E, const Ast *x)
     return el_eval(E, truth ? x->a : x->b);
 }
 
+/* A lambda is elaborated where it is used, which knows its parameters'
+ * dtypes (el_lambda). */
 static ScVal eval_lambda(El *E, const Ast *x)
 {
+    ScVal r = {.kind = SV_LAMBDA, .span = x->span};
+    r.u.lambda.ast = x, r.u.lambda.scope = E->scope;
+    return r;
+}
+
+/* A tuple (or list) a lambda returns, as an IR_E_LIST of PrimExprs. */
+static IrExpr *lambda_tuple(El *E, const ScVal *body)
+{
+    IrExpr *l = ir_node(E->a, IR_E_LIST, IR_VOID, body->span);
+    l->u.list.n = body->u.seq.n;
+    l->u.list.items = TX_NEW_ARRAY(E->a, IrExpr *, body->u.seq.n ? body->u.seq.n : 1);
+    for (int i = 0; i < body->u.seq.n; i++)
+        if (!(l->u.list.items[i] = el_prim(E, &body->u.seq.items[i], "a lambda result")))
+            return NULL;
+    return l;
+}
+
+IrExpr *el_lambda(El *E, const ScVal *v, IrDType all, const IrDType *each, int neach,
+                  bool tuple, const char *what)
+{
+    const Ast *x = v->u.lambda.ast;
+    if (each && x->nnames != neach) {
+        el_error(E, v->span, "%s takes %d parameter%s, not %d", what, neach,
+                 neach == 1 ? "" : "s", x->nnames);
+        return NULL;
+    }
     ScScope *saved = E->scope;
     ScScope *s = TX_NEW(E->a, ScScope);
-    s->parent = E->scope;
+    s->parent = v->u.lambda.scope;
     E->scope = s;
     IrExpr *lam = ir_node(E->a, IR_E_LAMBDA, IR_VOID, x->span);
     lam->u.lambda.n = x->nnames;
     lam->u.lambda.params = TX_NEW_ARRAY(E->a, IrExpr *, x->nnames ? x->nnames : 1);
     for (int i = 0; i < x->nnames; i++) {
-        IrExpr *v = ir_var(E->a, x->names[i], ir_prim_type(E->a, IR_INT32), x->name_spans[i]);
-        lam->u.lambda.params[i] = v;
-        el_bind(E, x->names[i], sv_expr(v, x->name_spans[i]), BIND_PLAIN, x->name_spans[i]);
+        IrType *ty = ir_prim_type(E->a, each ? each[i] : all);
+        IrExpr *p = ir_var(E->a, x->names[i], ty, x->name_spans[i]);
+        lam->u.lambda.params[i] = p;
+        el_bind(E, x->names[i], sv_expr(p, x->name_spans[i]), BIND_PLAIN, x->name_spans[i]);
     }
     ScVal body = el_eval_value(E, x->a);
     E->scope = saved;
-    if (!(lam->u.lambda.body = el_prim(E, &body, "a lambda body")))
-        return sv_error();
-    ScVal r = {.kind = SV_LAMBDA, .span = x->span};
-    r.u.e = lam;
-    return r;
+    if (tuple && (body.kind == SV_TUPLE || body.kind == SV_LIST))
+        lam->u.lambda.body = lambda_tuple(E, &body);
+    else
+        lam->u.lambda.body = el_prim(E, &body, "a lambda body");
+    return lam->u.lambda.body ? lam : NULL;
 }
 
 /* ---------------------------------------------------------------- displays */

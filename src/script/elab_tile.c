@@ -232,7 +232,7 @@ static IrExpr *convert(El *E, const char *fname, const TileParam *p, const ScVal
         return NULL;
     case TK_LAMBDA:
         if (v->kind == SV_LAMBDA)
-            return v->u.e;
+            return el_lambda(E, v, IR_INT32, NULL, 0, false, "a tile predicate");
         el_error(E, v->span, "%s: the argument '%s' must be a lambda, not %s", fname, p->name,
                  sv_kind_name(v));
         return NULL;

@@ -359,6 +359,14 @@ static void print_dict(Printer *P, const IrKwarg *kw, int n, TxBuf *out)
     tx_buf_putc(out, '}');
 }
 
+/* `(a, b)`, `(a,)`: the tuple a lambda returns. */
+static void print_tuple(Printer *P, const IrExpr *list, TxBuf *out)
+{
+    tx_buf_putc(out, '(');
+    print_args(P, list->u.list.items, list->u.list.n, out);
+    tx_buf_puts(out, list->u.list.n == 1 ? ",)" : ")");
+}
+
 static void print_lambda(Printer *P, const IrExpr *e, TxBuf *out)
 {
     pr_frame_open(P, e);
@@ -369,7 +377,10 @@ static void print_lambda(Printer *P, const IrExpr *e, TxBuf *out)
         tx_buf_puts(out, pr_define(P, e->u.lambda.params[i], pr_top(P)));
     }
     tx_buf_puts(out, ": ");
-    pr_operand(P, e->u.lambda.body, PR_PREC_LAMBDA, false, out);
+    if (e->u.lambda.body->kind == IR_E_LIST)
+        print_tuple(P, e->u.lambda.body, out);
+    else
+        pr_operand(P, e->u.lambda.body, PR_PREC_LAMBDA, false, out);
     char **stmts;
     int n;
     pr_frame_close(P, &stmts, &n);
@@ -544,16 +555,6 @@ static void print_ptx(Printer *P, const IrCall *c, TxBuf *out)
     tx_buf_putc(out, ')');
 }
 
-static void print_kwargs(Printer *P, const IrKwarg *kw, int n, bool first, TxBuf *out)
-{
-    for (int i = 0; i < n; i++) {
-        if (!first || i)
-            tx_buf_puts(out, ", ");
-        tx_buf_printf(out, "%s=", kw[i].key);
-        pr_expr(P, kw[i].value, out);
-    }
-}
-
 /* The dtype written in a call: a string, or `<pointer type>.ty` for a pointer
  * result (`T.handle().ty` for void* in global memory, also when the IR keeps
  * only the handle dtype). */
@@ -576,23 +577,38 @@ static void print_func_call(Printer *P, const IrExpr *e, TxBuf *out)
 {
     const IrCall *c = &e->u.call;
     tx_buf_puts(out, "T.cuda.func_call(");
-    if (c->nkwargs) {
-        print_args(P, c->args, c->nargs, out);
-        print_kwargs(P, c->kwargs, c->nkwargs, c->nargs == 0, out);
-    } else {
-        print_args(P, c->args, c->nargs - 1, out);
-        tx_buf_puts(out, c->nargs > 1 ? ", source_code=" : "source_code=");
-        if (c->nargs)
-            pr_expr(P, c->args[c->nargs - 1], out);
-        if (e->dtype.code != IR_DT_VOID)
-            tx_buf_puts(out, ", return_type="), print_call_dtype(P, e, out);
-    }
+    print_args(P, c->args, c->nargs - 1, out);
+    tx_buf_puts(out, c->nargs > 1 ? ", source_code=" : "source_code=");
+    if (c->nargs)
+        pr_expr(P, c->args[c->nargs - 1], out);
+    if (e->dtype.code != IR_DT_VOID)
+        tx_buf_puts(out, ", return_type="), print_call_dtype(P, e, out);
+    tx_buf_putc(out, ')');
+}
+
+/* A call with attributes: T.Call("tirx.op", [args], attrs={...}, ret_ty=dtype). */
+static void print_call_node(Printer *P, const IrExpr *e, TxBuf *out)
+{
+    const IrCall *c = &e->u.call;
+    char name[IR_OP_NAME_MAX];
+    tx_buf_puts(out, "T.Call(");
+    pr_string_literal(out, ir_op_registered_name(c->op, name));
+    tx_buf_puts(out, ", ");
+    print_list(P, c->args, c->nargs, out);
+    tx_buf_puts(out, ", attrs=");
+    print_dict(P, c->kwargs, c->nkwargs, out);
+    tx_buf_puts(out, ", ret_ty=");
+    print_call_dtype(P, e, out);
     tx_buf_putc(out, ')');
 }
 
 static void print_call(Printer *P, const IrExpr *e, TxBuf *out)
 {
     const IrCall *c = &e->u.call;
+    if (c->nkwargs && c->op != IR_OP_PTX && c->op != IR_OP_CALL_FUNC) {
+        print_call_node(P, e, out);
+        return;
+    }
     switch (c->op) {
     case IR_OP_BUFFER_DATA:
         print_buffer_name(P, c->args[0], out);
@@ -629,7 +645,6 @@ static void print_call(Printer *P, const IrExpr *e, TxBuf *out)
     print_args(P, c->args, c->nargs, out);
     if (c->op != IR_OP_CALL_FUNC && ir_ops[c->op].ret == IR_RET_EXPLICIT_LAST)
         tx_buf_puts(out, c->nargs ? ", " : ""), print_call_dtype(P, e, out);
-    print_kwargs(P, c->kwargs, c->nkwargs, c->nargs == 0 && !first, out);
     tx_buf_putc(out, ')');
 }
 
@@ -683,6 +698,27 @@ static void print_node(Printer *P, const IrExpr *e, TxBuf *out)
         tx_buf_puts(out, "T.Broadcast(");
         pr_expr(P, e->u.op.a, out);
         tx_buf_printf(out, ", %d)", e->u.op.lanes);
+        break;
+    case IR_E_RANGE: /* printed with its end, as the reference does: extent + min */
+        tx_buf_puts(out, "T.Range(");
+        pr_expr(P, e->u.op.a, out);
+        tx_buf_puts(out, ", ");
+        pr_expr(P, pr_fold_add(P, e->u.op.b, e->u.op.a), out);
+        tx_buf_putc(out, ')');
+        break;
+    case IR_E_INDEX_MAP:
+        tx_buf_puts(out, "T.index_map(");
+        print_lambda(P, e->u.op.a, out);
+        if (e->u.op.b)
+            tx_buf_puts(out, ", inverse_index_map="), print_lambda(P, e->u.op.b, out);
+        tx_buf_putc(out, ')');
+        break;
+    case IR_E_COMM_REDUCER:
+        tx_buf_puts(out, "T.comm_reducer(");
+        print_lambda(P, e->u.op.a, out);
+        tx_buf_puts(out, ", ");
+        pr_expr(P, e->u.op.b, out);
+        tx_buf_putc(out, ')');
         break;
     case IR_E_LET:
         tx_buf_puts(out, "T.Let(");

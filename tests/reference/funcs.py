@@ -1644,6 +1644,26 @@ def e_misc_builtins(A: T.Buffer((16,), "int32"), F: T.Buffer((4,), "float32"), V
 
 
 @T.prim_func
+def e_call_node(A: T.Buffer((4,), "float32"), x: T.float32, p: T.handle):
+    A[0] = T.Call("tirx.call_extern", ["foo", x], attrs={"k": 1, "a": "s"}, ret_ty="float32")
+    T.evaluate(T.Call("tirx.cuda.cta_sync", [], attrs={"k": 1}, ret_ty="void"))
+    T.evaluate(T.Call("tirx.reinterpret", [p], attrs={"k": 1}, ret_ty=T.handle("float16", "shared").ty))
+    A[1] = T.Call("prim.if_then_else", [x > 0, x, x], attrs={"k": T.float32(1)}, ret_ty="float32")
+    A[2] = T.Call("tirx.exp", [x], ret_ty="float32") + T.call_intrin("float32", "prim.if_then_else", x > 0, x, x)
+
+
+@T.prim_func
+def e_attr_objects(A: T.Buffer((8,), "int32")):
+    T.attr(T.Range(2, 6), "range", 1)
+    T.attr(T.index_map(lambda i, j: (j, i), inverse_index_map=lambda a, b: (b, a)), "transpose", 1)
+    T.attr(T.index_map(lambda i: i + 1), "shift", 1)
+    T.attr(T.comm_reducer(lambda x, y: T.max(x, y), [T.float32(0)]), "max", 1)
+    T.attr(T.comm_reducer(lambda x0, x1, y0, y1: (x0 + y0, x1 * y1), [0, 1]), "sum_prod", 1)
+    for i in T.serial(8, annotations={"map": T.index_map(lambda i: (i // 4, i % 4)), "range": T.Range(0, 8)}):
+        A[i] = 1
+
+
+@T.prim_func
 def e_dp4a(A: T.Buffer((4,), "int32"), V: T.Buffer((4,), "int8x4"), a: T.int32):
     A[0] = T.dp4a(V[0], V[1], a)
     A[1] = T.dp4a(V[2], V[3])
