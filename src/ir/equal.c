@@ -271,6 +271,9 @@ static bool eq_expr_fields(Eq *q, const IrExpr *a, const IrExpr *b)
         return eq_lambda(q, a, b);
     case IR_E_RANGE: case IR_E_INDEX_MAP: case IR_E_COMM_REDUCER:
         return eq_expr(q, a->u.op.a, b->u.op.a) && eq_expr(q, a->u.op.b, b->u.op.b);
+    case IR_E_GLOBAL_INFO:
+        return eq_expr(q, a->u.op.a, b->u.op.a) && eq_expr(q, a->u.op.b, b->u.op.b) &&
+               eq_expr(q, a->u.op.cond, b->u.op.cond);
     case IR_E_CALL:
         return eq_call(q, &a->u.call, &b->u.call);
     case IR_E_LOAD: case IR_E_REGION:
@@ -463,10 +466,11 @@ static const IrFunc *find_func(const IrModule *m, const char *name)
  * source order. */
 bool ir_module_equal(const IrModule *a, const IrModule *b)
 {
-    if (a->nfuncs != b->nfuncs || a->nattrs != b->nattrs)
+    if (a->nfuncs != b->nfuncs || a->nattrs != b->nattrs || a->nglobal_infos != b->nglobal_infos)
         return false;
     Eq q = {0};
-    bool r = eq_kwargs(&q, a->attrs, b->attrs, a->nattrs);
+    bool r = eq_kwargs(&q, a->attrs, b->attrs, a->nattrs) &&
+             eq_kwargs(&q, a->global_infos, b->global_infos, a->nglobal_infos);
     eq_free(&q);
     for (int i = 0; r && i < a->nfuncs; i++) {
         const IrFunc *g = find_func(b, a->funcs[i]->name);

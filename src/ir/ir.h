@@ -312,9 +312,10 @@ typedef struct IrModule {
     const TxSource *source;
     bool is_ir_module; /* written as `@I.ir_module class Name:` */
     const char *class_name;
-    int nfuncs, nattrs;
+    int nfuncs, nattrs, nglobal_infos;
     IrFunc **funcs;
     IrKwarg *attrs;    /* I.module_attrs */
+    IrKwarg *global_infos; /* I.module_global_infos: each a LIST of GLOBAL_INFO, sorted by key */
 } IrModule;
 
 IrModule *ir_module_new(void);

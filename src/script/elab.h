@@ -419,6 +419,9 @@ ScVal el_call_path(El *E, const char *path, ScArgs *args);
 /* The pointer type a written result dtype names (`T.handle("float16", "shared").ty`),
  * NULL for a dtype or the plain handle (`T.handle().ty`). */
 IrType *el_result_ptr_type(const ScVal *v);
+/* I.dummy_global_info() / I.vdevice(target, vdevice_id=0, memory_scope="global"):
+ * an item of I.module_global_infos. */
+ScVal el_global_info(El *E, ScArgs *args);
 /* The IR_E_LAMBDA of an SV_LAMBDA: its parameters of dtype `all`, or
  * each[i] when `each` is given (then it must take neach parameters); a tuple
  * or list body becomes an IR_E_LIST when `tuple`, else the body is a

@@ -1157,6 +1157,31 @@ ScVal bi_comm_reducer(El *E, ScArgs *args)
     return object_val(r, args->span);
 }
 
+ScVal el_global_info(El *E, ScArgs *args)
+{
+    ScBound b;
+    bool vdevice = !strcmp(args->fname, "I.vdevice");
+    if (!el_bind_args(E, args, vdevice ? "target, vdevice_id=, memory_scope=" : "", &b))
+        return sv_error();
+    IrExpr *r = ir_node(E->a, IR_E_GLOBAL_INFO, IR_VOID, args->span);
+    if (!vdevice)
+        return object_val(r, args->span);
+    if (b.v[0].kind != SV_DICT && b.v[0].kind != SV_STR) {
+        el_error(E, b.v[0].span, "the target of I.vdevice is a dictionary or a string");
+        return sv_error();
+    }
+    int64_t id = 0;
+    const char *scope = "global";
+    if ((sv_given(&b.v[1]) && !el_int_const(E, &b.v[1], &id, "vdevice_id")) ||
+        (sv_given(&b.v[2]) && !(scope = el_str_const(E, &b.v[2], "memory_scope"))) ||
+        !(r->u.op.a = el_pod(E, &b.v[0], "the target")))
+        return sv_error();
+    r->u.op.b = ir_node(E->a, IR_E_PYINT, IR_VOID, args->span);
+    r->u.op.b->u.int_val = id;
+    r->u.op.cond = ir_str(E->a, scope, args->span);
+    return object_val(r, args->span);
+}
+
 /* T.if_then_else(cond, a, b): folded on a constant condition. */
 ScVal bi_if_then_else(El *E, ScArgs *args)
 {

@@ -443,6 +443,37 @@ static void module_attrs(El *E, const Ast *call)
     E->m->attrs = dict->u.list.kwargs;
 }
 
+/* I.module_global_infos({"key": [I.dummy_global_info(), I.vdevice(...)], ...}) */
+static void module_global_infos(El *E, const Ast *call)
+{
+    if (call->items.n != 1 || call->nnames) {
+        el_error(E, call->span, "I.module_global_infos takes one dictionary");
+        return;
+    }
+    ScVal d = el_eval(E, call->items.items[0]);
+    if (d.kind != SV_DICT) {
+        if (d.kind != SV_ERROR)
+            el_error(E, call->items.items[0]->span, "I.module_global_infos takes a dictionary");
+        return;
+    }
+    IrExpr *dict = el_pod(E, &d, "module global infos");
+    if (!dict)
+        return;
+    for (int i = 0; i < dict->u.list.n; i++) {
+        const IrExpr *items = dict->u.list.kwargs[i].value;
+        bool ok = items->kind == IR_E_LIST;
+        for (int k = 0; ok && k < items->u.list.n; k++)
+            ok = items->u.list.items[k]->kind == IR_E_GLOBAL_INFO;
+        if (!ok) {
+            el_error(E, d.u.dict.vals[i].span, "a global info is a list of I.dummy_global_info() "
+                                               "and I.vdevice(...)");
+            return;
+        }
+    }
+    E->m->nglobal_infos = dict->u.list.n;
+    E->m->global_infos = dict->u.list.kwargs;
+}
+
 static bool is_docstring(const Ast *s)
 {
     return s->kind == A_S_EXPR && s->a->kind == A_STR;
@@ -469,12 +500,15 @@ static void elab_class(El *E, const Ast *c)
             elab_def(E, s);
         else if (s->kind == A_S_EXPR && s->a->kind == A_CALL && is_path(s->a, "I", "module_attrs"))
             module_attrs(E, s->a);
+        else if (s->kind == A_S_EXPR && s->a->kind == A_CALL &&
+                 is_path(s->a, "I", "module_global_infos"))
+            module_global_infos(E, s->a);
         else if (s->kind == A_S_PASS || is_docstring(s))
             continue;
         else
             el_error(E, s->span,
-                     "an @I.ir_module class holds I.module_attrs({...}) and @T.prim_func "
-                     "functions");
+                     "an @I.ir_module class holds I.module_attrs({...}), "
+                     "I.module_global_infos({...}) and @T.prim_func functions");
     }
 }
 

@@ -577,16 +577,16 @@ static void print_header(TxBuf *out, bool ir_module, const NameList *type_vars)
         tx_buf_printf(out, "%s = TypeVar(\"%s\")\n", type_vars->items[i], type_vars->items[i]);
 }
 
-static void print_module_attrs(Printer *P, TxBuf *out)
+/* `I.module_attrs({...})` / `I.module_global_infos({...})`, keys sorted, unless empty. */
+static void print_module_dict(Printer *P, const char *call, IrKwarg *kw, int n, TxBuf *out)
 {
-    const IrModule *m = P->m;
-    if (!m->nattrs)
+    if (!n)
         return;
-    IrKwarg *sorted = tx_arena_memdup(&P->arena, m->attrs, sizeof(IrKwarg) * (size_t)m->nattrs);
-    qsort(sorted, (size_t)m->nattrs, sizeof *sorted, cmp_kwarg);
+    IrKwarg *sorted = tx_arena_memdup(&P->arena, kw, sizeof(IrKwarg) * (size_t)n);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_kwarg);
     IrExpr dict = {.kind = IR_E_DICT, .dtype = IR_VOID};
-    dict.u.list.n = m->nattrs, dict.u.list.kwargs = sorted;
-    tx_buf_puts(out, "\n    I.module_attrs(");
+    dict.u.list.n = n, dict.u.list.kwargs = sorted;
+    tx_buf_printf(out, "\n    %s(", call);
     pr_expr(P, &dict, out);
     tx_buf_putc(out, ')');
 }
@@ -622,8 +622,9 @@ static char *print_module(Printer *P)
     print_header(&out, m->is_ir_module || P->uses_ir_prefix, &type_vars);
     if (m->is_ir_module) {
         tx_buf_puts(&out, "@I.ir_module\nclass Module:");
-        print_module_attrs(P, &out);
-        if (!m->nfuncs && !m->nattrs)
+        print_module_dict(P, "I.module_attrs", m->attrs, m->nattrs, &out);
+        print_module_dict(P, "I.module_global_infos", m->global_infos, m->nglobal_infos, &out);
+        if (!m->nfuncs && !m->nattrs && !m->nglobal_infos)
             tx_buf_puts(&out, "\n    pass");
     }
     char *b = tx_buf_take(&body);

@@ -713,6 +713,15 @@ static void print_node(Printer *P, const IrExpr *e, TxBuf *out)
             tx_buf_puts(out, ", inverse_index_map="), print_lambda(P, e->u.op.b, out);
         tx_buf_putc(out, ')');
         break;
+    case IR_E_GLOBAL_INFO:
+        if (!e->u.op.a) {
+            tx_buf_puts(out, "I.dummy_global_info()");
+            break;
+        }
+        tx_buf_puts(out, "I.vdevice(");
+        print_args(P, (IrExpr *const[]){e->u.op.a, e->u.op.b, e->u.op.cond}, 3, out);
+        tx_buf_putc(out, ')');
+        break;
     case IR_E_COMM_REDUCER:
         tx_buf_puts(out, "T.comm_reducer(");
         print_lambda(P, e->u.op.a, out);

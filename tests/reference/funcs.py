@@ -2807,6 +2807,16 @@ class m_module_attrs:
 
 
 @I.ir_module
+class m_module_global_infos:
+    I.module_attrs({"opt_level": 3})
+    I.module_global_infos({"vdevice": [I.vdevice({"arch": "sm_90a", "keys": ["cuda", "gpu"], "kind": "cuda", "max_num_threads": 1024, "tag": "", "thread_warp_size": 32}, 1, "global")], "dummy": [I.dummy_global_info(), I.dummy_global_info()]})
+
+    @T.prim_func
+    def main(A: T.Buffer((4,), "int32")):
+        A[0] = 1
+
+
+@I.ir_module
 class m_symbolic_shared_typevar:
     @T.prim_func
     def f(a: T.handle):
