@@ -176,6 +176,13 @@ static const struct {
     {IR_OP_CUDA_TIMER_START, "tirx.timer_start_cuda"},
     {IR_OP_CUDA_TIMER_END, "tirx.timer_end_cuda"},
     {IR_OP_CUDA_TIMER_FINALIZE, "tirx.timer_finalize_cuda"},
+    {IR_OP_CUDA_IKET_MARK, "tirx.cuda.iket_mark"},
+    {IR_OP_CUDA_IKET_RANGE_START, "tirx.cuda.iket_range_start"},
+    {IR_OP_CUDA_IKET_RANGE_END, "tirx.cuda.iket_range_end"},
+    {IR_OP_CUDA_IKET_RANGE_PUSH, "tirx.cuda.iket_range_push"},
+    {IR_OP_CUDA_IKET_RANGE_POP, "tirx.cuda.iket_range_pop"},
+    {IR_OP_CUDA_IKET_SENTINEL_TOKEN, "tirx.cuda.iket_sentinel_token"},
+    {IR_OP_CUDA_IKET_OFFICIAL_EVENT, "tirx.cuda.iket_official_event"},
 };
 
 const char *ir_op_registered_name(IrOp op, char *buf)

@@ -102,7 +102,7 @@ static const struct {
     IrOp op;
     const char *params;
     int nparams, nrequired;
-    const char *defaults[8]; /* of the optional parameters, in order */
+    const char *defaults[8]; /* of the optional parameters, in order; NULL: left out */
 } named_ops[] = {
     {IR_OP_CUDA_TCGEN05_INSTR_DESC,
      "desc, d_dtype, a_dtype, b_dtype, M, N, K, trans_a, trans_b, n_cta_groups=, neg_a=, "
@@ -115,12 +115,15 @@ static const struct {
     {IR_OP_CUDA_TCGEN05_SMEM_DESC, "desc, addr, ldo, sdo, swizzle", 5, 5, {0}},
     {IR_OP_CUDA_WGMMA_SMEM_DESC, "desc, addr, ldo, sdo, swizzle", 5, 5, {0}},
     {IR_OP_CUDA_WARP_REDUCE, "value, op, width=", 3, 2, {"32"}},
+    {IR_OP_CUDA_IKET_OFFICIAL_EVENT, "event_id, source_code=, payload=", 3, 1, {"\"\"", NULL}},
 };
 
 static ScVal default_value(const char *text, TxSpan sp)
 {
     if (!strcmp(text, "True") || !strcmp(text, "False"))
         return sv_bool(text[0] == 'T', sp);
+    if (!strcmp(text, "\"\""))
+        return (ScVal){.kind = SV_STR, .span = sp, .u.str = {"", 0}};
     return sv_int(strtoll(text, NULL, 10), sp);
 }
 
@@ -136,9 +139,16 @@ static bool named_op_args(El *E, IrOp op, ScArgs *args)
         if (!el_bind_args(E, args, named_ops[i].params, &b))
             return false;
         int n = named_ops[i].nparams, req = named_ops[i].nrequired;
-        for (int k = req; k < n; k++)
-            if (!sv_given(&b.v[k]))
-                b.v[k] = default_value(named_ops[i].defaults[k - req], args->span);
+        for (int k = req; k < n; k++) {
+            const char *dflt = named_ops[i].defaults[k - req];
+            if (sv_given(&b.v[k]))
+                continue;
+            if (!dflt) { /* an optional argument left out, printed only when given */
+                n = k;
+                break;
+            }
+            b.v[k] = default_value(dflt, args->span);
+        }
         args->pos = TX_NEW_ARRAY(E->a, ScVal, n);
         el_copy(args->pos, b.v, sizeof(ScVal) * (size_t)n);
         args->npos = n, args->nkw = 0;

@@ -1844,6 +1844,21 @@ def k_wait_until(A: T.Buffer((4,), "uint32")):
 
 
 @T.prim_func
+def k_iket(A: T.Buffer((4,), "uint32")):
+    T.device_entry()
+    tx = T.thread_id([32])
+    T.cuda.iket.mark("m")
+    T.cuda.iket.mark("m", tx)
+    A[0] = T.cuda.iket.range_start("r")
+    T.cuda.iket.range_end(A[0])
+    T.cuda.iket.range_push("p", 3)
+    T.cuda.iket.range_pop()
+    A[1] = T.cuda.iket.sentinel_token("s")
+    A[2] = T.cuda.iket.official_event(3)
+    A[3] = T.cuda.iket.official_event(3, "src", tx)
+
+
+@T.prim_func
 def k_printf(n: T.int32):
     T.device_entry()
     tx = T.thread_id([32])
