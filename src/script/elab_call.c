@@ -13,20 +13,22 @@
 
 static const char *plural(int n) { return n == 1 ? "" : "s"; }
 
-static bool check_arg_count(El *E, const ScArgs *args, const char *name, int n, int lo, int hi)
+/* n arguments, besides a result dtype written in the call (`dtype`). */
+static bool check_arg_count(El *E, const ScArgs *args, const char *name, int n, int lo, int hi,
+                            bool dtype)
 {
     if (n >= lo && (hi < 0 || n <= hi))
         return true;
-    int g = args->npos;
+    const char *was = n == 1 ? "was" : "were", *extra = dtype ? " besides the dtype" : "";
     if (hi == lo)
-        el_error(E, args->span, "T.%s takes %d argument%s but %d %s given", name, lo, plural(lo), g,
-                 g == 1 ? "was" : "were");
+        el_error(E, args->span, "T.%s takes %d argument%s%s but %d %s given", name, lo, plural(lo),
+                 extra, n, was);
     else if (hi < 0)
-        el_error(E, args->span, "T.%s takes at least %d argument%s but %d %s given", name, lo,
-                 plural(lo), g, g == 1 ? "was" : "were");
+        el_error(E, args->span, "T.%s takes at least %d argument%s%s but %d %s given", name, lo,
+                 plural(lo), extra, n, was);
     else
-        el_error(E, args->span, "T.%s takes %d to %d arguments but %d %s given", name, lo, hi, g,
-                 g == 1 ? "was" : "were");
+        el_error(E, args->span, "T.%s takes %d to %d arguments%s but %d %s given", name, lo, hi,
+                 extra, n, was);
     return false;
 }
 
@@ -229,7 +231,8 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
             return sv_error();
         n--;
     }
-    if (!check_arg_count(E, args, info->name, n, info->min_args, info->max_args))
+    bool dtype_written = n != args->npos;
+    if (!check_arg_count(E, args, info->name, n, info->min_args, info->max_args, dtype_written))
         return sv_error();
     int tok = bitwise_token(op);
     if (tok)
