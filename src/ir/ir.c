@@ -94,7 +94,7 @@ bool ir_dtype_parse(const char *s, size_t n, IrDType *out)
     }
     if (rn > 0) {
         if (rest[0] != 'x' || !parse_uint(rest + 1, rn - 1, &lanes) || lanes < 1 ||
-            lanes > 1024 || best == IR_DT_HANDLE)
+            lanes > IR_MAX_LANES || best == IR_DT_HANDLE)
             return false;
     }
     out->code = (uint8_t)best;

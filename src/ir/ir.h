@@ -22,6 +22,9 @@ typedef struct IrDType {
     uint16_t lanes; /* 1 for scalars */
 } IrDType;
 
+/* The most lanes a vector dtype may have. */
+#define IR_MAX_LANES 1024
+
 extern const IrDType IR_BOOL, IR_INT8, IR_INT16, IR_INT32, IR_INT64, IR_UINT8, IR_UINT16,
     IR_UINT32, IR_UINT64, IR_FLOAT16, IR_FLOAT32, IR_FLOAT64, IR_BFLOAT16, IR_HANDLE, IR_VOID;
 

@@ -953,17 +953,26 @@ ScVal bi_select(El *E, ScArgs *args)
     return sv_expr(s, args->span);
 }
 
+static bool lanes_in_range(El *E, int64_t lanes, const ScVal *v)
+{
+    if (lanes >= 1 && lanes <= IR_MAX_LANES)
+        return true;
+    el_error(E, v->span, "lanes must be between 1 and %d, not %lld", IR_MAX_LANES,
+             (long long)lanes);
+    return false;
+}
+
 /* T.Ramp(base, stride, lanes) */
 ScVal bi_ramp(El *E, ScArgs *args)
 {
     ScBound b;
     int64_t lanes;
     if (!el_bind_args(E, args, "base, stride, lanes", &b) ||
-        !el_int_const(E, &b.v[2], &lanes, "lanes"))
+        !el_int_const(E, &b.v[2], &lanes, "lanes") || !lanes_in_range(E, lanes, &b.v[2]))
         return sv_error();
     IrExpr *base = el_prim(E, &b.v[0], "the base");
     IrExpr *stride = base ? el_prim_as(E, &b.v[1], base->dtype, "the stride") : NULL;
-    if (!base || !stride || lanes < 1 || lanes > 1024)
+    if (!base || !stride)
         return sv_error();
     IrExpr *r = ir_node(E->a, IR_E_RAMP, ir_dtype_with_lanes(base->dtype, (int)lanes), args->span);
     r->u.op.a = base, r->u.op.b = stride, r->u.op.lanes = (int)lanes;
@@ -975,10 +984,11 @@ ScVal bi_broadcast(El *E, ScArgs *args)
 {
     ScBound b;
     int64_t lanes;
-    if (!el_bind_args(E, args, "value, lanes", &b) || !el_int_const(E, &b.v[1], &lanes, "lanes"))
+    if (!el_bind_args(E, args, "value, lanes", &b) || !el_int_const(E, &b.v[1], &lanes, "lanes") ||
+        !lanes_in_range(E, lanes, &b.v[1]))
         return sv_error();
     IrExpr *v = el_prim(E, &b.v[0], "the value");
-    if (!v || lanes < 1 || lanes > 1024)
+    if (!v)
         return sv_error();
     IrExpr *r = ir_node(E->a, IR_E_BROADCAST, ir_dtype_with_lanes(v->dtype, (int)lanes), args->span);
     r->u.op.a = v, r->u.op.lanes = (int)lanes;

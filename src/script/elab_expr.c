@@ -178,6 +178,11 @@ static IrExpr *region_value(El *E, const ScVal *v, const char *what)
                      "needs constant extents", what);
             return NULL;
         }
+        if (ext < 1 || ext > IR_MAX_LANES) {
+            el_error(E, v->span, "%s is a region of %lld elements in dimension %d; a region used "
+                     "as a value holds 1 to %d", what, (long long)ext, i, IR_MAX_LANES);
+            return NULL;
+        }
         if (ext != 1 && i < n - 1) {
             el_error(E, v->span, "%s is a region with more than one element in dimension %d; a "
                      "region used as a value may span only its last dimension", what, i);
