@@ -268,11 +268,11 @@ static IrLayout *mma_d_layout(LyCtx *c, const MmaShape *m, const int64_t *x, int
         int64_t e[4] = {x[0], group[0], 2, group[2]}, s[4] = {1, group[2], 64, 1};
         return rows_ok(c, m, x[0]) ? tmem_iters(c, 4, e, s, "LCLC") : NULL;
     }
-    if (n == 2)
-        return rows_ok(c, m, x[0]) ? ly_canonicalize(c, ly_tmem_datapath_layout(c, m->dp, x[0],
-                                                                                 x[1], 0),
-                                                      LY_TARGET_NONE)
-                                   : NULL;
+    if (n == 2) {
+        IrLayout *dp = rows_ok(c, m, x[0]) ? ly_tmem_datapath_layout(c, m->dp, x[0], x[1], 0)
+                                           : NULL;
+        return dp ? ly_canonicalize(c, dp, LY_TARGET_NONE) : NULL;
+    }
     if (n == 3 && x[0] == 2 && half) { /* batched (2, m, N/2) */
         int64_t e[3] = {2, x[1], x[2]}, s[3] = {64, 1, 1};
         return rows_ok(c, m, x[1]) ? tmem_iters(c, 3, e, s, "LLC") : NULL;
