@@ -792,12 +792,13 @@ static ScVal bitwise(El *E, int op, ScVal a, ScVal b, TxSpan sp)
 }
 
 /* The FFI conversion of a Python scalar operand of + - * / // % and unary -;
- * a string converts to a StringImm, which is not a number. */
+ * a string converts to a StringImm and a pointer is a handle: not numbers. */
 static IrExpr *ffi_prim(El *E, const ScVal *v, int op)
 {
     IrExpr *e = el_prim(E, v, "an operand");
-    if (e && e->kind == IR_E_STR) {
-        el_error(E, v->span, "a string cannot be an operand of '%s'", sc_tok_kind_name(op));
+    if (e && (e->kind == IR_E_STR || e->dtype.code == IR_DT_HANDLE)) {
+        el_error(E, v->span, "%s cannot be an operand of '%s'",
+                 e->kind == IR_E_STR ? "a string" : "a pointer (handle)", sc_tok_kind_name(op));
         return NULL;
     }
     return e;
