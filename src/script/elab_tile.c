@@ -124,6 +124,17 @@ static void op_signature(const struct TileOp *op, TileSig *sig, int *order)
         order[i] = param_index(sig, ir.p[i].name);
 }
 
+bool sc_tile_reads_in_place(const char *name)
+{
+    const struct TileOp *op = find_op(name);
+    if (!op)
+        return false;
+    TileSig sig;
+    int order[TILE_MAX_PARAMS];
+    op_signature(op, &sig, order);
+    return sig.n >= 2 && order[1] >= 0 && !strcmp(sig.p[order[1]].def, "@dst");
+}
+
 /* ---------------------------------------------------------------- argument values */
 
 static bool is_point_load(const ScVal *v)

@@ -585,6 +585,8 @@ static char *view_dtype_sugar(const ViewCheck *v, const char *pname)
     const IrBufferType *c = v->c, *p = v->p;
     if (!v->same_offset || v->same_dtype || c->ndim != p->ndim || c->ndim == 0)
         return NULL;
+    if (!c->layout != !p->layout)
+        return NULL; /* the view derives its layout from the parent's (none from none) */
     if (!same_exprs(c->shape, c->ndim - 1, p->shape, p->ndim - 1))
         return NULL;
     const IrExpr *cl = c->shape[c->ndim - 1], *pl = p->shape[p->ndim - 1];
@@ -1309,8 +1311,10 @@ static void print_tile(Printer *P, const IrStmt *s)
     int n = s->u.tile.nargs;
     while (n > 0 && s->u.tile.args[n - 1]->kind == IR_E_NONE)
         n--;
-    /* The reference prints any call of two identical regions in the one-operand form. */
-    bool inplace = n == 2 && same_region(s->u.tile.args[0], s->u.tile.args[1]);
+    /* The one-operand form of a call of two identical regions (deviation: the reference
+     * uses it for every op, also those that do not read it back, like memset). */
+    bool inplace = n == 2 && same_region(s->u.tile.args[0], s->u.tile.args[1]) &&
+                   sc_tile_reads_in_place(s->u.tile.op);
     tx_buf_printf(&b, "T.%s.%s(", ns, s->u.tile.op);
     for (int i = 0; i < n; i++) {
         if (inplace && i == 1)

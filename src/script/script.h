@@ -20,6 +20,10 @@ IrModule *sc_parse(const char *text, size_t len, const char *filename, const ScD
  * named `filename`. Diagnostics go to m; NULL after an error. */
 IrLayout *sc_parse_layout(IrModule *m, const char *text, size_t len, const char *filename);
 
+/* True when tile op `op`'s one-operand form `op(dst)` reads as op(dst, dst):
+ * its second argument defaults to the first (tile_ops.def). */
+bool sc_tile_reads_in_place(const char *op);
+
 /* The canonical text of a module (no trailing newline); the caller frees it. */
 char *sc_print(const IrModule *m);
 
