@@ -471,6 +471,26 @@ static void print_decorator(const IrFunc *f, TxBuf *out)
     tx_buf_putc(out, ')');
 }
 
+/* The module's TypeVar names not taken by this function's own type variables
+ * are kept from its other variables, until release_module_type_vars. */
+static void hold_module_type_vars(Printer *P)
+{
+    for (int i = 0; i < P->nmodule_type_vars; i++) {
+        const char *name = P->module_type_vars[i];
+        if (!name_taken(P, name)) {
+            name_set(P, name, true);
+            tx_vec_push(&P->held_names, name);
+        }
+    }
+}
+
+static void release_module_type_vars(Printer *P)
+{
+    for (int i = 0; i < P->held_names.len; i++)
+        name_set(P, P->held_names.items[i], false);
+    P->held_names.len = 0;
+}
+
 /* Sorted names of the type variables, for the `M = TypeVar("M")` lines. */
 static void type_var_names(Printer *P, const ExprList *tvars, const char ***names, int *n)
 {
@@ -489,6 +509,7 @@ static char *print_signature(Printer *P, const IrFunc *f, Signature *sig)
 {
     for (int i = 0; i < sig->type_vars.len; i++)
         pr_define(P, sig->type_vars.items[i], pr_top(P));
+    hold_module_type_vars(P);
     for (int i = 0; i < f->nparams; i++)
         if (!ir_is_buffer(f->params[i]))
             pr_define(P, f->params[i], pr_top(P));
@@ -534,6 +555,7 @@ static char *print_func(Printer *P, const IrFunc *f, const char ***tv_names, int
     pr_block(&out, header, stmts, n);
     free(header);
     pr_free_stmts(stmts, n);
+    release_module_type_vars(P);
     tx_vec_free(&sig.bound);
     tx_vec_free(&sig.type_vars);
     return tx_buf_take(&out);
@@ -564,6 +586,28 @@ static void add_type_var_names(NameList *all, const char **names, int n)
         if (!seen)
             tx_vec_push(all, names[i]);
     }
+}
+
+/* The functions' text, and the union of their type variables' names. */
+static char *print_funcs(Printer *P, IrFunc *const *funcs, int n, NameList *type_vars)
+{
+    TxBuf body = {0};
+    for (int i = 0; i < n; i++) {
+        const char **names;
+        int nnames;
+        char *text = print_func(P, funcs[i], &names, &nnames);
+        add_type_var_names(type_vars, names, nnames);
+        if (P->m->is_ir_module) {
+            if (i)
+                tx_buf_putc(&body, '\n');
+            put_indented(&body, text, 4);
+        } else {
+            tx_buf_puts(&body, i ? "\n\n" : "");
+            tx_buf_puts(&body, text);
+        }
+        free(text);
+    }
+    return tx_buf_take(&body);
 }
 
 static void print_header(TxBuf *out, bool ir_module, const NameList *type_vars)
@@ -603,21 +647,20 @@ static char *print_module(Printer *P)
         name_set(P, "Module", true);
     NameList type_vars = {0};
     TxBuf body = {0};
-    for (int i = 0; i < m->nfuncs; i++) {
-        const char **names;
-        int nnames;
-        char *text = print_func(P, funcs[i], &names, &nnames);
-        add_type_var_names(&type_vars, names, nnames);
-        if (m->is_ir_module) {
-            if (i)
-                tx_buf_putc(&body, '\n');
-            put_indented(&body, text, 4);
-        } else {
-            tx_buf_puts(&body, i ? "\n\n" : "");
-            tx_buf_puts(&body, text);
-        }
+    char *text = print_funcs(P, funcs, m->nfuncs, &type_vars);
+    /* Every function sees every TypeVar line: with several functions, print
+     * them again keeping the TypeVar names from their other variables
+     * (deviation: the reference reuses such a name, which then reads back as
+     * the TypeVar). A function's own type variables keep their names. */
+    if (type_vars.len && m->nfuncs > 1) {
         free(text);
+        P->module_type_vars = type_vars.items, P->nmodule_type_vars = type_vars.len;
+        NameList again = {0};
+        text = print_funcs(P, funcs, m->nfuncs, &again);
+        tx_vec_free(&again);
     }
+    tx_buf_puts(&body, text);
+    free(text);
     TxBuf out = {0};
     print_header(&out, m->is_ir_module || P->uses_ir_prefix, &type_vars);
     if (m->is_ir_module) {
@@ -652,6 +695,7 @@ char *sc_print(const IrModule *m)
         pr_free_stmts(P.frames.items[i].stmts.items, P.frames.items[i].stmts.len);
     tx_vec_free(&P.frames);
     tx_vec_free(&P.vars);
+    tx_vec_free(&P.held_names);
     ir_ptrmap_free(&P.var_index);
     free(P.names);
     tx_arena_free(&P.arena);

@@ -74,6 +74,11 @@ typedef struct Printer {
     TX_VEC(PrFrame) frames;
     const IrExpr **type_vars; /* of the function being printed */
     int ntype_vars;
+    /* The module's TypeVar names, which other variables must not take (a
+     * TypeVar line binds its name in every function), and those held now. */
+    const char *const *module_type_vars;
+    int nmodule_type_vars;
+    TX_VEC(const char *) held_names;
     bool uses_ir_prefix; /* an `I.Op(...)` was printed: the header imports `I` */
 } Printer;
 
