@@ -97,6 +97,11 @@ static IrExpr *shape_dim(El *E, const ScVal *v)
                  ir_dtype_str(e->dtype, buf));
         return NULL;
     }
+    if (e && e->kind == IR_E_INT && e->dtype.code == IR_DT_INT && e->u.int_val < 0) {
+        el_error(E, v->span, "a buffer dimension must not be negative (%lld)",
+                 (long long)e->u.int_val);
+        return NULL;
+    }
     return e;
 }
 
