@@ -19,6 +19,8 @@ bool ar_is_const(const IrExpr *e, int64_t v)
 
 bool ar_int_fits(IrDType t, int64_t v, bool big)
 {
+    if (t.bits == 0)
+        return false; /* void holds no value */
     if (t.code == IR_DT_BOOL)
         return !big && (v == 0 || v == 1);
     if (t.code == IR_DT_UINT) {

@@ -301,7 +301,8 @@ IrLayout *ly_broadcast(LyCtx *c, const IrLayout *l, IrExpr *n, int position, con
     LyBuild b = {0};
     lyb_shards(c, &b, t->shard, at);
     lyb_shard(c, &b, ly_iter(n, ar_index_int(c->arena, 0), axis ? axis : "m"));
-    lyb_shards(c, &b, t->shard + at, t->nshard - at);
+    if (at < t->nshard) /* (no arithmetic on the NULL shards of an empty layout) */
+        lyb_shards(c, &b, t->shard + at, t->nshard - at);
     lyb_replicas(c, &b, t->replica, t->nreplica);
     lyb_offsets(c, &b, t->offset, t->noffset);
     return ly_rewrap(c, l, lyb_finish(c, &b));
