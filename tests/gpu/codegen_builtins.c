@@ -29,12 +29,10 @@
  * Every mismatch is printed with the check, the index, the inputs, the value
  * got and the value expected (the first few of each check). Exit 0 passed,
  * 1 failed, 77 skipped (no GPU). */
-#include "gpu_test.h"
+#include "codegen_test.h"
 
 #include <stdarg.h>
 
-#include "script/script.h"
-#include "target/cuda/codegen.h"
 
 #define N 4000   /* elements: the last CTA is ragged */
 #define NT 4096  /* threads launched: 32 CTAs of 128 */
@@ -446,34 +444,6 @@ static void check_tail(const char *what, const void *data, size_t from, size_t t
     tally_end(&t);
 }
 
-/* ---- codegen and build ---- */
-
-static char *generate(const char *text, const char *name, int sm)
-{
-    IrModule *m = sc_parse(text, strlen(text), name, NULL, 0);
-    CgOptions o = {.sm = sm};
-    TxBuf out = {0};
-    bool ok = !m->diags.nerrors && cg_emit_module(m, &o, &out);
-    for (int i = 0; i < m->diags.list.len; i++) {
-        TxBuf b = {0};
-        tx_diag_render(&m->diags.list.items[i], &b);
-        fputs(b.data, stderr);
-        tx_buf_free(&b);
-    }
-    ir_module_free(m);
-    GPU_CHECK(ok, "codegen of the test kernels");
-    return tx_buf_take(&out);
-}
-
-static RtModule *build(RtDevice *d, const char *source, bool software_fp8)
-{
-    static const char *const soft[] = {"TX_FP8_SOFTWARE"};
-    RtHeader prelude = {cg_prelude_name(), cg_prelude_text()};
-    RtCompileOptions o = {.lineinfo = true, .headers = &prelude, .nheaders = 1,
-                          .defines = software_fp8 ? soft : NULL, .ndefines = software_fp8 ? 1 : 0};
-    return gpu_build(d, source, &o);
-}
-
 /* ---- math ---- */
 
 static bool same_float(float got, float want)
@@ -781,8 +751,8 @@ static void check_sregs(RtDevice *d, RtModule *mod, const Dev *b, Outputs *o, in
 
 static void check_cluster_wait(RtDevice *d, int sm)
 {
-    char *source = generate(cluster_kernel, "codegen_builtins_cluster.tirx", sm);
-    RtModule *mod = build(d, source, false);
+    char *source = cg_test_generate(cluster_kernel, "codegen_builtins_cluster.tirx", sm);
+    RtModule *mod = cg_test_build(d, source, false);
     RtDevPtr g = gpu_alloc_poisoned(d, 128 * 4), out = gpu_alloc_poisoned(d, 128 * 4);
     void *args[] = {(void *)&g, (void *)&out};
     RtLaunchConfig cfg = {{4, 1, 1}, {32, 1, 1}, {2, 1, 1}, 0, NULL};
@@ -821,8 +791,8 @@ int main(void)
         rt_device_close(d);
         gpu_skip(why);
     }
-    char *source = generate(kernels, "codegen_builtins.tirx", sm);
-    RtModule *hw = build(d, source, false), *sw = build(d, source, true);
+    char *source = cg_test_generate(kernels, "codegen_builtins.tirx", sm);
+    RtModule *hw = cg_test_build(d, source, false), *sw = cg_test_build(d, source, true);
     GpuRng rng = gpu_rng();
     static Inputs x;
     static Outputs o;

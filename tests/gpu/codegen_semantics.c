@@ -10,10 +10,8 @@
  *  - a clustered kernel (__cluster_dims__) launched with the runtime's
  *    cluster attribute reads its cluster CTA id.
  * Exit 0 passed, 1 failed, 77 skipped (no GPU). */
-#include "gpu_test.h"
+#include "codegen_test.h"
 
-#include "script/script.h"
-#include "target/cuda/codegen.h"
 
 #define N 4096
 
@@ -62,34 +60,6 @@ static const char kernels[] =
     "        threadIdx_x = T.launch_thread(\"threadIdx.x\", 32)\n"
     "        O = T.decl_buffer((128,), \"int32\", data=O_data, layout=None)\n"
     "        O[blockIdx_x * 32 + threadIdx_x] = clusterCtaIdx_x * 1000 + blockIdx_x\n";
-
-/* Generate the CUDA of `kernels` for the device's target. */
-static char *generate(const RtDeviceInfo *info)
-{
-    IrModule *m = sc_parse(kernels, strlen(kernels), "codegen_semantics.tirx", NULL, 0);
-    CgOptions o = {.sm = cg_arch_sm(info->arch)};
-    TxBuf out = {0};
-    GPU_CHECK(o.sm, "the device's target is one codegen knows");
-    bool ok = !m->diags.nerrors && cg_emit_module(m, &o, &out);
-    for (int i = 0; i < m->diags.list.len; i++) {
-        TxBuf b = {0};
-        tx_diag_render(&m->diags.list.items[i], &b);
-        fputs(b.data, stderr);
-        tx_buf_free(&b);
-    }
-    ir_module_free(m);
-    GPU_CHECK(ok, "codegen of the test kernels");
-    return tx_buf_take(&out);
-}
-
-static RtModule *build(RtDevice *d, const char *source, bool software_fp8)
-{
-    static const char *const soft[] = {"TX_FP8_SOFTWARE"};
-    RtHeader prelude = {cg_prelude_name(), cg_prelude_text()};
-    RtCompileOptions o = {.lineinfo = true, .headers = &prelude, .nheaders = 1,
-                          .defines = software_fp8 ? soft : NULL, .ndefines = software_fp8 ? 1 : 0};
-    return gpu_build(d, source, &o);
-}
 
 /* C's floor division and modulo (the IR's FloorDiv/FloorMod). */
 static int floordiv(int a, int b)
@@ -256,8 +226,8 @@ static void check_cluster(RtDevice *d, RtModule *mod)
 int main(void)
 {
     RtDevice *d = gpu_open(9);
-    char *source = generate(rt_device_info(d));
-    RtModule *hw = build(d, source, false), *sw = build(d, source, true);
+    char *source = cg_test_generate(kernels, "codegen_semantics.tirx", cg_arch_sm(rt_device_info(d)->arch));
+    RtModule *hw = cg_test_build(d, source, false), *sw = cg_test_build(d, source, true);
     GpuRng rng = gpu_rng();
     static int ints[N];
     static uint16_t h[N], g[N];
