@@ -105,6 +105,12 @@ IrLayout *ly_mma_shared_layout(LyCtx *c, IrDType dtype, int bytes, const int64_t
         ly_fail(c, "an MMA shared-memory layout needs a shape of rank 2 or more");
         return NULL;
     }
+    for (int d = 0; d < ndim; d++)
+        if (shape[d] < 1)
+            return ly_fail(c, "an MMA shared-memory layout needs positive dimensions, not %lld",
+                           (long long)shape[d]), NULL;
+    if (elem_bits(dtype) > 128)
+        return ly_fail(c, "an MMA shared-memory layout needs elements of at most 16 bytes"), NULL;
     if (bytes == 0)
         return core_matrix_layout(c, dtype, shape, ndim);
     IrLayout *atom = ly_swizzle_mode(c, bytes, dtype);
