@@ -69,8 +69,14 @@ ScVal el_eval_quoted(El *E, const ScVal *str)
     if (content + 1 < e && src->text[content] == q && src->text[content + 1] == q)
         content += 2;
     if (content + str->u.str.n > e || memcmp(src->text + content, str->u.str.s, str->u.str.n)) {
-        el_error(E, str->span, "a quoted shape expression cannot contain escape sequences");
-        return sv_error();
+        /* Escapes (`"T.Cast(\"int64\", n) * 2"`): read the decoded text as its own
+         * source, named after where the string stands. */
+        int line, col;
+        tx_source_linecol(src, str->span.begin, &line, &col);
+        src = tx_source_new(E->a, tx_arena_printf(E->a, "%s:%d:%d (quoted shape)", src->name,
+                                                   line, col),
+                            str->u.str.s, str->u.str.n);
+        content = 0;
     }
     ScTokens toks;
     AstList ast;
