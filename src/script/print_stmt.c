@@ -242,8 +242,9 @@ static char *attr_strides(BufCtx *C)
     return take(&out);
 }
 
-/* elem_offset: a constant prints unless 0 of the index dtype; a new variable
- * becomes implicit (`A.elem_offset`) and forces offset_factor=. */
+/* elem_offset: a constant prints unless 0 of the index dtype with offset_factor
+ * 1 (with another factor, a missing elem_offset reads as a new variable); a new
+ * variable becomes implicit (`A.elem_offset`) and forces offset_factor=. */
 static bool attr_elem_offset(BufCtx *C, BufAttrs *a)
 {
     const IrBufferType *b = ir_buf(C->buffer);
@@ -252,7 +253,7 @@ static bool attr_elem_offset(BufCtx *C, BufAttrs *a)
         return false;
     if (e->kind == IR_E_INT) {
         IrDType index = b->ndim ? b->shape[0]->dtype : IR_INT32;
-        if (e->u.int_val != 0 || !ir_dtype_eq(e->dtype, index))
+        if (e->u.int_val != 0 || !ir_dtype_eq(e->dtype, index) || b->offset_factor != 1)
             set_attr(a, BK_ELEM_OFFSET, print_to_string(C->P, e));
         return false;
     }
