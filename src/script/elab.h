@@ -433,6 +433,11 @@ IrExpr *el_lambda(El *E, const ScVal *v, IrDType all, const IrDType *each, int n
 /* Whether `T.<name>(...)`, a name that is both a scalar function and a tile primitive (exp,
  * max, cast, ...), is the tile primitive: written as a statement whose first argument is a
  * buffer or a region (and, for cast, whose second is not a dtype). */
+/* The arguments (instr_shape, (rows, cols), dtype) of T.tcgen05_atom_layout and
+ * T.alloc_tcgen05_ldst_frag, and the fragment's layout; NULL after an error.
+ * Messages name tcgen05_atom_layout, and the call when name_call is set. */
+IrLayout *el_tcgen05_atom(El *E, ScArgs *args, bool name_call, int64_t *rows, int64_t *cols,
+                          IrDType *dt);
 bool el_tile_overload(El *E, const char *name, const ScArgs *args);
 /* A tile-primitive call `T.<op>(...)` / `T.<scope>.<op>(...)` (path follows "T."); false
  * when path names no tile primitive. Misspelt ops and scopes are reported here. */

@@ -405,29 +405,10 @@ static ScVal frag_view(El *E, int64_t rows, int64_t cols, IrDType dt, IrLayout *
  * fragment of a tcgen05.ld/st atom, with T.tcgen05_atom_layout's layout. */
 ScVal bi_alloc_tcgen05_ldst_frag(El *E, ScArgs *args)
 {
-    ScBound b;
-    if (!el_bind_args(E, args, "instr_shape, tensor_shape, dtype", &b))
-        return sv_error();
-    const char *shape = el_str_const(E, &b.v[0], "the instruction shape");
-    IrDType dt;
-    if (!shape || !el_dtype_of(E, &b.v[2], &dt, "the dtype"))
-        return sv_error();
-    const ScVal *ts = &b.v[1];
     int64_t rows, cols;
-    if ((ts->kind != SV_TUPLE && ts->kind != SV_LIST) || ts->u.seq.n != 2) {
-        el_error(E, ts->span, "%s: the tensor shape is (rows, cols)", args->fname);
-        return sv_error();
-    }
-    if (!el_int_const(E, &ts->u.seq.items[0], &rows, "rows") ||
-        !el_int_const(E, &ts->u.seq.items[1], &cols, "cols"))
-        return sv_error();
-    LyCtx c = ly_ctx(E->a);
-    IrLayout *l = ly_tcgen05_atom_layout(&c, shape, rows, cols, dt.bits);
-    if (!l) {
-        el_error(E, args->span, "%s: %s", args->fname, c.err);
-        return sv_error();
-    }
-    return frag_view(E, rows, cols, dt, l, args->fname, args->span);
+    IrDType dt;
+    IrLayout *l = el_tcgen05_atom(E, args, true, &rows, &cols, &dt);
+    return l ? frag_view(E, rows, cols, dt, l, args->fname, args->span) : sv_error();
 }
 
 /* T.alloc_cast_frag(src, dtype): a fresh fragment with src's shape and layout

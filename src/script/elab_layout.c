@@ -427,32 +427,41 @@ ScVal bi_wg_local_layout(El *E, ScArgs *args)
     return layout_val(ly_wg_local_layout(&c, cols, rows), args->span);
 }
 
+/* The arguments (instr_shape, (rows, cols), dtype) of T.tcgen05_atom_layout and
+ * T.alloc_tcgen05_ldst_frag, and the fragment's layout; NULL after an error.
+ * Messages name tcgen05_atom_layout, and the call when name_call is set. */
+IrLayout *el_tcgen05_atom(El *E, ScArgs *args, bool name_call, int64_t *rows, int64_t *cols,
+                          IrDType *dt)
+{
+    const char *call = name_call ? args->fname : "tcgen05_atom_layout";
+    ScBound b;
+    if (!el_bind_args(E, args, "instr_shape, tensor_shape, dtype", &b))
+        return NULL;
+    const char *shape = el_str_const(E, &b.v[0], "the instruction shape");
+    if (!shape || !el_dtype_of(E, &b.v[2], dt, "the dtype"))
+        return NULL;
+    const ScVal *dims;
+    if (seq_of(&b.v[1], &dims) != 2 || (b.v[1].kind != SV_TUPLE && b.v[1].kind != SV_LIST)) {
+        el_error(E, b.v[1].span, "%s: the tensor shape is (rows, cols)", call);
+        return NULL;
+    }
+    if (!el_int_const(E, &dims[0], rows, "rows") || !el_int_const(E, &dims[1], cols, "cols"))
+        return NULL;
+    LyCtx c = ly_ctx(E->a);
+    IrLayout *l = ly_tcgen05_atom_layout(&c, shape, *rows, *cols, dt->bits);
+    if (!l) /* c.err names tcgen05_atom_layout */
+        el_error(E, args->span, "%s%s%s", name_call ? call : "", name_call ? ": " : "", c.err);
+    return l;
+}
+
 /* T.tcgen05_atom_layout("16x64b", (rows, cols), dtype): the register layout of
  * a tcgen05.ld/st fragment. */
 ScVal bi_tcgen05_atom_layout(El *E, ScArgs *args)
 {
-    ScBound b;
-    if (!el_bind_args(E, args, "instr_shape, tensor_shape, dtype", &b))
-        return sv_error();
-    const char *shape = el_str_const(E, &b.v[0], "the instruction shape");
-    IrDType dt;
-    if (!shape || !el_dtype_of(E, &b.v[2], &dt, "the dtype"))
-        return sv_error();
-    const ScVal *dims;
     int64_t rows, cols;
-    if (seq_of(&b.v[1], &dims) != 2 || (b.v[1].kind != SV_TUPLE && b.v[1].kind != SV_LIST)) {
-        el_error(E, b.v[1].span, "tcgen05_atom_layout: the tensor shape is (rows, cols)");
-        return sv_error();
-    }
-    if (!el_int_const(E, &dims[0], &rows, "rows") || !el_int_const(E, &dims[1], &cols, "cols"))
-        return sv_error();
-    LyCtx c = ly_ctx(E->a);
-    IrLayout *l = ly_tcgen05_atom_layout(&c, shape, rows, cols, dt.bits);
-    if (!l) {
-        el_error(E, args->span, "%s", c.err);
-        return sv_error();
-    }
-    return layout_val(l, args->span);
+    IrDType dt;
+    IrLayout *l = el_tcgen05_atom(E, args, false, &rows, &cols, &dt);
+    return l ? layout_val(l, args->span) : sv_error();
 }
 
 /* ---------------------------------------------------------------- methods */
