@@ -211,7 +211,8 @@ static ScVal smem_alloc(El *E, ScPool *p, ScArgs *args)
     return v;
 }
 
-/* The MMA swizzle of swizzle_mode=: "auto" (128 bytes) or "none" (0). */
+/* The MMA swizzle of swizzle_mode=: "auto" (128 bytes), "none" (0), or the
+ * swizzle's width in bytes (0, 32, 64, 128). */
 static bool swizzle_mode_arg(El *E, const ScVal *v, int *bytes)
 {
     *bytes = 128;
@@ -221,8 +222,13 @@ static bool swizzle_mode_arg(El *E, const ScVal *v, int *bytes)
         *bytes = v->u.str.s[0] == 'a' ? 128 : 0;
         return true;
     }
+    if (v->kind == SV_INT && (v->u.i == 0 || v->u.i == 32 || v->u.i == 64 || v->u.i == 128)) {
+        *bytes = (int)v->u.i;
+        return true;
+    }
     if (v->kind != SV_ERROR)
-        el_error(E, v->span, "swizzle_mode is \"auto\" or \"none\"");
+        el_error(E, v->span, "swizzle_mode is \"auto\", \"none\" or a width of 0, 32, 64 or "
+                 "128 bytes");
     return false;
 }
 

@@ -1,0 +1,535 @@
+/* gemm_async, variant "wgmma": C (+)= A @ B^T for one warpgroup with
+ * wgmma.mma_async (sm_90a), A and B in shared memory (ss).
+ *
+ * Operands as the reference's gemm_async: A is [M, K] ([K, M] with
+ * transA), B is [N, K] ([K, N] with transB), C an M x N register tile of the
+ * warpgroup, M a multiple of 64. Which dimension of a shared operand is
+ * contiguous is read from its layout, not from the flags: K contiguous is
+ * K-major, MN contiguous is MN-major (the instruction's transpose bit, 16-bit
+ * types only).
+ *
+ * The descriptors come from the layouts, checked element by element: the
+ * region's layout (sliced out of its buffer; a symbolic origin such as a
+ * pipeline stage stays symbolic) must place every element of every
+ * instruction's tile where the hardware's canonical layout for some swizzle
+ * mode (none, 32, 64, 128 bytes), leading and stride byte offsets puts it,
+ * before the swizzle; the swizzle itself must be the hardware's mode on an
+ * aligned base. One descriptor per operand is encoded at run time; each
+ * instruction adds its tile's constant 16-byte offset.
+ *
+ * C's layout must give every instruction's m64nN accumulator fragment
+ * (thread t, register i: row t / 32 * 16 + t % 32 / 4 + 8 * (i / 2 % 2),
+ * column i / 4 * 8 + t % 4 * 2 + i % 2) constant registers, the same for
+ * every thread, so the emitted code names registers by constants.
+ *
+ * Emitted: the accumulator's registers pinned (an empty asm per register,
+ * so the compiler keeps its reads and writes on the right side of the
+ * asynchronous MMAs), wgmma.fence, per K step and tile one wgmma (the first
+ * K step scales D by `accum`, a constant or a run-time condition), then
+ * commit_group and wait_group(wait) and the registers pinned again.
+ * Config: fence=False leaves out wgmma.fence, commit=False the commit and
+ * the wait, wait=N keeps N groups in flight (a pipeline that overlaps MMAs
+ * with the next stage's loads). */
+#include <string.h>
+
+#include "../../ir/ptx.h"
+#include "../partition.h"
+
+#define WG_M 64           /* rows per instruction */
+#define WG_K_BYTES 32     /* K bytes per instruction */
+#define WG_MAX_N 256
+#define WG_MAX_TILES 4096 /* instructions per call */
+
+/* A shared-memory operand as its descriptor sees it. */
+typedef struct Operand {
+    OpRegion r;
+    const char *name;
+    int mn_dim, k_dim;   /* region dims of MN and K */
+    int64_t mn, k;       /* extents */
+    bool mn_major;       /* MN contiguous: the transpose bit */
+    int swizzle;         /* 0, 32, 64 or 128 bytes */
+    int64_t lbo, sbo;    /* bytes */
+    IrLayout *tile;      /* the region's layout before the swizzle, origin at 0 */
+    IrExpr *origin;      /* the region origin's element offset before the swizzle */
+} Operand;
+
+typedef struct Wgmma {
+    OpRegion c;
+    Operand a, b;
+    bool trans_a, trans_b;
+    IrExpr *accum;        /* NULL: False */
+    int64_t m, n, k, n_inst, k_inst;
+    int esize;
+    const char *ab[2];    /* PTX types of A and B: "f16", "bf16", "tf32", "e4m3", "e5m2" */
+    int64_t *reg;         /* [mi][nj][i]: the accumulator register */
+    bool fence, commit;
+    int64_t wait;
+} Wgmma;
+
+static const char *ptx_type(IrDType t)
+{
+    if (t.lanes != 1)
+        return NULL;
+    if (ir_dtype_eq(t, IR_FLOAT16))
+        return "f16";
+    if (ir_dtype_eq(t, IR_BFLOAT16))
+        return "bf16";
+    if (ir_dtype_eq(t, IR_FLOAT32))
+        return "tf32";
+    char buf[IR_DTYPE_STR_MAX];
+    const char *name = ir_dtype_str(t, buf);
+    if (!strcmp(name, "float8_e4m3fn"))
+        return "e4m3";
+    if (!strcmp(name, "float8_e5m2"))
+        return "e5m2";
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- shared operands */
+
+/* The element offset of (mn, k) in the operand's unswizzled tile, or -1. */
+static int64_t offset_at(OpCtx *c, const Operand *o, int64_t mn, int64_t k)
+{
+    int64_t idx[OP_MAX_DIMS] = {0};
+    idx[o->mn_dim] = mn, idx[o->k_dim] = k;
+    LyCtx lc = ly_ctx(c->arena);
+    LyCoords co;
+    if (!ly_apply_at(&lc, o->tile, o->r.extent, idx, o->r.ndim, &co) || co.npoints != 1)
+        return -1;
+    int64_t m = 0;
+    for (int a = 0; a < co.naxes; a++) {
+        if (strcmp(co.axes[a], "m"))
+            return -1;
+        m = co.vals[a];
+    }
+    return m;
+}
+
+/* Where the hardware puts (mn, k) of an instruction's tile, in bytes from the
+ * tile's origin, before the swizzle (the canonical layouts of PTX 9.7.15.5.1). */
+static int64_t canonical(const Operand *o, int esize, int64_t mn, int64_t k)
+{
+    int64_t w = o->swizzle;
+    if (!o->mn_major) {
+        int64_t kb = k * esize;
+        if (!w)
+            return mn % 8 * 16 + mn / 8 * o->sbo + kb % 16 + kb / 16 * o->lbo;
+        return mn % 8 * w + mn / 8 * o->sbo + kb;
+    }
+    int64_t mb = mn * esize;
+    if (!w)
+        return mb % 16 + mb / 16 * o->sbo + k % 8 * 16 + k / 8 * o->lbo;
+    return mb % w + mb / w * o->lbo + k % 8 * w + k / 8 * o->sbo;
+}
+
+/* A byte offset between two points of the tile, or `dflt` when the tile does
+ * not reach the second point. */
+static int64_t step_bytes(OpCtx *c, const Operand *o, int esize, int64_t mn, int64_t k,
+                          int64_t inst_mn, int64_t inst_k, int64_t dflt)
+{
+    if (mn >= inst_mn || k >= inst_k)
+        return dflt;
+    return (offset_at(c, o, mn, k) - offset_at(c, o, 0, 0)) * esize;
+}
+
+/* The swizzle, the majorness and the byte offsets, read off the first
+ * instruction's tile; verified over every tile by check_tiles. */
+static const char *derive_descriptor(OpCtx *c, Operand *o, int esize, int64_t inst_mn,
+                                     int64_t inst_k)
+{
+    int64_t o00 = offset_at(c, o, 0, 0), ok = offset_at(c, o, 0, 1), om = offset_at(c, o, 1, 0);
+    if (o00 < 0 || ok < 0 || om < 0)
+        return op_reason(c, "the layout of '%s' does not map its elements to shared memory",
+                         o->name);
+    if (ok - o00 == 1)
+        o->mn_major = false;
+    else if (om - o00 == 1)
+        o->mn_major = true;
+    else
+        return op_reason(c, "neither K nor M/N is contiguous in '%s'", o->name);
+    int64_t per16 = 16 / esize, w = o->swizzle;
+    if (!o->mn_major) {
+        o->sbo = step_bytes(c, o, esize, 8, 0, inst_mn, inst_k, 16);
+        o->lbo = w ? 16 : step_bytes(c, o, esize, 0, per16, inst_mn, inst_k, 16);
+    } else if (!w) {
+        o->sbo = step_bytes(c, o, esize, per16, 0, inst_mn, inst_k, 16);
+        o->lbo = step_bytes(c, o, esize, 0, 8, inst_mn, inst_k, 16);
+    } else {
+        o->lbo = step_bytes(c, o, esize, w / esize, 0, inst_mn, inst_k, 16);
+        o->sbo = step_bytes(c, o, esize, 0, 8, inst_mn, inst_k, 16);
+    }
+    if (o->lbo <= 0 || o->sbo <= 0 || o->lbo % 16 || o->sbo % 16 || o->lbo >= (1 << 18) ||
+        o->sbo >= (1 << 18))
+        return op_reason(c, "the core matrices of '%s' are not 16-byte aligned and ascending "
+                            "(leading byte offset %lld, stride byte offset %lld)", o->name,
+                         (long long)o->lbo, (long long)o->sbo);
+    return NULL;
+}
+
+/* Every element of every instruction tile sits where the descriptor says. */
+static const char *check_tiles(OpCtx *c, const Operand *o, int esize, int64_t inst_mn,
+                               int64_t inst_k)
+{
+    for (int64_t t0 = 0; t0 < o->mn; t0 += inst_mn)
+        for (int64_t k0 = 0; k0 < o->k; k0 += inst_k) {
+            int64_t base = offset_at(c, o, t0, k0);
+            if (base < 0 || base * esize % 16)
+                return op_reason(c, "the tile of '%s' at [%lld, %lld] does not start on 16 "
+                                    "bytes", o->name, (long long)t0, (long long)k0);
+            for (int64_t i = 0; i < inst_mn; i++)
+                for (int64_t j = 0; j < inst_k; j++) {
+                    int64_t got = offset_at(c, o, t0 + i, k0 + j);
+                    if (got < 0 || (got - base) * esize != canonical(o, esize, i, j))
+                        return op_reason(
+                            c, "'%s' is not in a wgmma shared-memory layout: its element "
+                               "(MN %lld, K %lld) is not where a %s %s descriptor puts it "
+                               "(use an MMA layout: pool.alloc_tcgen05_mma_AB or "
+                               "T.ComposeLayout over 8-row atoms)", o->name, (long long)(t0 + i),
+                            (long long)(k0 + j), o->swizzle ? tx_arena_printf(c->arena, "%d-byte "
+                            "swizzled", o->swizzle) : "no-swizzle",
+                            o->mn_major ? "MN-major" : "K-major");
+                }
+        }
+    return NULL;
+}
+
+/* The full layout of a buffer: its own, or row-major over its shape. */
+static const IrLayout *buffer_layout(OpCtx *c, const IrBufferType *bt)
+{
+    if (bt->layout)
+        return bt->layout;
+    LyCtx lc = ly_ctx(c->arena);
+    return ly_row_major(&lc, bt->shape, bt->ndim);
+}
+
+/* The region's own layout with its origin split off. */
+static const char *slice_operand(OpCtx *c, Operand *o)
+{
+    const IrBufferType *bt = ir_buf(o->r.buffer);
+    LyCtx lc = ly_ctx(c->arena);
+    IrExpr **ext = TX_NEW_ARRAY(c->arena, IrExpr *, o->r.ndim);
+    for (int d = 0; d < o->r.ndim; d++)
+        ext[d] = op_i32(c, o->r.extent[d]);
+    const IrLayout *full = buffer_layout(c, bt);
+    IrLayout *sl = ly_slice(&lc, full, bt->shape, o->r.start, ext, o->r.ndim, LY_TARGET_NONE);
+    if (!sl)
+        return op_reason(c, "the region of '%s' is not a layout of its own (%s)", o->name,
+                         lc.err ? lc.err : "slice failed");
+    o->swizzle = 0;
+    if (sl->kind == IR_LAYOUT_COMPOSE) {
+        o->swizzle = ly_swizzle_bytes(sl, o->r.dtype);
+        if (o->swizzle <= 0)
+            return op_reason(c, "the swizzle of '%s' is not a wgmma swizzle mode", o->name);
+        const char *why = ly_check_swizzle_base(&lc, full, o->r.dtype, bt->elem_offset, bt->align);
+        if (why)
+            return op_reason(c, "%s", why);
+        sl = sl->tile;
+    }
+    IrLayout *t = TX_NEW(c->arena, IrLayout);
+    *t = *sl;
+    o->origin = op_i32(c, 0);
+    for (int i = 0; i < sl->noffset; i++) {
+        if (strcmp(sl->offset[i].axis, "m"))
+            return op_reason(c, "the layout of '%s' is not a shared-memory layout", o->name);
+        o->origin = sl->offset[i].value;
+    }
+    t->noffset = 0;
+    o->tile = t;
+    int esize = op_dtype_bytes(o->r.dtype);
+    int64_t align = op_known_pow2(bt->elem_offset) < op_known_pow2(o->origin)
+                        ? op_known_pow2(bt->elem_offset) : op_known_pow2(o->origin);
+    if (bt->align < 16 || align * esize < 16)
+        return op_reason(c, "'%s' does not start on 16 bytes", o->name);
+    return NULL;
+}
+
+/* A shared operand: [mn, k] or, transposed, [k, mn]. */
+static const char *read_operand(OpCtx *c, int arg, Operand *o, bool trans, int64_t *mn, int64_t *k)
+{
+    const char *why = op_region(c, arg, &o->r);
+    if (why)
+        return why;
+    o->name = o->r.buffer->u.var.name;
+    if (o->r.mem != OP_MEM_SHARED)
+        return op_reason(c, "'%s' is in %s memory; this variant reads A and B from shared memory",
+                         o->name, op_mem_name(o->r.mem));
+    int64_t ext[OP_MAX_DIMS];
+    int dim[OP_MAX_DIMS];
+    if (op_region_dims(&o->r, ext, dim) != 2)
+        return op_reason(c, "'%s' must be a 2-D region (after dropping unit dimensions)", o->name);
+    o->mn_dim = dim[trans ? 1 : 0], o->k_dim = dim[trans ? 0 : 1];
+    o->mn = *mn = ext[trans ? 1 : 0];
+    o->k = *k = ext[trans ? 0 : 1];
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- the accumulator */
+
+/* The thread (in the warpgroup) and register of element (i, j) of C. */
+static bool acc_at(OpCtx *c, const OpRegion *r, int64_t i, int64_t j, int64_t *thread,
+                   int64_t *reg)
+{
+    LyCtx lc = ly_ctx(c->arena);
+    int64_t idx[OP_MAX_DIMS];
+    int dim[OP_MAX_DIMS];
+    op_region_dims(r, NULL, dim);
+    for (int d = 0; d < r->ndim; d++) {
+        int64_t s;
+        if (!op_const(r->start[d], &s))
+            return false;
+        idx[d] = s;
+    }
+    idx[dim[0]] += i, idx[dim[1]] += j;
+    const IrBufferType *bt = ir_buf(r->buffer);
+    int64_t shape[OP_MAX_DIMS];
+    for (int d = 0; d < r->ndim; d++)
+        if (!op_const(bt->shape[d], &shape[d]))
+            return false;
+    LyCoords co;
+    if (!ly_apply_at(&lc, r->layout, shape, idx, r->ndim, &co) || co.npoints != 1)
+        return false;
+    *thread = *reg = 0;
+    for (int a = 0; a < co.naxes; a++) {
+        const char *ax = co.axes[a];
+        if (!strcmp(ax, "m"))
+            *reg = co.vals[a];
+        else if (!strcmp(ax, "laneid") || !strcmp(ax, "tid_in_wg"))
+            *thread += co.vals[a];
+        else if (!strcmp(ax, "wid_in_wg"))
+            *thread += 32 * co.vals[a];
+        else
+            return false;
+    }
+    return true;
+}
+
+/* Every register of every instruction's fragment is a constant register of C. */
+static const char *check_accumulator(OpCtx *c, Wgmma *g)
+{
+    const OpRegion *r = &g->c;
+    if (!r->distributed || r->layout->kind != IR_LAYOUT_TILE)
+        return op_reason(c, "'%s' is not a register tile spread over the warpgroup's threads",
+                         r->buffer->u.var.name);
+    int64_t per = g->n_inst / 2, tiles_n = g->n / g->n_inst;
+    g->reg = TX_NEW_ARRAY(c->arena, int64_t, (size_t)(g->m / WG_M * tiles_n * per));
+    for (int64_t mi = 0; mi < g->m / WG_M; mi++)
+        for (int64_t nj = 0; nj < tiles_n; nj++)
+            for (int64_t i = 0; i < per; i++) {
+                int64_t *slot = &g->reg[(mi * tiles_n + nj) * per + i];
+                for (int64_t t = 0; t < 128; t++) {
+                    int64_t row = mi * WG_M + t / 32 * 16 + t % 32 / 4 + 8 * (i / 2 % 2);
+                    int64_t col = nj * g->n_inst + i / 4 * 8 + t % 4 * 2 + i % 2;
+                    int64_t thread, reg;
+                    if (!acc_at(c, r, row, col, &thread, &reg) || thread != t ||
+                        (t > 0 && reg != *slot))
+                        return op_reason(c, "the layout of '%s' is not the wgmma accumulator "
+                                            "(element [%lld, %lld] is not in thread %lld's "
+                                            "register %lld of every thread's fragment); use "
+                                            "T.wgmma_acc_layout", r->buffer->u.var.name,
+                                         (long long)row, (long long)col, (long long)t,
+                                         (long long)i);
+                    *slot = reg;
+                }
+            }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- the call */
+
+static const char *read_flags(OpCtx *c, Wgmma *g)
+{
+    if (!op_flag(op_arg(c, 3), &g->trans_a) || !op_flag(op_arg(c, 4), &g->trans_b))
+        return op_reason(c, "transA and transB must be constants");
+    IrExpr *acc = op_arg(c, 5);
+    bool v;
+    g->accum = acc && !(op_flag(acc, &v) && !v) ? acc : NULL;
+    g->fence = g->commit = true;
+    g->wait = 0;
+    IrExpr *e;
+    if ((e = op_config(c, "fence")) && !op_flag(e, &g->fence))
+        return op_reason(c, "fence= must be a constant");
+    if ((e = op_config(c, "commit")) && !op_flag(e, &g->commit))
+        return op_reason(c, "commit= must be a constant");
+    if ((e = op_config(c, "wait")) && (!op_const(e, &g->wait) || g->wait < 0 || g->wait > 7))
+        return op_reason(c, "wait= must be a constant from 0 to 7");
+    return NULL;
+}
+
+static const char *read_call(OpCtx *c, Wgmma *g)
+{
+    memset(g, 0, sizeof *g);
+    if (op_nargs(c) > 6)
+        return op_reason(c, "block scaling (SFA, SFB) is a tcgen05 feature");
+    const char *why = read_flags(c, g);
+    int64_t am, ak, bn, bk, cm, cn;
+    if (why || (why = op_region(c, 0, &g->c)) ||
+        (why = read_operand(c, 1, &g->a, g->trans_a, &am, &ak)) ||
+        (why = read_operand(c, 2, &g->b, g->trans_b, &bn, &bk)))
+        return why;
+    int64_t ext[OP_MAX_DIMS];
+    if (op_region_dims(&g->c, ext, NULL) != 2)
+        return op_reason(c, "C must be a 2-D register tile");
+    cm = ext[0], cn = ext[1];
+    if (am != cm || bn != cn || ak != bk)
+        return op_reason(c, "the shapes do not multiply: C %lldx%lld, A %lldx%lld, B %lldx%lld "
+                            "(A is [M, K], B is [N, K]; transA/transB swap them)", (long long)cm,
+                         (long long)cn, (long long)am, (long long)ak, (long long)bn, (long long)bk);
+    g->m = cm, g->n = cn, g->k = ak;
+    if (g->c.mem != OP_MEM_LOCAL || !ir_dtype_eq(g->c.dtype, IR_FLOAT32))
+        return op_reason(c, "C must be a float32 register tile");
+    g->ab[0] = ptx_type(g->a.r.dtype), g->ab[1] = ptx_type(g->b.r.dtype);
+    if (!g->ab[0] || !g->ab[1])
+        return op_reason(c, "A and B must be float16, bfloat16, float32 (as tf32) or fp8 "
+                            "(e4m3, e5m2)");
+    bool fp8 = g->ab[0][0] == 'e';
+    if (strcmp(g->ab[0], g->ab[1]) && !(fp8 && g->ab[1][0] == 'e'))
+        return op_reason(c, "A and B must have the same dtype (fp8 may mix e4m3 and e5m2)");
+    g->esize = op_dtype_bytes(g->a.r.dtype);
+    g->k_inst = WG_K_BYTES / g->esize;
+    if (g->m % WG_M || g->k % g->k_inst || g->n % 8)
+        return op_reason(c, "M, N and K must be multiples of 64, 8 and %lld (here %lld, %lld, "
+                            "%lld)", (long long)g->k_inst, (long long)g->m, (long long)g->n,
+                         (long long)g->k);
+    for (g->n_inst = g->n < WG_MAX_N ? g->n : WG_MAX_N; g->n % g->n_inst; g->n_inst -= 8)
+        ;
+    if (g->m / WG_M * (g->n / g->n_inst) * (g->k / g->k_inst) > WG_MAX_TILES)
+        return op_reason(c, "the tile needs more than %d wgmma instructions", WG_MAX_TILES);
+    if ((why = slice_operand(c, &g->a)) || (why = slice_operand(c, &g->b)) ||
+        (why = derive_descriptor(c, &g->a, g->esize, WG_M, g->k_inst)) ||
+        (why = derive_descriptor(c, &g->b, g->esize, g->n_inst, g->k_inst)))
+        return why;
+    if ((g->a.mn_major || g->b.mn_major) && g->esize != 2)
+        return op_reason(c, "an MN-major operand (M or N contiguous) needs a 16-bit dtype; lay "
+                            "%s out with K contiguous", g->a.mn_major ? g->a.name : g->b.name);
+    if ((why = check_tiles(c, &g->a, g->esize, WG_M, g->k_inst)) ||
+        (why = check_tiles(c, &g->b, g->esize, g->n_inst, g->k_inst)))
+        return why;
+    return check_accumulator(c, g);
+}
+
+/* The spelling of the instruction for this call. */
+static const char *spelling(OpCtx *c, const Wgmma *g)
+{
+    return tx_arena_printf(c->arena, "wgmma.mma_async.sync.aligned.m64n%lldk%lld.f32.%s.%s",
+                           (long long)g->n_inst, (long long)g->k_inst, g->ab[0], g->ab[1]);
+}
+
+/* Whether the target has the form this variant emits (the PTX table says). */
+static bool target_has(OpCtx *c, const char *form)
+{
+    const char *tok[16];
+    int n = 0;
+    for (const char *s = form; *s && n < 16;) {
+        const char *dot = strchr(s, '.');
+        size_t len = dot ? (size_t)(dot - s) : strlen(s);
+        tok[n++] = tx_arena_strndup(c->arena, s, len);
+        s += len + (dot ? 1 : 0);
+    }
+    IrPtxResolved res;
+    char err[128];
+    return ir_ptx_resolve(tok, n, -1, &res, err, sizeof err) && ir_ptx_available(&res, c->sm);
+}
+
+const char *op_wgmma_accept(OpCtx *c)
+{
+    const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_WARPGROUP));
+    if (why)
+        return why;
+    if (!c->sm || !target_has(c, "wgmma.fence.sync.aligned"))
+        return op_reason(c, "wgmma needs sm_90a%s", c->sm ? "" : "; the target is not known");
+    Wgmma g;
+    return read_call(c, &g);
+}
+
+/* ---------------------------------------------------------------- emission */
+
+/* The empty asm that pins each accumulator register of the call. */
+static void pin_registers(OpCtx *c, OpSeq *s, const Wgmma *g, IrExpr *view)
+{
+    int64_t n = g->m / WG_M * (g->n / g->n_inst) * (g->n_inst / 2);
+    for (int64_t i = 0; i < n; i++) {
+        IrExpr *idx = op_i32(c, g->reg[i]);
+        IrExpr *reg = op_load(c, view, &idx, 1);
+        op_eval(c, s, op_call(c, IR_OP_CUDA_WGMMA_NOOP_BARRIER, IR_VOID, &reg, 1));
+    }
+}
+
+/* desc = encode(operand's storage, LBO, SBO, swizzle) + its origin in 16-byte units. */
+static IrExpr *descriptor(OpCtx *c, OpSeq *s, const Operand *o, int esize, const char *name)
+{
+    IrExpr *slot = op_alloc_local(c, s, name, IR_UINT64, 1);
+    IrExpr *zero = op_i32(c, 0), *buf = o->r.buffer;
+    IrExpr *args[5] = {op_address_of(c, slot, &zero, 1),
+                       op_call(c, IR_OP_BUFFER_DATA, IR_HANDLE, &buf, 1),
+                       op_i32(c, o->lbo / 16), op_i32(c, o->sbo / 16),
+                       op_i32(c, o->swizzle == 32 ? 1 : o->swizzle == 64 ? 2 : o->swizzle == 128 ? 3 : 0)};
+    op_eval(c, s, op_call(c, IR_OP_CUDA_WGMMA_SMEM_DESC, IR_VOID, args, 5));
+    IrExpr *origin = op_bin(c, IR_E_ADD, ir_buf(buf)->elem_offset, o->origin);
+    IrExpr *units = op_bin(c, IR_E_FLOORDIV, op_bin(c, IR_E_MUL, origin, op_i32(c, esize)),
+                           op_i32(c, 16));
+    IrExpr *desc = op_load(c, slot, &zero, 1);
+    int64_t v;
+    if (op_const(units, &v) && v == 0)
+        return desc;
+    IrExpr *var = op_var(c, name, IR_UINT64);
+    op_bind(c, s, var, op_bin(c, IR_E_ADD, desc, op_cast(c, IR_UINT64, units)));
+    return var;
+}
+
+/* base + the constant 16-byte offset of the tile at (t0, k0). */
+static IrExpr *tile_descriptor(OpCtx *c, IrExpr *base, const Operand *o, int esize, int64_t t0,
+                               int64_t k0)
+{
+    int64_t units = offset_at(c, o, t0, k0) * esize / 16;
+    return units ? op_bin(c, IR_E_ADD, base, ir_int(c->arena, IR_UINT64, units, c->call->span))
+                 : base;
+}
+
+static void emit_mma(OpCtx *c, OpSeq *s, const Wgmma *g, IrExpr *view, IrExpr *da, IrExpr *db,
+                     int64_t mi, int64_t nj, int64_t k0, const char *form)
+{
+    int64_t per = g->n_inst / 2, tiles_n = g->n / g->n_inst;
+    int n = 0;
+    IrExpr **args = TX_NEW_ARRAY(c->arena, IrExpr *, per + 7);
+    for (int64_t i = 0; i < per; i++) {
+        IrExpr *idx = op_i32(c, g->reg[(mi * tiles_n + nj) * per + i]);
+        args[n++] = op_load(c, view, &idx, 1);
+    }
+    args[n++] = tile_descriptor(c, da, &g->a, g->esize, mi * WG_M, k0);
+    args[n++] = tile_descriptor(c, db, &g->b, g->esize, nj * g->n_inst, k0);
+    IrExpr *scale_d = k0 == 0 ? (g->accum ? g->accum : ir_int(c->arena, IR_BOOL, 0, c->call->span))
+                              : ir_int(c->arena, IR_BOOL, 1, c->call->span);
+    args[n++] = op_cast(c, IR_BOOL, scale_d);
+    args[n++] = op_i32(c, 1);
+    args[n++] = op_i32(c, 1);
+    if (g->esize == 2) {
+        args[n++] = op_i32(c, g->a.mn_major);
+        args[n++] = op_i32(c, g->b.mn_major);
+    }
+    op_eval(c, s, op_ptx(c, form, args, n));
+}
+
+IrStmt *op_wgmma_lower(OpCtx *c)
+{
+    Wgmma g;
+    read_call(c, &g);
+    OpSeq s = {0};
+    IrExpr *view = op_local_view(c, &s, g.c.buffer);
+    IrExpr *da = descriptor(c, &s, &g.a, g.esize, "desc_a");
+    IrExpr *db = descriptor(c, &s, &g.b, g.esize, "desc_b");
+    pin_registers(c, &s, &g, view);
+    if (g.fence)
+        op_eval(c, &s, op_ptx(c, "wgmma.fence.sync.aligned", NULL, 0));
+    const char *form = spelling(c, &g);
+    for (int64_t k0 = 0; k0 < g.k; k0 += g.k_inst)
+        for (int64_t mi = 0; mi < g.m / WG_M; mi++)
+            for (int64_t nj = 0; nj < g.n / g.n_inst; nj++)
+                emit_mma(c, &s, &g, view, da, db, mi, nj, k0, form);
+    if (g.commit) {
+        op_eval(c, &s, op_ptx(c, "wgmma.commit_group.sync.aligned", NULL, 0));
+        IrExpr *w = op_i32(c, g.wait);
+        op_eval(c, &s, op_ptx(c, "wgmma.wait_group.sync.aligned", &w, 1));
+        pin_registers(c, &s, &g, view);
+    }
+    return op_seq_finish(c, &s);
+}
