@@ -1336,6 +1336,18 @@ int ir_ptx_count(void)
     return IR_PTX_COUNT;
 }
 
+void ir_ptx_pred_marker(const IrPtxResolved *r, char *buf, size_t n)
+{
+    IrPtxOperand ops[64];
+    int nops = ir_ptx_operands(r, ops, 64);
+    for (int k = 0; k < nops; k++)
+        if (ops[k].kind == IR_PTX_OPND_REG && ops[k].lanes && ops[k].rw == 'r' && ops[k].type &&
+            !strcmp(ops[k].type, "pred")) {
+            size_t len = strlen(buf);
+            snprintf(buf + len, n - len, "%sp%d", len ? "," : "", ops[k].first_arg);
+        }
+}
+
 int ir_ptx_operands(const IrPtxResolved *r, IrPtxOperand *out, int max)
 {
     const PtxEntry *e = ptx_entry(r->entry);

@@ -127,5 +127,8 @@ typedef struct IrPtxOperand {
 int ir_ptx_operands(const IrPtxResolved *r, IrPtxOperand *out, int max);
 /* The number of expression operands r takes (the sum of the lanes). */
 int ir_ptx_noperands(const IrPtxResolved *r);
+/* Appends to the call marker in buf (comma-separated flags) "p<i>" for each
+ * predicate register read at argument i: the printed form records them. */
+void ir_ptx_pred_marker(const IrPtxResolved *r, char *buf, size_t n);
 
 #endif

@@ -216,6 +216,12 @@ IrLayout *ly_tmem_datapath_layout(LyCtx *c, char kind, int64_t rows, int64_t col
 /* wg_local_layout: a (rows, cols) warpgroup register tile, one row per
  * thread, S[(rows, cols):(1@tid_in_wg, 1)]. */
 IrLayout *ly_wg_local_layout(LyCtx *c, IrExpr *cols, IrExpr *rows);
+/* wgmma_acc_layout: the (rows, cols) float32 accumulator of a warpgroup's
+ * wgmma.mma_async m64nN instructions, one per 64-row block: thread t holds
+ * rows t / 32 * 16 + t % 32 / 4 (+ 8) and columns t % 4 * 2 (+ 1) of each
+ * 8-column block, register (block * cols / 2) + column block * 4 + half * 2
+ * + column parity. rows a multiple of 64, cols of 8. */
+IrLayout *ly_wgmma_acc_layout(LyCtx *c, int64_t rows, int64_t cols);
 /* tcgen05_atom_layout: the register layout of a (rows, cols) warpgroup
  * fragment read or written by tcgen05.ld/st with `shape` ("32x32b",
  * "16x64b", "16x128b", "16x256b") for elements of `bits` (16 or 32) bits;

@@ -96,6 +96,28 @@ IrLayout *ly_wg_local_layout(LyCtx *c, IrExpr *cols, IrExpr *rows)
     return lyb_finish(c, &b);
 }
 
+IrLayout *ly_wgmma_acc_layout(LyCtx *c, int64_t rows, int64_t cols)
+{
+    if (rows < 64 || rows % 64 || cols < 8 || cols % 8) {
+        ly_fail(c, "a wgmma accumulator has rows a multiple of 64 and columns a multiple of 8, "
+                   "not %lld x %lld", (long long)rows, (long long)cols);
+        return NULL;
+    }
+    /* (row block, warp, half, row) x (8-column block, lane pair, column) */
+    static const struct { int64_t extent, stride; const char *axis; } it[] = {
+        {0, 0, "m"}, {4, 1, "wid_in_wg"}, {2, 2, "m"}, {8, 4, "laneid"},
+        {0, 4, "m"}, {4, 1, "laneid"}, {2, 1, "m"},
+    };
+    LyBuild b = {0};
+    for (size_t i = 0; i < TX_ARRAY_LEN(it); i++) {
+        int64_t extent = i == 0 ? rows / 64 : i == 4 ? cols / 8 : it[i].extent;
+        int64_t stride = i == 0 ? cols / 2 : it[i].stride;
+        lyb_shard(c, &b, ly_iter(ar_index_int(c->arena, extent), ar_index_int(c->arena, stride),
+                                 it[i].axis));
+    }
+    return ly_canonicalize(c, lyb_finish(c, &b), LY_TARGET_NONE);
+}
+
 /* The .num repetitions PTX allows for each tcgen05.ld/st shape (Table 49):
  * powers of two up to max_rep; col_factor is the fp32 columns one repetition
  * covers per warp. */

@@ -101,7 +101,9 @@ IrExpr *op_ptx(OpCtx *c, const char *spelling, IrExpr **args, int n)
     call->u.call.ptx_slots = TX_NEW_ARRAY(c->arena, const char *, res.nslots ? res.nslots : 1);
     for (int i = 0; i < res.nslots; i++)
         call->u.call.ptx_slots[i] = res.slots[i] ? res.slots[i] : "";
-    call->u.call.ptx_marker = "";
+    char marker[128] = "";
+    ir_ptx_pred_marker(&res, marker, sizeof marker);
+    call->u.call.ptx_marker = tx_arena_strdup(c->arena, marker);
     return call;
 }
 

@@ -427,6 +427,23 @@ ScVal bi_wg_local_layout(El *E, ScArgs *args)
     return layout_val(ly_wg_local_layout(&c, cols, rows), args->span);
 }
 
+/* T.wgmma_acc_layout(rows, cols): the register layout of a warpgroup's wgmma accumulator. */
+ScVal bi_wgmma_acc_layout(El *E, ScArgs *args)
+{
+    ScBound b;
+    int64_t rows, cols;
+    if (!el_bind_args(E, args, "rows, cols", &b) || !el_int_const(E, &b.v[0], &rows, "rows") ||
+        !el_int_const(E, &b.v[1], &cols, "cols"))
+        return sv_error();
+    LyCtx c = ly_ctx(E->a);
+    IrLayout *l = ly_wgmma_acc_layout(&c, rows, cols);
+    if (!l) {
+        el_error(E, args->span, "wgmma_acc_layout: %s", c.err);
+        return sv_error();
+    }
+    return layout_val(l, args->span);
+}
+
 /* The arguments (instr_shape, (rows, cols), dtype) of T.tcgen05_atom_layout and
  * T.alloc_tcgen05_ldst_frag, and the fragment's layout; NULL after an error.
  * Messages name tcgen05_atom_layout, and the call when name_call is set. */

@@ -172,14 +172,9 @@ static ScVal emit_ptx(El *E, const IrPtxResolved *res, PtxCall *c, TxSpan sp)
         add_flag(marker, sizeof marker, "pred");
     if (c->keep)
         add_flag(marker, sizeof marker, "keep");
+    ir_ptx_pred_marker(res, marker, sizeof marker);
     for (int k = 0; k < nops; k++) {
         const IrPtxOperand *op = &ops[k];
-        if (op->kind == IR_PTX_OPND_REG && op->lanes && op->rw == 'r' && op->type &&
-            !strcmp(op->type, "pred")) {
-            char f[16];
-            snprintf(f, sizeof f, "p%d", op->first_arg);
-            add_flag(marker, sizeof marker, f);
-        }
         for (int l = 0; l < op->lanes; l++) {
             int i = op->first_arg + l;
             if (i < 0 || i >= c->nops || c->ops[i].sink)

@@ -322,10 +322,10 @@ static const char *check_accumulator(OpCtx *c, Wgmma *g)
                     int64_t thread, reg;
                     if (!acc_at(c, r, row, col, &thread, &reg) || thread != t ||
                         (t > 0 && reg != *slot))
-                        return op_reason(c, "the layout of '%s' is not the wgmma accumulator "
-                                            "(element [%lld, %lld] is not in thread %lld's "
-                                            "register %lld of every thread's fragment); use "
-                                            "T.wgmma_acc_layout", r->buffer->u.var.name,
+                        return op_reason(c, "the layout of '%s' is not the wgmma accumulator: "
+                                            "element [%lld, %lld] must be thread %lld's fragment "
+                                            "register %lld, the same register in every thread "
+                                            "(use T.wgmma_acc_layout)", r->buffer->u.var.name,
                                          (long long)row, (long long)col, (long long)t,
                                          (long long)i);
                     *slot = reg;
@@ -463,7 +463,7 @@ static IrExpr *descriptor(OpCtx *c, OpSeq *s, const Operand *o, int esize, const
                        op_call(c, IR_OP_BUFFER_DATA, IR_HANDLE, &buf, 1),
                        op_i32(c, o->lbo / 16), op_i32(c, o->sbo / 16),
                        op_i32(c, o->swizzle == 32 ? 1 : o->swizzle == 64 ? 2 : o->swizzle == 128 ? 3 : 0)};
-    op_eval(c, s, op_call(c, IR_OP_CUDA_WGMMA_SMEM_DESC, IR_VOID, args, 5));
+    op_eval(c, s, op_call(c, IR_OP_CUDA_WGMMA_SMEM_DESC, IR_UINT64, args, 5));
     IrExpr *origin = op_bin(c, IR_E_ADD, ir_buf(buf)->elem_offset, o->origin);
     IrExpr *units = op_bin(c, IR_E_FLOORDIV, op_bin(c, IR_E_MUL, origin, op_i32(c, esize)),
                            op_i32(c, 16));
