@@ -3,7 +3,8 @@
  * layout of each swizzle (none, 32, 64, 128 bytes), K-major and MN-major
  * (transA / transB), for bfloat16, float16, tf32 (float32 inputs) and fp8
  * (e4m3, e5m2), several N, M = 64 and 128, and a product
- * split into two calls over halves of K (sub-region descriptors, accum=True).
+ * split into two calls over halves of K (sub-region descriptors, accum=True),
+ * and A from the warpgroup's registers (rs).
  * Fresh random inputs, D poisoned first, against a float64 reference of the
  * rounded inputs (tf32: inputs rounded to 10 mantissa bits by the test, so
  * the hardware's truncation does not matter); relative L2 error at most
@@ -18,7 +19,7 @@ typedef enum { BF16, F16, TF32, E4M3, E5M2 } Elem;
 typedef struct Case {
     Elem a, b;
     int m, n, k, swizzle;
-    bool ta, tb, split;
+    bool ta, tb, split, rs;
 } Case;
 
 static const char *elem_name(Elem e)
@@ -75,11 +76,13 @@ static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
     tirx_define d[] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}, {"SW", v[3]}, {"AR", v[4]},
                        {"AC", v[5]}, {"BR", v[6]}, {"BC", v[7]},
                        {"DTYPE", elem_name(c->a)}, {"TA", c->ta ? "True" : "False"},
-                       {"TB", c->tb ? "True" : "False"}, {"SPLIT", c->split ? "True" : "False"}};
-    printf("%s x %s, %d x %d x %d, swizzle %d, %s-major A, %s-major B%s:\n", elem_name(c->a),
-           elem_name(c->b), c->m, c->n, c->k, c->swizzle, c->ta ? "M" : "K", c->tb ? "N" : "K",
+                       {"TB", c->tb ? "True" : "False"}, {"SPLIT", c->split ? "True" : "False"},
+                       {"RS", c->rs ? "True" : "False"}};
+    printf("%s x %s, %d x %d x %d, swizzle %d, %s A, %s-major B%s:\n", elem_name(c->a),
+           elem_name(c->b), c->m, c->n, c->k, c->swizzle,
+           c->rs ? "registers" : c->ta ? "M-major" : "K-major", c->tb ? "N" : "K",
            c->split ? ", split K" : "");
-    tirx_module *mod = op_compile(gpu, "tests/gpu/op_gemm_wgmma.tirx", d, 12);
+    tirx_module *mod = op_compile(gpu, "tests/gpu/op_gemm_wgmma.tirx", d, 13);
     size_t na = (size_t)c->m * c->k, nb = (size_t)c->n * c->k, nd = (size_t)c->m * c->n;
     uint8_t *a = malloc(na * 4), *b = malloc(nb * 4);
     double *av = malloc(na * sizeof(double)), *bv = malloc(nb * sizeof(double));
@@ -154,6 +157,8 @@ int main(void)
         {TF32, TF32, 64, 24, 16, 64, false, false, false},
         {E4M3, E4M3, 64, 128, 128, 128, false, false, false},
         {E5M2, E5M2, 64, 64, 64, 64, false, false, false},
+        {BF16, BF16, 64, 128, 64, 128, false, false, false, true},
+        {F16, F16, 128, 64, 64, 128, false, true, false, true},
     };
     GpuRng rng = gpu_rng();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

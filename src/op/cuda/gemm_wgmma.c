@@ -1,5 +1,6 @@
 /* gemm_async, variant "wgmma": C (+)= A @ B^T for one warpgroup with
- * wgmma.mma_async (sm_90a), A and B in shared memory (ss).
+ * wgmma.mma_async (sm_90a), A and B in shared memory (ss), or A in the
+ * warpgroup's registers (rs, 16-bit types).
  *
  * Operands as the reference's gemm_async: A is [M, K] ([K, M] with
  * transA), B is [N, K] ([K, N] with transB), C an M x N register tile of the
@@ -20,7 +21,11 @@
  * C's layout must give every instruction's m64nN accumulator fragment
  * (thread t, register i: row t / 32 * 16 + t % 32 / 4 + 8 * (i / 2 % 2),
  * column i / 4 * 8 + t % 4 * 2 + i % 2) constant registers, the same for
- * every thread, so the emitted code names registers by constants.
+ * every thread, so the emitted code names registers by constants. A in
+ * registers is a 16-bit register tile in the same fragment layout (a 64 x 16
+ * block per instruction is the accumulator's m64n16 fragment), so an
+ * accumulator cast to bfloat16 feeds the next product (attention's P @ V);
+ * its pairs are packed into 32-bit registers kept alive until the wait.
  *
  * Emitted: the accumulator's registers pinned (an empty asm per register,
  * so the compiler keeps its reads and writes on the right side of the
@@ -29,7 +34,8 @@
  * commit_group and wait_group(wait) and the registers pinned again.
  * Config: fence=False leaves out wgmma.fence, commit=False the commit and
  * the wait, wait=N keeps N groups in flight (a pipeline that overlaps MMAs
- * with the next stage's loads). */
+ * with the next stage's loads; with A in shared memory only, since packed
+ * registers must outlive the MMAs that read them). */
 #include <string.h>
 
 #include "../../ir/ptx.h"
@@ -62,6 +68,9 @@ typedef struct Wgmma {
     int esize;
     const char *ab[2];    /* PTX types of A and B: "f16", "bf16", "tf32", "e4m3", "e5m2" */
     int64_t *reg;         /* [mi][nj][i]: the accumulator register */
+    bool a_in_regs;       /* rs: A is a register tile */
+    OpRegion a_frag;      /* its region */
+    int64_t *a_reg;       /* [mi][ki][i]: the register of A's fragment element i */
     bool fence, commit;
     int64_t wait;
 } Wgmma;
@@ -303,38 +312,92 @@ static bool acc_at(OpCtx *c, const OpRegion *r, int64_t i, int64_t j, int64_t *t
     return true;
 }
 
-/* Every register of every instruction's fragment is a constant register of C. */
-static const char *check_accumulator(OpCtx *c, Wgmma *g)
+/* The registers of one m64nN fragment at (row0, col0) of a register tile
+ * (element i of thread t: row row0 + t / 32 * 16 + t % 32 / 4 + 8 * (i / 2 %
+ * 2), column col0 + i / 4 * 8 + t % 4 * 2 + i % 2): out[i], the same in every
+ * thread; NULL, or why not. */
+static const char *fragment_registers(OpCtx *c, const OpRegion *r, int64_t row0, int64_t col0,
+                                      int64_t per, int64_t *out, const char *what)
 {
-    const OpRegion *r = &g->c;
-    if (!r->distributed || r->layout->kind != IR_LAYOUT_TILE)
-        return op_reason(c, "'%s' is not a register tile spread over the warpgroup's threads",
-                         r->buffer->u.var.name);
-    int64_t per = g->n_inst / 2, tiles_n = g->n / g->n_inst;
-    g->reg = TX_NEW_ARRAY(c->arena, int64_t, (size_t)(g->m / WG_M * tiles_n * per));
-    for (int64_t mi = 0; mi < g->m / WG_M; mi++)
-        for (int64_t nj = 0; nj < tiles_n; nj++)
-            for (int64_t i = 0; i < per; i++) {
-                int64_t *slot = &g->reg[(mi * tiles_n + nj) * per + i];
-                for (int64_t t = 0; t < 128; t++) {
-                    int64_t row = mi * WG_M + t / 32 * 16 + t % 32 / 4 + 8 * (i / 2 % 2);
-                    int64_t col = nj * g->n_inst + i / 4 * 8 + t % 4 * 2 + i % 2;
-                    int64_t thread, reg;
-                    if (!acc_at(c, r, row, col, &thread, &reg) || thread != t ||
-                        (t > 0 && reg != *slot))
-                        return op_reason(c, "the layout of '%s' is not the wgmma accumulator: "
-                                            "element [%lld, %lld] must be thread %lld's fragment "
-                                            "register %lld, the same register in every thread "
-                                            "(use T.wgmma_acc_layout)", r->buffer->u.var.name,
-                                         (long long)row, (long long)col, (long long)t,
-                                         (long long)i);
-                    *slot = reg;
-                }
-            }
+    for (int64_t i = 0; i < per; i++)
+        for (int64_t t = 0; t < 128; t++) {
+            int64_t row = row0 + t / 32 * 16 + t % 32 / 4 + 8 * (i / 2 % 2);
+            int64_t col = col0 + i / 4 * 8 + t % 4 * 2 + i % 2;
+            int64_t thread, reg;
+            if (!acc_at(c, r, row, col, &thread, &reg) || thread != t || (t > 0 && reg != out[i]))
+                return op_reason(c, "the layout of '%s' is not the wgmma %s: element [%lld, "
+                                    "%lld] must be thread %lld's fragment register %lld, the "
+                                    "same register in every thread (use T.wgmma_acc_layout)",
+                                 r->buffer->u.var.name, what, (long long)row, (long long)col,
+                                 (long long)t, (long long)i);
+            out[i] = reg;
+        }
     return NULL;
 }
 
+static const char *check_register_tile(OpCtx *c, const OpRegion *r)
+{
+    if (!r->distributed || r->layout->kind != IR_LAYOUT_TILE)
+        return op_reason(c, "'%s' is not a register tile spread over the warpgroup's threads",
+                         r->buffer->u.var.name);
+    return NULL;
+}
+
+/* Every register of every instruction's fragment is a constant register of C
+ * (and of A when it is in registers). */
+static const char *check_fragments(OpCtx *c, Wgmma *g)
+{
+    const char *why = check_register_tile(c, &g->c);
+    int64_t per = g->n_inst / 2, tiles_m = g->m / WG_M, tiles_n = g->n / g->n_inst;
+    g->reg = TX_NEW_ARRAY(c->arena, int64_t, (size_t)(tiles_m * tiles_n * per));
+    for (int64_t mi = 0; !why && mi < tiles_m; mi++)
+        for (int64_t nj = 0; !why && nj < tiles_n; nj++)
+            why = fragment_registers(c, &g->c, mi * WG_M, nj * g->n_inst, per,
+                                     &g->reg[(mi * tiles_n + nj) * per], "accumulator");
+    if (why || !g->a_in_regs)
+        return why;
+    if ((why = check_register_tile(c, &g->a_frag)))
+        return why;
+    int64_t tiles_k = g->k / g->k_inst;
+    g->a_reg = TX_NEW_ARRAY(c->arena, int64_t, (size_t)(tiles_m * tiles_k * 8));
+    for (int64_t mi = 0; !why && mi < tiles_m; mi++)
+        for (int64_t ki = 0; !why && ki < tiles_k; ki++)
+            why = fragment_registers(c, &g->a_frag, mi * WG_M, ki * g->k_inst, 8,
+                                     &g->a_reg[(mi * tiles_k + ki) * 8], "A fragment");
+    return why;
+}
+
 /* ---------------------------------------------------------------- the call */
+
+/* A shared operand's descriptor, derived and checked over every tile. */
+static const char *shared_operand(OpCtx *c, Operand *o, int esize, int64_t inst_mn,
+                                  int64_t inst_k)
+{
+    const char *why;
+    if ((why = slice_operand(c, o)) || (why = derive_descriptor(c, o, esize, inst_mn, inst_k)))
+        return why;
+    if (o->mn_major && esize != 2)
+        return op_reason(c, "an MN-major operand (M or N contiguous) needs a 16-bit dtype; lay "
+                            "%s out with K contiguous", o->name);
+    return check_tiles(c, o, esize, inst_mn, inst_k);
+}
+
+/* A: a shared operand, or a register tile [M, K]. */
+static const char *read_a(OpCtx *c, Wgmma *g, int64_t *m, int64_t *k)
+{
+    OpRegion r;
+    const char *why = op_region(c, 1, &r);
+    if (why)
+        return why;
+    if (r.mem != OP_MEM_LOCAL)
+        return read_operand(c, 1, &g->a, g->trans_a, m, k);
+    g->a_in_regs = true, g->a_frag = r;
+    int64_t ext[OP_MAX_DIMS];
+    if (op_region_dims(&r, ext, NULL) != 2 || g->trans_a)
+        return op_reason(c, "A in registers must be a 2-D [M, K] tile (transA=False)");
+    *m = ext[0], *k = ext[1];
+    return NULL;
+}
 
 static const char *read_flags(OpCtx *c, Wgmma *g)
 {
@@ -362,8 +425,7 @@ static const char *read_call(OpCtx *c, Wgmma *g)
         return op_reason(c, "block scaling (SFA, SFB) is a tcgen05 feature");
     const char *why = read_flags(c, g);
     int64_t am, ak, bn, bk, cm, cn;
-    if (why || (why = op_region(c, 0, &g->c)) ||
-        (why = read_operand(c, 1, &g->a, g->trans_a, &am, &ak)) ||
+    if (why || (why = op_region(c, 0, &g->c)) || (why = read_a(c, g, &am, &ak)) ||
         (why = read_operand(c, 2, &g->b, g->trans_b, &bn, &bk)))
         return why;
     int64_t ext[OP_MAX_DIMS];
@@ -377,14 +439,20 @@ static const char *read_call(OpCtx *c, Wgmma *g)
     g->m = cm, g->n = cn, g->k = ak;
     if (g->c.mem != OP_MEM_LOCAL || !ir_dtype_eq(g->c.dtype, IR_FLOAT32))
         return op_reason(c, "C must be a float32 register tile");
-    g->ab[0] = ptx_type(g->a.r.dtype), g->ab[1] = ptx_type(g->b.r.dtype);
+    IrDType at = g->a_in_regs ? g->a_frag.dtype : g->a.r.dtype;
+    g->ab[0] = ptx_type(at), g->ab[1] = ptx_type(g->b.r.dtype);
     if (!g->ab[0] || !g->ab[1])
         return op_reason(c, "A and B must be float16, bfloat16, float32 (as tf32) or fp8 "
                             "(e4m3, e5m2)");
     bool fp8 = g->ab[0][0] == 'e';
     if (strcmp(g->ab[0], g->ab[1]) && !(fp8 && g->ab[1][0] == 'e'))
         return op_reason(c, "A and B must have the same dtype (fp8 may mix e4m3 and e5m2)");
-    g->esize = op_dtype_bytes(g->a.r.dtype);
+    g->esize = op_dtype_bytes(g->b.r.dtype);
+    if (g->a_in_regs && (g->esize != 2 || !ir_dtype_eq(at, g->b.r.dtype)))
+        return op_reason(c, "A in registers must be float16 or bfloat16, as B");
+    if (g->a_in_regs && (g->wait || !g->commit))
+        return op_reason(c, "A in registers must be waited for in the call (wait=0, commit=True): "
+                            "its packed registers must outlive the MMAs that read them");
     g->k_inst = WG_K_BYTES / g->esize;
     if (g->m % WG_M || g->k % g->k_inst || g->n % 8)
         return op_reason(c, "M, N and K must be multiples of 64, 8 and %lld (here %lld, %lld, "
@@ -394,17 +462,10 @@ static const char *read_call(OpCtx *c, Wgmma *g)
         ;
     if (g->m / WG_M * (g->n / g->n_inst) * (g->k / g->k_inst) > WG_MAX_TILES)
         return op_reason(c, "the tile needs more than %d wgmma instructions", WG_MAX_TILES);
-    if ((why = slice_operand(c, &g->a)) || (why = slice_operand(c, &g->b)) ||
-        (why = derive_descriptor(c, &g->a, g->esize, WG_M, g->k_inst)) ||
-        (why = derive_descriptor(c, &g->b, g->esize, g->n_inst, g->k_inst)))
+    if ((why = shared_operand(c, &g->b, g->esize, g->n_inst, g->k_inst)) ||
+        (!g->a_in_regs && (why = shared_operand(c, &g->a, g->esize, WG_M, g->k_inst))))
         return why;
-    if ((g->a.mn_major || g->b.mn_major) && g->esize != 2)
-        return op_reason(c, "an MN-major operand (M or N contiguous) needs a 16-bit dtype; lay "
-                            "%s out with K contiguous", g->a.mn_major ? g->a.name : g->b.name);
-    if ((why = check_tiles(c, &g->a, g->esize, WG_M, g->k_inst)) ||
-        (why = check_tiles(c, &g->b, g->esize, g->n_inst, g->k_inst)))
-        return why;
-    return check_accumulator(c, g);
+    return check_fragments(c, g);
 }
 
 /* The spelling of the instruction for this call. */
@@ -443,15 +504,50 @@ const char *op_wgmma_accept(OpCtx *c)
 
 /* ---------------------------------------------------------------- emission */
 
-/* The empty asm that pins each accumulator register of the call. */
-static void pin_registers(OpCtx *c, OpSeq *s, const Wgmma *g, IrExpr *view)
+/* The registers the MMAs read and write asynchronously. */
+typedef struct Live {
+    IrExpr *c_view, *a_pack; /* C's registers; A's packed pairs (rs), or NULL */
+    int64_t a_words;
+} Live;
+
+static void pin(OpCtx *c, OpSeq *s, IrExpr *buf, int64_t index)
+{
+    IrExpr *idx = op_i32(c, index);
+    IrExpr *reg = op_load(c, buf, &idx, 1);
+    op_eval(c, s, op_call(c, IR_OP_CUDA_WGMMA_NOOP_BARRIER, IR_VOID, &reg, 1));
+}
+
+/* An empty asm per register of the call, which the compiler cannot move the
+ * registers' other uses across. */
+static void pin_registers(OpCtx *c, OpSeq *s, const Wgmma *g, const Live *l)
 {
     int64_t n = g->m / WG_M * (g->n / g->n_inst) * (g->n_inst / 2);
-    for (int64_t i = 0; i < n; i++) {
-        IrExpr *idx = op_i32(c, g->reg[i]);
-        IrExpr *reg = op_load(c, view, &idx, 1);
-        op_eval(c, s, op_call(c, IR_OP_CUDA_WGMMA_NOOP_BARRIER, IR_VOID, &reg, 1));
+    for (int64_t i = 0; i < n; i++)
+        pin(c, s, l->c_view, g->reg[i]);
+    for (int64_t i = 0; i < l->a_words; i++)
+        pin(c, s, l->a_pack, i);
+}
+
+/* rs: A's fragment elements, pairs packed into 32-bit words (low half first). */
+static IrExpr *pack_a(OpCtx *c, OpSeq *s, const Wgmma *g, int64_t *words)
+{
+    *words = g->m / WG_M * (g->k / g->k_inst) * 4;
+    IrExpr *pack = op_alloc_local(c, s, "a_pack", IR_UINT32, *words);
+    IrExpr *view = op_local_view(c, s, g->a_frag.buffer);
+    for (int64_t w = 0; w < *words; w++) {
+        IrExpr *half[2];
+        for (int h = 0; h < 2; h++) {
+            IrExpr *idx = op_i32(c, g->a_reg[w * 2 + h]);
+            IrExpr *v = op_load(c, view, &idx, 1);
+            IrExpr *bits = op_call(c, IR_OP_REINTERPRET, IR_UINT16, &v, 1);
+            half[h] = op_cast(c, IR_UINT32, bits);
+        }
+        IrExpr *shift[2] = {half[1], ir_int(c->arena, IR_UINT32, 16, c->call->span)};
+        IrExpr *word[2] = {half[0], op_call(c, IR_OP_SHIFT_LEFT, IR_UINT32, shift, 2)};
+        IrExpr *idx = op_i32(c, w);
+        op_store(c, s, pack, &idx, 1, op_call(c, IR_OP_BITWISE_OR, IR_UINT32, word, 2));
     }
+    return pack;
 }
 
 /* desc = encode(operand's storage, LBO, SBO, swizzle) + its origin in 16-byte units. */
@@ -485,27 +581,35 @@ static IrExpr *tile_descriptor(OpCtx *c, IrExpr *base, const Operand *o, int esi
                  : base;
 }
 
-static void emit_mma(OpCtx *c, OpSeq *s, const Wgmma *g, IrExpr *view, IrExpr *da, IrExpr *db,
+static void emit_mma(OpCtx *c, OpSeq *s, const Wgmma *g, const Live *l, IrExpr *da, IrExpr *db,
                      int64_t mi, int64_t nj, int64_t k0, const char *form)
 {
     int64_t per = g->n_inst / 2, tiles_n = g->n / g->n_inst;
     int n = 0;
-    IrExpr **args = TX_NEW_ARRAY(c->arena, IrExpr *, per + 7);
+    IrExpr **args = TX_NEW_ARRAY(c->arena, IrExpr *, per + 10);
     for (int64_t i = 0; i < per; i++) {
         IrExpr *idx = op_i32(c, g->reg[(mi * tiles_n + nj) * per + i]);
-        args[n++] = op_load(c, view, &idx, 1);
+        args[n++] = op_load(c, l->c_view, &idx, 1);
     }
-    args[n++] = tile_descriptor(c, da, &g->a, g->esize, mi * WG_M, k0);
+    if (l->a_pack) {
+        int64_t first = (mi * (g->k / g->k_inst) + k0 / g->k_inst) * 4;
+        for (int64_t w = 0; w < 4; w++) {
+            IrExpr *idx = op_i32(c, first + w);
+            args[n++] = op_load(c, l->a_pack, &idx, 1);
+        }
+    } else {
+        args[n++] = tile_descriptor(c, da, &g->a, g->esize, mi * WG_M, k0);
+    }
     args[n++] = tile_descriptor(c, db, &g->b, g->esize, nj * g->n_inst, k0);
     IrExpr *scale_d = k0 == 0 ? (g->accum ? g->accum : ir_int(c->arena, IR_BOOL, 0, c->call->span))
                               : ir_int(c->arena, IR_BOOL, 1, c->call->span);
     args[n++] = op_cast(c, IR_BOOL, scale_d);
     args[n++] = op_i32(c, 1);
     args[n++] = op_i32(c, 1);
-    if (g->esize == 2) {
+    if (g->esize == 2 && !l->a_pack)
         args[n++] = op_i32(c, g->a.mn_major);
+    if (g->esize == 2)
         args[n++] = op_i32(c, g->b.mn_major);
-    }
     op_eval(c, s, op_ptx(c, form, args, n));
 }
 
@@ -514,22 +618,26 @@ IrStmt *op_wgmma_lower(OpCtx *c)
     Wgmma g;
     read_call(c, &g);
     OpSeq s = {0};
-    IrExpr *view = op_local_view(c, &s, g.c.buffer);
-    IrExpr *da = descriptor(c, &s, &g.a, g.esize, "desc_a");
+    Live l = {op_local_view(c, &s, g.c.buffer), NULL, 0};
+    IrExpr *da = NULL;
+    if (g.a_in_regs)
+        l.a_pack = pack_a(c, &s, &g, &l.a_words);
+    else
+        da = descriptor(c, &s, &g.a, g.esize, "desc_a");
     IrExpr *db = descriptor(c, &s, &g.b, g.esize, "desc_b");
-    pin_registers(c, &s, &g, view);
+    pin_registers(c, &s, &g, &l);
     if (g.fence)
         op_eval(c, &s, op_ptx(c, "wgmma.fence.sync.aligned", NULL, 0));
     const char *form = spelling(c, &g);
     for (int64_t k0 = 0; k0 < g.k; k0 += g.k_inst)
         for (int64_t mi = 0; mi < g.m / WG_M; mi++)
             for (int64_t nj = 0; nj < g.n / g.n_inst; nj++)
-                emit_mma(c, &s, &g, view, da, db, mi, nj, k0, form);
+                emit_mma(c, &s, &g, &l, da, db, mi, nj, k0, form);
     if (g.commit) {
         op_eval(c, &s, op_ptx(c, "wgmma.commit_group.sync.aligned", NULL, 0));
         IrExpr *w = op_i32(c, g.wait);
         op_eval(c, &s, op_ptx(c, "wgmma.wait_group.sync.aligned", &w, 1));
-        pin_registers(c, &s, &g, view);
+        pin_registers(c, &s, &g, &l);
     }
     return op_seq_finish(c, &s);
 }
