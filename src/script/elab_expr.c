@@ -1241,6 +1241,40 @@ static ScVal eval_dict(El *E, const Ast *x)
 
 /* ---------------------------------------------------------------- calls */
 
+/* One keyword argument; a repeated name is an error (as in Python). */
+static bool add_kwarg(El *E, ScArgs *args, const char *name, ScVal v, TxSpan sp)
+{
+    for (int i = 0; i < args->nkw; i++)
+        if (!strcmp(args->kwnames[i], name)) {
+            el_error(E, sp, "keyword argument repeated: %s", name);
+            return false;
+        }
+    args->kwnames[args->nkw] = name, args->kwspans[args->nkw] = sp;
+    args->kw[args->nkw++] = v;
+    return true;
+}
+
+/* f(**opts): the entries of a dict with string keys, as keyword arguments. */
+static bool expand_kwargs(El *E, ScArgs *args, ScVal d, TxSpan sp)
+{
+    if (d.kind != SV_DICT) {
+        if (d.kind != SV_ERROR)
+            el_error(E, d.span, "'**' takes a dict of keyword arguments, not %s",
+                     sv_kind_name(&d));
+        return false;
+    }
+    for (int i = 0; i < d.u.dict.n; i++) {
+        if (d.u.dict.keys[i].kind != SV_STR) {
+            el_error(E, d.u.dict.keys[i].span, "the keys of a '**' dict are strings, not %s",
+                     sv_kind_name(&d.u.dict.keys[i]));
+            return false;
+        }
+        if (!add_kwarg(E, args, d.u.dict.keys[i].u.str.s, d.u.dict.vals[i], sp))
+            return false;
+    }
+    return true;
+}
+
 static bool collect_args(El *E, const Ast *call, ScArgs *args)
 {
     memset(args, 0, sizeof *args);
@@ -1250,12 +1284,23 @@ static bool collect_args(El *E, const Ast *call, ScArgs *args)
     if (!eval_items(E, call->items, &seq, SV_TUPLE, call->span))
         return false;
     args->npos = seq.u.seq.n, args->pos = seq.u.seq.items;
-    args->nkw = call->nnames;
-    args->kw = TX_NEW_ARRAY(E->a, ScVal, call->nnames ? call->nnames : 1);
-    args->kwnames = call->names, args->kwspans = call->name_spans;
-    for (int i = 0; i < call->nnames; i++)
-        if ((args->kw[i] = el_eval(E, call->items2.items[i])).kind == SV_ERROR)
+    ScVal *vals = TX_NEW_ARRAY(E->a, ScVal, call->nnames ? call->nnames : 1);
+    int total = 0;
+    for (int i = 0; i < call->nnames; i++) {
+        if ((vals[i] = el_eval(E, call->items2.items[i])).kind == SV_ERROR)
             return false;
+        total += strcmp(call->names[i], "**") ? 1 : (vals[i].kind == SV_DICT ? vals[i].u.dict.n : 0);
+    }
+    args->kw = TX_NEW_ARRAY(E->a, ScVal, total ? total : 1);
+    args->kwnames = TX_NEW_ARRAY(E->a, const char *, total ? total : 1);
+    args->kwspans = TX_NEW_ARRAY(E->a, TxSpan, total ? total : 1);
+    for (int i = 0; i < call->nnames; i++) {
+        bool ok = strcmp(call->names[i], "**")
+                      ? add_kwarg(E, args, call->names[i], vals[i], call->name_spans[i])
+                      : expand_kwargs(E, args, vals[i], call->items2.items[i]->span);
+        if (!ok)
+            return false;
+    }
     return true;
 }
 
