@@ -341,9 +341,7 @@ static ScVal remote_view(El *E, ScLang *h, ScArgs *args)
     ScLang *v = lg_new(E, h->kind);
     v->u.bar = h->u.bar;
     v->u.bar.buf = buf.u.e, v->u.bar.remote = true;
-    ScVal out = lg_val(v, sp);
-    out.fresh = false; /* the reference leaves a view's buffer unnamed */
-    return out;
+    return lg_val(v, sp); /* an assignment names it for messages only (see name_lang) */
 }
 
 /* MBarrier(pool, depth, phase_offset=0, leader=None), TMABar(...), TCGen05Bar(...) */
