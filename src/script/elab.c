@@ -413,6 +413,12 @@ static void assign_name(El *E, const char *name, TxSpan nsp, ScVal v, TxSpan sp)
         }
         el_bind(E, name, v, BIND_PLAIN, nsp);
         return;
+    case SV_LANG:
+        if (v.fresh)
+            el_lang_named(E, v.u.lang, name);
+        v.fresh = false;
+        el_bind(E, name, v, BIND_PLAIN, nsp);
+        return;
     case SV_POOL:
         if (v.fresh)
             el_pool_named(E, v.u.pool, name);
@@ -613,7 +619,7 @@ static void elab_annassign(El *E, const Ast *s)
 
 /* ---------------------------------------------------------------- loops */
 
-static IrStmt *loop_nest(El *E, const ScLoop *L, IrExpr **vars, IrStmt *body, TxSpan sp)
+IrStmt *el_loop_nest(El *E, const ScLoop *L, IrExpr **vars, IrStmt *body, TxSpan sp)
 {
     for (int i = L->ndims - 1; i >= 0; i--) {
         IrStmt *f = ir_stmt(E->a, IR_S_FOR, sp);
@@ -663,7 +669,7 @@ static void elab_for(El *E, const Ast *s)
     }
     IrStmt *body = el_block(E, s->body);
     pop_scope(E);
-    el_emit(E, loop_nest(E, L, vars, body, s->span));
+    el_emit(E, el_loop_nest(E, L, vars, body, s->span));
 }
 
 /* The condition of an if/while: a boolean or integer PrimExpr. */
@@ -714,7 +720,8 @@ static void elab_if(El *E, const Ast *s)
     el_emit(E, st);
 }
 
-/* with := 'with' frame ['as' NAME] (',' frame ['as' NAME])* ':' body */
+/* with := 'with' frame ['as' NAME] (',' frame ['as' NAME])* ':' body
+ * A frame's prologue (a warp role's setmaxnreg) starts its body. */
 static void elab_with(El *E, const Ast *s)
 {
     int n = s->items.n;
@@ -723,16 +730,22 @@ static void elab_with(El *E, const Ast *s)
     bool ok = true;
     for (int i = 0; i < n && ok; i++) {
         ScVal v = el_eval(E, s->items.items[i]);
-        if (v.kind != SV_FRAME) {
+        if (v.kind == SV_LANG) {
+            if (!(frames[i] = el_lang_frame(E, &v))) {
+                ok = false;
+                break;
+            }
+        } else if (v.kind != SV_FRAME) {
             if (v.kind != SV_ERROR)
                 el_error(E, s->items.items[i]->span,
-                         "'with' needs T.attr(...), T.launch_thread(...), T.hint(...) or "
-                         "T.tile.compose_op(...), not %s",
+                         "'with' needs T.attr(...), T.launch_thread(...), T.hint(...), "
+                         "T.tile.compose_op(...) or a warp role, not %s",
                          sv_kind_name(&v));
             ok = false;
             break;
+        } else {
+            frames[i] = v.u.frame;
         }
-        frames[i] = v.u.frame;
         const Ast *tg = s->items2.items[i];
         if (tg) {
             if (tg->kind != A_NAME || !frames[i]->var) {
@@ -749,12 +762,19 @@ static void elab_with(El *E, const Ast *s)
         pop_scope(E);
         return;
     }
-    IrStmt *body = el_block(E, s->body);
-    pop_scope(E);
+    IrStmt *body = NULL;
     for (int i = n - 1; i >= 0; i--) {
-        *frames[i]->body = body;
+        ScStmtList outer = el_block_begin(E);
+        if (frames[i]->prologue)
+            el_emit(E, frames[i]->prologue);
+        if (body)
+            el_emit(E, body);
+        else
+            el_block_inline(E, s->body);
+        *frames[i]->body = el_block_end(E, outer, s->span);
         body = frames[i]->stmt;
     }
+    pop_scope(E);
     el_emit(E, body);
 }
 

@@ -49,6 +49,7 @@ typedef enum {
                    the buffer, recv[1] a tuple of the call's arguments */
     SV_POOL,    /* u.pool: a T.SMEMPool() or T.TMEMPool(...) (elab_pool.c) */
     SV_OBJECT,  /* u.e: T.Range, T.index_map or T.comm_reducer (an attribute value) */
+    SV_LANG,    /* u.lang: a helper of tvm.tirx.lang (MBarrier, Pipeline, WarpRole, ...) */
     SV_COUNT
 } ScValKind;
 
@@ -57,6 +58,7 @@ typedef struct ScLayoutSpec ScLayoutSpec;
 typedef struct ScLoop ScLoop;
 typedef struct ScFrame ScFrame;
 typedef struct ScPool ScPool;
+typedef struct ScLang ScLang;
 
 struct ScVal {
     ScValKind kind;
@@ -107,6 +109,7 @@ struct ScVal {
         ScFrame *frame;
         ScVal *tagged;
         ScPool *pool;
+        ScLang *lang;
         struct {
             const Ast *ast;
             struct ScScope *scope; /* where it was written: its free names */
@@ -143,6 +146,7 @@ struct ScFrame {
     IrStmt **body;
     IrExpr *var; /* T.launch_thread: the thread variable (for `as` / assignment) */
     bool var_fresh;
+    IrStmt *prologue; /* a statement the body starts with (a warp role's setmaxnreg), or NULL */
 };
 
 /* ---- names ---- */
@@ -264,6 +268,9 @@ IrStmt *el_block(El *E, AstList body);
 ScStmtList el_block_begin(El *E);
 IrStmt *el_block_end(El *E, ScStmtList outer, TxSpan sp);
 
+/* A loop nest of L over vars around body (one For per dimension). */
+IrStmt *el_loop_nest(El *E, const ScLoop *L, IrExpr **vars, IrStmt *body, TxSpan sp);
+
 /* ---- parse.c: functions and the module ---- */
 /* The dtype of a scalar parameter named 'name' of the current signature. */
 bool el_sig_scalar_dtype(El *E, const char *name, IrDType *out);
@@ -303,6 +310,9 @@ IrType *el_pointer_type(El *E, const IrExpr *e);
 /* A call node of a builtin op with the given result dtype. */
 IrExpr *el_call_node(El *E, IrOp op, IrDType t, IrExpr **args, int n, TxSpan sp);
 ScVal el_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp);
+/* a <op> b for a comparison token (SC_TK_LESS, SC_TK_EQEQUAL, ...): Python values compare in
+ * Python, anything else builds the PrimExpr comparison. */
+ScVal el_compare(El *E, int op, ScVal a, ScVal b, TxSpan sp);
 /* recv.name as a bound method (SV_METHOD) when name is one of methods[];
  * otherwise an error "<what> has no attribute 'name'" with a suggestion. */
 ScVal el_method_attr(El *E, ScVal recv, const char *const *methods, int n, const char *name,
@@ -396,6 +406,22 @@ ScVal el_pool_method(El *E, ScVal pool, const char *name, ScArgs *args);
 /* An assignment `name = <pool>` names the pool's buffers (name_buf, name__addr_buf). */
 void el_pool_named(El *E, ScPool *p, const char *name);
 const char *el_pool_kind_name(const ScPool *p);
+
+/* ---- elab_lang.c, elab_pipeline.c, elab_sched.c: the helpers of tvm.tirx.lang ---- */
+/* `from tvm.tirx.lang.<module> import ...` (or tvm.backend.cuda.lang[.<module>]): binds the
+ * helper names; false when the module is not one of them. */
+bool el_lang_import(El *E, const Ast *s);
+/* The hint for an unbound name that is a helper ("; import it: from ..."), or "". */
+const char *el_lang_hint(El *E, const char *name);
+/* A call of a helper class or function bound by el_lang_import (path "lang.<Name>"). */
+ScVal el_lang_call(El *E, const char *path, ScArgs *args);
+ScVal el_lang_attr(El *E, ScVal obj, const char *name, TxSpan sp);
+ScVal el_lang_method(El *E, ScVal obj, const char *name, ScArgs *args);
+/* `x = <helper>` names the helper's state after x, as the reference does. */
+void el_lang_named(El *E, ScLang *h, const char *name);
+const char *el_lang_kind_name(const ScLang *h);
+/* `with <warp role>:` — the If frame of the role; NULL (after an error) for other helpers. */
+ScFrame *el_lang_frame(El *E, const ScVal *v);
 
 /* ---- elab_layout.c ---- */
 ScVal el_layout_subscript(El *E, const char *which, const Ast *index, TxSpan sp);

@@ -87,11 +87,13 @@ const char *sv_kind_name(const ScVal *v)
         "T.let", "a local buffer annotation", "a namespace", "a method", "a layout",
         "a layout spec", "an axis offset", "an axis", "a function", "a macro", "a lambda",
         "a slice", "a loop range", "a frame", "T.ptx.pred(...)", "a view indexer", "an SMEM pool",
-        "an IR object", "nothing"};
+        "an IR object", "a language helper", "nothing"};
     if (v->kind == SV_NS)
         return "a namespace";
     if (v->kind == SV_POOL)
         return el_pool_kind_name(v->u.pool);
+    if (v->kind == SV_LANG)
+        return el_lang_kind_name(v->u.lang);
     return names[v->kind <= SV_COUNT ? v->kind : SV_COUNT];
 }
 
@@ -440,7 +442,9 @@ static ScVal eval_name(El *E, const Ast *x)
     const char *names[512];
     int n = 0;
     collect_names(E, names, &n, 512);
-    el_error(E, x->span, "name '%s' is not defined%s", x->name, el_suggest(E, x->name, names, n));
+    const char *hint = el_lang_hint(E, x->name);
+    el_error(E, x->span, "name '%s' is not defined%s", x->name,
+             *hint ? hint : el_suggest(E, x->name, names, n));
     return sv_error();
 }
 
@@ -536,6 +540,7 @@ static ScVal eval_attr(El *E, const Ast *x)
     case SV_NS: return attr_of_ns(E, obj.u.path, x->name, sp);
     case SV_BUFFER: return el_buffer_attr(E, obj, x->name, sp);
     case SV_POOL: return el_pool_attr(E, obj, x->name, sp);
+    case SV_LANG: return el_lang_attr(E, obj, x->name, sp);
     case SV_LAYOUT: return el_layout_attr(E, obj, x->name, sp);
     case SV_EXPR:
         if (!strcmp(x->name, "ty") && obj.u.e->kind == IR_E_VAR) {
@@ -1048,7 +1053,7 @@ static IrExpr *literal_like(El *E, const ScVal *lit, IrDType other)
     return el_prim(E, lit, "an operand");
 }
 
-static ScVal compare_pair(El *E, int op, ScVal a, ScVal b, TxSpan sp)
+ScVal el_compare(El *E, int op, ScVal a, ScVal b, TxSpan sp)
 {
     if (a.kind == SV_ERROR || b.kind == SV_ERROR)
         return sv_error();
@@ -1091,7 +1096,7 @@ static ScVal eval_compare(El *E, const Ast *x)
     ScVal acc = {.kind = SV_COUNT};
     for (int i = 0; i < x->items.n - 1; i++) {
         ScVal right = el_eval_value(E, x->items.items[i + 1]);
-        ScVal r = compare_pair(E, x->ops[i], left, right, x->span);
+        ScVal r = el_compare(E, x->ops[i], left, right, x->span);
         if (r.kind == SV_ERROR)
             return r;
         if (acc.kind == SV_COUNT) {
@@ -1236,6 +1241,40 @@ static ScVal eval_dict(El *E, const Ast *x)
 
 /* ---------------------------------------------------------------- calls */
 
+/* One keyword argument; a repeated name is an error (as in Python). */
+static bool add_kwarg(El *E, ScArgs *args, const char *name, ScVal v, TxSpan sp)
+{
+    for (int i = 0; i < args->nkw; i++)
+        if (!strcmp(args->kwnames[i], name)) {
+            el_error(E, sp, "keyword argument repeated: %s", name);
+            return false;
+        }
+    args->kwnames[args->nkw] = name, args->kwspans[args->nkw] = sp;
+    args->kw[args->nkw++] = v;
+    return true;
+}
+
+/* f(**opts): the entries of a dict with string keys, as keyword arguments. */
+static bool expand_kwargs(El *E, ScArgs *args, ScVal d, TxSpan sp)
+{
+    if (d.kind != SV_DICT) {
+        if (d.kind != SV_ERROR)
+            el_error(E, d.span, "'**' takes a dict of keyword arguments, not %s",
+                     sv_kind_name(&d));
+        return false;
+    }
+    for (int i = 0; i < d.u.dict.n; i++) {
+        if (d.u.dict.keys[i].kind != SV_STR) {
+            el_error(E, d.u.dict.keys[i].span, "the keys of a '**' dict are strings, not %s",
+                     sv_kind_name(&d.u.dict.keys[i]));
+            return false;
+        }
+        if (!add_kwarg(E, args, d.u.dict.keys[i].u.str.s, d.u.dict.vals[i], sp))
+            return false;
+    }
+    return true;
+}
+
 static bool collect_args(El *E, const Ast *call, ScArgs *args)
 {
     memset(args, 0, sizeof *args);
@@ -1245,12 +1284,23 @@ static bool collect_args(El *E, const Ast *call, ScArgs *args)
     if (!eval_items(E, call->items, &seq, SV_TUPLE, call->span))
         return false;
     args->npos = seq.u.seq.n, args->pos = seq.u.seq.items;
-    args->nkw = call->nnames;
-    args->kw = TX_NEW_ARRAY(E->a, ScVal, call->nnames ? call->nnames : 1);
-    args->kwnames = call->names, args->kwspans = call->name_spans;
-    for (int i = 0; i < call->nnames; i++)
-        if ((args->kw[i] = el_eval(E, call->items2.items[i])).kind == SV_ERROR)
+    ScVal *vals = TX_NEW_ARRAY(E->a, ScVal, call->nnames ? call->nnames : 1);
+    int total = 0;
+    for (int i = 0; i < call->nnames; i++) {
+        if ((vals[i] = el_eval(E, call->items2.items[i])).kind == SV_ERROR)
             return false;
+        total += strcmp(call->names[i], "**") ? 1 : (vals[i].kind == SV_DICT ? vals[i].u.dict.n : 0);
+    }
+    args->kw = TX_NEW_ARRAY(E->a, ScVal, total ? total : 1);
+    args->kwnames = TX_NEW_ARRAY(E->a, const char *, total ? total : 1);
+    args->kwspans = TX_NEW_ARRAY(E->a, TxSpan, total ? total : 1);
+    for (int i = 0; i < call->nnames; i++) {
+        bool ok = strcmp(call->names[i], "**")
+                      ? add_kwarg(E, args, call->names[i], vals[i], call->name_spans[i])
+                      : expand_kwargs(E, args, vals[i], call->items2.items[i]->span);
+        if (!ok)
+            return false;
+    }
     return true;
 }
 
@@ -1459,6 +1509,8 @@ ScVal el_call(El *E, ScVal fn, const Ast *call)
         }
         if (!strcmp(path, "I.Op"))
             return el_op_value(E, &args);
+        if (!strncmp(path, "lang.", 5))
+            return el_lang_call(E, path, &args);
         el_error(E, fn.span, "'%s' is not callable here", path);
         return sv_error();
     }
@@ -1466,6 +1518,8 @@ ScVal el_call(El *E, ScVal fn, const Ast *call)
     case SV_METHOD:
         if (fn.u.method.recv->kind == SV_POOL)
             return el_pool_method(E, *fn.u.method.recv, fn.u.method.name, &args);
+        if (fn.u.method.recv->kind == SV_LANG)
+            return el_lang_method(E, *fn.u.method.recv, fn.u.method.name, &args);
         if (fn.u.method.recv->kind == SV_LAYOUT)
             return el_layout_method(E, *fn.u.method.recv, fn.u.method.name, &args);
         return el_buffer_method(E, *fn.u.method.recv, fn.u.method.name, &args);

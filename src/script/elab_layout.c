@@ -691,6 +691,8 @@ static bool layout_module_name(const char *name, TxSpan sp, ScVal *out)
 
 void el_import(El *E, const Ast *s)
 {
+    if (s->name && el_lang_import(E, s))
+        return;
     if (!s->name || strcmp(s->name, "tvm.tirx.layout"))
         return;
     ScVal v;

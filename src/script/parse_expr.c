@@ -270,7 +270,8 @@ static Ast *parse_atom(Parser *p)
 /* ---------------------------------------------------------------- trailers */
 
 /* arglist := argument (',' argument)* [','];
- * argument := test | NAME '=' test | '*' test */
+ * argument := test | NAME '=' test | '*' test | '**' test
+ * A '**' argument is a keyword entry named "**" (the elaborator expands the dict). */
 static Ast *parse_call(Parser *p, Ast *fn)
 {
     Ast *x = ps_node(p, A_CALL, ps_tok(p));
@@ -281,7 +282,8 @@ static Ast *parse_call(Parser *p, Ast *fn)
     int nkw = 0, capkw = 0;
     while (!ps_at(p, SC_TK_RPAR) && !p->failed) {
         const ScToken *t = ps_tok(p);
-        if (t->kind == SC_TK_NAME && ps_peek(p, 1)->kind == SC_TK_EQUAL) {
+        bool starstar = t->kind == SC_TK_DOUBLESTAR;
+        if (starstar || (t->kind == SC_TK_NAME && ps_peek(p, 1)->kind == SC_TK_EQUAL)) {
             if (nkw == capkw) {
                 capkw = capkw ? capkw * 2 : 4;
                 const char **names = TX_NEW_ARRAY(p->a, const char *, capkw);
@@ -292,18 +294,17 @@ static Ast *parse_call(Parser *p, Ast *fn)
                 }
                 x->names = names, x->name_spans = spans;
             }
-            for (int k = 0; k < nkw; k++)
-                if (!strcmp(x->names[k], t->v.str.s))
-                    return ps_error_at(p, t, "keyword argument repeated: %s", t->v.str.s);
-            x->names[nkw] = t->v.str.s;
+            const char *name = starstar ? "**" : t->v.str.s;
+            for (int k = 0; k < nkw && !starstar; k++)
+                if (!strcmp(x->names[k], name))
+                    return ps_error_at(p, t, "keyword argument repeated: %s", name);
+            x->names[nkw] = name;
             x->name_spans[nkw++] = (TxSpan){p->src, t->off, t->off + t->len};
-            p->i += 2;
+            p->i += starstar ? 1 : 2;
             Ast *v = ps_test(p);
             if (!v)
                 return NULL;
             ps_vec_push(p, &kwv, v);
-        } else if (t->kind == SC_TK_DOUBLESTAR) {
-            return ps_error_at(p, t, "'**' arguments are not supported in TIRx script");
         } else {
             Ast *v;
             if (t->kind == SC_TK_STAR) {

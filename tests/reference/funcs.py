@@ -25,7 +25,10 @@ from collections import OrderedDict
 import tvm
 from tvm.script import ir as I  # noqa: E741
 from tvm.script import tirx as T
-from tvm.tirx.lang.pipeline import MBarrier
+from tvm.tirx.lang.pipeline import MBarrier, Pipeline, PipelineState, TCGen05Bar, TMABar
+from tvm.tirx.lang.smem_desc import SmemDescriptor
+from tvm.tirx.lang.tile_scheduler import ClusterPersistentScheduler2D
+from tvm.tirx.lang.warp_role import WarpgroupRole, WarpRole
 from tvm.tirx.layout import (
     Axis,
     Iter,
@@ -2755,6 +2758,92 @@ def g_pool_mma(A: T.Buffer((4,), "float32")):
     tmem.commit()
     A[0] = acc[0, 0] + acc_f[0, 0] + acc_e[0, 0] + acc_b[0, 0] + acc_b3[0, 0, 0] + acc_b4[0, 0, 0, 0] + T.Cast("float32", A_s[0, 0] + a_e[0, 0, 0]) + T.Cast("float32", B_s[0, 0, 0] + a_t[0, 0] + a_b[0, 0]) + T.Cast("float32", D_s[0, 0])
     tmem.dealloc()
+
+
+@T.prim_func
+def g_lang_barriers(A: T.Buffer((128, 64), "float16")):
+    T.device_entry()
+    T.cta_id([1])
+    tx = T.thread_id([128])
+    pool = T.SMEMPool()
+    bar = MBarrier(pool, 2)
+    tb = TMABar(pool, 3)
+    cb = TCGen05Bar(pool, 2)
+    pool.commit()
+    bar.init(1)
+    tb.init(1)
+    cb.init(1)
+    ps = PipelineState(3, 0)
+    bar.arrive(0)
+    bar.arrive(1, pred=tx == 0)
+    bar.arrive(1, count=4)
+    bar.arrive(ps.stage, remote=1)
+    bar.wait(ps.stage, ps.phase)
+    tb.arrive(ps.stage, 8192)
+    tb.arrive(ps.stage)
+    tb.arrive(ps.stage, 8192, remote=0, pred=tx == 0)
+    cb.arrive(0)
+    cb.arrive(1, cta_group=2, cta_mask=3)
+    cb.arrive(1, cta_group=1, cta_mask=1, pred=tx == 0)
+    ps.advance()
+    ps1 = PipelineState(1, 1)
+    ps1.advance()
+    ps2 = PipelineState(4)
+    ps2.init(1)
+    A[0, 0] = T.float16(0)
+
+
+@T.prim_func
+def g_lang_pipeline_roles(A: T.Buffer((128, 64), "float16")):
+    T.device_entry()
+    T.cta_id([1])
+    wg = T.warpgroup_id([3])
+    warp = T.warp_id_in_wg([4])
+    tx = T.thread_id_in_wg([128])
+    pool = T.SMEMPool()
+    pipe = Pipeline(pool, 4, full="tma", empty="mbar", init_empty=2)
+    p2 = Pipeline(pool, 2, full="tcgen05", empty="tcgen05", empty_phase_offset=1, leader=tx == 5)
+    bar = MBarrier(pool, 2)
+    pool.commit()
+    r = bar.remote_view(1)
+    r.arrive(0)
+    r.arrive(1, pred=tx == 0, count=2)
+    ps = PipelineState(4, 0)
+    with WarpgroupRole(wg, 0, regs=40):
+        with WarpRole(warp, 0):
+            pipe.empty.wait(ps.stage, ps.phase)
+            pipe.full.arrive(ps.stage, 1024)
+    with WarpgroupRole(wg, 1, regs=232, increase=True):
+        pipe.full.wait(ps.stage, ps.phase)
+        pipe.empty.arrive(ps.stage)
+        p2.empty.wait(0, 0)
+    A[0, 0] = T.float16(0)
+
+
+@T.prim_func
+def g_lang_scheduler(A: T.Buffer((128, 64), "float32"), m: T.int32):
+    T.device_entry()
+    bx = T.cta_id([132])
+    tx = T.thread_id([128])
+    ts = ClusterPersistentScheduler2D("ts", num_m_tiles=10, num_n_tiles=6, num_clusters=132, l2_group_size=4)
+    ts.init(bx)
+    while ts.valid():
+        A[ts.m_idx, ts.n_idx] = T.float32(1)
+        ts.next_tile()
+    t2 = ClusterPersistentScheduler2D("t2", num_m_tiles=8, num_n_tiles=4, num_clusters=66, l2_group_size=8, cluster_m=2)
+    t2.init(bx // 2)
+    while t2.valid():
+        A[t2.m_idx, t2.n_idx] = T.float32(2)
+        t2.next_tile()
+    t3 = ClusterPersistentScheduler2D("t3", num_m_tiles=m, num_n_tiles=4, num_clusters=132)
+    t3.init(bx)
+    while t3.valid():
+        A[t3.m_idx, t3.n_idx] = T.float32(3)
+        t3.next_tile()
+    d = SmemDescriptor()
+    d.init(T.address_of(A[0, 0]), 1, 64, 3)
+    A[1, 1] = T.reinterpret("float32", T.Cast("uint32", d.add_16B_offset(2)))
+    A[2, 2] = T.reinterpret("float32", T.Cast("uint32", d.desc))
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,392 @@
+/* The persistent tile scheduler and the shared-memory descriptor of
+ * tvm.tirx.lang (tile_scheduler.py, smem_desc.py), expanded at parse time:
+ *
+ *     ts = ClusterPersistentScheduler2D("ts", num_m_tiles=M_TILES, num_n_tiles=N_TILES,
+ *                                       num_clusters=SM_COUNT, l2_group_size=8)
+ *     ts.init(bx)
+ *     while ts.valid():
+ *         ... ts.m_idx, ts.n_idx ...
+ *         ts.next_tile()
+ *
+ * The scheduler keeps int32 locals m_idx, n_idx, linear_idx (unnamed, as the
+ * reference prints them) and tile_count (<name>_tile_count). A cluster starts
+ * at its id and strides by num_clusters over the tiles in group-major order:
+ * groups of l2_group_size tile rows, column-major inside a group, the last
+ * (partial) group after the full ones. The mapping is written out the way the
+ * reference's inline code writes it, branches decided at parse time where
+ * their conditions are Python values (num_m_tiles may be a runtime value).
+ *
+ *     d = SmemDescriptor(); d.init(ptr, ldo, sdo, swizzle); d.desc; d.add_16B_offset(k)
+ *
+ * keeps a tcgen05 shared-memory matrix descriptor in a uint64 local. */
+#include "elab_lang.h"
+
+typedef struct ScSched {
+    IrExpr *m_idx, *n_idx, *linear, *tile_count;
+    ScVal clusters, total, full_groups, tail_rows;
+    int64_t group, cluster_m, cluster_n, n_cols;
+} ScSched;
+
+static ScVal load(El *E, IrExpr *scalar, TxSpan sp)
+{
+    ScVal s = lg_scalar(scalar, sp);
+    IrExpr *e = el_prim(E, &s, "a scheduler value");
+    return e ? sv_expr(e, sp) : sv_error();
+}
+
+static ScVal op(El *E, int tok, ScVal a, ScVal b, TxSpan sp) { return el_binop(E, tok, a, b, sp); }
+static ScVal opi(El *E, int tok, ScVal a, int64_t b, TxSpan sp)
+{
+    return el_binop(E, tok, a, sv_int(b, sp), sp);
+}
+
+/* name: T.let = v */
+static ScVal let(El *E, const char *name, ScVal v, TxSpan sp)
+{
+    IrExpr *e = v.kind == SV_ERROR ? NULL : el_prim(E, &v, "a scheduler value");
+    if (!e)
+        return sv_error();
+    IrExpr *var = ir_var(E->a, name, ir_prim_type(E->a, e->dtype), sp);
+    IrStmt *s = ir_stmt(E->a, IR_S_BIND, sp);
+    s->u.bind.var = var, s->u.bind.value = e;
+    el_emit(E, s);
+    return sv_expr(var, sp);
+}
+
+/* ---------------------------------------------------------------- group-major mapping */
+
+enum { GM_FULL, GM_TAIL, GM_ZERO };
+
+typedef struct GmChain {
+    ScSched *s;
+    ScVal tile_linear, cm_off, cn_off;
+    ScVal conds[2];
+    int bodies[3], n, at;
+    TxSpan sp;
+} GmChain;
+
+/* m_idx = row * cluster_m + cm_off; n_idx = col * cluster_n + cn_off */
+static bool set_coords(El *E, const GmChain *c, ScVal row, ScVal col)
+{
+    const ScSched *s = c->s;
+    return lg_store(E, s->m_idx, op(E, SC_TK_PLUS, opi(E, SC_TK_STAR, row, s->cluster_m, c->sp),
+                                    c->cm_off, c->sp), c->sp) &&
+           lg_store(E, s->n_idx, op(E, SC_TK_PLUS, opi(E, SC_TK_STAR, col, s->cluster_n, c->sp),
+                                    c->cn_off, c->sp), c->sp);
+}
+
+static bool gm_body(El *E, const GmChain *c, int which)
+{
+    const ScSched *s = c->s;
+    TxSpan sp = c->sp;
+    int64_t g = s->group, span = s->group * s->n_cols;
+    if (which == GM_ZERO)
+        return set_coords(E, c, sv_int(0, sp), sv_int(0, sp));
+    if (which == GM_FULL) {
+        ScVal gid = let(E, "group_id", opi(E, SC_TK_DOUBLESLASH, c->tile_linear, span, sp), sp);
+        ScVal within = let(E, "within_group", opi(E, SC_TK_PERCENT, c->tile_linear, span, sp), sp);
+        ScVal row = let(E, "tile_row", op(E, SC_TK_PLUS, opi(E, SC_TK_STAR, gid, g, sp),
+                                          opi(E, SC_TK_PERCENT, within, g, sp), sp), sp);
+        ScVal col = let(E, "tile_col", opi(E, SC_TK_DOUBLESLASH, within, g, sp), sp);
+        return row.kind != SV_ERROR && col.kind != SV_ERROR && set_coords(E, c, row, col);
+    }
+    ScVal rem = let(E, "rem", op(E, SC_TK_MINUS, c->tile_linear,
+                                 opi(E, SC_TK_STAR, s->full_groups, span, sp), sp), sp);
+    ScVal row = let(E, "tile_row", op(E, SC_TK_PLUS, opi(E, SC_TK_STAR, s->full_groups, g, sp),
+                                      op(E, SC_TK_PERCENT, rem, s->tail_rows, sp), sp), sp);
+    ScVal col = let(E, "tile_col", op(E, SC_TK_DOUBLESLASH, rem, s->tail_rows, sp), sp);
+    return row.kind != SV_ERROR && col.kind != SV_ERROR && set_coords(E, c, row, col);
+}
+
+/* if conds[at]: bodies[at] else: (the rest of the chain) */
+static bool gm_emit(El *E, void *ctx, int which)
+{
+    GmChain *c = ctx;
+    if (which == 0)
+        return gm_body(E, c, c->bodies[c->at]);
+    GmChain next = *c;
+    next.at++;
+    if (next.at == next.n)
+        return gm_body(E, &next, next.bodies[next.n]);
+    return lg_if(E, next.conds[next.at], gm_emit, &next, true, next.sp);
+}
+
+static bool is_zero(const ScVal *v) { return v->kind == SV_INT && v->u.i == 0; }
+
+/* update_current_m_n_idx(work_idx) */
+static bool sched_update(El *E, ScSched *s, ScVal work, TxSpan sp)
+{
+    GmChain c = {.s = s, .sp = sp};
+    c.cm_off = opi(E, SC_TK_PERCENT, work, s->cluster_m, sp);
+    ScVal t = opi(E, SC_TK_DOUBLESLASH, work, s->cluster_m, sp);
+    c.cn_off = opi(E, SC_TK_PERCENT, t, s->cluster_n, sp);
+    c.tile_linear = opi(E, SC_TK_DOUBLESLASH, t, s->cluster_n, sp);
+    if (c.tile_linear.kind == SV_ERROR)
+        return false;
+    ScVal full_cond = op(E, SC_TK_AMPER, el_compare(E, SC_TK_GREATER, s->full_groups,
+                                                    sv_int(0, sp), sp),
+                         el_compare(E, SC_TK_LESS, c.tile_linear,
+                                    opi(E, SC_TK_STAR, s->full_groups, s->group * s->n_cols, sp),
+                                    sp), sp);
+    ScVal tail_cond = el_compare(E, SC_TK_GREATER, s->tail_rows, sv_int(0, sp), sp);
+    if (!is_zero(&s->full_groups)) {
+        c.conds[c.n] = full_cond;
+        c.bodies[c.n++] = GM_FULL;
+    }
+    if (!is_zero(&s->tail_rows)) {
+        c.conds[c.n] = tail_cond;
+        c.bodies[c.n++] = GM_TAIL;
+    }
+    c.bodies[c.n] = GM_ZERO;
+    if (!c.n)
+        return gm_body(E, &c, GM_ZERO);
+    return lg_if(E, c.conds[0], gm_emit, &c, true, sp);
+}
+
+/* ---------------------------------------------------------------- the scheduler */
+
+static bool pos_int(El *E, const ScVal *v, int64_t dflt, int64_t *out, const char *what,
+                    const ScArgs *args)
+{
+    if (!lg_int(E, v, dflt, out, what))
+        return false;
+    if (*out < 1) {
+        el_error(E, sv_given(v) ? v->span : args->span, "%s: %s must be at least 1, not %lld",
+                 args->fname, what, (long long)*out);
+        return false;
+    }
+    return true;
+}
+
+/* ceil(a / b) as the reference computes it: Python // on ints, T.truncdiv otherwise. */
+static ScVal ceil_div(El *E, ScVal a, int64_t b, const ScArgs *at)
+{
+    ScVal n = opi(E, SC_TK_MINUS, opi(E, SC_TK_PLUS, a, b, at->span), 1, at->span);
+    if (n.kind == SV_INT)
+        return opi(E, SC_TK_DOUBLESLASH, n, b, at->span);
+    LgCall k = {0};
+    lg_pos(&k, n);
+    lg_pos(&k, sv_int(b, at->span));
+    return lg_call(E, "truncdiv", &k, at);
+}
+
+static ScVal trunc_div(El *E, ScVal a, int64_t b, const ScArgs *at)
+{
+    if (a.kind == SV_INT)
+        return opi(E, SC_TK_DOUBLESLASH, a, b, at->span);
+    LgCall k = {0};
+    lg_pos(&k, a);
+    lg_pos(&k, sv_int(b, at->span));
+    return lg_call(E, "truncdiv", &k, at);
+}
+
+/* ClusterPersistentScheduler2D(prefix, num_m_tiles, num_n_tiles, num_clusters,
+ *     l2_group_size=8, cluster_m=1, cluster_n=1, serpentine=False) */
+ScVal lg_new_sched_2d(El *E, ScArgs *args, ScLangKind k)
+{
+    ScBound b;
+    ScSched *s = TX_NEW(E->a, ScSched);
+    int64_t num_n;
+    bool serpentine = false;
+    if (!el_bind_args(E, args, "prefix, num_m_tiles, num_n_tiles, num_clusters, "
+                               "l2_group_size=, cluster_m=, cluster_n=, serpentine=", &b) ||
+        !pos_int(E, &b.v[2], 1, &num_n, "num_n_tiles", args) ||
+        !pos_int(E, &b.v[4], 8, &s->group, "l2_group_size", args) ||
+        !pos_int(E, &b.v[5], 1, &s->cluster_m, "cluster_m", args) ||
+        !pos_int(E, &b.v[6], 1, &s->cluster_n, "cluster_n", args))
+        return sv_error();
+    if (sv_given(&b.v[7]) && (!sv_truth(&b.v[7], &serpentine) || serpentine)) {
+        el_error(E, b.v[7].span, "%s: the serpentine order is not supported; use the "
+                 "group-major order (serpentine=False)", args->fname);
+        return sv_error();
+    }
+    ScVal num_m = b.v[1];
+    if (num_m.kind != SV_INT && !el_prim(E, &num_m, "num_m_tiles"))
+        return sv_error();
+    if (!el_prim(E, &b.v[3], "num_clusters"))
+        return sv_error();
+    s->clusters = b.v[3];
+    s->n_cols = (num_n + s->cluster_n - 1) / s->cluster_n;
+    ScVal rows = ceil_div(E, num_m, s->cluster_m, args);
+    s->full_groups = trunc_div(E, rows, s->group, args);
+    s->tail_rows = op(E, SC_TK_MINUS, rows, opi(E, SC_TK_STAR, s->full_groups, s->group,
+                                                args->span), args->span);
+    s->total = opi(E, SC_TK_STAR, opi(E, SC_TK_STAR, opi(E, SC_TK_STAR, rows, s->n_cols,
+                                                         args->span),
+                                      s->cluster_m, args->span), s->cluster_n, args->span);
+    if (s->total.kind == SV_ERROR || s->tail_rows.kind == SV_ERROR ||
+        !(s->m_idx = lg_local_scalar(E, "int32", args)) ||
+        !(s->n_idx = lg_local_scalar(E, "int32", args)) ||
+        !(s->linear = lg_local_scalar(E, "int32", args)) ||
+        !(s->tile_count = lg_local_scalar(E, "int32", args)))
+        return sv_error();
+    ScLang *h = lg_new(E, k);
+    h->u.sched = s;
+    return lg_val(h, args->span);
+}
+
+void lg_sched_named(El *E, ScLang *h, const char *name)
+{
+    h->u.sched->tile_count->u.var.name = tx_arena_printf(E->a, "%s_tile_count", name);
+}
+
+ScVal lg_sched_attr(El *E, ScVal obj, const char *name, TxSpan sp)
+{
+    static const char *const methods[] = {"init", "next_tile", "next_tile_stride", "valid",
+                                          "update_current_m_n_idx"};
+    static const struct {
+        const char *name;
+        size_t field;
+    } scalars[] = {{"m_idx", offsetof(ScSched, m_idx)},       {"n_idx", offsetof(ScSched, n_idx)},
+                   {"linear_idx", offsetof(ScSched, linear)}, {"work_idx", offsetof(ScSched, linear)},
+                   {"tile_count", offsetof(ScSched, tile_count)},
+                   {"tile_idx", offsetof(ScSched, tile_count)}};
+    ScSched *s = obj.u.lang->u.sched;
+    for (size_t i = 0; i < TX_ARRAY_LEN(scalars); i++)
+        if (!strcmp(name, scalars[i].name))
+            return lg_scalar(*(IrExpr **)((char *)s + scalars[i].field), sp);
+    return el_method_attr(E, obj, methods, (int)TX_ARRAY_LEN(methods), name, sp,
+                          "ClusterPersistentScheduler2D");
+}
+
+/* linear_idx = start; tile_count = 0 (init) or linear_idx += stride; tile_count += 1 */
+static bool sched_step(El *E, ScSched *s, ScVal start, ScVal stride, TxSpan sp)
+{
+    bool init = stride.kind == SV_COUNT;
+    ScVal next = init ? start : op(E, SC_TK_PLUS, load(E, s->linear, sp), stride, sp);
+    ScVal count = init ? sv_int(0, sp) : opi(E, SC_TK_PLUS, load(E, s->tile_count, sp), 1, sp);
+    return lg_store(E, s->linear, next, sp) && lg_store(E, s->tile_count, count, sp) &&
+           sched_update(E, s, init ? start : load(E, s->linear, sp), sp);
+}
+
+ScVal lg_sched_method(El *E, ScLang *h, const char *name, ScArgs *args)
+{
+    ScSched *s = h->u.sched;
+    ScBound b;
+    TxSpan sp = args->span;
+    bool ok;
+    ScVal none = {.kind = SV_COUNT};
+    if (!strcmp(name, "valid"))
+        return el_bind_args(E, args, "", &b)
+                   ? el_compare(E, SC_TK_LESS, load(E, s->linear, sp), s->total, sp)
+                   : sv_error();
+    if (!strcmp(name, "init"))
+        ok = el_bind_args(E, args, "cluster_id", &b) && sched_step(E, s, b.v[0], none, sp);
+    else if (!strcmp(name, "next_tile"))
+        ok = el_bind_args(E, args, "", &b) && sched_step(E, s, none, s->clusters, sp);
+    else if (!strcmp(name, "next_tile_stride"))
+        ok = el_bind_args(E, args, "stride", &b) && sched_step(E, s, none, b.v[0], sp);
+    else
+        ok = el_bind_args(E, args, "work_idx", &b) && sched_update(E, s, b.v[0], sp);
+    return ok ? sv_none(sp) : sv_error();
+}
+
+/* ---------------------------------------------------------------- SmemDescriptor */
+
+ScVal lg_new_smem_desc(El *E, ScArgs *args, ScLangKind k)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "", &b))
+        return sv_error();
+    LgCall a = {0};
+    ScVal one = {.kind = SV_LIST, .span = args->span};
+    one.u.seq.items = TX_NEW(E->a, ScVal);
+    one.u.seq.items[0] = sv_int(1, args->span), one.u.seq.n = 1;
+    lg_pos(&a, one);
+    lg_pos(&a, sv_str(E, "uint64", args->span));
+    ScVal buf = lg_call(E, "alloc_local", &a, args);
+    if (buf.kind != SV_BUFFER)
+        return sv_error();
+    ScLang *h = lg_new(E, k);
+    h->u.desc.buf = buf.u.e;
+    return lg_val(h, args->span);
+}
+
+ScVal lg_desc_attr(El *E, ScVal obj, const char *name, TxSpan sp)
+{
+    static const char *const methods[] = {"init", "add_16B_offset", "make_lo_uniform"};
+    if (!strcmp(name, "desc"))
+        return load(E, obj.u.lang->u.desc.buf, sp);
+    return el_method_attr(E, obj, methods, (int)TX_ARRAY_LEN(methods), name, sp,
+                          "SmemDescriptor");
+}
+
+/* T.Shuffle([v], [lane]) */
+static ScVal lane(El *E, ScVal v, int64_t i, const ScArgs *at)
+{
+    LgCall k = {0};
+    ScVal vs = {.kind = SV_LIST, .span = at->span}, is = vs;
+    vs.u.seq.items = TX_NEW(E->a, ScVal), vs.u.seq.items[0] = v, vs.u.seq.n = 1;
+    is.u.seq.items = TX_NEW(E->a, ScVal), is.u.seq.items[0] = sv_int(i, at->span), is.u.seq.n = 1;
+    lg_pos(&k, vs);
+    lg_pos(&k, is);
+    return lg_call(E, "Shuffle", &k, at);
+}
+
+/* add_16B_offset(offset): the descriptor with offset added to its low 32 bits
+ * (the address field wraps without carrying into the control bits). */
+static ScVal desc_add(El *E, ScLang *h, ScVal offset, const ScArgs *at)
+{
+    TxSpan sp = at->span;
+    LgCall r = {0}, c = {0}, s = {0}, out = {0};
+    lg_pos(&r, sv_str(E, "uint32x2", sp));
+    lg_pos(&r, load(E, h->u.desc.buf, sp));
+    ScVal halves = lg_call(E, "reinterpret", &r, at);
+    lg_pos(&c, offset);
+    lg_pos(&c, sv_str(E, "uint32", sp));
+    ScVal lo = op(E, SC_TK_PLUS, lane(E, halves, 0, at), lg_call(E, "cast", &c, at), sp);
+    ScVal vs = {.kind = SV_LIST, .span = sp}, is = vs;
+    vs.u.seq.items = TX_NEW_ARRAY(E->a, ScVal, 2), vs.u.seq.n = 2;
+    vs.u.seq.items[0] = lo, vs.u.seq.items[1] = lane(E, halves, 1, at);
+    is.u.seq.items = TX_NEW_ARRAY(E->a, ScVal, 2), is.u.seq.n = 2;
+    is.u.seq.items[0] = sv_int(0, sp), is.u.seq.items[1] = sv_int(1, sp);
+    lg_pos(&s, vs);
+    lg_pos(&s, is);
+    lg_pos(&out, sv_str(E, "uint64", sp));
+    lg_pos(&out, lg_call(E, "Shuffle", &s, at));
+    return lg_call(E, "reinterpret", &out, at);
+}
+
+/* make_lo_uniform(): lane 0's low 32 bits to every lane (mov, shfl.sync.idx, mov). */
+static bool desc_uniform(El *E, ScLang *h, const ScArgs *at)
+{
+    TxSpan sp = at->span;
+    IrExpr *lo = lg_local_scalar(E, "uint32", at), *hi = lg_local_scalar(E, "uint32", at);
+    if (!lo || !hi)
+        return false;
+    LgCall un = {0}, sh = {0}, pk = {0};
+    lg_pos(&un, lg_scalar(lo, sp));
+    lg_pos(&un, lg_scalar(hi, sp));
+    lg_pos(&un, lg_scalar(h->u.desc.buf, sp));
+    lg_pos(&sh, lg_scalar(lo, sp));
+    lg_pos(&sh, lg_scalar(lo, sp));
+    lg_pos(&sh, lg_u32(E, sv_int(0, sp), sp));
+    lg_pos(&sh, lg_u32(E, sv_int(0x1F, sp), sp));
+    lg_pos(&sh, lg_u32(E, sv_int(0xFFFFFFFF, sp), sp));
+    lg_pos(&pk, lg_scalar(h->u.desc.buf, sp));
+    lg_pos(&pk, lg_scalar(lo, sp));
+    lg_pos(&pk, lg_scalar(hi, sp));
+    return lg_stmt(E, "ptx.mov.b64", &un, at) && lg_stmt(E, "ptx.shfl_sync.idx.b32", &sh, at) &&
+           lg_stmt(E, "ptx.mov.b64", &pk, at);
+}
+
+ScVal lg_desc_method(El *E, ScLang *h, const char *name, ScArgs *args)
+{
+    ScBound b;
+    TxSpan sp = args->span;
+    if (!strcmp(name, "add_16B_offset"))
+        return el_bind_args(E, args, "offset", &b) ? desc_add(E, h, b.v[0], args) : sv_error();
+    if (!strcmp(name, "make_lo_uniform"))
+        return el_bind_args(E, args, "", &b) && desc_uniform(E, h, args) ? sv_none(sp)
+                                                                         : sv_error();
+    /* init(smem_ptr, ldo, sdo, swizzle) */
+    if (!el_bind_args(E, args, "smem_ptr, ldo, sdo, swizzle", &b))
+        return sv_error();
+    LgCall k = {0}, addr = {0};
+    lg_pos(&addr, sv_expr(el_load(E, h->u.desc.buf, lg_index0(E, sp), 1, sp), sp));
+    lg_pos(&k, lg_call(E, "address_of", &addr, args));
+    for (int i = 0; i < 4; i++)
+        lg_pos(&k, b.v[i]);
+    return lg_stmt(E, "cuda.tcgen05.encode_matrix_descriptor", &k, args) ? sv_none(sp)
+                                                                        : sv_error();
+}

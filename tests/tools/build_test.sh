@@ -1,0 +1,26 @@
+#!/bin/sh
+# build_test.sh TIRX FILECHECK FILE: end-to-end compile tests (tests/build/,
+# and the examples that use the language helpers). For each target of FILE's
+# `# ARCHS:` line, `tirx build` lowers FILE through the whole pipeline to CUDA,
+# which must pass FILE's `CHECK:` lines (FileCheck), and then to a cubin with
+# NVRTC (ptxas validates every instruction). Without NVRTC (exit 3) the
+# test reports SKIPPED after the CUDA checks.
+set -u
+tirx=$1 filecheck=$2 file=$3
+archs=$(sed -n 's/^# ARCHS: *//p' "$file")
+[ -n "$archs" ] || { echo "$file: no '# ARCHS:' line"; exit 1; }
+skipped=0
+out=$(basename "$file" .tirx)
+for arch in $archs; do
+    "$tirx" build --target="$arch" "$file" >"$out-$arch.cu" || exit 1
+    if grep -q "CHECK:" "$file"; then
+        "$filecheck" --input-file="$out-$arch.cu" "$file" || { echo "FAILED: $file ($arch): FileCheck"; exit 1; }
+    fi
+    "$tirx" build --target="$arch" --emit=cubin -o "$out-$arch.cubin" "$file"
+    rc=$?
+    [ $rc -eq 3 ] && skipped=1 && continue
+    [ $rc -eq 0 ] || { echo "FAILED: $file ($arch): cubin"; exit 1; }
+    echo "$file: $arch: CUDA checked, cubin built"
+done
+[ $skipped -eq 0 ] || echo "SKIPPED: no NVRTC (the CUDA was checked)"
+exit 0
