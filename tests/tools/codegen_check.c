@@ -1,11 +1,9 @@
 /* codegen_check: the driver of the CUDA codegen tests (tests/codegen). It
  * calls the code generator directly on the kernels of a parsed file (functions
  * with attribute "calling_conv" 2, written in the IR contract's form), so the
- * tests do not depend on the pass pipeline; with --lower, on a file in the
- * authoring form, after the whole pipeline for ARCH (the tile primitives'
- * lowerings through to CUDA), with the verifier after each pass.
+ * tests do not depend on the pass pipeline.
  *
- *   codegen_check [--arch ARCH] [--fast-math] [--no-lines] [--nvrtc] [--twice] [--lower] FILE
+ *   codegen_check [--arch ARCH] [--fast-math] [--no-lines] [--nvrtc] [--twice] FILE
  *
  * Prints the CUDA source generated for ARCH (default sm_90a) on stdout.
  * --nvrtc also compiles it with NVRTC for ARCH (ptxas validates every
@@ -18,19 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pass/pass.h"
 #include "runtime/runtime.h"
 #include "script/script.h"
 #include "target/cuda/codegen.h"
 
 typedef struct Options {
     const char *arch, *file;
-    bool fast_math, no_lines, nvrtc, twice, lower;
+    bool fast_math, no_lines, nvrtc, twice;
 } Options;
 
 static const char usage[] =
-    "usage: codegen_check [--arch ARCH] [--fast-math] [--no-lines] [--nvrtc] [--twice] [--lower] "
-    "FILE\n";
+    "usage: codegen_check [--arch ARCH] [--fast-math] [--no-lines] [--nvrtc] [--twice] FILE\n";
 
 static void print_diags(const IrModule *m)
 {
@@ -49,10 +45,6 @@ static char *generate(const Options *o, const char *text, size_t len)
     CgOptions co = {cg_arch_sm(o->arch), o->fast_math, o->no_lines};
     TxBuf out = {0};
     bool ok = !m->diags.nerrors;
-    if (ok && o->lower) {
-        PsCtx pc = {.arch = o->arch, .verify_each = true};
-        ok = ps_run_pipeline(&pc, m);
-    }
     int kernels = 0;
     for (int i = 0; ok && i < m->nfuncs; i++)
         kernels += cg_is_kernel(m->funcs[i]);
@@ -133,8 +125,6 @@ static int parse_args(int argc, char **argv, Options *o)
             o->no_lines = true;
         else if (!strcmp(a, "--nvrtc"))
             o->nvrtc = true;
-        else if (!strcmp(a, "--lower"))
-            o->lower = true;
         else if (!strcmp(a, "--twice"))
             o->twice = true;
         else if (a[0] != '-' && !o->file)
