@@ -313,6 +313,10 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
                  info->name);
         return sv_error();
     }
+    if (op == IR_OP_BUFFER_OFFSET && a[0]->kind != IR_E_LOAD) {
+        el_error(E, vals[0].span, "T.buffer_offset takes a buffer element, as in A[i, j]");
+        return sv_error();
+    }
     switch (info->ret) {
     case IR_RET_FLOAT32: dt = IR_FLOAT32; break;
     case IR_RET_INT64: dt = IR_INT64; break;
