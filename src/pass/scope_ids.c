@@ -6,7 +6,8 @@
  * cta_id_in_cluster), threadIdx.{x,y,z} from T.thread_id (else warps x 32 or
  * warpgroups x 128), clusterCtaIdx.{x,y,z} from T.cta_id_in_cluster when the
  * cluster has more than one CTA. Definitions of one kind must agree, and the
- * thread, warp and warpgroup counts must fit each other.
+ * thread, warp and warpgroup counts must fit each other; a warp_id_in_wg of
+ * fewer than 4 warps makes the CTA one warpgroup of that many warps.
  *
  * Values: cta_id -> blockIdx, thread_id -> threadIdx, cta_id_in_cluster ->
  * clusterCtaIdx, cluster_id -> blockIdx // cluster extent, warp_id ->
@@ -103,16 +104,19 @@ static int64_t threads_from_warps(Geometry *g)
     const IrStmt *tiw = g->def[K(THREAD_ID_IN_WG)];
     if (lane && const_product(lane) != 32)
         geometry_error(g, lane, "T.lane_id has 32 lanes on CUDA");
-    if (wiw && const_product(wiw) != 4)
-        geometry_error(g, wiw, "T.warp_id_in_wg has 4 warps on CUDA");
+    int64_t wg_warps = wiw ? const_product(wiw) : 4;
+    if (wg_warps < 1 || wg_warps > 4)
+        geometry_error(g, wiw, "T.warp_id_in_wg has at most 4 warps on CUDA");
     if (tiw && const_product(tiw) != 128)
         geometry_error(g, tiw, "T.thread_id_in_wg has 128 threads on CUDA");
     int64_t by_warp = g->def[K(WARP_ID)] ? const_product(g->def[K(WARP_ID)]) : 0;
-    int64_t by_wg = g->def[K(WARPGROUP_ID)] ? const_product(g->def[K(WARPGROUP_ID)]) : 0;
+    /* fewer than 4 warps per warpgroup: the CTA is that one partial warpgroup */
+    int64_t by_wg = g->def[K(WARPGROUP_ID)] ? const_product(g->def[K(WARPGROUP_ID)])
+                    : wg_warps < 4 ? 1 : 0;
     if (by_warp > 0)
         by_warp *= 32;
     if (by_wg > 0)
-        by_wg *= 128;
+        by_wg *= 32 * wg_warps;
     if (by_warp > 0 && by_wg > 0 && by_warp != by_wg) {
         char msg[160];
         snprintf(msg, sizeof msg, "inconsistent extents: T.warp_id gives %lld threads per CTA, "

@@ -195,6 +195,13 @@ static IrExpr *part(OpCtx *c, IrExprKind k, IrExpr *x, int64_t v)
     return x ? op_bin(c, k, x, op_i32(c, v)) : NULL;
 }
 
+/* 4, or T.warp_id_in_wg's extent when it is less (one partial warpgroup). */
+static int64_t warps_per_warpgroup(const Dispatch *d)
+{
+    int64_t n;
+    return id_extent(d, IR_SCOPEID_WARP_ID_IN_WG, &n) && n > 0 && n < 4 ? n : 4;
+}
+
 /* Fill c->axis and c->cta_threads from the scope ids, deriving what the
  * kernel names another way. */
 static void thread_axes(OpCtx *c, const Dispatch *d)
@@ -222,7 +229,9 @@ static void thread_axes(OpCtx *c, const Dispatch *d)
     else if (id_extent(d, IR_SCOPEID_WARP_ID, &n))
         c->cta_threads = n * 32;
     else if (id_extent(d, IR_SCOPEID_WARPGROUP_ID, &n))
-        c->cta_threads = n * 128;
+        c->cta_threads = n * 32 * warps_per_warpgroup(d);
+    else if (warps_per_warpgroup(d) < 4)
+        c->cta_threads = 32 * warps_per_warpgroup(d);
 }
 
 /* ---------------------------------------------------------------- the walk */
