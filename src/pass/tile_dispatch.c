@@ -94,19 +94,25 @@ static void record_scopeid(Dispatch *d, const IrStmt *s)
         ir_ptrmap_put(&d->level, s->u.scopeid.vars[i], (uintptr_t)scopeid_level(s->u.scopeid.kind));
 }
 
-/* A `threadIdx.*` / `blockIdx.*` launch attr defines a thread-varying /
- * CTA-varying variable. */
-static void record_launch(Dispatch *d, const IrStmt *s)
+/* A `threadIdx.*` / `blockIdx.*` launch attr or thread_binding loop defines a
+ * thread-varying / CTA-varying variable (a vthread one varies nowhere). */
+static void record_launch(Dispatch *d, IrExpr *var, const char *tag, IrExpr *extent)
+{
+    bool thread = !strncmp(tag, "threadIdx.", 10);
+    if (thread && tag[10] >= 'x' && tag[10] <= 'z') {
+        d->ids.launch_var[tag[10] - 'x'] = var;
+        d->ids.launch_ext[tag[10] - 'x'] = extent;
+    }
+    if (thread || !strncmp(tag, "blockIdx.", 9))
+        ir_ptrmap_put(&d->level, var, (uintptr_t)(thread ? IR_SCOPE_THREAD : IR_SCOPE_CTA));
+}
+
+static void record_launch_attr(Dispatch *d, const IrStmt *s)
 {
     if (strcmp(s->u.attr.key, "thread_extent") || s->u.attr.node->kind != IR_E_VAR)
         return;
     const char *tag = s->u.attr.thread_tag ? s->u.attr.thread_tag : s->u.attr.node->u.var.name;
-    bool thread = !strncmp(tag, "threadIdx.", 10);
-    if (thread && tag[10] >= 'x' && tag[10] <= 'z') {
-        d->ids.launch_var[tag[10] - 'x'] = s->u.attr.node;
-        d->ids.launch_ext[tag[10] - 'x'] = s->u.attr.value;
-    }
-    ir_ptrmap_put(&d->level, s->u.attr.node, (uintptr_t)(thread ? IR_SCOPE_THREAD : IR_SCOPE_CTA));
+    record_launch(d, s->u.attr.node, tag, s->u.attr.value);
 }
 
 /* ---------------------------------------------------------------- thread axes */
@@ -292,11 +298,15 @@ static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
     Dispatch *d = m->ctx;
     switch (s->kind) {
     case IR_S_SCOPEID: record_scopeid(d, s); return NULL;
-    case IR_S_ATTR: record_launch(d, s); return NULL;
+    case IR_S_ATTR: record_launch_attr(d, s); return NULL;
     case IR_S_BIND:
         ir_ptrmap_put(&d->level, s->u.bind.var, (uintptr_t)level_of(d, s->u.bind.value));
         return NULL;
     case IR_S_FOR: {
+        if (s->u.loop.kind == IR_FOR_THREAD_BINDING && s->u.loop.thread) {
+            record_launch(d, s->u.loop.var, s->u.loop.thread, s->u.loop.extent);
+            return NULL;
+        }
         int l = level_of(d, s->u.loop.min), e = level_of(d, s->u.loop.extent);
         ir_ptrmap_put(&d->level, s->u.loop.var, (uintptr_t)(l > e ? l : e));
         return NULL;
