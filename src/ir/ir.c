@@ -84,9 +84,10 @@ bool ir_dtype_parse(const char *s, size_t n, IrDType *out)
         else if (!parse_uint(rest, d, &bits))
             return false;
         rest += d, rn -= d;
+        /* 128-bit integers are scalars: a PTX .b128 operand (the reference's uint128) */
         bool ok = best == IR_DT_FLOAT ? (bits == 16 || bits == 32 || bits == 64)
                                       : (bits == 1 || bits == 8 || bits == 16 || bits == 32 ||
-                                         bits == 64);
+                                         bits == 64 || (bits == 128 && rn == 0));
         if (!ok)
             return false;
     } else if (best == IR_DT_BFLOAT && rn >= 2 && !memcmp(rest, "16", 2)) {

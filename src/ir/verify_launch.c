@@ -1,9 +1,11 @@
 /* The verifier's launch checks. Scope ids: at most max_dims ids per
  * definition, int32/uint32 ids, positive integer extents, `preferred=` only on
- * cta_id_in_cluster, the hardware-fixed extents (lane_id 32, warp_id_in_wg 4,
- * thread_id_in_wg 128), one set of extents per kind in a function, and the
- * threads per CTA that thread_id, warp_id (x32) and warpgroup_id (x128) imply
- * agreeing, at most 1024, a multiple of 32 when warp-level ids are used; at
+ * cta_id_in_cluster, the hardware-fixed extents (lane_id 32, thread_id_in_wg
+ * 128; warp_id_in_wg at most 4, fewer making the CTA one partial warpgroup),
+ * one set of extents per kind in a function, and the threads per CTA that
+ * thread_id, warp_id (x32), warpgroup_id (x128, or x32 per warp of a partial
+ * warpgroup) and a partial warp_id_in_wg (x32) imply agreeing, at most 1024,
+ * a multiple of 32 when warp-level ids are used; at
  * most 16 CTAs per cluster; cta_id_in_pair only with cta_id_in_cluster; CUDA's
  * grid and block dimension limits. Thread-binding loops: one extent per
  * threadIdx/blockIdx tag and the same limits; launch_thread attrs likewise. TMA descriptor encodes
@@ -87,8 +89,7 @@ static void check_scopeid_extents(IrLaunchCheck *l, const IrStmt *s)
 {
     IrScopeIdKind k = s->u.scopeid.kind;
     static const int fixed[IR_SCOPEID_COUNT] = {
-        [IR_SCOPEID_LANE_ID] = WARP_SIZE, [IR_SCOPEID_WARP_ID_IN_WG] = 4,
-        [IR_SCOPEID_THREAD_ID_IN_WG] = 4 * WARP_SIZE};
+        [IR_SCOPEID_LANE_ID] = WARP_SIZE, [IR_SCOPEID_THREAD_ID_IN_WG] = 4 * WARP_SIZE};
     for (int i = 0; i < s->u.scopeid.nvars; i++) {
         const IrExpr *e = s->u.scopeid.extents[i];
         int64_t v;
@@ -97,6 +98,9 @@ static void check_scopeid_extents(IrLaunchCheck *l, const IrStmt *s)
         else if (ir_const_int(e, &v) && v <= 0)
             tx_error(l->diags, s->span, "the extents of T.%s must be positive, not %lld",
                      scopeid_name(k), (long long)v);
+        else if (ir_const_int(e, &v) && k == IR_SCOPEID_WARP_ID_IN_WG && v > 4)
+            tx_error(l->diags, s->span, "the extent of T.warp_id_in_wg must be at most 4 (the "
+                     "warps of a warpgroup), not %lld", (long long)v);
         else if (ir_const_int(e, &v) && fixed[k] && v != fixed[k])
             tx_error(l->diags, s->span, "the extent of T.%s must be %d, not %lld",
                      scopeid_name(k), fixed[k], (long long)v);
@@ -152,13 +156,21 @@ typedef struct ThreadCount {
     char formula[96]; /* "256", "128 x 2 = 256", "4 x 32 = 128" */
 } ThreadCount;
 
+/* The warps of a warpgroup: 4, or T.warp_id_in_wg's extent when it is less
+ * (a CTA of one partial warpgroup). */
+static int64_t warps_per_warpgroup(const IrLaunchCheck *l)
+{
+    int64_t n = extent_product(l->scopeid[IR_SCOPEID_WARP_ID_IN_WG]);
+    return n > 0 && n < 4 ? n : 4;
+}
+
 static bool thread_count(const IrLaunchCheck *l, IrScopeIdKind kind, ThreadCount *c)
 {
-    int per_id = kind == IR_SCOPEID_WARP_ID ? WARP_SIZE
-               : kind == IR_SCOPEID_WARPGROUP_ID ? 4 * WARP_SIZE : 1;
+    int per_id = kind == IR_SCOPEID_WARP_ID || kind == IR_SCOPEID_WARP_ID_IN_WG ? WARP_SIZE
+               : kind == IR_SCOPEID_WARPGROUP_ID ? (int)warps_per_warpgroup(l) * WARP_SIZE : 1;
     const IrStmt *s = l->scopeid[kind];
     int64_t ids = extent_product(s);
-    if (ids < 0)
+    if (ids < 0 || (kind == IR_SCOPEID_WARP_ID_IN_WG && ids >= 4))
         return false;
     *c = (ThreadCount){kind, s, ids * per_id, ""};
     size_t n = 0;
@@ -188,15 +200,16 @@ static void report_mismatch(IrLaunchCheck *l, const ThreadCount *earlier, const 
              with_lanes ? " and T.lane_id" : "", with_lanes ? "" : "s", earlier->formula);
     tx_note(l->diags, earlier->from->span, "the %s count is set here",
             earlier->kind == IR_SCOPEID_THREAD_ID ? "thread"
-            : earlier->kind == IR_SCOPEID_WARP_ID ? "warp" : "warpgroup");
+            : earlier->kind == IR_SCOPEID_WARPGROUP_ID ? "warpgroup" : "warp");
 }
 
 /* The ways of counting threads, in definition order, must agree. */
 static void check_thread_counts(IrLaunchCheck *l)
 {
-    ThreadCount counts[3];
+    ThreadCount counts[4];
     int n = 0;
-    IrScopeIdKind kinds[] = {IR_SCOPEID_THREAD_ID, IR_SCOPEID_WARP_ID, IR_SCOPEID_WARPGROUP_ID};
+    IrScopeIdKind kinds[] = {IR_SCOPEID_THREAD_ID, IR_SCOPEID_WARP_ID, IR_SCOPEID_WARPGROUP_ID,
+                             IR_SCOPEID_WARP_ID_IN_WG};
     for (size_t i = 0; i < TX_ARRAY_LEN(kinds); i++)
         if (thread_count(l, kinds[i], &counts[n]))
             n++;

@@ -136,7 +136,8 @@ static IrExpr *apply_layout(Flatten *fl, const BufInfo *bi, IrExpr **idx, int n)
     return m ? m : ps_int(arena(fl), IR_INT32, 0);
 }
 
-static IrExpr *fold_indices(Flatten *fl, const BufInfo *bi, IrExpr **idx, int n)
+/* The flat index of idx; with_offset adds the buffer's elem_offset. */
+static IrExpr *fold_indices(Flatten *fl, const BufInfo *bi, IrExpr **idx, int n, bool with_offset)
 {
     TxArena *a = arena(fl);
     if (n != bi->geom->ndim) {
@@ -149,19 +150,20 @@ static IrExpr *fold_indices(Flatten *fl, const BufInfo *bi, IrExpr **idx, int n)
     if (!flat)
         return NULL;
     int64_t off;
-    if (!(ps_const_int(bi->geom->elem_offset, &off) && off == 0))
+    if (with_offset && !(ps_const_int(bi->geom->elem_offset, &off) && off == 0))
         flat = ps_arith(a, IR_E_ADD, flat, bi->geom->elem_offset);
     return ps_simplify_expr(a, flat);
 }
 
 /* The indices mutated, then folded into one; NULL after an error. */
-static IrExpr **flat_index(Flatten *fl, IrMutator *mu, const BufInfo *bi, IrExpr **idx, int n)
+static IrExpr **flat_index(Flatten *fl, IrMutator *mu, const BufInfo *bi, IrExpr **idx, int n,
+                           bool with_offset)
 {
     IrExpr **mutated = TX_NEW_ARRAY(mu->arena, IrExpr *, n ? n : 1);
     for (int i = 0; i < n; i++)
         mutated[i] = ir_mutate_expr(mu, idx[i]);
     IrExpr **out = TX_NEW_ARRAY(mu->arena, IrExpr *, 1);
-    out[0] = fold_indices(fl, bi, mutated, n);
+    out[0] = fold_indices(fl, bi, mutated, n, with_offset);
     if (!out[0]) {
         fl->failed = true;
         return NULL;
@@ -174,7 +176,7 @@ static IrExpr **flat_index(Flatten *fl, IrMutator *mu, const BufInfo *bi, IrExpr
 static IrExpr *flatten_load(Flatten *fl, IrMutator *mu, IrExpr *e)
 {
     BufInfo *bi = lookup(fl, e->u.access.buffer);
-    IrExpr **idx = bi ? flat_index(fl, mu, bi, e->u.access.indices, e->u.access.n) : NULL;
+    IrExpr **idx = bi ? flat_index(fl, mu, bi, e->u.access.indices, e->u.access.n, true) : NULL;
     if (!idx)
         return e;
     IrExpr *n = tx_arena_memdup(mu->arena, e, sizeof *e);
@@ -185,11 +187,25 @@ static IrExpr *flatten_load(Flatten *fl, IrMutator *mu, IrExpr *e)
     return n;
 }
 
+/* T.buffer_offset(B[x]): the element's offset through B's layout, without
+ * B's elem_offset (the reference's BufferOffsetRemover), as int32. */
+static IrExpr *flatten_buffer_offset(Flatten *fl, IrMutator *mu, IrExpr *e)
+{
+    const IrExpr *load = e->u.call.args[0];
+    BufInfo *bi = lookup(fl, load->u.access.buffer);
+    IrExpr **idx = bi ? flat_index(fl, mu, bi, load->u.access.indices, load->u.access.n, false)
+                      : NULL;
+    return idx ? ps_simplify_expr(mu->arena, ps_cast(mu->arena, IR_INT32, idx[0])) : e;
+}
+
 static IrExpr *flatten_expr(IrMutator *mu, IrExpr *e)
 {
     Flatten *fl = mu->ctx;
     if (e->kind == IR_E_LOAD)
         return flatten_load(fl, mu, e);
+    if (e->kind == IR_E_CALL && e->u.call.op == IR_OP_BUFFER_OFFSET && e->u.call.nargs == 1 &&
+        e->u.call.args[0]->kind == IR_E_LOAD)
+        return flatten_buffer_offset(fl, mu, e);
     if (ps_buffer_data_of(e)) {
         BufInfo *bi = lookup(fl, ps_buffer_data_of(e));
         return bi ? ps_buffer_data(mu->arena, bi->husk) : e;
@@ -204,7 +220,7 @@ static IrExpr *flatten_expr(IrMutator *mu, IrExpr *e)
 static IrStmt *flatten_store(Flatten *fl, IrMutator *mu, IrStmt *s)
 {
     BufInfo *bi = lookup(fl, s->u.store.buffer);
-    IrExpr **idx = bi ? flat_index(fl, mu, bi, s->u.store.indices, s->u.store.n) : NULL;
+    IrExpr **idx = bi ? flat_index(fl, mu, bi, s->u.store.indices, s->u.store.n, true) : NULL;
     if (!idx)
         return s;
     IrStmt *n = tx_arena_memdup(mu->arena, s, sizeof *s);

@@ -3,10 +3,13 @@
  * (reference: layout_passes.md §3.2, done there by TilePrimitiveDispatch).
  *
  * Extents: blockIdx.{x,y,z} from T.cta_id (else cluster_id x
- * cta_id_in_cluster), threadIdx.{x,y,z} from T.thread_id (else warps x 32 or
- * warpgroups x 128), clusterCtaIdx.{x,y,z} from T.cta_id_in_cluster when the
+ * cta_id_in_cluster, else the thread_binding loops over blockIdx),
+ * threadIdx.{x,y,z} from T.thread_id (else warps x 32 or warpgroups x 128,
+ * else the thread_binding loops over threadIdx; such a loop under scope ids
+ * must cover the launch's extent), clusterCtaIdx.{x,y,z} from T.cta_id_in_cluster when the
  * cluster has more than one CTA. Definitions of one kind must agree, and the
- * thread, warp and warpgroup counts must fit each other.
+ * thread, warp and warpgroup counts must fit each other; a warp_id_in_wg of
+ * fewer than 4 warps makes the CTA one warpgroup of that many warps.
  *
  * Values: cta_id -> blockIdx, thread_id -> threadIdx, cta_id_in_cluster ->
  * clusterCtaIdx, cluster_id -> blockIdx // cluster extent, warp_id ->
@@ -32,8 +35,13 @@ typedef struct Geometry {
     int ngrid, nblock, ncluster;
     IrExpr *bx[3], *tx[3], *cx[3]; /* launch variables */
     IrExpr *warp;                 /* warp_id_in_cta, when needed */
+    const IrStmt *bound[6];       /* thread_binding loops (now thread_extent attrs) over
+                                   * threadIdx.x, .y, .z, blockIdx.x, .y, .z */
     bool failed;
 } Geometry;
+
+static const char *const bound_tags[6] = {"threadIdx.x", "threadIdx.y", "threadIdx.z",
+                                          "blockIdx.x",  "blockIdx.y",  "blockIdx.z"};
 
 static const char *scopeid_name(IrScopeIdKind k) { return ir_scopeids[k].name; }
 
@@ -72,9 +80,20 @@ static void check_same_extents(Geometry *g, const IrStmt *first, const IrStmt *s
     }
 }
 
+static void collect_bound(Geometry *g, const IrStmt *s)
+{
+    if (strcmp(s->u.attr.key, "thread_extent") || !s->u.attr.thread_tag)
+        return;
+    for (int t = 0; t < 6; t++)
+        if (!strcmp(s->u.attr.thread_tag, bound_tags[t]) && !g->bound[t])
+            g->bound[t] = s;
+}
+
 static bool collect_hook(IrVisitor *v, const IrStmt *s)
 {
     Geometry *g = v->ctx;
+    if (s->kind == IR_S_ATTR)
+        collect_bound(g, s);
     if (s->kind != IR_S_SCOPEID)
         return true;
     IrScopeIdKind k = s->u.scopeid.kind;
@@ -103,16 +122,19 @@ static int64_t threads_from_warps(Geometry *g)
     const IrStmt *tiw = g->def[K(THREAD_ID_IN_WG)];
     if (lane && const_product(lane) != 32)
         geometry_error(g, lane, "T.lane_id has 32 lanes on CUDA");
-    if (wiw && const_product(wiw) != 4)
-        geometry_error(g, wiw, "T.warp_id_in_wg has 4 warps on CUDA");
+    int64_t wg_warps = wiw ? const_product(wiw) : 4;
+    if (wg_warps < 1 || wg_warps > 4)
+        geometry_error(g, wiw, "T.warp_id_in_wg has at most 4 warps on CUDA");
     if (tiw && const_product(tiw) != 128)
         geometry_error(g, tiw, "T.thread_id_in_wg has 128 threads on CUDA");
     int64_t by_warp = g->def[K(WARP_ID)] ? const_product(g->def[K(WARP_ID)]) : 0;
-    int64_t by_wg = g->def[K(WARPGROUP_ID)] ? const_product(g->def[K(WARPGROUP_ID)]) : 0;
+    /* fewer than 4 warps per warpgroup: the CTA is that one partial warpgroup */
+    int64_t by_wg = g->def[K(WARPGROUP_ID)] ? const_product(g->def[K(WARPGROUP_ID)])
+                    : wg_warps < 4 ? 1 : 0;
     if (by_warp > 0)
         by_warp *= 32;
     if (by_wg > 0)
-        by_wg *= 128;
+        by_wg *= 32 * wg_warps;
     if (by_warp > 0 && by_wg > 0 && by_warp != by_wg) {
         char msg[160];
         snprintf(msg, sizeof msg, "inconsistent extents: T.warp_id gives %lld threads per CTA, "
@@ -120,6 +142,44 @@ static int64_t threads_from_warps(Geometry *g)
         geometry_error(g, g->def[K(WARPGROUP_ID)], msg);
     }
     return by_warp ? by_warp : by_wg;
+}
+
+/* The extents of the thread_binding loops over threadIdx (first = 0) or
+ * blockIdx (first = 3), which launch the kernel when no scope id gives them:
+ * x, then y, then z; their count. */
+static int from_bound_loops(Geometry *g, int first, IrExpr **ext)
+{
+    int n = 0;
+    while (n < 3 && g->bound[first + n]) {
+        ext[n] = g->bound[first + n]->u.attr.value;
+        n++;
+    }
+    for (int t = n; t < 3; t++)
+        if (g->bound[first + t]) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "a loop is bound to %s but none to %s", bound_tags[first + t],
+                     bound_tags[first + n]);
+            geometry_error(g, g->bound[first + t], msg);
+        }
+    return n;
+}
+
+/* A thread_binding loop inside a region the scope ids launch covers the
+ * launch's extent along its dimension. */
+static void check_bound_loops(Geometry *g, int first, IrExpr *const *ext, int n)
+{
+    for (int t = 0; t < 3; t++) {
+        const IrStmt *b = g->bound[first + t];
+        int64_t have = b ? const_or(b->u.attr.value, -1) : -1;
+        int64_t want = t < n ? const_or(ext[t], -1) : 1;
+        if (have >= 0 && want >= 0 && have != want) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "a loop bound to %s has extent %lld, but the kernel's scope "
+                     "ids launch %lld along it", bound_tags[first + t], (long long)have,
+                     (long long)want);
+            geometry_error(g, b, msg);
+        }
+    }
 }
 
 static void set_block(Geometry *g)
@@ -140,10 +200,13 @@ static void set_block(Geometry *g)
     } else if (warps > 0) {
         g->nblock = 1;
         g->block[0] = ps_int(g->a, IR_INT32, warps);
+    } else {
+        g->nblock = from_bound_loops(g, 0, g->block);
     }
     if (!g->nblock)
         geometry_error(g, NULL, "kernel has no thread launch parameters (define T.thread_id, "
-                                "T.warp_id or T.warpgroup_id with extents)");
+                                "T.warp_id or T.warpgroup_id with extents, or bind a loop to "
+                                "threadIdx.x)");
 }
 
 static void set_grid_and_cluster(Geometry *g)
@@ -165,6 +228,8 @@ static void set_grid_and_cluster(Geometry *g)
             g->grid[i] = i < g->ncluster ? ps_arith(g->a, IR_E_MUL, cl->u.scopeid.extents[i],
                                                     g->cluster[i])
                                          : cl->u.scopeid.extents[i];
+    } else {
+        g->ngrid = from_bound_loops(g, 3, g->grid);
     }
     for (int i = 0; i < g->ncluster; i++) {
         int64_t grid = i < g->ngrid ? const_or(g->grid[i], -1) : 1;
@@ -310,6 +375,10 @@ IrStmt *ps_lower_scope_ids(TxArena *a, TxDiags *diags, TxSpan span, IrStmt *body
     ir_visit_stmt(&v, body);
     set_grid_and_cluster(&g);
     set_block(&g);
+    if (!g.failed) {
+        check_bound_loops(&g, 0, g.block, g.nblock);
+        check_bound_loops(&g, 3, g.grid, g.ngrid);
+    }
     check_deferred(&g);
     if (g.failed)
         return NULL;

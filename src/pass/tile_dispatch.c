@@ -9,7 +9,8 @@
  * a lane), and the CTA's thread count; and from the enclosing `if`s, whether
  * some threads of the call's scope are left out (a condition on a value that
  * varies inside the scope: `if lane == 0` narrows a warp, `if warp == 0` a
- * CTA but not a warp). Scope ids themselves stay: LowerTIRxOpaque binds them
+ * CTA but not a warp, `if tx < 64` a warpgroup but not a warp; see
+ * "variation levels"). Scope ids themselves stay: LowerTIRxOpaque binds them
  * to the launch geometry. A compose_op is replaced by its lowered body.
  * Host statements a variant asks for (TMA tensor-map encodes) go first in the
  * device region, where SplitHostDevice finds and hoists them. */
@@ -52,8 +53,48 @@ static int arch_sm(const char *arch)
 
 /* ---------------------------------------------------------------- variation levels */
 
+/* Where a value varies: the finest IrScope at which it may differ between
+ * threads, and whether it is an *index* at that level, a coordinate that
+ * counts the level's units in order (a thread index, a warp index, ...), so
+ * that dividing it by a multiple of the next coarser unit's size gives an
+ * index at that coarser level: tx // 32 is warp-uniform, warp // 4 and
+ * tx < 256 are warpgroup-uniform. A condition that varies only at or above a
+ * primitive's scope is uniform over it. */
+typedef struct Level {
+    int level; /* IrScope */
+    bool index;
+} Level;
+
+#define LEVEL_INDEX 0x100 /* packed into the level map beside the scope */
+
+static Level varies(int level) { return (Level){level, false}; }
+
 static IrScope scopeid_level(IrScopeIdKind k) { return ir_scopeids[k].cur; }
 
+static void record_level(Dispatch *d, const IrExpr *var, Level l)
+{
+    ir_ptrmap_put(&d->level, var, (uintptr_t)l.level | (l.index ? LEVEL_INDEX : 0));
+}
+
+/* An index at `x.level` divided by c > 0 (or compared with c): an index at a
+ * coarser level when c is a multiple of that level's size in x's units. */
+static Level divided(Level x, int64_t c)
+{
+    if (!x.index || c <= 0)
+        return varies(x.level);
+    if (x.level == IR_SCOPE_THREAD && c % 128 == 0)
+        return (Level){IR_SCOPE_WARPGROUP, true};
+    if (x.level == IR_SCOPE_THREAD && c % 32 == 0)
+        return (Level){IR_SCOPE_WARP, true};
+    if (x.level == IR_SCOPE_WARP && c % 4 == 0)
+        return (Level){IR_SCOPE_WARPGROUP, true};
+    return x.level <= IR_SCOPE_CTA ? x : varies(x.level);
+}
+
+static Level level_of(Dispatch *d, const IrExpr *e);
+
+/* Any other expression: the finest level of the variables, thread-private
+ * loads and per-thread calls inside it. */
 typedef struct LevelWalk {
     IrVisitor v;
     Dispatch *d;
@@ -64,49 +105,128 @@ static bool level_expr(IrVisitor *v, const IrExpr *e)
 {
     LevelWalk *w = v->ctx;
     int l = IR_SCOPE_WORLD;
-    uintptr_t known;
-    if (e->kind == IR_E_VAR && ir_ptrmap_get(&w->d->level, e, &known))
-        l = (int)known;
-    else if (e->kind == IR_E_CALL && (e->u.call.op == IR_OP_CUDA_ELECT_SYNC ||
-                                      e->u.call.op == IR_OP_PTX))
-        l = IR_SCOPE_THREAD;
-    else if (e->kind == IR_E_LOAD &&
-             !strcmp(e->u.access.buffer->u.var.type->scope, "local"))
-        l = IR_SCOPE_THREAD;
+    if (e->kind == IR_E_VAR || e->kind == IR_E_LOAD ||
+        (e->kind == IR_E_CALL && (e->u.call.op == IR_OP_CUDA_ELECT_SYNC || e->u.call.op == IR_OP_PTX)))
+        l = e->kind == IR_E_LOAD && strcmp(e->u.access.buffer->u.var.type->scope, "local")
+                ? IR_SCOPE_WORLD
+                : level_of(w->d, e).level;
     if (l > w->level)
         w->level = l;
     return true;
 }
 
-static int level_of(Dispatch *d, const IrExpr *e)
+static int finest_inside(Dispatch *d, const IrExpr *e)
 {
     LevelWalk w = {{0}, d, IR_SCOPE_WORLD};
     w.v.ctx = &w, w.v.expr = level_expr;
-    if (e)
-        ir_visit_expr(&w.v, e);
+    ir_visit_expr(&w.v, e);
     return w.level;
+}
+
+static Level max_level(Level a, Level b) { return varies(a.level > b.level ? a.level : b.level); }
+
+/* x < c, x <= c, x > c, x >= c with x an index: the same as comparing x // u
+ * with a constant when the boundary (c, or c + 1) is a multiple of u. */
+static Level compare_level(Dispatch *d, const IrExpr *e)
+{
+    int64_t c;
+    const IrExpr *x = e->u.op.a, *k = e->u.op.b;
+    bool flipped = false;
+    if (ar_const_int(x, &c) && !ar_const_int(k, &c))
+        x = e->u.op.b, k = e->u.op.a, flipped = true;
+    Level lx = level_of(d, x);
+    if (!ar_const_int(k, &c) || e->kind == IR_E_EQ || e->kind == IR_E_NE)
+        return max_level(lx, level_of(d, k));
+    bool upper = (e->kind == IR_E_LE || e->kind == IR_E_GT) != flipped; /* boundary c + 1 */
+    return varies(divided(lx, upper ? c + 1 : c).level);
+}
+
+static Level call_level(Dispatch *d, const IrExpr *e)
+{
+    const IrCall *c = &e->u.call;
+    if (c->op == IR_OP_CUDA_ELECT_SYNC || c->op == IR_OP_PTX)
+        return varies(IR_SCOPE_THREAD);
+    Level l = varies(IR_SCOPE_WORLD);
+    for (int i = 0; i < c->nargs; i++)
+        l = max_level(l, level_of(d, c->args[i]));
+    return l;
+}
+
+static Level level_of(Dispatch *d, const IrExpr *e)
+{
+    uintptr_t known;
+    int64_t c;
+    if (!e)
+        return varies(IR_SCOPE_WORLD);
+    switch (e->kind) {
+    case IR_E_VAR:
+        if (!ir_ptrmap_get(&d->level, e, &known))
+            return (Level){IR_SCOPE_WORLD, true};
+        return (Level){(int)(known & ~(uintptr_t)LEVEL_INDEX), (known & LEVEL_INDEX) != 0};
+    case IR_E_INT: case IR_E_PYINT: case IR_E_FLOAT: case IR_E_PYFLOAT: case IR_E_STR:
+        return (Level){IR_SCOPE_WORLD, true};
+    case IR_E_FLOORDIV: case IR_E_DIV:
+        if (ar_const_int(e->u.op.b, &c))
+            return divided(level_of(d, e->u.op.a), c);
+        break;
+    case IR_E_CAST:
+        return level_of(d, e->u.op.a);
+    case IR_E_LT: case IR_E_LE: case IR_E_GT: case IR_E_GE: case IR_E_EQ: case IR_E_NE:
+        return compare_level(d, e);
+    case IR_E_CALL:
+        if (e->u.call.op == IR_OP_SHIFT_RIGHT && e->u.call.nargs == 2 &&
+            ar_const_int(e->u.call.args[1], &c) && c >= 0 && c < 62)
+            return divided(level_of(d, e->u.call.args[0]), (int64_t)1 << c);
+        return call_level(d, e);
+    case IR_E_LOAD:
+        if (!strcmp(e->u.access.buffer->u.var.type->scope, "local"))
+            return varies(IR_SCOPE_THREAD);
+        break;
+    default:
+        break;
+    }
+    switch (e->kind) {
+    case IR_E_ADD: case IR_E_SUB: case IR_E_MUL: case IR_E_DIV: case IR_E_MOD:
+    case IR_E_FLOORDIV: case IR_E_FLOORMOD: case IR_E_MIN: case IR_E_MAX:
+    case IR_E_AND: case IR_E_OR:
+        return max_level(level_of(d, e->u.op.a), level_of(d, e->u.op.b));
+    case IR_E_NOT:
+        return varies(level_of(d, e->u.op.a).level);
+    case IR_E_SELECT:
+        return max_level(level_of(d, e->u.op.cond),
+                         max_level(level_of(d, e->u.op.a), level_of(d, e->u.op.b)));
+    default:
+        return varies(finest_inside(d, e));
+    }
 }
 
 static void record_scopeid(Dispatch *d, const IrStmt *s)
 {
     d->ids.def[s->u.scopeid.kind] = s;
     for (int i = 0; i < s->u.scopeid.nvars; i++)
-        ir_ptrmap_put(&d->level, s->u.scopeid.vars[i], (uintptr_t)scopeid_level(s->u.scopeid.kind));
+        record_level(d, s->u.scopeid.vars[i],
+                     (Level){scopeid_level(s->u.scopeid.kind), s->u.scopeid.nvars == 1});
 }
 
-/* A `threadIdx.*` / `blockIdx.*` launch attr defines a thread-varying /
- * CTA-varying variable. */
-static void record_launch(Dispatch *d, const IrStmt *s)
+/* A `threadIdx.*` / `blockIdx.*` launch attr or thread_binding loop defines a
+ * thread-varying / CTA-varying variable (a vthread one varies nowhere). */
+static void record_launch(Dispatch *d, IrExpr *var, const char *tag, IrExpr *extent)
+{
+    bool thread = !strncmp(tag, "threadIdx.", 10);
+    if (thread && tag[10] >= 'x' && tag[10] <= 'z') {
+        d->ids.launch_var[tag[10] - 'x'] = var;
+        d->ids.launch_ext[tag[10] - 'x'] = extent;
+    }
+    if (thread || !strncmp(tag, "blockIdx.", 9))
+        record_level(d, var, (Level){thread ? IR_SCOPE_THREAD : IR_SCOPE_CTA, !strcmp(tag, "threadIdx.x")});
+}
+
+static void record_launch_attr(Dispatch *d, const IrStmt *s)
 {
     if (strcmp(s->u.attr.key, "thread_extent") || s->u.attr.node->kind != IR_E_VAR)
         return;
     const char *tag = s->u.attr.thread_tag ? s->u.attr.thread_tag : s->u.attr.node->u.var.name;
-    bool thread = !strncmp(tag, "threadIdx.", 10);
-    if (thread && tag[10] >= 'x' && tag[10] <= 'z') {
-        d->ids.launch_var[tag[10] - 'x'] = s->u.attr.node;
-        d->ids.launch_ext[tag[10] - 'x'] = s->u.attr.value;
-    }
-    ir_ptrmap_put(&d->level, s->u.attr.node, (uintptr_t)(thread ? IR_SCOPE_THREAD : IR_SCOPE_CTA));
+    record_launch(d, s->u.attr.node, tag, s->u.attr.value);
 }
 
 /* ---------------------------------------------------------------- thread axes */
@@ -195,6 +315,13 @@ static IrExpr *part(OpCtx *c, IrExprKind k, IrExpr *x, int64_t v)
     return x ? op_bin(c, k, x, op_i32(c, v)) : NULL;
 }
 
+/* 4, or T.warp_id_in_wg's extent when it is less (one partial warpgroup). */
+static int64_t warps_per_warpgroup(const Dispatch *d)
+{
+    int64_t n;
+    return id_extent(d, IR_SCOPEID_WARP_ID_IN_WG, &n) && n > 0 && n < 4 ? n : 4;
+}
+
 /* Fill c->axis and c->cta_threads from the scope ids, deriving what the
  * kernel names another way. */
 static void thread_axes(OpCtx *c, const Dispatch *d)
@@ -222,7 +349,9 @@ static void thread_axes(OpCtx *c, const Dispatch *d)
     else if (id_extent(d, IR_SCOPEID_WARP_ID, &n))
         c->cta_threads = n * 32;
     else if (id_extent(d, IR_SCOPEID_WARPGROUP_ID, &n))
-        c->cta_threads = n * 128;
+        c->cta_threads = n * 32 * warps_per_warpgroup(d);
+    else if (warps_per_warpgroup(d) < 4)
+        c->cta_threads = 32 * warps_per_warpgroup(d);
 }
 
 /* ---------------------------------------------------------------- the walk */
@@ -247,7 +376,7 @@ static IrStmt *lower_call(Dispatch *d, IrStmt *s)
 
 static IrStmt *mutate_narrowed(Dispatch *d, IrStmt *s, const IrExpr *cond)
 {
-    int saved = d->narrow, l = level_of(d, cond);
+    int saved = d->narrow, l = level_of(d, cond).level;
     if (l > d->narrow)
         d->narrow = l;
     IrStmt *r = ir_mutate_stmt(&d->mut, s);
@@ -283,13 +412,17 @@ static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
     Dispatch *d = m->ctx;
     switch (s->kind) {
     case IR_S_SCOPEID: record_scopeid(d, s); return NULL;
-    case IR_S_ATTR: record_launch(d, s); return NULL;
+    case IR_S_ATTR: record_launch_attr(d, s); return NULL;
     case IR_S_BIND:
-        ir_ptrmap_put(&d->level, s->u.bind.var, (uintptr_t)level_of(d, s->u.bind.value));
+        record_level(d, s->u.bind.var, level_of(d, s->u.bind.value));
         return NULL;
     case IR_S_FOR: {
-        int l = level_of(d, s->u.loop.min), e = level_of(d, s->u.loop.extent);
-        ir_ptrmap_put(&d->level, s->u.loop.var, (uintptr_t)(l > e ? l : e));
+        if (s->u.loop.kind == IR_FOR_THREAD_BINDING && s->u.loop.thread) {
+            record_launch(d, s->u.loop.var, s->u.loop.thread, s->u.loop.extent);
+            return NULL;
+        }
+        record_level(d, s->u.loop.var,
+                     max_level(level_of(d, s->u.loop.min), level_of(d, s->u.loop.extent)));
         return NULL;
     }
     case IR_S_IF: return lower_if(d, s);

@@ -56,6 +56,7 @@ static void build_options(const RtCompileOptions *o, OptList *l)
     } else {
         opt_push(l, "--gpu-architecture=%s", o->arch);
         opt_push(l, "%s", "-default-device");
+        opt_push(l, "%s", "--device-int128"); /* uint128, a PTX .b128 operand (nvcc has it) */
     }
     opt_push(l, "%s", "--std=c++17");
     opt_push(l, "%s", "--ptxas-options=-v");

@@ -534,7 +534,8 @@ ScVal bi_decl_scalar(El *E, ScArgs *args)
 static const char *const buffer_attrs[] = {
     "data", "shape", "strides", "elem_offset", "dtype", "layout", "buffer", "source",
     "allocated_addr", "view", "permute", "local", "ptr_to", "vload", "vstore", "access_ptr", "scope", "sub",
-    "rearrange", "tile", "chunk", "unflatten", "flatten", "select", "narrow",
+    "rearrange", "tile", "chunk", "unflatten", "flatten", "select", "narrow", "elem_offset_of",
+    "byte_offset_of",
 };
 
 static ScVal expr_tuple(El *E, IrExpr **items, int n, TxSpan sp)
@@ -848,6 +849,36 @@ static IrExpr **index_list(El *E, const ScVal *v, int *n)
     return r;
 }
 
+/* A.elem_offset_of(indices, inner=True): T.buffer_offset(A[indices]), the
+ * element's offset through A's layout, plus A.elem_offset when not inner;
+ * A.byte_offset_of(...) is that times the element's bytes (bits // 8). */
+static ScVal method_offset_of(El *E, IrExpr *buf, bool bytes, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "indices, inner=", &b))
+        return sv_error();
+    bool inner = !sv_given(&b.v[1]) || (b.v[1].kind == SV_BOOL && b.v[1].u.b);
+    if (sv_given(&b.v[1]) && b.v[1].kind != SV_BOOL) {
+        el_error(E, b.v[1].span, "inner must be True or False");
+        return sv_error();
+    }
+    int n;
+    IrExpr **idx = index_list(E, &b.v[0], &n);
+    if (!idx || !check_rank(E, buf, n, args->span, false))
+        return sv_error();
+    IrExpr *load = el_load(E, buf, idx, n, args->span);
+    ScVal off = sv_expr(el_call_node(E, IR_OP_BUFFER_OFFSET, IR_INT32, &load, 1, args->span),
+                        args->span);
+    const IrBufferType *bt = ir_buf(buf);
+    if (!inner && bt->elem_offset)
+        off = el_binop(E, SC_TK_PLUS, sv_expr(bt->elem_offset, args->span), off, args->span);
+    if (bytes)
+        off = el_binop(E, SC_TK_DOUBLESLASH, el_binop(E, SC_TK_STAR, off, sv_int(buf->u.var.type->dtype.bits, args->span),
+                                                 args->span),
+                       sv_int(8, args->span), args->span);
+    return off;
+}
+
 static ScVal method_access_ptr(El *E, IrExpr *buf, ScArgs *args)
 {
     ScBound b;
@@ -913,6 +944,8 @@ ScVal el_buffer_method(El *E, ScVal recv, const char *name, ScArgs *args)
         return sv_expr(el_call_node(E, IR_OP_ADDRESS_OF, IR_HANDLE, &load, 1, args->span),
                        args->span);
     }
+    if (!strcmp(name, "elem_offset_of") || !strcmp(name, "byte_offset_of"))
+        return method_offset_of(E, buf, name[0] == 'b', args);
     if (!strcmp(name, "vload") || !strcmp(name, "vstore")) {
         bool store = name[1] == 's';
         if (!el_bind_args(E, args, store ? "indices, value, predicate=" : "indices, dtype=, predicate=",

@@ -187,6 +187,71 @@ static bool dp4a_authoring(El *E, ScArgs *args, IrDType *dt)
     return true;
 }
 
+/* T.cuda.ldg(addr, dtype, dst=(p0, ..), vec="v2" | "v4"): the vector form,
+ * which stores the lanes through the dst pointers; it prints with every
+ * argument positional, T.cuda.ldg(p0, .., addr, dtype, vec, n), and that form
+ * reads back. The scalar form T.cuda.ldg(addr, dtype) is an ordinary op. */
+static bool ldg_vector_args(El *E, ScArgs *args)
+{
+    ScBound b;
+    args->fname = "T.cuda.ldg";
+    if (!el_bind_args(E, args, "addr, dtype, *, dst=, vec=", &b))
+        return false;
+    const ScVal *dst = &b.v[2], *vec = &b.v[3];
+    if (!sv_given(dst) || (dst->kind != SV_TUPLE && dst->kind != SV_LIST) || !sv_given(vec)) {
+        el_error(E, args->span, "the vector form of T.cuda.ldg takes dst=(pointers...) and "
+                                "vec=\"v2\" or \"v4\"");
+        return false;
+    }
+    int n = dst->u.seq.n;
+    ScVal *pos = TX_NEW_ARRAY(E->a, ScVal, n + 4);
+    el_copy(pos, dst->u.seq.items, sizeof(ScVal) * (size_t)n);
+    pos[n] = b.v[0], pos[n + 1] = b.v[1], pos[n + 2] = *vec, pos[n + 3] = sv_int(n, vec->span);
+    args->pos = pos, args->npos = n + 4, args->nkw = 0;
+    return true;
+}
+
+/* The vector form's dtype, "vN" and N agree with its N destinations. */
+static bool check_ldg_vector(El *E, const ScArgs *args, IrExpr *const *a, int n)
+{
+    int64_t lanes = 0;
+    IrDType dt;
+    const char *vec = a[n - 2]->kind == IR_E_STR ? a[n - 2]->u.str : "";
+    bool ok = ar_const_int(a[n - 1], &lanes) && (lanes == 2 || lanes == 4) && lanes == n - 4 &&
+              vec[0] == 'v' && vec[1] == (char)('0' + lanes) && !vec[2];
+    if (!ok) {
+        el_error(E, args->span, "T.cuda.ldg: vec must be \"v2\" or \"v4\", with as many "
+                                "destinations (%d given)", n - 4);
+        return false;
+    }
+    if (a[n - 3]->kind != IR_E_STR || !ir_dtype_parse(a[n - 3]->u.str, strlen(a[n - 3]->u.str), &dt) ||
+        !(ir_dtype_eq(dt, IR_INT32) || ir_dtype_eq(dt, IR_UINT32) || ir_dtype_eq(dt, IR_FLOAT32))) {
+        el_error(E, args->pos[n - 3].span, "the vector form of T.cuda.ldg reads int32, uint32 or "
+                                            "float32");
+        return false;
+    }
+    for (int i = 0; i < n - 3; i++)
+        if (a[i]->dtype.code != IR_DT_HANDLE) {
+            el_error(E, args->pos[i].span, "T.cuda.ldg: the address and the destinations are "
+                                           "pointers");
+            return false;
+        }
+    return true;
+}
+
+static ScVal ldg_vector(El *E, ScArgs *args)
+{
+    if (args->nkw && !ldg_vector_args(E, args))
+        return sv_error();
+    int n = args->npos;
+    if (!check_arg_count(E, args, "cuda.ldg", n, 6, 8, false))
+        return sv_error();
+    IrExpr **a = TX_NEW_ARRAY(E->a, IrExpr *, n);
+    if (!convert_args(E, args->pos, n, a, false) || !check_ldg_vector(E, args, a, n))
+        return sv_error();
+    return sv_expr(el_call_node(E, IR_OP_CUDA_LDG_VEC, IR_VOID, a, n, args->span), args->span);
+}
+
 IrType *el_result_ptr_type(const ScVal *v)
 {
     /* `T.handle().ty` is how the plain "handle" dtype prints */
@@ -201,6 +266,8 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
     const IrOpInfo *info = &ir_ops[op];
     if (op == IR_OP_CUDA_FUNC_CALL)
         return func_call(E, args);
+    if (op == IR_OP_CUDA_LDG && (args->nkw || args->npos > 2))
+        return ldg_vector(E, args);
     if (!named_op_args(E, op, args))
         return sv_error();
     if (args->nkw) {
@@ -244,6 +311,10 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
         a[0]->kind != IR_E_STR) {
         el_error(E, vals[0].span, "T.%s takes the LLVM intrinsic's name (a string) after the dtype",
                  info->name);
+        return sv_error();
+    }
+    if (op == IR_OP_BUFFER_OFFSET && a[0]->kind != IR_E_LOAD) {
+        el_error(E, vals[0].span, "T.buffer_offset takes a buffer element, as in A[i, j]");
         return sv_error();
     }
     switch (info->ret) {

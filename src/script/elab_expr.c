@@ -1482,10 +1482,46 @@ static ScVal call_python(El *E, const char *name, ScArgs *args)
     return sv_error();
 }
 
+/* The shape of T.Buffer(...) in a signature or of T.match_buffer(handle, ...):
+ * the positional or shape= argument, when it is a tuple or list literal. */
+static const Ast *declared_shape(const El *E, const ScVal *fn, const Ast *call)
+{
+    int at;
+    if (fn->kind != SV_NS)
+        return NULL;
+    if (!strcmp(fn->u.path, "T.Buffer") && E->in_signature)
+        at = 0;
+    else if (!strcmp(fn->u.path, "T.match_buffer"))
+        at = 1;
+    else
+        return NULL;
+    const Ast *shape = call->items.n > at ? call->items.items[at] : NULL;
+    for (int i = 0; !shape && i < call->nnames; i++)
+        if (!strcmp(call->names[i], "shape"))
+            shape = call->items2.items[i];
+    return shape && (shape->kind == A_TUPLE || shape->kind == A_LIST) ? shape : NULL;
+}
+
+/* A quoted dimension ("n") defines its names for the whole declaration, so
+ * they are defined before the arguments are read: T.Buffer(("n", n * 2)),
+ * T.match_buffer(a, ("n", "m"), strides=(m, 1)). */
+static bool define_quoted_dims(El *E, const ScVal *fn, const Ast *call)
+{
+    const Ast *shape = declared_shape(E, fn, call);
+    for (int i = 0; shape && i < shape->items.n; i++) {
+        if (shape->items.items[i]->kind != A_STR)
+            continue;
+        ScVal str = el_eval(E, shape->items.items[i]);
+        if (str.kind == SV_ERROR || el_eval_quoted(E, &str).kind == SV_ERROR)
+            return false;
+    }
+    return true;
+}
+
 ScVal el_call(El *E, ScVal fn, const Ast *call)
 {
     ScArgs args;
-    if (fn.kind == SV_ERROR || !collect_args(E, call, &args))
+    if (fn.kind == SV_ERROR || !define_quoted_dims(E, &fn, call) || !collect_args(E, call, &args))
         return sv_error();
     switch (fn.kind) {
     case SV_NS: {

@@ -92,14 +92,17 @@ static const char *new_pred(Asm *a)
     return p;
 }
 
+/* The inline-asm constraint of an integer register: "q" binds a 128-bit
+ * (__int128) value to a .b128 operand. */
 static const char *reg_class(int bits)
 {
-    return bits == 16 ? "h" : bits == 64 ? "l" : "r";
+    return bits == 16 ? "h" : bits == 64 ? "l" : bits == 128 ? "q" : "r";
 }
 
 static const char *uint_type(int bits)
 {
-    return bits == 8 ? "uint8_t" : bits == 16 ? "uint16_t" : bits == 64 ? "uint64_t" : "uint32_t";
+    return bits == 8 ? "uint8_t" : bits == 16 ? "uint16_t" : bits == 64 ? "uint64_t"
+           : bits == 128 ? "unsigned __int128" : "uint32_t";
 }
 
 /* The register class an argument of dtype t takes as itself, or NULL when it

@@ -230,6 +230,27 @@ static int emit_ldg(Cg *cg, const IrExpr *e, TxBuf *b)
     return CG_PREC_POSTFIX;
 }
 
+/* The vector form T.cuda.ldg(dst0, .., addr, dtype, "vN", N): one __ldg of a
+ * CUDA vector (float4, uint2, ...) whose lanes go to the destinations. */
+static int emit_ldg_vec(Cg *cg, const IrExpr *e, TxBuf *b)
+{
+    const IrCall *c = &e->u.call;
+    int n = c->nargs - 4;
+    IrDType t;
+    const char *dt = str_arg(c->args[n + 1]);
+    if (!dt || !ir_dtype_parse(dt, strlen(dt), &t))
+        TX_UNREACHABLE(); /* the parser checked the dtype */
+    const char *scalar = cg_ctype_at(cg, t, cg_span(cg, e));
+    tx_buf_printf(b, "tx_ldg_v%d<%s, %s>(", n, cg_ctype_at(cg, ir_dtype_with_lanes(t, n), cg_span(cg, e)),
+                  scalar);
+    for (int i = 0; i <= n; i++) {
+        tx_buf_puts(b, i ? ", " : "");
+        cg_expr(cg, c->args[i], b, CG_PREC_NONE);
+    }
+    tx_buf_putc(b, ')');
+    return CG_PREC_POSTFIX;
+}
+
 static const char *reduce_op(Cg *cg, const IrExpr *e, const IrExpr *op)
 {
     const char *s = str_arg(op);
@@ -513,6 +534,7 @@ static int emit_cuda(Cg *cg, const IrExpr *e, TxBuf *b)
         cg_expr(cg, c->args[0], b, CG_PREC_UNARY);
         return CG_PREC_UNARY;
     case IR_OP_CUDA_LDG: return emit_ldg(cg, e, b);
+    case IR_OP_CUDA_LDG_VEC: return emit_ldg_vec(cg, e, b);
     case IR_OP_CUDA_WARP_REDUCE: return emit_warp_reduce(cg, e, b);
     case IR_OP_CUDA_CTA_REDUCE: return emit_cta_reduce(cg, e, b);
     case IR_OP_CUDA_FUNC_CALL: return emit_func_call(cg, e, b);
@@ -560,6 +582,7 @@ int cg_call(Cg *cg, const IrExpr *e, TxBuf *b)
     case IR_OP_WARP_SHUFFLE: return emit_warp_shuffle(cg, e, "__shfl_sync", b);
     case IR_OP_WARP_SHUFFLE_UP: return emit_warp_shuffle(cg, e, "__shfl_up_sync", b);
     case IR_OP_WARP_SHUFFLE_DOWN: return emit_warp_shuffle(cg, e, "__shfl_down_sync", b);
+    case IR_OP_WARP_SHUFFLE_XOR: return emit_warp_shuffle(cg, e, "__shfl_xor_sync", b);
     default: return emit_cuda(cg, e, b);
     }
 }

@@ -74,6 +74,7 @@ static bool call_is_nonneg(Cg *cg, const IrCall *c)
     case IR_OP_WARP_SHUFFLE:
     case IR_OP_WARP_SHUFFLE_UP:
     case IR_OP_WARP_SHUFFLE_DOWN:
+    case IR_OP_WARP_SHUFFLE_XOR:
     case IR_OP_CUDA_SHFL_SYNC:
     case IR_OP_CUDA_SHFL_XOR_SYNC:
     case IR_OP_CUDA_SHFL_UP_SYNC:

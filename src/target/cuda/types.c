@@ -12,10 +12,10 @@ static const char *scalar_ctype(IrDType t)
     switch (t.code) {
     case IR_DT_INT:
         return t.bits == 8 ? "int8_t" : t.bits == 16 ? "int16_t" : t.bits == 32 ? "int"
-               : t.bits == 64 ? "int64_t" : NULL;
+               : t.bits == 64 ? "int64_t" : t.bits == 128 ? "__int128" : NULL;
     case IR_DT_UINT:
         return t.bits == 8 ? "uint8_t" : t.bits == 16 ? "uint16_t" : t.bits == 32 ? "uint32_t"
-               : t.bits == 64 ? "uint64_t" : NULL;
+               : t.bits == 64 ? "uint64_t" : t.bits == 128 ? "unsigned __int128" : NULL;
     case IR_DT_FLOAT:
         return t.bits == 16 ? "half" : t.bits == 32 ? "float" : t.bits == 64 ? "double" : NULL;
     case IR_DT_BFLOAT: return "bfloat16";
