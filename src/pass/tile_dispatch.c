@@ -34,6 +34,11 @@ typedef struct Dispatch {
     int sm;
     ScopeIds ids;
     IrPtrMap level;      /* var -> the finest IrScope at which its value varies */
+    /* local buffer -> the finest level its contents vary at (see "local
+     * registers"); a buffer not in the map may hold anything per thread */
+    IrPtrMap contents;
+    bool analyzing;      /* a walk that only records levels */
+    bool grew;           /* the walk raised a buffer's level */
     int narrow;          /* the finest level an enclosing condition varies at */
     OpStmts host_init;
     OpMemos memo;
@@ -141,6 +146,18 @@ static Level compare_level(Dispatch *d, const IrExpr *e)
     return varies(divided(lx, upper ? c + 1 : c).level);
 }
 
+/* A load of a local buffer: the level its contents vary at, and its indices'. */
+static Level local_level(Dispatch *d, const IrExpr *e)
+{
+    uintptr_t known;
+    if (!ir_ptrmap_get(&d->contents, e->u.access.buffer, &known))
+        return varies(IR_SCOPE_THREAD);
+    Level l = varies((int)known);
+    for (int i = 0; i < e->u.access.n; i++)
+        l = max_level(l, level_of(d, e->u.access.indices[i]));
+    return l;
+}
+
 static Level call_level(Dispatch *d, const IrExpr *e)
 {
     const IrCall *c = &e->u.call;
@@ -180,7 +197,7 @@ static Level level_of(Dispatch *d, const IrExpr *e)
         return call_level(d, e);
     case IR_E_LOAD:
         if (!strcmp(e->u.access.buffer->u.var.type->scope, "local"))
-            return varies(IR_SCOPE_THREAD);
+            return local_level(d, e);
         break;
     default:
         break;
@@ -354,6 +371,67 @@ static void thread_axes(OpCtx *c, const Dispatch *d)
         c->cta_threads = 32 * warps_per_warpgroup(d);
 }
 
+/* ---------------------------------------------------------------- local registers */
+/* A local buffer only ever written by stores (not through its address, a PTX
+ * output, a register pin or a tile primitive) holds values that vary no finer
+ * than what is stored into it and the conditions guarding the stores: a tile
+ * scheduler's tile index in registers is uniform over the CTA. */
+
+static void escape(Dispatch *d, const IrExpr *e)
+{
+    const IrExpr *buf = e->kind == IR_E_LOAD || e->kind == IR_E_REGION ? e->u.access.buffer
+                        : e->kind == IR_E_VAR ? e : NULL;
+    if (buf && buf->u.var.type && buf->u.var.type->kind == IR_TY_BUFFER)
+        ir_ptrmap_put(&d->contents, buf, (uintptr_t)IR_SCOPE_THREAD);
+}
+
+/* The direct arguments of a call that may write them: escaped. */
+static bool find_escapes(IrVisitor *v, const IrExpr *e)
+{
+    Dispatch *d = v->ctx;
+    if (e->kind == IR_E_CALL && (e->u.call.op == IR_OP_PTX || e->u.call.op == IR_OP_ADDRESS_OF ||
+                                 e->u.call.op == IR_OP_BUFFER_DATA || e->dtype.code == IR_DT_VOID))
+        for (int i = 0; i < e->u.call.nargs; i++)
+            escape(d, e->u.call.args[i]);
+    return true;
+}
+
+static bool find_tile_escapes(IrVisitor *v, const IrStmt *s)
+{
+    if (s->kind == IR_S_TILE)
+        for (int i = 0; i < s->u.tile.nargs; i++)
+            escape(v->ctx, s->u.tile.args[i]);
+    return true;
+}
+
+static void track_locals(IrVisitor *v, const IrExpr *var, const IrStmt *where)
+{
+    Dispatch *d = v->ctx;
+    uintptr_t known;
+    if (where && where->kind == IR_S_ALLOC && var->u.var.type->kind == IR_TY_BUFFER &&
+        !strcmp(var->u.var.type->scope, "local") && !ir_ptrmap_get(&d->contents, var, &known))
+        ir_ptrmap_put(&d->contents, var, (uintptr_t)IR_SCOPE_WORLD);
+}
+
+/* A store raises its buffer's level to the value's, the indices' and the
+ * enclosing conditions'. */
+static void record_store(Dispatch *d, const IrStmt *s)
+{
+    uintptr_t known;
+    const IrExpr *buf = s->u.store.buffer;
+    if (!ir_ptrmap_get(&d->contents, buf, &known) || known == IR_SCOPE_THREAD)
+        return;
+    Level l = max_level(level_of(d, s->u.store.value), varies(d->narrow));
+    for (int i = 0; i < s->u.store.n; i++)
+        l = max_level(l, level_of(d, s->u.store.indices[i]));
+    if (s->u.store.predicate)
+        l = max_level(l, level_of(d, s->u.store.predicate));
+    if ((uintptr_t)l.level > known) {
+        ir_ptrmap_put(&d->contents, buf, (uintptr_t)l.level);
+        d->grew = true;
+    }
+}
+
 /* ---------------------------------------------------------------- the walk */
 
 static IrStmt *lower_call(Dispatch *d, IrStmt *s)
@@ -425,9 +503,15 @@ static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
                      max_level(level_of(d, s->u.loop.min), level_of(d, s->u.loop.extent)));
         return NULL;
     }
+    case IR_S_STORE:
+        if (d->analyzing)
+            record_store(d, s);
+        return NULL;
     case IR_S_IF: return lower_if(d, s);
     case IR_S_WHILE: return lower_while(d, s);
     case IR_S_TILE:
+        if (d->analyzing)
+            return s;
         if (!strcmp(s->u.tile.op, "compose_op"))
             return s->u.tile.body ? ir_mutate_stmt(m, s->u.tile.body)
                                   : ir_seq(&d->module->arena, NULL, 0, s->span);
@@ -474,8 +558,30 @@ static IrStmt *place_host_init(Dispatch *d, IrStmt *body)
     return r;
 }
 
+/* The levels of the local buffers' contents: escapes first, then walks that
+ * only record levels until no buffer's level grows (levels only rise, so
+ * this ends after a few walks). */
+static void analyze_locals(Dispatch *d, IrFunc *f)
+{
+    IrVisitor v = {.ctx = d, .def = track_locals};
+    ir_visit_func(&v, f);
+    v = (IrVisitor){.ctx = d, .expr = find_escapes, .stmt = find_tile_escapes};
+    ir_visit_func(&v, f);
+    d->analyzing = true;
+    do {
+        d->grew = false;
+        d->mut = (IrMutator){.ctx = d, .arena = &d->module->arena, .stmt = dispatch_stmt};
+        memset(&d->ids, 0, sizeof d->ids);
+        d->narrow = IR_SCOPE_WORLD;
+        ir_mutate_func(&d->mut, f);
+        ir_mutator_free(&d->mut);
+    } while (d->grew);
+    d->analyzing = false;
+}
+
 static IrFunc *dispatch_func(Dispatch *d, IrFunc *f)
 {
+    analyze_locals(d, f);
     d->mut = (IrMutator){.ctx = d, .arena = &d->module->arena, .stmt = dispatch_stmt};
     memset(&d->ids, 0, sizeof d->ids);
     d->narrow = IR_SCOPE_WORLD;
@@ -499,5 +605,6 @@ bool ps_tile_dispatch(PsCtx *ctx, IrModule *m)
     for (int i = 0; i < m->nfuncs; i++)
         m->funcs[i] = dispatch_func(&d, m->funcs[i]);
     ir_ptrmap_free(&d.level);
+    ir_ptrmap_free(&d.contents);
     return !d.failed;
 }
