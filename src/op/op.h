@@ -1,8 +1,9 @@
 /* The tile-primitive registry and what a dispatch variant works with.
  *
  * A tile primitive call (IR_S_TILE: `T.cta.copy(dst, src)`) names an op and
- * an execution scope; the registry (variants.def) lists, per op, the variants
- * that can lower it, each with a priority, a predicate and a lowering. The
+ * an execution scope; the registry (variants.def) lists, per op or per family
+ * of ops (src/ir/tile_ops.def), the variants that can lower it, each with a
+ * priority, a predicate and a lowering. The
  * dispatcher tries the variants of the call's op by descending priority (ties
  * by name); the first whose predicate accepts the call and whose lowering does
  * not decline replaces the call. `dispatch="name"` narrows the search to that
@@ -54,7 +55,8 @@ typedef const char *(*OpAcceptFn)(OpCtx *c);
 typedef IrStmt *(*OpLowerFn)(OpCtx *c);
 
 typedef struct OpVariant {
-    const char *op;      /* the tile op: "copy", "copy_async", "gemm", "sum", "add", ... */
+    IrTileOp op;         /* the op it lowers; IR_TILE_COUNT: every op of `family` */
+    IrTileFamily family; /* when op is IR_TILE_COUNT */
     const char *name;    /* the variant, as written in dispatch="name" */
     int priority;
     OpAcceptFn accept;
@@ -64,6 +66,8 @@ typedef struct OpVariant {
 
 /* Every registered variant, in table order (variants.def). */
 const OpVariant *op_variants(int *n);
+/* Whether variant v is one of op's. */
+bool op_variant_lowers(const OpVariant *v, IrTileOp op);
 
 /* Lower one call: *out receives the replacement. False when no variant
  * accepts it (or a dispatch= name is unknown); then an error at the call's

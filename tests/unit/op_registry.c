@@ -1,8 +1,9 @@
-/* Unit tests of the tile-primitive registry (src/op/variants.def): every row
- * is complete, (op, variant) pairs are unique, every op is one the parser
- * knows, and the dispatch order is descending priority then name -- checked
- * on a parsed call by forcing each variant in turn and by the order of the
- * reasons in the failure report. */
+/* Unit tests of the tile-op table (src/ir/tile_ops.def) and the tile-primitive
+ * registry (src/op/variants.def): the ops' names are unique and found by
+ * lookup, their arities fit their signatures; every variant row is complete,
+ * (op, variant) pairs are unique (family rows included), every family row
+ * lowers some op, and the dispatch order is descending priority then name --
+ * checked on a parsed call by the order of the reasons in the failure report. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,24 @@
 #include "pass/pass.h"
 #include "script/script.h"
 
+static void test_tile_ops(void **state)
+{
+    (void)state;
+    for (int i = 0; i < IR_TILE_COUNT; i++) {
+        const IrTileOpInfo *t = &ir_tile_ops[i];
+        assert_int_equal(ir_tile_op_lookup(t->name), i);
+        int np = ir_tile_op_nparams((IrTileOp)i);
+        assert_true(t->arity >= 0 && (t->arity < np || np == 0));
+        assert_true((t->flags & IR_TILE_FRAME) ? np == 0 : np > 0);
+    }
+    assert_int_equal(ir_tile_op_lookup("copy_async"), IR_TILE_COPY_ASYNC);
+    assert_int_equal(ir_tile_op_lookup("cpy"), -1);
+    assert_int_equal(ir_tile_op_nparams(IR_TILE_EXP), 4);
+    assert_int_equal(ir_tile_op_nparams(IR_TILE_GEMM_ASYNC), 8);
+    assert_int_equal(ir_tile_ops[IR_TILE_FMA].arity, 3);
+    assert_int_equal(ir_tile_ops[IR_TILE_SUM].family, IR_TILE_FAMILY_REDUCTION);
+}
+
 static void test_rows_complete_and_unique(void **state)
 {
     (void)state;
@@ -27,9 +46,27 @@ static void test_rows_complete_and_unique(void **state)
         assert_non_null(v[i].lower);
         assert_true(v[i].what && *v[i].what);
         assert_true(v[i].priority >= 0);
-        for (int j = 0; j < i; j++)
-            assert_false(!strcmp(v[i].op, v[j].op) && !strcmp(v[i].name, v[j].name));
+        int lowered = 0;
+        for (int op = 0; op < IR_TILE_COUNT; op++) {
+            if (!op_variant_lowers(&v[i], (IrTileOp)op))
+                continue;
+            lowered++;
+            for (int j = 0; j < i; j++)
+                assert_false(op_variant_lowers(&v[j], (IrTileOp)op) &&
+                             !strcmp(v[i].name, v[j].name));
+        }
+        assert_true(lowered > 0);
     }
+    /* a family row is a variant of each op of the family, and of no other */
+    int mem = -1;
+    for (int i = 0; i < n; i++)
+        if (v[i].op == IR_TILE_COUNT && v[i].family == IR_TILE_FAMILY_ELEMENTWISE)
+            mem = i;
+    assert_true(mem >= 0);
+    assert_true(op_variant_lowers(&v[mem], IR_TILE_ADD));
+    assert_true(op_variant_lowers(&v[mem], IR_TILE_SILU));
+    assert_false(op_variant_lowers(&v[mem], IR_TILE_COPY));
+    assert_false(op_variant_lowers(&v[mem], IR_TILE_SUM));
 }
 
 /* A CTA-scope copy into a plain local array, which no variant accepts. */
@@ -63,7 +100,7 @@ static void test_failure_lists_variants_in_order(void **state)
         for (int k = 0; k < n; k++) {
             char head[128];
             snprintf(head, sizeof head, "variant '%s' (priority %d)", v[k].name, v[k].priority);
-            if (strcmp(v[k].op, "copy") || strncmp(d->msg, head, strlen(head)))
+            if (!op_variant_lowers(&v[k], IR_TILE_COPY) || strncmp(d->msg, head, strlen(head)))
                 continue;
             assert_true(v[k].priority < prev_prio ||
                         (v[k].priority == prev_prio && strcmp(v[k].name, prev_name) > 0));
@@ -72,7 +109,7 @@ static void test_failure_lists_variants_in_order(void **state)
     }
     int copies = 0;
     for (int k = 0; k < n; k++)
-        copies += !strcmp(v[k].op, "copy");
+        copies += op_variant_lowers(&v[k], IR_TILE_COPY);
     assert_int_equal(notes, copies);
     assert_int_equal(m->diags.nerrors, 1);
     ir_module_free(m);
@@ -81,6 +118,7 @@ static void test_failure_lists_variants_in_order(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tile_ops),
         cmocka_unit_test(test_rows_complete_and_unique),
         cmocka_unit_test(test_failure_lists_variants_in_order),
     };
