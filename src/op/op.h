@@ -75,6 +75,9 @@ bool op_variant_lowers(const OpVariant *v, IrTileOp op);
  * reported into diags. */
 bool op_dispatch(OpCtx *c, TxDiags *diags, IrStmt **out);
 
+/* The name of a target (80, 90, 100) in messages: "sm_80", "sm_90a", "sm_100a". */
+const char *op_target_name(int sm);
+
 /* A formatted reason (arena string); for predicates. */
 const char *op_reason(OpCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Decline from inside a lowering: records the reason and returns NULL. */
@@ -145,6 +148,14 @@ IrExpr *op_var(OpCtx *c, const char *base, IrDType dt);
  * T.cuda.cvta_generic_to_shared as the parser does. The spelling must be a
  * form of the table (a variant that builds another is a compiler bug). */
 IrExpr *op_ptx(OpCtx *c, const char *spelling, IrExpr **args, int n);
+/* Whether the target has the PTX instruction `spelling` (a form of the table,
+ * spelt as for op_ptx), by the table's architecture columns: NULL, or why not,
+ * naming `what` ("TMA"), the instruction and the target(s) that have it ("needs
+ * sm_90a or newer", "exists only on sm_90a"). An unknown target has only what
+ * the oldest target (sm_80) has. */
+const char *op_need_ptx(OpCtx *c, const char *what, const char *spelling);
+/* Whether the target is known and has the PTX instruction `spelling`. */
+bool op_has_ptx(const OpCtx *c, const char *spelling);
 
 /* Statement lists. */
 typedef struct OpSeq {

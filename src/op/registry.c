@@ -85,7 +85,7 @@ static int candidates(const IrStmt *call, const OpVariant **out, bool forced)
     return n;
 }
 
-static const char *target_name(int sm)
+const char *op_target_name(int sm)
 {
     switch (sm) {
     case 80: return "sm_80";
@@ -147,7 +147,7 @@ bool op_dispatch(OpCtx *c, TxDiags *diags, IrStmt **out)
         return false;
     }
     tx_error(diags, call->span, "no variant of tile primitive '%s' accepts this call (%s scope, %s)",
-             op, scope_name(call->u.tile.scope), target_name(c->sm));
+             op, scope_name(call->u.tile.scope), op_target_name(c->sm));
     for (int i = 0; i < n; i++)
         tx_note(diags, (TxSpan){0}, "variant '%s' (priority %d): %s", cand[i]->name,
                 cand[i]->priority, why[i]);

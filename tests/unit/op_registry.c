@@ -3,7 +3,8 @@
  * lookup, their arities fit their signatures; every variant row is complete,
  * (op, variant) pairs are unique (family rows included), every family row
  * lowers some op, and the dispatch order is descending priority then name --
- * checked on a parsed call by the order of the reasons in the failure report. */
+ * checked on a parsed call by the order of the reasons in the failure report.
+ * Also the architecture checks the variants make through the PTX table. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -115,12 +116,61 @@ static void test_failure_lists_variants_in_order(void **state)
     ir_module_free(m);
 }
 
+/* The architecture checks read the PTX table: an instruction is refused on a
+ * target older than its entry (or one of its tokens) with the first target
+ * that has it, on a newer one that lacks it (wgmma on sm_100a) with the one
+ * that has it; an unknown target has what sm_80 has. */
+static void test_ptx_architecture(void **state)
+{
+    (void)state;
+    IrModule *m = ir_module_new();
+    IrStmt *call = ir_stmt(&m->arena, IR_S_TILE, (TxSpan){0});
+    call->u.tile.op = IR_TILE_COPY_ASYNC;
+    OpCtx c = {.arena = &m->arena, .call = call};
+    const char *tma = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes";
+    const char *grouped = "cp.async.bulk.tensor.2d.shared::cluster.global."
+                          "mbarrier::complete_tx::bytes.cta_group::1";
+    c.sm = 80;
+    assert_string_equal(op_need_ptx(&c, "TMA", tma),
+                        "TMA (cp.async.bulk.tensor.2d.shared::cluster.global."
+                        "mbarrier::complete_tx::bytes) needs sm_90a or newer; the target is sm_80");
+    assert_null(op_need_ptx(&c, "cp.async", "cp.async.cg.shared.global"));
+    assert_null(op_need_ptx(&c, "mma.sync", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+    c.sm = 90;
+    assert_null(op_need_ptx(&c, "TMA", tma));
+    assert_false(op_has_ptx(&c, grouped)); /* the cta_group token is sm_100a's */
+    assert_string_equal(op_need_ptx(&c, "TMA", grouped),
+                        "TMA (cp.async.bulk.tensor.2d.shared::cluster.global."
+                        "mbarrier::complete_tx::bytes.cta_group::1) needs sm_100a or newer; the "
+                        "target is sm_90a");
+    const char *wgmma = "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16";
+    assert_null(op_need_ptx(&c, "wgmma", wgmma));
+    c.sm = 100;
+    assert_true(op_has_ptx(&c, grouped));
+    assert_null(op_need_ptx(&c, "TMA", grouped));
+    assert_false(op_has_ptx(&c, wgmma)); /* sm_90a only */
+    assert_string_equal(op_need_ptx(&c, "wgmma", wgmma),
+                        "wgmma (wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16) exists only "
+                        "on sm_90a; the target is sm_100a");
+    c.sm = 0;
+    assert_false(op_has_ptx(&c, "cp.async.cg.shared.global"));
+    assert_null(op_need_ptx(&c, "cp.async", "cp.async.cg.shared.global"));
+    const char *why = op_need_ptx(&c, "TMA", tma);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "needs sm_90a or newer; the target is not known"));
+    why = op_need_ptx(&c, "wgmma", wgmma);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "exists only on sm_90a; the target is not known"));
+    ir_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tile_ops),
         cmocka_unit_test(test_rows_complete_and_unique),
         cmocka_unit_test(test_failure_lists_variants_in_order),
+        cmocka_unit_test(test_ptx_architecture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
