@@ -326,7 +326,7 @@ static bool eq_for(Eq *q, const IrStmt *a, const IrStmt *b)
 
 static bool eq_tile(Eq *q, const IrStmt *a, const IrStmt *b)
 {
-    return eq_u64(q, a->u.tile.scope, b->u.tile.scope) && eq_str(q, a->u.tile.op, b->u.tile.op) &&
+    return eq_u64(q, a->u.tile.scope, b->u.tile.scope) && eq_u64(q, a->u.tile.op, b->u.tile.op) &&
            eq_u64(q, (uint64_t)a->u.tile.nargs, (uint64_t)b->u.tile.nargs) &&
            eq_u64(q, (uint64_t)a->u.tile.nworkspace, (uint64_t)b->u.tile.nworkspace) &&
            eq_u64(q, (uint64_t)a->u.tile.nconfig, (uint64_t)b->u.tile.nconfig) &&

@@ -209,6 +209,34 @@ int ir_op_lookup_registered(const char *name)
     return -1;
 }
 
+const IrTileOpInfo ir_tile_ops[IR_TILE_COUNT] = {
+#define CONFIG IR_TILE_CONFIG
+#define FRAME IR_TILE_FRAME
+#define X(E, name, family, arity, flags, params, ir) \
+    {name, IR_TILE_FAMILY_##family, arity, flags, params, ir},
+#include "tile_ops.def"
+#undef X
+#undef CONFIG
+#undef FRAME
+};
+
+int ir_tile_op_lookup(const char *name)
+{
+    for (int i = 0; i < IR_TILE_COUNT; i++)
+        if (!strcmp(ir_tile_ops[i].name, name))
+            return i;
+    return -1;
+}
+
+int ir_tile_op_nparams(IrTileOp op)
+{
+    const char *p = ir_tile_ops[op].params;
+    int n = *p != 0;
+    for (; *p; p++)
+        n += *p == ',';
+    return n;
+}
+
 const char *const ir_scope_names[IR_SCOPE_COUNT] = {
 #define X(E, name) name,
 #include "scope.def"

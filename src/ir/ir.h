@@ -237,6 +237,38 @@ typedef enum {
 } IrForKind;
 extern const char *const ir_for_names[IR_FOR_COUNT];
 
+/* Tile primitives (tile_ops.def): what an IR_S_TILE statement calls. */
+typedef enum {
+#define X(E, name, family, arity, flags, params, ir) IR_TILE_##E,
+#include "tile_ops.def"
+#undef X
+    IR_TILE_COUNT
+} IrTileOp;
+
+typedef enum {
+    IR_TILE_FAMILY_ELEMENTWISE,
+    IR_TILE_FAMILY_MOVE,
+    IR_TILE_FAMILY_GEMM,
+    IR_TILE_FAMILY_REDUCTION,
+    IR_TILE_FAMILY_COMPOSED,
+} IrTileFamily;
+
+enum { IR_TILE_CONFIG = 1, IR_TILE_FRAME = 2 }; /* IrTileOpInfo.flags */
+
+typedef struct IrTileOpInfo {
+    const char *name;       /* "copy", "gemm_async", ... */
+    IrTileFamily family;
+    int arity;              /* the source operands one result is computed from */
+    unsigned flags;
+    const char *params;     /* the signature, as tile_ops.def describes it */
+    const char *ir_order;   /* "": the parameter order */
+} IrTileOpInfo;
+extern const IrTileOpInfo ir_tile_ops[IR_TILE_COUNT];
+/* Look up a tile primitive by name ("copy"); -1 if none. */
+int ir_tile_op_lookup(const char *name);
+/* The number of parameters of its signature. */
+int ir_tile_op_nparams(IrTileOp op);
+
 struct IrStmt {
     IrStmtKind kind;
     TxSpan span;
@@ -286,7 +318,7 @@ struct IrStmt {
         IrExpr *ret;                                        /* RETURN (may be NULL) */
         struct {                                            /* TILE */
             IrScope scope;     /* THREAD prints T.tile.<op> */
-            const char *op;    /* "copy", "gemm_async", ... */
+            IrTileOp op;
             int nargs, nworkspace, nconfig;
             IrExpr **args;
             IrKwarg *workspace; /* sorted by key */

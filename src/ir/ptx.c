@@ -1282,6 +1282,15 @@ bool ir_ptx_available(const IrPtxResolved *r, int sm)
     return true;
 }
 
+int ir_ptx_first_sm(const IrPtxResolved *r)
+{
+    static const int targets[] = {80, 90, 100};
+    for (size_t i = 0; i < TX_ARRAY_LEN(targets); i++)
+        if (ir_ptx_available(r, targets[i]))
+            return targets[i];
+    return 0;
+}
+
 bool ir_ptx_valid(const IrPtxResolved *r, char *err, size_t errlen)
 {
     const PtxEntry *e = ptx_entry(r->entry);

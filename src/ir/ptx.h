@@ -86,6 +86,8 @@ int ir_ptx_min_sm(int entry);                     /* 80, 90 (sm_90a), 100 (sm_10
 /* Whether the instruction exists on sm (80, 90 = sm_90a, 100 = sm_100a): the entry's range
  * (wgmma is sm_90a only) and the minimum of each token used (".shared::cluster" needs sm_90). */
 bool ir_ptx_available(const IrPtxResolved *r, int sm);
+/* The oldest target on which r is available (80, 90, 100), or 0 when none has it. */
+int ir_ptx_first_sm(const IrPtxResolved *r);
 /* Whether r is a well-formed instance of its entry: every slot holds one of its
  * choices ("" only where optional) and the cross-slot rules hold. For IR that
  * passes build directly; err says what is wrong. */

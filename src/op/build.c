@@ -1,9 +1,10 @@
 /* Building the TIRx a variant returns: typed, folded expressions (the
  * parser's own rules, so a lowered call is structurally equal to the same
  * code written by hand), loads, stores, loops, T.ptx calls through the
- * instruction table, register allocations and local views of distributed
- * register tiles; and the small index facts the variants' predicates need
- * (constants, provable powers of two). */
+ * instruction table (and whether the target has an instruction, from that
+ * table's architecture columns), register allocations and local views of
+ * distributed register tiles; and the small index facts the variants'
+ * predicates need (constants, provable powers of two). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,23 +70,57 @@ static IrExpr *ptx_operand(OpCtx *c, const IrPtxOperand *op, IrExpr *e)
     return e;
 }
 
-IrExpr *op_ptx(OpCtx *c, const char *spelling, IrExpr **args, int n)
+/* The table entry of a dotted spelling; info NULL: the operands are not known
+ * (n is then their count, -1 unknown). */
+static IrPtxResolved ptx_resolve(TxArena *arena, const char *spelling, const IrPtxArg *info, int n)
 {
     const char *tok[IR_PTX_MAX_SLOTS + 4];
     int ntok = 0;
     for (const char *s = spelling; *s && ntok < (int)TX_ARRAY_LEN(tok);) {
         const char *dot = strchr(s, '.');
         size_t len = dot ? (size_t)(dot - s) : strlen(s);
-        tok[ntok++] = tx_arena_strndup(c->arena, s, len);
+        tok[ntok++] = tx_arena_strndup(arena, s, len);
         s += len + (dot ? 1 : 0);
     }
-    IrPtxArg *info = TX_NEW_ARRAY(c->arena, IrPtxArg, n ? n : 1);
-    for (int i = 0; i < n; i++)
-        info[i] = (IrPtxArg){args[i]->dtype, args[i]->dtype.code == IR_DT_BOOL};
     IrPtxResolved res;
     char err[256];
     if (!ir_ptx_resolve_args(tok, ntok, info, n, &res, NULL, err, sizeof err))
         TX_UNREACHABLE(); /* variants spell only forms of the table */
+    return res;
+}
+
+/* The oldest and the newest target. An unknown target is taken as the oldest:
+ * what it has, every target has. */
+enum { OLDEST_SM = 80, NEWEST_SM = 100 };
+
+bool op_has_ptx(const OpCtx *c, const char *spelling)
+{
+    IrPtxResolved res = ptx_resolve(c->arena, spelling, NULL, -1);
+    return c->sm && ir_ptx_available(&res, c->sm);
+}
+
+const char *op_need_ptx(OpCtx *c, const char *what, const char *spelling)
+{
+    IrPtxResolved res = ptx_resolve(c->arena, spelling, NULL, -1);
+    if (ir_ptx_available(&res, c->sm ? c->sm : OLDEST_SM))
+        return NULL;
+    int first = ir_ptx_first_sm(&res);
+    const char *target = c->sm ? op_target_name(c->sm) : "not known";
+    if (!first)
+        return op_reason(c, "%s (%s) is not available on any target", what, spelling);
+    if (first < c->sm || !ir_ptx_available(&res, NEWEST_SM))
+        return op_reason(c, "%s (%s) exists only on %s; the target is %s", what, spelling,
+                         op_target_name(first), target);
+    return op_reason(c, "%s (%s) needs %s or newer; the target is %s", what, spelling,
+                     op_target_name(first), target);
+}
+
+IrExpr *op_ptx(OpCtx *c, const char *spelling, IrExpr **args, int n)
+{
+    IrPtxArg *info = TX_NEW_ARRAY(c->arena, IrPtxArg, n ? n : 1);
+    for (int i = 0; i < n; i++)
+        info[i] = (IrPtxArg){args[i]->dtype, args[i]->dtype.code == IR_DT_BOOL};
+    IrPtxResolved res = ptx_resolve(c->arena, spelling, info, n);
     IrPtxOperand ops[64];
     int nops = ir_ptx_operands(&res, ops, (int)TX_ARRAY_LEN(ops));
     IrExpr **a = TX_NEW_ARRAY(c->arena, IrExpr *, n ? n : 1);

@@ -7,42 +7,55 @@
  *   fma(dst, a, b, c) -> a * b + c;
  *   exp, exp2, log2, sqrt (dst, src[, bias[, scale]]) -> f(src * scale + bias), a bias of
  *   None meaning none;
- *   reciprocal -> 1 / src; silu -> src / (1 + exp(-src)). */
-#include <string.h>
-
+ *   reciprocal -> 1 / src; silu -> src / (1 + exp(-src)).
+ * Each op's rule is a row of ew_rules, indexed by the tile op. */
 #include "elementwise.h"
 
-typedef enum { EW_NULLARY, EW_UNARY, EW_BINARY, EW_TERNARY } EwArity;
+/* How an element of dst is computed from the sources' values v[], per op of
+ * the elementwise family; an op without a rule (memset, select) has no
+ * lowering here. The number of sources is the op's arity (tile_ops.def). */
+typedef enum {
+    EW_NONE,
+    EW_ZERO,       /* 0 in dst's dtype */
+    EW_CONVERT,    /* v[0] converted to dst's dtype */
+    EW_BINARY,     /* v[0] (what) v[1], what an IrExprKind */
+    EW_CALL,       /* what(v[0], v[1], ...), what an IrOp */
+    EW_MATH,       /* what(v[0] * scale + bias), what an IrOp; bias and scale optional */
+    EW_RECIPROCAL, /* 1 / v[0] */
+    EW_SILU,       /* v[0] / (1 + exp(-v[0])) */
+} EwRule;
 
 static const struct {
-    const char *op;
-    EwArity arity;
-    int max_args; /* including dst */
-} ew_ops[] = {
-    {"zero", EW_NULLARY, 2}, {"fill", EW_UNARY, 2},       {"cast", EW_UNARY, 2},
-    {"add", EW_BINARY, 3},   {"sub", EW_BINARY, 3},       {"mul", EW_BINARY, 3},
-    {"fdiv", EW_BINARY, 3},  {"maximum", EW_BINARY, 3},   {"minimum", EW_BINARY, 3},
-    {"fma", EW_TERNARY, 4},  {"exp", EW_UNARY, 4},        {"exp2", EW_UNARY, 4},
-    {"log2", EW_UNARY, 4},   {"sqrt", EW_UNARY, 4},       {"reciprocal", EW_UNARY, 2},
-    {"silu", EW_UNARY, 2},
+    EwRule rule;
+    int what;
+} ew_rules[IR_TILE_COUNT] = {
+    [IR_TILE_ZERO] = {EW_ZERO, 0},
+    [IR_TILE_FILL] = {EW_CONVERT, 0},
+    [IR_TILE_CAST] = {EW_CONVERT, 0},
+    [IR_TILE_ADD] = {EW_BINARY, IR_E_ADD},
+    [IR_TILE_SUB] = {EW_BINARY, IR_E_SUB},
+    [IR_TILE_MUL] = {EW_BINARY, IR_E_MUL},
+    [IR_TILE_FDIV] = {EW_BINARY, IR_E_DIV},
+    [IR_TILE_MAXIMUM] = {EW_BINARY, IR_E_MAX},
+    [IR_TILE_MINIMUM] = {EW_BINARY, IR_E_MIN},
+    [IR_TILE_FMA] = {EW_CALL, IR_OP_FMA},
+    [IR_TILE_EXP] = {EW_MATH, IR_OP_EXP},
+    [IR_TILE_EXP2] = {EW_MATH, IR_OP_EXP2},
+    [IR_TILE_LOG2] = {EW_MATH, IR_OP_LOG2},
+    [IR_TILE_SQRT] = {EW_MATH, IR_OP_SQRT},
+    [IR_TILE_RECIPROCAL] = {EW_RECIPROCAL, 0},
+    [IR_TILE_SILU] = {EW_SILU, 0},
 };
-
-static int find_op(const char *op)
-{
-    for (size_t i = 0; i < TX_ARRAY_LEN(ew_ops); i++)
-        if (!strcmp(ew_ops[i].op, op))
-            return (int)i;
-    return -1;
-}
 
 const char *op_ew_operands(OpCtx *c, OpRegion *dst, OpRegion *src, bool *is_region, int *nsrc)
 {
-    int k = find_op(c->call->u.tile.op);
-    if (k < 0)
-        return op_reason(c, "'%s' is not an elementwise primitive", c->call->u.tile.op);
-    int n = op_nargs(c);
-    if (n < 1 || n > ew_ops[k].max_args)
-        return op_reason(c, "'%s' takes at most %d arguments", ew_ops[k].op, ew_ops[k].max_args);
+    IrTileOp op = c->call->u.tile.op;
+    const IrTileOpInfo *info = &ir_tile_ops[op];
+    if (!ew_rules[op].rule)
+        return op_reason(c, "'%s' has no elementwise lowering", info->name);
+    int n = op_nargs(c), max = ir_tile_op_nparams(op);
+    if (n < 1 || n > max)
+        return op_reason(c, "'%s' takes at most %d arguments", info->name, max);
     const char *why = op_region(c, 0, dst);
     if (why)
         return why;
@@ -50,8 +63,8 @@ const char *op_ew_operands(OpCtx *c, OpRegion *dst, OpRegion *src, bool *is_regi
     for (int i = 1; i < n; i++) {
         IrExpr *a = op_arg(c, i);
         is_region[i - 1] = a->kind == IR_E_REGION;
-        if (a->kind == IR_E_NONE && ew_ops[k].arity == EW_UNARY && i >= 2) {
-            (*nsrc)++; /* the bias of exp(dst, src, None, scale) */
+        if (a->kind == IR_E_NONE && i > info->arity) {
+            (*nsrc)++; /* an optional operand left out: the bias of exp(dst, src, None, scale) */
             continue;
         }
         if (is_region[i - 1]) {
@@ -65,10 +78,10 @@ const char *op_ew_operands(OpCtx *c, OpRegion *dst, OpRegion *src, bool *is_regi
         }
         (*nsrc)++;
     }
-    int need = ew_ops[k].arity == EW_NULLARY ? 0 : ew_ops[k].arity == EW_UNARY ? 1
-               : ew_ops[k].arity == EW_BINARY ? 2 : 3;
+    int need = info->arity;
     if (*nsrc < need)
-        return op_reason(c, "'%s' needs %d source operand%s", ew_ops[k].op, need, need == 1 ? "" : "s");
+        return op_reason(c, "'%s' needs %d source operand%s", info->name, need,
+                         need == 1 ? "" : "s");
     return NULL;
 }
 
@@ -92,40 +105,30 @@ void op_ew_load_sources(OpCtx *c, const OpRegion *src, const bool *is_region, in
     }
 }
 
-static IrExpr *unary_call(OpCtx *c, IrOp op, IrExpr *x) { return op_call(c, op, x->dtype, &x, 1); }
-
 IrExpr *op_ew_value(OpCtx *c, IrDType dst, IrExpr **v, int n)
 {
-    const char *op = c->call->u.tile.op;
-    if (!strcmp(op, "zero"))
-        return op_cast(c, dst, op_i32(c, 0));
-    if (!strcmp(op, "fill") || !strcmp(op, "cast"))
-        return op_cast(c, dst, v[0]);
-    static const struct {
-        const char *op;
-        IrExprKind k;
-    } binary[] = {{"add", IR_E_ADD}, {"sub", IR_E_SUB}, {"mul", IR_E_MUL},
-                  {"fdiv", IR_E_DIV}, {"maximum", IR_E_MAX}, {"minimum", IR_E_MIN}};
-    for (size_t i = 0; i < TX_ARRAY_LEN(binary); i++)
-        if (!strcmp(op, binary[i].op))
-            return op_bin(c, binary[i].k, v[0], v[1]);
-    if (!strcmp(op, "fma")) {
-        IrExpr *a[3] = {v[0], v[1], v[2]};
-        return op_call(c, IR_OP_FMA, v[0]->dtype, a, 3);
-    }
-    IrExpr *x = v[0];
-    if (!strcmp(op, "reciprocal"))
-        return op_bin(c, IR_E_DIV, op_cast(c, x->dtype, op_i32(c, 1)), x);
-    if (!strcmp(op, "silu")) {
+    IrTileOp op = c->call->u.tile.op;
+    int what = ew_rules[op].what;
+    IrExpr *x = n > 0 ? v[0] : NULL;
+    switch (ew_rules[op].rule) {
+    case EW_ZERO: return op_cast(c, dst, op_i32(c, 0));
+    case EW_CONVERT: return op_cast(c, dst, x);
+    case EW_BINARY: return op_bin(c, (IrExprKind)what, x, v[1]);
+    case EW_CALL: return op_call(c, (IrOp)what, x->dtype, v, ir_tile_ops[op].arity);
+    case EW_MATH:
+        if (n > 2 && v[2])
+            x = op_bin(c, IR_E_MUL, x, v[2]);
+        if (n > 1 && v[1])
+            x = op_bin(c, IR_E_ADD, x, v[1]);
+        return op_call(c, (IrOp)what, x->dtype, &x, 1);
+    case EW_RECIPROCAL: return op_bin(c, IR_E_DIV, op_cast(c, x->dtype, op_i32(c, 1)), x);
+    case EW_SILU: {
         IrExpr *one = op_cast(c, x->dtype, op_i32(c, 1));
-        IrExpr *e = unary_call(c, IR_OP_EXP, op_bin(c, IR_E_SUB, op_cast(c, x->dtype, op_i32(c, 0)), x));
+        IrExpr *neg = op_bin(c, IR_E_SUB, op_cast(c, x->dtype, op_i32(c, 0)), x);
+        IrExpr *e = op_call(c, IR_OP_EXP, x->dtype, &neg, 1);
         return op_bin(c, IR_E_DIV, x, op_bin(c, IR_E_ADD, one, e));
     }
-    if (n > 2 && v[2])
-        x = op_bin(c, IR_E_MUL, x, v[2]);
-    if (n > 1 && v[1])
-        x = op_bin(c, IR_E_ADD, x, v[1]);
-    IrOp f = !strcmp(op, "exp") ? IR_OP_EXP : !strcmp(op, "exp2") ? IR_OP_EXP2
-             : !strcmp(op, "log2") ? IR_OP_LOG2 : IR_OP_SQRT;
-    return unary_call(c, f, x);
+    case EW_NONE: break;
+    }
+    TX_UNREACHABLE(); /* op_ew_operands refused the op */
 }

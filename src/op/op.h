@@ -1,8 +1,9 @@
 /* The tile-primitive registry and what a dispatch variant works with.
  *
  * A tile primitive call (IR_S_TILE: `T.cta.copy(dst, src)`) names an op and
- * an execution scope; the registry (variants.def) lists, per op, the variants
- * that can lower it, each with a priority, a predicate and a lowering. The
+ * an execution scope; the registry (variants.def) lists, per op or per family
+ * of ops (src/ir/tile_ops.def), the variants that can lower it, each with a
+ * priority, a predicate and a lowering. The
  * dispatcher tries the variants of the call's op by descending priority (ties
  * by name); the first whose predicate accepts the call and whose lowering does
  * not decline replaces the call. `dispatch="name"` narrows the search to that
@@ -54,7 +55,8 @@ typedef const char *(*OpAcceptFn)(OpCtx *c);
 typedef IrStmt *(*OpLowerFn)(OpCtx *c);
 
 typedef struct OpVariant {
-    const char *op;      /* the tile op: "copy", "copy_async", "gemm", "sum", "add", ... */
+    IrTileOp op;         /* the op it lowers; IR_TILE_COUNT: every op of `family` */
+    IrTileFamily family; /* when op is IR_TILE_COUNT */
     const char *name;    /* the variant, as written in dispatch="name" */
     int priority;
     OpAcceptFn accept;
@@ -64,12 +66,17 @@ typedef struct OpVariant {
 
 /* Every registered variant, in table order (variants.def). */
 const OpVariant *op_variants(int *n);
+/* Whether variant v is one of op's. */
+bool op_variant_lowers(const OpVariant *v, IrTileOp op);
 
 /* Lower one call: *out receives the replacement. False when no variant
  * accepts it (or a dispatch= name is unknown); then an error at the call's
  * span, with one note per variant tried (its priority and reason), is
  * reported into diags. */
 bool op_dispatch(OpCtx *c, TxDiags *diags, IrStmt **out);
+
+/* The name of a target (80, 90, 100) in messages: "sm_80", "sm_90a", "sm_100a". */
+const char *op_target_name(int sm);
 
 /* A formatted reason (arena string); for predicates. */
 const char *op_reason(OpCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -141,6 +148,14 @@ IrExpr *op_var(OpCtx *c, const char *base, IrDType dt);
  * T.cuda.cvta_generic_to_shared as the parser does. The spelling must be a
  * form of the table (a variant that builds another is a compiler bug). */
 IrExpr *op_ptx(OpCtx *c, const char *spelling, IrExpr **args, int n);
+/* Whether the target has the PTX instruction `spelling` (a form of the table,
+ * spelt as for op_ptx), by the table's architecture columns: NULL, or why not,
+ * naming `what` ("TMA"), the instruction and the target(s) that have it ("needs
+ * sm_90a or newer", "exists only on sm_90a"). An unknown target has only what
+ * the oldest target (sm_80) has. */
+const char *op_need_ptx(OpCtx *c, const char *what, const char *spelling);
+/* Whether the target is known and has the PTX instruction `spelling`. */
+bool op_has_ptx(const OpCtx *c, const char *spelling);
 
 /* Statement lists. */
 typedef struct OpSeq {

@@ -8,6 +8,19 @@
 
 #include "reduction.h"
 
+/* How each reduction combines two values and what it starts from, indexed by
+ * the tile op; an op without a row has no lowering here. */
+typedef enum { RED_NONE, RED_ZERO, RED_LOWEST, RED_HIGHEST } RedIdentity;
+
+static const struct {
+    RedIdentity identity;
+    IrExprKind combine;
+} red_ops[IR_TILE_COUNT] = {
+    [IR_TILE_SUM] = {RED_ZERO, IR_E_ADD},
+    [IR_TILE_MAX] = {RED_LOWEST, IR_E_MAX},
+    [IR_TILE_MIN] = {RED_HIGHEST, IR_E_MIN},
+};
+
 static bool parse_axes(const OpReduce *r, IrExpr *axes, bool *reduced)
 {
     memset(reduced, 0, sizeof(bool) * OP_MAX_DIMS);
@@ -37,6 +50,9 @@ static bool parse_axes(const OpReduce *r, IrExpr *axes, bool *reduced)
 const char *op_red_operands(OpCtx *c, OpReduce *r)
 {
     memset(r, 0, sizeof *r);
+    IrTileOp op = c->call->u.tile.op;
+    if (!red_ops[op].identity)
+        return op_reason(c, "'%s' has no reduction lowering", ir_tile_ops[op].name);
     const char *why;
     if ((why = op_region(c, 0, &r->dst)) || (why = op_region(c, 1, &r->src)))
         return why;
@@ -68,24 +84,22 @@ const char *op_red_operands(OpCtx *c, OpReduce *r)
 
 IrExpr *op_red_identity(OpCtx *c, IrDType t)
 {
-    const char *op = c->call->u.tile.op;
+    RedIdentity id = red_ops[c->call->u.tile.op].identity;
     TxSpan sp = c->call->span;
-    if (!strcmp(op, "sum"))
+    if (id == RED_ZERO)
         return op_cast(c, t, op_i32(c, 0));
-    bool is_max = !strcmp(op, "max");
+    bool lowest = id == RED_LOWEST;
     if (ir_dtype_is_float(t))
-        return ir_float(c->arena, t, is_max ? -INFINITY : INFINITY, sp);
+        return ir_float(c->arena, t, lowest ? -INFINITY : INFINITY, sp);
     if (t.code == IR_DT_UINT)
-        return ir_int(c->arena, t, is_max ? 0 : (int64_t)((t.bits >= 64 ? ~0ull : (1ull << t.bits) - 1)), sp);
+        return ir_int(c->arena, t, lowest ? 0 : (int64_t)((t.bits >= 64 ? ~0ull : (1ull << t.bits) - 1)), sp);
     int64_t hi = t.bits >= 64 ? INT64_MAX : ((int64_t)1 << (t.bits - 1)) - 1;
-    return ir_int(c->arena, t, is_max ? -hi - 1 : hi, sp);
+    return ir_int(c->arena, t, lowest ? -hi - 1 : hi, sp);
 }
 
 IrExpr *op_red_combine(OpCtx *c, IrExpr *a, IrExpr *b)
 {
-    const char *op = c->call->u.tile.op;
-    IrExprKind k = !strcmp(op, "sum") ? IR_E_ADD : !strcmp(op, "max") ? IR_E_MAX : IR_E_MIN;
-    return op_bin(c, k, a, b);
+    return op_bin(c, red_ops[c->call->u.tile.op].combine, a, b);
 }
 
 /* Digits of a flat index over the extents of the selected dims (NULL for

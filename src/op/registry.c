@@ -1,6 +1,8 @@
 /* The tile-primitive registry: the table of variants.def and the dispatch
- * over it. Variants of the call's op are tried by descending priority, ties
- * by name (the reference's order); `dispatch="name"` keeps only that variant.
+ * over it. The variants of the call's op (its rows and its family's rows,
+ * families as src/ir/tile_ops.def gives them) are tried by descending
+ * priority, ties by name (the reference's order); `dispatch="name"` keeps
+ * only that variant.
  * A call nothing accepts is an error at the call listing every variant tried
  * with its priority and its reason, so the author sees why each was refused. */
 #include <stdarg.h>
@@ -14,19 +16,32 @@
 #define OP_VARIANT(op, name, prio, accept, lower, what) \
     const char *accept(OpCtx *c);                       \
     IrStmt *lower(OpCtx *c);
+#define OP_FAMILY_VARIANT OP_VARIANT
 #include "variants.def"
 #undef OP_VARIANT
+#undef OP_FAMILY_VARIANT
 
 static const OpVariant variants[] = {
-#define OP_VARIANT(op, name, prio, accept, lower, what) {op, name, prio, accept, lower, what},
+#define OP_VARIANT(op_, name_, prio, accept_, lower_, what_)                              \
+    {.op = IR_TILE_##op_, .name = name_, .priority = prio, .accept = accept_, .lower = lower_, \
+     .what = what_},
+#define OP_FAMILY_VARIANT(family_, name_, prio, accept_, lower_, what_)                     \
+    {.op = IR_TILE_COUNT, .family = IR_TILE_FAMILY_##family_, .name = name_,                 \
+     .priority = prio, .accept = accept_, .lower = lower_, .what = what_},
 #include "variants.def"
 #undef OP_VARIANT
+#undef OP_FAMILY_VARIANT
 };
 
 const OpVariant *op_variants(int *n)
 {
     *n = (int)TX_ARRAY_LEN(variants);
     return variants;
+}
+
+bool op_variant_lowers(const OpVariant *v, IrTileOp op)
+{
+    return v->op == IR_TILE_COUNT ? v->family == ir_tile_ops[op].family : v->op == op;
 }
 
 const char *op_reason(OpCtx *c, const char *fmt, ...)
@@ -63,14 +78,14 @@ static int candidates(const IrStmt *call, const OpVariant **out, bool forced)
 {
     int n = 0;
     for (size_t i = 0; i < TX_ARRAY_LEN(variants); i++)
-        if (!strcmp(variants[i].op, call->u.tile.op) &&
+        if (op_variant_lowers(&variants[i], call->u.tile.op) &&
             (!forced || !strcmp(variants[i].name, call->u.tile.dispatch)))
             out[n++] = &variants[i];
     qsort(out, (size_t)n, sizeof *out, by_priority);
     return n;
 }
 
-static const char *target_name(int sm)
+const char *op_target_name(int sm)
 {
     switch (sm) {
     case 80: return "sm_80";
@@ -85,26 +100,28 @@ static const char *scope_name(IrScope s) { return s == IR_SCOPE_THREAD ? "thread
 static void report_unknown_variant(const OpCtx *c, TxDiags *d)
 {
     const IrStmt *call = c->call;
+    const char *op = ir_tile_ops[call->u.tile.op].name;
     const char *names[TX_ARRAY_LEN(variants)];
     char list[512] = "";
     size_t len = 0;
     int n = 0;
     for (size_t i = 0; i < TX_ARRAY_LEN(variants); i++)
-        if (!strcmp(variants[i].op, call->u.tile.op)) {
+        if (op_variant_lowers(&variants[i], call->u.tile.op)) {
             names[n++] = variants[i].name;
             len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0, "%s%s",
                                     len ? ", " : "", variants[i].name);
         }
     const char *near = tx_nearest(call->u.tile.dispatch, names, n);
-    tx_error(d, call->span, "tile primitive '%s' has no variant '%s'%s%s%s", call->u.tile.op,
+    tx_error(d, call->span, "tile primitive '%s' has no variant '%s'%s%s%s", op,
              call->u.tile.dispatch, near ? "; did you mean '" : "", near ? near : "",
              near ? "'?" : "");
-    tx_note(d, (TxSpan){0}, "the variants of '%s' are: %s", call->u.tile.op, list);
+    tx_note(d, (TxSpan){0}, "the variants of '%s' are: %s", op, list);
 }
 
 bool op_dispatch(OpCtx *c, TxDiags *diags, IrStmt **out)
 {
     const IrStmt *call = c->call;
+    const char *op = ir_tile_ops[call->u.tile.op].name;
     const OpVariant *cand[TX_ARRAY_LEN(variants)];
     bool forced = call->u.tile.dispatch != NULL;
     int n = candidates(call, cand, forced);
@@ -126,11 +143,11 @@ bool op_dispatch(OpCtx *c, TxDiags *diags, IrStmt **out)
         why[i] = c->reason ? c->reason : "declined";
     }
     if (n == 0) {
-        tx_error(diags, call->span, "tile primitive '%s' has no CUDA lowering", call->u.tile.op);
+        tx_error(diags, call->span, "tile primitive '%s' has no CUDA lowering", op);
         return false;
     }
     tx_error(diags, call->span, "no variant of tile primitive '%s' accepts this call (%s scope, %s)",
-             call->u.tile.op, scope_name(call->u.tile.scope), target_name(c->sm));
+             op, scope_name(call->u.tile.scope), op_target_name(c->sm));
     for (int i = 0; i < n; i++)
         tx_note(diags, (TxSpan){0}, "variant '%s' (priority %d): %s", cand[i]->name,
                 cand[i]->priority, why[i]);

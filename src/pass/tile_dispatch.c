@@ -510,11 +510,11 @@ static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
     case IR_S_IF: return lower_if(d, s);
     case IR_S_WHILE: return lower_while(d, s);
     case IR_S_TILE:
-        if (d->analyzing)
-            return s;
-        if (!strcmp(s->u.tile.op, "compose_op"))
+        if (s->u.tile.op == IR_TILE_COMPOSE_OP)
             return s->u.tile.body ? ir_mutate_stmt(m, s->u.tile.body)
                                   : ir_seq(&d->module->arena, NULL, 0, s->span);
+        if (d->analyzing)
+            return s;
         return lower_call(d, s);
     default: return NULL;
     }

@@ -1,9 +1,9 @@
 /* Tile-primitive calls: `T.cta.copy(dst, src)`, `Tx.wg.sum(...)`, `T.tile.gemm_async(...)`,
  * `with T.tile.compose_op(...):`, and the op values `I.Op("tirx.tile.add")` of the composed
- * operations. Each call's arguments are bound to its op's signature (tile_ops.def) the way the
- * reference's Python builders bind them: positionally or by keyword, defaults filled in,
- * buffers made full regions, `axes` made lists, op names made op values; the keywords that are
- * not parameters are the call's configuration. The IR holds the arguments in the order the
+ * operations. Each call's arguments are bound to its op's signature (src/ir/tile_ops.def) the
+ * way the reference's Python builders bind them: positionally or by keyword, defaults filled
+ * in, buffers made full regions, `axes` made lists, op names made op values; the keywords that
+ * are not parameters are the call's configuration. The IR holds the arguments in the order the
  * reference's IR does, which is also the printed order.
  *
  * `T.<op>` without a scope is a thread-scope tile primitive; where the name is also a scalar
@@ -16,18 +16,6 @@
 #include <strings.h>
 
 #include "elab.h"
-
-enum { TILE_CONFIG = 1, TILE_FRAME = 2 };
-
-static const struct TileOp {
-    const char *name, *params, *ir;
-    unsigned flags;
-} tile_ops[] = {
-#define X(name, params, ir, flags) {name, params, ir, flags},
-#include "tile_ops.def"
-#undef X
-};
-#define TILE_NOPS ((int)TX_ARRAY_LEN(tile_ops))
 
 /* ---------------------------------------------------------------- signatures */
 
@@ -101,34 +89,24 @@ static int param_index(const TileSig *s, const char *name)
     return -1;
 }
 
-static const struct TileOp *find_op(const char *name)
-{
-    for (int i = 0; i < TILE_NOPS; i++)
-        if (!strcmp(tile_ops[i].name, name))
-            return &tile_ops[i];
-    return NULL;
-}
-
 /* The op's parameters, and the indices of its IR arguments in IR order. */
-static void op_signature(const struct TileOp *op, TileSig *sig, int *order)
+static void op_signature(IrTileOp op, TileSig *sig, int *order)
 {
-    parse_sig(op->params, sig);
-    if (!*op->ir) {
+    const IrTileOpInfo *info = &ir_tile_ops[op];
+    parse_sig(info->params, sig);
+    if (!*info->ir_order) {
         for (int i = 0; i < sig->n; i++)
             order[i] = i;
         return;
     }
     TileSig ir;
-    parse_sig(op->ir, &ir);
+    parse_sig(info->ir_order, &ir);
     for (int i = 0; i < ir.n; i++)
         order[i] = param_index(sig, ir.p[i].name);
 }
 
-bool sc_tile_reads_in_place(const char *name)
+bool sc_tile_reads_in_place(IrTileOp op)
 {
-    const struct TileOp *op = find_op(name);
-    if (!op)
-        return false;
     TileSig sig;
     int order[TILE_MAX_PARAMS];
     op_signature(op, &sig, order);
@@ -172,16 +150,16 @@ static IrExpr *op_node(El *E, const char *name, TxSpan sp)
 /* "; did you mean 'copy'?" for a misspelt tile primitive, or "". */
 static const char *suggest_op(El *E, const char *name)
 {
-    const char *names[TILE_NOPS];
-    for (int i = 0; i < TILE_NOPS; i++)
-        names[i] = tile_ops[i].name;
-    return el_suggest(E, name, names, TILE_NOPS);
+    const char *names[IR_TILE_COUNT];
+    for (int i = 0; i < IR_TILE_COUNT; i++)
+        names[i] = ir_tile_ops[i].name;
+    return el_suggest(E, name, names, IR_TILE_COUNT);
 }
 
 /* A tile primitive named by a string ("add"): its op value. */
 static IrExpr *named_op(El *E, const char *name, TxSpan sp)
 {
-    if (find_op(name))
+    if (ir_tile_op_lookup(name) >= 0)
         return op_node(E, name, sp);
     el_error(E, sp, "'%s' is not a tile primitive%s", name, suggest_op(E, name));
     return NULL;
@@ -285,7 +263,7 @@ static const char *bind_list(El *E, const TileSig *sig, const int *order, int n,
         len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s%s", len ? ", " : "", p->name,
                                 p->def[0] || p->paired ? "=" : "");
     }
-    if (flags & TILE_CONFIG)
+    if (flags & IR_TILE_CONFIG)
         snprintf(buf + len, sizeof buf - len, "%sworkspace=, dispatch=, **config", len ? ", " : "");
     names[k] = -1;
     return tx_arena_strdup(E->a, buf);
@@ -368,7 +346,8 @@ static bool set_config(El *E, const ScArgs *args, const ScBound *b, const TileSi
         if (!strcmp(key, "scope")) {
             el_error(E, args->kwspans[k],
                      "%s: the scope of a tile primitive is its namespace (T.warp.%s, T.cta.%s, "
-                     "...), not a scope= keyword", args->fname, s->u.tile.op, s->u.tile.op);
+                     "...), not a scope= keyword", args->fname, ir_tile_ops[s->u.tile.op].name,
+                     ir_tile_ops[s->u.tile.op].name);
             return false;
         }
         cfg[i].key = key;
@@ -427,17 +406,18 @@ static bool set_args(El *E, const char *fname, const TileSig *sig, const int *or
     return true;
 }
 
-static ScVal tile_call(El *E, IrScope scope, const struct TileOp *op, ScArgs *args)
+static ScVal tile_call(El *E, IrScope scope, IrTileOp op, ScArgs *args)
 {
     IrStmt *s = ir_stmt(E->a, IR_S_TILE, args->span);
-    s->u.tile.scope = scope, s->u.tile.op = op->name;
+    s->u.tile.scope = scope, s->u.tile.op = op;
+    unsigned flags = ir_tile_ops[op].flags;
     TileSig sig;
     int order[TILE_MAX_PARAMS], given[TILE_MAX_PARAMS], names[TILE_MAX_PARAMS + 1];
     op_signature(op, &sig, order);
     bool printed = printed_order(&sig, order, args);
     for (int i = 0; i < sig.n; i++)
         given[i] = i;
-    const char *list = bind_list(E, &sig, printed ? order : given, sig.n, printed, op->flags, names);
+    const char *list = bind_list(E, &sig, printed ? order : given, sig.n, printed, flags, names);
     ScBound b;
     if (!el_bind_args(E, args, list, &b))
         return sv_error();
@@ -449,7 +429,7 @@ static ScVal tile_call(El *E, IrScope scope, const struct TileOp *op, ScArgs *ar
         val[names[k]] = b.v[k];
     if (!set_args(E, args->fname, &sig, order, val, s, args->span))
         return sv_error();
-    if (op->flags & TILE_CONFIG) {
+    if (flags & IR_TILE_CONFIG) {
         if (sv_given(&b.v[k]) && !set_workspace(E, &b.v[k], s))
             return sv_error();
         const ScVal *d = &b.v[k + 1];
@@ -458,7 +438,7 @@ static ScVal tile_call(El *E, IrScope scope, const struct TileOp *op, ScArgs *ar
         if (!set_config(E, args, &b, &sig, s))
             return sv_error();
     }
-    if (op->flags & TILE_FRAME) {
+    if (flags & IR_TILE_FRAME) {
         if (scope != IR_SCOPE_THREAD) {
             el_error(E, args->span, "compose_op is written T.tile.compose_op(...)");
             return sv_error();
@@ -511,23 +491,24 @@ static const ScVal *arg_at(const ScArgs *args, int i, const char *name)
 
 bool el_tile_overload(El *E, const char *name, const ScArgs *args)
 {
-    if (!find_op(name) || !args->call || args->call != E->stmt_call)
+    int op = ir_tile_op_lookup(name);
+    if (op < 0 || !args->call || args->call != E->stmt_call)
         return false;
     const ScVal *dst = arg_at(args, 0, "dst");
     if (!dst || !((dst->kind == SV_BUFFER && !dst->decay) || dst->kind == SV_REGION))
         return false;
     const ScVal *src = arg_at(args, 1, "src");
-    return strcmp(name, "cast") || !src || (src->kind != SV_STR && src->kind != SV_DTYPE);
+    return op != IR_TILE_CAST || !src || (src->kind != SV_STR && src->kind != SV_DTYPE);
 }
 
 bool el_tile_call(El *E, const char *path, ScArgs *args, ScVal *out)
 {
     const char *dot = strchr(path, '.');
     if (!dot) {
-        const struct TileOp *op = find_op(path);
-        if (!op)
+        int op = ir_tile_op_lookup(path);
+        if (op < 0)
             return false;
-        *out = tile_call(E, IR_SCOPE_THREAD, op, args);
+        *out = tile_call(E, IR_SCOPE_THREAD, (IrTileOp)op, args);
         return true;
     }
     if (strchr(dot + 1, '.'))
@@ -541,9 +522,9 @@ bool el_tile_call(El *E, const char *path, ScArgs *args, ScVal *out)
     const char *opname = dot + 1;
     IrScope scope;
     bool known_scope = scope_of(scope_name, &scope);
-    const struct TileOp *op = find_op(opname);
-    if (known_scope && op) {
-        *out = tile_call(E, scope, op, args);
+    int op = ir_tile_op_lookup(opname);
+    if (known_scope && op >= 0) {
+        *out = tile_call(E, scope, (IrTileOp)op, args);
         return true;
     }
     if (known_scope) {
@@ -552,7 +533,7 @@ bool el_tile_call(El *E, const char *path, ScArgs *args, ScVal *out)
         *out = sv_error();
         return true;
     }
-    if (op && strcmp(scope_name, "cuda") && strcmp(scope_name, "ptx")) {
+    if (op >= 0 && strcmp(scope_name, "cuda") && strcmp(scope_name, "ptx")) {
         const char *names[TX_ARRAY_LEN(tile_scopes)];
         for (size_t i = 0; i < TX_ARRAY_LEN(tile_scopes); i++)
             names[i] = tile_scopes[i].name;

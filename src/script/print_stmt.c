@@ -1316,7 +1316,7 @@ static void print_tile(Printer *P, const IrStmt *s)
      * uses it for every op, also those that do not read it back, like memset). */
     bool inplace = n == 2 && same_region(s->u.tile.args[0], s->u.tile.args[1]) &&
                    sc_tile_reads_in_place(s->u.tile.op);
-    tx_buf_printf(&b, "T.%s.%s(", ns, s->u.tile.op);
+    tx_buf_printf(&b, "T.%s.%s(", ns, ir_tile_ops[s->u.tile.op].name);
     for (int i = 0; i < n; i++) {
         if (inplace && i == 1)
             continue;

@@ -22,7 +22,7 @@ IrLayout *sc_parse_layout(IrModule *m, const char *text, size_t len, const char 
 
 /* True when tile op `op`'s one-operand form `op(dst)` reads as op(dst, dst):
  * its second argument defaults to the first (tile_ops.def). */
-bool sc_tile_reads_in_place(const char *op);
+bool sc_tile_reads_in_place(IrTileOp op);
 
 /* The canonical text of a module (no trailing newline); the caller frees it. */
 char *sc_print(const IrModule *m);

@@ -226,7 +226,7 @@ static void test_regions_and_tile(void **state)
     const IrStmt *copy = stmt_at(loop->u.loop.body, 0);
     assert_int_equal(copy->kind, IR_S_TILE);
     assert_int_equal(copy->u.tile.scope, IR_SCOPE_CTA);
-    assert_string_equal(copy->u.tile.op, "copy");
+    assert_int_equal(copy->u.tile.op, IR_TILE_COPY);
     const IrExpr *src = copy->u.tile.args[1];
     assert_int_equal(src->kind, IR_E_REGION);
     assert_int_equal(src->u.access.extents[1]->kind, IR_E_INT);

@@ -308,13 +308,13 @@ static void test_tile_call(void **state)
     IrExpr *S = buffer2("S", IR_FLOAT16, "shared", 128, 32);
     IrExpr *k = var("k", IR_INT32);
     IrStmt *copy = ir_stmt(A_, IR_S_TILE, (TxSpan){0});
-    copy->u.tile.scope = IR_SCOPE_CTA, copy->u.tile.op = "copy", copy->u.tile.nargs = 2;
+    copy->u.tile.scope = IR_SCOPE_CTA, copy->u.tile.op = IR_TILE_COPY, copy->u.tile.nargs = 2;
     copy->u.tile.args =
         list(2, region(S, 2, list(2, i32(0), i32(0)), list(2, i32(128), i32(32))),
              region(Ab, 2, list(2, i32(0), bin(IR_E_MUL, k, i32(32))), list(2, i32(128), i32(32))));
     IrStmt *ex = ir_stmt(A_, IR_S_TILE, (TxSpan){0});
     IrExpr *r = region(S, 2, list(2, k, i32(0)), list(2, i32(1), i32(32)));
-    ex->u.tile.scope = IR_SCOPE_WARP, ex->u.tile.op = "exp2", ex->u.tile.nargs = 2;
+    ex->u.tile.scope = IR_SCOPE_WARP, ex->u.tile.op = IR_TILE_EXP2, ex->u.tile.nargs = 2;
     ex->u.tile.args = list(2, r, region(S, 2, list(2, k, i32(0)), list(2, i32(1), i32(32))));
     func("tile", 1, list(1, Ab),
          seq(2, alloc(S), loop(k, i32(0), i32(4), seq(2, copy, ex))));

@@ -454,7 +454,7 @@ static void test_well_formed_kernel(void **state)
     IrExpr *view = irb_buffer(m, "A_flat", IR_FLOAT16, "shared", 1, irb_i(m, 4096));
     IrExpr *k = irb_var(m, "k", IR_INT32);
     IrStmt *tile = ir_stmt(&m->arena, IR_S_TILE, (TxSpan){0});
-    tile->u.tile.op = "copy", tile->u.tile.scope = IR_SCOPE_CTA, tile->u.tile.nargs = 2;
+    tile->u.tile.op = IR_TILE_COPY, tile->u.tile.scope = IR_SCOPE_CTA, tile->u.tile.nargs = 2;
     tile->u.tile.args = irb_exprs(m, 2, irb_full_region(m, smem), irb_full_region(m, a));
     IrStmt *bx = irb_scopeid(m, IR_SCOPEID_CTA_ID, 3, 1, 1, 1);
     IrStmt *wid = irb_scopeid(m, IR_SCOPEID_WARP_ID, 1, 4);

@@ -115,7 +115,7 @@ static IrStmt *access_stmts(Everywhere *w, IrExpr *a)
     reg->u.access.indices = irb_exprs(m, 1, X(w));
     reg->u.access.extents = irb_exprs(m, 1, X(w));
     IrStmt *tile = ir_stmt(&m->arena, IR_S_TILE, (TxSpan){0});
-    tile->u.tile.op = "copy";
+    tile->u.tile.op = IR_TILE_COPY;
     tile->u.tile.nargs = 2, tile->u.tile.args = irb_exprs(m, 2, reg, X(w));
     tile->u.tile.nworkspace = 1, tile->u.tile.workspace = kw(w, "ws");
     tile->u.tile.nconfig = 1, tile->u.tile.config = kw(w, "cfg");
@@ -297,7 +297,7 @@ static Kernel kernel_using_a(void)
     IrExpr *i = irb_var(m, "i", IR_INT32);
     IrStmt *store = irb_store(m, k.a, irb_load(m, k.a, 1, i), 1, i);
     IrStmt *tile = ir_stmt(&m->arena, IR_S_TILE, (TxSpan){0});
-    tile->u.tile.op = "zero", tile->u.tile.nargs = 1;
+    tile->u.tile.op = IR_TILE_ZERO, tile->u.tile.nargs = 1;
     tile->u.tile.args = irb_exprs(m, 1, irb_full_region(m, k.a));
     IrStmt *body = irb_seq(m, 5, irb_alloc(m, k.a), irb_decl(m, k.v, irb_data(m, k.a)),
                            irb_for(m, i, k.n, store), tile,

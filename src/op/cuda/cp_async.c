@@ -31,14 +31,18 @@ static int64_t vector_elems(OpCtx *c, const OpRegion *dst, const OpRegion *src)
     return vd < vs ? vd : vs;
 }
 
+/* The instruction that moves one vector of `bytes`. */
+static const char *instruction(int64_t bytes)
+{
+    return bytes == 16 ? "cp.async.cg.shared.global" : "cp.async.ca.shared.global";
+}
+
 const char *op_cp_async_accept(OpCtx *c)
 {
     OpRegion dst, src;
     const char *why = op_need_scope(c, OP_ANY_SCOPE);
     if (why || (why = regions(c, &dst, &src)))
         return why;
-    if (c->sm && c->sm < 80)
-        return op_reason(c, "cp.async needs sm_80");
     if (op_config(c, "mbar"))
         return op_reason(c, "mbar= asks for completion on an mbarrier (TMA); cp.async completes "
                             "through commit and wait groups");
@@ -46,7 +50,7 @@ const char *op_cp_async_accept(OpCtx *c)
     if (bytes < 4)
         return op_reason(c, "the widest aligned contiguous vector is %lld bytes; cp.async moves "
                             "4, 8 or 16", (long long)bytes);
-    return NULL;
+    return op_need_ptx(c, "cp.async", instruction(bytes));
 }
 
 IrStmt *op_cp_async_lower(OpCtx *c)
@@ -71,7 +75,6 @@ IrStmt *op_cp_async_lower(OpCtx *c)
         args[n++] = sel;
     }
     OpSeq s = {0};
-    op_eval(c, &s, op_ptx(c, bytes == 16 ? "cp.async.cg.shared.global" : "cp.async.ca.shared.global",
-                          args, n));
+    op_eval(c, &s, op_ptx(c, instruction(bytes), args, n));
     return op_space_wrap(c, &sp, op_seq_finish(c, &s), IR_FOR_UNROLLED);
 }

@@ -171,15 +171,21 @@ static const char *read_call(OpCtx *c, Mma *g)
     return NULL;
 }
 
+/* The MMA instruction for the operands' dtype. */
+static const char *instruction(OpCtx *c, const Mma *g)
+{
+    return tx_arena_printf(c->arena, "mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32", g->ab,
+                           g->ab);
+}
+
 const char *op_mma_accept(OpCtx *c)
 {
     Mma g;
     const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_WARP));
     if (why || (why = read_call(c, &g)))
         return why;
-    if (c->sm && c->sm < 80)
-        return op_reason(c, "mma.sync with bf16/f16 needs sm_80");
-    if ((why = check_accumulator(c, &g, &g.d)) || (why = check_ldmatrix(c, &g.a)) ||
+    if ((why = op_need_ptx(c, "mma.sync", instruction(c, &g))) ||
+        (why = check_accumulator(c, &g, &g.d)) || (why = check_ldmatrix(c, &g.a)) ||
         (why = check_ldmatrix(c, &g.b)))
         return why;
     if (g.copy_c && !op_frag_same(c, &g.c, &g.d))
@@ -277,8 +283,7 @@ static IrStmt *multiply(OpCtx *c, const Mma *g, IrExpr *dview, IrExpr *afrag, Ir
     for (int q = 0; q < 2; q++)
         args[8 + q] = reg_at(c, bfrag, affine(c, q, ni, 2, NULL, 0));
     OpSeq s = {0};
-    op_eval(c, &s, op_ptx(c, tx_arena_printf(c->arena, "mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32",
-                                             g->ab, g->ab), args, 14));
+    op_eval(c, &s, op_ptx(c, instruction(c, g), args, 14));
     IrStmt *body = op_seq_finish(c, &s);
     if (ni)
         body = op_for(c, ni, g->ni, IR_FOR_UNROLLED, body);

@@ -38,7 +38,6 @@
  * registers must outlive the MMAs that read them). */
 #include <string.h>
 
-#include "../../ir/ptx.h"
 #include "../partition.h"
 
 #define WG_M 64           /* rows per instruction */
@@ -475,31 +474,15 @@ static const char *spelling(OpCtx *c, const Wgmma *g)
                            (long long)g->n_inst, (long long)g->k_inst, g->ab[0], g->ab[1]);
 }
 
-/* Whether the target has the form this variant emits (the PTX table says). */
-static bool target_has(OpCtx *c, const char *form)
-{
-    const char *tok[16];
-    int n = 0;
-    for (const char *s = form; *s && n < 16;) {
-        const char *dot = strchr(s, '.');
-        size_t len = dot ? (size_t)(dot - s) : strlen(s);
-        tok[n++] = tx_arena_strndup(c->arena, s, len);
-        s += len + (dot ? 1 : 0);
-    }
-    IrPtxResolved res;
-    char err[128];
-    return ir_ptx_resolve(tok, n, -1, &res, err, sizeof err) && ir_ptx_available(&res, c->sm);
-}
-
 const char *op_wgmma_accept(OpCtx *c)
 {
     const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_WARPGROUP));
     if (why)
         return why;
-    if (!c->sm || !target_has(c, "wgmma.fence.sync.aligned"))
-        return op_reason(c, "wgmma needs sm_90a%s", c->sm ? "" : "; the target is not known");
     Wgmma g;
-    return read_call(c, &g);
+    if ((why = read_call(c, &g)))
+        return why;
+    return op_need_ptx(c, "wgmma", spelling(c, &g));
 }
 
 /* ---------------------------------------------------------------- emission */

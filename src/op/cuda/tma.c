@@ -169,14 +169,27 @@ static const char *read_call(OpCtx *c, Tma *t)
     return NULL;
 }
 
+/* The instruction of one issue; a load takes the .cta_group::1 form where the
+ * target has it. */
+static const char *instruction(OpCtx *c, const Tma *t)
+{
+    if (!t->load)
+        return tx_arena_printf(c->arena, "cp.async.bulk.tensor.%dd.global.shared::cta.tile."
+                                         "bulk_group", t->rank);
+    const char *load = tx_arena_printf(c->arena, "cp.async.bulk.tensor.%dd.shared::cluster.global."
+                                                 "mbarrier::complete_tx::bytes", t->rank);
+    const char *grouped = tx_arena_printf(c->arena, "%s.cta_group::1", load);
+    return op_has_ptx(c, grouped) ? grouped : load;
+}
+
 const char *op_tma_accept(OpCtx *c)
 {
-    if (c->sm < 90)
-        return c->sm ? op_reason(c, "TMA needs sm_90a") :
-                       op_reason(c, "TMA needs sm_90a; the target is not known");
     Tma t;
-    const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_THREAD));
-    return why ? op_reason(c, "%s (one elected thread issues TMA)", why) : read_call(c, &t);
+    const char *why = read_call(c, &t);
+    if (why || (why = op_need_ptx(c, "TMA", instruction(c, &t))))
+        return why;
+    why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_THREAD));
+    return why ? op_reason(c, "%s (one elected thread issues TMA)", why) : NULL;
 }
 
 /* ---------------------------------------------------------------- host descriptor */
@@ -268,14 +281,8 @@ IrStmt *op_tma_lower(OpCtx *c)
     for (int d = t.rank - 1; d >= 0; d--)
         args[n++] = coord[d];
     args[n++] = t.load ? mbar_address(c) : smem;
-    const char *spelling =
-        t.load ? tx_arena_printf(c->arena, "cp.async.bulk.tensor.%dd.shared::cluster.global."
-                                           "mbarrier::complete_tx::bytes%s",
-                                 t.rank, c->sm >= 100 ? ".cta_group::1" : "")
-               : tx_arena_printf(c->arena, "cp.async.bulk.tensor.%dd.global.shared::cta.tile."
-                                           "bulk_group", t.rank);
     OpSeq s = {0};
-    op_eval(c, &s, op_ptx(c, spelling, args, n));
+    op_eval(c, &s, op_ptx(c, instruction(c, &t), args, n));
     IrStmt *body = op_seq_finish(c, &s);
     for (int d = t.rank - 1; d >= 0; d--)
         if (loop[d])

@@ -525,22 +525,13 @@ static void write_asm(Asm *a, const char *operands)
 
 /* ---------------------------------------------------------------- entry */
 
-int cg_ptx_first_sm(const IrPtxResolved *r)
-{
-    static const int targets[] = {80, 90, 100};
-    for (size_t i = 0; i < TX_ARRAY_LEN(targets); i++)
-        if (ir_ptx_available(r, targets[i]))
-            return targets[i];
-    return 0;
-}
-
 /* Report the instruction when the target lacks it. */
 static bool check_target(Asm *a, const IrPtxResolved *r)
 {
     Cg *cg = a->cg;
     if (ir_ptx_available(r, cg->opt->sm))
         return true;
-    int first = cg_ptx_first_sm(r);
+    int first = ir_ptx_first_sm(r);
     TxSpan sp = cg_span(cg, a->call);
     const char *key = ir_ptx_key(r->entry);
     if (!first)

@@ -156,8 +156,6 @@ int cg_math_names(const char **out, int max);
 /* ---- asm.c ---- */
 /* A T.ptx call as an asm statement. */
 void cg_ptx(Cg *cg, const IrExpr *call);
-/* The first of our targets (80, 90, 100) that has the instruction, 0 if none. */
-int cg_ptx_first_sm(const IrPtxResolved *r);
 
 /* ---- stmt.c ---- */
 void cg_stmt(Cg *cg, const IrStmt *s);
