@@ -10,11 +10,13 @@
  * constants once unrolled. The reference order [Mo, No, rM, rN] is one such
  * layout: T.S[(MI, 2, 8, NI, 4, 2):(NI * 4, 2, 4 @ laneid, 4, 1 @ laneid, 1)].
  *
- * A (M x K, row-major) and B (K x N, or N x K with transpose_B) are read from
- * shared memory with ldmatrix (this is where tirx differs from the
- * reference, whose gemm takes register fragments and leaves ldmatrix to a
- * copy variant): per 16-deep K step, one ldmatrix.x4 per 16-row block of A
- * (lane l addresses row l % 16, column l // 16 * 8), one ldmatrix.x2 per
+ * A (M x K, row-major) and B (K x N, or N x K with transpose_B) are register
+ * tiles in the mma.sync fragment layouts (the reference's form: every element
+ * in its fragment lane, at a register the same in every lane; the pairs are
+ * packed into 32-bit words once, before the K steps), or are read from
+ * shared memory with ldmatrix (where tirx goes beyond the reference, which
+ * leaves ldmatrix to a copy variant): per 16-deep K step, one ldmatrix.x4 per
+ * 16-row block of A (lane l addresses row l % 16, column l // 16 * 8), one ldmatrix.x2 per
  * 8-column block of B (.trans for a K x N B: lane l addresses row l % 16),
  * then MI x NI mma.sync accumulating in place. Addresses go through the
  * buffers' layouts, so swizzled shared tiles work as long as 8-element rows
@@ -30,6 +32,10 @@ typedef struct Mma {
     int64_t m, n, k, mi, ni;
     int64_t base[4], sm, sn; /* register of value q of block (mi, ni): base[q] + mi*sm + ni*sn */
     const char *ab;           /* "f16" or "bf16" */
+    /* A or B held in registers: the register of element p of 32-bit word q of
+     * block (mi or ni, K step ks), at [((ks * MI + mi) * 4 + q) * 2 + p] for A,
+     * [((ks * NI + ni) * 2 + q) * 2 + p] for B; NULL when read with ldmatrix */
+    int64_t *areg, *breg;
 } Mma;
 
 static bool scalar_value(const IrExpr *e, double dflt, double *out)
@@ -112,6 +118,48 @@ static const char *check_accumulator(OpCtx *c, Mma *g, const OpRegion *r)
     return NULL;
 }
 
+/* The element (row, col) of the multiplicand fragment word q, half p, lane l
+ * of the block at (row0, col0), in the operand's own orientation: A's words
+ * are (rows g, g + 8) x (K 2t..2t+1, +8), q = rM + 2 kHi; B's (K x N) are K
+ * 2t..2t+1 (+8 for q = 1) of column g; g = l / 4, t = l % 4. */
+static void frag_element(bool is_a, bool trans, int64_t row0, int64_t col0, int q, int p, int64_t l,
+                         int64_t *row, int64_t *col)
+{
+    int64_t g = l / 4, t = l % 4;
+    int64_t mn = is_a ? row0 + g + q % 2 * 8 : col0 + g;
+    int64_t k = (is_a ? col0 : row0) + t * 2 + p + (is_a ? q / 2 : q) * 8;
+    bool mn_first = is_a || trans;
+    *row = mn_first ? mn : k, *col = mn_first ? k : mn;
+}
+
+/* A (is_a) or B in registers: every element of the mma.sync multiplicand
+ * fragments in its lane, at a register the same in every lane. */
+static const char *check_fragments(OpCtx *c, const Mma *g, const OpRegion *r, bool is_a,
+                                   int64_t *regs)
+{
+    if (r->ndim != 2 || !r->distributed || r->layout->kind != IR_LAYOUT_TILE)
+        return op_reason(c, "'%s' is in registers but not a 2-D register tile spread over the "
+                            "warp's lanes", r->buffer->u.var.name);
+    int64_t blocks = is_a ? g->mi : g->ni, words = is_a ? 4 : 2, steps = g->k / 16;
+    for (int64_t ks = 0; ks < steps; ks++)
+        for (int64_t b = 0; b < blocks; b++)
+            for (int q = 0; q < words; q++)
+                for (int p = 0; p < 2; p++)
+                    for (int64_t l = 0; l < 32; l++) {
+                        int64_t i, j, lane, reg;
+                        frag_element(is_a, g->trans_b, is_a ? b * 16 : ks * 16,
+                                     is_a ? ks * 16 : b * 8, q, p, l, &i, &j);
+                        int64_t *slot = &regs[((ks * blocks + b) * words + q) * 2 + p];
+                        if (!frag_at(c, r, i, j, &lane, &reg) || lane != l || (l && reg != *slot))
+                            return op_reason(c, "the layout of '%s' is not the mma.sync m16n8k16 "
+                                                "%s fragment (element [%lld, %lld])",
+                                             r->buffer->u.var.name, is_a ? "A" : "B",
+                                             (long long)i, (long long)j);
+                        *slot = reg;
+                    }
+    return NULL;
+}
+
 /* An operand ldmatrix can read: shared, 16-bit, rows of 8 elements contiguous
  * and 16-byte aligned. */
 static const char *check_ldmatrix(OpCtx *c, const OpRegion *r)
@@ -178,6 +226,26 @@ static const char *instruction(OpCtx *c, const Mma *g)
                            g->ab);
 }
 
+/* A and B: register fragments (their registers recorded), or shared memory
+ * that ldmatrix reads. */
+static const char *check_operands(OpCtx *c, Mma *g)
+{
+    const char *why;
+    int64_t steps = g->k / 16;
+    if (g->a.mem == OP_MEM_LOCAL) {
+        g->areg = TX_NEW_ARRAY(c->arena, int64_t, steps * g->mi * 8);
+        if ((why = check_fragments(c, g, &g->a, true, g->areg)))
+            return why;
+    } else if ((why = check_ldmatrix(c, &g->a))) {
+        return why;
+    }
+    if (g->b.mem == OP_MEM_LOCAL) {
+        g->breg = TX_NEW_ARRAY(c->arena, int64_t, steps * g->ni * 4);
+        return check_fragments(c, g, &g->b, false, g->breg);
+    }
+    return check_ldmatrix(c, &g->b);
+}
+
 const char *op_mma_accept(OpCtx *c)
 {
     Mma g;
@@ -185,8 +253,7 @@ const char *op_mma_accept(OpCtx *c)
     if (why || (why = read_call(c, &g)))
         return why;
     if ((why = op_need_ptx(c, "mma.sync", instruction(c, &g))) ||
-        (why = check_accumulator(c, &g, &g.d)) || (why = check_ldmatrix(c, &g.a)) ||
-        (why = check_ldmatrix(c, &g.b)))
+        (why = check_accumulator(c, &g, &g.d)) || (why = check_operands(c, &g)))
         return why;
     if (g.copy_c && !op_frag_same(c, &g.c, &g.d))
         return op_reason(c, "C and D place their elements differently");
@@ -269,8 +336,19 @@ static IrStmt *load_b(OpCtx *c, const Mma *g, IrExpr *bfrag, IrExpr *kk)
     return ni ? op_for(c, ni, g->ni, IR_FOR_UNROLLED, body) : body;
 }
 
-/* for mi, ni: mma.sync into D's registers of block (mi, ni). */
-static IrStmt *multiply(OpCtx *c, const Mma *g, IrExpr *dview, IrExpr *afrag, IrExpr *bfrag)
+/* Word w of a fragment array, plus the K step's offset (kk * per_step when the
+ * array holds every step's words). */
+static IrExpr *word_at(OpCtx *c, IrExpr *frag, IrExpr *w, IrExpr *kk, int64_t per_step)
+{
+    return reg_at(c, frag, kk && per_step ? op_bin(c, IR_E_ADD, op_bin(c, IR_E_MUL, kk,
+                                                                       op_i32(c, per_step)), w)
+                                          : w);
+}
+
+/* for mi, ni: mma.sync into D's registers of block (mi, ni); A's and B's words
+ * of every K step are in afrag / bfrag when they came from registers. */
+static IrStmt *multiply(OpCtx *c, const Mma *g, IrExpr *dview, IrExpr *afrag, IrExpr *bfrag,
+                        IrExpr *kk)
 {
     IrExpr *mi = g->mi > 1 ? op_var(c, "mi", IR_INT32) : NULL;
     IrExpr *ni = g->ni > 1 ? op_var(c, "ni", IR_INT32) : NULL;
@@ -278,10 +356,10 @@ static IrStmt *multiply(OpCtx *c, const Mma *g, IrExpr *dview, IrExpr *afrag, Ir
     for (int q = 0; q < 4; q++) {
         args[q] = reg_at(c, dview, affine(c, g->base[q], mi, g->sm, ni, g->sn));
         args[10 + q] = args[q];
-        args[4 + q] = reg_at(c, afrag, affine(c, q, mi, 4, NULL, 0));
+        args[4 + q] = word_at(c, afrag, affine(c, q, mi, 4, NULL, 0), kk, g->areg ? g->mi * 4 : 0);
     }
     for (int q = 0; q < 2; q++)
-        args[8 + q] = reg_at(c, bfrag, affine(c, q, ni, 2, NULL, 0));
+        args[8 + q] = word_at(c, bfrag, affine(c, q, ni, 2, NULL, 0), kk, g->breg ? g->ni * 2 : 0);
     OpSeq s = {0};
     op_eval(c, &s, op_ptx(c, instruction(c, g), args, 14));
     IrStmt *body = op_seq_finish(c, &s);
@@ -304,22 +382,49 @@ static void init_d(OpCtx *c, OpSeq *out, const Mma *g, IrExpr *dview)
     op_emit(out, op_for(c, r, n, IR_FOR_UNROLLED, op_seq_finish(c, &s)));
 }
 
+/* A register operand's fragment words of every K step, each two 16-bit
+ * elements packed low half first (as ldmatrix leaves them). */
+static IrExpr *pack_words(OpCtx *c, OpSeq *s, const OpRegion *r, const int64_t *regs,
+                          int64_t words, const char *name)
+{
+    IrExpr *pack = op_alloc_local(c, s, name, IR_UINT32, words);
+    IrExpr *view = op_local_view(c, s, r->buffer);
+    for (int64_t w = 0; w < words; w++) {
+        IrExpr *half[2];
+        for (int h = 0; h < 2; h++) {
+            IrExpr *idx = op_i32(c, regs[w * 2 + h]);
+            IrExpr *v = op_load(c, view, &idx, 1);
+            half[h] = op_cast(c, IR_UINT32, op_call(c, IR_OP_REINTERPRET, IR_UINT16, &v, 1));
+        }
+        IrExpr *shift[2] = {half[1], ir_int(c->arena, IR_UINT32, 16, c->call->span)};
+        IrExpr *word[2] = {half[0], op_call(c, IR_OP_SHIFT_LEFT, IR_UINT32, shift, 2)};
+        IrExpr *idx = op_i32(c, w);
+        op_store(c, s, pack, &idx, 1, op_call(c, IR_OP_BITWISE_OR, IR_UINT32, word, 2));
+    }
+    return pack;
+}
+
 IrStmt *op_mma_lower(OpCtx *c)
 {
     Mma g;
     read_call(c, &g);
     check_accumulator(c, &g, &g.d);
+    check_operands(c, &g);
     OpSeq out = {0}, step = {0};
     IrExpr *dview = op_local_view(c, &out, g.d.buffer);
     if (g.zero_init || g.copy_c)
         init_d(c, &out, &g, dview);
-    IrExpr *afrag = op_alloc_local(c, &out, "a_frag", IR_UINT32, g.mi * 4);
-    IrExpr *bfrag = op_alloc_local(c, &out, "b_frag", IR_UINT32, g.ni * 2);
     int64_t steps = g.k / 16;
+    IrExpr *afrag = g.areg ? pack_words(c, &out, &g.a, g.areg, steps * g.mi * 4, "a_frag")
+                           : op_alloc_local(c, &out, "a_frag", IR_UINT32, g.mi * 4);
+    IrExpr *bfrag = g.breg ? pack_words(c, &out, &g.b, g.breg, steps * g.ni * 2, "b_frag")
+                           : op_alloc_local(c, &out, "b_frag", IR_UINT32, g.ni * 2);
     IrExpr *kk = steps > 1 ? op_var(c, "kk", IR_INT32) : NULL;
-    op_emit(&step, load_a(c, &g, afrag, kk));
-    op_emit(&step, load_b(c, &g, bfrag, kk));
-    op_emit(&step, multiply(c, &g, dview, afrag, bfrag));
+    if (!g.areg)
+        op_emit(&step, load_a(c, &g, afrag, kk));
+    if (!g.breg)
+        op_emit(&step, load_b(c, &g, bfrag, kk));
+    op_emit(&step, multiply(c, &g, dview, afrag, bfrag, kk));
     IrStmt *body = op_seq_finish(c, &step);
     op_emit(&out, kk ? op_for(c, kk, steps, IR_FOR_UNROLLED, body) : body);
     return op_seq_finish(c, &out);

@@ -494,7 +494,8 @@ static void asm_statement(Asm *a, const char *text, bool memory, int indent, TxB
     tx_buf_puts(stmt, ");");
 }
 
-static void write_asm(Asm *a, const char *operands)
+/* The instruction text (operands included, no ';'), or its expansion. */
+static void write_asm(Asm *a, const char *instr)
 {
     Cg *cg = a->cg;
     bool block = a->prolog.len || a->epilog.len || a->guard;
@@ -503,7 +504,7 @@ static void write_asm(Asm *a, const char *operands)
     if (block)
         tx_buf_printf(&text, "{ %s%s", a->prolog.data ? a->prolog.data : "",
                       a->guard ? cg_printf(cg, "@%s ", a->guard) : "");
-    tx_buf_printf(&text, "%s%s;", a->mnemonic, operands);
+    tx_buf_printf(&text, "%s;", instr);
     if (block)
         tx_buf_printf(&text, " %s}", a->epilog.data ? a->epilog.data : "");
     bool memory = touches_memory(ir_ptx_family(a->call->u.call.ptx_entry));
@@ -521,6 +522,68 @@ static void write_asm(Asm *a, const char *operands)
     }
     tx_buf_free(&text);
     tx_buf_free(&stmt);
+}
+
+/* ---------------------------------------------------------------- forms ptxas lacks */
+
+/* Entries whose every form the CUDA 13.0 ptxas refuses on the targets tirx
+ * has (PTX's sm_100f-family conversions), apart from what expand_form
+ * rewrites. */
+static const char *const ptxas_lacks[] = {"cvt_bf16x2_f8x2", "cvt_bf16x2_f4x2", "cvt_bf16x2_f6x2",
+                                          "cvt_f6x2_fp16x2", "cvt_rs_f8x4_f32", "cvt_rs_f6x4_f32"};
+
+static const char *slot(const IrPtxResolved *r, const char *name)
+{
+    for (int i = 0; i < r->nslots; i++)
+        if (!strcmp(ir_ptx_slot_name(r->entry, i), name))
+            return r->slots[i] ? r->slots[i] : "";
+    return "";
+}
+
+/* cvt.rn[.relu][.satfinite].bf16x2.{e4m3x2,e5m2x2} d, a as the same
+ * conversion through f16x2 (sm_90a+): every fp8 value is exactly an f16 and
+ * exactly a bf16, so fp8 -> f16x2 (with .relu), each half -> f32, the pair ->
+ * bf16x2 gives the same bits. .satfinite changes nothing for e4m3, which has
+ * no infinities; NULL (refused) for e5m2 with .satfinite and for .scaled. */
+static const char *expand_cvt_bf16x2_f8x2(Asm *a, const IrPtxResolved *r, const char *ops)
+{
+    const char *atype = slot(r, "atype"), *relu = *slot(r, "relu") ? ".relu" : "";
+    if (*slot(r, "scaled") || (*slot(r, "satfinite") && strcmp(atype, "e4m3x2")))
+        return NULL;
+    const char *comma = strstr(ops, ", ");
+    if (!comma)
+        return NULL;
+    const char *d = cg_printf(a->cg, "%.*s", (int)(comma - ops), ops), *src = comma + 2;
+    const char *g = a->guard ? cg_printf(a->cg, "@%s ", a->guard) : "";
+    tx_buf_puts(&a->prolog, ".reg .b32 tx_h; .reg .b16 tx_lo, tx_hi; .reg .f32 tx_flo, tx_fhi; ");
+    return cg_printf(a->cg,
+                     "cvt.rn%s.f16x2.%s tx_h, %s; %smov.b32 {tx_lo, tx_hi}, tx_h; "
+                     "%scvt.f32.f16 tx_flo, tx_lo; %scvt.f32.f16 tx_fhi, tx_hi; "
+                     "%scvt.rn.bf16x2.f32 %s, tx_fhi, tx_flo",
+                     relu, atype, src, g, g, g, g, d);
+}
+
+/* The text of an instruction the target's ptxas cannot assemble, rewritten
+ * (the operands without their leading space); NULL with an error when it
+ * cannot be. Other instructions: mnemonic + operands. */
+static const char *instruction_text(Asm *a, const IrPtxResolved *r, const char *ops)
+{
+    const char *key = ir_ptx_key(r->entry);
+    bool lacking = false;
+    for (size_t i = 0; i < TX_ARRAY_LEN(ptxas_lacks); i++)
+        lacking |= !strcmp(key, ptxas_lacks[i]);
+    if (!lacking)
+        return cg_printf(a->cg, "%s%s", a->mnemonic, ops);
+    const char *x = r->entry == IR_PTX_cvt_bf16x2_f8x2 ? expand_cvt_bf16x2_f8x2(a, r, ops + 1) : NULL;
+    if (!x)
+        cg_error(a->cg, cg_span(a->cg, a->call),
+                 "PTX instruction '%s' (%s) is an sm_100f-family form that the CUDA 13.0 ptxas "
+                 "cannot assemble for %s%s", a->mnemonic, key, cg_target(a->cg),
+                 r->entry == IR_PTX_cvt_bf16x2_f8x2
+                     ? "; tirx rewrites it through f16x2 only without .scaled, and .satfinite "
+                       "only from e4m3x2"
+                     : "");
+    return x;
 }
 
 /* ---------------------------------------------------------------- entry */
@@ -594,8 +657,9 @@ void cg_ptx(Cg *cg, const IrExpr *call)
     Lanes l = {(const IrExpr *const *)c->args, c->nargs - pred, 0, sunk, nlanes};
     TxBuf operands = {0};
     operands_text(&a, ops, nops, &l, &operands);
-    if (!cg->failed)
-        write_asm(&a, operands.data ? operands.data : "");
+    const char *instr = instruction_text(&a, &r, operands.data ? operands.data : "");
+    if (instr && !cg->failed)
+        write_asm(&a, instr);
     tx_buf_free(&operands);
     asm_free(&a);
 }
