@@ -176,6 +176,7 @@ static const char *read_mask_and_group(OpCtx *c, TmaCall *t)
             return op_reason(c, "cta_mask must fit 16 bits, not %lld", (long long)v);
         if (!(v & (v - 1)))
             return NULL; /* one CTA: the reference issues it unicast */
+        m = op_i32(c, v);
     } else if (!ir_dtype_is_int(m->dtype)) {
         return op_reason(c, "cta_mask must be an integer");
     }
@@ -271,8 +272,6 @@ const char *tma_read_call(OpCtx *c, const char *variant, bool explicit_keys, Tma
     t->smem = t->load ? dst : src, t->gmem = t->load ? src : dst;
     if (!ir_dtype_eq(dst.dtype, src.dtype))
         return op_reason(c, "the shared and global dtypes differ");
-    if (!op_regions_match(&dst, &src))
-        return op_reason(c, "the regions' non-unit extents differ");
     return read_config(c, variant, explicit_keys, t);
 }
 
