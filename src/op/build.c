@@ -226,6 +226,18 @@ IrExpr *op_alloc_local(OpCtx *c, OpSeq *s, const char *name, IrDType dt, int64_t
     return buf;
 }
 
+IrExpr *op_flat_view(OpCtx *c, OpSeq *s, IrExpr *buffer, IrDType dt)
+{
+    IrExpr *view = new_buffer(c, tx_arena_printf(c->arena, "%s_flat", buffer->u.var.name), dt,
+                              buffer->u.var.type->scope, 1);
+    view->u.var.type->buf->align = ir_buf(buffer)->align;
+    IrStmt *d = ir_stmt(c->arena, IR_S_DECL, span(c));
+    d->u.decl.buffer = view;
+    d->u.decl.data = op_call(c, IR_OP_BUFFER_DATA, IR_HANDLE, &buffer, 1);
+    op_emit(s, d);
+    return view;
+}
+
 IrExpr *op_local_view(OpCtx *c, OpSeq *s, IrExpr *buffer)
 {
     const IrBufferType *pb = ir_buf(buffer);

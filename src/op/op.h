@@ -21,6 +21,7 @@
 #define TX_OP_H
 
 #include "../ir/ir.h"
+#include "../ir/visit.h"
 #include "../layout/layout.h"
 
 /* ---------------------------------------------------------------- context */
@@ -46,6 +47,11 @@ typedef struct OpCtx {
      * one function: the pass puts them first in the device region. */
     OpStmts *host_init;
     OpMemos *memo;        /* per function */
+    /* What the function body defined before the call: buffer -> the data
+     * expression of its T.decl_buffer (views), and the variables defined
+     * inside the device region (they have no value on the host). */
+    IrPtrMap *decl_data;
+    IrPtrMap *device_vars;
     const char *reason;   /* set when a lowering declines (op_decline) */
 } OpCtx;
 
@@ -118,6 +124,15 @@ int op_region_dims(const OpRegion *r, int64_t *ext, int *dim);
 /* Same element count and the same list of non-unit extents. */
 bool op_regions_match(const OpRegion *a, const OpRegion *b);
 
+/* The storage root of a buffer: the buffer whose data a chain of views
+ * (`T.decl_buffer(..., data=P.data)`) declared inside the function comes
+ * from, or the buffer itself. A view whose data is any other pointer is its
+ * own root. */
+IrExpr *op_storage_root(const OpCtx *c, IrExpr *buffer);
+/* Whether e can be evaluated on the host: it uses no variable defined inside
+ * the device region (NULL counts as host-known). */
+bool op_host_known(const OpCtx *c, const IrExpr *e);
+
 /* ---------------------------------------------------------------- threads */
 /* How many threads run a call of this scope (1 thread, 32 warp, 128
  * warpgroup, the CTA's threads); 0 when not known. */
@@ -174,6 +189,11 @@ IrExpr *op_alloc_local(OpCtx *c, OpSeq *s, const char *name, IrDType dt, int64_t
 /* A 1-D view over the calling thread's registers of a distributed buffer
  * (`A.local()`): emits the DeclBuffer, returns the view. */
 IrExpr *op_local_view(OpCtx *c, OpSeq *s, IrExpr *buffer);
+
+/* A 1-D view without layout or offset over the storage of buffer (its data
+ * pointer) with elements of dtype dt: emits the DeclBuffer, returns the view.
+ * Indices into it are raw element offsets from the data pointer. */
+IrExpr *op_flat_view(OpCtx *c, OpSeq *s, IrExpr *buffer, IrDType dt);
 
 /* The memo entry of key, or NULL; op_memo_put records one. */
 IrExpr *op_memo_get(const OpCtx *c, const char *key);

@@ -134,6 +134,47 @@ bool op_regions_match(const OpRegion *a, const OpRegion *b)
     return true;
 }
 
+/* ---------------------------------------------------------------- storage */
+
+IrExpr *op_storage_root(const OpCtx *c, IrExpr *buffer)
+{
+    uintptr_t data;
+    for (int guard = 0; c->decl_data && guard < 64; guard++) {
+        if (!ir_ptrmap_get(c->decl_data, buffer, &data))
+            break;
+        const IrExpr *d = (const IrExpr *)data;
+        if (d->kind != IR_E_CALL || d->u.call.op != IR_OP_BUFFER_DATA || d->u.call.nargs != 1)
+            break;
+        buffer = d->u.call.args[0];
+    }
+    return buffer;
+}
+
+typedef struct HostWalk {
+    IrVisitor v;
+    const IrPtrMap *device;
+    bool device_var;
+} HostWalk;
+
+static bool host_expr(IrVisitor *v, const IrExpr *e)
+{
+    HostWalk *w = v->ctx;
+    uintptr_t x;
+    if (e->kind == IR_E_VAR && ir_ptrmap_get(w->device, e, &x))
+        w->device_var = true;
+    return !w->device_var;
+}
+
+bool op_host_known(const OpCtx *c, const IrExpr *e)
+{
+    if (!e || !c->device_vars)
+        return true;
+    HostWalk w = {{0}, c->device_vars, false};
+    w.v.ctx = &w, w.v.expr = host_expr;
+    ir_visit_expr(&w.v, e);
+    return !w.device_var;
+}
+
 /* ---------------------------------------------------------------- threads */
 
 int64_t op_scope_threads(const OpCtx *c)

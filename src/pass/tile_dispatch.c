@@ -13,7 +13,10 @@
  * "variation levels"). Scope ids themselves stay: LowerTIRxOpaque binds them
  * to the launch geometry. A compose_op is replaced by its lowered body.
  * Host statements a variant asks for (TMA tensor-map encodes) go first in the
- * device region, where SplitHostDevice finds and hoists them. */
+ * device region, where SplitHostDevice finds and hoists them; for those, the
+ * walk also records the views declared so far (their data expression, to
+ * find a view's storage root) and the variables the device region defines
+ * (which have no value on the host). */
 #include <string.h>
 
 #include "../op/op.h"
@@ -42,6 +45,9 @@ typedef struct Dispatch {
     int narrow;          /* the finest level an enclosing condition varies at */
     OpStmts host_init;
     OpMemos memo;
+    IrPtrMap decl_data;   /* view buffer -> the data expression of its T.decl_buffer */
+    IrPtrMap device_vars; /* variables defined inside the device region */
+    bool in_device;       /* the walk has entered the device region */
     bool failed;
 } Dispatch;
 
@@ -442,6 +448,8 @@ static IrStmt *lower_call(Dispatch *d, IrStmt *s)
     c.sm = d->sm;
     c.host_init = &d->host_init;
     c.memo = &d->memo;
+    c.decl_data = &d->decl_data;
+    c.device_vars = &d->device_vars;
     c.narrowed = d->narrow > (int)s->u.tile.scope && s->u.tile.scope != IR_SCOPE_THREAD;
     thread_axes(&c, d);
     IrStmt *out;
@@ -485,9 +493,38 @@ static IrStmt *lower_while(Dispatch *d, IrStmt *s)
     return n;
 }
 
+/* Views and the variables the device region defines, for the host side of
+ * TMA descriptors (op_storage_root, op_host_known). */
+static void record_definition(Dispatch *d, const IrStmt *s)
+{
+    if (s->kind == IR_S_ATTR && (!strcmp(s->u.attr.key, "tirx.device_entry") ||
+                                 !strcmp(s->u.attr.key, "thread_extent")))
+        d->in_device = true;
+    if (s->kind == IR_S_DECL && s->u.decl.data)
+        ir_ptrmap_put(&d->decl_data, s->u.decl.buffer, (uintptr_t)s->u.decl.data);
+    if (!d->in_device)
+        return;
+    switch (s->kind) {
+    case IR_S_BIND: ir_ptrmap_put(&d->device_vars, s->u.bind.var, 1); break;
+    case IR_S_FOR: ir_ptrmap_put(&d->device_vars, s->u.loop.var, 1); break;
+    case IR_S_DECL: ir_ptrmap_put(&d->device_vars, s->u.decl.buffer, 1); break;
+    case IR_S_ALLOC: ir_ptrmap_put(&d->device_vars, s->u.alloc.buffer, 1); break;
+    case IR_S_SCOPEID:
+        for (int i = 0; i < s->u.scopeid.nvars; i++)
+            ir_ptrmap_put(&d->device_vars, s->u.scopeid.vars[i], 1);
+        break;
+    case IR_S_ATTR:
+        if (s->u.attr.node && s->u.attr.node->kind == IR_E_VAR)
+            ir_ptrmap_put(&d->device_vars, s->u.attr.node, 1);
+        break;
+    default: break;
+    }
+}
+
 static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
 {
     Dispatch *d = m->ctx;
+    record_definition(d, s);
     switch (s->kind) {
     case IR_S_SCOPEID: record_scopeid(d, s); return NULL;
     case IR_S_ATTR: record_launch_attr(d, s); return NULL;
@@ -585,6 +622,7 @@ static IrFunc *dispatch_func(Dispatch *d, IrFunc *f)
     d->mut = (IrMutator){.ctx = d, .arena = &d->module->arena, .stmt = dispatch_stmt};
     memset(&d->ids, 0, sizeof d->ids);
     d->narrow = IR_SCOPE_WORLD;
+    d->in_device = false;
     IrFunc *r = ir_mutate_func(&d->mut, f);
     IrFunc *out = r ? r : f;
     if (d->host_init.len) {
@@ -594,6 +632,8 @@ static IrFunc *dispatch_func(Dispatch *d, IrFunc *f)
         out = n;
     }
     ir_mutator_free(&d->mut);
+    ir_ptrmap_free(&d->decl_data);
+    ir_ptrmap_free(&d->device_vars);
     tx_vec_free(&d->host_init);
     tx_vec_free(&d->memo);
     return out;

@@ -242,6 +242,9 @@ static Val call(Eval *ev, const IrExpr *e)
         return tensor_field(ev, t, rt_he_name(c->args[0]->u.call.args[0]), i.i, code.i);
     }
     case IR_OP_BUFFER_DATA: return buffer_data(ev, c->args[0]);
+    case IR_OP_HANDLE_ADD_BYTE_OFFSET:
+        return ival((int64_t)((uint64_t)rt_he_eval(ev, c->args[0]).i +
+                              (uint64_t)rt_he_eval(ev, c->args[1]).i));
     case IR_OP_ADDRESS_OF:
         return c->args[0]->kind == IR_E_VAR ? var_value(ev, c->args[0]) : rt_he_eval(ev, c->args[0]);
     case IR_OP_STACK_ALLOCA: return stack_alloca(ev, c);

@@ -1,0 +1,125 @@
+/* copy_async, variant "tma_explicit": the call is the descriptor, as the
+ * reference's tma_explicit maps it. The global buffer (or view) gives one
+ * tensor-map dimension per buffer dimension (its shape, its layout's strides,
+ * innermost first), the global region's extents are the box and its starts the
+ * coordinates; the shared region must be one contiguous run (after its
+ * swizzle), and exactly one instruction is issued. Rules that cannot be
+ * proven at compile time are left to the driver; only disproven ones refuse
+ * the call. Extra keys: oob="zero"/"nan" (the out-of-bounds fill the tensor
+ * map requests) and, on sm_100a loads, gather4=[r0, r1, r2, r3] (four rows of
+ * a rank-2 tensor, one box row each: .tile::gather4). */
+#include <string.h>
+
+#include "../../arith/arith.h"
+#include "tma.h"
+
+static IrExpr *c64(OpCtx *c, int64_t v) { return ar_index_int(c->arena, v); }
+
+/* The shared box: one run of stride 1 after the region's offset. */
+static const char *shared_run(OpCtx *c, const TmaCall *t, TmaSpec *s)
+{
+    const OpRegion *r = &t->smem;
+    LyCtx lc = ly_ctx(c->arena);
+    IrExpr **ext = TX_NEW_ARRAY(c->arena, IrExpr *, r->ndim ? r->ndim : 1);
+    for (int d = 0; d < r->ndim; d++)
+        ext[d] = op_i32(c, r->extent[d]);
+    IrLayout *sl = ly_slice(&lc, tma_tile_layout(c, r->buffer), ir_buf(r->buffer)->shape, r->start,
+                            ext, r->ndim, LY_TARGET_NONE);
+    if (!sl || sl->kind != IR_LAYOUT_TILE)
+        return op_reason(c, "the layout of '%s' cannot be sliced to the region",
+                         r->buffer->u.var.name);
+    s->smem_off = ir_buf(r->buffer)->elem_offset;
+    for (int i = 0; i < sl->noffset; i++)
+        if (!strcmp(sl->offset[i].axis, "m"))
+            s->smem_off = ar_add(c->arena, s->smem_off, sl->offset[i].value);
+    IrLayout *canon = ly_canonicalize(&lc, ly_tile(&lc, sl->shard, sl->nshard, NULL, 0, NULL, 0),
+                                      LY_TARGET_NONE);
+    if (!canon || sl->nreplica || canon->nshard > 1 ||
+        (canon->nshard == 1 && (!ar_is_const(canon->shard[0].stride, 1) ||
+                                strcmp(canon->shard[0].axis, "m"))))
+        return op_reason(c, "the region of '%s' is not one contiguous run of shared memory",
+                         r->buffer->u.var.name);
+    return NULL;
+}
+
+/* One descriptor dimension per global buffer dimension, from its layout. */
+static const char *global_dims(OpCtx *c, const TmaCall *t, TmaSpec *s)
+{
+    const OpRegion *g = &t->gmem;
+    const IrBufferType *bt = ir_buf(g->buffer);
+    const IrLayout *l = tma_tile_layout(c, g->buffer);
+    if (l->kind != IR_LAYOUT_TILE || l->nshard != g->ndim || l->nreplica)
+        return op_reason(c, "the layout of '%s' must have one memory iterator per dimension",
+                         g->buffer->u.var.name);
+    if (g->ndim > TMA_DIMS - 1)
+        return op_reason(c, "'%s' has too many dimensions", g->buffer->u.var.name);
+    s->rank = g->ndim;
+    for (int d = 0; d < g->ndim; d++) {
+        const IrIter *it = &l->shard[g->ndim - 1 - d];
+        if (tma_equal(c, it->extent, bt->shape[g->ndim - 1 - d]) != TMA_PROVEN)
+            return op_reason(c, "dimension %d of '%s' does not match its layout", g->ndim - 1 - d,
+                             g->buffer->u.var.name);
+        IrExpr *bits = ar_mul(c->arena, it->stride, c64(c, s->bits));
+        if (tma_multiple(c, bits, 8) == TMA_DISPROVEN)
+            return op_reason(c, "a stride of '%s' is not a whole number of bytes",
+                             g->buffer->u.var.name);
+        s->dim[d] = bt->shape[g->ndim - 1 - d];
+        s->stride[d] = ar_floordiv(c->arena, bits, c64(c, 8));
+        s->box[d] = g->extent[g->ndim - 1 - d];
+        s->coord[d] = g->start[g->ndim - 1 - d];
+    }
+    if (!op_const(l->shard[g->ndim - 1].stride, &s->inner_stride))
+        s->inner_stride = 0;
+    return NULL;
+}
+
+static const char *gather4_shape(OpCtx *c, const TmaCall *t)
+{
+    if (t->gmem.ndim != 2 || t->gmem.extent[0] != 1)
+        return op_reason(c, "gather4 reads one row of a rank-2 global tensor per coordinate");
+    if (t->smem.ndim < 1 || t->smem.extent[0] != 4 || t->smem.ndim != 2 ||
+        t->smem.extent[1] != t->gmem.extent[1])
+        return op_reason(c, "gather4 writes four rows of the box's width into shared memory");
+    return NULL;
+}
+
+static const char *plan_call(OpCtx *c, TmaCall *t, TmaPlan *p)
+{
+    memset(p, 0, sizeof *p);
+    TmaSpec *s = &p->s;
+    IrExpr *device_off;
+    const char *why = tma_read_call(c, "tma_explicit", true, t);
+    if (why)
+        return why;
+    if (t->gather4[0] ? (why = gather4_shape(c, t)) != NULL
+                      : !op_regions_match(&t->smem, &t->gmem))
+        return why ? why : op_reason(c, "the regions' non-unit extents differ");
+    if ((why = tma_descriptor_type(c, t, s)) || (why = tma_shared_swizzle(c, t, &s->swizzle)) ||
+        (why = shared_run(c, t, s)) || (why = tma_global_base(c, t, s, &device_off)) ||
+        (why = global_dims(c, t, s)))
+        return why;
+    if (device_off && (why = tma_fold_device_offset(c, t, s, device_off)))
+        return why;
+    s->payload_bits = op_region_size(&t->smem) * t->smem.dtype.bits;
+    bool repairable;
+    why = tma_validate(c, p, t, false, &repairable);
+    return why ? op_reason(c, "tma_explicit: %s", why) : NULL;
+}
+
+const char *op_tma_explicit_accept(OpCtx *c)
+{
+    const char *why = tma_accept_scope(c);
+    if (why)
+        return why;
+    TmaCall t;
+    TmaPlan *p = TX_NEW(c->arena, TmaPlan);
+    return plan_call(c, &t, p);
+}
+
+IrStmt *op_tma_explicit_lower(OpCtx *c)
+{
+    TmaCall t;
+    TmaPlan *p = TX_NEW(c->arena, TmaPlan);
+    const char *why = plan_call(c, &t, p);
+    return why ? op_decline(c, "%s", why) : tma_emit(c, p, &t);
+}
