@@ -3,31 +3,40 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
-# Extra configure flags, e.g. CMAKE_FLAGS=-DTIRX_TESTS=OFF where cmocka/FileCheck are missing.
+# Extra configure flags, e.g. CMAKE_FLAGS=-DTIRX_WERROR=ON (what .ci/run builds with).
 CMAKE_FLAGS ?=
+CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all configure demo test bench fuzz clean
+.PHONY: all configure demo test test-deps bench fuzz clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Without the tests unless the build directory already has them (a `make test` before):
+# a C compiler, cmake and make are all it needs.
 configure:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+	$(CONFIGURE) $(CMAKE_FLAGS)
 
 # Compiles every example; on a GPU also runs and checks them (examples/run_demo.sh).
 demo: configure
 	cmake --build $(BUILD) -j $(JOBS) --target tirx tirx_demo
 	./examples/run_demo.sh $(BUILD)
 
-test: all
+# Installs what the tests need (as root; else prints the command), then builds and runs them.
+test: test-deps
+	$(CONFIGURE) -DTIRX_TESTS=ON $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-deps:
+	@tests/tools/deps.sh
 
 bench: all
 	cmake --build $(BUILD) --target bench
 
 # The front-end fuzz target (clang-14, libFuzzer + ASan + UBSan) for FUZZ_SECONDS.
 fuzz:
-	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang-14 -DTIRX_FUZZ=ON -DTIRX_TESTS=OFF
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang-14 -DTIRX_FUZZ=ON
 	cmake --build $(FUZZ_BUILD) --target fuzz_parse -j $(JOBS)
 	tests/fuzz/run.sh $(FUZZ_BUILD)/tests/fuzz/fuzz_parse $(FUZZ_SECONDS)
 

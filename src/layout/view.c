@@ -70,11 +70,12 @@ static IrExpr *count_of(LyViewCtx *v, IrExpr *const *shape, int ndim)
     return n;
 }
 
+/* shape[0..ndim) in a new array with room for `extra` more dimensions. */
 static IrExpr **copy_shape(LyViewCtx *v, IrExpr *const *shape, int ndim, int extra)
 {
     IrExpr **s = TX_NEW_ARRAY(v->c->arena, IrExpr *, ndim + extra + 1);
-    if (ndim)
-        memcpy(s, shape, sizeof(IrExpr *) * (size_t)ndim);
+    for (int i = 0; i < ndim; i++)
+        s[i] = shape[i];
     return s;
 }
 
@@ -418,7 +419,7 @@ IrType *ly_view_permute(LyViewCtx *v, const IrType *parent, const int64_t *dims,
             return ly_fail(v->c, "dimension %d appears twice: not a permutation", perm[i]), NULL;
         seen[perm[i]] = true;
     }
-    IrExpr **s = copy_shape(v, pb->shape, n, 0);
+    IrExpr **s = TX_NEW_ARRAY(v->c->arena, IrExpr *, n + 1);
     for (int i = 0; i < n; i++)
         s[i] = pb->shape[perm[i]];
     Grouped g;
@@ -488,10 +489,11 @@ IrType *ly_view_select(LyViewCtx *v, const IrType *parent, int64_t dim, IrExpr *
     for (int i = 0; i < pb->ndim; i++)
         if (i != d)
             s[n++] = pb->shape[i];
-    int nshard = g.tile->nshard - (hi - lo);
-    IrIter *shard = TX_NEW_ARRAY(v->c->arena, IrIter, nshard + 1);
-    memcpy(shard, g.tile->shard, sizeof(IrIter) * (size_t)lo);
-    memcpy(shard + lo, g.tile->shard + hi, sizeof(IrIter) * (size_t)(g.tile->nshard - hi));
+    IrIter *shard = TX_NEW_ARRAY(v->c->arena, IrIter, g.tile->nshard + 1);
+    int nshard = 0;
+    for (int i = 0; i < g.tile->nshard; i++)
+        if (i < lo || i >= hi)
+            shard[nshard++] = g.tile->shard[i];
     return rebuild(v, parent, s, n, &g, shard, nshard, &extra);
 }
 
