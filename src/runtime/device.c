@@ -185,6 +185,41 @@ RtStatus rt_memset8(RtDevice *d, RtDevPtr dst, uint8_t value, size_t bytes, RtEr
     return s != RT_OK || r == CUDA_SUCCESS ? s : rt_cu_fail(err, d->cu, r, "cuMemsetD8");
 }
 
+RtStatus rt_memset32_async(RtDevice *d, RtDevPtr dst, uint32_t value, size_t count, void *stream,
+                           RtError *err)
+{
+    RtStatus s = rt_enter(d, err);
+    CUresult r = s == RT_OK ? d->cu->cuMemsetD32Async((CUdeviceptr)dst, value, count, (CUstream)stream)
+                            : CUDA_SUCCESS;
+    return s != RT_OK || r == CUDA_SUCCESS ? s : rt_cu_fail(err, d->cu, r, "cuMemsetD32Async");
+}
+
+RtStatus rt_host_alloc_mapped(RtDevice *d, size_t bytes, void **host, RtDevPtr *dev, RtError *err)
+{
+    *host = NULL;
+    RtStatus s = rt_enter(d, err);
+    if (s != RT_OK)
+        return s;
+    CUresult r = d->cu->cuMemHostAlloc(host, bytes, CU_MEMHOSTALLOC_DEVICEMAP);
+    if (r != CUDA_SUCCESS)
+        return rt_cu_fail(err, d->cu, r, "cuMemHostAlloc");
+    CUdeviceptr p = 0;
+    r = d->cu->cuMemHostGetDevicePointer(&p, *host, 0);
+    if (r != CUDA_SUCCESS) {
+        d->cu->cuMemFreeHost(*host);
+        *host = NULL;
+        return rt_cu_fail(err, d->cu, r, "cuMemHostGetDevicePointer");
+    }
+    *dev = (RtDevPtr)p;
+    return RT_OK;
+}
+
+void rt_host_free(RtDevice *d, void *host)
+{
+    if (host && rt_enter(d, NULL) == RT_OK)
+        d->cu->cuMemFreeHost(host);
+}
+
 /* ---- events ---- */
 
 struct RtEvent {

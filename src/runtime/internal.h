@@ -57,6 +57,16 @@ struct RtModule {
     RtFunction *functions;
 };
 
+/* dlsym into a function pointer without an object-to-function pointer cast. */
+bool rt_lookup(void *lib, const char *name, void *fn_out);
+/* $var when set and not empty, else fallback. */
+const char *rt_env_or(const char *var, const char *fallback);
+/* dlopen's `override` when it is not NULL, else the first of `names` that
+ * loads, setting *path to the name loaded; NULL when none does, with *why
+ * the loader's last message (NULL if it gave none). */
+void *rt_dlopen_first(const char *override, const char *const *names, size_t n, const char **path,
+                      const char **why);
+
 /* Sets err (when given) and returns s. */
 RtStatus rt_fail(RtError *err, RtStatus s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -21,8 +21,7 @@
 #include "nvrtc.def"
 #undef X
 
-/* dlsym into a function pointer without an object-to-function pointer cast. */
-static bool lookup(void *lib, const char *name, void *fn_out)
+bool rt_lookup(void *lib, const char *name, void *fn_out)
 {
     void *p = dlsym(lib, name);
     if (p)
@@ -30,10 +29,27 @@ static bool lookup(void *lib, const char *name, void *fn_out)
     return p != NULL;
 }
 
-static const char *env_or(const char *var, const char *fallback)
+const char *rt_env_or(const char *var, const char *fallback)
 {
     const char *v = getenv(var);
     return v && *v ? v : fallback;
+}
+
+void *rt_dlopen_first(const char *override, const char *const *names, size_t n, const char **path,
+                      const char **why)
+{
+    const char *const *tries = override ? &override : names;
+    size_t ntries = override ? 1 : n;
+    *why = NULL;
+    for (size_t i = 0; i < ntries; i++) {
+        void *lib = dlopen(tries[i], RTLD_LAZY | RTLD_LOCAL);
+        if (lib) {
+            *path = tries[i];
+            return lib;
+        }
+        *why = dlerror();
+    }
+    return NULL;
 }
 
 /* ---- the driver ---- */
@@ -42,7 +58,7 @@ static RtStatus init_failure(void *lib, const char *path, CUresult r, RtError *e
 {
     const char *name = NULL;
     PFN_cuGetErrorName_v6000 error_name;
-    if (!lookup(lib, "cuGetErrorName", &error_name) || error_name(r, &name) != CUDA_SUCCESS)
+    if (!rt_lookup(lib, "cuGetErrorName", &error_name) || error_name(r, &name) != CUDA_SUCCESS)
         name = NULL;
     switch (r) {
     case CUDA_ERROR_STUB_LIBRARY:
@@ -88,13 +104,14 @@ static RtStatus driver_init(RtCuda *cu, const char *path, RtError *err)
     PFN_cuInit_v2000 init;
     PFN_cuGetProcAddress_v12000 get_proc;
     PFN_cuDriverGetVersion_v2020 get_version;
-    if (!lookup(cu->lib, "cuInit", &init) || !lookup(cu->lib, "cuDriverGetVersion", &get_version))
+    if (!rt_lookup(cu->lib, "cuInit", &init) ||
+        !rt_lookup(cu->lib, "cuDriverGetVersion", &get_version))
         return rt_fail(err, RT_ERR_NO_DRIVER, "no CUDA driver: %s has no cuInit", path);
     CUresult r = init(0);
     if (r != CUDA_SUCCESS)
         return init_failure(cu->lib, path, r, err);
     if (get_version(&cu->driver_version) != CUDA_SUCCESS || cu->driver_version < MIN_DRIVER_VERSION ||
-        !lookup(cu->lib, "cuGetProcAddress_v2", &get_proc))
+        !rt_lookup(cu->lib, "cuGetProcAddress_v2", &get_proc))
         return rt_fail(err, RT_ERR_DRIVER_TOO_OLD,
                        "CUDA driver too old: version %d.%d, tirx needs %d.%d or newer",
                        cu->driver_version / 1000, cu->driver_version % 1000 / 10,
@@ -131,7 +148,7 @@ static DriverSlot driver_slot = {PTHREAD_ONCE_INIT};
 
 static void driver_load_once(void)
 {
-    const char *path = env_or("TIRX_LIBCUDA", "libcuda.so.1");
+    const char *path = rt_env_or("TIRX_LIBCUDA", "libcuda.so.1");
     driver_slot.err.status = driver_load(&driver_slot.cu, path, &driver_slot.err);
 }
 
@@ -164,7 +181,7 @@ RtStatus rt_driver_probe(const char *path, RtError *err)
 static RtStatus nvrtc_fetch_table(RtNvrtc *nv, const char *path, RtError *err)
 {
 #define X(ret, name, params)                                                            \
-    if (!lookup(nv->lib, #name, &nv->name))                                             \
+    if (!rt_lookup(nv->lib, #name, &nv->name))                                             \
         return rt_fail(err, RT_ERR_NO_NVRTC, "no usable NVRTC: %s has no %s", path, #name);
 #include "nvrtc.def"
 #undef X
@@ -176,21 +193,16 @@ static RtStatus nvrtc_fetch_table(RtNvrtc *nv, const char *path, RtError *err)
 static RtStatus nvrtc_load(RtNvrtc *nv, const char *override, RtError *err)
 {
     static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
-    const char *const *tries = override ? &override : names;
-    size_t ntries = override ? 1 : sizeof names / sizeof names[0];
-    const char *why = NULL;
+    const char *why, *path;
     memset(nv, 0, sizeof *nv);
-    for (size_t i = 0; i < ntries; i++) {
-        nv->lib = dlopen(tries[i], RTLD_LAZY | RTLD_LOCAL);
-        if (nv->lib) {
-            RtStatus s = nvrtc_fetch_table(nv, tries[i], err);
-            if (s != RT_OK) {
-                dlclose(nv->lib);
-                nv->lib = NULL;
-            }
-            return s;
+    nv->lib = rt_dlopen_first(override, names, sizeof names / sizeof names[0], &path, &why);
+    if (nv->lib) {
+        RtStatus s = nvrtc_fetch_table(nv, path, err);
+        if (s != RT_OK) {
+            dlclose(nv->lib);
+            nv->lib = NULL;
         }
-        why = dlerror();
+        return s;
     }
     if (override)
         return rt_fail(err, RT_ERR_NO_NVRTC, "no NVRTC: cannot load %s (%s)", override,
@@ -210,7 +222,8 @@ static NvrtcSlot nvrtc_slot = {PTHREAD_ONCE_INIT};
 
 static void nvrtc_load_once(void)
 {
-    nvrtc_slot.err.status = nvrtc_load(&nvrtc_slot.nv, env_or("TIRX_LIBNVRTC", NULL), &nvrtc_slot.err);
+    nvrtc_slot.err.status =
+        nvrtc_load(&nvrtc_slot.nv, rt_env_or("TIRX_LIBNVRTC", NULL), &nvrtc_slot.err);
 }
 
 RtStatus rt_nvrtc(const RtNvrtc **out, RtError *err)

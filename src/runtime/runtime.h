@@ -27,6 +27,7 @@
     X(ERR_NO_GPU, "no GPU")                                                   \
     X(ERR_NO_NVRTC, "no NVRTC")                                               \
     X(ERR_NO_NVCC, "no nvcc")                                                 \
+    X(ERR_NO_CUBLAS, "no cuBLASLt")         /* libcublasLt missing (comparisons only) */ \
     X(ERR_COMPILE, "compile error")         /* the source did not compile: see the log */ \
     X(ERR_CUDA, "CUDA error")               /* a driver or NVRTC call failed */ \
     X(ERR_USAGE, "bad argument")            /* unknown arch, launch over limits, bad tensor map */ \
@@ -233,6 +234,12 @@ void rt_mem_free(RtDevice *d, RtDevPtr p);
 RtStatus rt_memcpy_htod(RtDevice *d, RtDevPtr dst, const void *src, size_t bytes, RtError *err);
 RtStatus rt_memcpy_dtoh(RtDevice *d, void *dst, RtDevPtr src, size_t bytes, RtError *err);
 RtStatus rt_memset8(RtDevice *d, RtDevPtr dst, uint8_t value, size_t bytes, RtError *err);
+/* Enqueues a fill of `count` 32-bit words on `stream`. */
+RtStatus rt_memset32_async(RtDevice *d, RtDevPtr dst, uint32_t value, size_t count, void *stream,
+                           RtError *err);
+/* Page-locked host memory that kernels can read and write through *dev. */
+RtStatus rt_host_alloc_mapped(RtDevice *d, size_t bytes, void **host, RtDevPtr *dev, RtError *err);
+void rt_host_free(RtDevice *d, void *host);
 
 typedef struct RtEvent RtEvent;
 RtStatus rt_event_create(RtDevice *d, RtEvent **out, RtError *err);
@@ -240,6 +247,37 @@ RtStatus rt_event_record(RtEvent *e, void *stream, RtError *err);
 /* Waits for `end`, then the time between the two records. */
 RtStatus rt_event_elapsed_ms(RtEvent *start, RtEvent *end, float *ms, RtError *err);
 void rt_event_destroy(RtEvent *e);
+
+/* ---- cuBLASLt: the reference GEMM of benchmarks ---- */
+
+/* libcublasLt is dlopen'd on first use, once per process ($TIRX_LIBCUBLASLT,
+ * else libcublasLt.so.13, .12, libcublasLt.so); RT_ERR_NO_CUBLAS without it.
+ * Reports the library's version (e.g. 130001). */
+RtStatus rt_blas_version(size_t *version, RtError *err);
+
+/* C = A @ B with row-major A [M, K], C [M, N] and B [N, K] ("nt", B given
+ * K-major) or B [K, N] (b_kn, "nn"), f32 accumulation. dtype: "bf16" and
+ * "fp16" (C the same), "fp8" (e4m3 in, per-tensor scales, bf16 C), "tf32"
+ * (float32 in and out, tensor cores). */
+typedef struct RtGemmSpec {
+    int64_t m, n, k;
+    const char *dtype;
+    bool b_kn;
+    float scale_a, scale_b; /* fp8 only: the values of the scale pointers (0: 1) */
+} RtGemmSpec;
+
+typedef struct RtBlasGemm RtBlasGemm;
+
+/* Describes the GEMM to cuBLASLt and keeps its heuristic's best algorithm
+ * (cublasLtMatmulAlgoGetHeuristic, 32 MiB of workspace allowed).
+ * RT_ERR_USAGE for an unknown dtype or a GEMM cuBLASLt has no algorithm for. */
+RtStatus rt_blas_gemm_create(RtDevice *d, const RtGemmSpec *spec, RtBlasGemm **out, RtError *err);
+/* Enqueues the GEMM on `stream`. */
+RtStatus rt_blas_gemm_run(RtBlasGemm *g, RtDevPtr a, RtDevPtr b, RtDevPtr c, void *stream,
+                          RtError *err);
+/* The algorithm, e.g. "cuBLASLt 130001 algo 66 tile 27 stages 19 split-k 1". */
+const char *rt_blas_gemm_algo(const RtBlasGemm *g);
+void rt_blas_gemm_destroy(RtBlasGemm *g);
 
 /* ---- modules and launches ---- */
 
