@@ -247,6 +247,80 @@ TIRX_API tirx_status tirx_get_function(tirx_module *m, const char *name, tirx_fu
 TIRX_API tirx_status tirx_launch(tirx_function *f, const tirx_arg *args, size_t nargs,
                                  void *stream, tirx_error *err);
 
+/* What tirx_device_info reports. */
+typedef struct tirx_device_info {
+    char name[128];     /* "NVIDIA H200" */
+    char arch[16];      /* as tirx_device_arch */
+    int sm_count;
+    long long l2_bytes;
+    int driver_version; /* e.g. 13000 */
+} tirx_device_info;
+
+TIRX_API void tirx_device_get_info(const tirx_device *d, tirx_device_info *out);
+
+/* ---------------------------------------------------------------- benchmarking */
+
+/* How tirx_bench_time measures (docs/cli.md, "tirx bench": the method).
+ * Zero-initialise: every zero field takes its default. */
+typedef struct tirx_bench_options {
+    double budget_ms;  /* GPU time of the timed runs, estimated from a few runs; 0: 1000 */
+    double warmup_ms;  /* GPU time of the untimed warm-up runs; 0: 100, negative: none */
+    int min_reps;      /* 0: 10 */
+    int max_reps;      /* 0: 10000 */
+    int no_flush;      /* leave L2 warm (default: write twice the L2 size before each run) */
+    int no_hold;       /* do not hold the stream while a chunk of runs is enqueued */
+    void *stream;      /* a CUstream; NULL: a stream of its own */
+} tirx_bench_options;
+
+/* The figures are milliseconds of GPU time of one run, from its CUDA events. */
+typedef struct tirx_bench_stats {
+    int reps;
+    double min_ms, median_ms, p90_ms, mean_ms, max_ms;
+    size_t flush_bytes; /* the L2 flush before each run; 0 with no_flush */
+    int held;           /* 1: no run's events include launch overhead (the stream was held) */
+} tirx_bench_stats;
+
+/* One run of the work to time: enqueue it on `stream` (asynchronously). */
+typedef tirx_status (*tirx_bench_fn)(void *user, void *stream, tirx_error *err);
+
+/* Times fn on the device: one first run, a warm-up, then runs each preceded
+ * by an L2 flush and bracketed by its own CUDA events, their count set by
+ * the budget; fn's own status and message are returned if it fails. */
+TIRX_API tirx_status tirx_bench_time(tirx_device *d, tirx_bench_fn fn, void *user,
+                                     const tirx_bench_options *o, tirx_bench_stats *out,
+                                     tirx_error *err);
+/* The statistics of n >= 1 samples in milliseconds (sorted in place): the
+ * median and the 90th percentile interpolate linearly between the closest
+ * ranks (numpy's default). TIRX_ERR_USAGE when n is 0. */
+TIRX_API tirx_status tirx_bench_summarize(double *ms, size_t n, tirx_bench_stats *out);
+
+/* ---------------------------------------------------------------- cuBLAS, the reference GEMM */
+
+/* C = A @ B, row-major: A [M, K], C [M, N], and B [N, K] ("nt", B K-major)
+ * or, with b_kn, B [K, N] ("nn"); f32 accumulation. dtype "bf16" and "fp16"
+ * (C the same type), "fp8" (float8_e4m3fn A and B, per-tensor scales, bfloat16
+ * C; nt only), "tf32" (float32 A, B and C on tensor cores). */
+typedef struct tirx_gemm_problem {
+    long long m, n, k;
+    const char *dtype;
+    int b_kn;
+    float scale_a, scale_b; /* fp8: per-tensor scales of A and B (0: 1) */
+} tirx_gemm_problem;
+
+typedef struct tirx_cublas_gemm tirx_cublas_gemm;
+
+/* Plans the GEMM with cuBLASLt (dlopen'd: libcublasLt.so.13, .12 or .so, or
+ * $TIRX_LIBCUBLASLT) and its heuristic's best algorithm. TIRX_ERR_CUDA
+ * without cuBLASLt or a GPU, TIRX_ERR_USAGE for a GEMM it cannot run. */
+TIRX_API tirx_status tirx_cublas_gemm_create(tirx_device *d, const tirx_gemm_problem *p,
+                                             tirx_cublas_gemm **out, tirx_error *err);
+/* Enqueues C = A @ B on `stream` (a CUstream; NULL: the legacy default stream). */
+TIRX_API tirx_status tirx_cublas_gemm_run(tirx_cublas_gemm *g, const void *a, const void *b,
+                                          void *c, void *stream, tirx_error *err);
+/* The library version and algorithm chosen, one line, owned by g. */
+TIRX_API const char *tirx_cublas_gemm_describe(const tirx_cublas_gemm *g);
+TIRX_API void tirx_cublas_gemm_free(tirx_cublas_gemm *g);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,17 +6,13 @@
 
 #include "internal.h"
 
-struct tirx_device {
-    RtDevice *rt;
-};
-
-static tirx_status done(RtStatus s, const RtError *rerr, tirx_error *err)
+tirx_status api_rt_done(RtStatus s, const RtError *rerr, tirx_error *err)
 {
     if (s == RT_OK)
         return TIRX_OK;
     if (err)
         snprintf(err->message, sizeof err->message, "%s", rerr->message);
-    return s == RT_ERR_USAGE ? TIRX_ERR_USAGE : TIRX_ERR_CUDA;
+    return s == RT_ERR_USAGE ? TIRX_ERR_USAGE : s == RT_ERR_IO ? TIRX_ERR_INTERNAL : TIRX_ERR_CUDA;
 }
 
 tirx_status tirx_device_open(int ordinal, tirx_device **out, tirx_error *err)
@@ -32,7 +28,7 @@ tirx_status tirx_device_open(int ordinal, tirx_device **out, tirx_error *err)
         free(*out);
         *out = NULL;
     }
-    return done(s, &rerr, err);
+    return api_rt_done(s, &rerr, err);
 }
 
 void tirx_device_close(tirx_device *d)
@@ -53,7 +49,7 @@ tirx_status tirx_device_alloc(tirx_device *d, size_t bytes, void **out, tirx_err
     RtDevPtr p = 0;
     RtStatus s = rt_mem_alloc(d->rt, bytes, &p, &rerr);
     *out = (void *)(uintptr_t)p;
-    return done(s, &rerr, err);
+    return api_rt_done(s, &rerr, err);
 }
 
 void tirx_device_free(tirx_device *d, void *p)
@@ -68,7 +64,8 @@ tirx_status tirx_copy_to_device(tirx_device *d, void *dst, const void *src, size
     if (!d)
         return TIRX_ERR_USAGE;
     RtError rerr = {0};
-    return done(rt_memcpy_htod(d->rt, (RtDevPtr)(uintptr_t)dst, src, bytes, &rerr), &rerr, err);
+    RtStatus s = rt_memcpy_htod(d->rt, (RtDevPtr)(uintptr_t)dst, src, bytes, &rerr);
+    return api_rt_done(s, &rerr, err);
 }
 
 tirx_status tirx_copy_to_host(tirx_device *d, void *dst, const void *src, size_t bytes,
@@ -77,7 +74,8 @@ tirx_status tirx_copy_to_host(tirx_device *d, void *dst, const void *src, size_t
     if (!d)
         return TIRX_ERR_USAGE;
     RtError rerr = {0};
-    return done(rt_memcpy_dtoh(d->rt, dst, (RtDevPtr)(uintptr_t)src, bytes, &rerr), &rerr, err);
+    RtStatus s = rt_memcpy_dtoh(d->rt, dst, (RtDevPtr)(uintptr_t)src, bytes, &rerr);
+    return api_rt_done(s, &rerr, err);
 }
 
 tirx_status tirx_device_synchronize(tirx_device *d, void *stream, tirx_error *err)
@@ -85,5 +83,5 @@ tirx_status tirx_device_synchronize(tirx_device *d, void *stream, tirx_error *er
     if (!d)
         return TIRX_ERR_USAGE;
     RtError rerr = {0};
-    return done(rt_synchronize(d->rt, stream, &rerr), &rerr, err);
+    return api_rt_done(rt_synchronize(d->rt, stream, &rerr), &rerr, err);
 }

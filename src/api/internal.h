@@ -35,6 +35,16 @@ struct tirx_module {
     ApiCompiled *compiled; /* set by tirx_compile */
 };
 
+struct tirx_device {
+    RtDevice *rt;
+};
+
+static inline RtDevice *api_device_rt(const tirx_device *d) { return d->rt; }
+
+/* TIRX_OK, or the runtime's message in *err (when given) and the status:
+ * usage errors stay usage errors, I/O errors are internal, the rest CUDA's. */
+tirx_status api_rt_done(RtStatus s, const RtError *rerr, tirx_error *err);
+
 static inline IrModule *api_module_ir(const tirx_module *m) { return m->ir; }
 
 /* The passes over a module (tirx_lower without the handle). */
