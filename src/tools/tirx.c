@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "tirx.h"
 
 #define MAX_DEFINES 256
@@ -23,6 +24,7 @@ static const char usage[] =
     "  build FILE     lower and compile FILE for a GPU target\n"
     "  layout LAYOUT  print where each element of --shape lands under LAYOUT, a layout\n"
     "                 written as in TIRx script ('T.TileLayout(T.S[(8, 16):(16, 1)])')\n"
+    "  bench ...      time a function, or a GEMM beside cuBLAS ('tirx bench --help')\n"
     "\n"
     "options:\n"
     "  -D NAME=VALUE  override the module-level constant NAME (a Python literal or dtype)\n"
@@ -179,8 +181,7 @@ static int parse_args(int argc, char **argv, Options *o)
     return -1;
 }
 
-/* Reads a whole file (or stdin for "-"); NULL with a message on failure. */
-static char *read_input(const char *path, size_t *len)
+char *tool_read_input(const char *path, size_t *len)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     if (!f) {
@@ -368,6 +369,8 @@ static tirx_status run_build(const Options *o, const char *text, size_t len, con
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "bench"))
+        return bench_main(argc - 1, argv + 1);
     Options o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0)
@@ -375,7 +378,7 @@ int main(int argc, char **argv)
     if (!strcmp(o.command, "layout"))
         return run_layout(&o);
     size_t len;
-    char *text = read_input(o.file, &len);
+    char *text = tool_read_input(o.file, &len);
     if (!text)
         return TIRX_ERR_INPUT;
     const char *name = strcmp(o.file, "-") ? o.file : "<stdin>";

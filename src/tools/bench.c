@@ -1,0 +1,404 @@
+/* `tirx bench`: compiles the kernel for the GPU it finds, makes its
+ * arguments, checks a GEMM's result against cuBLASLt's before anything is
+ * timed, times it (and cuBLASLt, in the same loop) with tirx_bench_time, and
+ * writes the reports. Progress goes to stderr, the table to stdout; a kernel
+ * whose result is wrong ends the run with exit status 1 and no number. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../runtime/dlpack.h"
+#include "bench.h"
+
+/* A device tensor and the host copy it was filled from (or is read into). */
+typedef struct Tensor {
+    DLTensor dl;
+    int64_t shape[BENCH_MAX_DIMS];
+    const BenchDType *dtype;
+    size_t elems, bytes;
+    void *host;
+} Tensor;
+
+typedef struct Session {
+    const BenchConfig *c;
+    tirx_device *dev;
+    uint64_t seed;
+    char *text;
+    size_t len;
+} Session;
+
+static int cuda_error(tirx_status st, const char *what, const tirx_error *err)
+{
+    fprintf(stderr, "tirx bench: %s: %s\n", what, err->message);
+    return st;
+}
+
+static void tensor_free(Session *s, Tensor *t)
+{
+    tirx_device_free(s->dev, t->dl.data);
+    free(t->host);
+    memset(t, 0, sizeof *t);
+}
+
+/* Allocates the tensor on the device and a host buffer of its size. */
+static int tensor_alloc(Session *s, Tensor *t, const BenchDType *dt, int ndim,
+                        const int64_t *shape)
+{
+    tirx_error err;
+    memset(t, 0, sizeof *t);
+    t->dtype = dt;
+    t->elems = 1;
+    for (int i = 0; i < ndim; i++)
+        t->elems *= (size_t)(t->shape[i] = shape[i]);
+    t->bytes = t->elems * dt->bits / 8;
+    t->host = malloc(t->bytes ? t->bytes : 1);
+    if (!t->host) {
+        fprintf(stderr, "tirx bench: out of host memory (%zu bytes)\n", t->bytes);
+        return TIRX_ERR_INTERNAL;
+    }
+    void *p = NULL;
+    tirx_status st = tirx_device_alloc(s->dev, t->bytes ? t->bytes : 1, &p, &err);
+    if (st != TIRX_OK)
+        return cuda_error(st, "device memory", &err);
+    t->dl = (DLTensor){.data = p, .device = {kDLCUDA, 0}, .ndim = ndim,
+                       .dtype = {dt->dl_code, dt->bits, 1}, .shape = t->shape};
+    return 0;
+}
+
+/* Fills the host copy and uploads it. */
+static int tensor_init(Session *s, Tensor *t, BenchInit init)
+{
+    tirx_error err;
+    if (init == BENCH_EMPTY)
+        return 0;
+    bench_fill(t->dtype, init, t->host, t->elems, &s->seed);
+    tirx_status st = tirx_copy_to_device(s->dev, t->dl.data, t->host, t->bytes, &err);
+    return st == TIRX_OK ? 0 : cuda_error(st, "upload", &err);
+}
+
+static int tensor_download(Session *s, Tensor *t)
+{
+    tirx_error err;
+    tirx_status st = tirx_device_synchronize(s->dev, NULL, &err);
+    if (st == TIRX_OK)
+        st = tirx_copy_to_host(s->dev, t->host, t->dl.data, t->bytes, &err);
+    return st == TIRX_OK ? 0 : cuda_error(st, "download", &err);
+}
+
+/* ---- compiling ---- */
+
+static int compile(Session *s, const tirx_define *defs, size_t ndefs, tirx_module **m,
+                   tirx_function **fn)
+{
+    tirx_options o = {.arch = tirx_device_arch(s->dev)};
+    tirx_status st = tirx_compile(s->text, s->len, s->c->file, defs, ndefs, &o, m);
+    char *diags = tirx_diag_render(*m);
+    if (diags)
+        fputs(diags, stderr);
+    tirx_free(diags);
+    if (st != TIRX_OK) {
+        const char *log = tirx_module_log(*m);
+        if (log && *log)
+            fprintf(stderr, "%s\n", log);
+        return st;
+    }
+    tirx_error err;
+    st = tirx_get_function(*m, s->c->func, fn, &err);
+    return st == TIRX_OK ? 0 : cuda_error(st, s->c->file, &err);
+}
+
+/* ---- timing ---- */
+
+typedef struct Launch {
+    tirx_function *fn;
+    tirx_arg args[BENCH_MAX_ARGS];
+    size_t nargs;
+} Launch;
+
+static tirx_status launch_tirx(void *user, void *stream, tirx_error *err)
+{
+    Launch *l = user;
+    return tirx_launch(l->fn, l->args, l->nargs, stream, err);
+}
+
+typedef struct CublasRun {
+    tirx_cublas_gemm *g;
+    const Tensor *a, *b, *c;
+} CublasRun;
+
+static tirx_status launch_cublas(void *user, void *stream, tirx_error *err)
+{
+    CublasRun *r = user;
+    return tirx_cublas_gemm_run(r->g, r->a->dl.data, r->b->dl.data, r->c->dl.data, stream, err);
+}
+
+static int time_it(Session *s, const char *who, tirx_bench_fn fn, void *user,
+                   tirx_bench_stats *out)
+{
+    tirx_error err;
+    fprintf(stderr, "  timing %s ...", who);
+    tirx_status st = tirx_bench_time(s->dev, fn, user, &s->c->timing, out, &err);
+    if (st != TIRX_OK) {
+        fputc('\n', stderr);
+        return cuda_error(st, who, &err);
+    }
+    fprintf(stderr, " %.4f ms median (%d runs)%s\n", out->median_ms, out->reps,
+            out->held ? "" : "; launch overhead may be included (the stream could not be held)");
+    return 0;
+}
+
+/* ---- tirx bench gemm ---- */
+
+typedef struct Gemm {
+    BenchShape shape;
+    const BenchGemmType *type;
+    Tensor a, b, c, ref;
+    tirx_module *module;
+    Launch launch;
+    tirx_cublas_gemm *cublas;
+} Gemm;
+
+static int gemm_compile(Session *s, Gemm *g)
+{
+    const BenchConfig *c = s->c;
+    tirx_define defs[BENCH_MAX_DEFINES + 4];
+    char mv[24], nv[24], kv[24];
+    snprintf(mv, sizeof mv, "%lld", g->shape.m);
+    snprintf(nv, sizeof nv, "%lld", g->shape.n);
+    snprintf(kv, sizeof kv, "%lld", g->shape.k);
+    memcpy(defs, c->defines, c->ndefines * sizeof *defs);
+    size_t n = c->ndefines;
+    defs[n++] = (tirx_define){"M", mv};
+    defs[n++] = (tirx_define){"N", nv};
+    defs[n++] = (tirx_define){"K", kv};
+    defs[n++] = (tirx_define){"DTYPE", g->type->input};
+    return compile(s, defs, n, &g->module, &g->launch.fn);
+}
+
+static int gemm_tensors(Session *s, Gemm *g)
+{
+    const BenchDType *in = bench_dtype(g->type->input), *out = bench_dtype(g->type->output);
+    const BenchShape *p = &g->shape;
+    int64_t sa[2] = {p->m, p->k}, sb[2] = {p->n, p->k}, sc[2] = {p->m, p->n};
+    if (s->c->layout_nn)
+        sb[0] = p->k, sb[1] = p->n;
+    int rc = tensor_alloc(s, &g->a, in, 2, sa);
+    if (!rc)
+        rc = tensor_alloc(s, &g->b, in, 2, sb);
+    if (!rc)
+        rc = tensor_alloc(s, &g->c, s->c->out_dtype ? s->c->out_dtype : out, 2, sc);
+    if (!rc && !s->c->no_cublas)
+        rc = tensor_alloc(s, &g->ref, out, 2, sc);
+    if (!rc)
+        rc = tensor_init(s, &g->a, BENCH_RAND);
+    if (!rc)
+        rc = tensor_init(s, &g->b, BENCH_RAND);
+    const Tensor *args[] = {&g->a, &g->b, &g->c};
+    for (int i = 0; i < 3; i++)
+        g->launch.args[i] = tirx_arg_tensor(&args[i]->dl);
+    g->launch.nargs = 3;
+    return rc;
+}
+
+static int gemm_plan_cublas(Session *s, Gemm *g)
+{
+    tirx_error err;
+    tirx_gemm_problem p = {.m = g->shape.m, .n = g->shape.n, .k = g->shape.k,
+                           .dtype = g->type->name, .b_kn = s->c->layout_nn};
+    tirx_status st = tirx_cublas_gemm_create(s->dev, &p, &g->cublas, &err);
+    return st == TIRX_OK ? 0 : cuda_error(st, "cuBLAS", &err);
+}
+
+/* The kernel's C (poisoned first: all bits set) against cuBLAS's. */
+static int gemm_check(Session *s, Gemm *g, BenchRow *row)
+{
+    tirx_error err;
+    memset(g->c.host, 0xff, g->c.bytes);
+    tirx_status st = tirx_copy_to_device(s->dev, g->c.dl.data, g->c.host, g->c.bytes, &err);
+    if (st == TIRX_OK)
+        st = launch_tirx(&g->launch, NULL, &err);
+    if (st != TIRX_OK)
+        return cuda_error(st, s->c->func, &err);
+    CublasRun r = {g->cublas, &g->a, &g->b, &g->ref};
+    if ((st = launch_cublas(&r, NULL, &err)) != TIRX_OK)
+        return cuda_error(st, "cuBLAS", &err);
+    int rc = tensor_download(s, &g->c);
+    if (!rc)
+        rc = tensor_download(s, &g->ref);
+    if (rc)
+        return rc;
+    row->checked = true;
+    row->tolerance = g->type->tolerance;
+    row->rel_error = bench_rel_l2(g->c.dtype, g->c.host, g->ref.dtype, g->ref.host, g->c.elems);
+    fprintf(stderr, "  check against cuBLAS: relative L2 error %.3g (tolerance %g)\n",
+            row->rel_error, row->tolerance);
+    if (row->rel_error <= row->tolerance)
+        return 0;
+    fprintf(stderr, "tirx bench: %s %s %s: the kernel's result differs from cuBLAS's (relative L2 "
+                    "error %.3g > %g); no timing is reported for a wrong kernel\n",
+            row->label, row->dtype, row->layout, row->rel_error, row->tolerance);
+    return TIRX_ERR_INPUT;
+}
+
+static int gemm_time(Session *s, Gemm *g, BenchRow *row)
+{
+    int rc = time_it(s, "tirx", launch_tirx, &g->launch, &row->tirx);
+    if (rc || !g->cublas)
+        return rc;
+    CublasRun r = {g->cublas, &g->a, &g->b, &g->ref};
+    row->has_cublas = true;
+    snprintf(row->cublas_algo, sizeof row->cublas_algo, "%s", tirx_cublas_gemm_describe(g->cublas));
+    return time_it(s, "cuBLAS", launch_cublas, &r, &row->cublas);
+}
+
+static void gemm_free(Session *s, Gemm *g)
+{
+    tensor_free(s, &g->a), tensor_free(s, &g->b), tensor_free(s, &g->c), tensor_free(s, &g->ref);
+    tirx_cublas_gemm_free(g->cublas);
+    tirx_module_free(g->module);
+}
+
+static int gemm_row(Session *s, const BenchShape *shape, const BenchGemmType *type, BenchRow *row)
+{
+    Gemm g = {.shape = *shape, .type = type};
+    snprintf(row->label, sizeof row->label, "%lldx%lldx%lld", shape->m, shape->n, shape->k);
+    snprintf(row->dtype, sizeof row->dtype, "%s", type->name);
+    snprintf(row->layout, sizeof row->layout, "%s", s->c->layout_nn ? "nn" : "nt");
+    row->m = shape->m, row->n = shape->n, row->k = shape->k;
+    row->flops = 2.0 * (double)shape->m * (double)shape->n * (double)shape->k;
+    int rc = gemm_compile(s, &g);
+    if (!rc)
+        rc = gemm_tensors(s, &g);
+    if (!rc && !s->c->no_cublas)
+        rc = gemm_plan_cublas(s, &g);
+    if (!rc && g.cublas)
+        fprintf(stderr, "  cuBLAS: %s\n", tirx_cublas_gemm_describe(g.cublas));
+    if (!rc && !s->c->no_cublas)
+        rc = gemm_check(s, &g, row);
+    if (!rc)
+        rc = gemm_time(s, &g, row);
+    gemm_free(s, &g);
+    return rc;
+}
+
+/* ---- tirx bench FILE ---- */
+
+static int function_row(Session *s, BenchRow *row)
+{
+    const BenchConfig *c = s->c;
+    Tensor *t = calloc(BENCH_MAX_ARGS, sizeof *t);
+    Launch l = {.nargs = (size_t)c->nargs};
+    tirx_module *m = NULL;
+    snprintf(row->label, sizeof row->label, "%s", c->func);
+    row->flops = c->flops;
+    int rc = t ? compile(s, c->defines, c->ndefines, &m, &l.fn) : TIRX_ERR_INTERNAL;
+    for (int i = 0; !rc && i < c->nargs; i++) {
+        const BenchArg *a = &c->args[i];
+        if (!a->is_tensor) {
+            l.args[i] = a->is_float ? tirx_arg_float(a->f) : tirx_arg_int(a->i);
+            continue;
+        }
+        rc = tensor_alloc(s, &t[i], a->dtype, a->ndim, a->shape);
+        if (!rc)
+            rc = tensor_init(s, &t[i], a->init);
+        l.args[i] = tirx_arg_tensor(&t[i].dl);
+    }
+    if (!rc)
+        rc = time_it(s, c->func, launch_tirx, &l, &row->tirx);
+    for (int i = 0; t && i < c->nargs; i++)
+        tensor_free(s, &t[i]);
+    free(t);
+    tirx_module_free(m);
+    return rc;
+}
+
+/* ---- the session ---- */
+
+static int write_report(const char *path, void (*write)(FILE *, const BenchReport *),
+                        const BenchReport *r)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "tirx bench: cannot write '%s'\n", path);
+        return TIRX_ERR_USAGE;
+    }
+    write(f, r);
+    if (fclose(f)) {
+        fprintf(stderr, "tirx bench: cannot write '%s'\n", path);
+        return TIRX_ERR_USAGE;
+    }
+    return 0;
+}
+
+static int run_rows(Session *s, BenchRow *rows, int nrows)
+{
+    const BenchConfig *c = s->c;
+    for (int i = 0; i < nrows; i++) {
+        if (!c->gemm)
+            return function_row(s, &rows[i]);
+        const BenchShape *p = &c->shapes[i / c->ndtypes];
+        const BenchGemmType *t = c->dtypes[i % c->ndtypes];
+        fprintf(stderr, "[%d/%d] %lldx%lldx%lld %s %s\n", i + 1, nrows, p->m, p->n, p->k,
+                t->name, c->layout_nn ? "nn" : "nt");
+        int rc = gemm_row(s, p, t, &rows[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static void command_line(int argc, char **argv, char *buf, size_t size)
+{
+    size_t n = snprintf(buf, size, "tirx");
+    for (int i = 0; i < argc && n < size; i++)
+        n += snprintf(buf + n, size - n, " %s", argv[i]);
+}
+
+static int report(Session *s, const BenchRow *rows, int nrows, const char *command)
+{
+    BenchReport r = {.timing = &s->c->timing, .command = command, .rows = rows, .nrows = nrows};
+    tirx_device_get_info(s->dev, &r.device);
+    bench_print_table(stdout, &r);
+    int rc = s->c->json ? write_report(s->c->json, bench_write_json, &r) : 0;
+    if (!rc && s->c->plot)
+        rc = write_report(s->c->plot, bench_write_svg, &r);
+    return rc;
+}
+
+static int run(Session *s, int argc, char **argv)
+{
+    tirx_error err;
+    tirx_status st = tirx_device_open(0, &s->dev, &err);
+    if (st != TIRX_OK)
+        return cuda_error(st, "GPU", &err);
+    tirx_device_info info;
+    tirx_device_get_info(s->dev, &info);
+    fprintf(stderr, "tirx bench: %s (%s, %d SMs)\n", info.name, info.arch, info.sm_count);
+    int nrows = s->c->gemm ? s->c->nshapes * s->c->ndtypes : 1;
+    BenchRow *rows = calloc((size_t)nrows, sizeof *rows);
+    char command[2048];
+    command_line(argc, argv, command, sizeof command);
+    int rc = rows ? run_rows(s, rows, nrows) : TIRX_ERR_INTERNAL;
+    if (!rc)
+        rc = report(s, rows, nrows, command);
+    free(rows);
+    tirx_device_close(s->dev);
+    return rc;
+}
+
+int bench_main(int argc, char **argv)
+{
+    BenchConfig *c = calloc(1, sizeof *c);
+    if (!c)
+        return TIRX_ERR_INTERNAL;
+    int rc = bench_parse_args(argc, argv, c);
+    if (rc < 0) {
+        Session s = {.c = c, .seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull | 1};
+        s.text = tool_read_input(c->file, &s.len);
+        rc = s.text ? run(&s, argc, argv) : TIRX_ERR_INPUT;
+        free(s.text);
+    }
+    free(c);
+    return rc;
+}

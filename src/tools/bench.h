@@ -1,0 +1,164 @@
+/* `tirx bench`, shared by its files in src/tools (all over tirx.h alone):
+ * the command line (bench_cli.c), the tensor SPEC of --args
+ * (bench_spec.c), element types and host data (bench_data.c), the reports:
+ * table, JSON and SVG (bench_report.c), and the runs on the GPU (bench.c).
+ * Prefix: bench_. */
+#ifndef TIRX_TOOLS_BENCH_H
+#define TIRX_TOOLS_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tirx.h"
+
+#define BENCH_MAX_DIMS 8
+#define BENCH_MAX_ARGS 64
+#define BENCH_MAX_SHAPES 256
+#define BENCH_MAX_DEFINES 64
+#define BENCH_MAX_DTYPES 4
+
+/* ---- element types (bench_data.c) ---- */
+
+typedef enum BenchKind {
+    BENCH_FLOAT, /* a binary floating-point format: exponent and mantissa bits */
+    BENCH_FLOAT_FN, /* float8_e4m3fn: no infinities, all-ones is NaN */
+    BENCH_INT,
+    BENCH_UINT,
+} BenchKind;
+
+typedef struct BenchDType {
+    const char *name;   /* TIRx's name: "bfloat16" */
+    const char *alias;  /* the short spelling: "bf16" */
+    uint8_t dl_code, bits;
+    BenchKind kind;
+    int exp_bits, man_bits; /* floats */
+} BenchDType;
+
+/* By TIRx name or short alias; NULL when unknown. */
+const BenchDType *bench_dtype(const char *name);
+/* The element's bits for v (floats round to nearest, ties to even; finite
+ * values past the largest saturate in fn formats and become infinity
+ * otherwise; integers round and clamp). */
+uint64_t bench_encode(const BenchDType *t, double v);
+double bench_decode(const BenchDType *t, uint64_t bits);
+
+/* How a tensor starts. */
+typedef enum BenchInit { BENCH_RAND, BENCH_ZEROS, BENCH_ONES, BENCH_EMPTY } BenchInit;
+
+/* Fills n elements of `t` at `dst` (host memory): rand is uniform in [-1, 1)
+ * (integers: uniform in [-8, 8), unsigned ones in [0, 16)) from the
+ * xorshift64* state *seed; empty leaves the memory alone. */
+void bench_fill(const BenchDType *t, BenchInit init, void *dst, size_t n, uint64_t *seed);
+/* ||x - ref|| / ||ref|| of n elements of types tx and tref; infinity when an
+ * element of x is not finite. */
+double bench_rel_l2(const BenchDType *tx, const void *x, const BenchDType *tref, const void *ref,
+                    size_t n);
+
+/* The GEMMs of `tirx bench gemm`: the input type, C's type and the check's
+ * tolerance (relative L2 error against cuBLAS). */
+typedef struct BenchGemmType {
+    const char *name;  /* "bf16", "fp16", "fp8", "tf32": cuBLAS's dtype too */
+    const char *input; /* the kernel's DTYPE: "bfloat16" */
+    const char *output;
+    double tolerance;
+} BenchGemmType;
+
+const BenchGemmType *bench_gemm_type(const char *name);
+
+/* ---- the --args SPEC (bench_spec.c) ---- */
+
+typedef struct BenchArg {
+    char name[32];
+    bool is_tensor;
+    /* a tensor */
+    BenchInit init;
+    const BenchDType *dtype;
+    int ndim;
+    int64_t shape[BENCH_MAX_DIMS];
+    /* a scalar */
+    bool is_float;
+    long long i;
+    double f;
+} BenchArg;
+
+/* Parses SPEC (docs/cli.md): whitespace-separated NAME=INIT(D0,D1,...:DTYPE)
+ * and NAME=NUMBER items, appended to args (at most BENCH_MAX_ARGS in all).
+ * false with a message in msg (naming the item and column) when malformed. */
+bool bench_parse_spec(const char *spec, BenchArg *args, int *nargs, char *msg, size_t msg_size);
+/* Elements of a tensor argument. */
+size_t bench_arg_elems(const BenchArg *a);
+
+/* ---- the command line (bench_cli.c) ---- */
+
+typedef struct BenchShape {
+    long long m, n, k;
+} BenchShape;
+
+typedef struct BenchConfig {
+    bool gemm;              /* `tirx bench gemm` */
+    const char *file;       /* FILE, or the GEMM's kernel */
+    const char *kernel;     /* --kernel */
+    const char *func;       /* --func */
+    tirx_define defines[BENCH_MAX_DEFINES];
+    size_t ndefines;
+    BenchArg args[BENCH_MAX_ARGS];
+    int nargs;
+    BenchShape shapes[BENCH_MAX_SHAPES];
+    int nshapes;
+    const BenchGemmType *dtypes[BENCH_MAX_DTYPES];
+    int ndtypes;
+    bool layout_nn;
+    const BenchDType *out_dtype; /* --out-dtype: C's type in the kernel; NULL: the GEMM's */
+    const char *json, *plot;
+    double flops;           /* --flops of a FILE's function; 0: not reported */
+    tirx_bench_options timing;
+    bool no_cublas;         /* gemm: time the kernel alone, unchecked */
+} BenchConfig;
+
+/* Parses `tirx bench ...` (argv[0] is "bench"). Returns -1 to go on, else the
+ * exit status (0 after --help; 2 after a usage error, printed on stderr). */
+int bench_parse_args(int argc, char **argv, BenchConfig *c);
+extern const char bench_usage[];
+
+/* ---- results and reports (bench_report.c) ---- */
+
+typedef struct BenchRow {
+    char label[96];         /* "4096x4096x4096", or the function's name */
+    char dtype[16], layout[8];
+    long long m, n, k;      /* GEMM rows; 0 otherwise */
+    double flops;           /* per run; 0: unknown */
+    tirx_bench_stats tirx;
+    bool has_cublas;
+    tirx_bench_stats cublas;
+    char cublas_algo[128];
+    bool checked;
+    double rel_error, tolerance;
+} BenchRow;
+
+typedef struct BenchReport {
+    tirx_device_info device;
+    const tirx_bench_options *timing;
+    const char *command;    /* the command line, for the record */
+    const BenchRow *rows;
+    int nrows;
+} BenchReport;
+
+/* TFLOP/s of a median; 0 when flops is unknown. */
+double bench_tflops(double flops, const tirx_bench_stats *s);
+/* tirx's speed over cuBLAS's (cuBLAS median / tirx median; > 1: tirx is faster). */
+double bench_ratio(const BenchRow *r);
+void bench_print_table(FILE *f, const BenchReport *r);
+void bench_write_json(FILE *f, const BenchReport *r);
+void bench_write_svg(FILE *f, const BenchReport *r);
+
+/* ---- running (bench.c) ---- */
+
+/* `tirx bench`: the exit status. */
+int bench_main(int argc, char **argv);
+
+/* From tirx.c: reads a whole file (or stdin for "-"); NULL with a message on
+ * stderr on failure. */
+char *tool_read_input(const char *path, size_t *len);
+
+#endif

@@ -1,0 +1,308 @@
+/* The command line of `tirx bench`: its options in one table, their
+ * values checked as they are read (shapes, dtypes, numbers, the --args SPEC,
+ * --shapes files), then what each form (FILE or gemm) requires. Usage errors
+ * are printed on stderr as `tirx bench: ...` and give exit status 2. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+#define DEFAULT_KERNEL "kernels/gemm_sm90.tirx"
+
+const char bench_usage[] =
+    "usage: tirx bench FILE --func NAME [--args SPEC] [-D NAME=VALUE]... [options]\n"
+    "       tirx bench gemm --shape M,N,K [--shape ...] [--dtype bf16|fp16|fp8|tf32[,...]]\n"
+    "                       [--layout nt|nn] [--kernel FILE] [options]\n"
+    "\n"
+    "Times a function of FILE on the GPU, or a GEMM kernel side by side with cuBLASLt after\n"
+    "checking its result against cuBLASLt's. The median, minimum and 90th percentile of CUDA\n"
+    "event times, each run after an L2 flush; a table on stdout, progress on stderr.\n"
+    "\n"
+    "options:\n"
+    "  --func NAME       the function to time (gemm: default 'gemm')\n"
+    "  --args SPEC       FILE: its arguments in order, e.g. 'A=rand(4096,4096:bf16)\n"
+    "                    C=empty(4096,4096:f32) n=4096' (INIT: rand, zeros, ones, empty)\n"
+    "  --flops N         FILE: floating-point operations of one run (for TFLOP/s)\n"
+    "  --shape M,N,K     gemm: a problem size (repeat for a sweep)\n"
+    "  --shapes FILE     gemm: problem sizes, one M,N,K a line ('#' starts a comment)\n"
+    "  --dtype T[,T]     gemm: bf16 (default), fp16, fp8 (e4m3 in, bf16 out), tf32\n"
+    "  --layout L        gemm: nt (default; B is [N,K]) or nn (B is [K,N])\n"
+    "  --kernel FILE     gemm: the kernel (default " DEFAULT_KERNEL "); it gets\n"
+    "                    -D M= N= K= DTYPE= and takes (A, B, C)\n"
+    "  --out-dtype T     gemm: C's dtype in the kernel (default: cuBLAS's: bf16, fp16, f32)\n"
+    "  --no-cublas       gemm: time the kernel alone, without the check\n"
+    "  -D NAME=VALUE     override a module-level constant of the file\n"
+    "  --budget-ms MS    GPU time of the timed runs of one measurement (default 1000)\n"
+    "  --warmup-ms MS    GPU time of the warm-up runs (default 100; 0: none)\n"
+    "  --max-reps N      at most N timed runs (default 10000)\n"
+    "  --no-flush        keep L2 warm (no flush before each run)\n"
+    "  --json FILE       write the results as JSON\n"
+    "  --plot FILE       draw the results (tirx vs cuBLAS per row) as an SVG chart\n"
+    "  --help            show this help\n";
+
+/* X(option, takes a value) */
+#define BENCH_OPTIONS(X)                                                     \
+    X(func, 1) X(args, 1) X(flops, 1) X(shape, 1) X(shapes, 1) X(dtype, 1)   \
+    X(layout, 1) X(kernel, 1) X(out_dtype, 1) X(no_cublas, 0) X(budget_ms, 1) \
+    X(warmup_ms, 1) X(max_reps, 1) X(no_flush, 0) X(json, 1) X(plot, 1)
+
+typedef enum OptionId {
+#define X(name, value) OPT_##name,
+    BENCH_OPTIONS(X)
+#undef X
+} OptionId;
+
+typedef struct Option {
+    const char *name; /* spelled with '-' for '_' */
+    bool takes_value;
+} Option;
+
+static const Option options[] = {
+#define X(name, value) {#name, value},
+    BENCH_OPTIONS(X)
+#undef X
+};
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "tirx bench: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry 'tirx bench --help'.\n");
+    va_end(ap);
+    return TIRX_ERR_USAGE;
+}
+
+/* The option's index for "--budget-ms" style text of length n; -1 if none. */
+static int find_option(const char *text, size_t n)
+{
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+        const char *o = options[i].name;
+        size_t k = 0;
+        while (k < n && o[k] && (o[k] == text[k] || (o[k] == '_' && text[k] == '-')))
+            k++;
+        if (k == n && !o[k])
+            return (int)i;
+    }
+    return -1;
+}
+
+/* "M,N,K" or "MxNxK", positive. */
+static bool parse_shape(const char *s, BenchShape *out)
+{
+    long long v[3];
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        errno = 0;
+        v[i] = strtoll(s, &end, 10);
+        if (end == s || errno || v[i] < 1 || (i < 2 && *end != ',' && *end != 'x') ||
+            (i == 2 && *end))
+            return false;
+        s = end + 1;
+    }
+    *out = (BenchShape){v[0], v[1], v[2]};
+    return true;
+}
+
+static int add_shape(BenchConfig *c, const char *text, const char *where)
+{
+    if (c->nshapes == BENCH_MAX_SHAPES)
+        return usage_error("at most %d shapes", BENCH_MAX_SHAPES);
+    if (!parse_shape(text, &c->shapes[c->nshapes]))
+        return usage_error("%s: malformed shape '%s' (expected M,N,K of positive integers)",
+                           where, text);
+    c->nshapes++;
+    return 0;
+}
+
+/* --shapes FILE: one M,N,K a line; blank lines and '#' comments skipped. */
+static int read_shapes(BenchConfig *c, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return usage_error("cannot open '%s': %s", path, strerror(errno));
+    char line[256], where[300];
+    int rc = 0;
+    for (int no = 1; !rc && fgets(line, sizeof line, f); no++) {
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = 0;
+        char *p = line + strspn(line, " \t\r\n"), *end = p + strcspn(p, " \t\r\n");
+        if (p == end)
+            continue;
+        *end = 0;
+        snprintf(where, sizeof where, "%s:%d", path, no);
+        rc = add_shape(c, p, where);
+    }
+    fclose(f);
+    return rc;
+}
+
+static int add_dtypes(BenchConfig *c, const char *list)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        const BenchGemmType *g = bench_gemm_type(t);
+        if (!g)
+            return usage_error("unknown --dtype '%s' (bf16, fp16, fp8 or tf32)", t);
+        if (c->ndtypes == BENCH_MAX_DTYPES)
+            return usage_error("at most %d dtypes", BENCH_MAX_DTYPES);
+        c->dtypes[c->ndtypes++] = g;
+    }
+    return c->ndtypes ? 0 : usage_error("--dtype needs a dtype");
+}
+
+static int number(const char *name, const char *v, double lo, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(v, &end);
+    if (end == v || *end || errno || !(*out >= lo))
+        return usage_error("--%s expects a number of at least %g, not '%s'", name, lo, v);
+    return 0;
+}
+
+static int take_value(BenchConfig *c, OptionId id, const char *v)
+{
+    char msg[512];
+    double x = 0;
+    int rc = 0;
+    switch (id) {
+    case OPT_func: c->func = v; break;
+    case OPT_args:
+        if (!bench_parse_spec(v, c->args, &c->nargs, msg, sizeof msg))
+            return usage_error("%s", msg);
+        break;
+    case OPT_flops: rc = number("flops", v, 0, &c->flops); break;
+    case OPT_shape: rc = add_shape(c, v, "--shape"); break;
+    case OPT_shapes: rc = read_shapes(c, v); break;
+    case OPT_dtype: rc = add_dtypes(c, v); break;
+    case OPT_layout:
+        if (strcmp(v, "nt") && strcmp(v, "nn"))
+            return usage_error("--layout takes nt or nn, not '%s'", v);
+        c->layout_nn = !strcmp(v, "nn");
+        break;
+    case OPT_kernel: c->kernel = v; break;
+    case OPT_out_dtype:
+        if (!(c->out_dtype = bench_dtype(v)))
+            return usage_error("unknown --out-dtype '%s'", v);
+        break;
+    case OPT_budget_ms: rc = number("budget-ms", v, 1e-3, &c->timing.budget_ms); break;
+    case OPT_warmup_ms:
+        rc = number("warmup-ms", v, 0, &x);
+        c->timing.warmup_ms = x > 0 ? x : -1;
+        break;
+    case OPT_max_reps:
+        rc = number("max-reps", v, 1, &x);
+        c->timing.max_reps = x < 1e9 ? (int)x : 1000000000;
+        break;
+    case OPT_json: c->json = v; break;
+    case OPT_plot: c->plot = v; break;
+    default: break;
+    }
+    return rc;
+}
+
+static int long_option(BenchConfig *c, int argc, char **argv, int *i)
+{
+    const char *text = argv[*i] + 2, *eq = strchr(text, '=');
+    int k = find_option(text, eq ? (size_t)(eq - text) : strlen(text));
+    if (k < 0)
+        return usage_error("unknown option '%s'", argv[*i]);
+    if (!options[k].takes_value) {
+        if (eq)
+            return usage_error("option '%s' takes no value", argv[*i]);
+        if (k == OPT_no_cublas)
+            c->no_cublas = true;
+        else
+            c->timing.no_flush = 1;
+        return 0;
+    }
+    const char *v = eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL;
+    if (!v)
+        return usage_error("option '%s' needs a value", argv[*i]);
+    return take_value(c, (OptionId)k, v);
+}
+
+static int add_define(BenchConfig *c, char *arg)
+{
+    char *eq = arg ? strchr(arg, '=') : NULL;
+    if (!eq || eq == arg)
+        return usage_error("-D expects NAME=VALUE, got '%s'", arg ? arg : "");
+    if (c->ndefines == BENCH_MAX_DEFINES)
+        return usage_error("too many -D options (at most %d)", BENCH_MAX_DEFINES);
+    *eq = 0;
+    c->defines[c->ndefines++] = (tirx_define){arg, eq + 1};
+    return 0;
+}
+
+/* What `gemm` needs and refuses. */
+static int check_gemm(BenchConfig *c)
+{
+    if (!c->nshapes)
+        return usage_error("gemm: --shape M,N,K (or --shapes FILE) is required");
+    if (c->nargs || c->flops)
+        return usage_error("gemm: --args and --flops are for FILE (gemm makes A, B and C)");
+    for (size_t i = 0; i < c->ndefines; i++) {
+        const char *n = c->defines[i].name;
+        if (!strcmp(n, "M") || !strcmp(n, "N") || !strcmp(n, "K") || !strcmp(n, "DTYPE"))
+            return usage_error("gemm: -D %s is set from --shape and --dtype", n);
+    }
+    if (!c->ndtypes)
+        c->dtypes[c->ndtypes++] = bench_gemm_type("bf16");
+    c->file = c->kernel ? c->kernel : DEFAULT_KERNEL;
+    if (!c->func)
+        c->func = "gemm";
+    return 0;
+}
+
+static int check_file(BenchConfig *c)
+{
+    if (c->nshapes || c->ndtypes || c->layout_nn || c->kernel || c->out_dtype || c->no_cublas)
+        return usage_error("--shape, --shapes, --dtype, --layout, --kernel, --out-dtype and "
+                           "--no-cublas are for 'tirx bench gemm'");
+    if (!c->func)
+        return usage_error("%s: --func NAME is required", c->file);
+    return 0;
+}
+
+static int positional(BenchConfig *c, const char *a)
+{
+    if (c->gemm || c->file)
+        return usage_error("unexpected argument '%s'", a);
+    if (!strcmp(a, "gemm"))
+        c->gemm = true;
+    else
+        c->file = a;
+    return 0;
+}
+
+int bench_parse_args(int argc, char **argv, BenchConfig *c)
+{
+    int rc = 0;
+    for (int i = 1; !rc && i < argc; i++) {
+        char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(bench_usage, stdout);
+            return 0;
+        }
+        if (!strncmp(a, "-D", 2))
+            rc = add_define(c, a[2] ? a + 2 : i + 1 < argc ? argv[++i] : NULL);
+        else if (a[0] == '-' && a[1] == '-')
+            rc = long_option(c, argc, argv, &i);
+        else if (a[0] == '-' && a[1])
+            rc = usage_error("unknown option '%s'", a);
+        else
+            rc = positional(c, a);
+    }
+    if (rc)
+        return rc;
+    if (!c->gemm && !c->file)
+        return usage_error("missing FILE (or 'gemm')");
+    rc = c->gemm ? check_gemm(c) : check_file(c);
+    return rc ? rc : -1;
+}
