@@ -41,6 +41,11 @@ typedef RtStatus (*BnFn)(void *user, void *stream, RtError *err);
 /* Times fn on device d. */
 RtStatus bn_time(RtDevice *d, BnFn fn, void *user, const BnOptions *o, BnStats *out, RtError *err);
 
+/* The CUDA source of the hold kernel, tirx_bench_hold(flag, timeout_ns): it
+ * spins until the host sets flag[0], or sets flag[1] and returns once
+ * timeout_ns have passed on the GPU's global timer. */
+extern const char bn_hold_source[];
+
 /* The q-quantile (0 <= q <= 1) of n >= 1 sorted samples, interpolated
  * linearly between the closest ranks. */
 double bn_quantile(const double *sorted, size_t n, double q);

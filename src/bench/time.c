@@ -13,8 +13,7 @@
 #define HOLD_TIMEOUT_NS 1000000000ull  /* a held chunk is released after 1 s regardless */
 #define DEFAULT_FLUSH_BYTES ((size_t)256 << 20) /* when the device reports no L2 size */
 
-/* Spins until the host sets flag[0] (or the timeout passes: then flag[1] = 1). */
-static const char hold_source[] =
+const char bn_hold_source[] =
     "extern \"C\" __global__ void tirx_bench_hold(volatile int *flag, unsigned long long timeout)\n"
     "{\n"
     "    unsigned long long t0, t;\n"
@@ -51,7 +50,7 @@ static bool hold_open(Timer *t)
     RtCompileOptions o = {.arch = rt_device_info(t->dev)->arch, .name = "tirx_bench_hold.cu"};
     RtBinary b;
     void *host = NULL;
-    bool ok = rt_compile(hold_source, &o, &b, NULL) == RT_OK;
+    bool ok = rt_compile(bn_hold_source, &o, &b, NULL) == RT_OK;
     if (ok) {
         ok = rt_module_load(t->dev, b.cubin, &t->hold_module, NULL) == RT_OK &&
              rt_module_function(t->hold_module, "tirx_bench_hold", &t->hold, NULL) == RT_OK &&

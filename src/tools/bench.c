@@ -28,9 +28,10 @@ typedef struct Session {
     size_t len;
 } Session;
 
+/* `tirx bench: [WHAT: ]message` on stderr; returns st. */
 static int cuda_error(tirx_status st, const char *what, const tirx_error *err)
 {
-    fprintf(stderr, "tirx bench: %s: %s\n", what, err->message);
+    fprintf(stderr, "tirx bench: %s%s%s\n", what ? what : "", what ? ": " : "", err->message);
     return st;
 }
 
@@ -371,7 +372,7 @@ static int run(Session *s, int argc, char **argv)
     tirx_error err;
     tirx_status st = tirx_device_open(0, &s->dev, &err);
     if (st != TIRX_OK)
-        return cuda_error(st, "GPU", &err);
+        return cuda_error(st, NULL, &err);
     tirx_device_info info;
     tirx_device_get_info(s->dev, &info);
     fprintf(stderr, "tirx bench: %s (%s, %d SMs)\n", info.name, info.arch, info.sm_count);

@@ -1,0 +1,92 @@
+/* GPU test of `tirx bench` (the built CLI, run from the source tree) on the
+ * tiled GEMM of examples/: `bench gemm --layout nn` beside cuBLAS on a small
+ * sweep with --json and --plot (exit 0, one table row per shape, the files
+ * written); the same kernel given B as [N, K] (nt), which it reads as
+ * [K, N]: the check against cuBLAS must refuse it (exit 1, no table); and
+ * `bench FILE --args` on the same function. Skipped without a GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpu_test.h"
+#include "tirx.h"
+
+static char dir[] = "/tmp/tirx-gpu-bench-XXXXXX";
+
+/* Runs `tirx bench ARGS` in the source tree; stdout and stderr to files. */
+static int bench(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' bench %s >'%s/out' 2>'%s/err'", TIRX_SOURCE_DIR,
+             TIRX_CLI, args, dir, dir);
+    printf("$ tirx bench %s\n", args);
+    int rc = system(cmd);
+    rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    printf("exit %d\n", rc);
+    return rc;
+}
+
+static char *slurp(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    GPU_CHECK(f != NULL, "the output file exists");
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return buf;
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+int main(void)
+{
+    tirx_device *gpu;
+    tirx_error err;
+    if (tirx_device_open(0, &gpu, &err) != TIRX_OK)
+        gpu_skip(err.message);
+    tirx_device_close(gpu);
+    GPU_CHECK(mkdtemp(dir) != NULL, "a scratch directory");
+    char args[2048];
+    const char *kernel = "--kernel examples/tiled_gemm.tirx --func tiled_gemm --out-dtype f32";
+    snprintf(args, sizeof args, "gemm %s --layout nn --dtype fp16,bf16 --shape 512,512,512 "
+             "--shape 1000,1000,1024 --budget-ms 20 --json %s/r.json --plot %s/r.svg", kernel,
+             dir, dir);
+    int rc = bench(args);
+    fputs(slurp("err"), stdout);
+    char *out = slurp("out");
+    fputs(out, stdout);
+    GPU_CHECK(rc == 0, "tirx bench gemm succeeds");
+    GPU_CHECK(lines(out) == 2 + 4, "a header, the column names and one row per shape and dtype");
+    GPU_CHECK(strstr(out, "1000x1000x1024         bf16  nn") != NULL, "the rows name the shape");
+    GPU_CHECK(strstr(slurp("r.json"), "\"ratio\": ") != NULL, "the JSON record has ratios");
+    GPU_CHECK(!strncmp(slurp("r.svg"), "<svg ", 5), "the chart is written");
+
+    snprintf(args, sizeof args, "gemm %s --layout nt --shape 256,256,256 --budget-ms 20", kernel);
+    rc = bench(args);
+    char *e = slurp("err");
+    fputs(e, stdout);
+    GPU_CHECK(rc == 1, "a wrong kernel ends the run with exit status 1");
+    GPU_CHECK(strstr(e, "differs from cuBLAS's") != NULL, "the message says why");
+    GPU_CHECK(slurp("out")[0] == 0, "no number is reported for a wrong kernel");
+
+    rc = bench("examples/tiled_gemm.tirx --func tiled_gemm -D M=512 -D N=512 -D K=512 "
+               "--args 'A=rand(512,512:fp16) B=rand(512,512:fp16) C=empty(512,512:f32)' "
+               "--flops 268435456 --budget-ms 20");
+    out = slurp("out");
+    fputs(slurp("err"), stdout);
+    fputs(out, stdout);
+    GPU_CHECK(rc == 0 && strstr(out, "tiled_gemm ") != NULL, "tirx bench FILE times the function");
+    gpu_remove_tree(dir);
+    printf("PASSED\n");
+    return 0;
+}
