@@ -6,7 +6,8 @@
  * (the tile's local view) and the memory side at the same logical position.
  * Where a thread holds consecutive elements of the last dimension in
  * consecutive registers (the mma accumulator's column pairs) and the memory
- * side allows it, 32-bit elements move as one `ld/st.v2|v4` per step.
+ * side allows it, they move as 32-bit words, up to 16 bytes per step (8 and
+ * 16-bit elements packed into words).
  * With oob="zero", positions past a global buffer read zero and are not
  * written (the ragged edge of a GEMM's C tile). */
 #include "../partition.h"
@@ -85,43 +86,104 @@ static IrExpr **memory_index(OpCtx *c, const OpRegion *frag_r, const OpFrag *f, 
     return out;
 }
 
-/* The PTX type of a 32-bit element moved in vectors straight from registers. */
-static const char *ptx_type32(IrDType t)
+/* Elements of 8, 16 or 32 bits (scalars) move in vectors of 32-bit words. */
+static bool packable(IrDType t)
 {
-    if (t.lanes != 1 || t.bits != 32)
-        return NULL;
-    return t.code == IR_DT_FLOAT ? "f32" : t.code == IR_DT_INT ? "s32" : t.code == IR_DT_UINT ? "u32"
-                                                                                              : NULL;
+    return t.lanes == 1 && (t.bits == 8 || t.bits == 16 || t.bits == 32) &&
+           t.code != IR_DT_HANDLE && t.code != IR_DT_BOOL;
 }
 
-/* One step of f->vec consecutive elements between registers and memory:
- * `ld.<space>.v<n>.<type>` into the registers (zeros past the edge with oob)
- * or `st.<space>.v<n>.<type>` from them (dropped past the edge). */
+static IrExpr *u32_const(OpCtx *c, int64_t v) { return ir_int(c->arena, IR_UINT32, v, c->call->span); }
+
+/* Register i of the step (an element of the fragment's view). */
+static IrExpr *step_reg(OpCtx *c, const OpFrag *f, int i)
+{
+    IrExpr *slot = op_bin(c, IR_E_ADD, f->reg, op_i32(c, i));
+    return op_load(c, f->view, &slot, 1);
+}
+
+/* Word w of the step: its elements' bits, the first in the low bits. */
+static IrExpr *pack_word(OpCtx *c, const OpFrag *f, IrDType t, int w)
+{
+    int per = 32 / t.bits;
+    IrDType bits_t = {IR_DT_UINT, (uint8_t)t.bits, 1};
+    IrExpr *word = NULL;
+    for (int i = 0; i < per; i++) {
+        IrExpr *v = step_reg(c, f, w * per + i);
+        IrExpr *b = op_cast(c, IR_UINT32, op_call(c, IR_OP_REINTERPRET, bits_t, &v, 1));
+        if (i) {
+            IrExpr *sh[2] = {b, u32_const(c, i * t.bits)};
+            b = op_call(c, IR_OP_SHIFT_LEFT, IR_UINT32, sh, 2);
+            IrExpr *or[2] = {word, b};
+            b = op_call(c, IR_OP_BITWISE_OR, IR_UINT32, or, 2);
+        }
+        word = b;
+    }
+    return word;
+}
+
+/* Element i of a loaded word into its register. */
+static void unpack_word(OpCtx *c, OpSeq *s, const OpFrag *f, IrDType t, IrExpr *word, int w)
+{
+    int per = 32 / t.bits;
+    IrDType bits_t = {IR_DT_UINT, (uint8_t)t.bits, 1};
+    for (int i = 0; i < per; i++) {
+        IrExpr *sh[2] = {word, u32_const(c, i * t.bits)};
+        IrExpr *part = op_cast(c, bits_t, i ? op_call(c, IR_OP_SHIFT_RIGHT, IR_UINT32, sh, 2) : word);
+        IrExpr *slot = op_bin(c, IR_E_ADD, f->reg, op_i32(c, w * per + i));
+        IrStmt *st = ir_stmt(c->arena, IR_S_STORE, c->call->span);
+        st->u.store.buffer = f->view, st->u.store.n = 1;
+        st->u.store.indices = TX_NEW_ARRAY(c->arena, IrExpr *, 1);
+        st->u.store.indices[0] = slot;
+        st->u.store.value = op_call(c, IR_OP_REINTERPRET, t, &part, 1);
+        op_emit(s, st);
+    }
+}
+
+/* The PTX type of a 32-bit element moved straight from its registers. */
+static const char *ptx_type32(IrDType t)
+{
+    return t.code == IR_DT_FLOAT ? "f32" : t.code == IR_DT_INT ? "s32" : "u32";
+}
+
+/* One step of f->vec consecutive elements between registers and memory as
+ * 32-bit words: `ld.<space>[.v<n>].<type>` into the registers (zeros past the
+ * edge with oob) or `st.<space>[.v<n>].<type>` from them (dropped past the
+ * edge). 32-bit elements are their own words; 8 and 16-bit ones are packed
+ * (the first in the low bits) through a word array. */
 static IrStmt *move_vector(OpCtx *c, const OpFrag *f, const OpRegion *mem, IrExpr **midx,
                            bool to_regs)
 {
+    IrDType t = mem->dtype;
+    bool packed = t.bits < 32;
+    int words = (int)f->vec * t.bits / 32, a = to_regs ? 0 : 1;
     IrExpr *args[5];
-    int n = (int)f->vec, a = to_regs ? 0 : 1;
-    for (int i = 0; i < n; i++) {
-        IrExpr *slot = op_bin(c, IR_E_ADD, f->reg, op_i32(c, i));
-        args[a + i] = op_load(c, f->view, &slot, 1);
+    OpSeq out = {0}, s = {0}, zero = {0}, unpack = {0};
+    IrExpr *tmp = to_regs && packed ? op_alloc_local(c, &out, "words", IR_UINT32, words) : NULL;
+    for (int w = 0; w < words; w++) {
+        IrExpr *wi = op_i32(c, w);
+        if (!packed)
+            args[a + w] = step_reg(c, f, w);
+        else if (to_regs)
+            unpack_word(c, &unpack, f, t, args[a + w] = op_load(c, tmp, &wi, 1), w);
+        else
+            args[a + w] = pack_word(c, f, t, w);
+        if (to_regs)
+            op_store(c, &zero, packed ? tmp : f->view, packed ? &wi : &(IrExpr *){
+                         op_bin(c, IR_E_ADD, f->reg, wi)}, 1, op_i32(c, 0));
     }
-    IrExpr *addr = op_address_of(c, mem->buffer, midx, mem->ndim);
-    args[to_regs ? n : 0] = addr;
-    const char *spelling = tx_arena_printf(c->arena, "%s.%s.v%d.%s", to_regs ? "ld" : "st",
-                                           mem->mem == OP_MEM_GLOBAL ? "global" : "shared", n,
-                                           ptx_type32(mem->dtype));
-    OpSeq s = {0}, zero = {0};
-    op_eval(c, &s, op_ptx(c, spelling, args, n + 1));
+    args[to_regs ? words : 0] = op_address_of(c, mem->buffer, midx, mem->ndim);
+    const char *spelling = tx_arena_printf(c->arena, "%s.%s%s.%s", to_regs ? "ld" : "st",
+                                           mem->mem == OP_MEM_GLOBAL ? "global" : "shared",
+                                           words > 1 ? tx_arena_printf(c->arena, ".v%d", words) : "",
+                                           packed ? "b32" : ptx_type32(t));
+    op_eval(c, &s, op_ptx(c, spelling, args, words + 1));
     IrExpr *in = op_oob_zero(c) ? op_in_bounds(c, mem, midx) : NULL;
-    if (!in)
-        return op_seq_finish(c, &s);
-    if (to_regs)
-        for (int i = 0; i < n; i++) {
-            IrExpr *slot = op_bin(c, IR_E_ADD, f->reg, op_i32(c, i));
-            op_store(c, &zero, f->view, &slot, 1, op_i32(c, 0));
-        }
-    return op_if(c, in, op_seq_finish(c, &s), to_regs ? op_seq_finish(c, &zero) : NULL);
+    IrStmt *access = op_seq_finish(c, &s);
+    op_emit(&out, in ? op_if(c, in, access, to_regs ? op_seq_finish(c, &zero) : NULL) : access);
+    tx_vec_free(&zero.v);
+    op_emit(&out, op_seq_finish(c, &unpack));
+    return op_seq_finish(c, &out);
 }
 
 static IrStmt *lower_distributed(OpCtx *c, const OpRegion *dst, const OpRegion *src)
@@ -129,8 +191,9 @@ static IrStmt *lower_distributed(OpCtx *c, const OpRegion *dst, const OpRegion *
     bool to_regs = dst->mem == OP_MEM_LOCAL;
     const OpRegion *regs = to_regs ? dst : src, *other = to_regs ? src : dst;
     int64_t max_vec = 1;
-    if (other->mem != OP_MEM_LOCAL && ptx_type32(other->dtype))
-        max_vec = op_region_vector(c, other, 4, op_oob_zero(c) && other->mem == OP_MEM_GLOBAL);
+    if (other->mem != OP_MEM_LOCAL && packable(other->dtype))
+        max_vec = op_region_vector(c, other, 128 / other->dtype.bits,
+                                   op_oob_zero(c) && other->mem == OP_MEM_GLOBAL);
     OpSeq out = {0};
     OpFrag f;
     const char *why = op_frag(c, &out, regs, max_vec, &f);
@@ -145,7 +208,7 @@ static IrStmt *lower_distributed(OpCtx *c, const OpRegion *dst, const OpRegion *
                        : move(c, oview, &f.reg, 1, NULL, f.view, &f.reg, 1, NULL);
     } else {
         IrExpr **midx = memory_index(c, regs, &f, other);
-        if (f.vec > 1)
+        if (f.vec * other->dtype.bits >= 32)
             body = move_vector(c, &f, other, midx, to_regs);
         else
             body = to_regs ? move(c, f.view, &f.reg, 1, NULL, other->buffer, midx, other->ndim, other)
