@@ -11,6 +11,8 @@
 
 #include "partition.h"
 
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
 /* ---------------------------------------------------------------- strides */
 
 /* The stride of every buffer dimension when the layout is strided row-major
@@ -65,7 +67,40 @@ bool op_region_strides(OpCtx *c, const OpRegion *r, IrExpr **strides, int *chunk
 
 /* ---------------------------------------------------------------- vector width */
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* The widest vector of a region whose layout is not strided per dimension
+ * (a K-slabbed MMA tile): the region's own layout (sliced out of the buffer's)
+ * must have a stride-1 innermost iter on the last dimension, every other iter
+ * and the region's origin stepping by whole vectors. */
+static int64_t sliced_vector(OpCtx *c, const OpRegion *r, int64_t v)
+{
+    const IrBufferType *bt = ir_buf(r->buffer);
+    if (r->distributed || !r->layout)
+        return 1;
+    LyCtx lc = ly_ctx(c->arena);
+    IrExpr **ext = TX_NEW_ARRAY(c->arena, IrExpr *, r->ndim);
+    for (int d = 0; d < r->ndim; d++)
+        ext[d] = op_i32(c, r->extent[d]);
+    IrLayout *sl = ly_slice(&lc, r->layout, bt->shape, r->start, ext, r->ndim, LY_TARGET_NONE);
+    int *seps = TX_NEW_ARRAY(c->arena, int, r->ndim + 1);
+    IrLayout *g = sl ? ly_group(&lc, sl, ext, r->ndim, seps) : NULL;
+    const IrLayout *t = g && g->kind == IR_LAYOUT_COMPOSE ? g->tile : g;
+    int64_t e, st;
+    if (!t || t->nreplica || seps[r->ndim] == seps[r->ndim - 1] ||
+        !op_const(t->shard[seps[r->ndim] - 1].extent, &e) ||
+        !op_const(t->shard[seps[r->ndim] - 1].stride, &st) || st != 1)
+        return 1;
+    v = min64(v, op_known_pow2(op_i32(c, e)));
+    for (int i = 0; i < t->nshard; i++) {
+        if (strcmp(t->shard[i].axis, "m"))
+            return 1;
+        if (i != seps[r->ndim] - 1)
+            v = min64(v, op_known_pow2(t->shard[i].stride));
+    }
+    for (int i = 0; i < t->noffset; i++)
+        v = min64(v, op_known_pow2(t->offset[i].value));
+    return v;
+}
 
 int64_t op_region_vector(OpCtx *c, const OpRegion *r, int64_t max_elems, bool bounded)
 {
@@ -77,8 +112,18 @@ int64_t op_region_vector(OpCtx *c, const OpRegion *r, int64_t max_elems, bool bo
     IrExpr **strides = TX_NEW_ARRAY(c->arena, IrExpr *, r->ndim);
     int chunk;
     int64_t s_last;
-    if (!op_region_strides(c, r, strides, &chunk) || !op_const(strides[r->ndim - 1], &s_last) ||
-        s_last != 1)
+    if (!op_region_strides(c, r, strides, &chunk)) {
+        const IrBufferType *bt = ir_buf(r->buffer);
+        int64_t v = sliced_vector(c, r, max_elems);
+        if (r->layout && r->layout->kind == IR_LAYOUT_COMPOSE)
+            v = min64(v, (int64_t)1 << r->layout->per_element);
+        v = min64(v, op_known_pow2(bt->elem_offset));
+        int bytes = op_dtype_bytes(r->dtype);
+        if (bytes)
+            v = min64(v, bt->align / bytes > 0 ? op_known_pow2(op_i32(c, bt->align / bytes)) : 1);
+        return v < 1 ? 1 : v;
+    }
+    if (!op_const(strides[r->ndim - 1], &s_last) || s_last != 1)
         return 1;
     int64_t v = min64(max_elems, op_known_pow2(op_i32(c, ext[k - 1])));
     if (chunk >= 0)
