@@ -226,10 +226,10 @@ IrExpr *op_alloc_local(OpCtx *c, OpSeq *s, const char *name, IrDType dt, int64_t
     return buf;
 }
 
-IrExpr *op_flat_view(OpCtx *c, OpSeq *s, IrExpr *buffer, IrDType dt)
+IrExpr *op_flat_view(OpCtx *c, OpSeq *s, IrExpr *buffer, IrDType dt, int64_t n)
 {
     IrExpr *view = new_buffer(c, tx_arena_printf(c->arena, "%s_flat", buffer->u.var.name), dt,
-                              buffer->u.var.type->scope, 1);
+                              buffer->u.var.type->scope, n);
     view->u.var.type->buf->align = ir_buf(buffer)->align;
     IrStmt *d = ir_stmt(c->arena, IR_S_DECL, span(c));
     d->u.decl.buffer = view;

@@ -190,10 +190,11 @@ IrExpr *op_alloc_local(OpCtx *c, OpSeq *s, const char *name, IrDType dt, int64_t
  * (`A.local()`): emits the DeclBuffer, returns the view. */
 IrExpr *op_local_view(OpCtx *c, OpSeq *s, IrExpr *buffer);
 
-/* A 1-D view without layout or offset over the storage of buffer (its data
- * pointer) with elements of dtype dt: emits the DeclBuffer, returns the view.
- * Indices into it are raw element offsets from the data pointer. */
-IrExpr *op_flat_view(OpCtx *c, OpSeq *s, IrExpr *buffer, IrDType dt);
+/* A 1-D view of n elements of dtype dt, without layout or offset, over the
+ * storage of buffer (its data pointer): emits the DeclBuffer, returns the
+ * view. Indices into it are raw element offsets from the data pointer (a
+ * uint32 view of 16-bit registers indexes their pairs). */
+IrExpr *op_flat_view(OpCtx *c, OpSeq *s, IrExpr *buffer, IrDType dt, int64_t n);
 
 /* The memo entry of key, or NULL; op_memo_put records one. */
 IrExpr *op_memo_get(const OpCtx *c, const char *key);

@@ -823,7 +823,7 @@ IrStmt *tma_emit(OpCtx *c, const TmaPlan *p, const TmaCall *t)
         op_eval(c, &q, op_ptx(c, "prefetch.tensormap", &addr, 1));
     }
     int bits = t->smem.dtype.bits;
-    IrExpr *flat = op_flat_view(c, &q, t->smem.buffer, bits < 8 ? IR_UINT8 : t->smem.dtype);
+    IrExpr *flat = op_flat_view(c, &q, t->smem.buffer, bits < 8 ? IR_UINT8 : t->smem.dtype, 1);
     IrExpr *var[TMA_DIMS] = {0}, *coord[TMA_DIMS], *off = s->smem_off;
     for (int d = 0; d < s->rank; d++)
         coord[d] = s->coord[d];

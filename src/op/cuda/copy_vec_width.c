@@ -1,0 +1,221 @@
+/* copy, variants "vec_16b" ... "vec_256b": one thread moves exactly 2, 4, 8,
+ * 16 or 32 bytes with one ld and/or one st of that width, as the reference's
+ * forced vector copies. Only a call that names the variant (dispatch=)
+ * gets it. Between global, shared and registers (global <-> shared, global
+ * <-> local, shared <-> local): a register side is read or written in place
+ * through a view of its storage as the instruction's containers (uint32, or
+ * uint16 for 2 bytes); two memory sides go through uint32 temporaries. The
+ * width is bits, not values: `ld.global.v4.u32` for 16 bytes, `.v8.u32` for
+ * 32 (sm_100a, global only), `.v2.u32`, `.u32`, `.u16`. Config, for a
+ * global source: cache="nc" (ld.global.nc), l1_evict="L1::...",
+ * l2_evict="L2::evict_*" (the 256-bit lines only), prefetch_size="L2::64B"
+ * / "128B" / "256B", in the ISA's qualifier order. Every side must be one
+ * contiguous run starting aligned to the width. */
+#include <string.h>
+
+#include "../partition.h"
+
+/* The widths of the table's rows, by the bytes they move. */
+static const char *variant_name(int bytes)
+{
+    switch (bytes) {
+    case 32: return "vec_256b";
+    case 16: return "vec_128b";
+    case 8: return "vec_64b";
+    case 4: return "vec_32b";
+    default: return "vec_16b";
+    }
+}
+
+/* The instruction's operand shape: "v8.u32" and its container count and type. */
+static const char *tail(int bytes, int *lanes, IrDType *container)
+{
+    *container = bytes == 2 ? IR_UINT16 : IR_UINT32;
+    *lanes = bytes < 4 ? 1 : bytes / 4;
+    switch (bytes) {
+    case 32: return "v8.u32";
+    case 16: return "v4.u32";
+    case 8: return "v2.u32";
+    case 4: return "u32";
+    default: return "u16";
+    }
+}
+
+static const char *space(const OpRegion *r) { return r->mem == OP_MEM_GLOBAL ? "global" : "shared"; }
+
+static const char *str_config(OpCtx *c, const char *key)
+{
+    IrExpr *v = op_config(c, key);
+    return v && v->kind == IR_E_STR && *v->u.str ? v->u.str : NULL;
+}
+
+static bool one_of(const char *s, const char *const *list)
+{
+    for (; *list; list++)
+        if (!strcmp(s, *list))
+            return true;
+    return false;
+}
+
+/* The load's qualifiers from the config, or why they do not apply. */
+static const char *load_chain(OpCtx *c, const OpRegion *src, int bytes, const char **out)
+{
+    static const char *const l1[] = {"L1::evict_normal", "L1::evict_unchanged", "L1::evict_first",
+                                     "L1::evict_last", "L1::no_allocate", NULL};
+    static const char *const l2[] = {"L2::evict_first", "L2::evict_last", "L2::evict_normal", NULL};
+    static const char *const pf[] = {"L2::64B", "L2::128B", "L2::256B", NULL};
+    static const struct {
+        const char *key;
+        const char *const *values;
+    } hints[] = {{"l1_evict", l1}, {"l2_evict", l2}, {"prefetch_size", pf}};
+    IrExpr *cache_e = op_config(c, "cache");
+    const char *cache = str_config(c, "cache");
+    if (cache_e && cache_e->kind != IR_E_NONE && (!cache || strcmp(cache, "nc")))
+        return op_reason(c, "cache= takes \"nc\" (ld.global.nc) or None");
+    int lanes;
+    const char *chain = tx_arena_printf(c->arena, "ld.%s%s", space(src), cache ? ".nc" : "");
+    bool hinted = cache != NULL;
+    for (size_t i = 0; i < TX_ARRAY_LEN(hints); i++) {
+        const char *v = str_config(c, hints[i].key);
+        if (!v)
+            continue;
+        if (!one_of(v, hints[i].values))
+            return op_reason(c, "%s=\"%s\" is not one of the PTX qualifiers it takes", hints[i].key,
+                             v);
+        if (i == 1 && bytes != 32)
+            return op_reason(c, "l2_evict= exists only on the 256-bit loads (vec_256b)");
+        chain = tx_arena_printf(c->arena, "%s.%s", chain, v);
+        hinted = true;
+    }
+    if (hinted && src->mem != OP_MEM_GLOBAL)
+        return op_reason(c, "the cache configuration applies to loads from global memory; the "
+                            "source is in %s memory", op_mem_name(src->mem));
+    IrDType container;
+    *out = tx_arena_printf(c->arena, "%s.%s", chain, tail(bytes, &lanes, &container));
+    return NULL;
+}
+
+/* The side is one contiguous, aligned run of exactly `n` elements. */
+static const char *check_side(OpCtx *c, const OpRegion *r, int64_t n)
+{
+    if (op_region_size(r) != n)
+        return op_reason(c, "the region of '%s' has %lld elements, not the %lld of the width",
+                         r->buffer->u.var.name, (long long)op_region_size(r), (long long)n);
+    if (r->distributed)
+        return op_reason(c, "'%s' is spread over threads; a thread-scope copy cannot use it",
+                         r->buffer->u.var.name);
+    if (op_region_vector(c, r, n, false) < n)
+        return op_reason(c, "the region of '%s' is not one contiguous run aligned to the width",
+                         r->buffer->u.var.name);
+    return NULL;
+}
+
+static const char *regions(OpCtx *c, int bytes, OpRegion *dst, OpRegion *src, const char **ld)
+{
+    const char *why;
+    if ((why = op_region(c, 0, dst)) || (why = op_region(c, 1, src)))
+        return why;
+    bool ok = dst->mem != src->mem && dst->mem <= OP_MEM_LOCAL && src->mem <= OP_MEM_LOCAL;
+    if (!ok)
+        return op_reason(c, "copies between two of global, shared and local memory; here %s to %s",
+                         op_mem_name(src->mem), op_mem_name(dst->mem));
+    if (!ir_dtype_eq(dst->dtype, src->dtype))
+        return op_reason(c, "the dtypes differ (use cast)");
+    int esize = op_dtype_bytes(dst->dtype);
+    if (!esize || bytes % esize)
+        return op_reason(c, "%d bytes are not a whole number of %d-bit elements", bytes,
+                         dst->dtype.bits * dst->dtype.lanes);
+    if ((why = check_side(c, dst, bytes / esize)) || (why = check_side(c, src, bytes / esize)))
+        return why;
+    return load_chain(c, src, bytes, ld);
+}
+
+static const char *accept(OpCtx *c, int bytes)
+{
+    const char *name = variant_name(bytes), *ld;
+    const char *forced = c->call->u.tile.dispatch;
+    if (!forced || strcmp(forced, name))
+        return op_reason(c, "only when asked for with dispatch=\"%s\"", name);
+    const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_THREAD));
+    OpRegion dst, src;
+    if (why || (why = regions(c, bytes, &dst, &src, &ld)))
+        return why;
+    int lanes;
+    IrDType container;
+    const char *t = tail(bytes, &lanes, &container);
+    if (src.mem != OP_MEM_LOCAL && (why = op_need_ptx(c, name, ld)))
+        return why;
+    if (dst.mem == OP_MEM_LOCAL)
+        return NULL;
+    return op_need_ptx(c, name, tx_arena_printf(c->arena, "st.%s.%s", space(&dst), t));
+}
+
+const char *op_copy_vec256_accept(OpCtx *c) { return accept(c, 32); }
+const char *op_copy_vec128_accept(OpCtx *c) { return accept(c, 16); }
+const char *op_copy_vec64_accept(OpCtx *c) { return accept(c, 8); }
+const char *op_copy_vec32_accept(OpCtx *c) { return accept(c, 4); }
+const char *op_copy_vec16_accept(OpCtx *c) { return accept(c, 2); }
+
+/* The registers of a local side: `lanes` containers of a view of its storage. */
+static void register_words(OpCtx *c, OpSeq *s, const OpRegion *r, IrDType container, int lanes,
+                           IrExpr **out)
+{
+    IrExpr *strides[OP_MAX_DIMS];
+    int chunk;
+    op_region_strides(c, r, strides, &chunk);
+    const IrBufferType *bt = ir_buf(r->buffer);
+    IrExpr *at = bt->elem_offset;
+    for (int d = 0; d < r->ndim; d++)
+        at = op_bin(c, IR_E_ADD, at, op_bin(c, IR_E_MUL, r->start[d], strides[d]));
+    int esize = op_dtype_bytes(r->dtype), csize = container.bits / 8;
+    at = esize >= csize ? op_bin(c, IR_E_MUL, at, op_i32(c, esize / csize))
+                        : op_bin(c, IR_E_FLOORDIV, at, op_i32(c, csize / esize));
+    int64_t total = 1;
+    for (int d = 0; d < bt->ndim; d++) {
+        int64_t e;
+        total *= op_const(bt->shape[d], &e) ? e : 1;
+    }
+    int64_t words = total * esize / csize;
+    IrExpr *view = op_flat_view(c, s, r->buffer, container, words > lanes ? words : lanes);
+    for (int i = 0; i < lanes; i++) {
+        IrExpr *w = op_bin(c, IR_E_ADD, at, op_i32(c, i));
+        out[i] = op_load(c, view, &w, 1);
+    }
+}
+
+IrStmt *op_copy_vec_width_lower(OpCtx *c)
+{
+    const char *name = c->call->u.tile.dispatch, *ld;
+    int bytes = 2;
+    while (bytes < 32 && strcmp(variant_name(bytes), name))
+        bytes *= 2;
+    OpRegion dst, src;
+    regions(c, bytes, &dst, &src, &ld);
+    int lanes;
+    IrDType container;
+    const char *st = tx_arena_printf(c->arena, "st.%s.%s", space(&dst),
+                                     tail(bytes, &lanes, &container));
+    OpSeq out = {0};
+    IrExpr *regs[8], *args[9];
+    if (dst.mem == OP_MEM_LOCAL || src.mem == OP_MEM_LOCAL) {
+        register_words(c, &out, dst.mem == OP_MEM_LOCAL ? &dst : &src, container, lanes, regs);
+    } else {
+        IrExpr *tmp = op_alloc_local(c, &out, "tmp", container, lanes);
+        for (int i = 0; i < lanes; i++) {
+            IrExpr *ri = op_i32(c, i);
+            regs[i] = op_load(c, tmp, &ri, 1);
+        }
+    }
+    IrExpr **didx = dst.start, **sidx = src.start;
+    if (src.mem != OP_MEM_LOCAL) {
+        memcpy(args, regs, sizeof(IrExpr *) * (size_t)lanes);
+        args[lanes] = op_address_of(c, src.buffer, sidx, src.ndim);
+        op_eval(c, &out, op_ptx(c, ld, args, lanes + 1));
+    }
+    if (dst.mem != OP_MEM_LOCAL) {
+        args[0] = op_address_of(c, dst.buffer, didx, dst.ndim);
+        memcpy(args + 1, regs, sizeof(IrExpr *) * (size_t)lanes);
+        op_eval(c, &out, op_ptx(c, st, args, lanes + 1));
+    }
+    return op_seq_finish(c, &out);
+}

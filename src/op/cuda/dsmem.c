@@ -1,0 +1,118 @@
+/* copy_async, variant "dsmem": shared memory of this CTA -> shared memory of
+ * another CTA of the cluster (sm_90a+), as the reference's dsmem. One thread
+ * issues, per contiguous chunk of the copy,
+ *
+ *   mapa.shared::cluster.u32 remote, local_dst, remote_cta_id
+ *   cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes
+ *       [remote], [src], bytes, [remote_mbar]
+ *
+ * completing on the mbarrier at mbar='s offset in the destination CTA (also
+ * mapped with mapa), which the destination arms with expect_tx for the
+ * bytes and waits on. A chunk is the innermost dimensions both regions
+ * store contiguously (row-major strides, no swizzle); it must be a multiple
+ * of 16 bytes and start 16-byte aligned. The outer dimensions become
+ * loops, one instruction per chunk. The source CTA must stay alive
+ * until the copy has been received (a cluster barrier before it exits). */
+#include "../partition.h"
+
+const char *op_dsmem_accept(OpCtx *c)
+{
+    OpRegion dst, src;
+    const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_THREAD));
+    if (why || (why = op_region(c, 0, &dst)) || (why = op_region(c, 1, &src)))
+        return why;
+    if (dst.mem != OP_MEM_SHARED || src.mem != OP_MEM_SHARED)
+        return op_reason(c, "copies shared to shared memory of another CTA; here %s to %s",
+                         op_mem_name(src.mem), op_mem_name(dst.mem));
+    if (!ir_dtype_eq(dst.dtype, src.dtype) || !op_dtype_bytes(dst.dtype))
+        return op_reason(c, "the dtypes differ or are narrower than a byte");
+    if (!op_regions_match(&dst, &src))
+        return op_reason(c, "the regions' non-unit extents differ");
+    IrExpr *rank = op_config(c, "remote_cta_id"), *mbar = op_config(c, "mbar");
+    if (!rank || rank->kind == IR_E_NONE)
+        return op_reason(c, "give the destination CTA's rank in the cluster: remote_cta_id=");
+    if (!mbar || mbar->kind == IR_E_NONE)
+        return op_reason(c, "the copy completes on the destination's mbarrier: give mbar=");
+    return op_need_ptx(c, "dsmem",
+                       "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes");
+}
+
+/* The number of innermost non-unit dimensions stored contiguously by r
+ * (row-major strides on m, no swizzle), or -1 when its strides are unknown. */
+static int contiguous_dims(OpCtx *c, const OpRegion *r, const int64_t *ext, const int *dim, int k)
+{
+    IrExpr *strides[OP_MAX_DIMS];
+    int chunk;
+    if (!op_region_strides(c, r, strides, &chunk) || chunk >= 0)
+        return -1;
+    int64_t want = 1, s;
+    int n = 0;
+    for (int i = k - 1; i >= 0; i--, n++) {
+        if (!op_const(strides[dim[i]], &s) || s != want)
+            break;
+        want *= ext[i];
+    }
+    return n;
+}
+
+/* A 32-bit shared::cta address of an mbarrier given as an element, a
+ * pointer or an address. */
+static IrExpr *shared_address(OpCtx *c, IrExpr *m)
+{
+    if (m->kind == IR_E_LOAD)
+        m = op_call(c, IR_OP_ADDRESS_OF, IR_HANDLE, &m, 1);
+    if (m->dtype.code == IR_DT_HANDLE)
+        return op_call(c, IR_OP_CUDA_CVTA_TO_SHARED, IR_UINT32, &m, 1);
+    return op_cast(c, IR_UINT32, m);
+}
+
+static void mapa(OpCtx *c, OpSeq *s, IrExpr *slot, IrExpr *addr, IrExpr *rank)
+{
+    IrExpr *a[3] = {slot, addr, op_cast(c, IR_UINT32, rank)};
+    op_eval(c, s, op_ptx(c, "mapa.shared::cluster.u32", a, 3));
+}
+
+IrStmt *op_dsmem_lower(OpCtx *c)
+{
+    OpRegion dst, src;
+    op_region(c, 0, &dst), op_region(c, 1, &src);
+    int64_t ext[OP_MAX_DIMS];
+    int dd[OP_MAX_DIMS], sd[OP_MAX_DIMS];
+    int k = op_region_dims(&dst, ext, dd);
+    op_region_dims(&src, NULL, sd);
+    int nd = contiguous_dims(c, &dst, ext, dd, k), ns = contiguous_dims(c, &src, ext, sd, k);
+    if (nd < 0 || ns < 0)
+        return op_decline(c, "the regions are not plain strided storage (a swizzle or another "
+                             "layout)");
+    int inner = nd < ns ? nd : ns, esize = op_dtype_bytes(dst.dtype);
+    int64_t bytes = esize;
+    for (int i = k - inner; i < k; i++)
+        bytes *= ext[i];
+    if (bytes % 16 || op_region_vector(c, &dst, 16 / esize, false) * esize < 16 ||
+        op_region_vector(c, &src, 16 / esize, false) * esize < 16)
+        return op_decline(c, "the contiguous chunks are %lld bytes; a bulk copy moves multiples "
+                             "of 16 bytes from 16-byte aligned addresses", (long long)bytes);
+    OpSeq out = {0}, body = {0};
+    IrExpr *mapped = op_alloc_local(c, &out, "mapped", IR_UINT32, 2);
+    IrExpr *zero = op_i32(c, 0), *one = op_i32(c, 1);
+    IrExpr *rank = op_config(c, "remote_cta_id");
+    mapa(c, &out, op_load(c, mapped, &zero, 1), shared_address(c, op_config(c, "mbar")), rank);
+    IrExpr *idx[OP_MAX_DIMS], *var[OP_MAX_DIMS];
+    for (int i = 0; i < k; i++)
+        idx[i] = var[i] = i < k - inner ? op_var(c, "i", IR_INT32) : op_i32(c, 0);
+    IrExpr **didx = TX_NEW_ARRAY(c->arena, IrExpr *, dst.ndim),
+           **sidx = TX_NEW_ARRAY(c->arena, IrExpr *, src.ndim);
+    op_region_index(c, &dst, idx, didx);
+    op_region_index(c, &src, idx, sidx);
+    IrExpr *local_dst = op_address_of(c, dst.buffer, didx, dst.ndim);
+    mapa(c, &body, op_load(c, mapped, &one, 1), shared_address(c, local_dst), rank);
+    IrExpr *a[4] = {op_load(c, mapped, &one, 1), op_address_of(c, src.buffer, sidx, src.ndim),
+                    ir_int(c->arena, IR_UINT32, bytes, c->call->span), op_load(c, mapped, &zero, 1)};
+    op_eval(c, &body,
+            op_ptx(c, "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes", a, 4));
+    IrStmt *st = op_seq_finish(c, &body);
+    for (int i = k - inner - 1; i >= 0; i--)
+        st = op_for(c, var[i], ext[i], IR_FOR_SERIAL, st);
+    op_emit(&out, st);
+    return op_seq_finish(c, &out);
+}

@@ -1,0 +1,41 @@
+/* GPU test of the copy variants vec_16b ... vec_128b
+ * (tests/gpu/op_vec_width.tirx): a 64 x 512 float16 matrix of random bits
+ * through registers (ld.global.nc with cache hints) and shared memory in
+ * pieces of 16, 8, 4 and 2 bytes; the output is poisoned first and must
+ * equal the input bit for bit. (vec_256b needs sm_100a: its CUDA is checked
+ * by tests/build/copy_vec_width.tirx.) */
+#include "op_kernel.h"
+
+int main(void)
+{
+    tirx_device *gpu;
+    tirx_error err;
+    if (tirx_device_open(0, &gpu, &err) != TIRX_OK)
+        gpu_skip(err.message);
+    printf("device arch: %s\n", tirx_device_arch(gpu));
+    GpuRng rng = gpu_rng();
+    tirx_module *m = op_compile(gpu, "tests/gpu/op_vec_width.tirx", NULL, 0);
+    size_t n = 64 * 512;
+    uint16_t *a = malloc(n * 2), *b = malloc(n * 2);
+    GPU_CHECK(a && b, "host memory");
+    for (size_t i = 0; i < n; i++)
+        a[i] = (uint16_t)(gpu_next(&rng) >> 48);
+    OpTensor A, B;
+    op_tensor(gpu, &A, 64, 512, kDLFloat, 16);
+    op_tensor(gpu, &B, 64, 512, kDLFloat, 16);
+    op_upload(gpu, &A, a), op_poison(gpu, &B);
+    OpTensor *args[] = {&A, &B};
+    op_launch(m, "vec_widths", args, 2);
+    op_download(gpu, &B, b);
+    long long at = op_first_difference(b, a, n * 2);
+    if (at >= 0)
+        printf("  B differs first at byte %lld\n", at);
+    GPU_CHECK(at < 0, "the copies are bit-exact");
+    printf("  B: bit-exact\n");
+    tirx_device_free(gpu, A.data), tirx_device_free(gpu, B.data);
+    free(a), free(b);
+    tirx_module_free(m);
+    tirx_device_close(gpu);
+    printf("PASSED\n");
+    return 0;
+}
