@@ -118,6 +118,8 @@ static const char *read_flags(OpCtx *c, Tc05 *g)
     IrExpr *acc = op_arg(c, 5);
     bool v;
     g->accum = acc && !(op_flag(acc, &v) && !v) ? acc : NULL;
+    if (g->accum && op_flag(acc, &v))
+        g->accum = ir_int(c->arena, IR_BOOL, 1, c->call->span);
     return read_config(c, g);
 }
 
@@ -381,22 +383,22 @@ static uint64_t desc_fields(const OpSmemOperand *o)
 /* How one operand's per-MMA descriptor is formed. */
 typedef struct Desc {
     const OpSmemOperand *o;
-    IrExpr *base;  /* hoist, local_hoist: the descriptor of the region's origin */
-    IrExpr *units; /* encode, recompute: the origin's offset in 16-byte units */
+    IrExpr *base;   /* hoist, local_hoist: a descriptor, `origin` units before the region's */
+    int64_t origin;
+    IrExpr *units;  /* encode, recompute: the origin's offset in 16-byte units */
 } Desc;
 
 static Desc prepare(OpCtx *c, OpSeq *s, const Tc05 *g, const OpSmemOperand *o, const char *name)
 {
-    Desc d = {o, NULL, op_smem_origin_units(c, o)};
+    Desc d = {o, NULL, 0, op_smem_origin_units(c, o)};
     if (g->mode == DESC_ENCODE || g->mode == DESC_RECOMPUTE)
         return d;
     IrExpr *slot = g->mode == DESC_HOIST ? hoisted(c, o, name) : NULL;
     if (!slot)
         slot = op_smem_encode(c, s, o, IR_OP_CUDA_TCGEN05_SMEM_DESC, name);
     IrExpr *zero = op_i32(c, 0), *desc = op_load(c, slot, &zero, 1);
-    int64_t v;
-    if (op_const(d.units, &v)) {
-        d.base = op_smem_desc_add(c, desc, d.units);
+    if (op_const(d.units, &d.origin)) {
+        d.base = desc;
         return d;
     }
     d.base = op_var(c, name, IR_UINT64);
@@ -408,7 +410,7 @@ static IrExpr *tile_desc(OpCtx *c, OpSeq *s, const Tc05 *g, const Desc *d, int64
 {
     int64_t units = op_smem_tile_units(c, d->o, mn, k);
     if (d->base)
-        return op_smem_desc_add(c, d->base, op_i32(c, units));
+        return op_smem_desc_add(c, d->base, op_i32(c, d->origin + units));
     IrExpr *at = op_bin(c, IR_E_ADD, d->units, op_i32(c, units));
     IrExpr *addr = tile_address(c, s, d->o, at);
     if (g->mode == DESC_ENCODE) {
