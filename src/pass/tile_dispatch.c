@@ -16,7 +16,9 @@
  * device region, where SplitHostDevice finds and hoists them; for those, the
  * walk also records the views declared so far (their data expression, to
  * find a view's storage root) and the variables the device region defines
- * (which have no value on the host). */
+ * (which have no value on the host). Statements a variant asks to place
+ * after a buffer's definition (a shared-memory descriptor encoded once)
+ * follow that definition, in its sequence. */
 #include <string.h>
 
 #include "../op/op.h"
