@@ -111,10 +111,14 @@ static bool match_16x(OpCtx *c, Ldst *g, const char *shape)
 static const char *read_call(OpCtx *c, Ldst *g)
 {
     memset(g, 0, sizeof *g);
-    OpRegion dst;
+    OpRegion dst, src;
     const char *why = op_region(c, 0, &dst);
-    if (why)
+    if (why || (why = op_region(c, 1, &src)))
         return why;
+    if ((dst.mem == OP_MEM_TMEM) == (src.mem == OP_MEM_TMEM) ||
+        (dst.mem != OP_MEM_LOCAL && src.mem != OP_MEM_LOCAL))
+        return op_reason(c, "copies registers to or from tensor memory; here %s to %s",
+                         op_mem_name(src.mem), op_mem_name(dst.mem));
     g->load = dst.mem != OP_MEM_TMEM;
     if ((why = op_tmem_read(c, g->load ? 1 : 0, &g->tm)) ||
         (why = op_region(c, g->load ? 0 : 1, &g->reg)))
