@@ -133,4 +133,20 @@ int ir_ptx_noperands(const IrPtxResolved *r);
  * predicate register read at argument i: the printed form records them. */
 void ir_ptx_pred_marker(const IrPtxResolved *r, char *buf, size_t n);
 
+/* ---- the tcgen05 instruction descriptor, folded at compile time (tcgen05_desc.c) ---- */
+
+/* The dense tcgen05 instruction descriptor: d/a/b dtypes as PTX names ("f32",
+ * "f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "s32", ...) or tirx
+ * dtypes ("float16"); false with a message in err when the combination or the
+ * shape is not a tcgen05.mma. */
+typedef struct IrInstrDesc {
+    const char *d_dtype, *a_dtype, *b_dtype;
+    int m, n, k, cta_group;
+    bool trans_a, trans_b, neg_a, neg_b, sat_d, sparse;
+} IrInstrDesc;
+bool ir_tcgen05_instr_desc(const IrInstrDesc *d, uint32_t *out, char *err, size_t errlen);
+/* The .kind of a dense tcgen05.mma for d/a/b ("f16", "tf32", "f8f6f4", "i8"),
+ * or NULL. */
+const char *ir_tcgen05_kind(const char *d, const char *a, const char *b);
+
 #endif

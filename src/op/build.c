@@ -101,7 +101,13 @@ bool op_has_ptx(const OpCtx *c, const char *spelling)
 
 const char *op_need_ptx(OpCtx *c, const char *what, const char *spelling)
 {
-    IrPtxResolved res = ptx_resolve(c->arena, spelling, NULL, -1);
+    return op_need_ptx_ops(c, what, spelling, NULL, -1);
+}
+
+const char *op_need_ptx_ops(OpCtx *c, const char *what, const char *spelling,
+                            const IrPtxArg *ops, int n)
+{
+    IrPtxResolved res = ptx_resolve(c->arena, spelling, ops, n);
     if (ir_ptx_available(&res, c->sm ? c->sm : OLDEST_SM))
         return NULL;
     int first = ir_ptx_first_sm(&res);
@@ -274,6 +280,16 @@ void op_memo_put(OpCtx *c, const char *key, IrExpr *value)
 {
     OpMemo e = {tx_arena_strdup(c->arena, key), value};
     tx_vec_push(c->memo, e);
+}
+
+bool op_after_def(OpCtx *c, const IrExpr *buffer, IrStmt *s)
+{
+    uintptr_t v;
+    if (!ir_ptrmap_get(c->device_vars, buffer, &v))
+        return false;
+    OpPostDef e = {buffer, s};
+    tx_vec_push(c->post_def, e);
+    return true;
 }
 
 /* ---------------------------------------------------------------- index facts */

@@ -21,6 +21,7 @@
 #define TX_OP_H
 
 #include "../ir/ir.h"
+#include "../ir/ptx.h"
 #include "../ir/visit.h"
 #include "../layout/layout.h"
 
@@ -32,6 +33,12 @@ typedef struct OpMemo {
     IrExpr *value;
 } OpMemo;
 typedef TX_VEC(OpMemo) OpMemos;
+/* A statement placed right after the definition of a buffer. */
+typedef struct OpPostDef {
+    const IrExpr *buffer;
+    IrStmt *stmt;
+} OpPostDef;
+typedef TX_VEC(OpPostDef) OpPostDefs;
 
 typedef struct OpCtx {
     TxArena *arena;
@@ -47,6 +54,10 @@ typedef struct OpCtx {
      * one function: the pass puts them first in the device region. */
     OpStmts *host_init;
     OpMemos *memo;        /* per function */
+    /* Statements to place right after a buffer's definition (a descriptor
+     * encoded once where its shared-memory buffer is declared), per
+     * function: the pass inserts them. */
+    OpPostDefs *post_def;
     /* What the function body defined before the call: buffer -> the data
      * expression of its T.decl_buffer (views), and the variables defined
      * inside the device region (they have no value on the host). */
@@ -169,6 +180,10 @@ IrExpr *op_ptx(OpCtx *c, const char *spelling, IrExpr **args, int n);
  * sm_90a or newer", "exists only on sm_90a"). An unknown target has only what
  * the oldest target (sm_80) has. */
 const char *op_need_ptx(OpCtx *c, const char *what, const char *spelling);
+/* The same for a spelling whose operand types choose among forms that share
+ * it (tcgen05.mma from shared memory or from TMEM): ops[i] is operand i. */
+const char *op_need_ptx_ops(OpCtx *c, const char *what, const char *spelling,
+                            const IrPtxArg *ops, int n);
 /* Whether the target is known and has the PTX instruction `spelling`. */
 bool op_has_ptx(const OpCtx *c, const char *spelling);
 
@@ -199,6 +214,11 @@ IrExpr *op_flat_view(OpCtx *c, OpSeq *s, IrExpr *buffer, IrDType dt, int64_t n);
 /* The memo entry of key, or NULL; op_memo_put records one. */
 IrExpr *op_memo_get(const OpCtx *c, const char *key);
 void op_memo_put(OpCtx *c, const char *key, IrExpr *value);
+
+/* Places s right after the statement that defines buffer (its AllocBuffer or
+ * DeclBuffer in the device region); false when the device region does not
+ * define it (a parameter), and then nothing is placed. */
+bool op_after_def(OpCtx *c, const IrExpr *buffer, IrStmt *s);
 
 /* ---------------------------------------------------------------- index facts */
 /* The largest power of two (capped at 1 << 30) that provably divides e. */

@@ -16,7 +16,9 @@
  * device region, where SplitHostDevice finds and hoists them; for those, the
  * walk also records the views declared so far (their data expression, to
  * find a view's storage root) and the variables the device region defines
- * (which have no value on the host). */
+ * (which have no value on the host). Statements a variant asks to place
+ * after a buffer's definition (a shared-memory descriptor encoded once)
+ * follow that definition, in its sequence. */
 #include <string.h>
 
 #include "../op/op.h"
@@ -45,6 +47,7 @@ typedef struct Dispatch {
     int narrow;          /* the finest level an enclosing condition varies at */
     OpStmts host_init;
     OpMemos memo;
+    OpPostDefs post_def;
     IrPtrMap decl_data;   /* view buffer -> the data expression of its T.decl_buffer */
     IrPtrMap device_vars; /* variables defined inside the device region */
     bool in_device;       /* the walk has entered the device region */
@@ -448,6 +451,7 @@ static IrStmt *lower_call(Dispatch *d, IrStmt *s)
     c.sm = d->sm;
     c.host_init = &d->host_init;
     c.memo = &d->memo;
+    c.post_def = &d->post_def;
     c.decl_data = &d->decl_data;
     c.device_vars = &d->device_vars;
     c.narrowed = d->narrow > (int)s->u.tile.scope && s->u.tile.scope != IR_SCOPE_THREAD;
@@ -595,6 +599,59 @@ static IrStmt *place_host_init(Dispatch *d, IrStmt *body)
     return r;
 }
 
+/* The statements variants asked for after a buffer's definition follow it,
+ * in the same sequence (the printer's scopes are the sequences). */
+static const IrExpr *defined_buffer(const IrStmt *s)
+{
+    return s->kind == IR_S_DECL ? s->u.decl.buffer : s->kind == IR_S_ALLOC ? s->u.alloc.buffer : NULL;
+}
+
+static void push_flat(OpStmts *all, IrStmt *s)
+{
+    if (s->kind != IR_S_SEQ) {
+        tx_vec_push(all, s);
+        return;
+    }
+    for (int i = 0; i < s->u.seq.n; i++)
+        tx_vec_push(all, s->u.seq.stmts[i]);
+}
+
+static void push_with_post_defs(Dispatch *d, OpStmts *all, IrStmt *s)
+{
+    push_flat(all, s);
+    const IrExpr *buf = defined_buffer(s);
+    for (int i = 0; buf && i < d->post_def.len; i++)
+        if (d->post_def.items[i].buffer == buf)
+            push_flat(all, d->post_def.items[i].stmt);
+}
+
+static IrStmt *place_post_def(IrMutator *m, IrStmt *s)
+{
+    Dispatch *d = m->ctx;
+    if (s->kind != IR_S_SEQ && !defined_buffer(s))
+        return NULL;
+    OpStmts all = {0};
+    if (s->kind == IR_S_SEQ)
+        for (int i = 0; i < s->u.seq.n; i++) {
+            push_with_post_defs(d, &all, ir_mutate_stmt(m, s->u.seq.stmts[i]));
+        }
+    else
+        push_with_post_defs(d, &all, s);
+    IrStmt *r = ir_seq(&d->module->arena, all.items, all.len, s->span);
+    tx_vec_free(&all);
+    return r;
+}
+
+static IrFunc *place_post_defs(Dispatch *d, IrFunc *f)
+{
+    if (!d->post_def.len)
+        return f;
+    IrMutator m = {.ctx = d, .arena = &d->module->arena, .stmt = place_post_def};
+    IrFunc *r = ir_mutate_func(&m, f);
+    ir_mutator_free(&m);
+    return r ? r : f;
+}
+
 /* The levels of the local buffers' contents: escapes first, then walks that
  * only record levels until no buffer's level grows (levels only rise, so
  * this ends after a few walks). */
@@ -632,10 +689,12 @@ static IrFunc *dispatch_func(Dispatch *d, IrFunc *f)
         out = n;
     }
     ir_mutator_free(&d->mut);
+    out = place_post_defs(d, out);
     ir_ptrmap_free(&d->decl_data);
     ir_ptrmap_free(&d->device_vars);
     tx_vec_free(&d->host_init);
     tx_vec_free(&d->memo);
+    tx_vec_free(&d->post_def);
     return out;
 }
 

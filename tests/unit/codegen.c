@@ -14,29 +14,30 @@
 #include <string.h>
 
 #include "script/script.h"
+#include "ir/ptx.h"
 #include "target/cuda/codegen.h"
 
 /* ---------------------------------------------------------------- the instruction descriptor */
 
-static uint32_t desc_ok(CgInstrDesc d)
+static uint32_t desc_ok(IrInstrDesc d)
 {
     uint32_t v = 0;
     char err[256] = "";
     if (!d.cta_group)
         d.cta_group = 1;
-    bool ok = cg_tcgen05_instr_desc(&d, &v, err, sizeof err);
+    bool ok = ir_tcgen05_instr_desc(&d, &v, err, sizeof err);
     if (!ok)
         fail_msg("unexpected error: %s", err);
     return v;
 }
 
-static void desc_fails(CgInstrDesc d, const char *fragment)
+static void desc_fails(IrInstrDesc d, const char *fragment)
 {
     uint32_t v = 0;
     char err[256] = "";
     if (!d.cta_group)
         d.cta_group = 1;
-    assert_false(cg_tcgen05_instr_desc(&d, &v, err, sizeof err));
+    assert_false(ir_tcgen05_instr_desc(&d, &v, err, sizeof err));
     if (!strstr(err, fragment))
         fail_msg("'%s' does not mention '%s'", err, fragment);
 }
@@ -45,53 +46,53 @@ static void test_instr_desc_worked_values(void **state)
 {
     (void)state;
     /* cuda_backend.md 2.5: f16 x f16 -> f32, M = N = 128, both K-major */
-    assert_int_equal(desc_ok((CgInstrDesc){"f32", "f16", "f16", 128, 128, 16}), 0x08200010);
-    assert_int_equal(desc_ok((CgInstrDesc){"f32", "bf16", "bf16", 128, 128, 16}), 0x08200490);
+    assert_int_equal(desc_ok((IrInstrDesc){"f32", "f16", "f16", 128, 128, 16}), 0x08200010);
+    assert_int_equal(desc_ok((IrInstrDesc){"f32", "bf16", "bf16", 128, 128, 16}), 0x08200490);
     /* tirx dtype names are accepted too */
-    assert_int_equal(desc_ok((CgInstrDesc){"float32", "bfloat16", "bfloat16", 128, 128, 16}), 0x08200490);
+    assert_int_equal(desc_ok((IrInstrDesc){"float32", "bfloat16", "bfloat16", 128, 128, 16}), 0x08200490);
 }
 
 static void test_instr_desc_fields(void **state)
 {
     (void)state;
     /* f16 accumulator: D format 0 */
-    assert_int_equal(desc_ok((CgInstrDesc){"f16", "f16", "f16", 64, 8, 16}),
+    assert_int_equal(desc_ok((IrInstrDesc){"f16", "f16", "f16", 64, 8, 16}),
                      (8u >> 3) << 17 | (64u >> 4) << 24);
     /* tf32: A/B format 2, K = 8 */
-    assert_int_equal(desc_ok((CgInstrDesc){"f32", "tf32", "tf32", 128, 256, 8}),
+    assert_int_equal(desc_ok((IrInstrDesc){"f32", "tf32", "tf32", 128, 256, 8}),
                      1u << 4 | 2u << 7 | 2u << 10 | (256u >> 3) << 17 | (128u >> 4) << 24);
     /* fp8: e4m3 0, e5m2 1; e2m1 5 */
-    assert_int_equal(desc_ok((CgInstrDesc){"f32", "e4m3", "e5m2", 128, 64, 32}),
+    assert_int_equal(desc_ok((IrInstrDesc){"f32", "e4m3", "e5m2", 128, 64, 32}),
                      1u << 4 | 0u << 7 | 1u << 10 | (64u >> 3) << 17 | (128u >> 4) << 24);
-    assert_int_equal(desc_ok((CgInstrDesc){"f32", "e2m1", "e2m1", 128, 64, 32}) >> 7 & 0x3f, 5 | 5 << 3);
+    assert_int_equal(desc_ok((IrInstrDesc){"f32", "e2m1", "e2m1", 128, 64, 32}) >> 7 & 0x3f, 5 | 5 << 3);
     /* i8: S32 D format 2, s8 1 / u8 0, N = 24 is one of i8's extra sizes, saturate bit 3 */
-    assert_int_equal(desc_ok((CgInstrDesc){"s32", "s8", "u8", 128, 24, 32, .sat_d = true}),
+    assert_int_equal(desc_ok((IrInstrDesc){"s32", "s8", "u8", 128, 24, 32, .sat_d = true}),
                      1u << 3 | 2u << 4 | 1u << 7 | 0u << 10 | (24u >> 3) << 17 | (128u >> 4) << 24);
     /* MN-major operands, negation */
-    assert_int_equal(desc_ok((CgInstrDesc){"f32", "f16", "f16", 128, 128, 16, .trans_a = true,
+    assert_int_equal(desc_ok((IrInstrDesc){"f32", "f16", "f16", 128, 128, 16, .trans_a = true,
                                            .trans_b = true, .neg_a = true, .neg_b = true}),
                      0x08200010u | 1u << 13 | 1u << 14 | 1u << 15 | 1u << 16);
     /* cta_group::2, M = 256; sparse doubles K and sets bit 2 */
-    assert_int_equal(desc_ok((CgInstrDesc){"f32", "f16", "f16", 256, 256, 16, .cta_group = 2}),
+    assert_int_equal(desc_ok((IrInstrDesc){"f32", "f16", "f16", 256, 256, 16, .cta_group = 2}),
                      1u << 4 | (256u >> 3) << 17 | (256u >> 4) << 24);
-    assert_int_equal(desc_ok((CgInstrDesc){"f32", "f16", "f16", 128, 128, 32, .sparse = true}),
+    assert_int_equal(desc_ok((IrInstrDesc){"f32", "f16", "f16", 128, 128, 32, .sparse = true}),
                      0x08200010u | 1u << 2);
 }
 
 static void test_instr_desc_errors(void **state)
 {
     (void)state;
-    desc_fails((CgInstrDesc){"f32", "f16", "e4m3", 128, 128, 16}, "no kind");
-    desc_fails((CgInstrDesc){"f16", "bf16", "bf16", 128, 128, 16}, "no kind");
-    desc_fails((CgInstrDesc){"f32", "f17", "f16", 128, 128, 16}, "no kind");
-    desc_fails((CgInstrDesc){"f32", "f16", "f16", 128, 12, 16}, "128x12x16");
-    desc_fails((CgInstrDesc){"f32", "f16", "f16", 128, 264, 16}, "shape");
-    desc_fails((CgInstrDesc){"f32", "f16", "f16", 32, 128, 16}, "shape");
-    desc_fails((CgInstrDesc){"f32", "f16", "f16", 128, 128, 32}, "shape");
-    desc_fails((CgInstrDesc){"f32", "f16", "f16", 64, 128, 16, .cta_group = 2}, "cta_group::2");
-    desc_fails((CgInstrDesc){"f32", "e2m1", "e2m1", 128, 64, 32, .trans_a = true}, "MN-major");
-    desc_fails((CgInstrDesc){"s32", "s8", "s8", 128, 64, 32, .neg_a = true}, "negate");
-    desc_fails((CgInstrDesc){"f32", "f16", "f16", 128, 128, 16, .sat_d = true}, "saturates");
+    desc_fails((IrInstrDesc){"f32", "f16", "e4m3", 128, 128, 16}, "no kind");
+    desc_fails((IrInstrDesc){"f16", "bf16", "bf16", 128, 128, 16}, "no kind");
+    desc_fails((IrInstrDesc){"f32", "f17", "f16", 128, 128, 16}, "no kind");
+    desc_fails((IrInstrDesc){"f32", "f16", "f16", 128, 12, 16}, "128x12x16");
+    desc_fails((IrInstrDesc){"f32", "f16", "f16", 128, 264, 16}, "shape");
+    desc_fails((IrInstrDesc){"f32", "f16", "f16", 32, 128, 16}, "shape");
+    desc_fails((IrInstrDesc){"f32", "f16", "f16", 128, 128, 32}, "shape");
+    desc_fails((IrInstrDesc){"f32", "f16", "f16", 64, 128, 16, .cta_group = 2}, "cta_group::2");
+    desc_fails((IrInstrDesc){"f32", "e2m1", "e2m1", 128, 64, 32, .trans_a = true}, "MN-major");
+    desc_fails((IrInstrDesc){"s32", "s8", "s8", 128, 64, 32, .neg_a = true}, "negate");
+    desc_fails((IrInstrDesc){"f32", "f16", "f16", 128, 128, 16, .sat_d = true}, "saturates");
 }
 
 /* ---------------------------------------------------------------- targets and kernels */

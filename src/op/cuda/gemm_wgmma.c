@@ -38,29 +38,16 @@
  * registers must outlive the MMAs that read them). */
 #include <string.h>
 
-#include "../partition.h"
+#include "../smem_desc.h"
 
 #define WG_M 64           /* rows per instruction */
 #define WG_K_BYTES 32     /* K bytes per instruction */
 #define WG_MAX_N 256
 #define WG_MAX_TILES 4096 /* instructions per call */
 
-/* A shared-memory operand as its descriptor sees it. */
-typedef struct Operand {
-    OpRegion r;
-    const char *name;
-    int mn_dim, k_dim;   /* region dims of MN and K */
-    int64_t mn, k;       /* extents */
-    bool mn_major;       /* MN contiguous: the transpose bit */
-    int swizzle;         /* 0, 32, 64 or 128 bytes */
-    int64_t lbo, sbo;    /* bytes */
-    IrLayout *tile;      /* the region's layout before the swizzle, origin at 0 */
-    IrExpr *origin;      /* the region origin's element offset before the swizzle */
-} Operand;
-
 typedef struct Wgmma {
     OpRegion c;
-    Operand a, b;
+    OpSmemOperand a, b;
     bool trans_a, trans_b;
     IrExpr *accum;        /* NULL: False */
     int64_t m, n, k, n_inst, k_inst;
@@ -90,184 +77,6 @@ static const char *ptx_type(IrDType t)
         return "e4m3";
     if (!strcmp(name, "float8_e5m2"))
         return "e5m2";
-    return NULL;
-}
-
-/* ---------------------------------------------------------------- shared operands */
-
-/* The element offset of (mn, k) in the operand's unswizzled tile, or -1. */
-static int64_t offset_at(OpCtx *c, const Operand *o, int64_t mn, int64_t k)
-{
-    int64_t idx[OP_MAX_DIMS] = {0};
-    idx[o->mn_dim] = mn, idx[o->k_dim] = k;
-    LyCtx lc = ly_ctx(c->arena);
-    LyCoords co;
-    if (!ly_apply_at(&lc, o->tile, o->r.extent, idx, o->r.ndim, &co) || co.npoints != 1)
-        return -1;
-    int64_t m = 0;
-    for (int a = 0; a < co.naxes; a++) {
-        if (strcmp(co.axes[a], "m"))
-            return -1;
-        m = co.vals[a];
-    }
-    return m;
-}
-
-/* Where the hardware puts (mn, k) of an instruction's tile, in bytes from the
- * tile's origin, before the swizzle (the canonical layouts of PTX 9.7.15.5.1). */
-static int64_t canonical(const Operand *o, int esize, int64_t mn, int64_t k)
-{
-    int64_t w = o->swizzle;
-    if (!o->mn_major) {
-        int64_t kb = k * esize;
-        if (!w)
-            return mn % 8 * 16 + mn / 8 * o->sbo + kb % 16 + kb / 16 * o->lbo;
-        return mn % 8 * w + mn / 8 * o->sbo + kb;
-    }
-    int64_t mb = mn * esize;
-    if (!w)
-        return mb % 16 + mb / 16 * o->sbo + k % 8 * 16 + k / 8 * o->lbo;
-    return mb % w + mb / w * o->lbo + k % 8 * w + k / 8 * o->sbo;
-}
-
-/* A byte offset between two points of the tile, or `dflt` when the tile does
- * not reach the second point. */
-static int64_t step_bytes(OpCtx *c, const Operand *o, int esize, int64_t mn, int64_t k,
-                          int64_t inst_mn, int64_t inst_k, int64_t dflt)
-{
-    if (mn >= inst_mn || k >= inst_k)
-        return dflt;
-    return (offset_at(c, o, mn, k) - offset_at(c, o, 0, 0)) * esize;
-}
-
-/* The swizzle, the majorness and the byte offsets, read off the first
- * instruction's tile; verified over every tile by check_tiles. */
-static const char *derive_descriptor(OpCtx *c, Operand *o, int esize, int64_t inst_mn,
-                                     int64_t inst_k)
-{
-    int64_t o00 = offset_at(c, o, 0, 0), ok = offset_at(c, o, 0, 1), om = offset_at(c, o, 1, 0);
-    if (o00 < 0 || ok < 0 || om < 0)
-        return op_reason(c, "the layout of '%s' does not map its elements to shared memory",
-                         o->name);
-    if (ok - o00 == 1)
-        o->mn_major = false;
-    else if (om - o00 == 1)
-        o->mn_major = true;
-    else
-        return op_reason(c, "neither K nor M/N is contiguous in '%s'", o->name);
-    int64_t per16 = 16 / esize, w = o->swizzle;
-    if (!o->mn_major) {
-        o->sbo = step_bytes(c, o, esize, 8, 0, inst_mn, inst_k, 16);
-        o->lbo = w ? 16 : step_bytes(c, o, esize, 0, per16, inst_mn, inst_k, 16);
-    } else if (!w) {
-        o->sbo = step_bytes(c, o, esize, per16, 0, inst_mn, inst_k, 16);
-        o->lbo = step_bytes(c, o, esize, 0, 8, inst_mn, inst_k, 16);
-    } else {
-        o->lbo = step_bytes(c, o, esize, w / esize, 0, inst_mn, inst_k, 16);
-        o->sbo = step_bytes(c, o, esize, 0, 8, inst_mn, inst_k, 16);
-    }
-    if (o->lbo <= 0 || o->sbo <= 0 || o->lbo % 16 || o->sbo % 16 || o->lbo >= (1 << 18) ||
-        o->sbo >= (1 << 18))
-        return op_reason(c, "the core matrices of '%s' are not 16-byte aligned and ascending "
-                            "(leading byte offset %lld, stride byte offset %lld)", o->name,
-                         (long long)o->lbo, (long long)o->sbo);
-    return NULL;
-}
-
-/* Every element of every instruction tile sits where the descriptor says. */
-static const char *check_tiles(OpCtx *c, const Operand *o, int esize, int64_t inst_mn,
-                               int64_t inst_k)
-{
-    for (int64_t t0 = 0; t0 < o->mn; t0 += inst_mn)
-        for (int64_t k0 = 0; k0 < o->k; k0 += inst_k) {
-            int64_t base = offset_at(c, o, t0, k0);
-            if (base < 0 || base * esize % 16)
-                return op_reason(c, "the tile of '%s' at [%lld, %lld] does not start on 16 "
-                                    "bytes", o->name, (long long)t0, (long long)k0);
-            for (int64_t i = 0; i < inst_mn; i++)
-                for (int64_t j = 0; j < inst_k; j++) {
-                    int64_t got = offset_at(c, o, t0 + i, k0 + j);
-                    if (got < 0 || (got - base) * esize != canonical(o, esize, i, j))
-                        return op_reason(
-                            c, "'%s' is not in a wgmma shared-memory layout: its element "
-                               "(MN %lld, K %lld) is not where a %s %s descriptor puts it "
-                               "(use an MMA layout: pool.alloc_tcgen05_mma_AB or "
-                               "T.ComposeLayout over 8-row atoms)", o->name, (long long)(t0 + i),
-                            (long long)(k0 + j), o->swizzle ? tx_arena_printf(c->arena, "%d-byte "
-                            "swizzled", o->swizzle) : "no-swizzle",
-                            o->mn_major ? "MN-major" : "K-major");
-                }
-        }
-    return NULL;
-}
-
-/* The full layout of a buffer: its own, or row-major over its shape. */
-static const IrLayout *buffer_layout(OpCtx *c, const IrBufferType *bt)
-{
-    if (bt->layout)
-        return bt->layout;
-    LyCtx lc = ly_ctx(c->arena);
-    return ly_row_major(&lc, bt->shape, bt->ndim);
-}
-
-/* The region's own layout with its origin split off. */
-static const char *slice_operand(OpCtx *c, Operand *o)
-{
-    const IrBufferType *bt = ir_buf(o->r.buffer);
-    LyCtx lc = ly_ctx(c->arena);
-    IrExpr **ext = TX_NEW_ARRAY(c->arena, IrExpr *, o->r.ndim);
-    for (int d = 0; d < o->r.ndim; d++)
-        ext[d] = op_i32(c, o->r.extent[d]);
-    const IrLayout *full = buffer_layout(c, bt);
-    IrLayout *sl = ly_slice(&lc, full, bt->shape, o->r.start, ext, o->r.ndim, LY_TARGET_NONE);
-    if (!sl)
-        return op_reason(c, "the region of '%s' is not a layout of its own (%s)", o->name,
-                         lc.err ? lc.err : "slice failed");
-    o->swizzle = 0;
-    if (sl->kind == IR_LAYOUT_COMPOSE) {
-        o->swizzle = ly_swizzle_bytes(sl, o->r.dtype);
-        if (o->swizzle <= 0)
-            return op_reason(c, "the swizzle of '%s' is not a wgmma swizzle mode", o->name);
-        const char *why = ly_check_swizzle_base(&lc, full, o->r.dtype, bt->elem_offset, bt->align);
-        if (why)
-            return op_reason(c, "%s", why);
-        sl = sl->tile;
-    }
-    IrLayout *t = TX_NEW(c->arena, IrLayout);
-    *t = *sl;
-    o->origin = op_i32(c, 0);
-    for (int i = 0; i < sl->noffset; i++) {
-        if (strcmp(sl->offset[i].axis, "m"))
-            return op_reason(c, "the layout of '%s' is not a shared-memory layout", o->name);
-        o->origin = sl->offset[i].value;
-    }
-    t->noffset = 0;
-    o->tile = t;
-    int esize = op_dtype_bytes(o->r.dtype);
-    int64_t align = op_known_pow2(bt->elem_offset) < op_known_pow2(o->origin)
-                        ? op_known_pow2(bt->elem_offset) : op_known_pow2(o->origin);
-    if (bt->align < 16 || align * esize < 16)
-        return op_reason(c, "'%s' does not start on 16 bytes", o->name);
-    return NULL;
-}
-
-/* A shared operand: [mn, k] or, transposed, [k, mn]. */
-static const char *read_operand(OpCtx *c, int arg, Operand *o, bool trans, int64_t *mn, int64_t *k)
-{
-    const char *why = op_region(c, arg, &o->r);
-    if (why)
-        return why;
-    o->name = o->r.buffer->u.var.name;
-    if (o->r.mem != OP_MEM_SHARED)
-        return op_reason(c, "'%s' is in %s memory; this variant reads A and B from shared memory",
-                         o->name, op_mem_name(o->r.mem));
-    int64_t ext[OP_MAX_DIMS];
-    int dim[OP_MAX_DIMS];
-    if (op_region_dims(&o->r, ext, dim) != 2)
-        return op_reason(c, "'%s' must be a 2-D region (after dropping unit dimensions)", o->name);
-    o->mn_dim = dim[trans ? 1 : 0], o->k_dim = dim[trans ? 0 : 1];
-    o->mn = *mn = ext[trans ? 1 : 0];
-    o->k = *k = ext[trans ? 0 : 1];
     return NULL;
 }
 
@@ -369,16 +178,24 @@ static const char *check_fragments(OpCtx *c, Wgmma *g)
 /* ---------------------------------------------------------------- the call */
 
 /* A shared operand's descriptor, derived and checked over every tile. */
-static const char *shared_operand(OpCtx *c, Operand *o, int esize, int64_t inst_mn,
-                                  int64_t inst_k)
+static const char *shared_operand(OpCtx *c, OpSmemOperand *o, int64_t inst_mn, int64_t inst_k)
 {
-    const char *why;
-    if ((why = slice_operand(c, o)) || (why = derive_descriptor(c, o, esize, inst_mn, inst_k)))
+    const char *why = op_smem_describe(c, o, inst_mn, inst_k, "wgmma");
+    if (why)
         return why;
-    if (o->mn_major && esize != 2)
+    if (o->mn_major && o->esize != 2)
         return op_reason(c, "an MN-major operand (M or N contiguous) needs a 16-bit dtype; lay "
                             "%s out with K contiguous", o->name);
-    return check_tiles(c, o, esize, inst_mn, inst_k);
+    return NULL;
+}
+
+/* A shared operand: [mn, k] or, transposed, [k, mn]. */
+static const char *read_shared(OpCtx *c, int arg, OpSmemOperand *o, bool trans, int64_t *mn,
+                               int64_t *k)
+{
+    const char *why = op_smem_read(c, arg, o, trans);
+    *mn = o->mn, *k = o->k;
+    return why;
 }
 
 /* A: a shared operand, or a register tile [M, K]. */
@@ -389,7 +206,7 @@ static const char *read_a(OpCtx *c, Wgmma *g, int64_t *m, int64_t *k)
     if (why)
         return why;
     if (r.mem != OP_MEM_LOCAL)
-        return read_operand(c, 1, &g->a, g->trans_a, m, k);
+        return read_shared(c, 1, &g->a, g->trans_a, m, k);
     g->a_in_regs = true, g->a_frag = r;
     int64_t ext[OP_MAX_DIMS];
     if (op_region_dims(&r, ext, NULL) != 2 || g->trans_a)
@@ -423,9 +240,9 @@ static const char *read_call(OpCtx *c, Wgmma *g)
     if (op_nargs(c) > 6)
         return op_reason(c, "block scaling (SFA, SFB) is a tcgen05 feature");
     const char *why = read_flags(c, g);
-    int64_t am, ak, bn, bk, cm, cn;
+    int64_t am = 0, ak = 0, bn = 0, bk = 0, cm, cn;
     if (why || (why = op_region(c, 0, &g->c)) || (why = read_a(c, g, &am, &ak)) ||
-        (why = read_operand(c, 2, &g->b, g->trans_b, &bn, &bk)))
+        (why = read_shared(c, 2, &g->b, g->trans_b, &bn, &bk)))
         return why;
     int64_t ext[OP_MAX_DIMS];
     if (op_region_dims(&g->c, ext, NULL) != 2)
@@ -461,8 +278,8 @@ static const char *read_call(OpCtx *c, Wgmma *g)
         ;
     if (g->m / WG_M * (g->n / g->n_inst) * (g->k / g->k_inst) > WG_MAX_TILES)
         return op_reason(c, "the tile needs more than %d wgmma instructions", WG_MAX_TILES);
-    if ((why = shared_operand(c, &g->b, g->esize, g->n_inst, g->k_inst)) ||
-        (!g->a_in_regs && (why = shared_operand(c, &g->a, g->esize, WG_M, g->k_inst))))
+    if ((why = shared_operand(c, &g->b, g->n_inst, g->k_inst)) ||
+        (!g->a_in_regs && (why = shared_operand(c, &g->a, WG_M, g->k_inst))))
         return why;
     return check_fragments(c, g);
 }
@@ -534,34 +351,24 @@ static IrExpr *pack_a(OpCtx *c, OpSeq *s, const Wgmma *g, int64_t *words)
 }
 
 /* desc = encode(operand's storage, LBO, SBO, swizzle) + its origin in 16-byte units. */
-static IrExpr *descriptor(OpCtx *c, OpSeq *s, const Operand *o, int esize, const char *name)
+static IrExpr *descriptor(OpCtx *c, OpSeq *s, const OpSmemOperand *o, const char *name)
 {
-    IrExpr *slot = op_alloc_local(c, s, name, IR_UINT64, 1);
-    IrExpr *zero = op_i32(c, 0), *buf = o->r.buffer;
-    IrExpr *args[5] = {op_address_of(c, slot, &zero, 1),
-                       op_call(c, IR_OP_BUFFER_DATA, IR_HANDLE, &buf, 1),
-                       op_i32(c, o->lbo / 16), op_i32(c, o->sbo / 16),
-                       op_i32(c, o->swizzle == 32 ? 1 : o->swizzle == 64 ? 2 : o->swizzle == 128 ? 3 : 0)};
-    op_eval(c, s, op_call(c, IR_OP_CUDA_WGMMA_SMEM_DESC, IR_UINT64, args, 5));
-    IrExpr *origin = op_bin(c, IR_E_ADD, ir_buf(buf)->elem_offset, o->origin);
-    IrExpr *units = op_bin(c, IR_E_FLOORDIV, op_bin(c, IR_E_MUL, origin, op_i32(c, esize)),
-                           op_i32(c, 16));
-    IrExpr *desc = op_load(c, slot, &zero, 1);
+    IrExpr *zero = op_i32(c, 0);
+    IrExpr *desc = op_load(c, op_smem_encode(c, s, o, IR_OP_CUDA_WGMMA_SMEM_DESC, name), &zero, 1);
+    IrExpr *units = op_smem_origin_units(c, o);
     int64_t v;
     if (op_const(units, &v) && v == 0)
         return desc;
     IrExpr *var = op_var(c, name, IR_UINT64);
-    op_bind(c, s, var, op_bin(c, IR_E_ADD, desc, op_cast(c, IR_UINT64, units)));
+    op_bind(c, s, var, op_smem_desc_add(c, desc, units));
     return var;
 }
 
 /* base + the constant 16-byte offset of the tile at (t0, k0). */
-static IrExpr *tile_descriptor(OpCtx *c, IrExpr *base, const Operand *o, int esize, int64_t t0,
+static IrExpr *tile_descriptor(OpCtx *c, IrExpr *base, const OpSmemOperand *o, int64_t t0,
                                int64_t k0)
 {
-    int64_t units = offset_at(c, o, t0, k0) * esize / 16;
-    return units ? op_bin(c, IR_E_ADD, base, ir_int(c->arena, IR_UINT64, units, c->call->span))
-                 : base;
+    return op_smem_desc_add(c, base, op_i32(c, op_smem_tile_units(c, o, t0, k0)));
 }
 
 static void emit_mma(OpCtx *c, OpSeq *s, const Wgmma *g, const Live *l, IrExpr *da, IrExpr *db,
@@ -581,9 +388,9 @@ static void emit_mma(OpCtx *c, OpSeq *s, const Wgmma *g, const Live *l, IrExpr *
             args[n++] = op_load(c, l->a_pack, &idx, 1);
         }
     } else {
-        args[n++] = tile_descriptor(c, da, &g->a, g->esize, mi * WG_M, k0);
+        args[n++] = tile_descriptor(c, da, &g->a, mi * WG_M, k0);
     }
-    args[n++] = tile_descriptor(c, db, &g->b, g->esize, nj * g->n_inst, k0);
+    args[n++] = tile_descriptor(c, db, &g->b, nj * g->n_inst, k0);
     IrExpr *scale_d = k0 == 0 ? (g->accum ? g->accum : ir_int(c->arena, IR_BOOL, 0, c->call->span))
                               : ir_int(c->arena, IR_BOOL, 1, c->call->span);
     args[n++] = op_cast(c, IR_BOOL, scale_d);
@@ -606,8 +413,8 @@ IrStmt *op_wgmma_lower(OpCtx *c)
     if (g.a_in_regs)
         l.a_pack = pack_a(c, &s, &g, &l.a_words);
     else
-        da = descriptor(c, &s, &g.a, g.esize, "desc_a");
-    IrExpr *db = descriptor(c, &s, &g.b, g.esize, "desc_b");
+        da = descriptor(c, &s, &g.a, "desc_a");
+    IrExpr *db = descriptor(c, &s, &g.b, "desc_b");
     pin_registers(c, &s, &g, &l);
     if (g.fence)
         op_eval(c, &s, op_ptx(c, "wgmma.fence.sync.aligned", NULL, 0));

@@ -638,7 +638,7 @@ static const char *bool_name(const IrExpr *e, bool *out)
 static void instr_desc_stmt(Cg *cg, const IrExpr *e)
 {
     const IrCall *c = &e->u.call;
-    CgInstrDesc d = {.cta_group = 1};
+    IrInstrDesc d = {.cta_group = 1};
     int64_t m = 0, n = 0, k = 0, ctag = 1;
     bool *flags[] = {&d.trans_a, &d.trans_b, NULL, &d.neg_a, &d.neg_b, &d.sat_d, &d.sparse};
     bool ok = c->nargs >= 9 && c->nargs <= 14 && (d.d_dtype = str_arg(c->args[1])) &&
@@ -655,7 +655,7 @@ static void instr_desc_stmt(Cg *cg, const IrExpr *e)
     d.m = (int)m, d.n = (int)n, d.k = (int)k, d.cta_group = (int)ctag;
     uint32_t value;
     char err[256];
-    if (!cg_tcgen05_instr_desc(&d, &value, err, sizeof err)) {
+    if (!ir_tcgen05_instr_desc(&d, &value, err, sizeof err)) {
         cg_error(cg, cg_span(cg, e), "%s", err);
         return;
     }

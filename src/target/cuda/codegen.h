@@ -34,17 +34,4 @@ bool cg_emit_module(IrModule *m, const CgOptions *o, TxBuf *out);
 const char *cg_prelude_name(void);
 const char *cg_prelude_text(void);
 
-/* ---- the tcgen05 instruction descriptor, folded at compile time ---- */
-
-/* The dense tcgen05 instruction descriptor: d/a/b dtypes as PTX names ("f32",
- * "f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "s32", ...) or tirx
- * dtypes ("float16"); false with a message in err when the combination or the
- * shape is not a tcgen05.mma. */
-typedef struct CgInstrDesc {
-    const char *d_dtype, *a_dtype, *b_dtype;
-    int m, n, k, cta_group;
-    bool trans_a, trans_b, neg_a, neg_b, sat_d, sparse;
-} CgInstrDesc;
-bool cg_tcgen05_instr_desc(const CgInstrDesc *d, uint32_t *out, char *err, size_t errlen);
-
 #endif

@@ -3,11 +3,13 @@
  * D/A/B dtypes, the legal M/N/K for the kind and CTA group, which operands may
  * be MN-major, negated or saturated. Bits: 2 sparse, 3 saturate, 4-5 D
  * format, 7-9 A format, 10-12 B format, 13/14 negate A/B, 15/16 A/B major
- * (1 = MN-major), 17-22 N >> 3, 24-28 M >> 4. */
+ * (1 = MN-major), 17-22 N >> 3, 24-28 M >> 4. Shared by the tcgen05 gemm
+ * variant, which folds it while lowering, and the code generator, which
+ * folds T.cuda.tcgen05.encode_instr_descriptor. */
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "ptx.h"
 
 typedef enum { F16, BF16, TF32, F32, E4M3, E5M2, E2M3, E3M2, E2M1, U8, S8, S32, BAD } MmaType;
 
@@ -71,7 +73,7 @@ static int n_step(MmaKind k, int cta_group, int m, bool *extra_8_24)
     return m == 64 ? 8 : m == 128 ? 16 : 0;
 }
 
-static bool shape_ok(MmaKind k, const CgInstrDesc *d)
+static bool shape_ok(MmaKind k, const IrInstrDesc *d)
 {
     static const int dense_k[] = {16, 8, 32, 32};
     bool extra;
@@ -87,7 +89,14 @@ static bool transposable(MmaType t)
     return t == E4M3 || t == E5M2 || t == S8 || t == U8 || t == F16 || t == BF16 || t == TF32;
 }
 
-bool cg_tcgen05_instr_desc(const CgInstrDesc *d, uint32_t *out, char *err, size_t errlen)
+const char *ir_tcgen05_kind(const char *d, const char *a, const char *b)
+{
+    const TypeName *dt = mma_type(d), *at = mma_type(a), *bt = mma_type(b);
+    MmaKind k = dt && at && bt ? mma_kind(dt->type, at->type, bt->type) : KIND_NONE;
+    return k == KIND_NONE ? NULL : kind_names[k];
+}
+
+bool ir_tcgen05_instr_desc(const IrInstrDesc *d, uint32_t *out, char *err, size_t errlen)
 {
     const TypeName *dt = mma_type(d->d_dtype), *at = mma_type(d->a_dtype), *bt = mma_type(d->b_dtype);
     MmaKind k = dt && at && bt ? mma_kind(dt->type, at->type, bt->type) : KIND_NONE;

@@ -1,0 +1,477 @@
+/* gemm_async, variant "tcgen05": C (+)= A @ B^T with tcgen05.mma (sm_100a),
+ * the accumulator in tensor memory, issued by one thread.
+ *
+ * Operands as the reference's gemm_async: C is M x N float32 in TMEM, A is
+ * [M, K] ([K, M] with transA) in shared memory or, untransposed, in TMEM
+ * (the ts form), B is [N / cta_group, K] ([K, N / cta_group] with transB) in
+ * shared memory. M is the CTA's rows: 64 or 128; with cta_group=2 the pair
+ * of CTAs computes one 2M x N product, each holding half of B's rows. Kinds:
+ * f16 (float16, bfloat16), tf32 (float32), f8f6f4 (e4m3, e5m2).
+ *
+ * The data path follows from M, cta_group and weight_stationary (PTX
+ * "Matrix fragments for tcgen05.mma"), and C's layout must be it, element by
+ * element: D (M 128) and A (cta_group::2, M 128): row i on lane i; F (M
+ * 64): 16 rows on the lower 16 lanes of each warp's 32-lane slab; E (.ws,
+ * M 64) and B (cta_group::2, M 64): the two column halves of each
+ * instruction on lanes 0-63 and 64-127. C's
+ * origin (lane and column) may be symbolic. A in TMEM is the identity on
+ * lanes 0..M-1 (data paths D, A and F).
+ *
+ * Shared-memory descriptors are derived from A's and B's layouts and checked
+ * element by element (smem_desc.c); the instruction descriptor is folded at
+ * compile time (ir_tcgen05_instr_desc). Per K step and N tile one tcgen05.mma:
+ * the first K step accumulates only when `accum` says so. At warp scope the
+ * MMAs run under `if T.cuda.elect_sync():`; at thread scope the caller has
+ * chosen the thread.
+ *
+ * Config: cta_group (1 or 2), weight_stationary (the .ws form; inferred
+ * when C is in data path E), is_AB_tf32 (float32 operands as tf32, as they
+ * are anyway), and smem_desc, where the shared-memory descriptors are
+ * encoded: "hoist" (default: once, right after the buffer's definition,
+ * made warp-uniform at warp scope; each MMA adds its offset), "local_hoist"
+ * (once per call, by the issuing thread), "encode" (per MMA, from the tile's
+ * address), "recompute" (per MMA, the bits assembled inline). */
+#include <string.h>
+
+#include "../../ir/ptx.h"
+#include "../smem_desc.h"
+#include "../tmem.h"
+
+#define TC_K_BYTES 32 /* K bytes per instruction */
+
+typedef enum { DESC_HOIST, DESC_LOCAL_HOIST, DESC_ENCODE, DESC_RECOMPUTE } DescMode;
+static const char *const desc_modes[] = {"hoist", "local_hoist", "encode", "recompute"};
+
+typedef struct Tc05 {
+    OpTmemRegion c, at;   /* C; A in TMEM (ts) */
+    OpSmemOperand a, b;
+    bool a_tmem, trans_a, trans_b, ws;
+    IrExpr *accum;        /* NULL: False */
+    int cta_group;
+    int64_t m, n, k;      /* C is m x n; B has n / cta_group rows */
+    int64_t n_mma, k_mma; /* per instruction (n_mma over the CTA pair) */
+    char path;            /* the data path: 'A', 'B', 'D', 'E', 'F' */
+    const char *ab[2];    /* PTX types of A and B */
+    const char *kind;
+    uint32_t idesc;
+    DescMode mode;
+} Tc05;
+
+static const char *ptx_type(IrDType t)
+{
+    if (t.lanes != 1)
+        return NULL;
+    if (ir_dtype_eq(t, IR_FLOAT16))
+        return "f16";
+    if (ir_dtype_eq(t, IR_BFLOAT16))
+        return "bf16";
+    if (ir_dtype_eq(t, IR_FLOAT32))
+        return "tf32";
+    char buf[IR_DTYPE_STR_MAX];
+    const char *name = ir_dtype_str(t, buf);
+    if (!strcmp(name, "float8_e4m3fn"))
+        return "e4m3";
+    if (!strcmp(name, "float8_e5m2"))
+        return "e5m2";
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- config */
+
+static const char *read_config(OpCtx *c, Tc05 *g)
+{
+    IrExpr *e;
+    int64_t v = 1;
+    if ((e = op_config(c, "cta_group")) && (!op_const(e, &v) || (v != 1 && v != 2)))
+        return op_reason(c, "cta_group= must be 1 or 2");
+    g->cta_group = (int)v;
+    bool tf32 = false;
+    if ((e = op_config(c, "weight_stationary")) && !op_flag(e, &g->ws))
+        return op_reason(c, "weight_stationary= must be a constant");
+    if ((e = op_config(c, "is_AB_tf32")) && !op_flag(e, &tf32))
+        return op_reason(c, "is_AB_tf32= must be a constant");
+    if (op_config(c, "descI"))
+        return op_reason(c, "descI= is not taken: the instruction descriptor is folded from the "
+                            "operands");
+    if (op_config(c, "mma_m") || op_config(c, "mma_n"))
+        return op_reason(c, "mma_m= and mma_n= are not supported; the instruction tile follows "
+                            "from C's shape");
+    g->mode = DESC_HOIST;
+    if ((e = op_config(c, "smem_desc"))) {
+        int i = 0;
+        while (i < 4 && !(e->kind == IR_E_STR && !strcmp(e->u.str, desc_modes[i])))
+            i++;
+        if (i == 4)
+            return op_reason(c, "smem_desc= is \"hoist\", \"local_hoist\", \"encode\" or "
+                                "\"recompute\"");
+        g->mode = (DescMode)i;
+    }
+    return NULL;
+}
+
+static const char *read_flags(OpCtx *c, Tc05 *g)
+{
+    if (op_nargs(c) > 6)
+        return op_reason(c, "block scaling (SFA, SFB) is not supported by this variant yet");
+    if (!op_flag(op_arg(c, 3), &g->trans_a) || !op_flag(op_arg(c, 4), &g->trans_b))
+        return op_reason(c, "transA and transB must be constants");
+    IrExpr *acc = op_arg(c, 5);
+    bool v;
+    g->accum = acc && !(op_flag(acc, &v) && !v) ? acc : NULL;
+    if (g->accum && op_flag(acc, &v))
+        g->accum = ir_int(c->arena, IR_BOOL, 1, c->call->span);
+    return read_config(c, g);
+}
+
+/* ---------------------------------------------------------------- operands */
+
+/* A: shared [M, K] / [K, M], or TMEM [M, K]. */
+static const char *read_a(OpCtx *c, Tc05 *g, int64_t *m, int64_t *k)
+{
+    OpRegion r;
+    const char *why = op_region(c, 1, &r);
+    if (why)
+        return why;
+    if (r.mem != OP_MEM_TMEM) {
+        why = op_smem_read(c, 1, &g->a, g->trans_a);
+        *m = g->a.mn, *k = g->a.k;
+        return why;
+    }
+    g->a_tmem = true;
+    if ((why = op_tmem_read(c, 1, &g->at)))
+        return why;
+    if (g->at.ndim != 2 || g->trans_a)
+        return op_reason(c, "A in tensor memory must be a 2-D [M, K] tile (transA=False)");
+    *m = g->at.ext[0], *k = g->at.ext[1];
+    return NULL;
+}
+
+static char data_path(const Tc05 *g)
+{
+    if (g->cta_group == 2)
+        return g->m == 128 ? 'A' : 'B';
+    return g->m == 128 ? 'D' : g->ws ? 'E' : 'F';
+}
+
+/* Where the data path puts C's element (i, j): lane and column. */
+static void c_expected(const Tc05 *g, int64_t i, int64_t j, int64_t *lane, int64_t *col)
+{
+    int64_t half = g->n_mma / 2, tile = j / g->n_mma, jj = j % g->n_mma;
+    switch (g->path) {
+    case 'F': *lane = i / 16 * 32 + i % 16, *col = j; break;
+    case 'B':
+    case 'E': *lane = i + jj / half * 64, *col = tile * half + jj % half; break;
+    default: *lane = i, *col = j; break;
+    }
+}
+
+static const char *check_c(OpCtx *c, Tc05 *g)
+{
+    static const char *const how[] = {
+        ['A'] = "row i on lane i (tmem.alloc_tcgen05_mma_D with M=256, cta_group=2)",
+        ['B'] = "the column halves on lanes 0-63 and 64-127 (tmem.alloc_tcgen05_mma_D with "
+                "M=128, cta_group=2)",
+        ['D'] = "row i on lane i (tmem.alloc_tcgen05_mma_D with M=128)",
+        ['E'] = "the column halves on lanes 0-63 and 64-127 (tmem.alloc_tcgen05_mma_D with "
+                "M=64, ws=True)",
+        ['F'] = "16 rows per warp slab (T.tmem_datapath_layout(\"F\", 64, N))",
+    };
+    for (int64_t i = 0; i < g->m; i++)
+        for (int64_t j = 0; j < g->n; j++) {
+            int64_t idx[2] = {i, j}, lane, col, el, ec;
+            c_expected(g, i, j, &el, &ec);
+            if (!op_tmem_at(c, &g->c, idx, &lane, &col) || lane != el || col != ec)
+                return op_reason(c, "C '%s' is not in data path %c, %s: its element [%lld, "
+                                    "%lld] must be at lane %lld, column %lld", g->c.name,
+                                 g->path, how[(int)g->path], (long long)i, (long long)j,
+                                 (long long)el, (long long)ec);
+        }
+    return NULL;
+}
+
+static const char *check_a_tmem(OpCtx *c, Tc05 *g)
+{
+    if (g->path == 'B' || g->path == 'E')
+        return op_reason(c, "A in tensor memory is supported for data paths A, D and F, not %c",
+                         g->path);
+    for (int64_t i = 0; i < g->m; i++)
+        for (int64_t j = 0; j < g->k; j++) {
+            int64_t idx[2] = {i, j}, lane, col;
+            if (!op_tmem_at(c, &g->at, idx, &lane, &col) || lane != i || col != j)
+                return op_reason(c, "A '%s' in tensor memory must put row i on lane i and "
+                                    "column j on column j (tmem.alloc_tcgen05_mma_A)",
+                                 g->at.name);
+        }
+    return NULL;
+}
+
+/* The MMA's types and kind; tf32 and fp8 rules. */
+static const char *read_types(OpCtx *c, Tc05 *g)
+{
+    IrDType at = g->a_tmem ? g->at.r.dtype : g->a.r.dtype;
+    g->ab[0] = ptx_type(at), g->ab[1] = ptx_type(g->b.r.dtype);
+    if (!g->ab[0] || !g->ab[1])
+        return op_reason(c, "A and B must be float16, bfloat16, float32 (as tf32) or fp8 "
+                            "(e4m3, e5m2)");
+    g->kind = ir_tcgen05_kind("f32", g->ab[0], g->ab[1]);
+    if (!g->kind)
+        return op_reason(c, "A (%s) and B (%s) make no tcgen05.mma kind", g->ab[0], g->ab[1]);
+    if (!ir_dtype_eq(g->c.r.dtype, IR_FLOAT32))
+        return op_reason(c, "C must be float32");
+    g->k_mma = TC_K_BYTES / g->b.esize;
+    return NULL;
+}
+
+static const char *read_shapes(OpCtx *c, Tc05 *g, int64_t am, int64_t ak)
+{
+    if (g->c.ndim != 2)
+        return op_reason(c, "C must be a 2-D region of tensor memory");
+    g->m = g->c.ext[0], g->n = g->c.ext[1], g->k = ak;
+    if (am != g->m || g->b.mn * g->cta_group != g->n || g->b.k != ak)
+        return op_reason(c, "the shapes do not multiply: C %lldx%lld, A %lldx%lld, B %lldx%lld "
+                            "with cta_group=%d (A is [M, K], B is [N / cta_group, K]; "
+                            "transA/transB swap them)", (long long)g->m, (long long)g->n,
+                         (long long)am, (long long)ak, (long long)g->b.mn, (long long)g->b.k,
+                         g->cta_group);
+    if (g->m != 64 && g->m != 128)
+        return op_reason(c, "C has %lld rows; a CTA's share of a tcgen05.mma is 64 or 128",
+                         (long long)g->m);
+    if (g->k % g->k_mma)
+        return op_reason(c, "K (%lld) must be a multiple of %lld", (long long)g->k,
+                         (long long)g->k_mma);
+    int64_t step = g->cta_group == 2 ? 16 : 8;
+    for (g->n_mma = g->n < 256 ? g->n : 256; g->n_mma >= step && g->n % g->n_mma; g->n_mma -= step)
+        ;
+    if (g->n_mma < step || g->n_mma % step)
+        return op_reason(c, "N (%lld) has no instruction tile: a multiple of %lld up to 256 that "
+                            "divides it", (long long)g->n, (long long)step);
+    if (g->ws && (g->cta_group != 1 || (g->n_mma != 64 && g->n_mma != 128 && g->n_mma != 256)))
+        return op_reason(c, "weight_stationary (.ws) needs cta_group=1 and N tiles of 64, 128 "
+                            "or 256, not %lld", (long long)g->n_mma);
+    return NULL;
+}
+
+/* C's data path: E is only .ws, so a C laid out in it asks for .ws. */
+static const char *choose_path(OpCtx *c, Tc05 *g)
+{
+    g->path = data_path(g);
+    const char *why = check_c(c, g);
+    if (why && g->path == 'F' && !op_config(c, "weight_stationary")) {
+        Tc05 e = *g;
+        e.ws = true, e.path = 'E';
+        if (!check_c(c, &e)) {
+            *g = e;
+            return NULL;
+        }
+    }
+    return why;
+}
+
+static const char *fold_idesc(OpCtx *c, Tc05 *g)
+{
+    IrInstrDesc d = {.d_dtype = "f32", .a_dtype = g->ab[0], .b_dtype = g->ab[1],
+                     .m = (int)(g->m * g->cta_group), .n = (int)g->n_mma, .k = (int)g->k_mma,
+                     .cta_group = g->cta_group, .trans_a = !g->a_tmem && g->a.mn_major,
+                     .trans_b = g->b.mn_major};
+    char err[256];
+    if (!ir_tcgen05_instr_desc(&d, &g->idesc, err, sizeof err))
+        return op_reason(c, "%s", err);
+    return NULL;
+}
+
+static const char *shared_operand(OpCtx *c, OpSmemOperand *o, int64_t inst_mn, int64_t k_mma)
+{
+    const char *why = op_smem_describe(c, o, inst_mn, k_mma, "tcgen05.mma");
+    if (!why && o->mn_major && o->esize == 4)
+        return op_reason(c, "a tf32 operand cannot be MN-major; lay %s out with K contiguous",
+                         o->name);
+    return why;
+}
+
+static const char *read_call(OpCtx *c, Tc05 *g)
+{
+    memset(g, 0, sizeof *g);
+    int64_t am = 0, ak = 0;
+    const char *why;
+    if ((why = read_flags(c, g)) || (why = op_tmem_read(c, 0, &g->c)) ||
+        (why = read_a(c, g, &am, &ak)) || (why = op_smem_read(c, 2, &g->b, g->trans_b)) ||
+        (why = read_types(c, g)) || (why = read_shapes(c, g, am, ak)) ||
+        (why = choose_path(c, g)))
+        return why;
+    if (g->a_tmem)
+        why = check_a_tmem(c, g);
+    else
+        why = shared_operand(c, &g->a, g->m, g->k_mma);
+    if (why || (why = shared_operand(c, &g->b, g->n_mma / g->cta_group, g->k_mma)))
+        return why;
+    return fold_idesc(c, g);
+}
+
+/* The spelling of the instruction for this call. */
+static const char *spelling(OpCtx *c, const Tc05 *g)
+{
+    return tx_arena_printf(c->arena, "tcgen05.mma%s.cta_group::%d.kind::%s", g->ws ? ".ws" : "",
+                           g->cta_group, g->kind);
+}
+
+const char *op_tcgen05_mma_accept(OpCtx *c)
+{
+    const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_THREAD) | OP_SCOPE_BIT(IR_SCOPE_WARP));
+    if (why)
+        return why;
+    Tc05 g;
+    if ((why = read_call(c, &g)))
+        return why;
+    IrPtxArg ops[12] = {{IR_UINT32, false}, {g.a_tmem ? IR_UINT32 : IR_UINT64, false},
+                        {IR_UINT64, false}, {IR_UINT32, false}};
+    int n = 4;
+    if (g.ws) {
+        ops[n++] = (IrPtxArg){IR_BOOL, true};
+        ops[n++] = (IrPtxArg){IR_UINT64, false};
+    } else {
+        for (int i = 0; i < 4 * g.cta_group; i++)
+            ops[n++] = (IrPtxArg){IR_UINT32, false};
+        ops[n++] = (IrPtxArg){IR_BOOL, true};
+    }
+    return op_need_ptx_ops(c, "tcgen05", spelling(c, &g), ops, n);
+}
+
+/* ---------------------------------------------------------------- descriptors */
+
+/* The encoded descriptor of o's storage, once per function, right after
+ * the buffer's definition (at warp scope broadcast from lane 0, so that the
+ * warp holds one value); NULL when the function does not define the buffer. */
+static IrExpr *hoisted(OpCtx *c, const OpSmemOperand *o, const char *name)
+{
+    bool warp = c->call->u.tile.scope == IR_SCOPE_WARP;
+    const char *key = tx_arena_printf(c->arena, "tcgen05.desc %p %lld %lld %d %d",
+                                      (void *)o->r.buffer, (long long)o->lbo, (long long)o->sbo,
+                                      o->swizzle, warp);
+    IrExpr *slot = op_memo_get(c, key);
+    if (slot)
+        return slot;
+    OpSeq s = {0};
+    slot = op_smem_encode(c, &s, o, IR_OP_CUDA_TCGEN05_SMEM_DESC, name);
+    if (warp) {
+        IrExpr *zero = op_i32(c, 0);
+        IrExpr *args[3] = {ir_int(c->arena, IR_UINT32, 0xffffffffu, c->call->span),
+                           op_load(c, slot, &zero, 1), zero};
+        op_store(c, &s, slot, &zero, 1, op_call(c, IR_OP_CUDA_SHFL_SYNC, IR_UINT64, args, 3));
+    }
+    if (!op_after_def(c, o->r.buffer, op_seq_finish(c, &s)))
+        return NULL;
+    op_memo_put(c, key, slot);
+    return slot;
+}
+
+/* The byte address of the tile at 16-byte offset `units` from o's storage. */
+static IrExpr *tile_address(OpCtx *c, OpSeq *s, const OpSmemOperand *o, IrExpr *units)
+{
+    IrExpr *bytes = op_flat_view(c, s, o->r.buffer, IR_UINT8, 1);
+    IrExpr *idx = op_bin(c, IR_E_MUL, units, op_i32(c, 16));
+    return op_address_of(c, bytes, &idx, 1);
+}
+
+/* The descriptor's fields as constants (tx_tcgen05_smem_desc's layout). */
+static uint64_t desc_fields(const OpSmemOperand *o)
+{
+    static const uint64_t layout[] = {0, 6, 4, 2};
+    return (uint64_t)(o->lbo / 16 & 0x3fff) << 16 | (uint64_t)(o->sbo / 16 & 0x3fff) << 32 |
+           (uint64_t)1 << 46 | layout[op_smem_swizzle_code(o)] << 61;
+}
+
+/* How one operand's per-MMA descriptor is formed. */
+typedef struct Desc {
+    const OpSmemOperand *o;
+    IrExpr *base;   /* hoist, local_hoist: a descriptor, `origin` units before the region's */
+    int64_t origin;
+    IrExpr *units;  /* encode, recompute: the origin's offset in 16-byte units */
+} Desc;
+
+static Desc prepare(OpCtx *c, OpSeq *s, const Tc05 *g, const OpSmemOperand *o, const char *name)
+{
+    Desc d = {o, NULL, 0, op_smem_origin_units(c, o)};
+    if (g->mode == DESC_ENCODE || g->mode == DESC_RECOMPUTE)
+        return d;
+    IrExpr *slot = g->mode == DESC_HOIST ? hoisted(c, o, name) : NULL;
+    if (!slot)
+        slot = op_smem_encode(c, s, o, IR_OP_CUDA_TCGEN05_SMEM_DESC, name);
+    IrExpr *zero = op_i32(c, 0), *desc = op_load(c, slot, &zero, 1);
+    if (op_const(d.units, &d.origin)) {
+        d.base = desc;
+        return d;
+    }
+    d.base = op_var(c, name, IR_UINT64);
+    op_bind(c, s, d.base, op_smem_desc_add(c, desc, d.units));
+    return d;
+}
+
+static IrExpr *tile_desc(OpCtx *c, OpSeq *s, const Tc05 *g, const Desc *d, int64_t mn, int64_t k)
+{
+    int64_t units = op_smem_tile_units(c, d->o, mn, k);
+    if (d->base)
+        return op_smem_desc_add(c, d->base, op_i32(c, d->origin + units));
+    IrExpr *at = op_bin(c, IR_E_ADD, d->units, op_i32(c, units));
+    IrExpr *addr = tile_address(c, s, d->o, at);
+    if (g->mode == DESC_ENCODE) {
+        IrExpr *slot = op_alloc_local(c, s, "desc", IR_UINT64, 1), *zero = op_i32(c, 0);
+        IrExpr *args[5] = {op_address_of(c, slot, &zero, 1), addr, op_i32(c, d->o->lbo / 16),
+                           op_i32(c, d->o->sbo / 16), op_i32(c, op_smem_swizzle_code(d->o))};
+        op_eval(c, s, op_call(c, IR_OP_CUDA_TCGEN05_SMEM_DESC, IR_UINT64, args, 5));
+        return op_load(c, slot, &zero, 1);
+    }
+    IrExpr *sa = op_call(c, IR_OP_CUDA_CVTA_TO_SHARED, IR_UINT32, &addr, 1);
+    IrExpr *field = op_bin(c, IR_E_FLOORDIV, sa, ir_int(c->arena, IR_UINT32, 16, c->call->span));
+    IrExpr *and_args[2] = {field, ir_int(c->arena, IR_UINT32, 0x3fff, c->call->span)};
+    IrExpr *lo = op_call(c, IR_OP_BITWISE_AND, IR_UINT32, and_args, 2);
+    IrExpr *or_args[2] = {ir_int(c->arena, IR_UINT64, (int64_t)desc_fields(d->o), c->call->span),
+                          op_cast(c, IR_UINT64, lo)};
+    return op_call(c, IR_OP_BITWISE_OR, IR_UINT64, or_args, 2);
+}
+
+/* ---------------------------------------------------------------- emission */
+
+static void emit_mma(OpCtx *c, OpSeq *s, const Tc05 *g, const Desc *da, const Desc *db,
+                     int64_t ni, int64_t k0, const char *form)
+{
+    IrExpr *args[14];
+    int n = 0;
+    int64_t phys = g->path == 'B' || g->path == 'E' ? g->n_mma / 2 : g->n_mma;
+    args[n++] = op_tmem_addr(c, &g->c, op_i32(c, 0), ni * phys);
+    if (g->a_tmem)
+        args[n++] = op_tmem_addr(c, &g->at, op_i32(c, 0), k0 / g->at.per_col);
+    else
+        args[n++] = tile_desc(c, s, g, da, 0, k0);
+    args[n++] = tile_desc(c, s, g, db, ni * g->n_mma / g->cta_group, k0);
+    args[n++] = ir_int(c->arena, IR_UINT32, g->idesc, c->call->span);
+    IrExpr *enable = k0 == 0 ? (g->accum ? g->accum : ir_int(c->arena, IR_BOOL, 0, c->call->span))
+                             : ir_int(c->arena, IR_BOOL, 1, c->call->span);
+    if (g->ws) {
+        args[n++] = op_cast(c, IR_BOOL, enable);
+        args[n++] = ir_int(c->arena, IR_UINT64, 0, c->call->span);
+    } else {
+        for (int i = 0; i < 4 * g->cta_group; i++)
+            args[n++] = ir_int(c->arena, IR_UINT32, 0, c->call->span);
+        args[n++] = op_cast(c, IR_BOOL, enable);
+    }
+    op_eval(c, s, op_ptx(c, form, args, n));
+}
+
+IrStmt *op_tcgen05_mma_lower(OpCtx *c)
+{
+    Tc05 g;
+    read_call(c, &g);
+    OpSeq s = {0};
+    Desc da = {0}, db;
+    if (!g.a_tmem)
+        da = prepare(c, &s, &g, &g.a, "descA");
+    db = prepare(c, &s, &g, &g.b, "descB");
+    const char *form = spelling(c, &g);
+    for (int64_t ni = 0; ni < g.n / g.n_mma; ni++)
+        for (int64_t k0 = 0; k0 < g.k; k0 += g.k_mma)
+            emit_mma(c, &s, &g, &da, &db, ni, k0, form);
+    IrStmt *body = op_seq_finish(c, &s);
+    if (c->call->u.tile.scope == IR_SCOPE_WARP)
+        body = op_if(c, op_call(c, IR_OP_CUDA_ELECT_SYNC, IR_UINT32, NULL, 0), body, NULL);
+    return body;
+}

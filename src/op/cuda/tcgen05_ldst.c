@@ -1,0 +1,226 @@
+/* copy and copy_async, variant "tmem<->local": a register tile of the
+ * warpgroup to or from tensor memory with tcgen05.ld / tcgen05.st (sm_100a).
+ *
+ * Each warp of the warpgroup reaches its own 32-lane slab of TMEM (warp w:
+ * lanes 32w..32w+31; the address names the lane within the slab, as the
+ * reference and the hand-written kernels issue it), and the instruction's
+ * shape fixes which register of
+ * which thread meets which lane and 32-bit column (PTX "Matrix fragments for
+ * tcgen05.ld/st"). The variant finds the shape whose rule both layouts obey,
+ * element by element:
+ *   .32x32b   thread t's register r is lane t, column r: any register tile
+ *             whose thread index is the TMEM lane and whose register index
+ *             the column (data path D read row by row, data path B's column
+ *             halves read as 128 rows of N / 2);
+ *   .16x64b, .16x128b, .16x256b: the register tile is the shape's fragment,
+ *             T.tcgen05_atom_layout(shape, (rows, cols), dtype), and TMEM row
+ *             i is lane i (128 rows: data path D, two issues per warp, at its
+ *             slab's lanes 0 and 16) or lane 32 (i / 16) + i % 16 (64 rows:
+ *             data path F, one issue; a TMEM origin 16 lanes in takes the
+ *             slab's upper half).
+ * 16-bit elements travel two per 32-bit register (a uint32 view of the
+ * registers), as the fragments place them. A .32x32b copy wider than 128
+ * registers is cut into power-of-two issues. copy_async leaves completion to
+ * the caller (T.ptx.tcgen05.wait__ld / wait__st, as the reference); copy
+ * waits (tcgen05.wait::ld or ::st) before it returns. */
+#include <string.h>
+
+#include "../tmem.h"
+
+#define LDST_MAX_REGS 128 /* 32-bit registers per issue */
+
+typedef struct Ldst {
+    bool load;           /* TMEM -> registers */
+    OpRegion reg;        /* the register tile */
+    OpTmemRegion tm;
+    const char *shape;
+    int64_t rows, cols;  /* the register tile's extents */
+    int64_t regs;        /* 32-bit registers per thread */
+    int per32;           /* elements per 32-bit register */
+    int slabs;           /* 16x*: issues per warp */
+} Ldst;
+
+/* The thread (in the warpgroup) and register of element (i, j) of the tile. */
+static bool thread_reg(OpCtx *c, const IrLayout *l, const int64_t *shape, int64_t i, int64_t j,
+                       int64_t *thread, int64_t *reg)
+{
+    LyCtx lc = ly_ctx(c->arena);
+    int64_t idx[2] = {i, j};
+    LyCoords co;
+    if (!ly_apply_at(&lc, l, shape, idx, 2, &co) || co.npoints != 1)
+        return false;
+    *thread = *reg = 0;
+    for (int a = 0; a < co.naxes; a++) {
+        const char *ax = co.axes[a];
+        if (!strcmp(ax, "m"))
+            *reg = co.vals[a];
+        else if (!strcmp(ax, "laneid") || !strcmp(ax, "tid_in_wg"))
+            *thread += co.vals[a];
+        else if (!strcmp(ax, "wid_in_wg"))
+            *thread += 32 * co.vals[a];
+        else
+            return false;
+    }
+    return true;
+}
+
+/* .32x32b: the thread is the lane and the register the column. */
+static bool match_32x32b(OpCtx *c, Ldst *g)
+{
+    const IrLayout *l = g->reg.layout;
+    int64_t top = -1;
+    for (int64_t i = 0; i < g->rows; i++)
+        for (int64_t j = 0; j < g->cols; j++) {
+            int64_t t, m, lane, col, idx[2] = {i, j};
+            if (!thread_reg(c, l, g->reg.extent, i, j, &t, &m) ||
+                !op_tmem_at(c, &g->tm, idx, &lane, &col) || lane != t || col != m)
+                return false;
+            top = m > top ? m : top;
+        }
+    if ((top + 1) % g->per32 || g->rows * g->cols != 128 * (top + 1))
+        return false;
+    g->shape = "32x32b", g->regs = (top + 1) / g->per32, g->slabs = 1;
+    return true;
+}
+
+/* .16x64b / .16x128b / .16x256b: the tile is the shape's fragment. */
+static bool match_16x(OpCtx *c, Ldst *g, const char *shape)
+{
+    if (g->rows != 64 && g->rows != 128)
+        return false;
+    LyCtx lc = ly_ctx(c->arena);
+    IrLayout *atom = ly_tcgen05_atom_layout(&lc, shape, g->rows, g->cols,
+                                            g->reg.dtype.bits * g->reg.dtype.lanes);
+    if (!atom)
+        return false;
+    int64_t top = -1;
+    for (int64_t i = 0; i < g->rows; i++)
+        for (int64_t j = 0; j < g->cols; j++) {
+            int64_t t, m, at, am, lane, col, idx[2] = {i, j};
+            int64_t want = g->rows == 128 ? i : i / 16 * 32 + i % 16;
+            if (!thread_reg(c, g->reg.layout, g->reg.extent, i, j, &t, &m) ||
+                !thread_reg(c, atom, g->reg.extent, i, j, &at, &am) || t != at || m != am ||
+                !op_tmem_at(c, &g->tm, idx, &lane, &col) || lane != want || col != j)
+                return false;
+            top = m > top ? m : top;
+        }
+    g->shape = shape, g->regs = (top + 1) / g->per32, g->slabs = (int)(g->rows / 64);
+    return true;
+}
+
+static const char *read_call(OpCtx *c, Ldst *g)
+{
+    memset(g, 0, sizeof *g);
+    OpRegion dst, src;
+    const char *why = op_region(c, 0, &dst);
+    if (why || (why = op_region(c, 1, &src)))
+        return why;
+    if ((dst.mem == OP_MEM_TMEM) == (src.mem == OP_MEM_TMEM) ||
+        (dst.mem != OP_MEM_LOCAL && src.mem != OP_MEM_LOCAL))
+        return op_reason(c, "copies registers to or from tensor memory; here %s to %s",
+                         op_mem_name(src.mem), op_mem_name(dst.mem));
+    g->load = dst.mem != OP_MEM_TMEM;
+    if ((why = op_tmem_read(c, g->load ? 1 : 0, &g->tm)) ||
+        (why = op_region(c, g->load ? 0 : 1, &g->reg)))
+        return why;
+    const char *rn = g->reg.buffer->u.var.name;
+    if (g->reg.mem != OP_MEM_LOCAL || !g->reg.distributed || g->reg.layout->kind != IR_LAYOUT_TILE)
+        return op_reason(c, "'%s' is not a register tile spread over the warpgroup's threads", rn);
+    if (!ir_dtype_eq(g->reg.dtype, g->tm.r.dtype))
+        return op_reason(c, "'%s' and '%s' have different dtypes", rn, g->tm.name);
+    int64_t ext[OP_MAX_DIMS];
+    if (g->reg.ndim != 2 || op_region_dims(&g->reg, ext, NULL) != 2 || g->tm.ndim != 2)
+        return op_reason(c, "the register tile and the TMEM region must be 2-D");
+    for (int d = 0; d < 2; d++) {
+        int64_t st, shape;
+        if (!op_const(g->reg.start[d], &st) || st ||
+            !op_const(ir_buf(g->reg.buffer)->shape[d], &shape) || shape != g->reg.extent[d])
+            return op_reason(c, "'%s' must be copied whole", rn);
+    }
+    g->rows = ext[0], g->cols = ext[1];
+    if (g->tm.ext[0] != g->rows || g->tm.ext[1] != g->cols)
+        return op_reason(c, "the shapes differ: '%s' is %lldx%lld, '%s' %lldx%lld", rn,
+                         (long long)g->rows, (long long)g->cols, g->tm.name,
+                         (long long)g->tm.ext[0], (long long)g->tm.ext[1]);
+    g->per32 = g->tm.per_col;
+    if (g->per32 > 2)
+        return op_reason(c, "tcgen05.ld/st moves 16- or 32-bit elements");
+    static const char *const shapes[] = {"16x256b", "16x128b", "16x64b"};
+    if (match_32x32b(c, g))
+        return NULL;
+    for (int i = 0; i < 3; i++)
+        if (match_16x(c, g, shapes[i]))
+            return NULL;
+    return op_reason(c, "'%s' and '%s' fit no tcgen05.ld/st shape: .32x32b needs thread t's "
+                        "register r at lane t, column r; .16x64b/.16x128b/.16x256b need "
+                        "T.tcgen05_atom_layout's fragment over TMEM data path D (128 rows) or "
+                        "F (64 rows)", rn, g->tm.name);
+}
+
+/* The spelling of one issue of `n` 32-bit registers (.num counts repetitions
+ * of 1, 1, 2 or 4 registers per thread). */
+static const char *spelling(OpCtx *c, const Ldst *g, int64_t n)
+{
+    int64_t num = n / (!strcmp(g->shape, "16x256b") ? 4 : !strcmp(g->shape, "16x128b") ? 2 : 1);
+    return tx_arena_printf(c->arena, "tcgen05.%s.sync.aligned.%s.x%lld.b32", g->load ? "ld" : "st",
+                           g->shape, (long long)num);
+}
+
+static const char *accept(OpCtx *c, const char *what)
+{
+    const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_WARPGROUP));
+    if (why)
+        return why;
+    Ldst g;
+    if ((why = read_call(c, &g)))
+        return why;
+    return op_need_ptx(c, what, spelling(c, &g, 4));
+}
+
+const char *op_tcgen05_ldst_accept(OpCtx *c) { return accept(c, "tcgen05.ld/st"); }
+
+/* One issue: registers [r0, r0 + n) at `lane` of the warp's slab, column r0
+ * (.32x32b) or 0. */
+static void issue(OpCtx *c, OpSeq *s, const Ldst *g, IrExpr *regs, int64_t lane, int64_t r0,
+                  int64_t n)
+{
+    IrExpr **args = TX_NEW_ARRAY(c->arena, IrExpr *, n + 1);
+    IrExpr *addr = op_tmem_addr(c, &g->tm, op_i32(c, lane), g->shape[0] == '3' ? r0 : 0);
+    int k = 0;
+    if (!g->load)
+        args[k++] = addr;
+    for (int64_t i = 0; i < n; i++) {
+        IrExpr *idx = op_i32(c, r0 + i);
+        args[k++] = op_load(c, regs, &idx, 1);
+    }
+    if (g->load)
+        args[k++] = addr;
+    op_eval(c, s, op_ptx(c, spelling(c, g, n), args, k));
+}
+
+static IrStmt *lower(OpCtx *c, bool wait)
+{
+    Ldst g;
+    read_call(c, &g);
+    OpSeq s = {0};
+    IrExpr *regs = g.per32 == 1 ? op_local_view(c, &s, g.reg.buffer)
+                                : op_flat_view(c, &s, g.reg.buffer, IR_UINT32, g.regs);
+    if (g.shape[0] == '3') {
+        for (int64_t r0 = 0, n; r0 < g.regs; r0 += n) {
+            for (n = LDST_MAX_REGS; n > g.regs - r0; n /= 2)
+                ;
+            issue(c, &s, &g, regs, 0, r0, n);
+        }
+    } else {
+        int64_t per_slab = g.regs / g.slabs;
+        for (int slab = 0; slab < g.slabs; slab++)
+            issue(c, &s, &g, regs, 16 * slab, slab * per_slab, per_slab);
+    }
+    if (wait)
+        op_eval(c, &s, op_ptx(c, g.load ? "tcgen05.wait::ld.sync.aligned"
+                                        : "tcgen05.wait::st.sync.aligned", NULL, 0));
+    return op_seq_finish(c, &s);
+}
+
+IrStmt *op_tcgen05_ldst_async_lower(OpCtx *c) { return lower(c, false); }
+IrStmt *op_tcgen05_ldst_lower(OpCtx *c) { return lower(c, true); }
