@@ -2,8 +2,9 @@
  * warp-specialized bfloat16 GEMM C = A @ B^T (A [M, K], B [N, K]) against a
  * float64 product of the rounded inputs, on fresh random inputs with C
  * poisoned first; relative L2 error at most 5e-3 (C is rounded to bfloat16:
- * 2^-9 per element). Several shapes, and fewer CTAs than tiles so that each
- * CTA walks several tiles. Skips (77) without a GPU or on a device other than
+ * 2^-9 per element). Several shapes: fewer CTAs than tiles so that each
+ * CTA walks several tiles, ragged M, N and K (TMA fills zeros past the edges
+ * and clips the stores), small M (narrow tiles) and the widest tile. Skips (77) without a GPU or on a device other than
  * sm_90. */
 #include "op_kernel.h"
 
@@ -67,7 +68,9 @@ int main(void)
         gpu_skip("the kernel needs sm_90a");
     }
     GpuRng rng = gpu_rng();
-    const Shape shapes[] = {{1024, 1024, 1024, 132}, {512, 1024, 2048, 3}, {2048, 512, 256, 132}};
+    const Shape shapes[] = {{1024, 1024, 1024, 132}, {512, 1024, 2048, 3}, {2048, 512, 256, 132},
+                            {1000, 1000, 1000, 132}, {4097, 136, 72, 132}, {128, 7168, 512, 132},
+                            {4096, 4096, 512, 132}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         check(gpu, &rng, &shapes[i]);
     tirx_device_close(gpu);
