@@ -233,3 +233,20 @@ bool op_frag_same(OpCtx *c, const OpRegion *a, const OpRegion *b)
     LyCtx lc = ly_ctx(c->arena);
     return ly_apply_equal(&lc, a->layout, b->layout, shape, a->ndim);
 }
+
+bool op_wg_thread_reg(const LyCoords *co, int64_t *thread, int64_t *reg)
+{
+    *thread = *reg = 0;
+    for (int a = 0; a < co->naxes; a++) {
+        const char *ax = co->axes[a];
+        if (!strcmp(ax, "m"))
+            *reg = co->vals[a];
+        else if (!strcmp(ax, "laneid") || !strcmp(ax, "tid_in_wg"))
+            *thread += co->vals[a];
+        else if (!strcmp(ax, "wid_in_wg"))
+            *thread += 32 * co->vals[a];
+        else
+            return false;
+    }
+    return true;
+}

@@ -81,6 +81,10 @@ typedef struct OpFrag {
 const char *op_frag(OpCtx *c, OpSeq *s, const OpRegion *r, int64_t max_vec, OpFrag *f);
 /* The body inside the unrolled loops over the memory iters. */
 IrStmt *op_frag_wrap(OpCtx *c, const OpFrag *f, IrStmt *body);
+/* The thread within its warpgroup (laneid, wid_in_wg and tid_in_wg
+ * coordinates) and the register (m) of one point of a register tile's
+ * layout; false when it has another axis. */
+bool op_wg_thread_reg(const LyCoords *co, int64_t *thread, int64_t *reg);
 /* Whether two distributed operands put every element in the same thread and register. */
 bool op_frag_same(OpCtx *c, const OpRegion *a, const OpRegion *b);
 

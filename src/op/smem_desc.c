@@ -164,6 +164,25 @@ static const char *slice_operand(OpCtx *c, OpSmemOperand *o, const char *inst)
     return NULL;
 }
 
+const char *op_smem_mma_type(IrDType t)
+{
+    if (t.lanes != 1)
+        return NULL;
+    if (ir_dtype_eq(t, IR_FLOAT16))
+        return "f16";
+    if (ir_dtype_eq(t, IR_BFLOAT16))
+        return "bf16";
+    if (ir_dtype_eq(t, IR_FLOAT32))
+        return "tf32";
+    char buf[IR_DTYPE_STR_MAX];
+    const char *name = ir_dtype_str(t, buf);
+    if (!strcmp(name, "float8_e4m3fn"))
+        return "e4m3";
+    if (!strcmp(name, "float8_e5m2"))
+        return "e5m2";
+    return NULL;
+}
+
 const char *op_smem_read(OpCtx *c, int arg, OpSmemOperand *o, bool trans)
 {
     const char *why = op_region(c, arg, &o->r);

@@ -26,6 +26,10 @@ typedef struct OpSmemOperand {
     IrExpr *origin;      /* the region origin's element offset before the swizzle */
 } OpSmemOperand;
 
+/* The PTX name of an MMA operand type: f16, bf16, tf32 (float32), e4m3, e5m2;
+ * NULL for others. */
+const char *op_smem_mma_type(IrDType t);
+
 /* Argument `arg` as a shared operand [mn, k] or, transposed, [k, mn]: a 2-D
  * region (after dropping unit dimensions) in shared memory. */
 const char *op_smem_read(OpCtx *c, int arg, OpSmemOperand *o, bool trans);

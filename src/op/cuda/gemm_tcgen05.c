@@ -57,25 +57,6 @@ typedef struct Tc05 {
     DescMode mode;
 } Tc05;
 
-static const char *ptx_type(IrDType t)
-{
-    if (t.lanes != 1)
-        return NULL;
-    if (ir_dtype_eq(t, IR_FLOAT16))
-        return "f16";
-    if (ir_dtype_eq(t, IR_BFLOAT16))
-        return "bf16";
-    if (ir_dtype_eq(t, IR_FLOAT32))
-        return "tf32";
-    char buf[IR_DTYPE_STR_MAX];
-    const char *name = ir_dtype_str(t, buf);
-    if (!strcmp(name, "float8_e4m3fn"))
-        return "e4m3";
-    if (!strcmp(name, "float8_e5m2"))
-        return "e5m2";
-    return NULL;
-}
-
 /* ---------------------------------------------------------------- config */
 
 static const char *read_config(OpCtx *c, Tc05 *g)
@@ -209,7 +190,7 @@ static const char *check_a_tmem(OpCtx *c, Tc05 *g)
 static const char *read_types(OpCtx *c, Tc05 *g)
 {
     IrDType at = g->a_tmem ? g->at.r.dtype : g->a.r.dtype;
-    g->ab[0] = ptx_type(at), g->ab[1] = ptx_type(g->b.r.dtype);
+    g->ab[0] = op_smem_mma_type(at), g->ab[1] = op_smem_mma_type(g->b.r.dtype);
     if (!g->ab[0] || !g->ab[1])
         return op_reason(c, "A and B must be float16, bfloat16, float32 (as tf32) or fp8 "
                             "(e4m3, e5m2)");

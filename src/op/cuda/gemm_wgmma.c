@@ -38,6 +38,7 @@
  * registers must outlive the MMAs that read them). */
 #include <string.h>
 
+#include "../partition.h"
 #include "../smem_desc.h"
 
 #define WG_M 64           /* rows per instruction */
@@ -60,25 +61,6 @@ typedef struct Wgmma {
     bool fence, commit;
     int64_t wait;
 } Wgmma;
-
-static const char *ptx_type(IrDType t)
-{
-    if (t.lanes != 1)
-        return NULL;
-    if (ir_dtype_eq(t, IR_FLOAT16))
-        return "f16";
-    if (ir_dtype_eq(t, IR_BFLOAT16))
-        return "bf16";
-    if (ir_dtype_eq(t, IR_FLOAT32))
-        return "tf32";
-    char buf[IR_DTYPE_STR_MAX];
-    const char *name = ir_dtype_str(t, buf);
-    if (!strcmp(name, "float8_e4m3fn"))
-        return "e4m3";
-    if (!strcmp(name, "float8_e5m2"))
-        return "e5m2";
-    return NULL;
-}
 
 /* ---------------------------------------------------------------- the accumulator */
 
@@ -105,19 +87,7 @@ static bool acc_at(OpCtx *c, const OpRegion *r, int64_t i, int64_t j, int64_t *t
     LyCoords co;
     if (!ly_apply_at(&lc, r->layout, shape, idx, r->ndim, &co) || co.npoints != 1)
         return false;
-    *thread = *reg = 0;
-    for (int a = 0; a < co.naxes; a++) {
-        const char *ax = co.axes[a];
-        if (!strcmp(ax, "m"))
-            *reg = co.vals[a];
-        else if (!strcmp(ax, "laneid") || !strcmp(ax, "tid_in_wg"))
-            *thread += co.vals[a];
-        else if (!strcmp(ax, "wid_in_wg"))
-            *thread += 32 * co.vals[a];
-        else
-            return false;
-    }
-    return true;
+    return op_wg_thread_reg(&co, thread, reg);
 }
 
 /* The registers of one m64nN fragment at (row0, col0) of a register tile
@@ -256,7 +226,7 @@ static const char *read_call(OpCtx *c, Wgmma *g)
     if (g->c.mem != OP_MEM_LOCAL || !ir_dtype_eq(g->c.dtype, IR_FLOAT32))
         return op_reason(c, "C must be a float32 register tile");
     IrDType at = g->a_in_regs ? g->a_frag.dtype : g->a.r.dtype;
-    g->ab[0] = ptx_type(at), g->ab[1] = ptx_type(g->b.r.dtype);
+    g->ab[0] = op_smem_mma_type(at), g->ab[1] = op_smem_mma_type(g->b.r.dtype);
     if (!g->ab[0] || !g->ab[1])
         return op_reason(c, "A and B must be float16, bfloat16, float32 (as tf32) or fp8 "
                             "(e4m3, e5m2)");

@@ -25,6 +25,7 @@
  * waits (tcgen05.wait::ld or ::st) before it returns. */
 #include <string.h>
 
+#include "../partition.h"
 #include "../tmem.h"
 
 #define LDST_MAX_REGS 128 /* 32-bit registers per issue */
@@ -49,19 +50,7 @@ static bool thread_reg(OpCtx *c, const IrLayout *l, const int64_t *shape, int64_
     LyCoords co;
     if (!ly_apply_at(&lc, l, shape, idx, 2, &co) || co.npoints != 1)
         return false;
-    *thread = *reg = 0;
-    for (int a = 0; a < co.naxes; a++) {
-        const char *ax = co.axes[a];
-        if (!strcmp(ax, "m"))
-            *reg = co.vals[a];
-        else if (!strcmp(ax, "laneid") || !strcmp(ax, "tid_in_wg"))
-            *thread += co.vals[a];
-        else if (!strcmp(ax, "wid_in_wg"))
-            *thread += 32 * co.vals[a];
-        else
-            return false;
-    }
-    return true;
+    return op_wg_thread_reg(&co, thread, reg);
 }
 
 /* .32x32b: the thread is the lane and the register the column. */
