@@ -49,6 +49,11 @@ typedef struct tirx_diag {
     int line, col;       /* 1-based; col counts bytes */
     int end_line, end_col;
     const char *message; /* owned by the module */
+    /* The stable code of an error or warning ("E0101") and its name
+     * ("unknown-name"), for tools to match on (docs/diagnostics.md); NULL for
+     * a note. Static strings. */
+    const char *code;
+    const char *code_name;
 } tirx_diag;
 
 TIRX_API const char *tirx_version(void);
@@ -74,9 +79,14 @@ TIRX_API int tirx_module_equal(const tirx_module *a, const tirx_module *b);
 TIRX_API size_t tirx_diag_count(const tirx_module *m);
 /* Fills *out with diagnostic i (0-based); returns 0, or -1 if i is out of range. */
 TIRX_API int tirx_diag_get(const tirx_module *m, size_t i, tirx_diag *out);
-/* Every diagnostic rendered as `FILE:LINE:COL: error: message`, the source
- * line and a caret under the span. Free it with tirx_free. */
+/* Every diagnostic rendered as `FILE:LINE:COL: error[E0101]: message`, the
+ * source line and a caret under the span. Free it with tirx_free. */
 TIRX_API char *tirx_diag_render(const tirx_module *m);
+/* Entry i (0-based) of the table of diagnostic codes: its code ("E0101"),
+ * name ("unknown-name") and a one-line summary (static strings; any pointer
+ * may be NULL). Returns 0, or -1 past the end. */
+TIRX_API int tirx_diag_code_get(size_t i, const char **code, const char **name,
+                                const char **summary);
 
 TIRX_API void tirx_module_free(tirx_module *m);
 TIRX_API void tirx_free(void *p);

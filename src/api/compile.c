@@ -40,10 +40,20 @@ static tirx_status from_rt(RtStatus s)
 }
 
 /* An error without a source location, on the module. */
-static tirx_status report(Job *j, tirx_status st, const char *msg)
+static tirx_status report(Job *j, tirx_status st, TxCode code, const char *msg)
 {
-    tx_error(&j->m->ir->diags, (TxSpan){0}, "%s", msg);
+    tx_error(&j->m->ir->diags, code, (TxSpan){0}, "%s", msg);
     return st;
+}
+
+/* A runtime failure: no toolkit or driver, a bad option, or the compiler's own failure. */
+static tirx_status report_rt(Job *j, RtStatus s, const char *msg)
+{
+    tirx_status st = from_rt(s);
+    TxCode code = st == TIRX_ERR_CUDA    ? TX_E_CUDA_UNAVAILABLE
+                  : st == TIRX_ERR_USAGE ? TX_E_USAGE
+                                         : TX_E_CUDA_COMPILE;
+    return report(j, st, code, msg);
 }
 
 static char *dup_bytes(const void *p, size_t n)
@@ -150,7 +160,7 @@ static tirx_status make_key(Job *j)
     RtError err;
     RtStatus s = rt_toolkit_id(&j->rt, toolkit, sizeof toolkit, &err);
     if (s != RT_OK)
-        return report(j, from_rt(s), err.message);
+        return report_rt(j, s, err.message);
     RtKey k;
     rt_key_init(&k);
     rt_key_add_str(&k, "tirx.toolkit", toolkit);
@@ -240,13 +250,14 @@ static tirx_status build_binary(Job *j)
     if (s == RT_ERR_COMPILE) {
         j->m->compiled->log = b.log, b.log = NULL;
         rt_binary_free(&b);
-        tx_error(&j->m->ir->diags, (TxSpan){0}, "the generated CUDA did not compile (%s):\n%s",
+        tx_error(&j->m->ir->diags, TX_E_CUDA_COMPILE, (TxSpan){0},
+                 "the generated CUDA did not compile (%s):\n%s",
                  err.message, j->m->compiled->log ? j->m->compiled->log : "");
         return TIRX_ERR_INPUT;
     }
     if (s != RT_OK) {
         rt_binary_free(&b);
-        return report(j, from_rt(s), err.message);
+        return report_rt(j, s, err.message);
     }
     take_binary(j->m->compiled, &b);
     return TIRX_OK;
@@ -257,10 +268,11 @@ static tirx_status compile(Job *j)
     const tirx_options *o = j->o;
     RtError err;
     if (!o->arch)
-        return report(j, TIRX_ERR_USAGE, "no target architecture (options.arch, e.g. sm_90a)");
+        return report(j, TIRX_ERR_USAGE, TX_E_TARGET,
+                      "no target architecture (options.arch, e.g. sm_90a)");
     int sm = cg_arch_sm(o->arch);
     if (rt_arch_check(o->arch, &err) != RT_OK || !sm)
-        return report(j, TIRX_ERR_USAGE,
+        return report(j, TIRX_ERR_USAGE, TX_E_TARGET,
                       "unknown target architecture (expected sm_80, sm_90a or sm_100a)");
     j->prelude = (RtHeader){cg_prelude_name(), cg_prelude_text()};
     j->rt = (RtCompileOptions){.arch = o->arch, .compiler = o->use_nvcc ? RT_NVCC : RT_NVRTC,
