@@ -130,6 +130,11 @@ typedef struct tirx_options {
     const char *cache_dir;   /* NULL: $TIRX_CACHE_DIR, else $XDG_CACHE_HOME/tirx, else ~/.cache/tirx */
     int no_cache;            /* neither read nor write the cache */
     int no_binary;           /* tirx_compile stops after generating CUDA (no toolkit, no cache) */
+    /* More NVRTC options ("-lineinfo", "--ftz=false"), appended after tirx's own
+     * and after those of $TIRX_NVRTC_EXTRA_OPTS (split as a shell splits words),
+     * so they override both. NVRTC only: nvcc does not get them. */
+    const char *const *nvrtc_options;
+    size_t n_nvrtc_options;
 } tirx_options;
 
 /* Runs passes over a parsed, verified module, in place: `passes` is a
