@@ -261,6 +261,15 @@ TIRX_API tirx_status tirx_get_function(tirx_module *m, const char *name, tirx_fu
  * how); TIRX_ERR_CUDA when the driver fails. Thread-safe. */
 TIRX_API tirx_status tirx_launch(tirx_function *f, const tirx_arg *args, size_t nargs,
                                  void *stream, tirx_error *err);
+/* Checks `args` against function `name` of a compiled module as tirx_launch
+ * does (count, kind, dtype, ndim, shape, strides, alignment, the launch
+ * configuration they imply), without a GPU: nothing is loaded or launched,
+ * TMA descriptors are checked, not encoded, and a tensor may live anywhere
+ * (host arrays stand in for GPU tensors). Works on a module compiled with
+ * no_binary. TIRX_OK, or TIRX_ERR_USAGE with err naming the argument.
+ * Thread-safe. */
+TIRX_API tirx_status tirx_check_args(const tirx_module *m, const char *name, const tirx_arg *args,
+                                     size_t nargs, tirx_error *err);
 
 /* What tirx_device_info reports. */
 typedef struct tirx_device_info {

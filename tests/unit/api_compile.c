@@ -3,7 +3,8 @@
  * (parsed back from the cache) and sources equal the first's, also when
  * several threads compile at once; usage and input errors are statuses with
  * diagnostics; extra NVRTC options ($TIRX_NVRTC_EXTRA_OPTS, then
- * options.nvrtc_options) reach NVRTC and the cache key. */
+ * options.nvrtc_options) reach NVRTC and the cache key; tirx_check_args checks
+ * a launch's arguments on host memory, without a GPU. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "runtime/dlpack.h"
 #include "runtime/runtime.h"
 #include "tirx.h"
 
@@ -218,6 +220,54 @@ static void test_nvrtc_options_key(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A 1-d float32 (or float64) tensor of n elements in host memory. */
+static DLTensor host_tensor(void *data, int64_t *shape, int bits)
+{
+    DLTensor t = {.data = data, .device = {kDLCPU, 0}, .ndim = 1,
+                  .dtype = {kDLFloat, (uint8_t)bits, 1}, .shape = shape};
+    return t;
+}
+
+static void check_launch_args(tirx_module *m, const char *name, const tirx_arg *args, size_t n,
+                         const char *error)
+{
+    tirx_error err = {{0}};
+    tirx_status st = tirx_check_args(m, name, args, n, &err);
+    if (!error) {
+        if (st != TIRX_OK)
+            fail_msg("unexpected: %s", err.message);
+        return;
+    }
+    assert_int_equal(st, TIRX_ERR_USAGE);
+    if (!strstr(err.message, error))
+        fail_msg("'%s' does not say '%s'", err.message, error);
+}
+
+static void test_check_args(void **state)
+{
+    (void)state;
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    tirx_module *m;
+    assert_int_equal(tirx_compile(source, sizeof source - 1, "vadd.tirx", NULL, 0, &o, &m),
+                     TIRX_OK);
+    void *data = aligned_alloc(256, 1024 * sizeof(double));
+    int64_t n = 1000, shorter = 999;
+    DLTensor a = host_tensor(data, &n, 32), b = a, c = a;
+    DLTensor wide = host_tensor(data, &n, 64), short_c = host_tensor(data, &shorter, 32);
+    tirx_arg good[] = {tirx_arg_tensor(&a), tirx_arg_tensor(&b), tirx_arg_tensor(&c)};
+    check_launch_args(m, "vadd", good, 3, NULL);
+    check_launch_args(m, "vadd", good, 2, "expected 3 arguments, got 2");
+    tirx_arg dtype[] = {tirx_arg_tensor(&a), tirx_arg_tensor(&wide), tirx_arg_tensor(&c)};
+    check_launch_args(m, "vadd", dtype, 3, "argument B: expected dtype float32, got float64");
+    tirx_arg shape[] = {tirx_arg_tensor(&a), tirx_arg_tensor(&b), tirx_arg_tensor(&short_c)};
+    check_launch_args(m, "vadd", shape, 3, "argument C: expected shape[0]");
+    tirx_arg scalar[] = {tirx_arg_tensor(&a), tirx_arg_int(3), tirx_arg_tensor(&c)};
+    check_launch_args(m, "vadd", scalar, 3, "argument B: expected a tensor");
+    check_launch_args(m, "nope", good, 3, "the module has no function 'nope'");
+    free(data);
+    tirx_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_nvrtc_options),
         cmocka_unit_test(test_nvrtc_options_key),
+        cmocka_unit_test(test_check_args),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
