@@ -33,7 +33,7 @@ build_one() {
         return 0
     fi
     [ $rc -eq 3 ] || { sed 's/^/    /' "$log"; return 1; }
-    why=$(sed -n '1s/^error: //p' "$log")
+    why=$(sed -n '1s/^error\(\[[A-Z0-9]*\]\)\{0,1\}: //p' "$log")
     "$build/tirx" build "$1" --target sm_90a --emit cuda -o "$out/$name.cu" 2>"$log" ||
         { sed 's/^/    /' "$log"; return 1; }
     echo "  $name: CUDA C++, $(wc -l <"$out/$name.cu") lines ($out/$name.cu; no cubin: $why)"

@@ -49,6 +49,11 @@ typedef struct tirx_diag {
     int line, col;       /* 1-based; col counts bytes */
     int end_line, end_col;
     const char *message; /* owned by the module */
+    /* The stable code of an error or warning ("E0101") and its name
+     * ("unknown-name"), for tools to match on (docs/diagnostics.md); NULL for
+     * a note. Static strings. */
+    const char *code;
+    const char *code_name;
 } tirx_diag;
 
 TIRX_API const char *tirx_version(void);
@@ -74,9 +79,14 @@ TIRX_API int tirx_module_equal(const tirx_module *a, const tirx_module *b);
 TIRX_API size_t tirx_diag_count(const tirx_module *m);
 /* Fills *out with diagnostic i (0-based); returns 0, or -1 if i is out of range. */
 TIRX_API int tirx_diag_get(const tirx_module *m, size_t i, tirx_diag *out);
-/* Every diagnostic rendered as `FILE:LINE:COL: error: message`, the source
- * line and a caret under the span. Free it with tirx_free. */
+/* Every diagnostic rendered as `FILE:LINE:COL: error[E0101]: message`, the
+ * source line and a caret under the span. Free it with tirx_free. */
 TIRX_API char *tirx_diag_render(const tirx_module *m);
+/* Entry i (0-based) of the table of diagnostic codes: its code ("E0101"),
+ * name ("unknown-name") and a one-line summary (static strings; any pointer
+ * may be NULL). Returns 0, or -1 past the end. */
+TIRX_API int tirx_diag_code_get(size_t i, const char **code, const char **name,
+                                const char **summary);
 
 TIRX_API void tirx_module_free(tirx_module *m);
 TIRX_API void tirx_free(void *p);
@@ -120,6 +130,11 @@ typedef struct tirx_options {
     const char *cache_dir;   /* NULL: $TIRX_CACHE_DIR, else $XDG_CACHE_HOME/tirx, else ~/.cache/tirx */
     int no_cache;            /* neither read nor write the cache */
     int no_binary;           /* tirx_compile stops after generating CUDA (no toolkit, no cache) */
+    /* More NVRTC options ("-lineinfo", "--ftz=false"), appended after tirx's own
+     * and after those of $TIRX_NVRTC_EXTRA_OPTS (split as a shell splits words),
+     * so they override both. NVRTC only: nvcc does not get them. */
+    const char *const *nvrtc_options;
+    size_t n_nvrtc_options;
 } tirx_options;
 
 /* Runs passes over a parsed, verified module, in place: `passes` is a
@@ -246,6 +261,15 @@ TIRX_API tirx_status tirx_get_function(tirx_module *m, const char *name, tirx_fu
  * how); TIRX_ERR_CUDA when the driver fails. Thread-safe. */
 TIRX_API tirx_status tirx_launch(tirx_function *f, const tirx_arg *args, size_t nargs,
                                  void *stream, tirx_error *err);
+/* Checks `args` against function `name` of a compiled module as tirx_launch
+ * does (count, kind, dtype, ndim, shape, strides, alignment, the launch
+ * configuration they imply), without a GPU: nothing is loaded or launched,
+ * TMA descriptors are checked, not encoded, and a tensor may live anywhere
+ * (host arrays stand in for GPU tensors). Works on a module compiled with
+ * no_binary. TIRX_OK, or TIRX_ERR_USAGE with err naming the argument.
+ * Thread-safe. */
+TIRX_API tirx_status tirx_check_args(const tirx_module *m, const char *name, const tirx_arg *args,
+                                     size_t nargs, tirx_error *err);
 
 /* What tirx_device_info reports. */
 typedef struct tirx_device_info {

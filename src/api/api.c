@@ -65,6 +65,8 @@ int tirx_diag_get(const tirx_module *m, size_t i, tirx_diag *out)
     memset(out, 0, sizeof *out);
     out->severity = (tirx_severity)d->sev;
     out->message = d->msg;
+    out->code = tx_code_text(d->code);
+    out->code_name = tx_code_name(d->code);
     if (d->span.src) {
         out->file = d->span.src->name;
         tx_source_linecol(d->span.src, d->span.begin, &out->line, &out->col);
@@ -81,6 +83,20 @@ char *tirx_diag_render(const tirx_module *m)
         for (int i = 0; i < m->ir->diags.list.len; i++)
             tx_diag_render(&m->ir->diags.list.items[i], &b);
     return tx_buf_take(&b);
+}
+
+int tirx_diag_code_get(size_t i, const char **code, const char **name, const char **summary)
+{
+    if (i >= TX_CODE_COUNT - 1)
+        return -1;
+    TxCode c = (TxCode)(i + 1);
+    if (code)
+        *code = tx_code_text(c);
+    if (name)
+        *name = tx_code_name(c);
+    if (summary)
+        *summary = tx_code_summary(c);
+    return 0;
 }
 
 void tirx_module_free(tirx_module *m)

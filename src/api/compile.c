@@ -3,7 +3,9 @@
  * compiler's log (ptxas -v: the kernels' resource usage), the PTX when asked
  * for, and the host part of the lowered module printed as TIRx script: the
  * host functions and the kernels' signatures and launch attributes, which is
- * all a launch needs. On a hit that text is parsed instead of the input. */
+ * all a launch needs. On a hit that text is parsed instead of the input.
+ * NVRTC gets tirx's options, then $TIRX_NVRTC_EXTRA_OPTS, then the caller's
+ * nvrtc_options; the key hashes them all. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +15,8 @@
 #include "internal.h"
 
 #define HOST_BLOB "host.tirx"
+
+typedef TX_VEC(char *) Words;
 
 typedef struct Job {
     tirx_module *m;
@@ -26,6 +30,7 @@ typedef struct Job {
     RtCache cache;
     RtDigest key;
     bool use_cache;
+    Words extra; /* the NVRTC options after tirx's own */
 } Job;
 
 static tirx_status from_rt(RtStatus s)
@@ -40,10 +45,20 @@ static tirx_status from_rt(RtStatus s)
 }
 
 /* An error without a source location, on the module. */
-static tirx_status report(Job *j, tirx_status st, const char *msg)
+static tirx_status report(Job *j, tirx_status st, TxCode code, const char *msg)
 {
-    tx_error(&j->m->ir->diags, (TxSpan){0}, "%s", msg);
+    tx_error(&j->m->ir->diags, code, (TxSpan){0}, "%s", msg);
     return st;
+}
+
+/* A runtime failure: no toolkit or driver, a bad option, or the compiler's own failure. */
+static tirx_status report_rt(Job *j, RtStatus s, const char *msg)
+{
+    tirx_status st = from_rt(s);
+    TxCode code = st == TIRX_ERR_CUDA    ? TX_E_CUDA_UNAVAILABLE
+                  : st == TIRX_ERR_USAGE ? TX_E_USAGE
+                                         : TX_E_CUDA_COMPILE;
+    return report(j, st, code, msg);
 }
 
 static char *dup_bytes(const void *p, size_t n)
@@ -150,7 +165,7 @@ static tirx_status make_key(Job *j)
     RtError err;
     RtStatus s = rt_toolkit_id(&j->rt, toolkit, sizeof toolkit, &err);
     if (s != RT_OK)
-        return report(j, from_rt(s), err.message);
+        return report_rt(j, s, err.message);
     RtKey k;
     rt_key_init(&k);
     rt_key_add_str(&k, "tirx.toolkit", toolkit);
@@ -161,6 +176,8 @@ static tirx_status make_key(Job *j)
         rt_key_add_str(&k, "tirx.define.name", j->defines[i].name);
         rt_key_add_str(&k, "tirx.define.value", j->defines[i].value);
     }
+    for (int i = 0; i < j->extra.len; i++)
+        rt_key_add_str(&k, "tirx.nvrtc_option", j->extra.items[i]);
     rt_key_add_int(&k, "tirx.fast_math", j->rt.fast_math);
     rt_key_add_int(&k, "tirx.lineinfo", j->rt.lineinfo);
     rt_key_add_int(&k, "tirx.want_ptx", j->rt.want_ptx);
@@ -215,6 +232,64 @@ static void to_cache(Job *j)
     free(host);
 }
 
+/* ---------------------------------------------------------------- extra NVRTC options */
+
+/* One word of s at *p as a POSIX shell reads it: '...' literally, "..." with
+ * \" \\ \$ \` escapes, \c outside quotes as c; blanks end it. NULL on an
+ * unterminated quote. */
+static char *read_word(const char **p)
+{
+    TxBuf w = {0};
+    tx_buf_puts(&w, "");
+    const char *s = *p;
+    char quote = 0;
+    for (; *s && (quote || !strchr(" \t\n", *s)); s++) {
+        if (quote == '\'' ? *s == '\'' : quote == '"' ? *s == '"' : *s == '\'' || *s == '"') {
+            quote = quote ? 0 : *s;
+        } else if (*s == '\\' && quote != '\'' && s[1] &&
+                   (!quote || strchr("\"\\$`", s[1]))) {
+            tx_buf_putc(&w, *++s);
+        } else {
+            tx_buf_putc(&w, *s);
+        }
+    }
+    *p = s;
+    if (quote) {
+        tx_buf_free(&w);
+        return NULL;
+    }
+    return tx_buf_take(&w);
+}
+
+/* $TIRX_NVRTC_EXTRA_OPTS split into words, then the caller's options. */
+static tirx_status collect_extra(Job *j)
+{
+    const char *s = getenv("TIRX_NVRTC_EXTRA_OPTS");
+    while (s && *(s += strspn(s, " \t\n"))) {
+        char *w = read_word(&s);
+        if (!w)
+            return report(j, TIRX_ERR_USAGE, TX_E_USAGE,
+                          "TIRX_NVRTC_EXTRA_OPTS has an unterminated quote");
+        tx_vec_push(&j->extra, w);
+    }
+    for (size_t i = 0; i < j->o->n_nvrtc_options; i++) {
+        const char *opt = j->o->nvrtc_options ? j->o->nvrtc_options[i] : NULL;
+        if (!opt)
+            return report(j, TIRX_ERR_USAGE, TX_E_USAGE, "options.nvrtc_options has a NULL entry");
+        tx_vec_push(&j->extra, strdup(opt));
+    }
+    j->rt.extra = (const char *const *)j->extra.items;
+    j->rt.nextra = (size_t)j->extra.len;
+    return TIRX_OK;
+}
+
+static void free_words(Words *w)
+{
+    for (int i = 0; i < w->len; i++)
+        free(w->items[i]);
+    tx_vec_free(w);
+}
+
 /* ---------------------------------------------------------------- the pipeline */
 
 static tirx_status generate(Job *j, int sm)
@@ -240,13 +315,14 @@ static tirx_status build_binary(Job *j)
     if (s == RT_ERR_COMPILE) {
         j->m->compiled->log = b.log, b.log = NULL;
         rt_binary_free(&b);
-        tx_error(&j->m->ir->diags, (TxSpan){0}, "the generated CUDA did not compile (%s):\n%s",
+        tx_error(&j->m->ir->diags, TX_E_CUDA_COMPILE, (TxSpan){0},
+                 "the generated CUDA did not compile (%s):\n%s",
                  err.message, j->m->compiled->log ? j->m->compiled->log : "");
         return TIRX_ERR_INPUT;
     }
     if (s != RT_OK) {
         rt_binary_free(&b);
-        return report(j, from_rt(s), err.message);
+        return report_rt(j, s, err.message);
     }
     take_binary(j->m->compiled, &b);
     return TIRX_OK;
@@ -257,10 +333,11 @@ static tirx_status compile(Job *j)
     const tirx_options *o = j->o;
     RtError err;
     if (!o->arch)
-        return report(j, TIRX_ERR_USAGE, "no target architecture (options.arch, e.g. sm_90a)");
+        return report(j, TIRX_ERR_USAGE, TX_E_TARGET,
+                      "no target architecture (options.arch, e.g. sm_90a)");
     int sm = cg_arch_sm(o->arch);
     if (rt_arch_check(o->arch, &err) != RT_OK || !sm)
-        return report(j, TIRX_ERR_USAGE,
+        return report(j, TIRX_ERR_USAGE, TX_E_TARGET,
                       "unknown target architecture (expected sm_80, sm_90a or sm_100a)");
     j->prelude = (RtHeader){cg_prelude_name(), cg_prelude_text()};
     j->rt = (RtCompileOptions){.arch = o->arch, .compiler = o->use_nvcc ? RT_NVCC : RT_NVRTC,
@@ -268,6 +345,8 @@ static tirx_status compile(Job *j)
                                .want_ptx = o->want_ptx != 0, .headers = &j->prelude,
                                .nheaders = 1, .name = j->filename, .nvcc = o->nvcc};
     tirx_status st;
+    if (!o->use_nvcc && (st = collect_extra(j)) != TIRX_OK)
+        return st;
     j->use_cache = !o->no_binary && !o->no_cache;
     if (j->use_cache) {
         if ((st = make_key(j)) != TIRX_OK)
@@ -309,7 +388,9 @@ tirx_status tirx_compile(const char *text, size_t len, const char *filename,
     Job j = {.m = m, .o = o ? o : &none, .text = text ? text : "", .len = len,
              .filename = filename ? filename : "<input>", .defines = defines,
              .ndefines = ndefines};
-    return compile(&j);
+    tirx_status st = compile(&j);
+    free_words(&j.extra);
+    return st;
 }
 
 /* ---------------------------------------------------------------- queries */

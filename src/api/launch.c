@@ -1,7 +1,7 @@
-/* tirx_get_function and tirx_launch: a compiled module is loaded into GPU
- * 0's primary context on first use (once, under the module's lock), and a
- * launch runs the function's host part in the runtime's evaluator with the
- * module's kernels. */
+/* tirx_get_function, tirx_launch and tirx_check_args: a compiled module is
+ * loaded into GPU 0's primary context on first use (once, under the module's
+ * lock), and a launch runs the function's host part in the runtime's
+ * evaluator with the module's kernels; a check runs it dry, without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,26 +41,37 @@ static tirx_status load(ApiCompiled *c, tirx_error *err)
     return s == RT_OK ? TIRX_OK : fail(err, from_rt(s), rerr.message);
 }
 
+/* The host function `name` of a compiled module, not loaded; NULL with err set. */
+static tirx_function *find_function(const tirx_module *m, const char *name, tirx_error *err)
+{
+    if (!m || !m->compiled || !m->compiled->functions || !name) {
+        fail(err, TIRX_ERR_USAGE, "not a compiled module");
+        return NULL;
+    }
+    for (int i = 0; i < m->ir->nfuncs; i++) {
+        tirx_function *f = &m->compiled->functions[i];
+        if (!strcmp(f->host->name, name) && !cg_is_kernel(f->host))
+            return f;
+    }
+    char msg[300];
+    snprintf(msg, sizeof msg, "the module has no function '%s'", name);
+    fail(err, TIRX_ERR_USAGE, msg);
+    return NULL;
+}
+
 tirx_status tirx_get_function(tirx_module *m, const char *name, tirx_function **out,
                               tirx_error *err)
 {
     if (!out)
         return TIRX_ERR_USAGE;
     *out = NULL;
-    if (!m || !m->compiled || !m->compiled->functions || !name)
-        return fail(err, TIRX_ERR_USAGE, "not a compiled module");
-    for (int i = 0; i < m->ir->nfuncs; i++) {
-        tirx_function *f = &m->compiled->functions[i];
-        if (strcmp(f->host->name, name) || cg_is_kernel(f->host))
-            continue;
-        tirx_status st = load(m->compiled, err);
-        if (st == TIRX_OK)
-            *out = f;
-        return st;
-    }
-    char msg[300];
-    snprintf(msg, sizeof msg, "the module has no function '%s'", name);
-    return fail(err, TIRX_ERR_USAGE, msg);
+    tirx_function *f = find_function(m, name, err);
+    if (!f)
+        return TIRX_ERR_USAGE;
+    tirx_status st = load(m->compiled, err);
+    if (st == TIRX_OK)
+        *out = f;
+    return st;
 }
 
 static RtStatus kernel_of(void *user, const char *name, RtFunction **out, RtError *err)
@@ -83,11 +94,10 @@ static RtArg to_rt_arg(const tirx_arg *a)
     return r;
 }
 
-tirx_status tirx_launch(tirx_function *f, const tirx_arg *args, size_t nargs, void *stream,
-                        tirx_error *err)
+/* Runs f's host part on args in env (a launch, or a dry run without env.kernel). */
+static tirx_status run_host(const tirx_function *f, const tirx_arg *args, size_t nargs,
+                            const RtHostEnv *env, tirx_error *err)
 {
-    if (!f)
-        return fail(err, TIRX_ERR_USAGE, "no function");
     if (nargs > 4096 || (nargs && !args))
         return fail(err, TIRX_ERR_USAGE, "bad argument array");
     RtArg *rargs = malloc(sizeof *rargs * (nargs + 1));
@@ -95,11 +105,29 @@ tirx_status tirx_launch(tirx_function *f, const tirx_arg *args, size_t nargs, vo
         return fail(err, TIRX_ERR_INTERNAL, "out of memory");
     for (size_t i = 0; i < nargs; i++)
         rargs[i] = to_rt_arg(&args[i]);
+    RtError rerr = {0};
+    RtStatus s = rt_host_eval(f->host, rargs, (int)nargs, env, &rerr);
+    free(rargs);
+    return s == RT_OK ? TIRX_OK : fail(err, from_rt(s), rerr.message);
+}
+
+tirx_status tirx_launch(tirx_function *f, const tirx_arg *args, size_t nargs, void *stream,
+                        tirx_error *err)
+{
+    if (!f)
+        return fail(err, TIRX_ERR_USAGE, "no function");
     ApiCompiled *c = f->module->compiled;
     RtHostEnv env = {.module = f->module->ir, .kernel = kernel_of, .user = c, .stream = stream,
                      .device_id = rt_device_info(c->device)->ordinal};
-    RtError rerr = {0};
-    RtStatus s = rt_host_eval(f->host, rargs, (int)nargs, &env, &rerr);
-    free(rargs);
-    return s == RT_OK ? TIRX_OK : fail(err, from_rt(s), rerr.message);
+    return run_host(f, args, nargs, &env, err);
+}
+
+tirx_status tirx_check_args(const tirx_module *m, const char *name, const tirx_arg *args,
+                            size_t nargs, tirx_error *err)
+{
+    const tirx_function *f = find_function(m, name, err);
+    if (!f)
+        return TIRX_ERR_USAGE;
+    RtHostEnv env = {.module = m->ir, .device_id = -1, .any_device = true};
+    return run_host(f, args, nargs, &env, err);
 }

@@ -13,7 +13,7 @@ enum { MAX_RANK = 16 };
 
 static tirx_status usage(IrModule *m, const char *msg)
 {
-    tx_error(&m->diags, (TxSpan){0}, "%s", msg);
+    tx_error(&m->diags, TX_E_USAGE, (TxSpan){0}, "%s", msg);
     return TIRX_ERR_USAGE;
 }
 
@@ -99,7 +99,7 @@ static tirx_status describe(IrModule *m, const IrLayout *l, const int64_t *shape
         LyCoords co;
         if (!ly_apply_at(&c, l, shape, idx, ndim, &co)) {
             tx_buf_free(&b);
-            tx_error(&m->diags, (TxSpan){m->source, 0, m->source->len}, "%s", c.err);
+            tx_error(&m->diags, TX_E_LAYOUT, (TxSpan){m->source, 0, m->source->len}, "%s", c.err);
             return TIRX_ERR_INPUT;
         }
         describe_one(&b, &m->arena, &co, idx, ndim, banks);
@@ -134,7 +134,7 @@ tirx_status tirx_layout_describe(const char *layout, const long long *shape, int
         dims[d] = ir_int(&m->arena, IR_INT64, shape[d], (TxSpan){0});
     }
     if (!ly_admits(&c, l, dims, ndim)) {
-        tx_error(&m->diags, (TxSpan){m->source, 0, m->source->len}, "%s", c.err);
+        tx_error(&m->diags, TX_E_LAYOUT, (TxSpan){m->source, 0, m->source->len}, "%s", c.err);
         return TIRX_ERR_INPUT;
     }
     bool swizzled = l->kind == IR_LAYOUT_COMPOSE;

@@ -92,9 +92,9 @@ static void report_redefinition(Verifier *vf, const DefSite *prev, TxSpan sp)
 {
     const char *name = var_name(prev->var);
     if (prev->live)
-        tx_error(vf->diags, sp, "redefinition of '%s'", name);
+        tx_error(vf->diags, TX_E_REDEFINITION, sp, "redefinition of '%s'", name);
     else
-        tx_error(vf->diags, sp, "'%s' is defined more than once", name);
+        tx_error(vf->diags, TX_E_REDEFINITION, sp, "'%s' is defined more than once", name);
     tx_note(vf->diags, prev->span, "'%s' was first defined here", name);
 }
 
@@ -148,7 +148,8 @@ static void check_use(Verifier *vf, const IrExpr *var)
     if (!site || ir_ptrmap_get(&vf->reported, var, NULL))
         return; /* a free variable, or already reported */
     ir_ptrmap_put(&vf->reported, var, 1);
-    tx_error(vf->diags, here(vf, (TxSpan){0}), "use of '%s' %s", var_name(var), what);
+    tx_error(vf->diags, TX_E_USE_BEFORE_DEF, here(vf, (TxSpan){0}), "use of '%s' %s",
+             var_name(var), what);
     tx_note(vf->diags, site->span, "'%s' is defined here", var_name(var));
 }
 
@@ -166,7 +167,7 @@ static void require_bool(Verifier *vf, const IrExpr *e, TxSpan sp, const char *w
 {
     char b[IR_DTYPE_STR_MAX];
     if (e && !is_bool(e->dtype))
-        tx_error(vf->diags, at_expr(vf, e, sp), "%s must be a boolean, not %s", what,
+        tx_error(vf->diags, TX_E_TYPE, at_expr(vf, e, sp), "%s must be a boolean, not %s", what,
                  dt(e->dtype, b));
 }
 
@@ -174,7 +175,7 @@ static void require_int(Verifier *vf, const IrExpr *e, TxSpan sp, const char *wh
 {
     char b[IR_DTYPE_STR_MAX];
     if (e && !ir_dtype_is_int(e->dtype))
-        tx_error(vf->diags, at_expr(vf, e, sp), "%s must be an integer, not %s", what,
+        tx_error(vf->diags, TX_E_TYPE, at_expr(vf, e, sp), "%s must be an integer, not %s", what,
                  dt(e->dtype, b));
 }
 
@@ -191,7 +192,7 @@ static void check_condition(Verifier *vf, const IrExpr *cond, TxSpan sp, const c
     if (cond && cond->dtype.lanes == 1 && (is_bool(cond->dtype) || ir_dtype_is_int(cond->dtype)))
         return;
     if (cond)
-        tx_error(vf->diags, at_expr(vf, cond, sp),
+        tx_error(vf->diags, TX_E_TYPE, at_expr(vf, cond, sp),
                  "the condition of %s must be a boolean or an integer, not %s", what,
                  dt(cond->dtype, b));
 }
@@ -227,7 +228,7 @@ static void check_binary(Verifier *vf, const IrExpr *e)
     if (!a || !b)
         return;
     if (!ir_dtype_eq(a->dtype, b->dtype)) {
-        tx_error(vf->diags, sp,
+        tx_error(vf->diags, TX_E_TYPE, sp,
                  "operands of '%s' have different dtypes: %s and %s; convert one with T.Cast", op,
                  dt(a->dtype, b1), dt(b->dtype, b2));
         return;
@@ -236,7 +237,7 @@ static void check_binary(Verifier *vf, const IrExpr *e)
         require_bool(vf, a, e->span, "an operand of a logical operator");
     IrDType want = e->kind >= IR_E_EQ ? ir_dtype_with_lanes(IR_BOOL, a->dtype.lanes) : a->dtype;
     if (!ir_dtype_eq(e->dtype, want))
-        tx_error(vf->diags, sp, "'%s' of %s operands must produce %s, not %s", op,
+        tx_error(vf->diags, TX_E_TYPE, sp, "'%s' of %s operands must produce %s, not %s", op,
                  dt(a->dtype, b1), dt(want, b2), dt(e->dtype, b1));
 }
 
@@ -246,7 +247,7 @@ static void check_select(Verifier *vf, const IrExpr *e)
     char b1[IR_DTYPE_STR_MAX], b2[IR_DTYPE_STR_MAX];
     require_bool(vf, c, e->span, "the condition of T.Select");
     if (a && b && !ir_dtype_eq(a->dtype, b->dtype))
-        tx_error(vf->diags, here(vf, e->span),
+        tx_error(vf->diags, TX_E_TYPE, here(vf, e->span),
                  "the branches of T.Select have different dtypes: %s and %s", dt(a->dtype, b1),
                  dt(b->dtype, b2));
 }
@@ -256,7 +257,7 @@ static const IrBufferType *buffer_of(Verifier *vf, const IrExpr *buffer, TxSpan 
     if (ir_is_buffer(buffer) && ir_buf(buffer))
         return ir_buf(buffer);
     if (buffer)
-        tx_error(vf->diags, here(vf, sp), "'%s' is not a buffer",
+        tx_error(vf->diags, TX_E_BUFFER, here(vf, sp), "'%s' is not a buffer",
                  buffer->kind == IR_E_VAR ? var_name(buffer) : "this expression");
     return NULL;
 }
@@ -278,13 +279,15 @@ static void check_indices(Verifier *vf, const IrExpr *buffer, IrExpr *const *idx
         return;
     bool count_ok = region ? n <= b->ndim : n == b->ndim || (n == 0 && is_scalar_shape(b));
     if (!count_ok)
-        tx_error(vf->diags, here(vf, sp), "buffer '%s' has %d dimension%s but %d %s given",
+        tx_error(vf->diags, TX_E_BUFFER, here(vf, sp),
+                 "buffer '%s' has %d dimension%s but %d %s given",
                  var_name(buffer), b->ndim, b->ndim == 1 ? "" : "s", n,
                  n == 1 ? "index was" : "indices were");
     require_ints(vf, idx, n, sp, "a buffer index");
     for (int i = 0; i + 1 < n; i++)
         if (idx[i] && idx[i]->dtype.lanes > 1)
-            tx_error(vf->diags, here(vf, sp), "only the last index of '%s' may be a vector",
+            tx_error(vf->diags, TX_E_BUFFER, here(vf, sp),
+                     "only the last index of '%s' may be a vector",
                      var_name(buffer));
 }
 
@@ -298,7 +301,7 @@ static void check_load(Verifier *vf, const IrExpr *e)
     char b1[IR_DTYPE_STR_MAX], b2[IR_DTYPE_STR_MAX];
     IrDType bt = ir_is_buffer(buf) ? buf->u.var.type->dtype : e->dtype;
     if (e->kind == IR_E_LOAD && (bt.code != e->dtype.code || bt.bits != e->dtype.bits))
-        tx_error(vf->diags, here(vf, e->span), "a load of '%s' (%s) has dtype %s",
+        tx_error(vf->diags, TX_E_TYPE, here(vf, e->span), "a load of '%s' (%s) has dtype %s",
                  var_name(buf), dt(bt, b1), dt(e->dtype, b2));
 }
 
@@ -325,13 +328,14 @@ static void check_call(Verifier *vf, const IrExpr *e)
         (c->nargs < info->min_args || (info->max_args >= 0 && c->nargs > info->max_args))) {
         char want[64];
         arity_str(info, want, sizeof want);
-        tx_error(vf->diags, here(vf, e->span), "T.%s takes %s but %d %s given", info->name, want,
+        tx_error(vf->diags, TX_E_ARGUMENTS, here(vf, e->span), "T.%s takes %s but %d %s given",
+                 info->name, want,
                  c->nargs, c->nargs == 1 ? "was" : "were");
     }
     if (c->op == IR_OP_IF_THEN_ELSE && c->nargs >= 1)
         require_bool(vf, c->args[0], e->span, "the condition of T.if_then_else");
     if ((c->op == IR_OP_BREAK_LOOP || c->op == IR_OP_CONTINUE_LOOP) && !vf->loops)
-        tx_error(vf->diags, here(vf, e->span), "'%s' outside a loop",
+        tx_error(vf->diags, TX_E_MALFORMED_IR, here(vf, e->span), "'%s' outside a loop",
                  c->op == IR_OP_BREAK_LOOP ? "break" : "continue");
     if (c->op == IR_OP_CALL_PACKED)
         ir_launch_tma_call(vf->diags, e, here(vf, e->span));
@@ -342,7 +346,8 @@ static void check_let(Verifier *vf, const IrExpr *e)
     const IrExpr *var = e->u.op.var, *val = e->u.op.a;
     char b1[IR_DTYPE_STR_MAX], b2[IR_DTYPE_STR_MAX];
     if (var && val && !ir_dtype_eq(var->dtype, val->dtype))
-        tx_error(vf->diags, here(vf, e->span), "T.Let binds a %s value to '%s' of dtype %s",
+        tx_error(vf->diags, TX_E_TYPE, here(vf, e->span),
+                 "T.Let binds a %s value to '%s' of dtype %s",
                  dt(val->dtype, b1), var_name(var), dt(var->dtype, b2));
 }
 
@@ -362,7 +367,7 @@ static void check_expr(Verifier *vf, const IrExpr *e)
     case IR_E_RAMP: /* any scalar dtype (a float Ramp is a value); indices are checked as such */
         if (e->u.op.a && e->u.op.b && !ir_dtype_eq(e->u.op.a->dtype, e->u.op.b->dtype)) {
             char b1[IR_DTYPE_STR_MAX], b2[IR_DTYPE_STR_MAX];
-            tx_error(vf->diags, here(vf, e->span),
+            tx_error(vf->diags, TX_E_TYPE, here(vf, e->span),
                      "the base and stride of T.Ramp have different dtypes: %s and %s",
                      dt(e->u.op.a->dtype, b1), dt(e->u.op.b->dtype, b2));
         }
@@ -406,7 +411,8 @@ static void check_bind(Verifier *vf, const IrStmt *s)
     const IrExpr *var = s->u.bind.var, *val = s->u.bind.value;
     char b1[IR_DTYPE_STR_MAX], b2[IR_DTYPE_STR_MAX];
     if (var->u.var.type->kind == IR_TY_PRIM && val && !ir_dtype_eq(var->dtype, val->dtype))
-        tx_error(vf->diags, here(vf, s->span), "cannot bind a %s value to '%s' of type %s",
+        tx_error(vf->diags, TX_E_TYPE, here(vf, s->span),
+                 "cannot bind a %s value to '%s' of type %s",
                  dt(val->dtype, b1), var_name(var), dt(var->dtype, b2));
 }
 
@@ -433,11 +439,11 @@ static void check_store(Verifier *vf, const IrStmt *s)
     if (pointer_as_integer(vt, bt))
         return;
     if (bt.code != vt.code || bt.bits != vt.bits)
-        tx_error(vf->diags, sp,
+        tx_error(vf->diags, TX_E_TYPE, sp,
                  "cannot store a %s value into '%s', a buffer of %s; convert it with "
                  "T.Cast(\"%s\", ...)", dt(vt, b1), var_name(buf), dt(bt, b2), b2);
     else if (!vector_index && bt.lanes != vt.lanes)
-        tx_error(vf->diags, sp, "cannot store a %s value into '%s', a buffer of %s",
+        tx_error(vf->diags, TX_E_TYPE, sp, "cannot store a %s value into '%s', a buffer of %s",
                  dt(vt, b1), var_name(buf), dt(bt, b2));
 }
 
@@ -450,7 +456,7 @@ static void check_loop_bounds(Verifier *vf, const IrStmt *s)
     for (size_t i = 0; i < TX_ARRAY_LEN(bounds); i++) {
         if (!bounds[i] || ir_dtype_eq(bounds[i]->dtype, var->dtype))
             continue;
-        tx_error(vf->diags, here(vf, s->span),
+        tx_error(vf->diags, TX_E_TYPE, here(vf, s->span),
                  "the bounds of loop '%s' are %s but the loop variable is %s", var_name(var),
                  dt(bounds[i]->dtype, b1), dt(var->dtype, b2));
         return;
@@ -476,7 +482,7 @@ static void check_launch_thread(Verifier *vf, const IrStmt *s)
 static void check_jump(Verifier *vf, const IrStmt *s)
 {
     if (!vf->loops)
-        tx_error(vf->diags, here(vf, s->span), "'%s' outside a loop",
+        tx_error(vf->diags, TX_E_MALFORMED_IR, here(vf, s->span), "'%s' outside a loop",
                  s->kind == IR_S_BREAK ? "break" : "continue");
 }
 

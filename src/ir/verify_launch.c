@@ -71,14 +71,15 @@ static void check_scopeid_vars(IrLaunchCheck *l, const IrStmt *s)
 {
     IrScopeIdKind k = s->u.scopeid.kind;
     if (s->u.scopeid.nvars > ir_scopeids[k].max_dims)
-        tx_error(l->diags, s->span, "T.%s defines at most %d id%s, not %d", scopeid_name(k),
+        tx_error(l->diags, TX_E_LAUNCH, s->span, "T.%s defines at most %d id%s, not %d",
+                 scopeid_name(k),
                  ir_scopeids[k].max_dims, ir_scopeids[k].max_dims == 1 ? "" : "s",
                  s->u.scopeid.nvars);
     for (int i = 0; i < s->u.scopeid.nvars; i++) {
         IrDType t = s->u.scopeid.vars[i]->dtype;
         if (!ir_dtype_eq(t, IR_INT32) && !ir_dtype_eq(t, IR_UINT32)) {
             char b[IR_DTYPE_STR_MAX];
-            tx_error(l->diags, s->span, "scope ids are int32 or uint32, not %s",
+            tx_error(l->diags, TX_E_LAUNCH, s->span, "scope ids are int32 or uint32, not %s",
                      ir_dtype_str(t, b));
             return;
         }
@@ -94,19 +95,23 @@ static void check_scopeid_extents(IrLaunchCheck *l, const IrStmt *s)
         const IrExpr *e = s->u.scopeid.extents[i];
         int64_t v;
         if (e && !ir_dtype_is_int(e->dtype))
-            tx_error(l->diags, s->span, "the extents of T.%s must be integers", scopeid_name(k));
+            tx_error(l->diags, TX_E_LAUNCH, s->span, "the extents of T.%s must be integers",
+                     scopeid_name(k));
         else if (ir_const_int(e, &v) && v <= 0)
-            tx_error(l->diags, s->span, "the extents of T.%s must be positive, not %lld",
+            tx_error(l->diags, TX_E_LAUNCH, s->span,
+                     "the extents of T.%s must be positive, not %lld",
                      scopeid_name(k), (long long)v);
         else if (ir_const_int(e, &v) && k == IR_SCOPEID_WARP_ID_IN_WG && v > 4)
-            tx_error(l->diags, s->span, "the extent of T.warp_id_in_wg must be at most 4 (the "
+            tx_error(l->diags, TX_E_LAUNCH, s->span,
+                     "the extent of T.warp_id_in_wg must be at most 4 (the "
                      "warps of a warpgroup), not %lld", (long long)v);
         else if (ir_const_int(e, &v) && fixed[k] && v != fixed[k])
-            tx_error(l->diags, s->span, "the extent of T.%s must be %d, not %lld",
+            tx_error(l->diags, TX_E_LAUNCH, s->span, "the extent of T.%s must be %d, not %lld",
                      scopeid_name(k), fixed[k], (long long)v);
     }
     if (s->u.scopeid.npreferred && k != IR_SCOPEID_CTA_ID_IN_CLUSTER)
-        tx_error(l->diags, s->span, "preferred= is only allowed on T.cta_id_in_cluster");
+        tx_error(l->diags, TX_E_LAUNCH, s->span,
+                 "preferred= is only allowed on T.cta_id_in_cluster");
 }
 
 /* Two definitions of one kind must agree on every extent that both give as a
@@ -123,7 +128,7 @@ static void check_same_extents(IrLaunchCheck *l, const IrStmt *prev, const IrStm
     if (same)
         return;
     char b1[128], b2[128];
-    tx_error(l->diags, s->span, "inconsistent extents for T.%s: %s here, %s before",
+    tx_error(l->diags, TX_E_LAUNCH, s->span, "inconsistent extents for T.%s: %s here, %s before",
              scopeid_name(s->u.scopeid.kind), extents_str(s, b1, sizeof b1),
              extents_str(prev, b2, sizeof b2));
     tx_note(l->diags, prev->span, "T.%s was defined here", scopeid_name(s->u.scopeid.kind));
@@ -194,7 +199,7 @@ static bool uses_warp_ids(const IrLaunchCheck *l)
 static void report_mismatch(IrLaunchCheck *l, const ThreadCount *earlier, const ThreadCount *c)
 {
     bool with_lanes = earlier->kind == IR_SCOPEID_WARP_ID && l->first[IR_SCOPEID_LANE_ID];
-    tx_error(l->diags, c->from->span,
+    tx_error(l->diags, TX_E_LAUNCH, c->from->span,
              "inconsistent thread extents: T.%s says %s threads per CTA, but T.%s%s give%s %s",
              scopeid_name(c->kind), c->formula, scopeid_name(earlier->kind),
              with_lanes ? " and T.lane_id" : "", with_lanes ? "" : "s", earlier->formula);
@@ -221,12 +226,13 @@ static void check_thread_counts(IrLaunchCheck *l)
     for (int i = 0; i < n; i++) {
         const ThreadCount *c = &counts[i];
         if (c->threads > MAX_CTA_THREADS)
-            tx_error(l->diags, c->from->span, "too many threads per CTA: %s (the limit is %d)",
+            tx_error(l->diags, TX_E_LAUNCH, c->from->span,
+                     "too many threads per CTA: %s (the limit is %d)",
                      c->formula, MAX_CTA_THREADS);
         else if (i > 0 && c->threads != counts[0].threads)
             report_mismatch(l, &counts[0], c);
         else if (c->threads % WARP_SIZE && uses_warp_ids(l))
-            tx_error(l->diags, c->from->span,
+            tx_error(l->diags, TX_E_LAUNCH, c->from->span,
                      "T.%s gives %lld threads per CTA, not a multiple of %d, but the kernel "
                      "uses warp-level ids", scopeid_name(c->kind), (long long)c->threads,
                      WARP_SIZE);
@@ -238,7 +244,8 @@ static void check_dim_limits(IrLaunchCheck *l, const IrStmt *s, const int64_t *m
     for (int i = 0; s && i < s->u.scopeid.nvars && i < 3; i++) {
         int64_t v;
         if (ir_const_int(s->u.scopeid.extents[i], &v) && v > max[i])
-            tx_error(l->diags, s->span, "T.%s: dimension %c is %lld, the limit is %lld",
+            tx_error(l->diags, TX_E_LAUNCH, s->span,
+                     "T.%s: dimension %c is %lld, the limit is %lld",
                      scopeid_name(s->u.scopeid.kind), "xyz"[i], (long long)v, (long long)max[i]);
     }
 }
@@ -248,10 +255,11 @@ static void check_cluster(IrLaunchCheck *l)
     const IrStmt *s = l->scopeid[IR_SCOPEID_CTA_ID_IN_CLUSTER];
     int64_t ctas = extent_product(s);
     if (ctas > MAX_CLUSTER_CTAS)
-        tx_error(l->diags, s->span, "T.cta_id_in_cluster gives %lld CTAs per cluster, the "
+        tx_error(l->diags, TX_E_LAUNCH, s->span,
+                 "T.cta_id_in_cluster gives %lld CTAs per cluster, the "
                  "limit is %d", (long long)ctas, MAX_CLUSTER_CTAS);
     if (l->first[IR_SCOPEID_CTA_ID_IN_PAIR] && !l->first[IR_SCOPEID_CTA_ID_IN_CLUSTER])
-        tx_error(l->diags, l->first[IR_SCOPEID_CTA_ID_IN_PAIR]->span,
+        tx_error(l->diags, TX_E_LAUNCH, l->first[IR_SCOPEID_CTA_ID_IN_PAIR]->span,
                  "T.cta_id_in_pair needs T.cta_id_in_cluster in the same kernel");
 }
 
@@ -269,12 +277,14 @@ void ir_launch_thread_tag(IrLaunchCheck *l, const IrStmt *s, const char *tag, co
         if (strcmp(tag, launch_tags[t]))
             continue;
         if (ext > tag_limit[t])
-            tx_error(l->diags, s->span, "%s extent %lld exceeds the limit %lld", launch_tags[t],
+            tx_error(l->diags, TX_E_LAUNCH, s->span, "%s extent %lld exceeds the limit %lld",
+                     launch_tags[t],
                      (long long)ext, (long long)tag_limit[t]);
         if (!l->tag_stmt[t]) {
             l->tag_stmt[t] = s, l->tag_extent[t] = ext;
         } else if (l->tag_extent[t] != ext) {
-            tx_error(l->diags, s->span, "inconsistent extents for %s: %lld here, %lld before",
+            tx_error(l->diags, TX_E_LAUNCH, s->span,
+                     "inconsistent extents for %s: %lld here, %lld before",
                      launch_tags[t], (long long)ext, (long long)l->tag_extent[t]);
             tx_note(l->diags, l->tag_stmt[t]->span, "%s was bound here", launch_tags[t]);
         }
@@ -289,7 +299,8 @@ static void check_tag_threads(IrLaunchCheck *l)
         if (l->tag_stmt[t])
             threads *= l->tag_extent[t], last = l->tag_stmt[t];
     if (last && threads > MAX_CTA_THREADS)
-        tx_error(l->diags, last->span, "threadIdx extents give %lld threads per CTA, the limit "
+        tx_error(l->diags, TX_E_LAUNCH, last->span,
+                 "threadIdx extents give %lld threads per CTA, the limit "
                  "is %d", (long long)threads, MAX_CTA_THREADS);
 }
 
@@ -327,10 +338,12 @@ static void tma_range(const TmaCheck *c, IrExpr *const *xs, int n, const char *w
         if (!ir_const_int(xs[i], &v))
             continue;
         if (v < lo || v > hi)
-            tx_error(c->diags, c->span, "TMA descriptor: %s %d is %lld, must be in %lld..%lld",
+            tx_error(c->diags, TX_E_TMA_DESCRIPTOR, c->span,
+                     "TMA descriptor: %s %d is %lld, must be in %lld..%lld",
                      what, i, (long long)v, (long long)lo, (long long)hi);
         else if (v % mult)
-            tx_error(c->diags, c->span, "TMA descriptor: %s %d is %lld, not a multiple of %lld",
+            tx_error(c->diags, TX_E_TMA_DESCRIPTOR, c->span,
+                     "TMA descriptor: %s %d is %lld, not a multiple of %lld",
                      what, i, (long long)v, (long long)mult);
     }
 }
@@ -350,19 +363,23 @@ static void tma_modes(const TmaCheck *c, const TmaArgs *t)
     int64_t interleave = const_or(t->enums[0], 0), swizzle = const_or(t->enums[1], 0);
     int64_t box0 = const_or(t->box[0], -1);
     if (interleave && t->rank < 3)
-        tx_error(c->diags, c->span, "TMA descriptor: interleave needs rank >= 3, not %lld",
+        tx_error(c->diags, TX_E_TMA_DESCRIPTOR, c->span,
+                 "TMA descriptor: interleave needs rank >= 3, not %lld",
                  (long long)t->rank);
     if (interleave == 2 && swizzle != 1)
-        tx_error(c->diags, c->span, "TMA descriptor: 32-byte interleave needs the 32-byte "
+        tx_error(c->diags, TX_E_TMA_DESCRIPTOR, c->span,
+                 "TMA descriptor: 32-byte interleave needs the 32-byte "
                  "swizzle");
     if (interleave || box0 < 0 || !t->elem_bytes)
         return;
     int64_t inner = box0 * t->elem_bytes;
     if (inner % 16)
-        tx_error(c->diags, c->span, "TMA descriptor: the inner box is %lld bytes, not a "
+        tx_error(c->diags, TX_E_TMA_DESCRIPTOR, c->span,
+                 "TMA descriptor: the inner box is %lld bytes, not a "
                  "multiple of 16", (long long)inner);
     else if (swizzle > 0 && swizzle <= 3 && inner > (16LL << swizzle))
-        tx_error(c->diags, c->span, "TMA descriptor: the inner box is %lld bytes, wider than "
+        tx_error(c->diags, TX_E_TMA_DESCRIPTOR, c->span,
+                 "TMA descriptor: the inner box is %lld bytes, wider than "
                  "the %lld-byte swizzle", (long long)inner, 16LL << swizzle);
 }
 
@@ -386,12 +403,14 @@ void ir_launch_tma_call(TxDiags *diags, const IrExpr *call, TxSpan span)
     if (!ir_const_int(c->args[3], &t.rank))
         return;
     if (t.rank < 1 || t.rank > 5) {
-        tx_error(diags, span, "TMA descriptor: rank %lld, must be in 1..5", (long long)t.rank);
+        tx_error(diags, TX_E_TMA_DESCRIPTOR, span, "TMA descriptor: rank %lld, must be in 1..5",
+                 (long long)t.rank);
         return;
     }
     int r = (int)t.rank, want = 4 * r + 8;
     if (c->nargs != want && c->nargs != want + 1) {
-        tx_error(diags, span, "TMA descriptor: an encode of rank %d takes %d arguments, not %d",
+        tx_error(diags, TX_E_TMA_DESCRIPTOR, span,
+                 "TMA descriptor: an encode of rank %d takes %d arguments, not %d",
                  r, want, c->nargs);
         return;
     }

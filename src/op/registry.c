@@ -112,7 +112,8 @@ static void report_unknown_variant(const OpCtx *c, TxDiags *d)
                                     len ? ", " : "", variants[i].name);
         }
     const char *near = tx_nearest(call->u.tile.dispatch, names, n);
-    tx_error(d, call->span, "tile primitive '%s' has no variant '%s'%s%s%s", op,
+    tx_error(d, TX_E_UNKNOWN_TILE_OP, call->span, "tile primitive '%s' has no variant '%s'%s%s%s",
+             op,
              call->u.tile.dispatch, near ? "; did you mean '" : "", near ? near : "",
              near ? "'?" : "");
     tx_note(d, (TxSpan){0}, "the variants of '%s' are: %s", op, list);
@@ -143,10 +144,12 @@ bool op_dispatch(OpCtx *c, TxDiags *diags, IrStmt **out)
         why[i] = c->reason ? c->reason : "declined";
     }
     if (n == 0) {
-        tx_error(diags, call->span, "tile primitive '%s' has no CUDA lowering", op);
+        tx_error(diags, TX_E_NO_VARIANT, call->span, "tile primitive '%s' has no CUDA lowering",
+                 op);
         return false;
     }
-    tx_error(diags, call->span, "no variant of tile primitive '%s' accepts this call (%s scope, %s)",
+    tx_error(diags, TX_E_NO_VARIANT, call->span,
+             "no variant of tile primitive '%s' accepts this call (%s scope, %s)",
              op, scope_name(call->u.tile.scope), op_target_name(c->sm));
     for (int i = 0; i < n; i++)
         tx_note(diags, (TxSpan){0}, "variant '%s' (priority %d): %s", cand[i]->name,

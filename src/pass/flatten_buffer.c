@@ -86,7 +86,7 @@ static BufInfo *lookup(Flatten *fl, const IrExpr *buffer)
     }
     if (!ir_ptrmap_get(&fl->reported, buffer, NULL)) {
         ir_ptrmap_put(&fl->reported, buffer, 1);
-        tx_error(&fl->m->diags, fl->here,
+        tx_error(&fl->m->diags, TX_E_USE_BEFORE_DEF, fl->here,
                  "buffer '%s' is used before its definition (AllocBuffer/DeclBuffer/param)",
                  ps_name(buffer));
     }
@@ -117,14 +117,14 @@ static IrExpr *apply_layout(Flatten *fl, const BufInfo *bi, IrExpr **idx, int n)
     LyAxisValue *vals;
     int nvals;
     if (!ly_apply_expr(&c, bi->geom->layout, idx, bi->geom->shape, n, &vals, &nvals)) {
-        tx_error(&fl->m->diags, fl->here, "cannot apply the layout of buffer '%s': %s",
+        tx_error(&fl->m->diags, TX_E_LAYOUT, fl->here, "cannot apply the layout of buffer '%s': %s",
                  ps_name(bi->orig), c.err ? c.err : "unsupported layout");
         return NULL;
     }
     IrExpr *m = NULL;
     for (int i = 0; i < nvals; i++) {
         if (ly_axis_kind(vals[i].axis) == LY_THREAD) {
-            tx_error(&fl->m->diags, fl->here,
+            tx_error(&fl->m->diags, TX_E_LAYOUT, fl->here,
                      "cannot access buffer '%s' directly: its layout maps onto thread axis '%s'; "
                      "take a per-thread view with .view() and .local()",
                      ps_name(bi->orig), vals[i].axis);
@@ -141,7 +141,8 @@ static IrExpr *fold_indices(Flatten *fl, const BufInfo *bi, IrExpr **idx, int n,
 {
     TxArena *a = arena(fl);
     if (n != bi->geom->ndim) {
-        tx_error(&fl->m->diags, fl->here, "buffer '%s' has %d dimensions but %d indices are given",
+        tx_error(&fl->m->diags, TX_E_BUFFER, fl->here,
+                 "buffer '%s' has %d dimensions but %d indices are given",
                  ps_name(bi->orig), bi->geom->ndim, n);
         return NULL;
     }

@@ -39,7 +39,7 @@ static IrStmt *cleanup_stmt(IrMutator *mu, IrStmt *s)
     IrExpr *buffer = s->u.decl.buffer, *src = ps_buffer_data_of(s->u.decl.data);
     IrExpr *root = src ? root_of(c, src) : buffer;
     if (!root) {
-        tx_error(&c->m->diags, s->span,
+        tx_error(&c->m->diags, TX_E_LOWERING, s->span,
                  "view '%s' is declared on '%s', which has no visible definition",
                  ps_name(buffer), ps_name(src));
         c->failed = true;

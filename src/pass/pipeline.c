@@ -95,7 +95,7 @@ bool ps_run_named(PsCtx *ctx, IrModule *m, const char *names)
         int id = ps_pass_lookup(name);
         if (id < 0) {
             const char *near = tx_nearest(name, all, PS_PASS_COUNT);
-            tx_error(&m->diags, (TxSpan){0}, "unknown pass '%s'%s%s%s", name,
+            tx_error(&m->diags, TX_E_UNKNOWN_PASS, (TxSpan){0}, "unknown pass '%s'%s%s%s", name,
                      near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
             return false;
         }

@@ -72,7 +72,8 @@ static void check_same_extents(Geometry *g, const IrStmt *first, const IrStmt *s
         int64_t x = const_or(first->u.scopeid.extents[i], -1);
         int64_t y = const_or(s->u.scopeid.extents[i], -1);
         if (x >= 0 && y >= 0 && x != y) {
-            tx_error(g->diags, s->span, "inconsistent extents for T.%s: %lld here, %lld before",
+            tx_error(g->diags, TX_E_LAUNCH, s->span,
+                     "inconsistent extents for T.%s: %lld here, %lld before",
                      scopeid_name(s->u.scopeid.kind), (long long)y, (long long)x);
             tx_note(g->diags, first->span, "the first definition is here");
             g->failed = true;
@@ -111,7 +112,7 @@ static bool collect_hook(IrVisitor *v, const IrStmt *s)
 
 static void geometry_error(Geometry *g, const IrStmt *at, const char *msg)
 {
-    tx_error(g->diags, at ? at->span : g->span, "%s", msg);
+    tx_error(g->diags, TX_E_LAUNCH, at ? at->span : g->span, "%s", msg);
     g->failed = true;
 }
 

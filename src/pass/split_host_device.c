@@ -46,9 +46,9 @@ typedef struct Split {
 
 static TxArena *arena(Split *sp) { return &sp->m->arena; }
 
-static void split_error(Split *sp, TxSpan at, const char *fmt, const char *arg)
+static void split_error(Split *sp, TxCode code, TxSpan at, const char *fmt, const char *arg)
 {
-    tx_error(&sp->m->diags, at.src ? at : sp->f->span, fmt, arg);
+    tx_error(&sp->m->diags, code, at.src ? at : sp->f->span, fmt, arg);
     sp->failed = true;
 }
 
@@ -212,7 +212,7 @@ static bool launch_stmt(IrVisitor *v, const IrStmt *s)
         add_tag(l, s);
     if (s->kind == IR_S_ATTR && !strcmp(s->u.attr.key, "tirx.dyn_smem_bytes")) {
         if (l->smem_decl) {
-            tx_error(&l->sp->m->diags, ps_span(s, l->sp->f),
+            tx_error(&l->sp->m->diags, TX_E_SHARED_MEMORY, ps_span(s, l->sp->f),
                      "only one tirx.dyn_smem_bytes declaration is allowed per kernel");
             tx_note(&l->sp->m->diags, ps_span(l->smem_decl, l->sp->f), "the first one is here");
             l->sp->failed = true;
@@ -230,10 +230,10 @@ static void check_smem(Launch *l)
 {
     int64_t bytes;
     if (l->smem_decl && !ps_const_int(l->smem_bytes, &bytes))
-        split_error(l->sp, ps_span(l->smem_decl, l->sp->f),
+        split_error(l->sp, TX_E_SHARED_MEMORY, ps_span(l->smem_decl, l->sp->f),
                     "tirx.dyn_smem_bytes must be an integer constant%s", "");
     if (l->dyn_alloc && !l->smem_decl)
-        split_error(l->sp, ps_span(l->dyn_alloc, l->sp->f),
+        split_error(l->sp, TX_E_SHARED_MEMORY, ps_span(l->dyn_alloc, l->sp->f),
                     "shared.dyn allocation '%s' has no tirx.dyn_smem_bytes declaration; declare "
                     "the size with T.attr({\"tirx.dyn_smem_bytes\": N}) (SMEMPool.commit() "
                     "emits it)",
@@ -339,7 +339,8 @@ static IrFunc *kernel_attrs(Split *sp, IrFunc *k, const Launch *l)
         for (int i = 0; i < 3; i++) {
             int64_t v = 1;
             if (i < l->ncluster && l->cluster[i] && !ps_const_int(l->cluster[i], &v))
-                split_error(sp, sp->f->span, "the cluster shape of %s must be constant", k->name);
+                split_error(sp, TX_E_LAUNCH, sp->f->span,
+                            "the cluster shape of %s must be constant", k->name);
             dims[i] = pyint(a, v);
         }
         k = ps_func_set_attr(a, k, "tirx.cluster_dims", list_of(a, dims, 3));
@@ -427,7 +428,7 @@ static void check_extents(Split *sp, const Launch *l, const Free *fr)
                 char msg[200];
                 snprintf(msg, sizeof msg, "the launch extent of %s depends on '%s', which is "
                          "only known inside the kernel", l->tags[i], ps_name(ext.vars.items[k]));
-                split_error(sp, sp->f->span, "%s", msg);
+                split_error(sp, TX_E_HOST_DEVICE, sp->f->span, "%s", msg);
             }
         free_free(&ext);
     }

@@ -104,7 +104,7 @@ static Val tensor_field(Eval *ev, const DLTensor *t, const char *arg, int64_t i,
     case 7: return ival(t->dtype.lanes);
     case 8: return ival((int64_t)t->byte_offset);
     case 9: return ival(t->device.device_id);
-    case 10: return ival(t->device.device_type);
+    case 10: return ival(ev->env->any_device ? kDLCUDA : t->device.device_type);
     case 11: return ival(t->dtype.code | t->dtype.bits << 8 | (int64_t)t->dtype.lanes << 16);
     default:
         rt_he_fail(ev, "%s: T.tvm_struct_get field %" PRId64 " is not a DLTensor field", ev->f->name,

@@ -43,6 +43,9 @@ typedef struct RtHostEnv {
     void (*observe)(void *user, const char *kernel, const RtLaunchConfig *cfg);
     void *stream;  /* a CUstream; NULL: the legacy default stream */
     int device_id; /* tensors must live on this CUDA device; -1: not checked */
+    /* A check without a GPU: a tensor in any memory (a host array) passes for a
+     * CUDA tensor; everything else about it is checked. */
+    bool any_device;
 } RtHostEnv;
 
 /* Runs `host` with args[0..nargs). RT_ERR_USAGE with a message naming the

@@ -22,14 +22,14 @@ static void add_macro_notes(El *E)
     }
 }
 
-void el_error(El *E, TxSpan sp, const char *fmt, ...)
+void el_error(El *E, TxCode code, TxSpan sp, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    tx_error(E->d, sp, "%s", msg);
+    tx_error(E->d, code, sp, "%s", msg);
     add_macro_notes(E);
 }
 
@@ -210,7 +210,8 @@ void el_block_inline(El *E, AstList body)
 {
     if (++E->depth > SC_MAX_DEPTH) {
         if (body.n)
-            el_error(E, body.items[0]->span, "blocks nested too deeply (the limit is %d)",
+            el_error(E, TX_E_NESTING, body.items[0]->span,
+                     "blocks nested too deeply (the limit is %d)",
                      SC_MAX_DEPTH);
         E->depth--;
         return;
@@ -325,14 +326,15 @@ static bool check_assignable(El *E, const char *name, TxSpan nsp, const ScVal *v
     char dt[IR_DTYPE_STR_MAX];
     switch (b->kind) {
     case BIND_CONST:
-        el_error(E, nsp, "cannot assign to compile-time constant '%s'", name);
+        el_error(E, TX_E_ASSIGNMENT, nsp, "cannot assign to compile-time constant '%s'", name);
         el_note(E, b->def_span, "'%s' is defined here", name);
         return false;
     case BIND_PARAM:
-        el_error(E, nsp, "cannot assign to parameter '%s'", name);
+        el_error(E, TX_E_ASSIGNMENT, nsp, "cannot assign to parameter '%s'", name);
         return false;
     case BIND_LET:
-        el_error(E, nsp, "cannot assign to '%s': it is an immutable let binding", name);
+        el_error(E, TX_E_ASSIGNMENT, nsp, "cannot assign to '%s': it is an immutable let binding",
+                 name);
         el_note(E, b->def_span,
                 "'%s' was bound here; declare it with '%s: T.%s = ...' to make it mutable", name,
                 name, old->kind == SV_EXPR ? ir_dtype_str(old->u.e->dtype, dt) : "int32");
@@ -349,7 +351,7 @@ static bool check_new_name(El *E, const char *name, TxSpan nsp)
     for (ScScope *s = E->scope; s && s != E->global; s = s->parent)
         for (ScBinding *b = s->head; b; b = b->next)
             if (!strcmp(b->name, name) && b->val.kind != SV_ERROR) {
-                el_error(E, nsp, "redefinition of '%s'", name);
+                el_error(E, TX_E_REDEFINITION, nsp, "redefinition of '%s'", name);
                 el_note(E, b->def_span, "'%s' was first defined here", name);
                 return false;
             }
@@ -426,7 +428,7 @@ static void assign_name(El *E, const char *name, TxSpan nsp, ScVal v, TxSpan sp)
         el_bind(E, name, v, BIND_PLAIN, nsp);
         return;
     case SV_LOOP:
-        el_error(E, sp, "a loop range can only be used in a 'for' statement");
+        el_error(E, TX_E_UNSUPPORTED, sp, "a loop range can only be used in a 'for' statement");
         return;
     default: el_bind(E, name, v, BIND_PLAIN, nsp); return;
     }
@@ -442,11 +444,13 @@ static void assign_unpack(El *E, const Ast *t, ScVal v, TxSpan sp)
         return;
     }
     if (v.kind != SV_TUPLE && v.kind != SV_LIST) {
-        el_error(E, t->span, "cannot unpack %s into %d names", sv_kind_name(&v), t->items.n);
+        el_error(E, TX_E_VALUE, t->span, "cannot unpack %s into %d names", sv_kind_name(&v),
+                 t->items.n);
         return;
     }
     if (v.u.seq.n != t->items.n) {
-        el_error(E, t->span, "cannot unpack %d values into %d names", v.u.seq.n, t->items.n);
+        el_error(E, TX_E_VALUE, t->span, "cannot unpack %d values into %d names", v.u.seq.n,
+                 t->items.n);
         return;
     }
     for (int i = 0; i < t->items.n; i++)
@@ -465,7 +469,8 @@ static void assign_target(El *E, const Ast *t, ScVal v, TxSpan sp)
         if (obj.kind == SV_ERROR)
             return;
         if (obj.kind != SV_BUFFER) {
-            el_error(E, t->a->span, "cannot store into %s: only buffer elements can be assigned",
+            el_error(E, TX_E_ASSIGNMENT, t->a->span,
+                     "cannot store into %s: only buffer elements can be assigned",
                      sv_kind_name(&obj));
             return;
         }
@@ -475,7 +480,7 @@ static void assign_target(El *E, const Ast *t, ScVal v, TxSpan sp)
             el_store(E, obj.u.e, idx, n, &v, NULL, sp);
         return;
     }
-    default: el_error(E, t->span, "cannot assign to this expression"); return;
+    default: el_error(E, TX_E_ASSIGNMENT, t->span, "cannot assign to this expression"); return;
     }
 }
 
@@ -492,7 +497,7 @@ static void elab_assign(El *E, const Ast *s)
     E->ntargets = 0;
     if (s->items.n > 1 && v.kind != SV_ERROR && !sv_is_python(&v)) {
         /* `a = b = T.launch_thread(...)` would open one frame twice. */
-        el_error(E, s->items.items[1]->span,
+        el_error(E, TX_E_ARGUMENTS, s->items.items[1]->span,
                  "a chained assignment takes only a compile-time value (a number, string, "
                  "bool or tuple of those)");
         return;
@@ -524,7 +529,7 @@ static void elab_augassign(El *E, const Ast *s)
             b->val = r;
             return;
         }
-        el_error(E, s->a->span,
+        el_error(E, TX_E_ASSIGNMENT, s->a->span,
                  "'%s' cannot be updated in place: only scalars (x: T.int32) and buffer "
                  "elements can",
                  s->a->name);
@@ -537,7 +542,8 @@ static void elab_augassign(El *E, const Ast *s)
 static void elab_annassign(El *E, const Ast *s)
 {
     if (s->a->kind != A_NAME) {
-        el_error(E, s->a->span, "only a plain name can be declared with an annotation");
+        el_error(E, TX_E_UNSUPPORTED, s->a->span,
+                 "only a plain name can be declared with an annotation");
         return;
     }
     const char *name = s->a->name;
@@ -553,7 +559,7 @@ static void elab_annassign(El *E, const Ast *s)
         return;
     if (ann.kind == SV_LET) {
         if (!s->c) {
-            el_error(E, s->span, "'%s: T.let' needs a value", name);
+            el_error(E, TX_E_ARGUMENTS, s->span, "'%s: T.let' needs a value", name);
             return;
         }
         IrExpr *e = el_prim(E, &val, "the bound value");
@@ -571,7 +577,8 @@ static void elab_annassign(El *E, const Ast *s)
                     return;
             } else {
                 char x[IR_DTYPE_STR_MAX], y[IR_DTYPE_STR_MAX];
-                el_error(E, s->c->span, "'%s' is declared %s but the value has dtype %s", name,
+                el_error(E, TX_E_TYPE, s->c->span,
+                         "'%s' is declared %s but the value has dtype %s", name,
                          ir_dtype_str(ty->dtype, x), ir_dtype_str(e->dtype, y));
                 return;
             }
@@ -583,7 +590,7 @@ static void elab_annassign(El *E, const Ast *s)
     }
     if (ann.kind == SV_DTYPE) {
         if (ann.u.dt.code == IR_DT_HANDLE) {
-            el_error(E, s->b->span,
+            el_error(E, TX_E_ASSIGNMENT, s->b->span,
                      "a pointer cannot be a mutable scalar; bind it with '%s: T.let = ...'", name);
             return;
         }
@@ -592,7 +599,8 @@ static void elab_annassign(El *E, const Ast *s)
     }
     if (ann.kind == SV_LOCALBUF) {
         if (s->c) {
-            el_error(E, s->c->span, "a local buffer declaration '%s: T.<dtype>[...]' takes no value",
+            el_error(E, TX_E_ARGUMENTS, s->c->span,
+                     "a local buffer declaration '%s: T.<dtype>[...]' takes no value",
                      name);
             return;
         }
@@ -612,7 +620,7 @@ static void elab_annassign(El *E, const Ast *s)
         el_bind(E, name, bv, BIND_PLAIN, s->a->span);
         return;
     }
-    el_error(E, s->b->span,
+    el_error(E, TX_E_TYPE, s->b->span,
              "unsupported annotation (%s): use T.<dtype>, T.<dtype>[dims], T.let or T.let[type]",
              sv_kind_name(&ann));
 }
@@ -641,7 +649,7 @@ static void elab_for(El *E, const Ast *s)
     if (it.kind == SV_ERROR)
         return;
     if (it.kind != SV_LOOP) {
-        el_error(E, s->b->span,
+        el_error(E, TX_E_ARGUMENTS, s->b->span,
                  "a 'for' loop needs range(...), T.serial/parallel/vectorized/unroll(...), "
                  "T.thread_binding(...) or T.grid(...), not %s",
                  sv_kind_name(&it));
@@ -651,7 +659,8 @@ static void elab_for(El *E, const Ast *s)
     const Ast *t = s->a;
     int ntarget = count_targets(t);
     if (ntarget != L->ndims) {
-        el_error(E, t->span, "%d loop variable%s for %d loop%s", ntarget, ntarget == 1 ? "" : "s",
+        el_error(E, TX_E_VALUE, t->span, "%d loop variable%s for %d loop%s", ntarget,
+                 ntarget == 1 ? "" : "s",
                  L->ndims, L->ndims == 1 ? "" : "s");
         return;
     }
@@ -660,7 +669,7 @@ static void elab_for(El *E, const Ast *s)
     for (int i = 0; i < L->ndims; i++) {
         const Ast *ti = ntarget == 1 && t->kind != A_TUPLE && t->kind != A_LIST ? t : t->items.items[i];
         if (ti->kind != A_NAME) {
-            el_error(E, ti->span, "a loop variable must be a plain name");
+            el_error(E, TX_E_TYPE, ti->span, "a loop variable must be a plain name");
             pop_scope(E);
             return;
         }
@@ -678,7 +687,8 @@ static IrExpr *condition(El *E, const ScVal *c, const char *what, TxSpan sp)
     IrExpr *e = el_prim(E, c, "a condition");
     if (e && !ir_dtype_is_int(e->dtype) && e->dtype.code != IR_DT_BOOL) {
         char buf[IR_DTYPE_STR_MAX];
-        el_error(E, sp, "the condition of '%s' must be a boolean or an integer, not %s", what,
+        el_error(E, TX_E_TYPE, sp, "the condition of '%s' must be a boolean or an integer, not %s",
+                 what,
                  ir_dtype_str(e->dtype, buf));
         return NULL;
     }
@@ -737,7 +747,7 @@ static void elab_with(El *E, const Ast *s)
             }
         } else if (v.kind != SV_FRAME) {
             if (v.kind != SV_ERROR)
-                el_error(E, s->items.items[i]->span,
+                el_error(E, TX_E_ARGUMENTS, s->items.items[i]->span,
                          "'with' needs T.attr(...), T.launch_thread(...), T.hint(...), "
                          "T.tile.compose_op(...) or a warp role, not %s",
                          sv_kind_name(&v));
@@ -749,7 +759,8 @@ static void elab_with(El *E, const Ast *s)
         const Ast *tg = s->items2.items[i];
         if (tg) {
             if (tg->kind != A_NAME || !frames[i]->var) {
-                el_error(E, tg->span, "this 'with' item defines no variable to name");
+                el_error(E, TX_E_UNSUPPORTED, tg->span,
+                         "this 'with' item defines no variable to name");
                 ok = false;
                 break;
             }
@@ -803,13 +814,13 @@ static void elab_assert(El *E, const Ast *s)
             st->u.assert_.parts = TX_NEW_ARRAY(E->a, const char *, np ? np : 1);
             for (int i = 0; i < np; i++) {
                 if (parts[i].kind != SV_STR) {
-                    el_error(E, s->b->span, "assert message parts must be strings");
+                    el_error(E, TX_E_TYPE, s->b->span, "assert message parts must be strings");
                     return;
                 }
                 st->u.assert_.parts[i] = parts[i].u.str.s;
             }
         } else if (m.kind != SV_ERROR) {
-            el_error(E, s->b->span,
+            el_error(E, TX_E_TYPE, s->b->span,
                      "an assert message is a string or (\"Kind\", [\"part\", ...]), not %s",
                      sv_kind_name(&m));
             return;
@@ -866,7 +877,8 @@ static void elab_expr_stmt(El *E, const Ast *s)
     case SV_INT: case SV_BOOL: case SV_FLOAT: break;
     case SV_NONE: case SV_STR: case SV_ERROR: case SV_TUPLE: case SV_LIST: return;
     default:
-        el_error(E, s->span, "%s used as a statement does nothing", sv_kind_name(&v));
+        el_error(E, TX_E_UNSUPPORTED, s->span, "%s used as a statement does nothing",
+                 sv_kind_name(&v));
         return;
     }
     IrExpr *e = el_prim(E, &v, "an expression statement");
@@ -896,9 +908,10 @@ static void elab_stmt(El *E, const Ast *s)
     case A_S_IMPORT: el_import(E, s); break;
     case A_S_PASS: break;
     case A_S_DEF: case A_S_CLASS:
-        el_error(E, s->span, "nested %s definitions are not supported; define them at module level",
+        el_error(E, TX_E_UNSUPPORTED_SYNTAX, s->span,
+                 "nested %s definitions are not supported; define them at module level",
                  s->kind == A_S_DEF ? "function" : "class");
         break;
-    default: el_error(E, s->span, "not a statement"); break;
+    default: el_error(E, TX_E_UNSUPPORTED, s->span, "not a statement"); break;
     }
 }

@@ -477,7 +477,8 @@ ScVal el_op_value(El *E, ScArgs *args);
 ScVal el_call_ptx(El *E, const char *path, ScArgs *args);
 
 /* ---- diagnostics ---- */
-void el_error(El *E, TxSpan sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void el_error(El *E, TxCode code, TxSpan sp, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void el_note(El *E, TxSpan sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The candidate to suggest for a misspelt name, or NULL. */
 const char *el_nearest(const char *name, const char *const *cands, int n);

@@ -99,12 +99,12 @@ static IrExpr *shape_dim(El *E, const ScVal *v)
     IrExpr *e = el_prim(E, &d, "a buffer dimension");
     if (e && !ir_dtype_is_int(e->dtype)) {
         char buf[IR_DTYPE_STR_MAX];
-        el_error(E, v->span, "a buffer dimension must be an integer, not %s",
+        el_error(E, TX_E_BUFFER, v->span, "a buffer dimension must be an integer, not %s",
                  ir_dtype_str(e->dtype, buf));
         return NULL;
     }
     if (e && e->kind == IR_E_INT && e->dtype.code == IR_DT_INT && e->u.int_val < 0) {
-        el_error(E, v->span, "a buffer dimension must not be negative (%lld)",
+        el_error(E, TX_E_BUFFER, v->span, "a buffer dimension must not be negative (%lld)",
                  (long long)e->u.int_val);
         return NULL;
     }
@@ -151,14 +151,14 @@ static bool int_option(El *E, const ScVal *v, int dflt, int *out, const char *wh
 static IrExpr *elem_offset_of_bytes(El *E, const ScVal *elem_offset, const ScVal *bytes, IrDType dt)
 {
     if (sv_given(elem_offset) && elem_offset->kind != SV_NONE) {
-        el_error(E, bytes->span, "elem_offset and byte_offset cannot both be given");
+        el_error(E, TX_E_BUFFER, bytes->span, "elem_offset and byte_offset cannot both be given");
         return NULL;
     }
     IrExpr *b = el_prim(E, bytes, "byte_offset");
     if (!b)
         return NULL;
     if (!ir_dtype_is_int(b->dtype)) {
-        el_error(E, bytes->span, "byte_offset must be an integer");
+        el_error(E, TX_E_BUFFER, bytes->span, "byte_offset must be an integer");
         return NULL;
     }
     const char *err = NULL;
@@ -167,7 +167,7 @@ static IrExpr *elem_offset_of_bytes(El *E, const ScVal *elem_offset, const ScVal
     IrExpr *r = bits ? ar_binary(E->a, IR_E_FLOORDIV, bits, ir_int(E->a, b->dtype, dt.bits, sp), sp, &err)
                      : NULL;
     if (!r)
-        el_error(E, bytes->span, "byte_offset: %s", err ? err : "invalid value");
+        el_error(E, TX_E_BUFFER, bytes->span, "byte_offset: %s", err ? err : "invalid value");
     return r;
 }
 
@@ -253,12 +253,14 @@ ScVal bi_match_buffer(El *E, ScArgs *args)
     int idx = -1;
     if (p->kind != SV_EXPR || p->u.e->kind != IR_E_VAR || !find_param(E, p->u.e, &idx)) {
         if (p->kind != SV_ERROR)
-            el_error(E, p->span, "T.match_buffer needs a handle parameter of the function");
+            el_error(E, TX_E_BUFFER, p->span,
+                     "T.match_buffer needs a handle parameter of the function");
         return sv_error();
     }
     if (p->u.e->u.var.type->kind != IR_TY_PTR) {
         char buf[IR_DTYPE_STR_MAX];
-        el_error(E, p->span, "T.match_buffer needs a handle parameter, but '%s' is an %s",
+        el_error(E, TX_E_BUFFER, p->span,
+                 "T.match_buffer needs a handle parameter, but '%s' is an %s",
                  p->u.e->u.var.name, ir_dtype_str(p->u.e->dtype, buf));
         return sv_error();
     }
@@ -286,7 +288,7 @@ static void emit_alloc(El *E, IrExpr *buf, const ScVal *annot, TxSpan sp)
         if (d && d->kind == IR_E_DICT)
             s->u.alloc.nannot = d->u.list.n, s->u.alloc.annot = d->u.list.kwargs;
         else if (d)
-            el_error(E, annot->span, "annotations must be a dictionary");
+            el_error(E, TX_E_BUFFER, annot->span, "annotations must be a dictionary");
     }
     el_emit(E, s);
 }
@@ -310,7 +312,8 @@ ScVal bi_alloc_buffer(El *E, ScArgs *args)
                         : !strcmp(name, "alloc_buffer") ? "global"
                                                         : "shared";
     if (sv_given(&b.v[B_DATA]) && b.v[B_DATA].kind != SV_NONE) {
-        el_error(E, b.v[B_DATA].span, "%s allocates its own storage; use T.decl_buffer(..., data=...)",
+        el_error(E, TX_E_BUFFER, b.v[B_DATA].span,
+                 "%s allocates its own storage; use T.decl_buffer(..., data=...)",
                  args->fname);
         return sv_error();
     }
@@ -362,7 +365,7 @@ ScVal bi_wg_reg_tile(El *E, ScArgs *args)
     if (!n || (sv_given(&b.v[1]) && !el_dtype_of(E, &b.v[1], &dt, "the dtype")))
         return sv_error();
     if (!ir_dtype_is_int(n->dtype)) {
-        el_error(E, b.v[0].span, "elem_per_thread must be an integer");
+        el_error(E, TX_E_BUFFER, b.v[0].span, "elem_per_thread must be an integer");
         return sv_error();
     }
     LyCtx c = ly_ctx(E->a);
@@ -384,7 +387,8 @@ static ScVal frag_view(El *E, int64_t rows, int64_t cols, IrDType dt, IrLayout *
 {
     int64_t n;
     if (rows < 1 || cols < 1 || __builtin_mul_overflow(rows, cols, &n) || n % 128) {
-        el_error(E, sp, "%s: a (%lld, %lld) fragment does not divide evenly over the 128 "
+        el_error(E, TX_E_BUFFER, sp,
+                 "%s: a (%lld, %lld) fragment does not divide evenly over the 128 "
                  "threads of a warpgroup", fname, (long long)rows, (long long)cols);
         return sv_error();
     }
@@ -424,20 +428,21 @@ ScVal bi_alloc_cast_frag(El *E, ScArgs *args)
     const ScVal *src = &b.v[0];
     if (src->kind != SV_BUFFER) {
         if (src->kind != SV_ERROR)
-            el_error(E, src->span, "%s takes a register fragment, not %s", args->fname,
+            el_error(E, TX_E_BUFFER, src->span, "%s takes a register fragment, not %s", args->fname,
                      sv_kind_name(src));
         return sv_error();
     }
     const IrBufferType *bt = ir_buf(src->u.e);
     int64_t rows, cols;
     if (bt->ndim != 2 || !ar_const_int(bt->shape[0], &rows) || !ar_const_int(bt->shape[1], &cols)) {
-        el_error(E, src->span, "%s: '%s' is not a 2-d fragment of constant shape", args->fname,
+        el_error(E, TX_E_BUFFER, src->span, "%s: '%s' is not a 2-d fragment of constant shape",
+                 args->fname,
                  src->u.e->u.var.name);
         return sv_error();
     }
     const char *name = src->u.e->u.var.name;
     if (!bt->layout) {
-        el_error(E, src->span, "%s: '%s' has no layout to copy", args->fname, name);
+        el_error(E, TX_E_BUFFER, src->span, "%s: '%s' has no layout to copy", args->fname, name);
         return sv_error();
     }
     /* a warpgroup fragment: each thread stores rows * cols / 128 elements */
@@ -447,7 +452,8 @@ ScVal bi_alloc_cast_frag(El *E, ScArgs *args)
     int64_t per_thread, n;
     if (!span || !ar_const_int(span, &per_thread) || __builtin_mul_overflow(rows, cols, &n) ||
         n % 128 || per_thread != n / 128) {
-        el_error(E, src->span, "%s: '%s' is not a warpgroup fragment: its layout does not "
+        el_error(E, TX_E_BUFFER, src->span,
+                 "%s: '%s' is not a warpgroup fragment: its layout does not "
                  "spread its (%lld, %lld) elements evenly over 128 threads", args->fname, name,
                  (long long)rows, (long long)cols);
         return sv_error();
@@ -602,7 +608,8 @@ ScVal el_buffer_attr(El *E, ScVal obj, const char *name, TxSpan sp)
             m.u.method.name = buffer_attrs[i];
             return m;
         }
-    el_error(E, sp, "buffer '%s' has no attribute '%s'%s", buf->u.var.name, name,
+    el_error(E, TX_E_UNKNOWN_ATTRIBUTE, sp, "buffer '%s' has no attribute '%s'%s", buf->u.var.name,
+             name,
              el_suggest(E, name, buffer_attrs, (int)TX_ARRAY_LEN(buffer_attrs)));
     return sv_error();
 }
@@ -635,7 +642,8 @@ bool el_index_items(El *E, const Ast *index, ScIndexItem **out, int *n)
             return false;
         if (it->kind == A_STARRED) {
             if (v.kind != SV_TUPLE && v.kind != SV_LIST) {
-                el_error(E, it->span, "only a tuple or a list can be unpacked with '*'");
+                el_error(E, TX_E_BUFFER, it->span,
+                         "only a tuple or a list can be unpacked with '*'");
                 return false;
             }
             if (k + v.u.seq.n > cap) {
@@ -660,7 +668,8 @@ IrExpr *el_index_expr(El *E, const ScVal *v)
     IrExpr *e = el_prim(E, v, "an index");
     if (e && !ir_dtype_is_int(e->dtype) && e->dtype.code != IR_DT_BOOL) {
         char buf[IR_DTYPE_STR_MAX];
-        el_error(E, v->span, "an index must be an integer, not %s", ir_dtype_str(e->dtype, buf));
+        el_error(E, TX_E_BUFFER, v->span, "an index must be an integer, not %s",
+                 ir_dtype_str(e->dtype, buf));
         return NULL;
     }
     return e;
@@ -677,7 +686,7 @@ static bool slice_bounds(El *E, IrExpr *buffer, int dim, const ScIndexItem *it, 
     if (sv_given(&it->step) && !el_int_const(E, &it->step, step, "a slice step"))
         return false;
     if (*step <= 0) {
-        el_error(E, it->span, "a slice step must be positive");
+        el_error(E, TX_E_BUFFER, it->span, "a slice step must be positive");
         return false;
     }
     return true;
@@ -690,7 +699,7 @@ static IrExpr *slice_ramp(El *E, IrExpr *lo, IrExpr *hi, int64_t step, TxSpan sp
     IrExpr *ext = ar_simplify_sub(E->a, hi, lo, sp, &err);
     int64_t n;
     if (!ext || !ar_const_int(ext, &n) || n <= 0) {
-        el_error(E, sp, "a vector index needs a constant, positive length");
+        el_error(E, TX_E_BUFFER, sp, "a vector index needs a constant, positive length");
         return NULL;
     }
     int64_t lanes = (n + step - 1) / step;
@@ -704,7 +713,8 @@ static bool check_rank(El *E, IrExpr *buffer, int n, TxSpan sp, bool allow_fewer
 {
     int ndim = ir_buf(buffer)->ndim;
     if (n > ndim || (!allow_fewer && n < ndim)) {
-        el_error(E, sp, "buffer '%s' has %d dimension%s but %d ind%s given", buffer->u.var.name,
+        el_error(E, TX_E_BUFFER, sp, "buffer '%s' has %d dimension%s but %d ind%s given",
+                 buffer->u.var.name,
                  ndim, ndim == 1 ? "" : "s", n, n == 1 ? "ex was" : "ices were");
         return false;
     }
@@ -744,13 +754,14 @@ ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp)
             if (!slice_bounds(E, buffer, i, &items[i], &lo, &hi, &step))
                 return sv_error();
             if (step != 1) {
-                el_error(E, items[i].span, "a buffer region cannot have a step");
+                el_error(E, TX_E_BUFFER, items[i].span, "a buffer region cannot have a step");
                 return sv_error();
             }
             const char *err = NULL;
             mins[i] = lo;
             if (!(exts[i] = ar_simplify_sub(E->a, hi, lo, items[i].span, &err))) {
-                el_error(E, items[i].span, "invalid slice: %s", err ? err : "bad bounds");
+                el_error(E, TX_E_BUFFER, items[i].span, "invalid slice: %s",
+                         err ? err : "bad bounds");
                 return sv_error();
             }
         }
@@ -804,7 +815,7 @@ bool el_store(El *E, IrExpr *buffer, IrExpr **indices, int n, const ScVal *value
     if (value->kind == SV_ERROR)
         return false;
     if (value->kind == SV_STR) {
-        el_error(E, value->span, "cannot store a string into '%s', a buffer of %s",
+        el_error(E, TX_E_BUFFER, value->span, "cannot store a string into '%s', a buffer of %s",
                  buffer->u.var.name, ir_dtype_str(buffer->u.var.type->dtype, b1));
         return false;
     }
@@ -824,7 +835,7 @@ bool el_store(El *E, IrExpr *buffer, IrExpr **indices, int n, const ScVal *value
     if (!ir_dtype_eq(v->dtype, t) && castable)
         v = ar_cast(E->a, t, v, value->span);
     if (!ir_dtype_eq(v->dtype, t) && !ptr_bits) {
-        el_error(E, value->span,
+        el_error(E, TX_E_BUFFER, value->span,
                  "cannot store a %s value into '%s', a buffer of %s; convert it with T.Cast(\"%s\", ...)",
                  ir_dtype_str(v->dtype, b1), buffer->u.var.name, ir_dtype_str(t, b2), b2);
         return false;
@@ -859,7 +870,7 @@ static ScVal method_offset_of(El *E, IrExpr *buf, bool bytes, ScArgs *args)
         return sv_error();
     bool inner = !sv_given(&b.v[1]) || (b.v[1].kind == SV_BOOL && b.v[1].u.b);
     if (sv_given(&b.v[1]) && b.v[1].kind != SV_BOOL) {
-        el_error(E, b.v[1].span, "inner must be True or False");
+        el_error(E, TX_E_BUFFER, b.v[1].span, "inner must be True or False");
         return sv_error();
     }
     int n;
@@ -985,6 +996,6 @@ ScVal el_buffer_method(El *E, ScVal recv, const char *name, ScArgs *args)
         load->u.access.predicate = pred;
         return sv_expr(load, args->span);
     }
-    el_error(E, args->span, "buffer method '%s' is not supported", name);
+    el_error(E, TX_E_UNKNOWN_ATTRIBUTE, args->span, "buffer method '%s' is not supported", name);
     return sv_error();
 }

@@ -65,11 +65,11 @@ ScVal bi_func_attr(El *E, ScArgs *args)
     if (!el_bind_args(E, args, "attrs", &b))
         return sv_error();
     if (!E->func) {
-        el_error(E, args->span, "T.func_attr is only valid inside a function");
+        el_error(E, TX_E_MODULE, args->span, "T.func_attr is only valid inside a function");
         return sv_error();
     }
     if (b.v[0].kind != SV_DICT) {
-        el_error(E, b.v[0].span, "T.func_attr takes a dictionary");
+        el_error(E, TX_E_TYPE, b.v[0].span, "T.func_attr takes a dictionary");
         return sv_error();
     }
     IrExpr *d = el_pod(E, &b.v[0], "function attributes");
@@ -156,7 +156,7 @@ static int scope_id_kind(const char *name)
 static bool expr_items(El *E, const ScVal *v, IrExpr ***out, int *n, const char *what)
 {
     if (v->kind != SV_LIST && v->kind != SV_TUPLE) {
-        el_error(E, v->span, "%s must be a list", what);
+        el_error(E, TX_E_TYPE, v->span, "%s must be a list", what);
         return false;
     }
     *n = v->u.seq.n;
@@ -177,7 +177,7 @@ static ScVal scope_id_def(El *E, ScArgs *args, int kind, const ScVal *extents,
     if (sv_given(dtype) && !el_dtype_of(E, dtype, &dt, "dtype"))
         return sv_error();
     if (!ir_dtype_eq(dt, IR_INT32) && !ir_dtype_eq(dt, IR_UINT32)) {
-        el_error(E, dtype->span, "a scope id is int32 or uint32");
+        el_error(E, TX_E_LAUNCH, dtype->span, "a scope id is int32 or uint32");
         return sv_error();
     }
     IrStmt *s = ir_stmt(E->a, IR_S_SCOPEID, args->span);
@@ -188,14 +188,15 @@ static ScVal scope_id_def(El *E, ScArgs *args, int kind, const ScVal *extents,
             return sv_error();
         if (kind == IR_SCOPEID_CTA_ID_IN_PAIR) { /* always 2, and printed without */
             if (n != 1 || !ar_is_const(s->u.scopeid.extents[0], 2)) {
-                el_error(E, extents->span, "a CTA pair has the extent [2]");
+                el_error(E, TX_E_LAUNCH, extents->span, "a CTA pair has the extent [2]");
                 return sv_error();
             }
             s->u.scopeid.extents = NULL;
         }
     }
     if (n < 1 || n > info->max_dims) {
-        el_error(E, args->span, "T.%s takes %d dimension%s, not %d", info->name, info->max_dims,
+        el_error(E, TX_E_ARGUMENTS, args->span, "T.%s takes %d dimension%s, not %d", info->name,
+                 info->max_dims,
                  info->max_dims == 1 ? "" : "s", n);
         return sv_error();
     }
@@ -249,7 +250,7 @@ ScVal bi_scope_id_named(El *E, ScArgs *args)
     for (int k = 0; k < IR_SCOPEID_COUNT; k++)
         if ((int)ir_scopeids[k].parent == p && (int)ir_scopeids[k].cur == c)
             return scope_id_def(E, args, k, &b.v[0], &(ScVal){.kind = SV_COUNT}, &b.v[3]);
-    el_error(E, args->span, "there is no scope id of a %s in a %s", cur, parent);
+    el_error(E, TX_E_LAUNCH, args->span, "there is no scope id of a %s in a %s", cur, parent);
     return sv_error();
 }
 
@@ -265,7 +266,7 @@ static bool loop_dtype(El *E, const ScVal *v, IrDType *t)
     if (!el_dtype_of(E, v, &dt, "the loop dtype"))
         return false;
     if (!ir_dtype_eq(dt, IR_INT32) && !ir_dtype_eq(dt, IR_UINT32)) {
-        el_error(E, v->span, "a loop's dtype is int32 or uint32");
+        el_error(E, TX_E_TYPE, v->span, "a loop's dtype is int32 or uint32");
         return false;
     }
     *t = dt;
@@ -293,7 +294,7 @@ static bool loop_bounds(El *E, const ScVal *lo, const ScVal *hi, const IrDType *
         *x = ar_cast(E->a, t, *x, lo->span), *y = ar_cast(E->a, t, *y, hi->span);
     const char *err = NULL;
     if (!ar_match_types(E->a, x, y, &err) || !ir_dtype_is_int((*x)->dtype)) {
-        el_error(E, hi->span, "loop bounds must be integers of compatible dtypes");
+        el_error(E, TX_E_ARGUMENTS, hi->span, "loop bounds must be integers of compatible dtypes");
         return false;
     }
     return true;
@@ -313,7 +314,7 @@ static bool loop_dim(El *E, const ScVal *start, const ScVal *stop, const IrDType
     d->min = x;
     d->extent = lo == &zero ? y : ar_simplify_sub(E->a, y, x, sp, &err);
     if (!d->extent) {
-        el_error(E, sp, "invalid loop bounds: %s", err ? err : "");
+        el_error(E, TX_E_VALUE, sp, "invalid loop bounds: %s", err ? err : "");
         return false;
     }
     d->dtype = x->dtype;
@@ -336,7 +337,7 @@ static bool loop_annotations(El *E, ScLoop *L, const ScVal *annot, const ScVal *
         if (!d)
             return false;
         if (d->kind != IR_E_DICT) {
-            el_error(E, annot->span, "annotations must be a dictionary");
+            el_error(E, TX_E_TYPE, annot->span, "annotations must be a dictionary");
             return false;
         }
         n = d->u.list.n, kw = d->u.list.kwargs;
@@ -397,7 +398,8 @@ ScVal bi_loop(El *E, ScArgs *args)
     }
     if (binding) {
         if (!sv_given(&b.v[2])) {
-            el_error(E, args->span, "T.thread_binding needs thread=\"threadIdx.x\" (or another tag)");
+            el_error(E, TX_E_ARGUMENTS, args->span,
+                     "T.thread_binding needs thread=\"threadIdx.x\" (or another tag)");
             return sv_error();
         }
         if (!(L->thread = el_str_const(E, &b.v[2], "thread")))
@@ -410,7 +412,7 @@ ScVal bi_loop(El *E, ScArgs *args)
     }
     if (!is_range && !binding && L->kind != IR_FOR_SERIAL && sv_given(&b.v[4]) &&
         b.v[4].kind != SV_NONE) {
-        el_error(E, b.v[4].span, "unroll= is only valid on T.serial");
+        el_error(E, TX_E_ARGUMENTS, b.v[4].span, "unroll= is only valid on T.serial");
         return sv_error();
     }
     return loop_value(L, args->span);
@@ -423,7 +425,7 @@ ScVal bi_grid(El *E, ScArgs *args)
     if (!el_bind_args(E, args, "*extents, dtype=", &b))
         return sv_error();
     if (b.nrest == 0) {
-        el_error(E, args->span, "T.grid needs at least one extent");
+        el_error(E, TX_E_ARGUMENTS, args->span, "T.grid needs at least one extent");
         return sv_error();
     }
     ScLoop *L = TX_NEW(E->a, ScLoop);
@@ -475,7 +477,8 @@ ScVal bi_attr(El *E, ScArgs *args)
     if (!sv_given(&b.v[1])) {
         const ScVal *d = &b.v[0];
         if (d->kind != SV_DICT || d->u.dict.n == 0) {
-            el_error(E, d->span, "T.attr takes a non-empty dictionary, or (node, key, value)");
+            el_error(E, TX_E_ARGUMENTS, d->span,
+                     "T.attr takes a non-empty dictionary, or (node, key, value)");
             return sv_error();
         }
         IrStmt *outer = NULL, **slot = NULL;
@@ -494,7 +497,7 @@ ScVal bi_attr(El *E, ScArgs *args)
         return frame_val(E, outer, slot, NULL, false, args->span);
     }
     if (!sv_given(&b.v[2])) {
-        el_error(E, args->span, "T.attr(node, key, value) is missing the value");
+        el_error(E, TX_E_ARGUMENTS, args->span, "T.attr(node, key, value) is missing the value");
         return sv_error();
     }
     IrExpr *node = b.v[0].kind == SV_INT ? el_prim(E, &b.v[0], "the node")
@@ -528,8 +531,9 @@ ScVal bi_launch_thread(El *E, ScArgs *args)
         tag = el_thread_tag(E, var);
     } else {
         if (b.v[0].kind != SV_ERROR)
-            el_error(E, b.v[0].span, "T.launch_thread takes a thread tag (\"threadIdx.x\") or a "
-                                     "thread variable");
+            el_error(E, TX_E_ARGUMENTS, b.v[0].span,
+                     "T.launch_thread takes a thread tag (\"threadIdx.x\") or a "
+                                                     "thread variable");
         return sv_error();
     }
     bool vthread = tag && (!strncmp(tag, "vthread", 7) || !strncmp(tag, "cthread", 7));
@@ -642,7 +646,8 @@ static IrType *bind_annotation(El *E, const ScVal *v)
         return v->u.ty;
     if (v->kind == SV_EXPR && v->fresh && v->u.e->kind == IR_E_VAR)
         return v->u.e->u.var.type;
-    el_error(E, v->span, "the type annotation of T.Bind must be a dtype or a pointer type");
+    el_error(E, TX_E_TYPE, v->span,
+             "the type annotation of T.Bind must be a dtype or a pointer type");
     return NULL;
 }
 
@@ -662,7 +667,7 @@ ScVal bi_bind(El *E, ScArgs *args)
     IrExpr *var = NULL;
     if (sv_given(&b.v[2]) && b.v[2].kind != SV_NONE) {
         if (b.v[2].kind != SV_EXPR || b.v[2].u.e->kind != IR_E_VAR || ir_is_buffer(b.v[2].u.e)) {
-            el_error(E, b.v[2].span, "var= of T.Bind must be a variable");
+            el_error(E, TX_E_TYPE, b.v[2].span, "var= of T.Bind must be a variable");
             return sv_error();
         }
         var = b.v[2].u.e;
@@ -672,7 +677,7 @@ ScVal bi_bind(El *E, ScArgs *args)
         ty = ir_prim_type(E->a, value->dtype);
     if (ty->kind == IR_TY_PRIM && !ir_dtype_eq(ty->dtype, value->dtype)) {
         char x[IR_DTYPE_STR_MAX], y[IR_DTYPE_STR_MAX];
-        el_error(E, b.v[0].span, "T.Bind: the variable is %s but the value has dtype %s",
+        el_error(E, TX_E_TYPE, b.v[0].span, "T.Bind: the variable is %s but the value has dtype %s",
                  ir_dtype_str(ty->dtype, x), ir_dtype_str(value->dtype, y));
         return sv_error();
     }
@@ -731,7 +736,7 @@ ScVal bi_node(El *E, ScArgs *args)
         return sv_error();
     if (!ir_dtype_eq(x->dtype, y->dtype)) {
         char bx[IR_DTYPE_STR_MAX], by[IR_DTYPE_STR_MAX];
-        el_error(E, args->span, "the operands of %s have different dtypes: %s and %s",
+        el_error(E, TX_E_TYPE, args->span, "the operands of %s have different dtypes: %s and %s",
                  args->fname, ir_dtype_str(x->dtype, bx), ir_dtype_str(y->dtype, by));
         return sv_error();
     }
@@ -739,7 +744,7 @@ ScVal bi_node(El *E, ScArgs *args)
     bool divides = k == IR_E_DIV || k == IR_E_MOD || k == IR_E_FLOORDIV || k == IR_E_FLOORMOD;
     bool zero = (y->kind == IR_E_INT && !y->u.int_val) || (y->kind == IR_E_FLOAT && !y->u.float_val);
     if (divides && zero) { /* its printed form `a // 0` would not read back */
-        el_error(E, args->span, "%s: division by zero", args->fname);
+        el_error(E, TX_E_VALUE, args->span, "%s: division by zero", args->fname);
         return sv_error();
     }
     return sv_expr(ir_binary(E->a, k, x, y, args->span), args->span);
@@ -754,7 +759,7 @@ ScVal bi_arith(El *E, ScArgs *args)
     const char *err = NULL;
     IrExpr *r = ar_binary(E->a, node_kind(args->fname + 2), x, y, args->span, &err);
     if (!r) {
-        el_error(E, args->span, "%s: %s", args->fname, err ? err : "invalid operands");
+        el_error(E, TX_E_TYPE, args->span, "%s: %s", args->fname, err ? err : "invalid operands");
         return sv_error();
     }
     return sv_expr(r, args->span);
@@ -802,7 +807,8 @@ ScVal bi_abs(El *E, ScArgs *args)
         if (ir_dtype_is_float(x->dtype))
             return sv_expr(el_call_node(E, IR_OP_FABS, x->dtype, &x, 1, sp), sp);
         char dt[IR_DTYPE_STR_MAX];
-        el_error(E, b.v[0].span, "T.abs takes a number, not a %s", ir_dtype_str(x->dtype, dt));
+        el_error(E, TX_E_ARGUMENTS, b.v[0].span, "T.abs takes a number, not a %s",
+                 ir_dtype_str(x->dtype, dt));
         return sv_error();
     }
 }
@@ -815,7 +821,8 @@ ScVal bi_ceildiv(El *E, ScArgs *args)
         return sv_error();
     const char *err = NULL;
     if (!ar_match_types(E->a, &x, &y, &err) || !ir_dtype_is_int(x->dtype)) {
-        el_error(E, args->span, "T.ceildiv takes two integers%s%s", err ? ": " : "", err ? err : "");
+        el_error(E, TX_E_ARGUMENTS, args->span, "T.ceildiv takes two integers%s%s",
+                 err ? ": " : "", err ? err : "");
         return sv_error();
     }
     IrExpr *one = ir_int(E->a, x->dtype, 1, args->span);
@@ -823,7 +830,7 @@ ScVal bi_ceildiv(El *E, ScArgs *args)
     IrExpr *num = sum ? ar_binary(E->a, IR_E_SUB, sum, one, args->span, &err) : NULL;
     IrExpr *r = num ? ar_binary(E->a, IR_E_FLOORDIV, num, y, args->span, &err) : NULL;
     if (!r) {
-        el_error(E, args->span, "T.ceildiv: %s", err ? err : "invalid operands");
+        el_error(E, TX_E_TYPE, args->span, "T.ceildiv: %s", err ? err : "invalid operands");
         return sv_error();
     }
     return sv_expr(r, args->span);
@@ -881,7 +888,7 @@ ScVal bi_extreme(El *E, ScArgs *args)
                            : float_extremes[i].min_zero ? 0.0 : -float_extremes[i].max;
             return sv_expr(ir_float(E->a, t, v, sp), sp);
         }
-    el_error(E, b.v[0].span, "T.%s has no value for %s", what, ir_dtype_str(t, dt));
+    el_error(E, TX_E_VALUE, b.v[0].span, "T.%s has no value for %s", what, ir_dtype_str(t, dt));
     return sv_error();
 }
 
@@ -957,7 +964,7 @@ static bool lanes_in_range(El *E, int64_t lanes, const ScVal *v)
 {
     if (lanes >= 1 && lanes <= IR_MAX_LANES)
         return true;
-    el_error(E, v->span, "lanes must be between 1 and %d, not %lld", IR_MAX_LANES,
+    el_error(E, TX_E_VALUE, v->span, "lanes must be between 1 and %d, not %lld", IR_MAX_LANES,
              (long long)lanes);
     return false;
 }
@@ -1006,21 +1013,24 @@ ScVal bi_shuffle(El *E, ScArgs *args)
         !expr_items(E, &b.v[1], &idx, &ni, "the indices"))
         return sv_error();
     if (nv < 1 || ni < 1) {
-        el_error(E, args->span, "T.Shuffle needs at least one vector and one index");
+        el_error(E, TX_E_ARGUMENTS, args->span,
+                 "T.Shuffle needs at least one vector and one index");
         return sv_error();
     }
     int total = 0;
     for (int i = 0; i < nv; i++) {
         if (!ir_dtype_eq(ir_dtype_with_lanes(vecs[i]->dtype, 1),
                          ir_dtype_with_lanes(vecs[0]->dtype, 1))) {
-            el_error(E, vecs[i]->span, "the vectors of T.Shuffle must share an element type");
+            el_error(E, TX_E_ARGUMENTS, vecs[i]->span,
+                     "the vectors of T.Shuffle must share an element type");
             return sv_error();
         }
         total += vecs[i]->dtype.lanes;
     }
     for (int i = 0; i < ni; i++)
         if (idx[i]->kind != IR_E_INT || idx[i]->u.int_val < 0 || idx[i]->u.int_val >= total) {
-            el_error(E, idx[i]->span, "a T.Shuffle index must be a constant in [0, %d)", total);
+            el_error(E, TX_E_VALUE, idx[i]->span,
+                     "a T.Shuffle index must be a constant in [0, %d)", total);
             return sv_error();
         }
     IrExpr *r = ir_node(E->a, IR_E_SHUFFLE, ir_dtype_with_lanes(vecs[0]->dtype, ni), args->span);
@@ -1038,7 +1048,7 @@ ScVal bi_let(El *E, ScArgs *args)
     const ScVal *w = &b.v[1];
     if (w->kind != SV_DICT || w->u.dict.n != 1 || w->u.dict.keys[0].kind != SV_EXPR ||
         w->u.dict.keys[0].u.e->kind != IR_E_VAR) {
-        el_error(E, w->span, "T.Let takes where={variable: value}");
+        el_error(E, TX_E_ARGUMENTS, w->span, "T.Let takes where={variable: value}");
         return sv_error();
     }
     IrExpr *body = el_prim(E, &b.v[0], "the body");
@@ -1071,7 +1081,8 @@ ScVal bi_range(El *E, ScArgs *args)
                      : printed ? hi->u.op.a
                                : ar_binary(E->a, IR_E_SUB, hi, lo, args->span, &err);
     if (!extent) {
-        el_error(E, args->span, "T.Range takes two integers%s%s", err ? ": " : "", err ? err : "");
+        el_error(E, TX_E_ARGUMENTS, args->span, "T.Range takes two integers%s%s", err ? ": " : "",
+                 err ? err : "");
         return sv_error();
     }
     IrExpr *r = ir_node(E->a, IR_E_RANGE, IR_VOID, args->span);
@@ -1084,7 +1095,7 @@ static bool is_lambda(El *E, const ScVal *v, const char *what)
     if (v->kind == SV_LAMBDA)
         return true;
     if (v->kind != SV_ERROR)
-        el_error(E, v->span, "%s must be a lambda", what);
+        el_error(E, TX_E_TYPE, v->span, "%s must be a lambda", what);
     return false;
 }
 
@@ -1094,8 +1105,9 @@ static bool index_map_results(El *E, const IrExpr *lam, TxSpan sp)
     const IrExpr *body = lam->u.lambda.body;
     for (int i = 0; i < body->u.list.n; i++)
         if (body->u.list.items[i]->kind == IR_E_INT || body->u.list.items[i]->kind == IR_E_FLOAT) {
-            el_error(E, sp, "T.index_map: each result must be an expression of the indices, not a "
-                            "constant");
+            el_error(E, TX_E_TYPE, sp,
+                     "T.index_map: each result must be an expression of the indices, not a "
+                                       "constant");
             return false;
         }
     return true;
@@ -1144,7 +1156,8 @@ ScVal bi_comm_reducer(El *E, ScArgs *args)
         !is_lambda(E, &b.v[0], "the combiner of T.comm_reducer"))
         return sv_error();
     if (n < 1) {
-        el_error(E, b.v[1].span, "T.comm_reducer needs at least one identity element");
+        el_error(E, TX_E_ARGUMENTS, b.v[1].span,
+                 "T.comm_reducer needs at least one identity element");
         return sv_error();
     }
     IrDType *dts = TX_NEW_ARRAY(E->a, IrDType, 2 * n);
@@ -1156,7 +1169,8 @@ ScVal bi_comm_reducer(El *E, ScArgs *args)
     const IrExpr *body = lam->u.lambda.body;
     if ((n > 1 && (body->kind != IR_E_LIST || body->u.list.n != n)) ||
         (n == 1 && body->kind == IR_E_LIST)) {
-        el_error(E, b.v[0].span, "the combiner must return %d value%s, one per identity", n,
+        el_error(E, TX_E_ARGUMENTS, b.v[0].span,
+                 "the combiner must return %d value%s, one per identity", n,
                  n == 1 ? "" : "s");
         return sv_error();
     }
@@ -1177,7 +1191,7 @@ ScVal el_global_info(El *E, ScArgs *args)
     if (!vdevice)
         return object_val(r, args->span);
     if (b.v[0].kind != SV_DICT && b.v[0].kind != SV_STR) {
-        el_error(E, b.v[0].span, "the target of I.vdevice is a dictionary or a string");
+        el_error(E, TX_E_TYPE, b.v[0].span, "the target of I.vdevice is a dictionary or a string");
         return sv_error();
     }
     int64_t id = 0;
@@ -1202,7 +1216,7 @@ ScVal bi_if_then_else(El *E, ScArgs *args)
         return sv_expr(ops[0]->u.int_val ? ops[1] : ops[2], args->span);
     const char *err = NULL;
     if (!ar_match_types(E->a, &ops[1], &ops[2], &err)) {
-        el_error(E, args->span, "T.if_then_else: %s", err);
+        el_error(E, TX_E_TYPE, args->span, "T.if_then_else: %s", err);
         return sv_error();
     }
     return sv_expr(el_call_node(E, IR_OP_IF_THEN_ELSE, ops[1]->dtype, ops, 3, args->span),
@@ -1242,7 +1256,7 @@ static int registered_op(El *E, const ScVal *v)
         return -1;
     int op = ir_op_lookup_registered(name);
     if (op < 0)
-        el_error(E, v->span, "unknown op '%s'", name);
+        el_error(E, TX_E_UNKNOWN_BUILTIN, v->span, "unknown op '%s'", name);
     return op;
 }
 
@@ -1255,7 +1269,7 @@ static ScVal op_call_node(El *E, IrOp op, IrDType dt, IrExpr **a, int n, const I
     bool fixed = intrin_result(&ir_ops[op], a, n, &own);
     if (!attrs && fixed && !ir_dtype_eq(own, dt)) {
         char want[IR_DTYPE_STR_MAX], got[IR_DTYPE_STR_MAX];
-        el_error(E, dt_span, "T.%s returns %s, not %s", ir_ops[op].name,
+        el_error(E, TX_E_TYPE, dt_span, "T.%s returns %s, not %s", ir_ops[op].name,
                  ir_dtype_str(own, want), ir_dtype_str(dt, got));
         return sv_error();
     }
@@ -1298,7 +1312,7 @@ ScVal bi_call_node(El *E, ScArgs *args)
     if (sv_given(&b.v[2]) && b.v[2].kind != SV_NONE) {
         if (b.v[2].kind != SV_DICT || !(attrs = el_pod(E, &b.v[2], "attrs"))) {
             if (b.v[2].kind != SV_DICT)
-                el_error(E, b.v[2].span, "attrs= of T.Call must be a dictionary");
+                el_error(E, TX_E_TYPE, b.v[2].span, "attrs= of T.Call must be a dictionary");
             return sv_error();
         }
         if (!attrs->u.list.n)
@@ -1308,7 +1322,8 @@ ScVal bi_call_node(El *E, ScArgs *args)
     IrType *ptr_type = NULL;
     if (!sv_given(&b.v[5]) || b.v[5].kind == SV_NONE) {
         if (!intrin_result(&ir_ops[op], a, n, &dt)) {
-            el_error(E, args->span, "T.Call of '%s' needs ret_ty=", ir_ops[op].name);
+            el_error(E, TX_E_ARGUMENTS, args->span, "T.Call of '%s' needs ret_ty=",
+                     ir_ops[op].name);
             return sv_error();
         }
     } else if (!el_dtype_of(E, &b.v[5], &dt, "ret_ty")) {

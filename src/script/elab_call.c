@@ -21,13 +21,16 @@ static bool check_arg_count(El *E, const ScArgs *args, const char *name, int n, 
         return true;
     const char *was = n == 1 ? "was" : "were", *extra = dtype ? " besides the dtype" : "";
     if (hi == lo)
-        el_error(E, args->span, "T.%s takes %d argument%s%s but %d %s given", name, lo, plural(lo),
+        el_error(E, TX_E_ARGUMENTS, args->span, "T.%s takes %d argument%s%s but %d %s given", name,
+                 lo, plural(lo),
                  extra, n, was);
     else if (hi < 0)
-        el_error(E, args->span, "T.%s takes at least %d argument%s%s but %d %s given", name, lo,
+        el_error(E, TX_E_ARGUMENTS, args->span,
+                 "T.%s takes at least %d argument%s%s but %d %s given", name, lo,
                  plural(lo), extra, n, was);
     else
-        el_error(E, args->span, "T.%s takes %d to %d arguments%s but %d %s given", name, lo, hi,
+        el_error(E, TX_E_ARGUMENTS, args->span, "T.%s takes %d to %d arguments%s but %d %s given",
+                 name, lo, hi,
                  extra, n, was);
     return false;
 }
@@ -90,7 +93,7 @@ static ScVal func_call(El *E, ScArgs *args)
     if (!convert_args(E, b.rest, b.nrest, a, false))
         return sv_error();
     if (!sv_given(&b.v[0])) {
-        el_error(E, args->span, "T.cuda.func_call needs source_code=\"...\"");
+        el_error(E, TX_E_ARGUMENTS, args->span, "T.cuda.func_call needs source_code=\"...\"");
         return sv_error();
     }
     if (!(a[b.nrest] = el_prim(E, &b.v[0], "source_code")))
@@ -164,7 +167,8 @@ static bool sreg_dtype(El *E, const ScArgs *args, IrExpr *const *a, int n, IrDTy
 {
     int64_t bits = 0;
     if (n < 1 || !ar_const_int(a[0], &bits) || (bits != 32 && bits != 64)) {
-        el_error(E, args->span, "T.cuda.mov_sreg takes the register width first: 32 or 64");
+        el_error(E, TX_E_ARGUMENTS, args->span,
+                 "T.cuda.mov_sreg takes the register width first: 32 or 64");
         return false;
     }
     *dt = bits == 32 ? IR_INT32 : IR_INT64;
@@ -199,8 +203,9 @@ static bool ldg_vector_args(El *E, ScArgs *args)
         return false;
     const ScVal *dst = &b.v[2], *vec = &b.v[3];
     if (!sv_given(dst) || (dst->kind != SV_TUPLE && dst->kind != SV_LIST) || !sv_given(vec)) {
-        el_error(E, args->span, "the vector form of T.cuda.ldg takes dst=(pointers...) and "
-                                "vec=\"v2\" or \"v4\"");
+        el_error(E, TX_E_ARGUMENTS, args->span,
+                 "the vector form of T.cuda.ldg takes dst=(pointers...) and "
+                                                "vec=\"v2\" or \"v4\"");
         return false;
     }
     int n = dst->u.seq.n;
@@ -220,20 +225,23 @@ static bool check_ldg_vector(El *E, const ScArgs *args, IrExpr *const *a, int n)
     bool ok = ar_const_int(a[n - 1], &lanes) && (lanes == 2 || lanes == 4) && lanes == n - 4 &&
               vec[0] == 'v' && vec[1] == (char)('0' + lanes) && !vec[2];
     if (!ok) {
-        el_error(E, args->span, "T.cuda.ldg: vec must be \"v2\" or \"v4\", with as many "
-                                "destinations (%d given)", n - 4);
+        el_error(E, TX_E_ARGUMENTS, args->span,
+                 "T.cuda.ldg: vec must be \"v2\" or \"v4\", with as many "
+                                                "destinations (%d given)", n - 4);
         return false;
     }
     if (a[n - 3]->kind != IR_E_STR || !ir_dtype_parse(a[n - 3]->u.str, strlen(a[n - 3]->u.str), &dt) ||
         !(ir_dtype_eq(dt, IR_INT32) || ir_dtype_eq(dt, IR_UINT32) || ir_dtype_eq(dt, IR_FLOAT32))) {
-        el_error(E, args->pos[n - 3].span, "the vector form of T.cuda.ldg reads int32, uint32 or "
+        el_error(E, TX_E_TYPE, args->pos[n - 3].span,
+                 "the vector form of T.cuda.ldg reads int32, uint32 or "
                                             "float32");
         return false;
     }
     for (int i = 0; i < n - 3; i++)
         if (a[i]->dtype.code != IR_DT_HANDLE) {
-            el_error(E, args->pos[i].span, "T.cuda.ldg: the address and the destinations are "
-                                           "pointers");
+            el_error(E, TX_E_TYPE, args->pos[i].span,
+                     "T.cuda.ldg: the address and the destinations are "
+                                                      "pointers");
             return false;
         }
     return true;
@@ -271,7 +279,8 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
     if (!named_op_args(E, op, args))
         return sv_error();
     if (args->nkw) {
-        el_error(E, args->kwspans[0], "T.%s got an unexpected keyword argument '%s'", info->name,
+        el_error(E, TX_E_ARGUMENTS, args->kwspans[0],
+                 "T.%s got an unexpected keyword argument '%s'", info->name,
                  args->kwnames[0]);
         return sv_error();
     }
@@ -282,7 +291,8 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
     IrType *ptr_type = NULL;
     if (info->ret == IR_RET_EXPLICIT && !authoring) {
         if (n < 1) {
-            el_error(E, args->span, "T.%s needs the result dtype first", info->name);
+            el_error(E, TX_E_ARGUMENTS, args->span, "T.%s needs the result dtype first",
+                     info->name);
             return sv_error();
         }
         if (!explicit_dtype(E, &vals[0], &dt))
@@ -291,7 +301,7 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
         vals++, n--;
     } else if (info->ret == IR_RET_EXPLICIT_LAST) {
         if (n < 1) {
-            el_error(E, args->span, "T.%s needs the result dtype last", info->name);
+            el_error(E, TX_E_ARGUMENTS, args->span, "T.%s needs the result dtype last", info->name);
             return sv_error();
         }
         if (!explicit_dtype(E, &vals[n - 1], &dt))
@@ -309,12 +319,14 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
         return sv_error();
     if ((op == IR_OP_CALL_LLVM_INTRIN || op == IR_OP_CALL_LLVM_PURE_INTRIN) &&
         a[0]->kind != IR_E_STR) {
-        el_error(E, vals[0].span, "T.%s takes the LLVM intrinsic's name (a string) after the dtype",
+        el_error(E, TX_E_ARGUMENTS, vals[0].span,
+                 "T.%s takes the LLVM intrinsic's name (a string) after the dtype",
                  info->name);
         return sv_error();
     }
     if (op == IR_OP_BUFFER_OFFSET && a[0]->kind != IR_E_LOAD) {
-        el_error(E, vals[0].span, "T.buffer_offset takes a buffer element, as in A[i, j]");
+        el_error(E, TX_E_ARGUMENTS, vals[0].span,
+                 "T.buffer_offset takes a buffer element, as in A[i, j]");
         return sv_error();
     }
     switch (info->ret) {
@@ -390,7 +402,7 @@ static void unknown_builtin(El *E, const char *path, ScArgs *args)
             cands[n++] = ir_ops[i].name;
     n += ir_dtype_names(cands + n, 512 - n);
     const char *best = el_nearest(path, cands, n);
-    el_error(E, callee_span(args), "'T.%s' is not a TIRx builtin%s%s%s", path,
+    el_error(E, TX_E_UNKNOWN_BUILTIN, callee_span(args), "'T.%s' is not a TIRx builtin%s%s%s", path,
              best ? "; did you mean 'T." : "", best ? best : "", best ? "'?" : "");
 }
 

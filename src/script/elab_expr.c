@@ -118,10 +118,11 @@ static IrExpr *int_imm(El *E, const ScVal *v, IrDType t)
     if (!ar_int_fits(t, v->u.i, v->big)) {
         char buf[IR_DTYPE_STR_MAX];
         if (v->big)
-            el_error(E, v->span, "%llu does not fit in %s", (unsigned long long)v->u.i,
+            el_error(E, TX_E_VALUE, v->span, "%llu does not fit in %s", (unsigned long long)v->u.i,
                      ir_dtype_str(t, buf));
         else
-            el_error(E, v->span, "%lld does not fit in %s", (long long)v->u.i, ir_dtype_str(t, buf));
+            el_error(E, TX_E_VALUE, v->span, "%lld does not fit in %s", (long long)v->u.i,
+                     ir_dtype_str(t, buf));
         return NULL;
     }
     return ar_make_int(E->a, t, v->u.i, v->span);
@@ -176,17 +177,20 @@ static IrExpr *region_value(El *E, const ScVal *v, const char *what)
         IrExpr *lo = r->u.access.indices[i];
         int64_t ext;
         if (!ar_const_int(r->u.access.extents[i], &ext)) {
-            el_error(E, v->span, "%s is a region of non-constant extent; a region used as a value "
+            el_error(E, TX_E_BUFFER, v->span,
+                     "%s is a region of non-constant extent; a region used as a value "
                      "needs constant extents", what);
             return NULL;
         }
         if (ext < 1 || ext > IR_MAX_LANES) {
-            el_error(E, v->span, "%s is a region of %lld elements in dimension %d; a region used "
+            el_error(E, TX_E_BUFFER, v->span,
+                     "%s is a region of %lld elements in dimension %d; a region used "
                      "as a value holds 1 to %d", what, (long long)ext, i, IR_MAX_LANES);
             return NULL;
         }
         if (ext != 1 && i < n - 1) {
-            el_error(E, v->span, "%s is a region with more than one element in dimension %d; a "
+            el_error(E, TX_E_BUFFER, v->span,
+                     "%s is a region with more than one element in dimension %d; a "
                      "region used as a value may span only its last dimension", what, i);
             return NULL;
         }
@@ -223,7 +227,7 @@ IrExpr *el_prim(El *E, const ScVal *v, const char *what)
     case SV_REGION: return region_value(E, v, what);
     default: break;
     }
-    el_error(E, v->span, "%s must be a PrimExpr, not %s", what, sv_kind_name(v));
+    el_error(E, TX_E_TYPE, v->span, "%s must be a PrimExpr, not %s", what, sv_kind_name(v));
     return NULL;
 }
 
@@ -234,7 +238,7 @@ static IrExpr *float_as_int(El *E, const ScVal *v, IrDType t)
     double x = trunc(v->u.f);
     if (!(x >= -0x1p63 && x < 0x1p63)) {
         char buf[IR_DTYPE_STR_MAX];
-        el_error(E, v->span, "%g does not fit in %s", v->u.f, ir_dtype_str(t, buf));
+        el_error(E, TX_E_VALUE, v->span, "%g does not fit in %s", v->u.f, ir_dtype_str(t, buf));
         return NULL;
     }
     ScVal i = sv_int((int64_t)x, v->span);
@@ -301,7 +305,7 @@ IrExpr *el_pod(El *E, const ScVal *v, const char *what)
         for (int i = 0; i < v->u.dict.n; i++) {
             const ScVal *k = &v->u.dict.keys[i];
             if (k->kind != SV_STR) {
-                el_error(E, k->span, "the keys of %s must be strings, not %s", what,
+                el_error(E, TX_E_TYPE, k->span, "the keys of %s must be strings, not %s", what,
                          sv_kind_name(k));
                 return NULL;
             }
@@ -320,7 +324,7 @@ IrExpr *el_pod(El *E, const ScVal *v, const char *what)
         return e;
     }
     default:
-        el_error(E, v->span, "%s cannot hold %s", what, sv_kind_name(v));
+        el_error(E, TX_E_TYPE, v->span, "%s cannot hold %s", what, sv_kind_name(v));
         return NULL;
     }
 }
@@ -340,7 +344,8 @@ bool el_int_const(El *E, const ScVal *v, int64_t *out, const char *what)
         return true;
     }
     if (v->kind != SV_ERROR)
-        el_error(E, v->span, "%s must be a constant integer, not %s", what, sv_kind_name(v));
+        el_error(E, TX_E_TYPE, v->span, "%s must be a constant integer, not %s", what,
+                 sv_kind_name(v));
     return false;
 }
 
@@ -349,7 +354,7 @@ const char *el_str_const(El *E, const ScVal *v, const char *what)
     if (v->kind == SV_STR)
         return v->u.str.s;
     if (v->kind != SV_ERROR)
-        el_error(E, v->span, "%s must be a string, not %s", what, sv_kind_name(v));
+        el_error(E, TX_E_TYPE, v->span, "%s must be a string, not %s", what, sv_kind_name(v));
     return NULL;
 }
 
@@ -364,7 +369,7 @@ bool el_dtype_of(El *E, const ScVal *v, IrDType *out, const char *what)
             return true;
         const char *names[64];
         int n = ir_dtype_names(names, 64);
-        el_error(E, v->span, "unknown dtype '%s'%s", v->u.str.s,
+        el_error(E, TX_E_UNKNOWN_DTYPE, v->span, "unknown dtype '%s'%s", v->u.str.s,
                  el_suggest(E, v->u.str.s, names, n));
         return false;
     }
@@ -373,7 +378,7 @@ bool el_dtype_of(El *E, const ScVal *v, IrDType *out, const char *what)
         return true;
     }
     if (v->kind != SV_ERROR)
-        el_error(E, v->span, "%s must be a dtype, not %s", what, sv_kind_name(v));
+        el_error(E, TX_E_TYPE, v->span, "%s must be a dtype, not %s", what, sv_kind_name(v));
     return false;
 }
 
@@ -443,7 +448,7 @@ static ScVal eval_name(El *E, const Ast *x)
     int n = 0;
     collect_names(E, names, &n, 512);
     const char *hint = el_lang_hint(E, x->name);
-    el_error(E, x->span, "name '%s' is not defined%s", x->name,
+    el_error(E, TX_E_UNKNOWN_NAME, x->span, "name '%s' is not defined%s", x->name,
              *hint ? hint : el_suggest(E, x->name, names, n));
     return sv_error();
 }
@@ -479,7 +484,8 @@ static ScVal module_function(El *E, const char *name, TxSpan sp)
         }
         names[i] = E->funcs[i].name;
     }
-    el_error(E, sp, "module '%s' has no function '%s'%s", E->class_name ? E->class_name : "Module",
+    el_error(E, TX_E_UNKNOWN_ATTRIBUTE, sp, "module '%s' has no function '%s'%s",
+             E->class_name ? E->class_name : "Module",
              name, el_suggest(E, name, names, E->nfuncs));
     return sv_error();
 }
@@ -527,7 +533,8 @@ ScVal el_method_attr(El *E, ScVal recv, const char *const *methods, int n, const
             m.u.method.name = methods[i];
             return m;
         }
-    el_error(E, sp, "%s has no attribute '%s'%s", what, name, el_suggest(E, name, methods, n));
+    el_error(E, TX_E_UNKNOWN_ATTRIBUTE, sp, "%s has no attribute '%s'%s", what, name,
+             el_suggest(E, name, methods, n));
     return sv_error();
 }
 
@@ -555,7 +562,8 @@ static ScVal eval_attr(El *E, const Ast *x)
         break;
     default: break;
     }
-    el_error(E, x->name_span.src ? x->name_span : sp, "%s has no attribute '%s'",
+    el_error(E, TX_E_UNKNOWN_ATTRIBUTE, x->name_span.src ? x->name_span : sp,
+             "%s has no attribute '%s'",
              sv_kind_name(&obj), x->name);
     return sv_error();
 }
@@ -571,7 +579,7 @@ static ScVal eval_index_python(El *E, ScVal obj, const Ast *index, TxSpan sp)
     if (i < 0)
         i += obj.u.seq.n;
     if (i < 0 || i >= obj.u.seq.n) {
-        el_error(E, sp, "index %lld is out of range for %s of length %d", (long long)i,
+        el_error(E, TX_E_VALUE, sp, "index %lld is out of range for %s of length %d", (long long)i,
                  sv_kind_name(&obj), obj.u.seq.n);
         return sv_error();
     }
@@ -605,7 +613,8 @@ static ScVal eval_subscript(El *E, const Ast *x)
             v.u.ty = t.u.ty;
         else {
             if (t.kind != SV_ERROR)
-                el_error(E, x->b->span, "T.let[...] takes a type, not %s", sv_kind_name(&t));
+                el_error(E, TX_E_ARGUMENTS, x->b->span, "T.let[...] takes a type, not %s",
+                         sv_kind_name(&t));
             return sv_error();
         }
         return v;
@@ -637,7 +646,7 @@ static ScVal eval_subscript(El *E, const Ast *x)
         break;
     default: break;
     }
-    el_error(E, sp, "%s cannot be subscripted", sv_kind_name(&obj));
+    el_error(E, TX_E_TYPE, sp, "%s cannot be subscripted", sv_kind_name(&obj));
     return sv_error();
 }
 
@@ -701,22 +710,22 @@ static ScVal python_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
     case SC_TK_AMPER: case SC_TK_VBAR: case SC_TK_CIRCUMFLEX: case SC_TK_LEFTSHIFT:
     case SC_TK_RIGHTSHIFT:
         if (flt) {
-            el_error(E, sp, "'%s' needs integers", sc_tok_kind_name(op));
+            el_error(E, TX_E_TYPE, sp, "'%s' needs integers", sc_tok_kind_name(op));
             return sv_error();
         }
         if (op == SC_TK_AMPER) return sv_int(x & y, sp);
         if (op == SC_TK_VBAR) return sv_int(x | y, sp);
         if (op == SC_TK_CIRCUMFLEX) return sv_int(x ^ y, sp);
         if (y < 0 || y > 63) {
-            el_error(E, sp, "shift count %lld is out of range", (long long)y);
+            el_error(E, TX_E_VALUE, sp, "shift count %lld is out of range", (long long)y);
             return sv_error();
         }
         return sv_int(op == SC_TK_LEFTSHIFT ? (int64_t)((uint64_t)x << y) : x >> y, sp);
     default:
-        el_error(E, sp, "'%s' is not supported on numbers", sc_tok_kind_name(op));
+        el_error(E, TX_E_UNSUPPORTED, sp, "'%s' is not supported on numbers", sc_tok_kind_name(op));
         return sv_error();
     }
-    el_error(E, sp, "division by zero");
+    el_error(E, TX_E_VALUE, sp, "division by zero");
     return sv_error();
 }
 
@@ -774,12 +783,12 @@ static ScVal bitwise(El *E, int op, ScVal a, ScVal b, TxSpan sp)
     const char *err = NULL;
     if (!x || !y || !ar_match_types(E->a, &x, &y, &err)) {
         if (err)
-            el_error(E, sp, "operands of '%s': %s", sc_tok_kind_name(op), err);
+            el_error(E, TX_E_TYPE, sp, "operands of '%s': %s", sc_tok_kind_name(op), err);
         return sv_error();
     }
     if (!ir_dtype_is_int(x->dtype) && x->dtype.code != IR_DT_BOOL) {
         char buf[IR_DTYPE_STR_MAX];
-        el_error(E, sp, "'%s' needs integer operands, not %s", sc_tok_kind_name(op),
+        el_error(E, TX_E_TYPE, sp, "'%s' needs integer operands, not %s", sc_tok_kind_name(op),
                  ir_dtype_str(x->dtype, buf));
         return sv_error();
     }
@@ -802,7 +811,7 @@ static IrExpr *ffi_prim(El *E, const ScVal *v, int op)
 {
     IrExpr *e = el_prim(E, v, "an operand");
     if (e && (e->kind == IR_E_STR || e->dtype.code == IR_DT_HANDLE)) {
-        el_error(E, v->span, "%s cannot be an operand of '%s'",
+        el_error(E, TX_E_TYPE, v->span, "%s cannot be an operand of '%s'",
                  e->kind == IR_E_STR ? "a string" : "a pointer (handle)", sc_tok_kind_name(op));
         return NULL;
     }
@@ -828,7 +837,7 @@ static ScVal prim_arith(El *E, int op, ScVal a, ScVal b, TxSpan sp)
         return sv_error();
     char bx[IR_DTYPE_STR_MAX], by[IR_DTYPE_STR_MAX];
     if (op == SC_TK_SLASH && !ir_dtype_is_float(x->dtype) && !ir_dtype_is_float(y->dtype)) {
-        el_error(E, sp,
+        el_error(E, TX_E_TYPE, sp,
                  "'/' is not defined on integers (%s / %s); use '//' for floor division or "
                  "T.truncdiv",
                  ir_dtype_str(x->dtype, bx), ir_dtype_str(y->dtype, by));
@@ -838,13 +847,16 @@ static ScVal prim_arith(El *E, int op, ScVal a, ScVal b, TxSpan sp)
     IrExpr *r = ar_binary(E->a, arith_kind(op), x, y, sp, &err);
     if (!r) {
         if (err && strstr(err, "lanes"))
-            el_error(E, sp, "operands of '%s' have different numbers of lanes: %s and %s",
+            el_error(E, TX_E_TYPE, sp,
+                     "operands of '%s' have different numbers of lanes: %s and %s",
                      sc_tok_kind_name(op), ir_dtype_str(x->dtype, bx), ir_dtype_str(y->dtype, by));
         else if (err && strstr(err, "dtypes"))
-            el_error(E, sp, "operands of '%s' have different dtypes: %s and %s; convert one with T.Cast",
+            el_error(E, TX_E_TYPE, sp,
+                     "operands of '%s' have different dtypes: %s and %s; convert one with T.Cast",
                      sc_tok_kind_name(op), ir_dtype_str(x->dtype, bx), ir_dtype_str(y->dtype, by));
         else
-            el_error(E, sp, "'%s': %s", sc_tok_kind_name(op), err ? err : "invalid operands");
+            el_error(E, TX_E_TYPE, sp, "'%s': %s", sc_tok_kind_name(op),
+                     err ? err : "invalid operands");
         return sv_error();
     }
     return sv_expr(r, sp);
@@ -869,7 +881,8 @@ ScVal el_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
     case SC_TK_RIGHTSHIFT:
         return bitwise(E, op, a, b, sp);
     default:
-        el_error(E, sp, "'%s' is not supported on PrimExprs", sc_tok_kind_name(op));
+        el_error(E, TX_E_UNSUPPORTED, sp, "'%s' is not supported on PrimExprs",
+                 sc_tok_kind_name(op));
         return sv_error();
     }
 }
@@ -886,7 +899,7 @@ static ScVal eval_unary(El *E, const Ast *x)
             return a.kind == SV_FLOAT ? sv_float(-a.u.f, x->span)
                                       : sv_int((int64_t)(0 - (uint64_t)num_i(&a)), x->span);
         if (a.kind == SV_FLOAT) {
-            el_error(E, x->span, "'~' needs an integer");
+            el_error(E, TX_E_TYPE, x->span, "'~' needs an integer");
             return sv_error();
         }
         return sv_int(~num_i(&a), x->span);
@@ -894,7 +907,7 @@ static ScVal eval_unary(El *E, const Ast *x)
     if (a.kind == SV_INT && a.big && x->op == SC_TK_MINUS && a.u.i == INT64_MIN)
         return sv_int(INT64_MIN, x->span); /* -9223372036854775808, the smallest int64 */
     if (a.kind == SV_INT && a.big && x->op == SC_TK_MINUS) {
-        el_error(E, x->span, "integer too large to negate");
+        el_error(E, TX_E_VALUE, x->span, "integer too large to negate");
         return sv_error();
     }
     IrExpr *e = ffi_prim(E, &a, x->op);
@@ -907,13 +920,13 @@ static ScVal eval_unary(El *E, const Ast *x)
         IrExpr *r = ar_binary(E->a, IR_E_MUL, e, ar_make_int(E->a, e->dtype, -1, x->span),
                              x->span, &err);
         if (!r) {
-            el_error(E, x->span, "cannot negate: %s", err ? err : "invalid operand");
+            el_error(E, TX_E_TYPE, x->span, "cannot negate: %s", err ? err : "invalid operand");
             return sv_error();
         }
         return sv_expr(r, x->span);
     }
     if (ir_dtype_is_float(e->dtype)) {
-        el_error(E, x->span, "'~' cannot be applied to a float");
+        el_error(E, TX_E_TYPE, x->span, "'~' cannot be applied to a float");
         return sv_error();
     }
     return sv_expr(el_call_node(E, IR_OP_BITWISE_NOT, e->dtype, &e, 1, x->span), x->span);
@@ -1015,7 +1028,7 @@ static ScVal python_compare(El *E, int op, const ScVal *a, const ScVal *b, TxSpa
     }
     if (op == SC_TK_IN || op == SC_TK_NOT) {
         if (b->kind != SV_TUPLE && b->kind != SV_LIST) {
-            el_error(E, sp, "'in' needs a tuple or a list on its right");
+            el_error(E, TX_E_ARGUMENTS, sp, "'in' needs a tuple or a list on its right");
             return sv_error();
         }
         bool found = false;
@@ -1028,7 +1041,7 @@ static ScVal python_compare(El *E, int op, const ScVal *a, const ScVal *b, TxSpa
         return sv_bool(op == SC_TK_EQEQUAL ? eq : !eq, sp);
     }
     if (!is_num(a) || !is_num(b)) {
-        el_error(E, sp, "'%s' needs numbers", sc_tok_kind_name(op));
+        el_error(E, TX_E_TYPE, sp, "'%s' needs numbers", sc_tok_kind_name(op));
         return sv_error();
     }
     double x = num_f(a), y = num_f(b);
@@ -1060,7 +1073,7 @@ ScVal el_compare(El *E, int op, ScVal a, ScVal b, TxSpan sp)
     if ((sv_is_python(&a) || a.kind == SV_DTYPE) && (sv_is_python(&b) || b.kind == SV_DTYPE))
         return python_compare(E, op, &a, &b, sp);
     if (op == SC_TK_IN || op == SC_TK_NOT || op == SC_TK_IS || op == SC_TK_IS + 1) {
-        el_error(E, sp, "'in' and 'is' work on compile-time values only");
+        el_error(E, TX_E_UNSUPPORTED, sp, "'in' and 'is' work on compile-time values only");
         return sv_error();
     }
     IrExpr *x = is_num(&a) ? NULL : el_prim(E, &a, "an operand");
@@ -1082,7 +1095,8 @@ ScVal el_compare(El *E, int op, ScVal a, ScVal b, TxSpan sp)
     }
     if (!ir_dtype_eq(x->dtype, y->dtype)) {
         char bx[IR_DTYPE_STR_MAX], by[IR_DTYPE_STR_MAX];
-        el_error(E, sp, "operands of '%s' have different dtypes: %s and %s; convert one with T.Cast",
+        el_error(E, TX_E_TYPE, sp,
+                 "operands of '%s' have different dtypes: %s and %s; convert one with T.Cast",
                  sc_tok_kind_name(op), ir_dtype_str(x->dtype, bx), ir_dtype_str(y->dtype, by));
         return sv_error();
     }
@@ -1120,7 +1134,7 @@ static ScVal eval_ifexp(El *E, const Ast *x)
     if (c.kind == SV_ERROR)
         return c;
     if (!sv_truth(&c, &truth)) {
-        el_error(E, x->c->span,
+        el_error(E, TX_E_ARGUMENTS, x->c->span,
                  "a conditional expression needs a compile-time condition; use T.Select or "
                  "T.if_then_else for a runtime one");
         return sv_error();
@@ -1154,7 +1168,7 @@ IrExpr *el_lambda(El *E, const ScVal *v, IrDType all, const IrDType *each, int n
 {
     const Ast *x = v->u.lambda.ast;
     if (each && x->nnames != neach) {
-        el_error(E, v->span, "%s takes %d parameter%s, not %d", what, neach,
+        el_error(E, TX_E_ARGUMENTS, v->span, "%s takes %d parameter%s, not %d", what, neach,
                  neach == 1 ? "" : "s", x->nnames);
         return NULL;
     }
@@ -1192,7 +1206,7 @@ static bool eval_items(El *E, AstList items, ScVal *out_seq, ScValKind k, TxSpan
             if (v.kind == SV_ERROR)
                 return false;
             if (v.kind != SV_TUPLE && v.kind != SV_LIST) {
-                el_error(E, it->span, "only a tuple or a list can be unpacked with '*'");
+                el_error(E, TX_E_TYPE, it->span, "only a tuple or a list can be unpacked with '*'");
                 return false;
             }
             n += v.u.seq.n;
@@ -1246,7 +1260,7 @@ static bool add_kwarg(El *E, ScArgs *args, const char *name, ScVal v, TxSpan sp)
 {
     for (int i = 0; i < args->nkw; i++)
         if (!strcmp(args->kwnames[i], name)) {
-            el_error(E, sp, "keyword argument repeated: %s", name);
+            el_error(E, TX_E_ARGUMENTS, sp, "keyword argument repeated: %s", name);
             return false;
         }
     args->kwnames[args->nkw] = name, args->kwspans[args->nkw] = sp;
@@ -1259,13 +1273,14 @@ static bool expand_kwargs(El *E, ScArgs *args, ScVal d, TxSpan sp)
 {
     if (d.kind != SV_DICT) {
         if (d.kind != SV_ERROR)
-            el_error(E, d.span, "'**' takes a dict of keyword arguments, not %s",
+            el_error(E, TX_E_ARGUMENTS, d.span, "'**' takes a dict of keyword arguments, not %s",
                      sv_kind_name(&d));
         return false;
     }
     for (int i = 0; i < d.u.dict.n; i++) {
         if (d.u.dict.keys[i].kind != SV_STR) {
-            el_error(E, d.u.dict.keys[i].span, "the keys of a '**' dict are strings, not %s",
+            el_error(E, TX_E_TYPE, d.u.dict.keys[i].span,
+                     "the keys of a '**' dict are strings, not %s",
                      sv_kind_name(&d.u.dict.keys[i]));
             return false;
         }
@@ -1333,7 +1348,8 @@ static ScVal call_dtype(El *E, IrDType dt, ScArgs *args)
             char *end;
             f = strtod(v.u.str.s, &end);
             if (*end || end == v.u.str.s) {
-                el_error(E, v.span, "cannot convert '%s' to %s", v.u.str.s, args->fname + 2);
+                el_error(E, TX_E_TYPE, v.span, "cannot convert '%s' to %s", v.u.str.s,
+                         args->fname + 2);
                 return sv_error();
             }
         }
@@ -1362,13 +1378,13 @@ static bool def_on_stack(El *E, const Ast *def)
 static ScVal expand_macro(El *E, const Ast *def, ScArgs *args)
 {
     if (def_on_stack(E, def)) {
-        el_error(E, args->span,
+        el_error(E, TX_E_MACRO, args->span,
                  "macro '%s' calls itself; macros expand inline and cannot be recursive",
                  def->name);
         return sv_error();
     }
     if (E->nmacro >= 64) {
-        el_error(E, args->span, "macros nested too deeply (the limit is 64)");
+        el_error(E, TX_E_NESTING, args->span, "macros nested too deeply (the limit is 64)");
         return sv_error();
     }
     int np = def->nparams;
@@ -1376,7 +1392,8 @@ static ScVal expand_macro(El *E, const Ast *def, ScArgs *args)
     for (int i = 0; i < np; i++)
         nreq += def->params[i].def == NULL;
     if (args->npos > np || args->npos + args->nkw < nreq) {
-        el_error(E, args->span, "macro '%s' takes %d argument%s but %d %s given", def->name, np,
+        el_error(E, TX_E_ARGUMENTS, args->span, "macro '%s' takes %d argument%s but %d %s given",
+                 def->name, np,
                  np == 1 ? "" : "s", args->npos + args->nkw,
                  args->npos + args->nkw == 1 ? "was" : "were");
         return sv_error();
@@ -1390,7 +1407,8 @@ static ScVal expand_macro(El *E, const Ast *def, ScArgs *args)
         while (i < np && strcmp(def->params[i].name, args->kwnames[k]))
             i++;
         if (i == np || set[i]) {
-            el_error(E, args->kwspans[k], "macro '%s' got %s keyword argument '%s'", def->name,
+            el_error(E, TX_E_ARGUMENTS, args->kwspans[k],
+                     "macro '%s' got %s keyword argument '%s'", def->name,
                      i == np ? "an unexpected" : "a repeated", args->kwnames[k]);
             return sv_error();
         }
@@ -1402,7 +1420,8 @@ static ScVal expand_macro(El *E, const Ast *def, ScArgs *args)
     for (int i = 0; i < np; i++) {
         if (!set[i]) {
             if (!def->params[i].def) {
-                el_error(E, args->span, "macro '%s' is missing the argument '%s'", def->name,
+                el_error(E, TX_E_ARGUMENTS, args->span, "macro '%s' is missing the argument '%s'",
+                         def->name,
                          def->params[i].name);
                 E->scope = saved_scope;
                 return sv_error();
@@ -1442,7 +1461,8 @@ static ScVal call_function(El *E, const Ast *def, ScArgs *args)
         t = IR_VOID;
     }
     if (args->nkw) {
-        el_error(E, args->kwspans[0], "a call of a module function takes positional arguments only");
+        el_error(E, TX_E_ARGUMENTS, args->kwspans[0],
+                 "a call of a module function takes positional arguments only");
         return sv_error();
     }
     IrExpr **a = TX_NEW_ARRAY(E->a, IrExpr *, args->npos ? args->npos : 1);
@@ -1457,7 +1477,7 @@ static ScVal call_function(El *E, const Ast *def, ScArgs *args)
 static ScVal call_python(El *E, const char *name, ScArgs *args)
 {
     if (args->npos != 1 || args->nkw) {
-        el_error(E, args->span, "%s() takes one argument here", name);
+        el_error(E, TX_E_ARGUMENTS, args->span, "%s() takes one argument here", name);
         return sv_error();
     }
     ScVal v = args->pos[0];
@@ -1478,7 +1498,8 @@ static ScVal call_python(El *E, const char *name, ScArgs *args)
         char buf[IR_DTYPE_STR_MAX];
         return sv_str(E, tx_arena_strdup(E->a, ir_dtype_str(v.u.dt, buf)), args->span);
     }
-    el_error(E, args->span, "%s() is not supported on %s", name, sv_kind_name(&v));
+    el_error(E, TX_E_UNSUPPORTED, args->span, "%s() is not supported on %s", name,
+             sv_kind_name(&v));
     return sv_error();
 }
 
@@ -1547,7 +1568,7 @@ ScVal el_call(El *E, ScVal fn, const Ast *call)
             return el_op_value(E, &args);
         if (!strncmp(path, "lang.", 5))
             return el_lang_call(E, path, &args);
-        el_error(E, fn.span, "'%s' is not callable here", path);
+        el_error(E, TX_E_TYPE, fn.span, "'%s' is not callable here", path);
         return sv_error();
     }
     case SV_DTYPE: return call_dtype(E, fn.u.dt, &args);
@@ -1562,7 +1583,7 @@ ScVal el_call(El *E, ScVal fn, const Ast *call)
     case SV_MACRO: return expand_macro(E, fn.u.def, &args);
     case SV_FUNC: return call_function(E, fn.u.def, &args);
     default:
-        el_error(E, call->a->span, "%s is not callable", sv_kind_name(&fn));
+        el_error(E, TX_E_TYPE, call->a->span, "%s is not callable", sv_kind_name(&fn));
         return sv_error();
     }
 }
@@ -1625,7 +1646,8 @@ bool el_bind_args(El *E, const ScArgs *args, const char *params, ScBound *out)
         npos_params++;
     const char *fname = args->fname ? args->fname : "the call";
     if (args->npos > npos_params && !star) {
-        el_error(E, args->span, "%s takes %d positional argument%s but %d %s given", fname,
+        el_error(E, TX_E_ARGUMENTS, args->span,
+                 "%s takes %d positional argument%s but %d %s given", fname,
                  npos_params, npos_params == 1 ? "" : "s", args->npos,
                  args->npos == 1 ? "was" : "were");
         return false;
@@ -1649,12 +1671,14 @@ bool el_bind_args(El *E, const ScArgs *args, const char *params, ScBound *out)
             const char *cands[SC_MAX_PARAMS];
             for (int j = 0; j < n; j++)
                 cands[j] = ps[j].name;
-            el_error(E, args->kwspans[k], "%s got an unexpected keyword argument '%s'%s", fname,
+            el_error(E, TX_E_ARGUMENTS, args->kwspans[k],
+                     "%s got an unexpected keyword argument '%s'%s", fname,
                      args->kwnames[k], el_suggest(E, args->kwnames[k], cands, n));
             return false;
         }
         if (sv_given(&out->v[i])) {
-            el_error(E, args->kwspans[k], "%s got multiple values for argument '%s'", fname,
+            el_error(E, TX_E_ARGUMENTS, args->kwspans[k],
+                     "%s got multiple values for argument '%s'", fname,
                      ps[i].name);
             return false;
         }
@@ -1662,7 +1686,8 @@ bool el_bind_args(El *E, const ScArgs *args, const char *params, ScBound *out)
     }
     for (int i = 0; i < n; i++)
         if (!ps[i].optional && !sv_given(&out->v[i])) {
-            el_error(E, args->span, "%s is missing the argument '%s'", fname, ps[i].name);
+            el_error(E, TX_E_ARGUMENTS, args->span, "%s is missing the argument '%s'", fname,
+                     ps[i].name);
             return false;
         }
     return true;
@@ -1673,7 +1698,7 @@ bool el_bind_args(El *E, const ScArgs *args, const char *params, ScBound *out)
 ScVal el_eval(El *E, const Ast *x)
 {
     if (++E->depth > SC_MAX_DEPTH * 2) {
-        el_error(E, x->span, "expression nested too deeply");
+        el_error(E, TX_E_NESTING, x->span, "expression nested too deeply");
         E->depth--;
         return sv_error();
     }
@@ -1709,7 +1734,8 @@ ScVal el_eval(El *E, const Ast *x)
     case A_IFEXP: r = eval_ifexp(E, x); break;
     case A_LAMBDA: r = eval_lambda(E, x); break;
     default:
-        el_error(E, x->span, "this expression is not supported in TIRx script");
+        el_error(E, TX_E_UNSUPPORTED_SYNTAX, x->span,
+                 "this expression is not supported in TIRx script");
         r = sv_error();
         break;
     }

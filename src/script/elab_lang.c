@@ -65,7 +65,7 @@ static void bind_lang_name(El *E, const char *module, const char *name, const ch
 {
     const char *path = lang_name_path(E, module, name);
     if (!path) {
-        el_error(E, sp, "tirx has no helper '%s' in tvm.tirx.lang%s%s", name,
+        el_error(E, TX_E_UNKNOWN_BUILTIN, sp, "tirx has no helper '%s' in tvm.tirx.lang%s%s", name,
                  *module ? "." : "", module);
         return;
     }
@@ -127,7 +127,7 @@ ScVal el_lang_call(El *E, const char *path, ScArgs *args)
             args->fname = lang_classes[i].name;
             return lang_classes[i].ctor(E, args, lang_classes[i].kind);
         }
-    el_error(E, args->span, "'%s' is not callable", name);
+    el_error(E, TX_E_HELPER, args->span, "'%s' is not callable", name);
     return sv_error();
 }
 
@@ -155,7 +155,8 @@ ScVal el_lang_attr(El *E, ScVal obj, const char *name, TxSpan sp)
     case LANG_SCHED_2D: return lg_sched_attr(E, obj, name, sp);
     case LANG_SMEM_DESC: return lg_desc_attr(E, obj, name, sp);
     default:
-        el_error(E, sp, "%s has no attribute '%s'; use it as `with %s(...):`", h->name, name,
+        el_error(E, TX_E_UNKNOWN_ATTRIBUTE, sp,
+                 "%s has no attribute '%s'; use it as `with %s(...):`", h->name, name,
                  el_lang_kind_name(h));
         return sv_error();
     }
@@ -309,7 +310,7 @@ bool lg_int(El *E, const ScVal *v, int64_t dflt, int64_t *out, const char *what)
 static IrExpr *role_range(El *E, ScVal id, const ScVal *range, TxSpan sp)
 {
     if (range->u.seq.n != 2) {
-        el_error(E, range->span, "a warpgroup range is (start, stop)");
+        el_error(E, TX_E_HELPER, range->span, "a warpgroup range is (start, stop)");
         return NULL;
     }
     ScVal lo = el_compare(E, SC_TK_LESSEQUAL, range->u.seq.items[0], id, sp);
@@ -334,12 +335,13 @@ ScVal lg_new_role(El *E, ScArgs *args, ScLangKind k)
         return sv_error();
     if (sv_given(&b.v[2]) && b.v[2].kind != SV_NONE &&
         (h->u.role.regs < 24 || h->u.role.regs > 256 || h->u.role.regs % 8)) {
-        el_error(E, b.v[2].span, "%s: regs is a multiple of 8 from 24 to 256 (setmaxnreg), "
+        el_error(E, TX_E_HELPER, b.v[2].span,
+                 "%s: regs is a multiple of 8 from 24 to 256 (setmaxnreg), "
                  "not %lld", args->fname, (long long)h->u.role.regs);
         return sv_error();
     }
     if (sv_given(&b.v[3]) && !sv_truth(&b.v[3], &h->u.role.increase)) {
-        el_error(E, b.v[3].span, "%s: increase takes True or False", args->fname);
+        el_error(E, TX_E_HELPER, b.v[3].span, "%s: increase takes True or False", args->fname);
         return sv_error();
     }
     if (range) {
@@ -355,7 +357,7 @@ ScFrame *el_lang_frame(El *E, const ScVal *v)
 {
     ScLang *h = v->u.lang;
     if (h->kind != LANG_WARP_ROLE && h->kind != LANG_WG_ROLE) {
-        el_error(E, v->span, "'with' takes a WarpRole or WarpgroupRole, not %s",
+        el_error(E, TX_E_HELPER, v->span, "'with' takes a WarpRole or WarpgroupRole, not %s",
                  el_lang_kind_name(h));
         return NULL;
     }

@@ -26,7 +26,7 @@ ScVal el_axis(El *E, const char *name, TxSpan sp)
             v.u.path = axis_names[i];
             return v;
         }
-    el_error(E, sp, "unknown layout axis '%s'%s", name,
+    el_error(E, TX_E_UNKNOWN_AXIS, sp, "unknown layout axis '%s'%s", name,
              el_suggest(E, name, axis_names, (int)TX_ARRAY_LEN(axis_names)));
     return sv_error();
 }
@@ -47,7 +47,7 @@ static IrExpr *layout_int(El *E, const ScVal *v, const char *what)
 {
     IrExpr *e = el_prim(E, v, what);
     if (e && !ir_dtype_is_int(e->dtype)) {
-        el_error(E, v->span, "%s must be an integer", what);
+        el_error(E, TX_E_LAYOUT, v->span, "%s must be an integer", what);
         return NULL;
     }
     return e;
@@ -73,7 +73,7 @@ static bool stride_entry(El *E, const ScVal *v, IrIter *it)
                   : ax->kind == SV_STR ? el_axis(E, ax->u.str.s, ax->span) : sv_error();
         if (a.kind != SV_AXIS) {
             if (a.kind != SV_ERROR || ax->kind != SV_STR)
-                el_error(E, ax->span, "a (stride, axis) pair needs an axis");
+                el_error(E, TX_E_LAYOUT, ax->span, "a (stride, axis) pair needs an axis");
             return false;
         }
         it->axis = a.u.path;
@@ -99,7 +99,7 @@ ScVal el_layout_subscript(El *E, const char *which, const Ast *index, TxSpan sp)
     const Ast *ext_ast = index, *str_ast = NULL;
     if (index->kind == A_SLICE) {
         if (!index->a || !index->b || index->c) {
-            el_error(E, index->span, "T.%s[...] takes extents:strides", which);
+            el_error(E, TX_E_LAYOUT, index->span, "T.%s[...] takes extents:strides", which);
             return sv_error();
         }
         ext_ast = index->a, str_ast = index->b;
@@ -121,7 +121,8 @@ ScVal el_layout_subscript(El *E, const char *which, const Ast *index, TxSpan sp)
         int ns = (sv.kind == SV_TUPLE || sv.kind == SV_LIST) ? seq_of(&sv, &strides)
                                                             : (strides = &sv, 1);
         if (ns != n) {
-            el_error(E, str_ast->span, "T.%s[...] has %d extent%s but %d stride%s", which, n,
+            el_error(E, TX_E_LAYOUT, str_ast->span, "T.%s[...] has %d extent%s but %d stride%s",
+                     which, n,
                      n == 1 ? "" : "s", ns, ns == 1 ? "" : "s");
             return sv_error();
         }
@@ -152,7 +153,7 @@ static bool add_offset(El *E, ScLayoutSpec *s, const char *axis, IrExpr *value, 
             const char *err = NULL;
             IrExpr *sum = ar_binary(E->a, IR_E_ADD, s->offset[i].value, value, sp, &err);
             if (!sum) {
-                el_error(E, sp, "invalid layout offset: %s", err ? err : "");
+                el_error(E, TX_E_LAYOUT, sp, "invalid layout offset: %s", err ? err : "");
                 return false;
             }
             s->offset[i].value = sum;
@@ -180,7 +181,8 @@ static ScLayoutSpec *as_spec(El *E, const ScVal *v)
         return e && add_offset(E, s, v->u.onaxis.axis, e, v->span) ? s : NULL;
     }
     if (v->kind == SV_AXIS) {
-        el_error(E, v->span, "an axis alone is not a layout term; write 'value @ Axis.%s'", v->u.path);
+        el_error(E, TX_E_LAYOUT, v->span,
+                 "an axis alone is not a layout term; write 'value @ Axis.%s'", v->u.path);
         return NULL;
     }
     IrExpr *e = layout_int(E, v, "a layout offset");
@@ -191,7 +193,7 @@ ScVal el_layout_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
 {
     if (op == SC_TK_AT) {
         if (b.kind != SV_AXIS) {
-            el_error(E, sp, "'@' needs an axis on its right (value @ Axis.name)");
+            el_error(E, TX_E_LAYOUT, sp, "'@' needs an axis on its right (value @ Axis.name)");
             return sv_error();
         }
         ScVal r = {.kind = SV_ONAXIS, .span = sp};
@@ -201,7 +203,7 @@ ScVal el_layout_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
         return r;
     }
     if (op != SC_TK_PLUS) {
-        el_error(E, sp, "layout terms combine with '+' only");
+        el_error(E, TX_E_LAYOUT, sp, "layout terms combine with '+' only");
         return sv_error();
     }
     ScLayoutSpec *x = as_spec(E, &a), *y = as_spec(E, &b);
@@ -209,10 +211,12 @@ ScVal el_layout_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
         return sv_error();
     /* As the reference: the first shard and the last replica win. */
     if (x->has_shard && y->has_shard)
-        tx_warning(E->d, y->shard_span, "a layout has one shard: this T.S[...] is ignored (the "
+        tx_warning(E->d, TX_W_IGNORED, y->shard_span,
+                   "a layout has one shard: this T.S[...] is ignored (the "
                    "first one is kept)");
     if (x->has_replica && y->has_replica)
-        tx_warning(E->d, x->replica_span, "a layout has one replica: this T.R[...] is ignored "
+        tx_warning(E->d, TX_W_IGNORED, x->replica_span,
+                   "a layout has one replica: this T.R[...] is ignored "
                    "(the last one is kept)");
     if (y->has_shard && !x->has_shard)
         x->has_shard = true, x->nshard = y->nshard, x->shard = y->shard,
@@ -254,7 +258,8 @@ IrLayout *el_layout_of(El *E, const ScVal *v, const char *what)
     if (l)
         return el_check_layout(E, l, v->span) ? l : NULL;
     if (v->kind != SV_ERROR)
-        el_error(E, v->span, "%s must be a layout (T.TileLayout(...) or T.ComposeLayout(...)), not %s",
+        el_error(E, TX_E_LAYOUT, v->span,
+                 "%s must be a layout (T.TileLayout(...) or T.ComposeLayout(...)), not %s",
                  what, sv_kind_name(v));
     return NULL;
 }
@@ -291,7 +296,7 @@ ScVal bi_iter(El *E, ScArgs *args)
         ScVal a = b.v[2].kind == SV_STR ? el_axis(E, b.v[2].u.str.s, b.v[2].span) : b.v[2];
         if (a.kind != SV_AXIS) {
             if (a.kind != SV_ERROR)
-                el_error(E, b.v[2].span, "the axis of T.Iter must be an axis name");
+                el_error(E, TX_E_LAYOUT, b.v[2].span, "the axis of T.Iter must be an axis name");
             return sv_error();
         }
         it->axis = a.u.path;
@@ -307,14 +312,14 @@ static bool iter_list(El *E, const ScVal *v, IrIter **out, int *n)
     if (!sv_given(v) || v->kind == SV_NONE)
         return true;
     if (v->kind != SV_LIST && v->kind != SV_TUPLE) {
-        el_error(E, v->span, "a list of T.Iter(...) is expected");
+        el_error(E, TX_E_LAYOUT, v->span, "a list of T.Iter(...) is expected");
         return false;
     }
     *out = TX_NEW_ARRAY(E->a, IrIter, v->u.seq.n ? v->u.seq.n : 1);
     for (int i = 0; i < v->u.seq.n; i++) {
         const ScVal *it = &v->u.seq.items[i];
         if (it->kind != SV_SPEC || it->u.spec->nshard != 1) {
-            el_error(E, it->span, "a list of T.Iter(...) is expected");
+            el_error(E, TX_E_LAYOUT, it->span, "a list of T.Iter(...) is expected");
             return false;
         }
         (*out)[(*n)++] = it->u.spec->shard[0];
@@ -335,7 +340,7 @@ ScVal bi_from_iters(El *E, ScArgs *args)
     const ScVal *off = &b.v[2];
     if (sv_given(off) && off->kind != SV_NONE) {
         if (off->kind != SV_DICT) {
-            el_error(E, off->span, "offset= takes a dictionary {\"axis\": value}");
+            el_error(E, TX_E_LAYOUT, off->span, "offset= takes a dictionary {\"axis\": value}");
             return sv_error();
         }
         for (int i = 0; i < off->u.dict.n; i++) {
@@ -366,7 +371,7 @@ ScVal bi_compose_layout(El *E, ScArgs *args)
     if (sv_given(&b.v[4])) {
         bool t;
         if (!sv_truth(&b.v[4], &t)) {
-            el_error(E, b.v[4].span, "swizzle_inner= takes True or False");
+            el_error(E, TX_E_LAYOUT, b.v[4].span, "swizzle_inner= takes True or False");
             return sv_error();
         }
         l->swizzle_inner = t;
@@ -377,7 +382,8 @@ ScVal bi_compose_layout(El *E, ScArgs *args)
     } else {
         /* A bare swizzle: over the identity layout of its span. */
         if (m < 0 || bb < 0 || s < 0 || m + bb + s > 30) {
-            el_error(E, args->span, "T.ComposeLayout: swizzle parameters out of range");
+            el_error(E, TX_E_LAYOUT, args->span,
+                     "T.ComposeLayout: swizzle parameters out of range");
             return sv_error();
         }
         IrExpr *span = ir_int(E->a, IR_INT32, ((int64_t)1 << (m + bb + s)), args->span);
@@ -399,14 +405,15 @@ ScVal bi_tmem_datapath_layout(El *E, ScArgs *args)
         (sv_given(&b.v[3]) && !el_int_const(E, &b.v[3], &sub, "sub_slab")))
         return sv_error();
     if (strlen(dp) != 1) {
-        el_error(E, b.v[0].span, "the data path is one letter, 'A' to 'G'");
+        el_error(E, TX_E_LAYOUT, b.v[0].span, "the data path is one letter, 'A' to 'G'");
         return sv_error();
     }
     LyCtx c = ly_ctx(E->a);
     IrLayout *l = sub == 0 || sub == 1 ? ly_tmem_datapath_layout(&c, dp[0], rows, cols, (int)sub)
                                        : NULL;
     if (!l) {
-        el_error(E, args->span, "%s", c.err ? c.err : "tmem_datapath_layout: sub_slab must be 0 or 1");
+        el_error(E, TX_E_LAYOUT, args->span, "%s",
+                 c.err ? c.err : "tmem_datapath_layout: sub_slab must be 0 or 1");
         return sv_error();
     }
     return layout_val(l, args->span);
@@ -438,7 +445,7 @@ ScVal bi_wgmma_acc_layout(El *E, ScArgs *args)
     LyCtx c = ly_ctx(E->a);
     IrLayout *l = ly_wgmma_acc_layout(&c, rows, cols);
     if (!l) {
-        el_error(E, args->span, "wgmma_acc_layout: %s", c.err);
+        el_error(E, TX_E_LAYOUT, args->span, "wgmma_acc_layout: %s", c.err);
         return sv_error();
     }
     return layout_val(l, args->span);
@@ -459,7 +466,7 @@ IrLayout *el_tcgen05_atom(El *E, ScArgs *args, bool name_call, int64_t *rows, in
         return NULL;
     const ScVal *dims;
     if (seq_of(&b.v[1], &dims) != 2 || (b.v[1].kind != SV_TUPLE && b.v[1].kind != SV_LIST)) {
-        el_error(E, b.v[1].span, "%s: the tensor shape is (rows, cols)", call);
+        el_error(E, TX_E_LAYOUT, b.v[1].span, "%s: the tensor shape is (rows, cols)", call);
         return NULL;
     }
     if (!el_int_const(E, &dims[0], rows, "rows") || !el_int_const(E, &dims[1], cols, "cols"))
@@ -467,7 +474,8 @@ IrLayout *el_tcgen05_atom(El *E, ScArgs *args, bool name_call, int64_t *rows, in
     LyCtx c = ly_ctx(E->a);
     IrLayout *l = ly_tcgen05_atom_layout(&c, shape, *rows, *cols, dt->bits);
     if (!l) /* c.err names tcgen05_atom_layout */
-        el_error(E, args->span, "%s%s%s", name_call ? call : "", name_call ? ": " : "", c.err);
+        el_error(E, TX_E_LAYOUT, args->span, "%s%s%s", name_call ? call : "",
+                 name_call ? ": " : "", c.err);
     return l;
 }
 
@@ -504,7 +512,7 @@ static ScVal layout_result(El *E, LyCtx *c, IrLayout *l, const char *method, TxS
         size_t n = strlen(method);
         if (!strncmp(msg, method, n) && !strncmp(msg + n, ": ", 2))
             msg += n + 2; /* the library names the operation too */
-        el_error(E, sp, "layout.%s: %s", method, msg);
+        el_error(E, TX_E_LAYOUT, sp, "layout.%s: %s", method, msg);
         return sv_error();
     }
     return layout_val(l, sp);
@@ -526,7 +534,7 @@ static bool same_rank(El *E, int a, int b, const char *method, TxSpan sp)
 {
     if (a == b)
         return true;
-    el_error(E, sp, "layout.%s: the two shapes have ranks %d and %d", method, a, b);
+    el_error(E, TX_E_LAYOUT, sp, "layout.%s: the two shapes have ranks %d and %d", method, a, b);
     return false;
 }
 
@@ -540,11 +548,13 @@ static IrLayout *method_slice(El *E, LyCtx *c, const IrLayout *l, const ScBound 
         return NULL;
     int nr = seq_of(&b->v[1], &pairs);
     if (b->v[1].kind != SV_TUPLE && b->v[1].kind != SV_LIST) {
-        el_error(E, b->v[1].span, "layout.slice: the region is a list of (begin, end) pairs");
+        el_error(E, TX_E_LAYOUT, b->v[1].span,
+                 "layout.slice: the region is a list of (begin, end) pairs");
         return NULL;
     }
     if (n != nr) {
-        el_error(E, b->v[1].span, "layout.slice: the region has %d entr%s for a shape of rank %d",
+        el_error(E, TX_E_LAYOUT, b->v[1].span,
+                 "layout.slice: the region has %d entr%s for a shape of rank %d",
                  nr, nr == 1 ? "y" : "ies", n);
         return NULL;
     }
@@ -553,7 +563,8 @@ static IrLayout *method_slice(El *E, LyCtx *c, const IrLayout *l, const ScBound 
     for (int d = 0; d < n; d++) {
         const ScVal *p = &pairs[d];
         if ((p->kind != SV_TUPLE && p->kind != SV_LIST) || p->u.seq.n != 2) {
-            el_error(E, p->span, "layout.slice: a region entry is a (begin, end) pair");
+            el_error(E, TX_E_LAYOUT, p->span,
+                     "layout.slice: a region entry is a (begin, end) pair");
             return NULL;
         }
         IrExpr *end = NULL;
@@ -562,7 +573,7 @@ static IrLayout *method_slice(El *E, LyCtx *c, const IrLayout *l, const ScBound 
             return NULL;
         const char *err = NULL;
         if (!(extent[d] = ar_simplify_sub(E->a, end, begin[d], p->span, &err))) {
-            el_error(E, p->span, "layout.slice: %s", err ? err : "invalid region");
+            el_error(E, TX_E_LAYOUT, p->span, "layout.slice: %s", err ? err : "invalid region");
             return NULL;
         }
     }
@@ -601,13 +612,14 @@ static IrLayout *method_broadcast(El *E, LyCtx *c, const IrLayout *l, const ScBo
         ScVal a = b->v[2].kind == SV_STR ? el_axis(E, b->v[2].u.str.s, b->v[2].span) : b->v[2];
         if (a.kind != SV_AXIS) {
             if (a.kind != SV_ERROR)
-                el_error(E, b->v[2].span, "layout.broadcast: axis= takes an axis name");
+                el_error(E, TX_E_LAYOUT, b->v[2].span,
+                         "layout.broadcast: axis= takes an axis name");
             return NULL;
         }
         axis = a.u.path;
     }
     if (pos < INT32_MIN || pos > INT32_MAX) {
-        el_error(E, b->v[1].span, "layout.broadcast: position %lld is out of range",
+        el_error(E, TX_E_LAYOUT, b->v[1].span, "layout.broadcast: position %lld is out of range",
                  (long long)pos);
         return NULL;
     }

@@ -47,12 +47,13 @@ static ScLang *new_barrier(El *E, ScLangKind k, const ScVal *pool, int64_t depth
 {
     if (pool->kind != SV_POOL || !strcmp(el_pool_kind_name(pool->u.pool), "a TMEM pool")) {
         if (pool->kind != SV_ERROR)
-            el_error(E, pool->span, "%s takes the SMEM pool (T.SMEMPool()) that holds it, not %s",
+            el_error(E, TX_E_HELPER, pool->span,
+                     "%s takes the SMEM pool (T.SMEMPool()) that holds it, not %s",
                      at->fname, sv_kind_name(pool));
         return NULL;
     }
     if (depth < 1) {
-        el_error(E, at->span, "%s: depth must be at least 1, not %lld", at->fname,
+        el_error(E, TX_E_HELPER, at->span, "%s: depth must be at least 1, not %lld", at->fname,
                  (long long)depth);
         return NULL;
     }
@@ -110,11 +111,12 @@ static bool emit_init_loop(El *E, void *ctx, int which)
 static bool bar_init(El *E, ScLang *h, ScVal count, const ScArgs *at)
 {
     if (h->u.bar.remote) {
-        el_error(E, at->span, "%s: a remote view cannot be initialized", at->fname);
+        el_error(E, TX_E_HELPER, at->span, "%s: a remote view cannot be initialized", at->fname);
         return false;
     }
     if (count.kind == SV_INT && (count.u.i < 1 || count.u.i > (1 << 20) - 1)) {
-        el_error(E, count.span, "%s: the arrival count is from 1 to 2^20 - 1, not %lld",
+        el_error(E, TX_E_HELPER, count.span,
+                 "%s: the arrival count is from 1 to 2^20 - 1, not %lld",
                  at->fname, (long long)count.u.i);
         return false;
     }
@@ -178,7 +180,8 @@ static bool remote_target(El *E, ScLang *h, ScVal stage, const ScVal *remote, Sc
                           const ScArgs *at)
 {
     if (h->u.bar.remote && sv_given(remote) && remote->kind != SV_NONE) {
-        el_error(E, remote->span, "%s: a remote view cannot also take remote=", at->fname);
+        el_error(E, TX_E_HELPER, remote->span, "%s: a remote view cannot also take remote=",
+                 at->fname);
         return false;
     }
     ScVal ptr = bar_ptr(E, h, stage, at);
@@ -230,12 +233,14 @@ static ScVal tma_arrive(El *E, ScLang *h, ScArgs *args)
                    ? sv_none(args->span)
                    : sv_error();
     if (sv_given(&b.v[3]) && b.v[3].kind != SV_NONE) {
-        el_error(E, b.v[3].span, "%s: pred= applies to a remote arrive (remote=); guard a "
+        el_error(E, TX_E_HELPER, b.v[3].span,
+                 "%s: pred= applies to a remote arrive (remote=); guard a "
                  "local one with `if`", args->fname);
         return sv_error();
     }
     if (has_tx && tx->kind == SV_INT && (tx->u.i < 0 || tx->u.i > (1 << 20) - 1)) {
-        el_error(E, tx->span, "%s: the transaction count is from 0 to 2^20 - 1 bytes, not %lld",
+        el_error(E, TX_E_HELPER, tx->span,
+                 "%s: the transaction count is from 0 to 2^20 - 1 bytes, not %lld",
                  args->fname, (long long)tx->u.i);
         return sv_error();
     }
@@ -259,7 +264,7 @@ static ScVal tcgen05_arrive(El *E, ScLang *h, ScArgs *args)
         !lg_int(E, &b.v[1], 1, &group, "cta_group"))
         return sv_error();
     if (group != 1 && group != 2) {
-        el_error(E, b.v[1].span, "%s: cta_group is 1 or 2, not %lld", args->fname,
+        el_error(E, TX_E_HELPER, b.v[1].span, "%s: cta_group is 1 or 2, not %lld", args->fname,
                  (long long)group);
         return sv_error();
     }
@@ -270,7 +275,8 @@ static ScVal tcgen05_arrive(El *E, ScLang *h, ScArgs *args)
         mask = m->kind == SV_INT ? m->u.i : m->u.b;
     bool unicast = !has_mask || (const_mask && __builtin_popcountll((uint64_t)mask) <= 1);
     if (const_mask && (mask < 0 || mask > 0xFFFF)) {
-        el_error(E, m->span, "%s: cta_mask is a 16-bit CTA mask, not %lld", args->fname,
+        el_error(E, TX_E_HELPER, m->span, "%s: cta_mask is a 16-bit CTA mask, not %lld",
+                 args->fname,
                  (long long)mask);
         return sv_error();
     }
@@ -300,7 +306,7 @@ static ScVal remote_view(El *E, ScLang *h, ScArgs *args)
     if (!el_bind_args(E, args, "rank", &b))
         return sv_error();
     if (h->u.bar.remote) {
-        el_error(E, args->span, "%s: this is already a remote view", args->fname);
+        el_error(E, TX_E_HELPER, args->span, "%s: this is already a remote view", args->fname);
         return sv_error();
     }
     TxSpan sp = args->span;
@@ -399,7 +405,7 @@ ScVal lg_barrier_method(El *E, ScLang *h, const char *name, ScArgs *args)
     if (!el_bind_args(E, args, "stage, phase", &b))
         return sv_error();
     if (h->u.bar.remote) {
-        el_error(E, args->span, "%s: a remote view cannot be waited on", args->fname);
+        el_error(E, TX_E_HELPER, args->span, "%s: a remote view cannot be waited on", args->fname);
         return sv_error();
     }
     LgCall k = {0};
@@ -427,7 +433,8 @@ static bool bar_kind(El *E, const ScVal *tag, ScLangKind *out, const char *what)
             *out = kinds[i].kind;
             return true;
         }
-    el_error(E, tag->span, "%s is \"tma\", \"tcgen05\" or \"mbar\", not \"%s\"", what, s);
+    el_error(E, TX_E_HELPER, tag->span, "%s is \"tma\", \"tcgen05\" or \"mbar\", not \"%s\"", what,
+             s);
     return false;
 }
 
@@ -470,7 +477,7 @@ ScVal lg_pipeline_attr(El *E, ScVal obj, const char *name, TxSpan sp)
         v.fresh = false;
         return v;
     }
-    el_error(E, sp, "Pipeline has no attribute '%s'%s", name,
+    el_error(E, TX_E_UNKNOWN_ATTRIBUTE, sp, "Pipeline has no attribute '%s'%s", name,
              el_suggest(E, name, attrs, (int)TX_ARRAY_LEN(attrs)));
     return sv_error();
 }
@@ -492,7 +499,7 @@ ScVal lg_new_pipe_state(El *E, ScArgs *args, ScLangKind k)
         !el_int_const(E, &b.v[0], &depth, "the depth"))
         return sv_error();
     if (depth < 1) {
-        el_error(E, b.v[0].span, "PipelineState: depth must be at least 1, not %lld",
+        el_error(E, TX_E_HELPER, b.v[0].span, "PipelineState: depth must be at least 1, not %lld",
                  (long long)depth);
         return sv_error();
     }

@@ -116,7 +116,8 @@ static bool shape_elems(El *E, const ScVal *shape, const char *what, int64_t *ou
     int n = seq ? shape->u.seq.n : 1;
     const ScVal *items = seq ? shape->u.seq.items : shape;
     if (n > POOL_MAX_DIMS) {
-        el_error(E, shape->span, "%s has %d dimensions; a pool allocation has at most %d", what,
+        el_error(E, TX_E_POOL, shape->span,
+                 "%s has %d dimensions; a pool allocation has at most %d", what,
                  n, POOL_MAX_DIMS);
         return false;
     }
@@ -126,7 +127,7 @@ static bool shape_elems(El *E, const ScVal *shape, const char *what, int64_t *ou
         if (!el_int_const(E, &items[i], &d, what))
             return false;
         if (d < 0 || __builtin_mul_overflow(elems, d, &elems) || elems > POOL_MAX_ELEMS) {
-            el_error(E, items[i].span, "%s: dimension %lld is %s", what, (long long)d,
+            el_error(E, TX_E_POOL, items[i].span, "%s: dimension %lld is %s", what, (long long)d,
                      d < 0 ? "negative" : "too large");
             return false;
         }
@@ -179,7 +180,7 @@ static ScVal smem_alloc(El *E, ScPool *p, ScArgs *args)
         return sv_error();
     int64_t bits = (int64_t)t.bits * t.lanes;
     if (bits <= 0) {
-        el_error(E, b.v[1].span, "%s needs an element dtype, not void", args->fname);
+        el_error(E, TX_E_POOL, b.v[1].span, "%s needs an element dtype, not void", args->fname);
         return sv_error();
     }
     int64_t bytes = (elems * bits + 7) / 8;
@@ -187,7 +188,8 @@ static ScVal smem_alloc(El *E, ScPool *p, ScArgs *args)
         p->offset = (p->offset + align - 1) / align * align;
     if ((p->offset * 8) % bits) {
         char dt[IR_DTYPE_STR_MAX];
-        el_error(E, args->span, "%s: byte offset %lld is not a whole number of %s elements; "
+        el_error(E, TX_E_POOL, args->span,
+                 "%s: byte offset %lld is not a whole number of %s elements; "
                  "give align= or move the base with %s.move_base_to", args->fname,
                  (long long)p->offset, ir_dtype_str(t, dt), p->name);
         return sv_error();
@@ -227,7 +229,8 @@ static bool swizzle_mode_arg(El *E, const ScVal *v, int *bytes)
         return true;
     }
     if (v->kind != SV_ERROR)
-        el_error(E, v->span, "swizzle_mode is \"auto\", \"none\" or a width of 0, 32, 64 or "
+        el_error(E, TX_E_POOL, v->span,
+                 "swizzle_mode is \"auto\", \"none\" or a width of 0, 32, 64 or "
                  "128 bytes");
     return false;
 }
@@ -238,20 +241,23 @@ static bool mma_shape_ok(El *E, const int64_t *dims, int ndim, int64_t bits, int
 {
     TxSpan sp = args->span;
     if (ndim < 2) {
-        el_error(E, sp, "%s: an MMA tile has 2 or more dimensions (rows, cols)", args->fname);
+        el_error(E, TX_E_POOL, sp, "%s: an MMA tile has 2 or more dimensions (rows, cols)",
+                 args->fname);
         return false;
     }
     if (!bytes)
         return true;
     int64_t rows = dims[ndim - 2], row_bits = dims[ndim - 1] * bits, atom_bits = bytes * 8;
     if (row_bits < atom_bits || row_bits % atom_bits) {
-        el_error(E, sp, "%s: rows of %lld bits do not fit the %d-byte swizzle atom; widen "
+        el_error(E, TX_E_POOL, sp,
+                 "%s: rows of %lld bits do not fit the %d-byte swizzle atom; widen "
                  "shape[-1] to a multiple of %lld elements or give swizzle_mode=\"none\"",
                  args->fname, (long long)row_bits, bytes, (long long)(atom_bits / bits));
         return false;
     }
     if (rows < 8 || rows % 8) {
-        el_error(E, sp, "%s: the swizzle atom has 8 rows, but shape[-2] is %lld; use a multiple "
+        el_error(E, TX_E_POOL, sp,
+                 "%s: the swizzle atom has 8 rows, but shape[-2] is %lld; use a multiple "
                  "of 8 or swizzle_mode=\"none\"", args->fname, (long long)rows);
         return false;
     }
@@ -274,7 +280,7 @@ static ScVal smem_alloc_mma(El *E, ScPool *p, ScArgs *args)
         return sv_error();
     int64_t bits = (int64_t)t.bits * t.lanes;
     if (bits <= 0) {
-        el_error(E, b.v[1].span, "%s needs an element dtype, not void", args->fname);
+        el_error(E, TX_E_POOL, b.v[1].span, "%s needs an element dtype, not void", args->fname);
         return sv_error();
     }
     if (!mma_shape_ok(E, dims, ndim, bits, bytes, args))
@@ -282,7 +288,7 @@ static ScVal smem_alloc_mma(El *E, ScPool *p, ScArgs *args)
     LyCtx c = ly_ctx(E->a);
     ScVal lay = {.kind = SV_LAYOUT, .span = args->span};
     if (!(lay.u.layout = ly_mma_shared_layout(&c, t, bytes, dims, ndim))) {
-        el_error(E, args->span, "%s: %s", args->fname, c.err);
+        el_error(E, TX_E_POOL, args->span, "%s: %s", args->fname, c.err);
         return sv_error();
     }
     CallArgs k = {.npos = 2};
@@ -305,12 +311,12 @@ static ScVal smem_commit(El *E, ScPool *p, ScArgs *args)
         !el_int_const(E, &b.v[0], &size, "the pool size"))
         return sv_error();
     if (size < p->max_offset) {
-        el_error(E, b.v[0].span, "%s: size %lld is less than the %lld bytes allocated",
+        el_error(E, TX_E_POOL, b.v[0].span, "%s: size %lld is less than the %lld bytes allocated",
                  args->fname, (long long)size, (long long)p->max_offset);
         return sv_error();
     }
     if (p->committed) {
-        el_error(E, args->span, "%s: the pool is already committed", args->fname);
+        el_error(E, TX_E_POOL, args->span, "%s: the pool is already committed", args->fname);
         return sv_error();
     }
     p->committed = true;
@@ -333,7 +339,7 @@ static ScVal pool_move(El *E, ScPool *p, ScArgs *args)
     if (!el_bind_args(E, args, "offset", &b) || !el_int_const(E, &b.v[0], &off, "the offset"))
         return sv_error();
     if (off < 0) {
-        el_error(E, b.v[0].span, "%s: the offset must not be negative", args->fname);
+        el_error(E, TX_E_POOL, b.v[0].span, "%s: the offset must not be negative", args->fname);
         return sv_error();
     }
     p->offset = off;
@@ -349,7 +355,7 @@ static bool flag_arg(El *E, const ScVal *v, bool dflt, bool *out, const char *wh
     if (!sv_given(v))
         return true;
     if (!sv_truth(v, out) || (v->kind != SV_BOOL && v->kind != SV_INT)) {
-        el_error(E, v->span, "%s takes True or False", what);
+        el_error(E, TX_E_POOL, v->span, "%s takes True or False", what);
         return false;
     }
     return true;
@@ -371,7 +377,7 @@ static IrExpr *address_of_slot(El *E, const ScVal *v)
     }
     IrExpr *e = el_prim(E, v, "tmem_addr");
     if (e && !ir_dtype_is_int(e->dtype)) {
-        el_error(E, v->span, "tmem_addr must be an integer or a buffer holding one");
+        el_error(E, TX_E_POOL, v->span, "tmem_addr must be an integer or a buffer holding one");
         return NULL;
     }
     return e;
@@ -394,12 +400,12 @@ ScVal bi_tmem_pool(El *E, ScArgs *args)
         !flag_arg(E, &b.v[6], true, &p->sync_after_alloc, "sync_after_alloc"))
         return sv_error();
     if (p->cta_group != 1 && p->cta_group != 2) {
-        el_error(E, b.v[2].span, "T.TMEMPool: cta_group is 1 or 2, not %lld",
+        el_error(E, TX_E_POOL, b.v[2].span, "T.TMEMPool: cta_group is 1 or 2, not %lld",
                  (long long)p->cta_group);
         return sv_error();
     }
     if (p->total_cols < 32 || p->total_cols > 512 || (p->total_cols & (p->total_cols - 1))) {
-        el_error(E, sv_given(&b.v[1]) ? b.v[1].span : args->span,
+        el_error(E, TX_E_POOL, sv_given(&b.v[1]) ? b.v[1].span : args->span,
                  "T.TMEMPool: total_cols is a power of two from 32 to 512, not %lld",
                  (long long)p->total_cols);
         return sv_error();
@@ -413,7 +419,8 @@ ScVal bi_tmem_pool(El *E, ScArgs *args)
     const ScVal *smem = &b.v[0];
     if (smem->kind != SV_POOL || smem->u.pool->tmem) {
         if (smem->kind != SV_ERROR)
-            el_error(E, smem->span, "T.TMEMPool takes the SMEM pool that holds its address slot "
+            el_error(E, TX_E_POOL, smem->span,
+                     "T.TMEMPool takes the SMEM pool that holds its address slot "
                      "(T.SMEMPool()), or tmem_addr=");
         return sv_error();
     }
@@ -442,7 +449,7 @@ static bool tmem_cols(El *E, const ScBound *b, IrDType t, const IrLayout *layout
         if (!el_int_const(E, &b->v[3], cols, "cols"))
             return false;
         if (*cols < 0)
-            el_error(E, b->v[3].span, "%s: cols must not be negative", fn);
+            el_error(E, TX_E_POOL, b->v[3].span, "%s: cols must not be negative", fn);
         return *cols >= 0;
     }
     if (layout) {
@@ -450,12 +457,14 @@ static bool tmem_cols(El *E, const ScBound *b, IrDType t, const IrLayout *layout
         IrExpr *span = ly_span(&c, layout, "TCol");
         int64_t n;
         if (!span || !ar_const_int(span, &n) || n < 0 || n > POOL_MAX_ELEMS) {
-            el_error(E, sp, "%s: the layout's TCol span is not a constant column count; give "
+            el_error(E, TX_E_POOL, sp,
+                     "%s: the layout's TCol span is not a constant column count; give "
                      "cols=", fn);
             return false;
         }
         if ((n * bits) % 32) {
-            el_error(E, sp, "%s: the layout's TCol span of %lld %lld-bit element%s is not a "
+            el_error(E, TX_E_POOL, sp,
+                     "%s: the layout's TCol span of %lld %lld-bit element%s is not a "
                      "whole number of 32-bit columns", fn, (long long)n, (long long)bits,
                      n == 1 ? "" : "s");
             return false;
@@ -464,11 +473,11 @@ static bool tmem_cols(El *E, const ScBound *b, IrDType t, const IrLayout *layout
         return true;
     }
     if (ndim != 2) {
-        el_error(E, sp, "%s: a %d-d TMEM buffer needs cols= or layout=", fn, ndim);
+        el_error(E, TX_E_POOL, sp, "%s: a %d-d TMEM buffer needs cols= or layout=", fn, ndim);
         return false;
     }
     if (dims[0] < 1 || (elems * bits) % (32 * dims[0])) {
-        el_error(E, sp, "%s: cannot infer the TMEM columns of shape (%lld, %lld) of "
+        el_error(E, TX_E_POOL, sp, "%s: cannot infer the TMEM columns of shape (%lld, %lld) of "
                  "%lld-bit elements; give cols=", fn, (long long)dims[0], (long long)dims[1],
                  (long long)bits);
         return false;
@@ -502,7 +511,7 @@ static ScVal tmem_alloc(El *E, ScPool *p, ScArgs *args)
         !shape_elems(E, &b.v[0], "a TMEM allocation's shape", &elems, &ndim, dims))
         return sv_error();
     if (t.bits * t.lanes <= 0) {
-        el_error(E, b.v[1].span, "%s needs an element dtype, not void", args->fname);
+        el_error(E, TX_E_POOL, b.v[1].span, "%s needs an element dtype, not void", args->fname);
         return sv_error();
     }
     bool has_layout = sv_given(&b.v[2]) && b.v[2].kind != SV_NONE;
@@ -511,13 +520,15 @@ static ScVal tmem_alloc(El *E, ScPool *p, ScArgs *args)
         !tmem_cols(E, &b, t, layout, elems, ndim, dims, &cols, args))
         return sv_error();
     if (p->offset > p->total_cols || cols > p->total_cols - p->offset) {
-        el_error(E, args->span, "%s: TMEM overflow: %lld columns at column %lld of a pool of "
+        el_error(E, TX_E_POOL, args->span,
+                 "%s: TMEM overflow: %lld columns at column %lld of a pool of "
                  "%lld", args->fname, (long long)cols, (long long)p->offset,
                  (long long)p->total_cols);
         return sv_error();
     }
     if (!has_layout && ndim != 2) {
-        el_error(E, args->span, "%s: a %d-d TMEM buffer needs layout=", args->fname, ndim);
+        el_error(E, TX_E_POOL, args->span, "%s: a %d-d TMEM buffer needs layout=", args->fname,
+                 ndim);
         return sv_error();
     }
     CallArgs k = {.npos = 2};
@@ -557,7 +568,7 @@ static ScVal tmem_alloc_mma(El *E, ScPool *p, ScArgs *args, char operand)
         !shape_elems(E, g, "group", &elems, &ngroup, groups))
         return sv_error();
     if (ngroup && ngroup != 3) {
-        el_error(E, g->span, "group= is (s, 2, n)");
+        el_error(E, TX_E_POOL, g->span, "group= is (s, 2, n)");
         return sv_error();
     }
     LyCtx c = ly_ctx(E->a);
@@ -565,7 +576,7 @@ static ScVal tmem_alloc_mma(El *E, ScPool *p, ScArgs *args, char operand)
     lay.u.layout = ly_tmem_mma_operand_layout(&c, operand, dims, ndim, m, group, ws, sparse,
                                               ngroup ? groups : NULL);
     if (!lay.u.layout) {
-        el_error(E, args->span, "%s: %s", args->fname, c.err);
+        el_error(E, TX_E_POOL, args->span, "%s: %s", args->fname, c.err);
         return sv_error();
     }
     CallArgs k = {.npos = 2};
@@ -664,7 +675,7 @@ static ScVal tmem_commit(El *E, ScPool *p, ScArgs *args, bool dealloc)
     else if (dealloc && p->deallocated)
         problem = "the pool is already deallocated";
     if (problem) {
-        el_error(E, args->span, "%s: %s", args->fname, problem);
+        el_error(E, TX_E_POOL, args->span, "%s: %s", args->fname, problem);
         return sv_error();
     }
     *(dealloc ? &p->deallocated : &p->committed) = true;

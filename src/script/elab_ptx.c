@@ -160,7 +160,8 @@ static ScVal emit_ptx(El *E, const IrPtxResolved *res, PtxCall *c, TxSpan sp)
     ir_ptx_operands(res, ops, nops);
     int expected = ir_ptx_noperands(res);
     if (expected != c->nops) {
-        el_error(E, sp, "PTX instruction '%s' expects %d operand%s but %d %s given",
+        el_error(E, TX_E_PTX_OPERANDS, sp,
+                 "PTX instruction '%s' expects %d operand%s but %d %s given",
                  ir_ptx_key(res->entry), expected, expected == 1 ? "" : "s", c->nops,
                  c->nops == 1 ? "was" : "were");
         return sv_error();
@@ -243,13 +244,14 @@ static void report(El *E, const ScArgs *args, const char *err, int bad, int ntok
         sp = bad >= 0 ? callee->b->span : args->span;
     else if (callee && bad >= 0)
         sp = token_span(callee, ntok, bad, bad == 0);
-    el_error(E, sp, "%s", err);
+    /* The piece at 0 is the instruction's name: unknown; another piece is a modifier. */
+    el_error(E, bad == 0 ? TX_E_UNKNOWN_PTX : TX_E_PTX_OPERANDS, sp, "%s", err);
 }
 
 static bool collect_operands(El *E, ScArgs *args, int npos, PtxCall *c)
 {
     if (npos > MAX_PTX_ARGS) {
-        el_error(E, args->span, "too many PTX operands");
+        el_error(E, TX_E_PTX_OPERANDS, args->span, "too many PTX operands");
         return false;
     }
     c->nops = npos;
@@ -273,7 +275,7 @@ static ScVal resolve_authoring(El *E, const char **tok, int ntok, ScArgs *args, 
     if (sv_given(&b.v[0]) && b.v[0].kind != SV_NONE)
         c->pred = b.v[0];
     if (sv_given(&b.v[1]) && !sv_truth(&b.v[1], &c->keep)) {
-        el_error(E, b.v[1].span, "preserve_dst= takes True or False");
+        el_error(E, TX_E_PTX_OPERANDS, b.v[1].span, "preserve_dst= takes True or False");
         return sv_error();
     }
     IrPtxArg *pa = operand_info(E, c);
@@ -302,7 +304,8 @@ static bool parse_marker(El *E, const char *marker, PtxCall *c, ScArgs *args)
     }
     if (pred) {
         if (c->nops == 0) {
-            el_error(E, args->span, "the marker says \"pred\" but no predicate operand is given");
+            el_error(E, TX_E_PTX_OPERANDS, args->span,
+                     "the marker says \"pred\" but no predicate operand is given");
             return false;
         }
         c->pred = c->ops[--c->nops].v;
@@ -311,7 +314,8 @@ static bool parse_marker(El *E, const char *marker, PtxCall *c, ScArgs *args)
         int idx;
         if (flags[i][0] == 's' && sscanf(flags[i] + 1, "%d", &idx) == 1) {
             if (idx < 0 || idx > c->nops || c->nops >= MAX_PTX_ARGS) {
-                el_error(E, args->span, "invalid PTX marker flag '%s'", flags[i]);
+                el_error(E, TX_E_PTX_OPERANDS, args->span, "invalid PTX marker flag '%s'",
+                         flags[i]);
                 return false;
             }
             memmove(&c->ops[idx + 1], &c->ops[idx], sizeof(c->ops[0]) * (size_t)(c->nops - idx));
@@ -324,7 +328,8 @@ static bool parse_marker(El *E, const char *marker, PtxCall *c, ScArgs *args)
         if (flags[i][0] == 'p' && strcmp(flags[i], "pred") &&
             sscanf(flags[i] + 1, "%d", &idx) == 1) {
             if (idx < 0 || idx >= c->nops) {
-                el_error(E, args->span, "invalid PTX marker flag '%s'", flags[i]);
+                el_error(E, TX_E_PTX_OPERANDS, args->span, "invalid PTX marker flag '%s'",
+                         flags[i]);
                 return false;
             }
             c->ops[idx].pred_tag = true;
@@ -340,7 +345,8 @@ static ScVal resolve_printed(El *E, const char *family, ScArgs *args)
         split--;
     int nstr = args->npos - split;
     if (args->nkw) {
-        el_error(E, args->kwspans[0], "the printed T.ptx form takes no keyword arguments");
+        el_error(E, TX_E_ARGUMENTS, args->kwspans[0],
+                 "the printed T.ptx form takes no keyword arguments");
         return sv_error();
     }
     PtxCall *c = new_call(E);
@@ -354,12 +360,12 @@ static ScVal resolve_printed(El *E, const char *family, ScArgs *args)
     char err[512];
     int entry = ir_ptx_resolve_printed_args(family, slots, nstr - 1, pa, c->nops, err, sizeof err);
     if (entry < 0) {
-        el_error(E, args->span, "%s", err);
+        el_error(E, TX_E_PTX_OPERANDS, args->span, "%s", err);
         return sv_error();
     }
     IrPtxResolved res = {.entry = entry, .nslots = nstr - 1};
     if (res.nslots > IR_PTX_MAX_SLOTS) {
-        el_error(E, args->span, "too many PTX modifier strings");
+        el_error(E, TX_E_PTX_OPERANDS, args->span, "too many PTX modifier strings");
         return sv_error();
     }
     for (int i = 0; i < res.nslots; i++)
@@ -377,7 +383,7 @@ ScVal el_call_ptx(El *E, const char *path, ScArgs *args)
     else
         ntok = split_tokens(E, path + 4, '.', tok, MAX_PTX_TOKENS);
     if (ntok == 0) {
-        el_error(E, args->span, "a PTX instruction needs a name");
+        el_error(E, TX_E_PTX_OPERANDS, args->span, "a PTX instruction needs a name");
         return sv_error();
     }
     bool printed = !bracket && ntok == 1 && args->npos > 0 &&

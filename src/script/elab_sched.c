@@ -151,7 +151,8 @@ static bool pos_int(El *E, const ScVal *v, int64_t dflt, int64_t *out, const cha
     if (!lg_int(E, v, dflt, out, what))
         return false;
     if (*out < 1) {
-        el_error(E, sv_given(v) ? v->span : args->span, "%s: %s must be at least 1, not %lld",
+        el_error(E, TX_E_HELPER, sv_given(v) ? v->span : args->span,
+                 "%s: %s must be at least 1, not %lld",
                  args->fname, what, (long long)*out);
         return false;
     }
@@ -196,7 +197,7 @@ ScVal lg_new_sched_2d(El *E, ScArgs *args, ScLangKind k)
         !pos_int(E, &b.v[6], 1, &s->cluster_n, "cluster_n", args))
         return sv_error();
     if (sv_given(&b.v[7]) && (!sv_truth(&b.v[7], &serpentine) || serpentine)) {
-        el_error(E, b.v[7].span, "%s: the serpentine order is not supported; use the "
+        el_error(E, TX_E_HELPER, b.v[7].span, "%s: the serpentine order is not supported; use the "
                  "group-major order (serpentine=False)", args->fname);
         return sv_error();
     }

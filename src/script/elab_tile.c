@@ -161,7 +161,8 @@ static IrExpr *named_op(El *E, const char *name, TxSpan sp)
 {
     if (ir_tile_op_lookup(name) >= 0)
         return op_node(E, name, sp);
-    el_error(E, sp, "'%s' is not a tile primitive%s", name, suggest_op(E, name));
+    el_error(E, TX_E_UNKNOWN_TILE_OP, sp, "'%s' is not a tile primitive%s", name,
+             suggest_op(E, name));
     return NULL;
 }
 
@@ -201,7 +202,8 @@ static IrExpr *convert(El *E, const char *fname, const TileParam *p, const ScVal
             return v->u.e;
         if (is_point_load(v))
             return point_region(E, v->u.e, v->span);
-        el_error(E, v->span, "%s: the argument '%s' must be a buffer or a buffer region, not %s",
+        el_error(E, TX_E_TILE_OPERANDS, v->span,
+                 "%s: the argument '%s' must be a buffer or a buffer region, not %s",
                  fname, p->name, sv_kind_name(v));
         return NULL;
     case TK_OPERAND:
@@ -214,7 +216,7 @@ static IrExpr *convert(El *E, const char *fname, const TileParam *p, const ScVal
             return named_op(E, v->u.str.s, v->span);
         if (is_op_value(v))
             return v->u.e;
-        el_error(E, v->span,
+        el_error(E, TX_E_TILE_OPERANDS, v->span,
                  "%s: the argument '%s' must name a tile primitive (\"add\" or "
                  "I.Op(\"tirx.tile.add\")), not %s",
                  fname, p->name, sv_kind_name(v));
@@ -222,7 +224,8 @@ static IrExpr *convert(El *E, const char *fname, const TileParam *p, const ScVal
     case TK_LAMBDA:
         if (v->kind == SV_LAMBDA)
             return el_lambda(E, v, IR_INT32, NULL, 0, false, "a tile predicate");
-        el_error(E, v->span, "%s: the argument '%s' must be a lambda, not %s", fname, p->name,
+        el_error(E, TX_E_TILE_OPERANDS, v->span, "%s: the argument '%s' must be a lambda, not %s",
+                 fname, p->name,
                  sv_kind_name(v));
         return NULL;
     case TK_VALUE: break;
@@ -294,7 +297,7 @@ static bool set_workspace(El *E, const ScVal *v, IrStmt *s)
     if (v->kind == SV_NONE)
         return true;
     if (v->kind != SV_DICT) {
-        el_error(E, v->span, "workspace= takes a dictionary of buffers");
+        el_error(E, TX_E_TILE_OPERANDS, v->span, "workspace= takes a dictionary of buffers");
         return false;
     }
     IrExpr *d = el_pod(E, v, "workspace");
@@ -338,13 +341,13 @@ static bool set_config(El *E, const ScArgs *args, const ScBound *b, const TileSi
         const char *key = args->kwnames[k];
         const char *near = misspelt_param(key, cands, nc);
         if (near) {
-            el_error(E, args->kwspans[k],
+            el_error(E, TX_E_ARGUMENTS, args->kwspans[k],
                      "%s got an unexpected keyword argument '%s'; did you mean '%s'?", args->fname,
                      key, near);
             return false;
         }
         if (!strcmp(key, "scope")) {
-            el_error(E, args->kwspans[k],
+            el_error(E, TX_E_TILE_OPERANDS, args->kwspans[k],
                      "%s: the scope of a tile primitive is its namespace (T.warp.%s, T.cta.%s, "
                      "...), not a scope= keyword", args->fname, ir_tile_ops[s->u.tile.op].name,
                      ir_tile_ops[s->u.tile.op].name);
@@ -375,7 +378,8 @@ static bool set_args(El *E, const char *fname, const TileSig *sig, const int *or
         const ScVal *v = &val[j];
         bool none_ok = !strcmp(p->def, "None") || p->def[0] == '@';
         if (v->kind == SV_NONE && !none_ok) {
-            el_error(E, v->span, "%s: the argument '%s' cannot be None", fname, p->name);
+            el_error(E, TX_E_TILE_OPERANDS, v->span, "%s: the argument '%s' cannot be None", fname,
+                     p->name);
             return false;
         }
         IrExpr *e;
@@ -397,7 +401,8 @@ static bool set_args(El *E, const char *fname, const TileSig *sig, const int *or
         args[n++] = e;
     }
     if (nnone && nnone < npaired) {
-        el_error(E, sp, "%s takes %s and %s together, or neither", fname, paired[0], paired[1]);
+        el_error(E, TX_E_TILE_OPERANDS, sp, "%s takes %s and %s together, or neither", fname,
+                 paired[0], paired[1]);
         return false;
     }
     while (n > 0 && args[n - 1]->kind == IR_E_NONE)
@@ -440,7 +445,8 @@ static ScVal tile_call(El *E, IrScope scope, IrTileOp op, ScArgs *args)
     }
     if (flags & IR_TILE_FRAME) {
         if (scope != IR_SCOPE_THREAD) {
-            el_error(E, args->span, "compose_op is written T.tile.compose_op(...)");
+            el_error(E, TX_E_TILE_OPERANDS, args->span,
+                     "compose_op is written T.tile.compose_op(...)");
             return sv_error();
         }
         ScFrame *f = TX_NEW(E->a, ScFrame);
@@ -528,7 +534,8 @@ bool el_tile_call(El *E, const char *path, ScArgs *args, ScVal *out)
         return true;
     }
     if (known_scope) {
-        el_error(E, callee_span(args), "unknown tile primitive '%s'%s", opname,
+        el_error(E, TX_E_UNKNOWN_TILE_OP, callee_span(args), "unknown tile primitive '%s'%s",
+                 opname,
                  suggest_op(E, opname));
         *out = sv_error();
         return true;
@@ -540,7 +547,7 @@ bool el_tile_call(El *E, const char *path, ScArgs *args, ScVal *out)
         TxSpan sp = callee_span(args);
         if (args->call && args->call->a && args->call->a->kind == A_ATTR)
             sp = args->call->a->a->span;
-        el_error(E, sp, "unknown tile scope '%s'%s", scope_name,
+        el_error(E, TX_E_UNKNOWN_TILE_OP, sp, "unknown tile scope '%s'%s", scope_name,
                  el_suggest(E, scope_name, names, (int)TX_ARRAY_LEN(tile_scopes)));
         *out = sv_error();
         return true;
@@ -559,7 +566,8 @@ ScVal el_op_value(El *E, ScArgs *args)
     if (!name)
         return sv_error();
     if (strncmp(name, "tirx.tile.", 10)) {
-        el_error(E, b.v[0].span, "I.Op names a tile primitive: \"tirx.tile.<name>\"");
+        el_error(E, TX_E_TILE_OPERANDS, b.v[0].span,
+                 "I.Op names a tile primitive: \"tirx.tile.<name>\"");
         return sv_error();
     }
     IrExpr *e = named_op(E, name + 10, b.v[0].span);

@@ -41,7 +41,7 @@ static void env_init(ViewEnv *env, El *E, TxSpan sp)
 
 static void view_error(ViewEnv *env, TxSpan sp, const char *what)
 {
-    el_error(env->E, sp, "%s: %s", what, env->c.err ? env->c.err : "invalid view");
+    el_error(env->E, TX_E_VIEW, sp, "%s: %s", what, env->c.err ? env->c.err : "invalid view");
 }
 
 /* ---------------------------------------------------------------- declaring */
@@ -104,7 +104,7 @@ static IrExpr **dims_of(El *E, const ScVal *vals, int n, const char *what)
         if (!d[i])
             return NULL;
         if (!ir_dtype_is_int(d[i]->dtype)) {
-            el_error(E, vals[i].span, "%s must be an integer", what);
+            el_error(E, TX_E_VIEW, vals[i].span, "%s must be an integer", what);
             return NULL;
         }
     }
@@ -193,7 +193,8 @@ static ScVal method_rearrange(ViewEnv *env, IrExpr *buf, ScArgs *args)
     const char *pattern = NULL;
     int pat_kw = -1;
     if (args->npos > 1) {
-        el_error(E, args->pos[1].span, "%s takes one pattern; give axis sizes as keywords",
+        el_error(E, TX_E_VIEW, args->pos[1].span,
+                 "%s takes one pattern; give axis sizes as keywords",
                  args->fname);
         return sv_error();
     }
@@ -204,7 +205,8 @@ static ScVal method_rearrange(ViewEnv *env, IrExpr *buf, ScArgs *args)
             if (!strcmp(args->kwnames[i], "pattern"))
                 pat_kw = i;
         if (pat_kw < 0) {
-            el_error(E, args->span, "%s needs a pattern such as \"(a b) c -> a c b\"", args->fname);
+            el_error(E, TX_E_VIEW, args->span, "%s needs a pattern such as \"(a b) c -> a c b\"",
+                     args->fname);
             return sv_error();
         }
         pattern = el_str_const(E, &args->kw[pat_kw], "the pattern");
@@ -270,7 +272,7 @@ static ScVal method_torch(ViewEnv *env, IrExpr *buf, const char *name, ScArgs *a
 static ScVal indexer(El *E, IrExpr *buf, const char *name, ScArgs *args)
 {
     if (args->nkw) {
-        el_error(E, args->kwspans[0], "%s takes no keyword arguments", args->fname);
+        el_error(E, TX_E_ARGUMENTS, args->kwspans[0], "%s takes no keyword arguments", args->fname);
         return sv_error();
     }
     ScVal v = {.kind = SV_INDEXER, .span = args->span};
@@ -372,7 +374,8 @@ static bool tile_spec(El *E, const ScVal *dim, const ScVal *factors, LyTileSpec 
     if (!el_int_const(E, dim, &out->dim, "a tiled dimension"))
         return false;
     if (factors->kind != SV_TUPLE && factors->kind != SV_LIST) {
-        el_error(E, factors->span, "the factors of a tiled dimension are a tuple, e.g. (4, -1)");
+        el_error(E, TX_E_VIEW, factors->span,
+                 "the factors of a tiled dimension are a tuple, e.g. (4, -1)");
         return false;
     }
     out->nfactors = factors->u.seq.n;
@@ -388,7 +391,8 @@ static ScVal subscript_tile(ViewEnv *env, IrExpr *buf, const ScVal *args, const 
     int nspecs = 0;
     if (n >= 1 && a[0].kind == SV_INT) {
         if (n != 2) {
-            el_error(E, args->span, "A.tile(dim, factors) takes a dimension and a factors tuple");
+            el_error(E, TX_E_VIEW, args->span,
+                     "A.tile(dim, factors) takes a dimension and a factors tuple");
             return sv_error();
         }
         if (!tile_spec(E, &a[0], &a[1], &specs[nspecs++]))
@@ -396,7 +400,7 @@ static ScVal subscript_tile(ViewEnv *env, IrExpr *buf, const ScVal *args, const 
     } else {
         for (int i = 0; i < n; i++) {
             if ((a[i].kind != SV_TUPLE && a[i].kind != SV_LIST) || a[i].u.seq.n != 2) {
-                el_error(E, a[i].span, "each tile spec is (dim, factors)");
+                el_error(E, TX_E_VIEW, a[i].span, "each tile spec is (dim, factors)");
                 return sv_error();
             }
             if (!tile_spec(E, &a[i].u.seq.items[0], &a[i].u.seq.items[1], &specs[nspecs++]))
@@ -423,7 +427,8 @@ static ScVal subscript_chunk(ViewEnv *env, IrExpr *buf, const ScVal *args, const
     const char *what = tx_arena_printf(E->a, "%s.chunk", buf->u.var.name);
     const ScVal *spec = args->u.seq.n == 1 ? &args->u.seq.items[0] : NULL;
     if (!spec || (spec->kind != SV_TUPLE && spec->kind != SV_LIST) || spec->u.seq.n != bt->ndim) {
-        el_error(E, args->span, "%s takes one count (or None) per dimension (%d)", what, bt->ndim);
+        el_error(E, TX_E_VIEW, args->span, "%s takes one count (or None) per dimension (%d)", what,
+                 bt->ndim);
         return sv_error();
     }
     ScIndexItem *items;
@@ -432,7 +437,8 @@ static ScVal subscript_chunk(ViewEnv *env, IrExpr *buf, const ScVal *args, const
     if (!p)
         return sv_error();
     if (n > bt->ndim) {
-        el_error(E, env->sp, "%s: %d indices for a buffer of rank %d", what, n, bt->ndim);
+        el_error(E, TX_E_VIEW, env->sp, "%s: %d indices for a buffer of rank %d", what, n,
+                 bt->ndim);
         return sv_error();
     }
     IrExpr **mins = TX_NEW_ARRAY(E->a, IrExpr *, bt->ndim + 1);
@@ -445,7 +451,7 @@ static ScVal subscript_chunk(ViewEnv *env, IrExpr *buf, const ScVal *args, const
             if (!el_int_const(E, count, &k, "a chunk count"))
                 return sv_error();
             if (pk.kind != LY_PICK_INDEX) {
-                el_error(E, d < n ? items[d].span : env->sp,
+                el_error(E, TX_E_VIEW, d < n ? items[d].span : env->sp,
                          "%s: chunked dimension %d takes a chunk index, not a slice", what, d);
                 return sv_error();
             }
@@ -456,7 +462,7 @@ static ScVal subscript_chunk(ViewEnv *env, IrExpr *buf, const ScVal *args, const
             continue;
         }
         if (pk.kind == LY_PICK_STEP) {
-            el_error(E, items[d].span, "%s: a stepped slice is not a region", what);
+            el_error(E, TX_E_VIEW, items[d].span, "%s: a stepped slice is not a region", what);
             return sv_error();
         }
         const char *err = NULL;
@@ -466,7 +472,7 @@ static ScVal subscript_chunk(ViewEnv *env, IrExpr *buf, const ScVal *args, const
                   : pk.start ? ar_simplify_sub(E->a, bt->shape[d], mins[d], env->sp, &err)
                              : bt->shape[d];
         if (!exts[d]) {
-            el_error(E, items[d].span, "%s: %s", what, err ? err : "invalid slice");
+            el_error(E, TX_E_VIEW, items[d].span, "%s: %s", what, err ? err : "invalid slice");
             return sv_error();
         }
     }
@@ -498,10 +504,10 @@ bool el_check_layout(El *E, const IrLayout *l, TxSpan sp)
         return true;
     IrScope inner, outer;
     if (!ly_scope(&scope, l, &inner, &outer) && scope.err && !strcmp(scope.err, c.err)) {
-        tx_warning(E->d, sp, "%s", c.err);
+        tx_warning(E->d, TX_W_LAYOUT_SHAPE, sp, "%s", c.err);
         return true;
     }
-    el_error(E, sp, "%s", c.err);
+    el_error(E, TX_E_VIEW, sp, "%s", c.err);
     return false;
 }
 
@@ -512,7 +518,7 @@ bool el_check_buffer_layout(El *E, const IrExpr *buf, bool has_data, TxSpan sp)
         return true;
     LyCtx c = ly_ctx(E->a);
     if (!ly_admits(&c, bt->layout, bt->shape, bt->ndim))
-        tx_warning(E->d, sp, "%s", c.err);
+        tx_warning(E->d, TX_W_LAYOUT_SHAPE, sp, "%s", c.err);
     /* A buffer over given data at a known offset: a swizzle needs the offset
      * aligned to its period (the storage root is assumed period-aligned). */
     IrDType dt = buf->u.var.type->dtype;
@@ -523,7 +529,7 @@ bool el_check_buffer_layout(El *E, const IrExpr *buf, bool has_data, TxSpan sp)
     const char *err = bytes > 0 ? ly_check_swizzle_base(&c, bt->layout, dt, bt->elem_offset, bytes)
                                 : NULL;
     if (err) {
-        el_error(E, sp, "%s", err);
+        el_error(E, TX_E_VIEW, sp, "%s", err);
         return false;
     }
     return true;

@@ -94,10 +94,10 @@ static TxSpan span_at(Lexer *L, uint32_t begin, uint32_t end)
     return (TxSpan){L->src, begin, end};
 }
 
-static void fail(Lexer *L, uint32_t begin, uint32_t end, const char *msg)
+static void fail(Lexer *L, TxCode code, uint32_t begin, uint32_t end, const char *msg)
 {
     if (!L->failed)
-        tx_error(L->d, span_at(L, begin, end), "%s", msg);
+        tx_error(L->d, code, span_at(L, begin, end), "%s", msg);
     L->failed = true;
 }
 
@@ -158,7 +158,8 @@ static void lex_indentation(Lexer *L)
             while (p < L->end && (L->s[p] == ' ' || L->s[p] == '\t' || L->s[p] == '\f'))
                 p++;
             if (p < L->end && L->s[p] != '\n' && L->s[p] != '#') {
-                fail(L, L->pos, L->pos + 1, "indentation contains a tab; indent with spaces");
+                fail(L, TX_E_INDENTATION, L->pos, L->pos + 1,
+                     "indentation contains a tab; indent with spaces");
                 return;
             }
             L->pos = p;
@@ -173,7 +174,7 @@ static void lex_indentation(Lexer *L)
     uint32_t top = L->indents[L->nindent - 1];
     if (col > top) {
         if (L->nindent == MAX_INDENT) {
-            fail(L, start, L->pos, "too many levels of indentation");
+            fail(L, TX_E_NESTING, start, L->pos, "too many levels of indentation");
             return;
         }
         L->indents[L->nindent++] = col;
@@ -187,7 +188,8 @@ static void lex_indentation(Lexer *L)
     }
     L->line_has_tokens = false;
     if (col != L->indents[L->nindent - 1])
-        fail(L, L->pos, L->pos + 1, "unindent does not match any outer indentation level");
+        fail(L, TX_E_INDENTATION, L->pos, L->pos + 1,
+             "unindent does not match any outer indentation level");
 }
 
 /* ---------------------------------------------------------------- numbers */
@@ -212,11 +214,11 @@ static int read_digits(Lexer *L, int radix, uint64_t *val, bool *overflow, const
         int c = peekc(L, 0);
         if (c == '_') {
             if (ndig == 0 && radix == 10) {
-                fail(L, L->pos, L->pos + 1, what);
+                fail(L, TX_E_LITERAL, L->pos, L->pos + 1, what);
                 return 0;
             }
             if (digit_value(peekc(L, 1)) >= radix) {
-                fail(L, L->pos, L->pos + 1, what);
+                fail(L, TX_E_LITERAL, L->pos, L->pos + 1, what);
                 return 0;
             }
             L->pos++;
@@ -249,9 +251,9 @@ static void check_number_end(Lexer *L, uint32_t begin, const char *what)
 {
     int c = peekc(L, 0);
     if (c == 'j' || c == 'J')
-        fail(L, begin, L->pos + 1, "complex literals are not supported");
+        fail(L, TX_E_UNSUPPORTED_SYNTAX, begin, L->pos + 1, "complex literals are not supported");
     else if (is_ident_char(c))
-        fail(L, begin, L->pos + 1, what);
+        fail(L, TX_E_LITERAL, begin, L->pos + 1, what);
 }
 
 /* exponent := ('e'|'E') ['+'|'-'] digits */
@@ -289,7 +291,7 @@ static void lex_number(Lexer *L)
         if (L->failed)
             return;
         if (nd == 0 || is_digit(peekc(L, 0))) {
-            fail(L, begin, L->pos + 1, what);
+            fail(L, TX_E_LITERAL, begin, L->pos + 1, what);
             return;
         }
         check_number_end(L, begin, what);
@@ -321,7 +323,7 @@ static void lex_number(Lexer *L)
             return;
         }
         if (nd > 1 && L->s[begin] == '0' && val != 0) {
-            fail(L, begin, L->pos,
+            fail(L, TX_E_LITERAL, begin, L->pos,
                  "leading zeros in decimal integer literals are not permitted; use an 0o prefix "
                  "for octal integers");
             return;
@@ -330,7 +332,8 @@ static void lex_number(Lexer *L)
     if (L->failed)
         return;
     if (overflow) {
-        fail(L, begin, L->pos, "integer literal is too large (the limit is 2**64 - 1)");
+        fail(L, TX_E_LITERAL, begin, L->pos,
+             "integer literal is too large (the limit is 2**64 - 1)");
         return;
     }
     ScToken *t = push(L, SC_TK_INT, begin, L->pos - begin);
@@ -358,7 +361,8 @@ static int decode_escape(Lexer *L, uint32_t *p, char *out, size_t *n)
         int h1 = at + 2 < L->end ? digit_value((unsigned char)L->s[at + 2]) : 99;
         int h2 = at + 3 < L->end ? digit_value((unsigned char)L->s[at + 3]) : 99;
         if (h1 > 15 || h2 > 15) {
-            fail(L, at, at + 2, "invalid \\x escape: it takes exactly two hex digits");
+            fail(L, TX_E_LITERAL, at, at + 2,
+                 "invalid \\x escape: it takes exactly two hex digits");
             return 0;
         }
         out[(*n)++] = (char)(h1 * 16 + h2);
@@ -413,7 +417,7 @@ static void lex_string(Lexer *L, uint32_t begin, bool raw)
             char msg[96];
             snprintf(msg, sizeof msg, "unterminated %sstring literal (detected at line %d)",
                      triple ? "triple-quoted " : "", line);
-            fail(L, open, open + 1, msg);
+            fail(L, TX_E_LITERAL, open, open + 1, msg);
             return;
         }
         char c = L->s[L->pos];
@@ -461,11 +465,13 @@ static void lex_prefixed_string(Lexer *L, uint32_t begin)
     for (uint32_t p = begin; p < L->pos; p++) {
         char c = L->s[p];
         if (c == 'f' || c == 'F') {
-            fail(L, begin, L->pos + 1, "f-strings are not supported in TIRx script");
+            fail(L, TX_E_UNSUPPORTED_SYNTAX, begin, L->pos + 1,
+                 "f-strings are not supported in TIRx script");
             return;
         }
         if (c == 'b' || c == 'B') {
-            fail(L, begin, L->pos + 1, "bytes literals are not supported in TIRx script");
+            fail(L, TX_E_UNSUPPORTED_SYNTAX, begin, L->pos + 1,
+                 "bytes literals are not supported in TIRx script");
             return;
         }
         raw |= c == 'r' || c == 'R';
@@ -520,7 +526,7 @@ static void track_bracket(Lexer *L, char c, uint32_t off)
 {
     if (c == '(' || c == '[' || c == '{') {
         if (L->level == MAX_NEST) {
-            fail(L, off, off + 1, "too many nested parentheses");
+            fail(L, TX_E_NESTING, off, off + 1, "too many nested parentheses");
             return;
         }
         L->open[L->level].ch = c, L->open[L->level].off = off;
@@ -530,14 +536,14 @@ static void track_bracket(Lexer *L, char c, uint32_t off)
     char msg[80];
     if (L->level == 0) {
         snprintf(msg, sizeof msg, "unmatched '%c'", c);
-        fail(L, off, off + 1, msg);
+        fail(L, TX_E_SYNTAX, off, off + 1, msg);
         return;
     }
     char o = L->open[L->level - 1].ch;
     if (closer_of(o)[0] != c) {
         snprintf(msg, sizeof msg, "closing parenthesis '%c' does not match opening parenthesis '%c'",
                  c, o);
-        fail(L, off, off + 1, msg);
+        fail(L, TX_E_SYNTAX, off, off + 1, msg);
         note_opener(L, L->level - 1);
         return;
     }
@@ -566,7 +572,7 @@ static void lex_punct(Lexer *L)
             snprintf(msg, sizeof msg, "invalid control character (byte 0x%02x)", c);
         else
             snprintf(msg, sizeof msg, "invalid character '%c'", c);
-        fail(L, L->pos, L->pos + 1, msg);
+        fail(L, TX_E_CHARACTER, L->pos, L->pos + 1, msg);
         return;
     }
     char c = L->s[L->pos];
@@ -600,7 +606,8 @@ static void lex_token(Lexer *L)
         L->pos++;
     } else if (c == '\\') {
         if (peekc(L, 1) != '\n')
-            fail(L, L->pos, L->pos + 1, "unexpected character after line continuation character");
+            fail(L, TX_E_CHARACTER, L->pos, L->pos + 1,
+                 "unexpected character after line continuation character");
         L->pos += 2;
     } else if (is_ident_start(c)) {
         lex_name(L);
@@ -619,7 +626,7 @@ static void lex_finish(Lexer *L)
         int i = L->level - 1;
         char msg[48];
         snprintf(msg, sizeof msg, "'%c' was never closed", L->open[i].ch);
-        fail(L, L->open[i].off, L->open[i].off + 1, msg);
+        fail(L, TX_E_SYNTAX, L->open[i].off, L->open[i].off + 1, msg);
         return;
     }
     if (!L->expr_only) {

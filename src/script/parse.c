@@ -41,7 +41,8 @@ static void prim_func_flags(El *E, const Ast *deco, IrFunc *f)
     if (deco->kind != A_CALL)
         return;
     if (deco->items.n)
-        el_error(E, deco->items.items[0]->span, "@T.prim_func takes keyword arguments only");
+        el_error(E, TX_E_ARGUMENTS, deco->items.items[0]->span,
+                 "@T.prim_func takes keyword arguments only");
     static const char *const known[] = {"private", "s_tir", "persistent", "check_well_formed"};
     for (int i = 0; i < deco->nnames; i++) {
         const char *k = deco->names[i];
@@ -50,7 +51,7 @@ static void prim_func_flags(El *E, const Ast *deco, IrFunc *f)
         if (v.kind == SV_ERROR)
             continue;
         if (!sv_truth(&v, &b) || (v.kind != SV_BOOL && v.kind != SV_INT)) {
-            el_error(E, deco->items2.items[i]->span, "'%s=' takes True or False", k);
+            el_error(E, TX_E_TYPE, deco->items2.items[i]->span, "'%s=' takes True or False", k);
             continue;
         }
         if (!strcmp(k, "private"))
@@ -60,7 +61,8 @@ static void prim_func_flags(El *E, const Ast *deco, IrFunc *f)
         else if (!strcmp(k, "persistent"))
             f->is_persistent = b;
         else if (strcmp(k, "check_well_formed"))
-            el_error(E, deco->name_spans[i], "unknown keyword argument '%s' to @T.prim_func%s", k,
+            el_error(E, TX_E_ARGUMENTS, deco->name_spans[i],
+                     "unknown keyword argument '%s' to @T.prim_func%s", k,
                      el_suggest(E, k, known, 3));
     }
 }
@@ -125,7 +127,7 @@ static IrExpr *param_var(El *E, const AstParam *pm, ScVal ann)
     case SV_ERROR: return NULL;
     default: break;
     }
-    el_error(E, pm->ann->span,
+    el_error(E, TX_E_TYPE, pm->ann->span,
              "a parameter is annotated with T.Buffer(...), T.<dtype>, T.handle or T.TensorMap(), "
              "not %s",
              sv_kind_name(&ann));
@@ -142,12 +144,14 @@ static void elab_params(El *E, const Ast *def)
     for (int i = 0; i < def->nparams; i++) {
         const AstParam *pm = &def->params[i];
         if (!pm->ann) {
-            el_error(E, pm->span, "parameter '%s' needs a type annotation", pm->name);
+            el_error(E, TX_E_ARGUMENTS, pm->span, "parameter '%s' needs a type annotation",
+                     pm->name);
             el_bind(E, pm->name, sv_error(), BIND_PARAM, pm->span);
             continue;
         }
         if (pm->def)
-            el_error(E, pm->def->span, "function parameters take no default values");
+            el_error(E, TX_E_UNSUPPORTED_SYNTAX, pm->def->span,
+                     "function parameters take no default values");
         IrExpr *var = param_var(E, pm, el_eval(E, pm->ann));
         if (!var) {
             el_bind(E, pm->name, sv_error(), BIND_PARAM, pm->span);
@@ -175,7 +179,8 @@ static IrType *return_type(El *E, const Ast *ann)
     if (v.kind == SV_TYPE)
         return v.u.ty;
     if (v.kind != SV_ERROR)
-        el_error(E, ann->span, "a return type is T.<dtype> or None, not %s", sv_kind_name(&v));
+        el_error(E, TX_E_TYPE, ann->span, "a return type is T.<dtype> or None, not %s",
+                 sv_kind_name(&v));
     return NULL;
 }
 
@@ -200,13 +205,14 @@ static void elab_type_params(El *E, const Ast *def)
     for (int i = 0; i < def->items2.n; i++) {
         const Ast *tp = def->items2.items[i];
         if (tp->a && !(tp->a->kind == A_NAME && !strcmp(tp->a->name, "int")))
-            el_error(E, tp->a->span, "a type parameter is an int64 shape variable: write '%s' or "
+            el_error(E, TX_E_ARGUMENTS, tp->a->span,
+                     "a type parameter is an int64 shape variable: write '%s' or "
                      "'%s: int'", tp->name, tp->name);
         bool dup = false;
         for (int j = 0; j < i && !dup; j++)
             dup = !strcmp(def->items2.items[j]->name, tp->name);
         if (dup)
-            el_error(E, tp->span, "duplicate type parameter '%s'", tp->name);
+            el_error(E, TX_E_REDEFINITION, tp->span, "duplicate type parameter '%s'", tp->name);
         else if (!is_module_type_var(E, tp->name))
             bind_type_var(E, tp->name, tp->span);
     }
@@ -278,7 +284,8 @@ static ScVal define_value(El *E, const ScDefine *d, const ScVal *declared)
     const Ast *x = ast.items[0];
     IrDType dt;
     if (x->kind == A_NAME && !ir_dtype_parse(x->name, strlen(x->name), &dt)) {
-        tx_error(E->d, (TxSpan){0}, "-D %s=%s: the value must be a Python literal or a dtype name",
+        tx_error(E->d, TX_E_DEFINE, (TxSpan){0},
+                 "-D %s=%s: the value must be a Python literal or a dtype name",
                  d->name, text);
         return *declared;
     }
@@ -298,7 +305,8 @@ static ScVal define_value(El *E, const ScDefine *d, const ScVal *declared)
         return sv_str(E, tx_arena_strdup(E->a, ir_dtype_str(v.u.dt, buf)), v.span);
     }
     if (v.kind != SV_ERROR && !is_constant(&v)) {
-        tx_error(E->d, (TxSpan){0}, "-D %s=%s: the value must be a Python literal or a dtype name",
+        tx_error(E->d, TX_E_DEFINE, (TxSpan){0},
+                 "-D %s=%s: the value must be a Python literal or a dtype name",
                  d->name, text);
         return *declared;
     }
@@ -312,7 +320,8 @@ static bool elab_typevar(El *E, const Ast *t, const Ast *value)
         return false;
     if (value->items.n != 1 || value->nnames || value->items.items[0]->kind != A_STR ||
         strcmp(value->items.items[0]->lit.str.s, t->name)) {
-        el_error(E, value->span, "write a type variable as %s = TypeVar(\"%s\")", t->name, t->name);
+        el_error(E, TX_E_ARGUMENTS, value->span, "write a type variable as %s = TypeVar(\"%s\")",
+                 t->name, t->name);
         return true;
     }
     const char **tv = TX_NEW_ARRAY(E->a, const char *, E->ntypevars + 1);
@@ -328,13 +337,13 @@ static void elab_constant(El *E, const Ast *s)
 {
     const Ast *t = s->items.items[0];
     if (s->items.n != 1 || t->kind != A_NAME) {
-        el_error(E, s->span, "a module-level constant is 'NAME = value'");
+        el_error(E, TX_E_MODULE, s->span, "a module-level constant is 'NAME = value'");
         return;
     }
     if (elab_typevar(E, t, s->a))
         return;
     if (E->module_started) {
-        el_error(E, s->span,
+        el_error(E, TX_E_MODULE, s->span,
                  "module-level constants must come before the first function ('%s' comes after)",
                  t->name);
         return;
@@ -345,7 +354,7 @@ static void elab_constant(El *E, const Ast *s)
         return;
     }
     if (!is_constant(&v)) {
-        el_error(E, s->a->span,
+        el_error(E, TX_E_MODULE, s->a->span,
                  "'%s' is not a compile-time constant (an int, float, bool, string, dtype or a "
                  "tuple of those)",
                  t->name);
@@ -371,7 +380,8 @@ static void check_defines(El *E)
         if (E->define_used[i] || !E->defines[i].name)
             continue;
         const char *nm = E->defines[i].name;
-        tx_error(E->d, (TxSpan){0}, "-D %s: the source declares no module-level constant '%s'%s",
+        tx_error(E->d, TX_E_DEFINE, (TxSpan){0},
+                 "-D %s: the source declares no module-level constant '%s'%s",
                  nm, nm, el_suggest(E, nm, names, n));
     }
 }
@@ -382,7 +392,8 @@ static void add_func_decl(El *E, const Ast *def)
 {
     for (int i = 0; i < E->nfuncs; i++)
         if (!strcmp(E->funcs[i].name, def->name)) {
-            el_error(E, def->name_span, "function '%s' is defined twice", def->name);
+            el_error(E, TX_E_REDEFINITION, def->name_span, "function '%s' is defined twice",
+                     def->name);
             return;
         }
     ScFuncDecl *fs = TX_NEW_ARRAY(E->a, ScFuncDecl, E->nfuncs + 1);
@@ -405,7 +416,8 @@ static void elab_def(El *E, const Ast *def)
         return;
     }
     case DECO_NONE:
-        el_error(E, def->name_span, "function '%s' needs @T.prim_func or @T.macro", def->name);
+        el_error(E, TX_E_MODULE, def->name_span, "function '%s' needs @T.prim_func or @T.macro",
+                 def->name);
         return;
     default: {
         const Ast *path = deco->kind == A_CALL ? deco->a : deco;
@@ -413,11 +425,13 @@ static void elab_def(El *E, const Ast *def)
             (!strcmp(path->a->name, "T") || !strcmp(path->a->name, "Tx"))) {
             static const char *const decos[] = {"prim_func", "macro"};
             const char *best = tx_nearest(path->name, decos, 2);
-            el_error(E, path->span, "'T.%s' is not a TIRx builtin%s%s%s", path->name,
+            el_error(E, TX_E_UNKNOWN_BUILTIN, path->span, "'T.%s' is not a TIRx builtin%s%s%s",
+                     path->name,
                      best ? "; did you mean 'T." : "", best ? best : "", best ? "'?" : "");
             return;
         }
-        el_error(E, deco->span, "unknown decorator: use @T.prim_func or @T.macro");
+        el_error(E, TX_E_UNKNOWN_BUILTIN, deco->span,
+                 "unknown decorator: use @T.prim_func or @T.macro");
         return;
     }
     }
@@ -427,13 +441,13 @@ static void elab_def(El *E, const Ast *def)
 static void module_attrs(El *E, const Ast *call)
 {
     if (call->items.n != 1 || call->nnames) {
-        el_error(E, call->span, "I.module_attrs takes one dictionary");
+        el_error(E, TX_E_ARGUMENTS, call->span, "I.module_attrs takes one dictionary");
         return;
     }
     ScVal d = el_eval(E, call->items.items[0]);
     if (d.kind != SV_DICT) {
         if (d.kind != SV_ERROR)
-            el_error(E, call->items.items[0]->span, "I.module_attrs takes a dictionary");
+            el_error(E, TX_E_TYPE, call->items.items[0]->span, "I.module_attrs takes a dictionary");
         return;
     }
     IrExpr *dict = el_pod(E, &d, "module attributes");
@@ -447,13 +461,14 @@ static void module_attrs(El *E, const Ast *call)
 static void module_global_infos(El *E, const Ast *call)
 {
     if (call->items.n != 1 || call->nnames) {
-        el_error(E, call->span, "I.module_global_infos takes one dictionary");
+        el_error(E, TX_E_ARGUMENTS, call->span, "I.module_global_infos takes one dictionary");
         return;
     }
     ScVal d = el_eval(E, call->items.items[0]);
     if (d.kind != SV_DICT) {
         if (d.kind != SV_ERROR)
-            el_error(E, call->items.items[0]->span, "I.module_global_infos takes a dictionary");
+            el_error(E, TX_E_TYPE, call->items.items[0]->span,
+                     "I.module_global_infos takes a dictionary");
         return;
     }
     IrExpr *dict = el_pod(E, &d, "module global infos");
@@ -465,8 +480,9 @@ static void module_global_infos(El *E, const Ast *call)
         for (int k = 0; ok && k < items->u.list.n; k++)
             ok = items->u.list.items[k]->kind == IR_E_GLOBAL_INFO;
         if (!ok) {
-            el_error(E, d.u.dict.vals[i].span, "a global info is a list of I.dummy_global_info() "
-                                               "and I.vdevice(...)");
+            el_error(E, TX_E_MODULE, d.u.dict.vals[i].span,
+                     "a global info is a list of I.dummy_global_info() "
+                                                            "and I.vdevice(...)");
             return;
         }
     }
@@ -483,11 +499,12 @@ static void elab_class(El *E, const Ast *c)
 {
     const Ast *deco = c->items.n == 1 ? c->items.items[0] : NULL;
     if (!deco || !is_path(deco, "I", "ir_module") || deco->kind == A_CALL) {
-        el_error(E, c->name_span, "a class must be decorated with @I.ir_module");
+        el_error(E, TX_E_MODULE, c->name_span, "a class must be decorated with @I.ir_module");
         return;
     }
     if (E->m->is_ir_module || E->nfuncs) {
-        el_error(E, c->span, "a file holds one @I.ir_module class or top-level functions, not both");
+        el_error(E, TX_E_MODULE, c->span,
+                 "a file holds one @I.ir_module class or top-level functions, not both");
         return;
     }
     E->m->is_ir_module = true;
@@ -506,7 +523,7 @@ static void elab_class(El *E, const Ast *c)
         else if (s->kind == A_S_PASS || is_docstring(s))
             continue;
         else
-            el_error(E, s->span,
+            el_error(E, TX_E_MODULE, s->span,
                      "an @I.ir_module class holds I.module_attrs({...}), "
                      "I.module_global_infos({...}) and @T.prim_func functions");
     }
@@ -521,14 +538,15 @@ static void elab_module(El *E, AstList top)
         case A_S_PASS: break;
         case A_S_EXPR:
             if (!is_docstring(s))
-                el_error(E, s->span, "expected a function, a macro, a constant or an import at "
-                                     "module level");
+                el_error(E, TX_E_MODULE, s->span,
+                         "expected a function, a macro, a constant or an import at "
+                                                  "module level");
             break;
         case A_S_ASSIGN: elab_constant(E, s); break;
         case A_S_DEF: elab_def(E, s); break;
         case A_S_CLASS: elab_class(E, s); break;
         default:
-            el_error(E, s->span,
+            el_error(E, TX_E_MODULE, s->span,
                      "expected a function, a macro, a constant or an import at module level");
             break;
         }

@@ -57,7 +57,7 @@ static const char *describe(const ScToken *t, char *buf, size_t n)
     return buf;
 }
 
-Ast *ps_error_at(Parser *p, const ScToken *t, const char *fmt, ...)
+Ast *ps_error_at(Parser *p, TxCode code, const ScToken *t, const char *fmt, ...)
 {
     if (p->failed)
         return NULL;
@@ -68,7 +68,7 @@ Ast *ps_error_at(Parser *p, const ScToken *t, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     uint32_t end = t->off + (t->len ? t->len : 0);
-    tx_error(p->d, (TxSpan){p->src, t->off, end}, "%s", msg);
+    tx_error(p->d, code, (TxSpan){p->src, t->off, end}, "%s", msg);
     return NULL;
 }
 
@@ -80,10 +80,11 @@ bool ps_expect(Parser *p, ScTokKind k, const char *what)
         return false;
     char buf[64];
     if (what)
-        ps_error_at(p, ps_tok(p), "expected '%s' %s, found %s", sc_tok_kind_name(k), what,
+        ps_error_at(p, TX_E_SYNTAX, ps_tok(p), "expected '%s' %s, found %s", sc_tok_kind_name(k),
+                    what,
                     describe(ps_tok(p), buf, sizeof buf));
     else
-        ps_error_at(p, ps_tok(p), "expected '%s', found %s", sc_tok_kind_name(k),
+        ps_error_at(p, TX_E_SYNTAX, ps_tok(p), "expected '%s', found %s", sc_tok_kind_name(k),
                     describe(ps_tok(p), buf, sizeof buf));
     return false;
 }
@@ -109,7 +110,8 @@ Ast *ps_finish(Parser *p, Ast *x)
 bool ps_enter(Parser *p)
 {
     if (++p->depth > SC_MAX_DEPTH) {
-        ps_error_at(p, ps_tok(p), "expression or block nested too deeply (the limit is %d)",
+        ps_error_at(p, TX_E_NESTING, ps_tok(p),
+                    "expression or block nested too deeply (the limit is %d)",
                     SC_MAX_DEPTH);
         return false;
     }
@@ -121,7 +123,7 @@ void ps_leave(Parser *p) { p->depth--; }
 static Ast *expected_expr(Parser *p)
 {
     char buf[64];
-    return ps_error_at(p, ps_tok(p), "expected an expression, found %s",
+    return ps_error_at(p, TX_E_SYNTAX, ps_tok(p), "expected an expression, found %s",
                        describe(ps_tok(p), buf, sizeof buf));
 }
 
@@ -200,7 +202,8 @@ static Ast *parse_list(Parser *p)
     if (!parse_items(p, SC_TK_RSQB, &v, &comma))
         return NULL;
     if (ps_at(p, SC_TK_FOR))
-        return ps_error_at(p, ps_tok(p), "list comprehensions are not supported in TIRx script");
+        return ps_error_at(p, TX_E_UNSUPPORTED_SYNTAX, ps_tok(p),
+                           "list comprehensions are not supported in TIRx script");
     if (!ps_expect(p, SC_TK_RSQB, NULL))
         return NULL;
     Ast *x = ps_node(p, A_LIST, open);
@@ -297,7 +300,7 @@ static Ast *parse_call(Parser *p, Ast *fn)
             const char *name = starstar ? "**" : t->v.str.s;
             for (int k = 0; k < nkw && !starstar; k++)
                 if (!strcmp(x->names[k], name))
-                    return ps_error_at(p, t, "keyword argument repeated: %s", name);
+                    return ps_error_at(p, TX_E_ARGUMENTS, t, "keyword argument repeated: %s", name);
             x->names[nkw] = name;
             x->name_spans[nkw++] = (TxSpan){p->src, t->off, t->off + t->len};
             p->i += starstar ? 1 : 2;
@@ -320,7 +323,8 @@ static Ast *parse_call(Parser *p, Ast *fn)
             if (!v)
                 return NULL;
             if (nkw)
-                return ps_error_at(p, t, "positional argument follows keyword argument");
+                return ps_error_at(p, TX_E_ARGUMENTS, t,
+                                   "positional argument follows keyword argument");
             ps_vec_push(p, &pos, v);
         }
         if (!ps_accept(p, SC_TK_COMMA))
@@ -383,7 +387,7 @@ static Ast *parse_index(Parser *p, Ast *obj)
     if (!ps_expect(p, SC_TK_RSQB, NULL))
         return NULL;
     if (v.n == 0)
-        return ps_error_at(p, open, "expected an index between '[' and ']'");
+        return ps_error_at(p, TX_E_SYNTAX, open, "expected an index between '[' and ']'");
     if (v.n == 1 && !comma) {
         x->b = v.items[0];
     } else {
@@ -407,14 +411,15 @@ static Ast *parse_primary(Parser *p)
             ps_accept(p, SC_TK_DOT);
             const ScToken *t = ps_tok(p);
             if (t->kind != SC_TK_NAME && !(t->kind >= SC_TK_AND && t->kind <= SC_TK_YIELD))
-                return ps_error_at(p, t, "expected an attribute name after '.'");
+                return ps_error_at(p, TX_E_SYNTAX, t, "expected an attribute name after '.'");
             Ast *at = ps_node(p, A_ATTR, t);
             at->span.begin = x->span.begin;
             at->a = x;
             at->name = t->kind == SC_TK_NAME ? t->v.str.s : sc_tok_kind_name(t->kind);
             at->name_span = (TxSpan){p->src, t->off, t->off + t->len};
             if (t->kind != SC_TK_NAME)
-                return ps_error_at(p, t, "'%s' is a Python keyword; write '%s_'", at->name,
+                return ps_error_at(p, TX_E_SYNTAX, t, "'%s' is a Python keyword; write '%s_'",
+                                   at->name,
                                    at->name);
             ps_accept(p, t->kind);
             x = ps_finish(p, at);

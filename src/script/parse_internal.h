@@ -117,9 +117,9 @@ bool ps_at(Parser *p, ScTokKind k);
 bool ps_accept(Parser *p, ScTokKind k);
 /* Consume k or report "expected 'k'" (what names the construct when given). */
 bool ps_expect(Parser *p, ScTokKind k, const char *what);
-/* Report a syntax error at the current token (once) and return NULL. */
-Ast *ps_error_at(Parser *p, const ScToken *t, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Report an error (usually TX_E_SYNTAX) at token t (once) and return NULL. */
+Ast *ps_error_at(Parser *p, TxCode code, const ScToken *t, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 Ast *ps_node(Parser *p, AstKind k, const ScToken *first);
 /* Extend a node's span to the end of the previous token. */
 Ast *ps_finish(Parser *p, Ast *x);

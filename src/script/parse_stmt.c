@@ -36,7 +36,7 @@ static Ast *check_target(Parser *p, Ast *x)
         return x;
     if (!p->failed) {
         p->failed = true;
-        tx_error(p->d, x->span, "cannot assign to this expression");
+        tx_error(p->d, TX_E_ASSIGNMENT, x->span, "cannot assign to this expression");
     }
     return NULL;
 }
@@ -85,7 +85,7 @@ static Ast *parse_expr_stmt(Parser *p)
         ps_accept(p, SC_TK_COLON);
         if (lhs->kind != A_NAME && lhs->kind != A_ATTR && lhs->kind != A_SUBSCRIPT) {
             p->failed = true;
-            tx_error(p->d, lhs->span, "only a single name can be annotated");
+            tx_error(p->d, TX_E_SYNTAX, lhs->span, "only a single name can be annotated");
             return NULL;
         }
         x->a = lhs;
@@ -101,7 +101,7 @@ static Ast *parse_expr_stmt(Parser *p)
         ps_accept(p, k);
         if (lhs->kind != A_NAME && lhs->kind != A_ATTR && lhs->kind != A_SUBSCRIPT) {
             p->failed = true;
-            tx_error(p->d, lhs->span, "illegal target for augmented assignment");
+            tx_error(p->d, TX_E_SYNTAX, lhs->span, "illegal target for augmented assignment");
             return NULL;
         }
         x->a = lhs, x->op = augassign_op(k);
@@ -230,11 +230,13 @@ static Ast *parse_simple(Parser *p)
     case SC_TK_IMPORT: case SC_TK_FROM: return parse_import(p);
     case SC_TK_DEL: case SC_TK_GLOBAL: case SC_TK_NONLOCAL: case SC_TK_RAISE: case SC_TK_TRY:
     case SC_TK_EXCEPT: case SC_TK_FINALLY: case SC_TK_YIELD: case SC_TK_ASYNC: case SC_TK_AWAIT:
-        return ps_error_at(p, t, "'%s' statements are not supported in TIRx script",
+        return ps_error_at(p, TX_E_UNSUPPORTED_SYNTAX, t,
+                           "'%s' statements are not supported in TIRx script",
                            sc_tok_kind_name(t->kind));
-    case SC_TK_INDENT: return ps_error_at(p, t, "unexpected indent");
+    case SC_TK_INDENT: return ps_error_at(p, TX_E_INDENTATION, t, "unexpected indent");
     case SC_TK_ELSE: case SC_TK_ELIF:
-        return ps_error_at(p, t, "'%s' without a matching 'if'", sc_tok_kind_name(t->kind));
+        return ps_error_at(p, TX_E_SYNTAX, t, "'%s' without a matching 'if'",
+                           sc_tok_kind_name(t->kind));
     default: return parse_expr_stmt(p);
     }
 }
@@ -265,7 +267,8 @@ static bool parse_suite(Parser *p, const ScToken *head, AstList *out)
     }
     ps_accept(p, SC_TK_NEWLINE);
     if (!ps_accept(p, SC_TK_INDENT)) {
-        ps_error_at(p, ps_tok(p), "expected an indented block after '%s' statement on line %d",
+        ps_error_at(p, TX_E_INDENTATION, ps_tok(p),
+                    "expected an indented block after '%s' statement on line %d",
                     head->kind == SC_TK_NAME ? head->v.str.s : sc_tok_kind_name(head->kind),
                     line_of(p, head));
         return false;
@@ -314,7 +317,8 @@ static Ast *parse_while(Parser *p)
     if (!(x->a = ps_test(p)) || !parse_suite(p, head, &x->body))
         return NULL;
     if (ps_at(p, SC_TK_ELSE))
-        return ps_error_at(p, ps_tok(p), "'while ... else' is not supported in TIRx script");
+        return ps_error_at(p, TX_E_UNSUPPORTED_SYNTAX, ps_tok(p),
+                           "'while ... else' is not supported in TIRx script");
     return x;
 }
 
@@ -337,7 +341,7 @@ static Ast *parse_exprlist(Parser *p)
         comma = true;
     } while (true);
     if (v.n == 0)
-        return ps_error_at(p, ps_tok(p), "expected a loop variable");
+        return ps_error_at(p, TX_E_SYNTAX, ps_tok(p), "expected a loop variable");
     if (v.n == 1 && !comma)
         return v.items[0];
     Ast *t = ps_node(p, A_TUPLE, first);
@@ -356,7 +360,8 @@ static Ast *parse_for(Parser *p)
         !parse_suite(p, head, &x->body))
         return NULL;
     if (ps_at(p, SC_TK_ELSE))
-        return ps_error_at(p, ps_tok(p), "'for ... else' is not supported in TIRx script");
+        return ps_error_at(p, TX_E_UNSUPPORTED_SYNTAX, ps_tok(p),
+                           "'for ... else' is not supported in TIRx script");
     return x;
 }
 
@@ -389,7 +394,8 @@ static bool parse_params(Parser *p, Ast *def)
     while (!ps_at(p, SC_TK_RPAR) && !p->failed) {
         const ScToken *t = ps_tok(p);
         if (t->kind == SC_TK_STAR || t->kind == SC_TK_DOUBLESTAR || t->kind == SC_TK_SLASH) {
-            ps_error_at(p, t, "'%s' parameters are not supported in TIRx script",
+            ps_error_at(p, TX_E_UNSUPPORTED_SYNTAX, t,
+                        "'%s' parameters are not supported in TIRx script",
                         sc_tok_kind_name(t->kind));
             return false;
         }
@@ -407,7 +413,7 @@ static bool parse_params(Parser *p, Ast *def)
         pm->span = (TxSpan){p->src, t->off, t->off + t->len};
         for (int i = 0; i < def->nparams - 1; i++)
             if (!strcmp(def->params[i].name, pm->name)) {
-                ps_error_at(p, t, "duplicate parameter '%s'", pm->name);
+                ps_error_at(p, TX_E_REDEFINITION, t, "duplicate parameter '%s'", pm->name);
                 return false;
             }
         if (ps_accept(p, SC_TK_COLON) && !(pm->ann = ps_test(p)))
@@ -439,7 +445,7 @@ static bool parse_type_params(Parser *p, Ast *def)
             break;
     }
     if (!names.n && !p->failed) {
-        ps_error_at(p, open, "empty type parameter list");
+        ps_error_at(p, TX_E_SYNTAX, open, "empty type parameter list");
         return false;
     }
     def->items2 = ps_vec_list(&names);
@@ -504,7 +510,7 @@ static Ast *parse_decorated(Parser *p)
         return parse_def(p, ps_vec_list(&decos));
     if (ps_at(p, SC_TK_CLASS))
         return parse_class(p, ps_vec_list(&decos));
-    return ps_error_at(p, ps_tok(p), "expected 'def' or 'class' after a decorator");
+    return ps_error_at(p, TX_E_SYNTAX, ps_tok(p), "expected 'def' or 'class' after a decorator");
 }
 
 /* stmt := if_stmt | while_stmt | for_stmt | with_stmt | funcdef | classdef
@@ -537,7 +543,7 @@ bool sc_parse_tokens(const TxSource *src, const ScTokens *toks, bool expr_only, 
     if (expr_only) {
         Ast *x = ps_test(&p);
         if (x && !ps_at(&p, SC_TK_EOF))
-            ps_error_at(&p, ps_tok(&p), "unexpected tokens after the expression");
+            ps_error_at(&p, TX_E_SYNTAX, ps_tok(&p), "unexpected tokens after the expression");
         if (x)
             ps_vec_push(&p, &v, x);
     } else {

@@ -12,6 +12,7 @@
 #include "tirx.h"
 
 #define MAX_DEFINES 256
+#define MAX_NVRTC_OPTIONS 256
 
 static const char usage[] =
     "usage: tirx <command> [options] FILE\n"
@@ -38,6 +39,8 @@ static const char usage[] =
     "  --fast-math    build: compile with fast math (off by default)\n"
     "  --lineinfo     build: line information for profilers and compute-sanitizer\n"
     "  --nvcc         build: compile with nvcc instead of NVRTC\n"
+    "  -Xnvrtc OPT    build: pass OPT to NVRTC after tirx's options (repeatable; also\n"
+    "                 $TIRX_NVRTC_EXTRA_OPTS, split like shell words)\n"
     "  --shape=D0,D1  layout: the logical shape (required)\n"
     "  --at=I0,I1     layout: only this index (default: every index, row-major)\n"
     "  --dtype=T      layout: the element type; a swizzled layout then shows bank=B\n"
@@ -51,6 +54,8 @@ typedef struct Options {
     const char *command, *file;
     tirx_define defines[MAX_DEFINES];
     size_t ndefines;
+    const char *nvrtc_options[MAX_NVRTC_OPTIONS];
+    size_t n_nvrtc_options;
     /* opt and build */
     const char *passes, *target, *emit, *output, *print_after;
     bool verify_each, stats, fast_math, lineinfo, nvcc;
@@ -156,6 +161,12 @@ static int parse_args(int argc, char **argv, Options *o)
             int rc = long_option(o, argc, argv, &i);
             if (rc)
                 return rc;
+        } else if (!strcmp(a, "-Xnvrtc")) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs an NVRTC option", "-Xnvrtc");
+            if (o->n_nvrtc_options == MAX_NVRTC_OPTIONS)
+                return usage_error("too many -Xnvrtc options (at most %s)", "256");
+            o->nvrtc_options[o->n_nvrtc_options++] = argv[++i];
         } else if (!strcmp(a, "-o")) {
             if (i + 1 >= argc)
                 return usage_error("%s needs a file name", "-o");
@@ -230,7 +241,8 @@ static tirx_options lowering_options(const Options *o)
 {
     tirx_options t = {.arch = o->target, .fast_math = o->fast_math, .lineinfo = o->lineinfo,
                       .use_nvcc = o->nvcc, .verify_each = o->verify_each,
-                      .print_after = o->print_after, .print_fn = print_after_pass};
+                      .print_after = o->print_after, .print_fn = print_after_pass,
+                      .nvrtc_options = o->nvrtc_options, .n_nvrtc_options = o->n_nvrtc_options};
     return t;
 }
 

@@ -2,7 +2,9 @@
  * thread-safe; with NVRTC, a second compile is a cache hit whose host part
  * (parsed back from the cache) and sources equal the first's, also when
  * several threads compile at once; usage and input errors are statuses with
- * diagnostics. */
+ * diagnostics; extra NVRTC options ($TIRX_NVRTC_EXTRA_OPTS, then
+ * options.nvrtc_options) reach NVRTC and the cache key; tirx_check_args checks
+ * a launch's arguments on host memory, without a GPU. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "runtime/dlpack.h"
 #include "runtime/runtime.h"
 #include "tirx.h"
 
@@ -83,12 +86,17 @@ static void test_generate_in_threads(void **state)
     free_jobs(jobs, 8);
 }
 
+static bool have_nvrtc(void)
+{
+    int major, minor;
+    RtError err;
+    return rt_nvrtc_version(&major, &minor, &err) == RT_OK;
+}
+
 static void test_cache_hit(void **state)
 {
     (void)state;
-    int major, minor;
-    RtError err;
-    if (rt_nvrtc_version(&major, &minor, &err) != RT_OK)
+    if (!have_nvrtc())
         skip();
     char dir[] = "/tmp/tirx-unit-cache-XXXXXX";
     assert_non_null(mkdtemp(dir));
@@ -137,12 +145,138 @@ static void test_errors(void **state)
     tirx_module_free(m);
 }
 
+/* Compiles vadd to PTX; returns the status, *loc whether the PTX has line info,
+ * and the first diagnostic's code and message in diag (when there is one). */
+static tirx_status compile_ptx(const tirx_options *base, bool *loc, char *diag, size_t n)
+{
+    tirx_options o = *base;
+    o.arch = "sm_90a", o.want_ptx = 1;
+    tirx_module *m;
+    tirx_status st = tirx_compile(source, sizeof source - 1, "vadd.tirx", NULL, 0, &o, &m);
+    const char *ptx = tirx_module_ptx(m);
+    *loc = ptx && strstr(ptx, ".loc");
+    tirx_diag d;
+    snprintf(diag, n, "%s", "");
+    if (tirx_diag_get(m, 0, &d) == 0)
+        snprintf(diag, n, "%s %s", d.code, d.message);
+    tirx_module_free(m);
+    return st;
+}
+
+static void test_nvrtc_options(void **state)
+{
+    (void)state;
+    if (!have_nvrtc())
+        skip();
+    char diag[1024];
+    bool loc;
+    unsetenv("TIRX_NVRTC_EXTRA_OPTS");
+    tirx_options o = {.no_cache = 1};
+    assert_int_equal(compile_ptx(&o, &loc, diag, sizeof diag), TIRX_OK);
+    assert_false(loc);
+    const char *lineinfo[] = {"-lineinfo"};
+    o.nvrtc_options = lineinfo, o.n_nvrtc_options = 1;
+    assert_int_equal(compile_ptx(&o, &loc, diag, sizeof diag), TIRX_OK);
+    assert_true(loc);
+    /* The variable is split as shell words: quotes join pieces. */
+    tirx_options plain = {.no_cache = 1};
+    setenv("TIRX_NVRTC_EXTRA_OPTS", "  '-line'\"info\"  ", 1);
+    assert_int_equal(compile_ptx(&plain, &loc, diag, sizeof diag), TIRX_OK);
+    assert_true(loc);
+    setenv("TIRX_NVRTC_EXTRA_OPTS", "-lineinfo --no-such-option", 1);
+    assert_int_equal(compile_ptx(&plain, &loc, diag, sizeof diag), TIRX_ERR_USAGE);
+    assert_non_null(strstr(diag, "E0805 "));
+    assert_non_null(strstr(diag, "--no-such-option"));
+    setenv("TIRX_NVRTC_EXTRA_OPTS", "'-lineinfo", 1);
+    assert_int_equal(compile_ptx(&plain, &loc, diag, sizeof diag), TIRX_ERR_USAGE);
+    assert_string_equal(diag, "E0805 TIRX_NVRTC_EXTRA_OPTS has an unterminated quote");
+    unsetenv("TIRX_NVRTC_EXTRA_OPTS");
+}
+
+/* The options are part of the cache key: the same text with -lineinfo is not a hit. */
+static void test_nvrtc_options_key(void **state)
+{
+    (void)state;
+    if (!have_nvrtc())
+        skip();
+    char dir[] = "/tmp/tirx-unit-cache-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    tirx_options o = {.arch = "sm_90a", .cache_dir = dir};
+    Job first = {.o = o}, again = {.o = o}, lineinfo = {.o = o};
+    compile_job(&first);
+    compile_job(&again);
+    const char *opt[] = {"-lineinfo"};
+    lineinfo.o.nvrtc_options = opt, lineinfo.o.n_nvrtc_options = 1;
+    compile_job(&lineinfo);
+    assert_int_equal(lineinfo.status, TIRX_OK);
+    assert_false(first.cached);
+    assert_true(again.cached);
+    assert_false(lineinfo.cached);
+    free_jobs(&first, 1);
+    free_jobs(&again, 1);
+    free_jobs(&lineinfo, 1);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A 1-d float32 (or float64) tensor of n elements in host memory. */
+static DLTensor host_tensor(void *data, int64_t *shape, int bits)
+{
+    DLTensor t = {.data = data, .device = {kDLCPU, 0}, .ndim = 1,
+                  .dtype = {kDLFloat, (uint8_t)bits, 1}, .shape = shape};
+    return t;
+}
+
+static void check_launch_args(tirx_module *m, const char *name, const tirx_arg *args, size_t n,
+                         const char *error)
+{
+    tirx_error err = {{0}};
+    tirx_status st = tirx_check_args(m, name, args, n, &err);
+    if (!error) {
+        if (st != TIRX_OK)
+            fail_msg("unexpected: %s", err.message);
+        return;
+    }
+    assert_int_equal(st, TIRX_ERR_USAGE);
+    if (!strstr(err.message, error))
+        fail_msg("'%s' does not say '%s'", err.message, error);
+}
+
+static void test_check_args(void **state)
+{
+    (void)state;
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    tirx_module *m;
+    assert_int_equal(tirx_compile(source, sizeof source - 1, "vadd.tirx", NULL, 0, &o, &m),
+                     TIRX_OK);
+    void *data = aligned_alloc(256, 1024 * sizeof(double));
+    int64_t n = 1000, shorter = 999;
+    DLTensor a = host_tensor(data, &n, 32), b = a, c = a;
+    DLTensor wide = host_tensor(data, &n, 64), short_c = host_tensor(data, &shorter, 32);
+    tirx_arg good[] = {tirx_arg_tensor(&a), tirx_arg_tensor(&b), tirx_arg_tensor(&c)};
+    check_launch_args(m, "vadd", good, 3, NULL);
+    check_launch_args(m, "vadd", good, 2, "expected 3 arguments, got 2");
+    tirx_arg dtype[] = {tirx_arg_tensor(&a), tirx_arg_tensor(&wide), tirx_arg_tensor(&c)};
+    check_launch_args(m, "vadd", dtype, 3, "argument B: expected dtype float32, got float64");
+    tirx_arg shape[] = {tirx_arg_tensor(&a), tirx_arg_tensor(&b), tirx_arg_tensor(&short_c)};
+    check_launch_args(m, "vadd", shape, 3, "argument C: expected shape[0]");
+    tirx_arg scalar[] = {tirx_arg_tensor(&a), tirx_arg_int(3), tirx_arg_tensor(&c)};
+    check_launch_args(m, "vadd", scalar, 3, "argument B: expected a tensor");
+    check_launch_args(m, "nope", good, 3, "the module has no function 'nope'");
+    free(data);
+    tirx_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_generate_in_threads),
         cmocka_unit_test(test_cache_hit),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_nvrtc_options),
+        cmocka_unit_test(test_nvrtc_options_key),
+        cmocka_unit_test(test_check_args),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,7 @@
 /* Unit tests of the base layer: arena, vectors, strings, near-match, sources. */
+#include <ctype.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,15 +61,57 @@ static void test_diag_render(void **state)
     TxDiags d;
     tx_diags_init(&d, &a);
     TxSource *src = tx_source_new(&a, "k.tirx", "def f():\r\n    x = (1\n", 22);
-    tx_error(&d, (TxSpan){src, 17, 18}, "'(' was never closed");
+    tx_error(&d, TX_E_SYNTAX, (TxSpan){src, 17, 18}, "'(' was never closed");
+    tx_note(&d, (TxSpan){0}, "a note has no code");
     TxBuf b = {0};
     tx_diag_render(&d.list.items[0], &b);
-    assert_string_equal(b.data, "k.tirx:2:9: error: '(' was never closed\n"
+    tx_diag_render(&d.list.items[1], &b);
+    assert_string_equal(b.data, "k.tirx:2:9: error[E0001]: '(' was never closed\n"
                                 "    x = (1\n"
-                                "        ^\n");
+                                "        ^\n"
+                                "note: a note has no code\n");
     tx_buf_free(&b);
     tx_diags_free(&d);
     tx_arena_free(&a);
+}
+
+/* The code table: codes and names are unique and well formed, an error's code
+ * starts with E and a warning's with W, and docs/diagnostics.md has a row
+ * `| E0101 | unknown-name | ...` for each. */
+static void test_diag_codes(void **state)
+{
+    (void)state;
+    FILE *f = fopen(TIRX_SOURCE_DIR "/docs/diagnostics.md", "rb");
+    assert_non_null(f);
+    static char doc[1 << 16];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    doc[n] = 0;
+    static const char *const ids[] = {
+#define X(id, code, name, summary) #id,
+#include "base/diag_codes.def"
+#undef X
+    };
+    assert_int_equal(TX_ARRAY_LEN(ids), TX_CODE_COUNT - 1);
+    for (int i = 1; i < TX_CODE_COUNT; i++) {
+        const char *code = tx_code_text((TxCode)i), *name = tx_code_name((TxCode)i);
+        assert_int_equal(strlen(code), 5);
+        assert_int_equal(code[0], ids[i - 1][0]);
+        for (int k = 1; k < 5; k++)
+            assert_true(isdigit((unsigned char)code[k]));
+        for (const char *p = name; *p; p++)
+            assert_true(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '-');
+        assert_non_null(tx_code_summary((TxCode)i));
+        for (int j = 1; j < i; j++) {
+            assert_string_not_equal(code, tx_code_text((TxCode)j));
+            assert_string_not_equal(name, tx_code_name((TxCode)j));
+        }
+        char row[96];
+        snprintf(row, sizeof row, "| %s | %s |", code, name);
+        if (!strstr(doc, row))
+            fail_msg("docs/diagnostics.md has no row '%s'", row);
+    }
+    assert_null(tx_code_text(TX_CODE_NONE));
 }
 
 int main(void)
@@ -77,6 +121,7 @@ int main(void)
         cmocka_unit_test(test_dtype_roundtrip),
         cmocka_unit_test(test_nearest),
         cmocka_unit_test(test_diag_render),
+        cmocka_unit_test(test_diag_codes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

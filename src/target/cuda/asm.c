@@ -124,7 +124,8 @@ static const char *natural_class(IrDType t)
 
 static void operand_error(Asm *a, const IrPtxOperand *op, const char *what)
 {
-    cg_error(a->cg, cg_span(a->cg, a->call), "operand '%s' of PTX instruction '%s' %s", op->name,
+    cg_error(a->cg, TX_E_PTX_OPERANDS, cg_span(a->cg, a->call),
+             "operand '%s' of PTX instruction '%s' %s", op->name,
              a->mnemonic, what);
 }
 
@@ -576,7 +577,7 @@ static const char *instruction_text(Asm *a, const IrPtxResolved *r, const char *
         return cg_printf(a->cg, "%s%s", a->mnemonic, ops);
     const char *x = r->entry == IR_PTX_cvt_bf16x2_f8x2 ? expand_cvt_bf16x2_f8x2(a, r, ops + 1) : NULL;
     if (!x)
-        cg_error(a->cg, cg_span(a->cg, a->call),
+        cg_error(a->cg, TX_E_TARGET_FEATURE, cg_span(a->cg, a->call),
                  "PTX instruction '%s' (%s) is an sm_100f-family form that the CUDA 13.0 ptxas "
                  "cannot assemble for %s%s", a->mnemonic, key, cg_target(a->cg),
                  r->entry == IR_PTX_cvt_bf16x2_f8x2
@@ -598,12 +599,15 @@ static bool check_target(Asm *a, const IrPtxResolved *r)
     TxSpan sp = cg_span(cg, a->call);
     const char *key = ir_ptx_key(r->entry);
     if (!first)
-        cg_error(cg, sp, "PTX instruction '%s' (%s) is not available on any target", a->mnemonic, key);
+        cg_error(cg, TX_E_TARGET_FEATURE, sp,
+                 "PTX instruction '%s' (%s) is not available on any target", a->mnemonic, key);
     else if (first < cg->opt->sm || !ir_ptx_available(r, 100))
-        cg_error(cg, sp, "PTX instruction '%s' (%s) is not available on %s: it exists only on %s",
+        cg_error(cg, TX_E_TARGET_FEATURE, sp,
+                 "PTX instruction '%s' (%s) is not available on %s: it exists only on %s",
                  a->mnemonic, key, cg_target(cg), cg_arch_name(first));
     else
-        cg_error(cg, sp, "PTX instruction '%s' (%s) is not available on %s: it needs %s or newer",
+        cg_error(cg, TX_E_TARGET_FEATURE, sp,
+                 "PTX instruction '%s' (%s) is not available on %s: it needs %s or newer",
                  a->mnemonic, key, cg_target(cg), cg_arch_name(first));
     return false;
 }
@@ -628,7 +632,7 @@ void cg_ptx(Cg *cg, const IrExpr *call)
         r.slots[i] = c->ptx_slots[i];
     ir_ptx_mnemonic(&r, a.mnemonic, sizeof a.mnemonic);
     if (!ir_ptx_valid(&r, err, sizeof err)) {
-        cg_error(cg, cg_span(cg, call), "invalid PTX call: %s", err);
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, call), "invalid PTX call: %s", err);
         return;
     }
     if (!check_target(&a, &r))
@@ -642,7 +646,8 @@ void cg_ptx(Cg *cg, const IrExpr *call)
     for (int i = 0; i < nlanes; i++)
         nsunk += sunk[i];
     if (c->nargs != nlanes - nsunk + pred) {
-        cg_error(cg, cg_span(cg, call), "PTX instruction '%s' takes %d operands; the call has %d",
+        cg_error(cg, TX_E_PTX_OPERANDS, cg_span(cg, call),
+                 "PTX instruction '%s' takes %d operands; the call has %d",
                  a.mnemonic, nlanes - nsunk + pred, c->nargs);
         return;
     }

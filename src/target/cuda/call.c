@@ -107,7 +107,8 @@ static int emit_int_math(Cg *cg, const IrExpr *e, TxBuf *b)
     default: break;
     }
     if (!f || x->dtype.code == IR_DT_BOOL) {
-        cg_error(cg, cg_span(cg, e), "T.%s of an integer is not supported", ir_ops[e->u.call.op].name);
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e), "T.%s of an integer is not supported",
+                 ir_ops[e->u.call.op].name);
         tx_buf_putc(b, '0');
         return CG_PREC_POSTFIX;
     }
@@ -121,7 +122,8 @@ static int emit_math(Cg *cg, const IrExpr *e, TxBuf *b)
         return emit_int_math(cg, e, b);
     const char *f = cg_math_name(cg, e->u.call.op, cg_is_low_float(t) ? IR_FLOAT32 : t);
     if (!f) {
-        cg_error(cg, cg_span(cg, e), "T.%s is not supported on floats", ir_ops[e->u.call.op].name);
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e), "T.%s is not supported on floats",
+                 ir_ops[e->u.call.op].name);
         tx_buf_putc(b, '0');
         return CG_PREC_POSTFIX;
     }
@@ -152,7 +154,7 @@ static int emit_address_of(Cg *cg, const IrExpr *e, TxBuf *b)
         tx_buf_printf(b, "&%s", cg_name(cg, x));
         return CG_PREC_UNARY;
     }
-    cg_error(cg, cg_span(cg, e), "T.address_of takes a buffer element or a variable");
+    cg_error(cg, TX_E_CODEGEN, cg_span(cg, e), "T.address_of takes a buffer element or a variable");
     tx_buf_putc(b, '0');
     return CG_PREC_POSTFIX;
 }
@@ -182,7 +184,8 @@ static int emit_reinterpret(Cg *cg, const IrExpr *e, TxBuf *b)
         return CG_PREC_UNARY;
     }
     if (e->dtype.bits * e->dtype.lanes != x->dtype.bits * x->dtype.lanes)
-        cg_error(cg, cg_span(cg, e), "T.reinterpret between types of different sizes");
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e),
+                 "T.reinterpret between types of different sizes");
     tx_buf_printf(b, "tx_bitcast<%s>(%s)", cg_ctype_at(cg, e->dtype, cg_span(cg, e)),
                   cg_expr_str(cg, x, CG_PREC_NONE));
     return CG_PREC_POSTFIX;
@@ -256,7 +259,8 @@ static const char *reduce_op(Cg *cg, const IrExpr *e, const IrExpr *op)
     const char *s = str_arg(op);
     if (s && (!strcmp(s, "sum") || !strcmp(s, "max") || !strcmp(s, "min")))
         return s;
-    cg_error(cg, cg_span(cg, e), "the reduction operator must be \"sum\", \"max\" or \"min\"");
+    cg_error(cg, TX_E_CODEGEN, cg_span(cg, e),
+             "the reduction operator must be \"sum\", \"max\" or \"min\"");
     return "sum";
 }
 
@@ -265,7 +269,8 @@ static int64_t pow2_arg(Cg *cg, const IrExpr *e, const IrExpr *x, int64_t lo, in
 {
     int64_t v = dflt;
     if (x && (!cg_const_int(x, &v) || v < lo || v > hi || (v & (v - 1))))
-        cg_error(cg, cg_span(cg, e), "expected a constant power of two in [%lld, %lld]",
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e),
+                 "expected a constant power of two in [%lld, %lld]",
                  (long long)lo, (long long)hi);
     return v;
 }
@@ -302,7 +307,8 @@ static int emit_func_call(Cg *cg, const IrExpr *e, TxBuf *b)
     const char *name = c->nargs >= 2 ? str_arg(c->args[0]) : NULL;
     const char *source = name ? str_arg(c->args[c->nargs - 1]) : NULL;
     if (!source) {
-        cg_error(cg, cg_span(cg, e), "T.cuda.func_call needs the function name and its source_code");
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e),
+                 "T.cuda.func_call needs the function name and its source_code");
         return CG_PREC_POSTFIX;
     }
     if (cg_nameset_add(cg, &cg->helper_names, cg_strdup(cg, name)))
@@ -320,7 +326,7 @@ static int emit_extern(Cg *cg, const IrExpr *e, TxBuf *b)
 {
     const char *name = str_arg(e->u.call.args[0]);
     if (!name) {
-        cg_error(cg, cg_span(cg, e), "an extern call needs the function name first");
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e), "an extern call needs the function name first");
         return CG_PREC_POSTFIX;
     }
     return emit_args_call(cg, name, e, 1, b);
@@ -452,7 +458,7 @@ static bool unlowered(IrOp op)
 static int emit_unsupported(Cg *cg, const IrExpr *e, TxBuf *b)
 {
     IrOp op = e->u.call.op;
-    cg_error(cg, cg_span(cg, e),
+    cg_error(cg, TX_E_CODEGEN, cg_span(cg, e),
              unlowered(op) ? "T.%s is not supported by the CUDA code generator"
                            : "T.%s cannot appear in a CUDA device function",
              op == IR_OP_PTX ? "ptx" : ir_ops[op].name);
@@ -496,8 +502,9 @@ static int emit_mov_sreg(Cg *cg, const IrExpr *e, TxBuf *b)
     for (const char *p = reg ? reg + 1 : ""; ok && *p; p++)
         ok = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '.';
     if (!ok) {
-        cg_error(cg, cg_span(cg, e), "T.cuda.mov_sreg needs the width 32 or 64 and a special "
-                                     "register name such as \"%%smid\"");
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e),
+                 "T.cuda.mov_sreg needs the width 32 or 64 and a special "
+                                                   "register name such as \"%%smid\"");
         tx_buf_putc(b, '0');
         return CG_PREC_POSTFIX;
     }
@@ -611,11 +618,13 @@ static void smem_desc_stmt(Cg *cg, const IrExpr *e, const char *helper, int max_
     const IrCall *c = &e->u.call;
     int64_t swz;
     if (c->nargs != 5) {
-        cg_error(cg, cg_span(cg, e), "%s takes (desc, addr, ldo, sdo, swizzle)", ir_ops[c->op].name);
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e), "%s takes (desc, addr, ldo, sdo, swizzle)",
+                 ir_ops[c->op].name);
         return;
     }
     if (cg_const_int(c->args[4], &swz) && (swz < 0 || swz > max_swizzle))
-        cg_error(cg, cg_span(cg, e), "swizzle mode %lld is not one of 0..%d", (long long)swz, max_swizzle);
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e), "swizzle mode %lld is not one of 0..%d",
+                 (long long)swz, max_swizzle);
     TxBuf v = {0};
     emit_args_call(cg, helper, e, 1, &v);
     cg_line(cg, "%s = %s;", deref(cg, c->args[0], "uint64_t"), v.data);
@@ -648,15 +657,16 @@ static void instr_desc_stmt(Cg *cg, const IrExpr *e)
     for (int i = 7; ok && i < c->nargs; i++)
         ok = !flags[i - 7] || !bool_name(c->args[i], flags[i - 7]);
     if (!ok) {
-        cg_error(cg, cg_span(cg, e), "T.cuda.tcgen05.encode_instr_descriptor needs constant "
-                                     "dtypes, M, N, K and flags");
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e),
+                 "T.cuda.tcgen05.encode_instr_descriptor needs constant "
+                                                   "dtypes, M, N, K and flags");
         return;
     }
     d.m = (int)m, d.n = (int)n, d.k = (int)k, d.cta_group = (int)ctag;
     uint32_t value;
     char err[256];
     if (!ir_tcgen05_instr_desc(&d, &value, err, sizeof err)) {
-        cg_error(cg, cg_span(cg, e), "%s", err);
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e), "%s", err);
         return;
     }
     cg_line(cg, "%s = 0x%08xu;", deref(cg, c->args[0], "uint32_t"), value);
@@ -672,8 +682,9 @@ static void wait_until_stmt(Cg *cg, const IrExpr *e)
     int64_t backoff = 0;
     if (!scope || !space || !type || !cg_const_int(c->args[6], &backoff) || !ir_dtype_is_int(t) ||
         (t.bits != 32 && t.bits != 64)) {
-        cg_error(cg, cg_span(cg, e), "T.cuda.wait_until needs a 32- or 64-bit integer destination "
-                                     "and constant scope, space, type and backoff");
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e),
+                 "T.cuda.wait_until needs a 32- or 64-bit integer destination "
+                                                   "and constant scope, space, type and backoff");
         return;
     }
     if (!*type)
@@ -723,7 +734,8 @@ bool cg_call_stmt(Cg *cg, const IrExpr *e)
     case IR_OP_THREAD_RETURN: cg_line(cg, "return;"); return true;
     case IR_OP_ASSUME: return true;
     case IR_OP_CUDA_GRID_SYNC:
-        cg_error(cg, cg_span(cg, e), "T.cuda.grid_sync needs a cooperative launch, which tirx does not support");
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e),
+                 "T.cuda.grid_sync needs a cooperative launch, which tirx does not support");
         return true;
     default: return false;
     }

@@ -54,14 +54,14 @@ const char *cg_prelude_text(void)
 
 /* ---------------------------------------------------------------- errors and strings */
 
-void cg_error(Cg *cg, TxSpan span, const char *fmt, ...)
+void cg_error(Cg *cg, TxCode code, TxSpan span, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    tx_error(&cg->m->diags, span, "%s", msg);
+    tx_error(&cg->m->diags, code, span, "%s", msg);
     cg->failed = true;
 }
 
@@ -74,7 +74,8 @@ bool cg_require_sm(Cg *cg, TxSpan span, int sm, const char *what)
 {
     if (cg->opt->sm >= sm)
         return true;
-    cg_error(cg, span, "%s needs %s or newer; the target is %s", what, cg_arch_name(sm), cg_target(cg));
+    cg_error(cg, TX_E_TARGET_FEATURE, span, "%s needs %s or newer; the target is %s", what,
+             cg_arch_name(sm), cg_target(cg));
     return false;
 }
 
@@ -226,7 +227,7 @@ static bool int_attr(Cg *cg, const IrFunc *f, const char *key, int64_t *v)
         return false;
     if (cg_const_int(e, v) && *v > 0)
         return true;
-    cg_error(cg, f->span, "attribute \"%s\" must be a positive integer", key);
+    cg_error(cg, TX_E_CODEGEN, f->span, "attribute \"%s\" must be a positive integer", key);
     return false;
 }
 
@@ -278,7 +279,8 @@ static void cluster_dims(Cg *cg, const IrFunc *f, bool max_cluster_given, TxBuf 
     for (int i = 0; ok && i < cluster->u.list.n; i++)
         ok = cg_const_int(cluster->u.list.items[i], &d[i]) && d[i] >= 1;
     if (!ok)
-        cg_error(cg, f->span, "\"tirx.cluster_dims\" must be a list of up to three positive integers");
+        cg_error(cg, TX_E_CODEGEN, f->span,
+                 "\"tirx.cluster_dims\" must be a list of up to three positive integers");
     else if (!max_cluster_given)
         tx_buf_printf(b, "__cluster_dims__(%lld, %lld, %lld) ", (long long)d[0], (long long)d[1],
                       (long long)d[2]);
@@ -293,11 +295,12 @@ static void kernel_qualifiers(Cg *cg, const IrFunc *f, const LaunchScan *l, TxBu
     bool has_max = int_attr(cg, f, "tirx.launch_bounds_max_blocks_per_cluster", &max_cluster);
     cluster_dims(cg, f, has_max, b);
     if (has_max && !has_min)
-        cg_error(cg, f->span, "\"tirx.launch_bounds_max_blocks_per_cluster\" needs "
-                              "\"tirx.launch_bounds_min_blocks_per_sm\"");
+        cg_error(cg, TX_E_CODEGEN, f->span, "\"tirx.launch_bounds_max_blocks_per_cluster\" needs "
+                                            "\"tirx.launch_bounds_min_blocks_per_sm\"");
     if (has_regs) {
         if (has_min)
-            cg_error(cg, f->span, "\"tirx.max_registers\" cannot be combined with launch bounds");
+            cg_error(cg, TX_E_CODEGEN, f->span,
+                     "\"tirx.max_registers\" cannot be combined with launch bounds");
         tx_buf_printf(b, "__maxnreg__(%lld) ", (long long)regs);
         return;
     }
@@ -360,7 +363,7 @@ static void emit_kernel(Cg *cg, const IrFunc *f)
     cg_names_reset(cg);
     cg->span = f->span;
     if (!is_identifier(f->name))
-        cg_error(cg, f->span, "kernel name '%s' is not a C identifier", f->name);
+        cg_error(cg, TX_E_CODEGEN, f->span, "kernel name '%s' is not a C identifier", f->name);
     LaunchScan launch = scan_launch(f);
     TxBuf sig = {0};
     tx_buf_puts(&sig, "extern \"C\" __global__ void ");
@@ -403,7 +406,8 @@ bool cg_emit_module(IrModule *m, const CgOptions *o, TxBuf *out)
     TxBuf kernels = {0};
     tx_arena_init(&cg.arena);
     if (!strcmp(cg_arch_name(o->sm), "sm_?")) {
-        tx_error(&m->diags, (TxSpan){0}, "the CUDA code generator targets sm_80, sm_90a and sm_100a");
+        tx_error(&m->diags, TX_E_TARGET, (TxSpan){0},
+                 "the CUDA code generator targets sm_80, sm_90a and sm_100a");
         tx_arena_free(&cg.arena);
         return false;
     }

@@ -462,12 +462,14 @@ void cg_element(Cg *cg, const IrExpr *buffer, const IrExpr *index, TxBuf *b)
 static int emit_load(Cg *cg, const IrExpr *e, TxBuf *b)
 {
     if (e->u.access.n != 1 || !ir_is_buffer(e->u.access.buffer)) {
-        cg_error(cg, cg_span(cg, e), "a buffer access in device code must have one index "
-                                     "(FlattenBuffer has not run)");
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e),
+                 "a buffer access in device code must have one index "
+                                                   "(FlattenBuffer has not run)");
         return CG_PREC_POSTFIX;
     }
     if (e->u.access.predicate)
-        cg_error(cg, cg_span(cg, e), "predicated loads are not supported by the CUDA code generator");
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e),
+                 "predicated loads are not supported by the CUDA code generator");
     cg_element(cg, e->u.access.buffer, e->u.access.indices[0], b);
     return CG_PREC_POSTFIX;
 }
@@ -520,7 +522,7 @@ static int emit(Cg *cg, const IrExpr *e, TxBuf *b)
     default:
         if (IR_E_IS_BINARY(e->kind))
             return emit_binary(cg, e, b);
-        cg_error(cg, cg_span(cg, e), "this expression cannot appear in device code");
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e), "this expression cannot appear in device code");
         tx_buf_putc(b, '0');
         return CG_PREC_POSTFIX;
     }

@@ -66,7 +66,8 @@ enum {
 };
 
 /* ---- codegen.c ---- */
-void cg_error(Cg *cg, TxSpan span, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void cg_error(Cg *cg, TxCode code, TxSpan span, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* The span to report e at: its own, else the statement's. */
 TxSpan cg_span(const Cg *cg, const IrExpr *e);
 /* One output line at the current indentation. */

@@ -126,7 +126,8 @@ const char *cg_name(Cg *cg, const IrExpr *var)
     uintptr_t v;
     if (ir_ptrmap_get(&cg->names, var, &v))
         return (const char *)v;
-    cg_error(cg, cg_span(cg, var), "'%s' is used before its definition in the device function",
+    cg_error(cg, TX_E_CODEGEN, cg_span(cg, var),
+             "'%s' is used before its definition in the device function",
              var->u.var.name);
     return "0";
 }

@@ -24,7 +24,8 @@ static bool const_size(Cg *cg, const IrExpr *buf, int64_t *n)
     for (int i = 0; i < bt->ndim; i++) {
         int64_t d;
         if (!cg_const_int(bt->shape[i], &d)) {
-            cg_error(cg, cg_span(cg, buf), "buffer '%s' needs a constant size in device code",
+            cg_error(cg, TX_E_CODEGEN, cg_span(cg, buf),
+                     "buffer '%s' needs a constant size in device code",
                      buf->u.var.name);
             return false;
         }
@@ -83,7 +84,8 @@ static void alloc_stmt(Cg *cg, const IrStmt *s)
     else if (!strcmp(scope, "local"))
         alloc_local(cg, buf, type);
     else
-        cg_error(cg, s->span, "buffer '%s' in scope '%s' cannot be allocated in a CUDA kernel",
+        cg_error(cg, TX_E_CODEGEN, s->span,
+                 "buffer '%s' in scope '%s' cannot be allocated in a CUDA kernel",
                  buf->u.var.name, scope);
 }
 
@@ -152,7 +154,7 @@ static const char *thread_source(Cg *cg, const char *tag, TxSpan span)
         return cg_require_sm(cg, span, 90, "a cluster launch") ? cg_printf(cg, "tx_cluster_ctaid_%c()", axis) : "0";
     if (xyz && !strncmp(tag, "clusterIdx.", 11) && n == 12)
         return cg_require_sm(cg, span, 90, "a cluster launch") ? cg_printf(cg, "tx_clusterid_%c()", axis) : "0";
-    cg_error(cg, span, "unknown thread tag '%s'", tag);
+    cg_error(cg, TX_E_CODEGEN, span, "unknown thread tag '%s'", tag);
     return "0";
 }
 
@@ -211,12 +213,13 @@ static void for_stmt(Cg *cg, const IrStmt *s)
     const IrExpr *var = s->u.loop.var, *min = s->u.loop.min, *ext = s->u.loop.extent;
     int64_t zero = -1, step = 1;
     if (s->u.loop.kind == IR_FOR_THREAD_BINDING) {
-        cg_error(cg, s->span, "a thread_binding loop cannot appear in device code (LowerTIRxOpaque "
-                              "turns it into a launch)");
+        cg_error(cg, TX_E_CODEGEN, s->span,
+                 "a thread_binding loop cannot appear in device code (LowerTIRxOpaque "
+                                            "turns it into a launch)");
         return;
     }
     if (s->u.loop.step && (!cg_const_int(s->u.loop.step, &step) || step <= 0))
-        cg_error(cg, s->span, "a device loop needs a constant positive step");
+        cg_error(cg, TX_E_CODEGEN, s->span, "a device loop needs a constant positive step");
     char *lo = cg_expr_str(cg, min, CG_PREC_NONE);
     TxBuf end = {0};
     if (cg_const_int(min, &zero) && zero == 0) {
@@ -310,12 +313,14 @@ static void eval_stmt(Cg *cg, const IrStmt *s)
 static void store_stmt(Cg *cg, const IrStmt *s)
 {
     if (s->u.store.n != 1 || !ir_is_buffer(s->u.store.buffer)) {
-        cg_error(cg, s->span, "a buffer store in device code must have one index (FlattenBuffer "
-                              "has not run)");
+        cg_error(cg, TX_E_CODEGEN, s->span,
+                 "a buffer store in device code must have one index (FlattenBuffer "
+                                            "has not run)");
         return;
     }
     if (s->u.store.predicate)
-        cg_error(cg, s->span, "predicated stores are not supported by the CUDA code generator");
+        cg_error(cg, TX_E_CODEGEN, s->span,
+                 "predicated stores are not supported by the CUDA code generator");
     if (s->u.store.indices[0]->dtype.lanes > 1) {
         cg_vec_store(cg, s);
         return;
@@ -329,7 +334,7 @@ static void store_stmt(Cg *cg, const IrStmt *s)
 
 static void not_on_device(Cg *cg, const IrStmt *s, const char *what)
 {
-    cg_error(cg, s->span, "%s cannot appear in a CUDA device function", what);
+    cg_error(cg, TX_E_CODEGEN, s->span, "%s cannot appear in a CUDA device function", what);
 }
 
 void cg_stmt(Cg *cg, const IrStmt *s)

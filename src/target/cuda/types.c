@@ -88,7 +88,8 @@ const char *cg_ctype_at(Cg *cg, IrDType t, TxSpan span)
     const char *c = cg_ctype(cg, t);
     if (!c) {
         char buf[IR_DTYPE_STR_MAX];
-        cg_error(cg, span, "the CUDA code generator has no type for dtype %s", ir_dtype_str(t, buf));
+        cg_error(cg, TX_E_CODEGEN, span, "the CUDA code generator has no type for dtype %s",
+                 ir_dtype_str(t, buf));
         return "int";
     }
     return c;
@@ -104,7 +105,8 @@ const char *cg_var_ctype(Cg *cg, const IrType *t, TxSpan span)
             return "void*";
         return cg_printf(cg, "%s*", cg_ctype_at(cg, t->dtype, span));
     case IR_TY_TENSORMAP: return "CUtensorMap";
-    default: cg_error(cg, span, "a variable of this type cannot appear in device code"); return "int";
+    default: cg_error(cg, TX_E_CODEGEN, span,
+                      "a variable of this type cannot appear in device code"); return "int";
     }
 }
 

@@ -159,7 +159,8 @@ static IrExpr *lane(Cg *cg, const IrExpr *e, int k)
             c->u.op.b = lane(cg, e->u.op.b, k);
             return c;
         }
-        cg_error(cg, cg_span(cg, e), "this vector expression is not supported by the CUDA code generator");
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e),
+                 "this vector expression is not supported by the CUDA code generator");
         return ir_int(&cg->arena, IR_INT32, 0, cg->span);
     }
 }

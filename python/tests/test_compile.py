@@ -1,0 +1,114 @@
+"""Compiling without a GPU: sources (text, path, file), defines, options, the products of a
+compile (CUDA always; PTX, cubin and kernel resources with NVRTC), extra NVRTC options."""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+
+import pytest
+
+import tirx
+from common import AXPB, VECTOR_ADD, gpu_arch, have_nvrtc
+
+needs_nvrtc = pytest.mark.skipif(not have_nvrtc(), reason="no NVRTC")
+
+
+def test_version() -> None:
+    assert tirx.__version__.count(".") == 2
+
+
+def test_compile_text_to_cuda() -> None:
+    m = tirx.compile(AXPB, target="sm_90a", no_binary=True)
+    assert "__global__" in m.cuda and "axpb_kernel" in m.cuda
+    assert m.functions == ["axpb"] and "axpb" in m
+    assert m.cubin is None and m.ptx is None and m.kernels == []
+    assert m.target == "sm_90a"
+
+
+def test_sources_path_str_and_file() -> None:
+    by_path = tirx.compile(VECTOR_ADD, target="sm_80", no_binary=True)
+    assert f'#line 8 "{VECTOR_ADD}"' in by_path.cuda
+    with open(VECTOR_ADD) as f:
+        by_file = tirx.compile(f, target="sm_80", no_binary=True)
+    assert by_file.cuda == by_path.cuda
+    named = [tirx.compile(VECTOR_ADD, target="sm_80", no_binary=True, filename="v.tirx"),
+             tirx.compile(str(VECTOR_ADD), target="sm_80", no_binary=True, filename="v.tirx"),
+             tirx.compile(VECTOR_ADD.read_text(), target="sm_80", no_binary=True,
+                          filename="v.tirx"),
+             tirx.compile(io.BytesIO(VECTOR_ADD.read_bytes()), target="sm_80", no_binary=True,
+                          filename="v.tirx")]
+    assert all(m.cuda == named[0].cuda for m in named)
+    assert '#line 8 "v.tirx"' in named[0].cuda
+
+
+def test_missing_file() -> None:
+    with pytest.raises(FileNotFoundError):
+        tirx.compile("no/such/kernel.tirx", target="sm_90a")
+
+
+def test_defines_override_constants() -> None:
+    default = tirx.compile(AXPB, target="sm_90a", no_binary=True)
+    wide = tirx.compile(AXPB, target="sm_90a", defines={"BLOCK": 256}, no_binary=True)
+    pairs = tirx.compile(AXPB, target="sm_90a", defines=[("BLOCK", 256)], no_binary=True)
+    assert "__launch_bounds__(128)" in default.cuda
+    assert "__launch_bounds__(256)" in wide.cuda
+    assert wide.cuda == pairs.cuda
+
+
+def test_define_of_undeclared_constant() -> None:
+    with pytest.raises(tirx.CompileError) as e:
+        tirx.compile(AXPB, target="sm_90a", defines={"BLOCKS": 64}, no_binary=True)
+    assert e.value.diagnostics[0].code == "E0302"
+    assert "did you mean 'BLOCK'" in str(e.value)
+
+
+def test_unknown_option() -> None:
+    with pytest.raises(TypeError, match="fastmath"):
+        tirx.compile(AXPB, target="sm_90a", fastmath=True)
+
+
+def test_unknown_target() -> None:
+    with pytest.raises(tirx.CompileError) as e:
+        tirx.compile(AXPB, target="sm_75", no_binary=True)
+    assert e.value.diagnostics[0].code == "E0803"
+
+
+@pytest.mark.skipif(gpu_arch() is not None, reason="a GPU is present")
+def test_no_target_without_gpu() -> None:
+    with pytest.raises(tirx.CudaUnavailable, match="target="):
+        tirx.compile(AXPB)
+
+
+@needs_nvrtc
+def test_binary_ptx_and_kernels() -> None:
+    with tempfile.TemporaryDirectory() as cache:
+        m = tirx.compile(AXPB, target="sm_90a", cache_dir=cache)
+        assert m.cubin is not None and m.cubin[:4] == b"\x7fELF"
+        assert m.ptx is not None and ".entry axpb_kernel" in m.ptx
+        (k,) = m.kernels
+        assert k.name == "axpb_kernel" and k.registers > 0
+        assert k.spill_store_bytes == 0 and k.smem_bytes == 0 and k.dyn_smem_bytes == 0
+        assert not m.cached
+        assert tirx.compile(AXPB, target="sm_90a", cache_dir=cache).cached
+
+
+@needs_nvrtc
+def test_nvrtc_options() -> None:
+    saved = os.environ.pop("TIRX_NVRTC_EXTRA_OPTS", None)
+    try:
+        plain = tirx.compile(AXPB, target="sm_90a", no_cache=True)
+        lineinfo = tirx.compile(AXPB, target="sm_90a", no_cache=True,
+                                nvrtc_options=["-lineinfo"])
+        assert ".loc" not in (plain.ptx or "") and ".loc" in (lineinfo.ptx or "")
+        os.environ["TIRX_NVRTC_EXTRA_OPTS"] = "'-line'info"
+        assert ".loc" in (tirx.compile(AXPB, target="sm_90a", no_cache=True).ptx or "")
+        with pytest.raises(tirx.CompileError, match="no-such-option") as e:
+            tirx.compile(AXPB, target="sm_90a", no_cache=True,
+                         nvrtc_options=["--no-such-option"])
+        assert e.value.diagnostics[0].code == "E0805"
+    finally:
+        os.environ.pop("TIRX_NVRTC_EXTRA_OPTS", None)
+        if saved is not None:
+            os.environ["TIRX_NVRTC_EXTRA_OPTS"] = saved
