@@ -303,7 +303,8 @@ const char *op_tcgen05_mma_accept(OpCtx *c)
     Tc05 g;
     if ((why = read_call(c, &g)))
         return why;
-    IrPtxArg ops[12] = {{IR_UINT32, false}, {g.a_tmem ? IR_UINT32 : IR_UINT64, false},
+    /* d, a, b, idesc; the disable-output-lane mask (4 words a CTA) or .ws; enable-input-d */
+    IrPtxArg ops[4 + 8 + 1] = {{IR_UINT32, false}, {g.a_tmem ? IR_UINT32 : IR_UINT64, false},
                         {IR_UINT64, false}, {IR_UINT32, false}};
     int n = 4;
     if (g.ws) {
