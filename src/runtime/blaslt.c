@@ -168,16 +168,24 @@ static RtStatus describe(RtBlasGemm *g, const RtGemmSpec *s, const GemmType *t, 
     return RT_OK;
 }
 
-/* fp8: the per-tensor scales in device memory; cuBLAS's A is our B. */
+/* fp8: the per-tensor scales in device memory; cuBLAS's A is our B. Each
+ * scale has its own 256-byte aligned slot, as a separately allocated scale
+ * would: the heuristic never sees the scale pointers, only cublasLtMatmul
+ * does, and it refused (CUBLAS_STATUS_NOT_SUPPORTED) a B scale packed 4
+ * bytes after the A scale. */
+#define SCALE_SLOT 256
 static RtStatus set_scales(RtBlasGemm *g, const RtGemmSpec *s, RtError *err)
 {
-    float v[2] = {s->scale_b ? s->scale_b : 1.0f, s->scale_a ? s->scale_a : 1.0f};
+    float v[SCALE_SLOT / sizeof(float) * 2] = {0};
+    v[0] = s->scale_b ? s->scale_b : 1.0f;
+    v[SCALE_SLOT / sizeof(float)] = s->scale_a ? s->scale_a : 1.0f;
     RtStatus st = rt_mem_alloc(g->dev, sizeof v, &g->scales, err);
     if (st == RT_OK)
         st = rt_memcpy_htod(g->dev, g->scales, v, sizeof v, err);
     if (st != RT_OK)
         return st;
-    void *a_scale = (void *)(uintptr_t)g->scales, *b_scale = (void *)(uintptr_t)(g->scales + 4);
+    void *a_scale = (void *)(uintptr_t)g->scales,
+         *b_scale = (void *)(uintptr_t)(g->scales + SCALE_SLOT);
     BL_CALL(g, err, cublasLtMatmulDescSetAttribute, g->op, BL_DESC_A_SCALE_POINTER, &a_scale,
             sizeof a_scale);
     BL_CALL(g, err, cublasLtMatmulDescSetAttribute, g->op, BL_DESC_B_SCALE_POINTER, &b_scale,
