@@ -1,0 +1,113 @@
+/* GPU test of kernels/gemm_fp8_sm90.tirx (sm_90a): the persistent,
+ * warp-specialized fp8 GEMM C = scale_a * scale_b * (A @ B^T) (A [M, K],
+ * B [N, K] in float8_e4m3fn, C bfloat16) against a float64 product of the
+ * dequantized inputs, on fresh random e4m3 bytes (every finite value,
+ * subnormals included) with C poisoned first; relative L2 error at most
+ * 5e-3 (C is rounded to bfloat16: 2^-9 per element; the two-level
+ * accumulation keeps the wgmma accumulator's shorter sums from adding to
+ * it). Several shapes (the 128- and 64-column tiles, fewer CTAs than tiles
+ * so that each CTA walks several), promotion every stage and every second
+ * stage, and scales other than 1. Skips (77) without a GPU or on a device
+ * other than sm_90. */
+#include <math.h>
+
+#include "op_kernel.h"
+
+typedef struct Shape {
+    int m, n, k, ctas, promote;
+    float scale_a, scale_b;
+} Shape;
+
+/* float8_e4m3fn: 1 sign, 4 exponent (bias 7), 3 mantissa bits, no
+ * infinities, NaN at S.1111.111. */
+static double e4m3(uint8_t b)
+{
+    int e = b >> 3 & 15, m = b & 7;
+    double v = e ? (1.0 + m / 8.0) * ldexp(1.0, e - 7) : m / 8.0 * ldexp(1.0, -6);
+    return b & 0x80 ? -v : v;
+}
+
+static uint8_t random_e4m3(GpuRng *rng)
+{
+    uint8_t b;
+    do
+        b = (uint8_t)gpu_next(rng);
+    while ((b & 0x7f) == 0x7f);
+    return b;
+}
+
+static void check(tirx_device *gpu, GpuRng *rng, const Shape *s)
+{
+    char v[5][16];
+    snprintf(v[0], 16, "%d", s->m), snprintf(v[1], 16, "%d", s->n);
+    snprintf(v[2], 16, "%d", s->k), snprintf(v[3], 16, "%d", s->ctas);
+    snprintf(v[4], 16, "%d", s->promote);
+    tirx_define d[] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}, {"NUM_CTAS", v[3]},
+                       {"PROMOTE", v[4]}};
+    printf("gemm_fp8_sm90 %d x %d x %d on %d CTAs, promoted every %d stage(s), scales %g, %g:\n",
+           s->m, s->n, s->k, s->ctas, s->promote, s->scale_a, s->scale_b);
+    tirx_module *mod = op_compile(gpu, "kernels/gemm_fp8_sm90.tirx", d, 5);
+    size_t na = (size_t)s->m * s->k, nb = (size_t)s->n * s->k, nc = (size_t)s->m * s->n;
+    uint8_t *a = malloc(na), *b = malloc(nb);
+    uint16_t *c = malloc(nc * 2);
+    double *av = malloc(na * 8), *bv = malloc(nb * 8), *ref = malloc(nc * 8);
+    float *out = malloc(nc * 4);
+    GPU_CHECK(a && b && c && av && bv && ref && out, "host memory");
+    for (size_t i = 0; i < na; i++)
+        av[i] = e4m3(a[i] = random_e4m3(rng));
+    for (size_t i = 0; i < nb; i++)
+        bv[i] = e4m3(b[i] = random_e4m3(rng));
+    double scale = (double)s->scale_a * s->scale_b;
+    for (int i = 0; i < s->m; i++)
+        for (int j = 0; j < s->n; j++) {
+            const double *ar = av + (size_t)i * s->k, *br = bv + (size_t)j * s->k;
+            double acc = 0;
+            for (int k = 0; k < s->k; k++)
+                acc += ar[k] * br[k];
+            ref[(size_t)i * s->n + j] = acc * scale;
+        }
+    OpTensor A, B, C;
+    op_tensor(gpu, &A, s->m, s->k, kDLFloat8_e4m3fn, 8);
+    op_tensor(gpu, &B, s->n, s->k, kDLFloat8_e4m3fn, 8);
+    op_tensor(gpu, &C, s->m, s->n, kDLBfloat, 16);
+    op_upload(gpu, &A, a), op_upload(gpu, &B, b), op_poison(gpu, &C);
+    tirx_error err;
+    tirx_function *f;
+    op_ok(tirx_get_function(mod, "gemm", &f, &err), &err, "tirx_get_function");
+    tirx_arg args[] = {tirx_arg_tensor(&A.t), tirx_arg_tensor(&B.t), tirx_arg_tensor(&C.t),
+                       tirx_arg_float(s->scale_a), tirx_arg_float(s->scale_b)};
+    op_ok(tirx_launch(f, args, 5, NULL, &err), &err, "tirx_launch");
+    op_download(gpu, &C, c);
+    for (size_t i = 0; i < nc; i++)
+        out[i] = op_bf16_to_f32(c[i]);
+    double rel = gpu_rel_l2(out, ref, nc);
+    printf("  rel L2 error %.3g\n", rel);
+    GPU_CHECK(rel <= 5e-3, "the fp8 GEMM matches the float64 reference");
+    tirx_device_free(gpu, A.data), tirx_device_free(gpu, B.data), tirx_device_free(gpu, C.data);
+    tirx_module_free(mod);
+    free(a), free(b), free(c), free(av), free(bv), free(ref), free(out);
+}
+
+int main(void)
+{
+    tirx_device *gpu;
+    tirx_error err;
+    if (tirx_device_open(0, &gpu, &err) != TIRX_OK)
+        gpu_skip(err.message);
+    const char *arch = tirx_device_arch(gpu);
+    printf("device arch: %s\n", arch);
+    if (strncmp(arch, "sm_9", 4) != 0) {
+        tirx_device_close(gpu);
+        gpu_skip("the kernel needs sm_90a");
+    }
+    GpuRng rng = gpu_rng();
+    const Shape shapes[] = {
+        {2048, 2048, 512, 132, 1, 1.0f, 1.0f},  {2048, 1536, 640, 132, 2, 0.5f, 3.0f},
+        {512, 1024, 1024, 3, 1, 2.0f, 0.375f}, {256, 512, 384, 132, 1, 1.5f, 1.0f},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        check(gpu, &rng, &shapes[i]);
+    tirx_device_close(gpu);
+    printf("PASSED\n");
+    return 0;
+}
