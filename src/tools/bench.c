@@ -24,6 +24,7 @@ typedef struct Session {
     const BenchConfig *c;
     tirx_device *dev;
     uint64_t seed;
+    const char *file; /* the source being compiled */
     char *text;
     size_t len;
 } Session;
@@ -93,7 +94,7 @@ static int compile(Session *s, const tirx_define *defs, size_t ndefs, tirx_modul
                    tirx_function **fn)
 {
     tirx_options o = {.arch = tirx_device_arch(s->dev)};
-    tirx_status st = tirx_compile(s->text, s->len, s->c->file, defs, ndefs, &o, m);
+    tirx_status st = tirx_compile(s->text, s->len, s->file, defs, ndefs, &o, m);
     char *diags = tirx_diag_render(*m);
     if (diags)
         fputs(diags, stderr);
@@ -106,7 +107,7 @@ static int compile(Session *s, const tirx_define *defs, size_t ndefs, tirx_modul
     }
     tirx_error err;
     st = tirx_get_function(*m, s->c->func, fn, &err);
-    return st == TIRX_OK ? 0 : cuda_error(st, s->c->file, &err);
+    return st == TIRX_OK ? 0 : cuda_error(st, s->file, &err);
 }
 
 /* ---- timing ---- */
@@ -174,7 +175,12 @@ static int gemm_compile(Session *s, Gemm *g)
     defs[n++] = (tirx_define){"N", nv};
     defs[n++] = (tirx_define){"K", kv};
     defs[n++] = (tirx_define){"DTYPE", g->type->input};
-    return compile(s, defs, n, &g->module, &g->launch.fn);
+    s->file = c->kernel ? c->kernel : g->type->kernel;
+    s->text = tool_read_input(s->file, &s->len);
+    int rc = s->text ? compile(s, defs, n, &g->module, &g->launch.fn) : TIRX_ERR_INPUT;
+    free(s->text);
+    s->text = NULL;
+    return rc;
 }
 
 static int gemm_tensors(Session *s, Gemm *g)
@@ -199,6 +205,10 @@ static int gemm_tensors(Session *s, Gemm *g)
     for (int i = 0; i < 3; i++)
         g->launch.args[i] = tirx_arg_tensor(&args[i]->dl);
     g->launch.nargs = 3;
+    if (g->type->scale_a) {
+        g->launch.args[g->launch.nargs++] = tirx_arg_float(g->type->scale_a);
+        g->launch.args[g->launch.nargs++] = tirx_arg_float(g->type->scale_b);
+    }
     return rc;
 }
 
@@ -206,7 +216,8 @@ static int gemm_plan_cublas(Session *s, Gemm *g)
 {
     tirx_error err;
     tirx_gemm_problem p = {.m = g->shape.m, .n = g->shape.n, .k = g->shape.k,
-                           .dtype = g->type->name, .b_kn = s->c->layout_nn};
+                           .dtype = g->type->name, .b_kn = s->c->layout_nn,
+                           .scale_a = g->type->scale_a, .scale_b = g->type->scale_b};
     tirx_status st = tirx_cublas_gemm_create(s->dev, &p, &g->cublas, &err);
     return st == TIRX_OK ? 0 : cuda_error(st, "cuBLAS", &err);
 }
@@ -395,9 +406,11 @@ int bench_main(int argc, char **argv)
         return TIRX_ERR_INTERNAL;
     int rc = bench_parse_args(argc, argv, c);
     if (rc < 0) {
-        Session s = {.c = c, .seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull | 1};
-        s.text = tool_read_input(c->file, &s.len);
-        rc = s.text ? run(&s, argc, argv) : TIRX_ERR_INPUT;
+        Session s = {.c = c, .seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull | 1,
+                     .file = c->file};
+        if (!c->gemm)
+            s.text = tool_read_input(c->file, &s.len);
+        rc = c->gemm || s.text ? run(&s, argc, argv) : TIRX_ERR_INPUT;
         free(s.text);
     }
     free(c);

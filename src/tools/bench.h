@@ -55,13 +55,18 @@ void bench_fill(const BenchDType *t, BenchInit init, void *dst, size_t n, uint64
 double bench_rel_l2(const BenchDType *tx, const void *x, const BenchDType *tref, const void *ref,
                     size_t n);
 
-/* The GEMMs of `tirx bench gemm`: the input type, C's type and the check's
- * tolerance (relative L2 error against cuBLAS). */
+/* The GEMMs of `tirx bench gemm`: the input type, C's type, the check's
+ * tolerance (relative L2 error against cuBLAS), the kernel used without
+ * --kernel, and the per-tensor scales of A and B (0: the GEMM has none; else
+ * the kernel takes them as two float arguments after C, and cuBLAS gets the
+ * same). */
 typedef struct BenchGemmType {
     const char *name;  /* "bf16", "fp16", "fp8", "tf32": cuBLAS's dtype too */
     const char *input; /* the kernel's DTYPE: "bfloat16" */
     const char *output;
     double tolerance;
+    const char *kernel;
+    float scale_a, scale_b;
 } BenchGemmType;
 
 const BenchGemmType *bench_gemm_type(const char *name);
@@ -97,7 +102,7 @@ typedef struct BenchShape {
 
 typedef struct BenchConfig {
     bool gemm;              /* `tirx bench gemm` */
-    const char *file;       /* FILE, or the GEMM's kernel */
+    const char *file;       /* FILE, or the GEMM's --kernel (NULL: each dtype's own) */
     const char *kernel;     /* --kernel */
     const char *func;       /* --func */
     tirx_define defines[BENCH_MAX_DEFINES];

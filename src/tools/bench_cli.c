@@ -9,8 +9,6 @@
 
 #include "bench.h"
 
-#define DEFAULT_KERNEL "kernels/gemm_sm90.tirx"
-
 const char bench_usage[] =
     "usage: tirx bench FILE --func NAME [--args SPEC] [-D NAME=VALUE]... [options]\n"
     "       tirx bench gemm --shape M,N,K [--shape ...] [--dtype bf16|fp16|fp8|tf32[,...]]\n"
@@ -29,8 +27,9 @@ const char bench_usage[] =
     "  --shapes FILE     gemm: problem sizes, one M,N,K a line ('#' starts a comment)\n"
     "  --dtype T[,T]     gemm: bf16 (default), fp16, fp8 (e4m3 in, bf16 out), tf32\n"
     "  --layout L        gemm: nt (default; B is [N,K]) or nn (B is [K,N])\n"
-    "  --kernel FILE     gemm: the kernel (default " DEFAULT_KERNEL "); it gets\n"
-    "                    -D M= N= K= DTYPE= and takes (A, B, C)\n"
+    "  --kernel FILE     gemm: the kernel (default kernels/gemm_sm90.tirx, fp8:\n"
+    "                    kernels/gemm_fp8_sm90.tirx); it gets -D M= N= K= DTYPE= and\n"
+    "                    takes (A, B, C), fp8 (A, B, C, scale_a, scale_b)\n"
     "  --out-dtype T     gemm: C's dtype in the kernel (default: cuBLAS's: bf16, fp16, f32)\n"
     "  --no-cublas       gemm: time the kernel alone, without the check\n"
     "  -D NAME=VALUE     override a module-level constant of the file\n"
@@ -254,7 +253,7 @@ static int check_gemm(BenchConfig *c)
     }
     if (!c->ndtypes)
         c->dtypes[c->ndtypes++] = bench_gemm_type("bf16");
-    c->file = c->kernel ? c->kernel : DEFAULT_KERNEL;
+    c->file = c->kernel;
     if (!c->func)
         c->func = "gemm";
     return 0;

@@ -116,7 +116,11 @@ static void test_args_gemm(void **state)
     static BenchConfig c;
     assert_int_equal(parse(&c, "bench gemm --shape 4096,4096,4096 --shape=128x7168x2048"), -1);
     assert_true(c.gemm);
-    assert_string_equal(c.file, "kernels/gemm_sm90.tirx");
+    assert_null(c.file); /* each dtype's own kernel */
+    assert_string_equal(bench_gemm_type("bf16")->kernel, "kernels/gemm_sm90.tirx");
+    assert_string_equal(bench_gemm_type("fp8")->kernel, "kernels/gemm_fp8_sm90.tirx");
+    assert_true(bench_gemm_type("fp8")->scale_a != 0 && bench_gemm_type("fp8")->scale_b != 0);
+    assert_true(bench_gemm_type("bf16")->scale_a == 0);
     assert_string_equal(c.func, "gemm");
     assert_int_equal(c.nshapes, 2);
     assert_int_equal(c.shapes[1].m, 128);
