@@ -2,8 +2,9 @@
  * tiled GEMM of examples/: `bench gemm --layout nn` beside cuBLAS on a small
  * sweep with --json and --plot (exit 0, one table row per shape, the files
  * written); the same kernel given B as [N, K] (nt), which it reads as
- * [K, N]: the check against cuBLAS must refuse it (exit 1, no table); and
- * `bench FILE --args` on the same function. Skipped without a GPU. */
+ * [K, N]: the check against cuBLAS must refuse it (exit 1, no table); the
+ * default kernels, bf16 and fp8 (kernels/gemm_fp8_sm90.tirx with its scales),
+ * beside cuBLAS; and `bench FILE --args` on the same function. Skipped without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,14 @@ int main(void)
     GPU_CHECK(rc == 1, "a wrong kernel ends the run with exit status 1");
     GPU_CHECK(strstr(e, "differs from cuBLAS's") != NULL, "the message says why");
     GPU_CHECK(slurp("out")[0] == 0, "no number is reported for a wrong kernel");
+
+    rc = bench("gemm --dtype bf16,fp8 --shape 1024,1024,1024 --budget-ms 20");
+    out = slurp("out");
+    fputs(slurp("err"), stdout);
+    fputs(out, stdout);
+    GPU_CHECK(rc == 0 && lines(out) == 2 + 2, "the default kernels (bf16, and fp8 with its "
+              "scales) match cuBLAS");
+    GPU_CHECK(strstr(out, "fp8   nt") != NULL, "the fp8 row is reported");
 
     rc = bench("examples/tiled_gemm.tirx --func tiled_gemm -D M=512 -D N=512 -D K=512 "
                "--args 'A=rand(512,512:fp16) B=rand(512,512:fp16) C=empty(512,512:f32)' "

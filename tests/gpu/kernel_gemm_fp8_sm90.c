@@ -4,11 +4,11 @@
  * dequantized inputs, on fresh random e4m3 bytes (every finite value,
  * subnormals included) with C poisoned first; relative L2 error at most
  * 5e-3 (C is rounded to bfloat16: 2^-9 per element; the two-level
- * accumulation keeps the wgmma accumulator's shorter sums from adding to
- * it). Several shapes (the 128- and 64-column tiles, fewer CTAs than tiles
- * so that each CTA walks several), promotion every stage and every second
- * stage, and scales other than 1. Skips (77) without a GPU or on a device
- * other than sm_90. */
+ * accumulation keeps the wgmma accumulator's fewer mantissa bits from
+ * adding up over K). Several shapes (the 128- and 64-column tiles, fewer CTAs than tiles
+ * so that each CTA walks several, ragged M, N and K), promotion every stage
+ * and every second stage, and scales other than 1. Skips (77) without a GPU
+ * or on a device other than sm_90. */
 #include <math.h>
 
 #include "op_kernel.h"
@@ -104,6 +104,7 @@ int main(void)
     const Shape shapes[] = {
         {2048, 2048, 512, 132, 1, 1.0f, 1.0f},  {2048, 1536, 640, 132, 2, 0.5f, 3.0f},
         {512, 1024, 1024, 3, 1, 2.0f, 0.375f}, {256, 512, 384, 132, 1, 1.5f, 1.0f},
+        {200, 328, 272, 132, 2, 1.0f, 0.75f},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         check(gpu, &rng, &shapes[i]);
