@@ -169,10 +169,9 @@ static RtStatus describe(RtBlasGemm *g, const RtGemmSpec *s, const GemmType *t, 
 }
 
 /* fp8: the per-tensor scales in device memory; cuBLAS's A is our B. Each
- * scale has its own 256-byte aligned slot, as a separately allocated scale
- * would: the heuristic never sees the scale pointers, only cublasLtMatmul
- * does, and it refused (CUBLAS_STATUS_NOT_SUPPORTED) a B scale packed 4
- * bytes after the A scale. */
+ * scale has its own 256-byte aligned slot, as separately allocated scales
+ * (the form cuBLASLt's fp8 callers use) are: packed 4 bytes apart, the plan
+ * succeeded but cublasLtMatmul answered CUBLAS_STATUS_NOT_SUPPORTED. */
 #define SCALE_SLOT 256
 static RtStatus set_scales(RtBlasGemm *g, const RtGemmSpec *s, RtError *err)
 {
@@ -284,9 +283,13 @@ RtStatus rt_blas_gemm_run(RtBlasGemm *g, RtDevPtr a, RtDevPtr b, RtDevPtr c, voi
     RtStatus s = rt_enter(g->dev, err);
     if (s != RT_OK)
         return s;
+    /* fp8 runs out of place with no C (beta is 0), the form cuBLASLt's fp8
+     * GEMMs are known to take (C == D is an in-place GEMM, which not every
+     * algorithm supports, and the heuristic is not told). */
     void *cp = (void *)(uintptr_t)c;
+    const void *cin = g->scales ? NULL : cp;
     BL_CALL(g, err, cublasLtMatmul, g->handle, g->op, &one, (const void *)(uintptr_t)b, g->a,
-            (const void *)(uintptr_t)a, g->b, &zero, cp, g->c, cp, g->c, &g->algo,
+            (const void *)(uintptr_t)a, g->b, &zero, cin, g->c, cp, g->c, &g->algo,
             (void *)(uintptr_t)g->workspace, g->workspace_bytes, stream);
     return RT_OK;
 }
