@@ -6,10 +6,13 @@
  * axis) or a register iter (an unrolled loop); the logical index of a
  * dimension is its group's mixed-radix number, the register slot the sum of
  * the register digits times their strides. Replicated thread iters hold copies
- * (each copy computes the same elements). */
+ * (each copy computes the same elements). A sub-region is the layout sliced
+ * to it: its register offset is the slot of its first element, and it must
+ * not shift any thread axis (each thread keeps the elements it holds). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../arith/arith.h"
 #include "partition.h"
 
 /* Threads a thread axis counts within the call's scope. */
@@ -97,9 +100,6 @@ static const char *check_axes(OpCtx *c, const OpRegion *r, const IrLayout *t)
                 return why;
         }
     }
-    for (int i = 0; i < t->noffset; i++)
-        if (ly_axis_kind(t->offset[i].axis) == LY_THREAD)
-            return op_reason(c, "the layout of '%s' has a thread-axis offset", r->buffer->u.var.name);
     return NULL;
 }
 
@@ -127,6 +127,56 @@ static bool whole_buffer(const OpRegion *r)
             return false;
     }
     return true;
+}
+
+static IrExpr **extents_of(OpCtx *c, const OpRegion *r)
+{
+    IrExpr **ext = TX_NEW_ARRAY(c->arena, IrExpr *, r->ndim);
+    for (int d = 0; d < r->ndim; d++)
+        ext[d] = op_i32(c, r->extent[d]);
+    return ext;
+}
+
+/* The region's own layout over its extents: the buffer's layout, sliced to a
+ * sub-region, with the register offsets taken out into *base (the slot of
+ * the region's first element; symbolic when the start is). A thread-axis
+ * offset would give the region's elements to other threads than the
+ * buffer's: refused. NULL with the reason in *why. */
+static IrLayout *region_layout(OpCtx *c, const OpRegion *r, IrExpr **base, const char **why)
+{
+    LyCtx lc = ly_ctx(c->arena);
+    bool whole = whole_buffer(r);
+    *why = NULL;
+    if (r->layout->kind != IR_LAYOUT_TILE) {
+        *why = op_reason(c, "the layout of '%s' is swizzled", r->buffer->u.var.name);
+        return NULL;
+    }
+    IrLayout *l = whole ? (IrLayout *)r->layout
+                        : ly_slice(&lc, r->layout, ir_buf(r->buffer)->shape, r->start,
+                                   extents_of(c, r), r->ndim, LY_TARGET_NONE);
+    if (!l) {
+        *why = op_reason(c, "the sub-region of '%s' is not a register layout: %s",
+                         r->buffer->u.var.name, lc.err);
+        return NULL;
+    }
+    IrLayout *out = ly_tile(&lc, l->shard, l->nshard, l->replica, l->nreplica, NULL, 0);
+    *base = op_i32(c, 0);
+    for (int i = 0; out && i < l->noffset; i++) {
+        const IrAxisOffset *o = &l->offset[i];
+        if (!strcmp(o->axis, "m")) {
+            *base = op_bin(c, IR_E_ADD, *base, o->value);
+        } else if (ly_axis_kind(o->axis) == LY_THREAD && !ar_is_const(o->value, 0)) {
+            *why = whole ? op_reason(c, "the layout of '%s' has a thread-axis offset",
+                                     r->buffer->u.var.name)
+                         : op_reason(c, "the sub-region of '%s' does not start on a thread's "
+                                        "first element: other threads would hold it",
+                                     r->buffer->u.var.name);
+            return NULL;
+        }
+    }
+    if (!out)
+        *why = op_reason(c, "%s", lc.err);
+    return out;
 }
 
 /* The shard iter that is innermost in the last dimension's group (unit
@@ -157,15 +207,13 @@ static int64_t step_width(const IrLayout *g, int inner, int64_t max_vec)
 const char *op_frag(OpCtx *c, OpSeq *s, const OpRegion *r, int64_t max_vec, OpFrag *f)
 {
     memset(f, 0, sizeof *f);
-    if (!whole_buffer(r))
-        return op_reason(c, "a distributed register tile ('%s') is used whole, not a sub-region",
-                         r->buffer->u.var.name);
-    if (r->layout->kind != IR_LAYOUT_TILE)
-        return op_reason(c, "the layout of '%s' is swizzled", r->buffer->u.var.name);
+    const char *why;
+    IrLayout *l = region_layout(c, r, &f->base, &why);
+    if (!l)
+        return why;
     LyCtx lc = ly_ctx(c->arena);
-    const IrBufferType *bt = ir_buf(r->buffer);
     int *seps = TX_NEW_ARRAY(c->arena, int, r->ndim + 1);
-    IrLayout *g = ly_group(&lc, r->layout, bt->shape, r->ndim, seps);
+    IrLayout *g = ly_group(&lc, l, extents_of(c, r), r->ndim, seps);
     if (!g)
         return op_reason(c, "%s", lc.err);
     for (int i = 0; i < g->nshard; i++) {
@@ -173,15 +221,12 @@ const char *op_frag(OpCtx *c, OpSeq *s, const OpRegion *r, int64_t max_vec, OpFr
         if (!op_const(g->shard[i].extent, &v) || !op_const(g->shard[i].stride, &v))
             return op_reason(c, "the layout of '%s' is not constant", r->buffer->u.var.name);
     }
-    const char *why = check_axes(c, r, g);
-    if (why)
+    if ((why = check_axes(c, r, g)))
         return why;
     int inner = innermost_iter(g, seps, r->ndim);
     f->vec = step_width(g, inner, max_vec);
     f->index = TX_NEW_ARRAY(c->arena, IrExpr *, r->ndim);
     f->reg = op_i32(c, 0);
-    for (int i = 0; i < g->noffset; i++)
-        f->reg = op_bin(c, IR_E_ADD, f->reg, g->offset[i].value);
     for (int d = 0; d < r->ndim; d++) {
         IrExpr *idx = op_i32(c, 0);
         for (int i = seps[d]; i < seps[d + 1]; i++) {
@@ -205,6 +250,8 @@ const char *op_frag(OpCtx *c, OpSeq *s, const OpRegion *r, int64_t max_vec, OpFr
         }
         f->index[d] = idx;
     }
+    f->rel = f->reg;
+    f->reg = op_bin(c, IR_E_ADD, f->base, f->rel);
     IrLayout *st = ly_storage(&lc, r->layout);
     IrExpr *span_e = st ? ly_span(&lc, st, NULL) : NULL;
     if (!span_e || !op_const(span_e, &f->nregs))
@@ -220,18 +267,31 @@ IrStmt *op_frag_wrap(OpCtx *c, const OpFrag *f, IrStmt *body)
     return body;
 }
 
-bool op_frag_same(OpCtx *c, const OpRegion *a, const OpRegion *b)
+IrExpr *op_frag_slot(OpCtx *c, const OpFrag *f, const OpRegion *r)
 {
-    if (a->ndim != b->ndim)
-        return false;
+    IrExpr *base;
+    const char *why;
+    region_layout(c, r, &base, &why);
+    return op_bin(c, IR_E_ADD, base, f->rel);
+}
+
+const char *op_frag_same(OpCtx *c, const OpRegion *a, const OpRegion *b)
+{
     int64_t shape[OP_MAX_DIMS];
-    for (int d = 0; d < a->ndim; d++) {
-        if (a->extent[d] != b->extent[d])
-            return false;
-        shape[d] = a->extent[d];
-    }
+    bool same = a->ndim == b->ndim;
+    for (int d = 0; same && d < a->ndim; d++)
+        same = a->extent[d] == b->extent[d], shape[d] = a->extent[d];
+    IrExpr *base;
+    const char *why;
+    IrLayout *la = same ? region_layout(c, a, &base, &why) : NULL;
+    IrLayout *lb = la ? region_layout(c, b, &base, &why) : NULL;
+    if (same && !lb)
+        return why;
     LyCtx lc = ly_ctx(c->arena);
-    return ly_apply_equal(&lc, a->layout, b->layout, shape, a->ndim);
+    if (!same || !ly_apply_equal(&lc, la, lb, shape, a->ndim))
+        return op_reason(c, "'%s' and '%s' place their elements differently",
+                         a->buffer->u.var.name, b->buffer->u.var.name);
+    return NULL;
 }
 
 bool op_wg_thread_reg(const LyCoords *co, int64_t *thread, int64_t *reg)

@@ -68,6 +68,8 @@ typedef struct OpFrag {
     int64_t loop_ext[OP_MAX_DIMS * 2];
     IrExpr **index; /* per buffer dimension */
     IrExpr *reg;    /* the register slot */
+    IrExpr *base;   /* the slot of the region's first element */
+    IrExpr *rel;    /* reg - base */
     IrExpr *view;   /* the local view, declared by op_frag */
     int64_t nregs;  /* registers per thread */
     int64_t vec;    /* elements per step: consecutive in the last dimension and in registers */
@@ -85,7 +87,12 @@ IrStmt *op_frag_wrap(OpCtx *c, const OpFrag *f, IrStmt *body);
  * coordinates) and the register (m) of one point of a register tile's
  * layout; false when it has another axis. */
 bool op_wg_thread_reg(const LyCoords *co, int64_t *thread, int64_t *reg);
-/* Whether two distributed operands put every element in the same thread and register. */
-bool op_frag_same(OpCtx *c, const OpRegion *a, const OpRegion *b);
+/* NULL when two distributed operands put every element of their regions in
+ * the same thread and in the same register order (a sub-region's registers
+ * may start at another slot: op_frag_slot), else why not. */
+const char *op_frag_same(OpCtx *c, const OpRegion *a, const OpRegion *b);
+/* The slot in r's local view of f's current element, for an operand r that
+ * op_frag_same found placed as f's region. */
+IrExpr *op_frag_slot(OpCtx *c, const OpFrag *f, const OpRegion *r);
 
 #endif

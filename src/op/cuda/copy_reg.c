@@ -4,6 +4,9 @@
  * the partition is induced by its layout (as the reference's register path):
  * each thread moves exactly the elements it holds, between its registers
  * (the tile's local view) and the memory side at the same logical position.
+ * A register operand may be a sub-region of its tile that starts on a
+ * thread's first element (`Dreg[:, i * 16:i * 16 + 16]`, i constant or a loop
+ * variable): the thread moves the part of the sub-region it holds.
  * Where a thread holds consecutive elements of the last dimension in
  * consecutive registers (the mma accumulator's column pairs) and the memory
  * side allows it, they move as 32-bit words, up to 16 bytes per step (8 and
@@ -37,9 +40,8 @@ const char *op_copy_reg_accept(OpCtx *c)
                                          "threads (a layout with thread axes)",
                                       ir_scope_names[c->call->u.tile.scope]);
     }
-    if (!thread && dst.mem == OP_MEM_LOCAL && src.mem == OP_MEM_LOCAL && !op_frag_same(c, &dst, &src))
-        return op_reason(c, "'%s' and '%s' place their elements differently",
-                         dst.buffer->u.var.name, src.buffer->u.var.name);
+    if (!thread && dst.mem == OP_MEM_LOCAL && src.mem == OP_MEM_LOCAL)
+        return op_frag_same(c, &dst, &src);
     return NULL;
 }
 
@@ -203,9 +205,9 @@ static IrStmt *lower_distributed(OpCtx *c, const OpRegion *dst, const OpRegion *
     }
     IrStmt *body;
     if (other->mem == OP_MEM_LOCAL) {
-        IrExpr *oview = op_local_view(c, &out, other->buffer);
-        body = to_regs ? move(c, f.view, &f.reg, 1, NULL, oview, &f.reg, 1, NULL)
-                       : move(c, oview, &f.reg, 1, NULL, f.view, &f.reg, 1, NULL);
+        IrExpr *oview = op_local_view(c, &out, other->buffer), *oslot = op_frag_slot(c, &f, other);
+        body = to_regs ? move(c, f.view, &f.reg, 1, NULL, oview, &oslot, 1, NULL)
+                       : move(c, oview, &oslot, 1, NULL, f.view, &f.reg, 1, NULL);
     } else {
         IrExpr **midx = memory_index(c, regs, &f, other);
         if (f.vec * other->dtype.bits >= 32)

@@ -1,10 +1,12 @@
 /* Elementwise primitives, variant "reg": every region operand in registers.
  * At thread scope the thread runs unrolled loops over its local arrays; at
  * warp, warpgroup or CTA scope the destination is a distributed register
- * tile and every region source has the same layout, so each thread computes
- * exactly the elements it holds: unrolled loops over its registers, the same
- * slot in every operand's local view (the reference's reg variant, its
- * partition induced by the anchor layout). */
+ * tile and every region source places its elements as the destination does,
+ * so each thread computes exactly the elements it holds: unrolled loops over
+ * its registers, the matching slot in every operand's local view (the
+ * reference's reg variant, its partition induced by the anchor layout). An
+ * operand may be a sub-region of a tile (`Dreg[:, i * 16:i * 16 + 16]`) that
+ * starts on a thread's first element: its registers start at another slot. */
 #include "../elementwise.h"
 
 static const char *check_local(OpCtx *c, const OpRegion *dst, const OpRegion *src,
@@ -25,9 +27,9 @@ static const char *check_local(OpCtx *c, const OpRegion *dst, const OpRegion *sr
         if (src[i].mem != OP_MEM_LOCAL)
             return op_reason(c, "operand '%s' is in %s memory, not registers",
                              src[i].buffer->u.var.name, op_mem_name(src[i].mem));
-        if (!thread && !op_frag_same(c, dst, &src[i]))
-            return op_reason(c, "'%s' and '%s' place their elements differently",
-                             dst->buffer->u.var.name, src[i].buffer->u.var.name);
+        const char *why = thread ? NULL : op_frag_same(c, dst, &src[i]);
+        if (why)
+            return why;
     }
     return NULL;
 }
@@ -75,7 +77,8 @@ static IrStmt *lower_distributed(OpCtx *c, const OpRegion *dst, const OpRegion *
             continue;
         }
         IrExpr *view = src[i].buffer == dst->buffer ? f.view : op_local_view(c, &out, src[i].buffer);
-        v[i] = op_load(c, view, &f.reg, 1);
+        IrExpr *slot = op_frag_slot(c, &f, &src[i]);
+        v[i] = op_load(c, view, &slot, 1);
     }
     OpSeq body = {0};
     op_store(c, &body, f.view, &f.reg, 1, op_ew_value(c, dst->dtype, v, n));

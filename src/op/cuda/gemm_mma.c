@@ -255,7 +255,7 @@ const char *op_mma_accept(OpCtx *c)
     if ((why = op_need_ptx(c, "mma.sync", instruction(c, &g))) ||
         (why = check_accumulator(c, &g, &g.d)) || (why = check_operands(c, &g)))
         return why;
-    if (g.copy_c && !op_frag_same(c, &g.c, &g.d))
+    if (g.copy_c && op_frag_same(c, &g.c, &g.d))
         return op_reason(c, "C and D place their elements differently");
     return NULL;
 }
