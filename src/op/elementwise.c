@@ -132,3 +132,39 @@ IrExpr *op_ew_value(OpCtx *c, IrDType dst, IrExpr **v, int n)
     }
     TX_UNREACHABLE(); /* op_ew_operands refused the op */
 }
+
+const char *op_ew_f32x2(OpCtx *c, const OpRegion *dst, const OpRegion *src, const bool *is_region,
+                        int n)
+{
+    static const char *const spelling[IR_TILE_COUNT] = {
+        [IR_TILE_ADD] = "add.rn.f32x2", [IR_TILE_SUB] = "sub.rn.f32x2",
+        [IR_TILE_MUL] = "mul.rn.f32x2", [IR_TILE_FMA] = "fma.rn.f32x2"};
+    const char *sp = spelling[c->call->u.tile.op];
+    if (!sp || !ir_dtype_eq(dst->dtype, IR_FLOAT32) || !op_has_ptx(c, sp))
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        IrExpr *x = is_region[i] ? NULL : op_ew_scalar(c, i);
+        if (is_region[i] ? !ir_dtype_eq(src[i].dtype, IR_FLOAT32)
+                         : !x || !ir_dtype_eq(x->dtype, IR_FLOAT32))
+            return NULL;
+    }
+    return sp;
+}
+
+void op_ew_f32x2_emit(OpCtx *c, OpSeq *s, const char *spelling, IrExpr *pk, IrExpr *const *d,
+                      IrExpr *(*v)[2], int n)
+{
+    IrExpr *slot[OP_EW_MAX_SRC + 1] = {0}, *args[OP_EW_MAX_SRC + 1];
+    for (int i = 0; i < n; i++) {
+        IrExpr *k = op_i32(c, i);
+        slot[i] = op_load(c, pk, &k, 1);
+        IrExpr *mv[3] = {slot[i], v[i][0], v[i][1]};
+        op_eval(c, s, op_ptx(c, "mov.b64", mv, 3));
+    }
+    args[0] = slot[0];
+    for (int i = 0; i < n; i++)
+        args[i + 1] = slot[i];
+    op_eval(c, s, op_ptx(c, spelling, args, n + 1));
+    IrExpr *out[3] = {d[0], d[1], slot[0]};
+    op_eval(c, s, op_ptx(c, "mov.b64", out, 3));
+}

@@ -22,4 +22,17 @@ void op_ew_load_sources(OpCtx *c, const OpRegion *src, const bool *is_region, in
  * (v[i]: the loaded element or the scalar; n of them). */
 IrExpr *op_ew_value(OpCtx *c, IrDType dst, IrExpr **v, int n);
 
+/* The packed instruction of the call's op on pairs of float32 ("add.rn.f32x2":
+ * add, sub, mul, fma, rounding to nearest as the scalar ops), when every
+ * operand (regions and scalars) is float32 and the target has it; NULL
+ * otherwise. */
+const char *op_ew_f32x2(OpCtx *c, const OpRegion *dst, const OpRegion *src, const bool *is_region,
+                        int n);
+/* Two elements with one packed instruction: each source's pair (v[i][0],
+ * v[i][1]: loads or the scalar twice) into a 64-bit register of pk (n of
+ * them, uint64), the instruction, and the result's halves into d[0], d[1]
+ * (loads of dst's two elements, written through). */
+void op_ew_f32x2_emit(OpCtx *c, OpSeq *s, const char *spelling, IrExpr *pk, IrExpr *const *d,
+                      IrExpr *(*v)[2], int n);
+
 #endif

@@ -59,29 +59,45 @@ static IrStmt *lower_private(OpCtx *c, const OpRegion *dst, const OpRegion *src,
     return op_nest_wrap(c, &nest, op_seq_finish(c, &body));
 }
 
-/* Collective scope: the thread's registers of each operand's local view. */
+/* Collective scope: the thread's registers of each operand's local view; on
+ * a target with the op's f32x2 form, pairs of consecutive registers with one
+ * packed instruction. */
 static IrStmt *lower_distributed(OpCtx *c, const OpRegion *dst, const OpRegion *src,
                                  const bool *is_region, int n)
 {
     OpSeq out = {0};
     OpFrag f;
-    const char *why = op_frag(c, &out, dst, 1, &f);
+    const char *packed = op_ew_f32x2(c, dst, src, is_region, n);
+    const char *why = op_frag(c, &out, dst, packed ? 2 : 1, &f);
     if (why) {
         op_seq_finish(c, &out);
         return op_decline(c, "%s", why);
     }
-    IrExpr *v[OP_EW_MAX_SRC];
+    int w = (int)f.vec;
+    IrExpr *v[OP_EW_MAX_SRC][2], *d[2];
     for (int i = 0; i < n; i++) {
-        if (!is_region[i]) {
-            v[i] = op_ew_scalar(c, i);
-            continue;
+        IrExpr *view = !is_region[i] ? NULL
+                       : src[i].buffer == dst->buffer ? f.view : op_local_view(c, &out, src[i].buffer);
+        IrExpr *slot = is_region[i] ? op_frag_slot(c, &f, &src[i]) : NULL;
+        for (int e = 0; e < w; e++) {
+            IrExpr *at = is_region[i] ? op_bin(c, IR_E_ADD, slot, op_i32(c, e)) : NULL;
+            v[i][e] = is_region[i] ? op_load(c, view, &at, 1) : op_ew_scalar(c, i);
         }
-        IrExpr *view = src[i].buffer == dst->buffer ? f.view : op_local_view(c, &out, src[i].buffer);
-        IrExpr *slot = op_frag_slot(c, &f, &src[i]);
-        v[i] = op_load(c, view, &slot, 1);
     }
     OpSeq body = {0};
-    op_store(c, &body, f.view, &f.reg, 1, op_ew_value(c, dst->dtype, v, n));
+    if (w == 2) {
+        IrExpr *pk = op_alloc_local(c, &out, "pk", IR_UINT64, n);
+        for (int e = 0; e < 2; e++) {
+            IrExpr *at = op_bin(c, IR_E_ADD, f.reg, op_i32(c, e));
+            d[e] = op_load(c, f.view, &at, 1);
+        }
+        op_ew_f32x2_emit(c, &body, packed, pk, d, v, n);
+    } else {
+        IrExpr *v1[OP_EW_MAX_SRC];
+        for (int i = 0; i < n; i++)
+            v1[i] = v[i][0];
+        op_store(c, &body, f.view, &f.reg, 1, op_ew_value(c, dst->dtype, v1, n));
+    }
     op_emit(&out, op_frag_wrap(c, &f, op_seq_finish(c, &body)));
     return op_seq_finish(c, &out);
 }
