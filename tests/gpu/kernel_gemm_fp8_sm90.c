@@ -90,16 +90,7 @@ static void check(tirx_device *gpu, GpuRng *rng, const Shape *s)
 
 int main(void)
 {
-    tirx_device *gpu;
-    tirx_error err;
-    if (tirx_device_open(0, &gpu, &err) != TIRX_OK)
-        gpu_skip(err.message);
-    const char *arch = tirx_device_arch(gpu);
-    printf("device arch: %s\n", arch);
-    if (strncmp(arch, "sm_9", 4) != 0) {
-        tirx_device_close(gpu);
-        gpu_skip("the kernel needs sm_90a");
-    }
+    tirx_device *gpu = op_open_gpu(OP_SM90_ONLY, "the kernel needs sm_90a");
     GpuRng rng = gpu_rng();
     const Shape shapes[] = {
         {2048, 2048, 512, 132, 1, 1.0f, 1.0f},  {2048, 1536, 640, 132, 2, 0.5f, 3.0f},

@@ -57,16 +57,7 @@ static void check(tirx_device *gpu, GpuRng *rng, const Shape *s)
 
 int main(void)
 {
-    tirx_device *gpu;
-    tirx_error err;
-    if (tirx_device_open(0, &gpu, &err) != TIRX_OK)
-        gpu_skip(err.message);
-    const char *arch = tirx_device_arch(gpu);
-    printf("device arch: %s\n", arch);
-    if (strncmp(arch, "sm_9", 4) != 0) {
-        tirx_device_close(gpu);
-        gpu_skip("the kernel needs sm_90a");
-    }
+    tirx_device *gpu = op_open_gpu(OP_SM90_ONLY, "the kernel needs sm_90a");
     GpuRng rng = gpu_rng();
     const Shape shapes[] = {{1024, 1024, 1024, 132}, {512, 1024, 2048, 3}, {2048, 512, 256, 132},
                             {1000, 1000, 1000, 132}, {4097, 136, 72, 132}, {128, 7168, 512, 132},

@@ -8,16 +8,7 @@
 
 int main(void)
 {
-    tirx_device *gpu;
-    tirx_error err;
-    if (tirx_device_open(0, &gpu, &err) != TIRX_OK)
-        gpu_skip(err.message);
-    const char *arch = tirx_device_arch(gpu);
-    printf("device arch: %s\n", arch);
-    if (strcmp(arch, "sm_90a") < 0 && strncmp(arch, "sm_1", 4) != 0) {
-        tirx_device_close(gpu);
-        gpu_skip("clusters need sm_90a or newer");
-    }
+    tirx_device *gpu = op_open_gpu(OP_SM90_OR_NEWER, "clusters need sm_90a or newer");
     GpuRng rng = gpu_rng();
     tirx_module *m = op_compile(gpu, "tests/gpu/op_dsmem.tirx", NULL, 0);
     size_t n = 256 * 64, tile = 64 * 64;

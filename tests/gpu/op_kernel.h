@@ -62,6 +62,27 @@ static inline tirx_module *op_compile(tirx_device *gpu, const char *rel, const t
     return m;
 }
 
+/* What a test needs of the GPU's architecture. */
+typedef enum { OP_ANY_GPU, OP_SM90_OR_NEWER, OP_SM90_ONLY } OpGpuNeed;
+
+/* Device 0, its architecture printed; skips (77) without a usable GPU, or
+ * saying `why` when the architecture does not meet `need`. */
+static inline tirx_device *op_open_gpu(OpGpuNeed need, const char *why)
+{
+    tirx_device *gpu;
+    tirx_error err;
+    if (tirx_device_open(0, &gpu, &err) != TIRX_OK)
+        gpu_skip(err.message);
+    const char *arch = tirx_device_arch(gpu);
+    printf("device arch: %s\n", arch);
+    bool hopper = !strncmp(arch, "sm_9", 4), newer = !strncmp(arch, "sm_1", 4);
+    if ((need == OP_SM90_ONLY && !hopper) || (need == OP_SM90_OR_NEWER && !hopper && !newer)) {
+        tirx_device_close(gpu);
+        gpu_skip(why);
+    }
+    return gpu;
+}
+
 /* A 2-D device tensor. */
 typedef struct OpTensor {
     DLTensor t;

@@ -57,11 +57,7 @@ static void check_slabs(tirx_device *gpu, tirx_module *m, GpuRng *rng)
 
 int main(void)
 {
-    tirx_device *gpu;
-    tirx_error err;
-    if (tirx_device_open(0, &gpu, &err) != TIRX_OK)
-        gpu_skip(err.message);
-    printf("device arch: %s\n", tirx_device_arch(gpu));
+    tirx_device *gpu = op_open_gpu(OP_ANY_GPU, NULL);
     GpuRng rng = gpu_rng();
     tirx_module *m = op_compile(gpu, "tests/gpu/op_permute_slabs.tirx", NULL, 0);
     check_permute(gpu, m, &rng);

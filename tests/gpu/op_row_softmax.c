@@ -57,11 +57,7 @@ static void check(tirx_device *gpu, GpuRng *rng, const char *file, const char *f
 
 int main(void)
 {
-    tirx_device *gpu;
-    tirx_error err;
-    if (tirx_device_open(0, &gpu, &err) != TIRX_OK)
-        gpu_skip(err.message);
-    printf("device arch: %s\n", tirx_device_arch(gpu));
+    tirx_device *gpu = op_open_gpu(OP_ANY_GPU, NULL);
     GpuRng rng = gpu_rng();
     check(gpu, &rng, "examples/row_softmax.tirx", "row_softmax", 1000);
     check(gpu, &rng, "examples/row_softmax.tirx", "row_softmax", 8192);

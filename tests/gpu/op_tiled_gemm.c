@@ -76,11 +76,7 @@ static void check(tirx_device *gpu, GpuRng *rng, const Gemm *g)
 
 int main(void)
 {
-    tirx_device *gpu;
-    tirx_error err;
-    if (tirx_device_open(0, &gpu, &err) != TIRX_OK)
-        gpu_skip(err.message);
-    printf("device arch: %s\n", tirx_device_arch(gpu));
+    tirx_device *gpu = op_open_gpu(OP_ANY_GPU, NULL);
     GpuRng rng = gpu_rng();
     const Gemm cases[] = {{1024, 1024, 1024, false}, {1000, 1000, 1024, false},
                           {1000, 1000, 1024, true}};

@@ -57,16 +57,7 @@ static void check(tirx_device *gpu, tirx_module *m, GpuRng *rng, const char *fun
 
 int main(void)
 {
-    tirx_device *gpu;
-    tirx_error err;
-    if (tirx_device_open(0, &gpu, &err) != TIRX_OK)
-        gpu_skip(err.message);
-    const char *arch = tirx_device_arch(gpu);
-    printf("device arch: %s\n", arch);
-    if (strncmp(arch, "sm_9", 4) != 0) {
-        tirx_device_close(gpu);
-        gpu_skip("wgmma needs sm_90a");
-    }
+    tirx_device *gpu = op_open_gpu(OP_SM90_ONLY, "wgmma needs sm_90a");
     tirx_module *m = op_compile(gpu, "tests/gpu/wgmma_tile.tirx", NULL, 0);
     GpuRng rng = gpu_rng();
     check(gpu, m, &rng, "wgmma_n8", 8);
