@@ -245,14 +245,17 @@ static void elab_func(El *E, ScFuncDecl *decl)
 
 /* ---------------------------------------------------------------- constants */
 
-static const ScDefine *find_define(El *E, const char *name, size_t *idx)
+/* The -D override of name: the last one given wins; every one of that name is
+ * marked used. */
+static const ScDefine *find_define(El *E, const char *name)
 {
+    const ScDefine *d = NULL;
     for (size_t i = 0; i < E->ndefines; i++)
         if (E->defines[i].name && !strcmp(E->defines[i].name, name)) {
-            *idx = i;
-            return &E->defines[i];
+            E->define_used[i] = true;
+            d = &E->defines[i];
         }
-    return NULL;
+    return d;
 }
 
 static bool is_constant(const ScVal *v)
@@ -360,12 +363,9 @@ static void elab_constant(El *E, const Ast *s)
                  t->name);
         v = sv_error();
     }
-    size_t idx;
-    const ScDefine *d = find_define(E, t->name, &idx);
-    if (d) {
-        E->define_used[idx] = true;
+    const ScDefine *d = find_define(E, t->name);
+    if (d)
         v = define_value(E, d, &v);
-    }
     el_bind(E, t->name, v, BIND_CONST, t->span);
 }
 

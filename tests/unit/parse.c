@@ -324,6 +324,11 @@ static void test_constants_and_defines(void **state)
     assert_int_equal(ir_buf(A)->shape[0]->u.int_val, 64);
     assert_true(ir_dtype_eq(A->u.var.type->dtype, IR_BFLOAT16));
     ir_module_free(m);
+    ScDefine twice[] = {{"BLOCK", "32"}, {"BLOCK", "16"}}; /* the last one wins */
+    m = parse_with(text, twice, 2);
+    assert_int_equal(m->diags.nerrors, 0);
+    assert_int_equal(ir_buf(m->funcs[0]->params[0])->shape[0]->u.int_val, 32);
+    ir_module_free(m);
     ScDefine bad[] = {{"BLOK", "32"}};
     m = sc_parse(text, strlen(text), "t.tirx", bad, 1);
     assert_int_equal(m->diags.nerrors, 1);
