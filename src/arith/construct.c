@@ -2,9 +2,9 @@
  * (src/tirx/op/op.cc BinaryOpMatchTypes and cast(); src/arith/const_fold.h
  * TryConstFold). The parser builds every operator through ar_binary and the
  * printer asks it whether operator sugar reparses to the same node, so this
- * file is TVM's behaviour, quirks included: integer folds wrap to the dtype,
- * float folds happen in 32- or 64-bit precision only, and % folds only on
- * int32/int64 operands. */
+ * file is TVM's behaviour, quirks included: integer folds wrap to the dtype
+ * (except that int64 overflow is an error), float folds happen in 32- or
+ * 64-bit precision only, and % folds only on int32/int64 operands. */
 #include <math.h>
 
 #include "arith.h"
@@ -170,16 +170,22 @@ static bool is_index_type(IrDType t)
 
 static IrExpr *bool_const(TxArena *a, bool v) { return ir_int(a, IR_BOOL, v, (TxSpan){0}); }
 
-/* Integer folds wrap to the dtype; a zero divisor is an error. */
+/* Integer folds wrap to the dtype, except that an int64 result that does not
+ * fit is an error (as a literal that does not fit its dtype is); so is a zero
+ * divisor. */
 static IrExpr *fold_int_pair(TxArena *a, IrExprKind k, IrDType t, int64_t x, int64_t y,
                              const char **err)
 {
     uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
     int64_t r;
     switch (k) {
-    case IR_E_ADD: r = (int64_t)(ux + uy); break;
-    case IR_E_SUB: r = (int64_t)(ux - uy); break;
-    case IR_E_MUL: r = (int64_t)(ux * uy); break;
+    case IR_E_ADD: case IR_E_SUB: case IR_E_MUL:
+        if (t.code == IR_DT_INT && t.bits == 64 && !ar_eval_binary(k, x, y, &r)) {
+            *err = "integer overflow: the result does not fit in int64";
+            return NULL;
+        }
+        r = (int64_t)(k == IR_E_ADD ? ux + uy : k == IR_E_SUB ? ux - uy : ux * uy);
+        break;
     case IR_E_DIV: case IR_E_MOD: case IR_E_FLOORDIV: case IR_E_FLOORMOD:
         if (y == 0) {
             *err = "division by zero";

@@ -172,6 +172,20 @@ static IrExpr *elem_offset_of_bytes(El *E, const ScVal *elem_offset, const ScVal
 }
 
 /* Build a buffer variable from the bound keyword layout (shape at slot 0). */
+/* The constant dimensions of a shape times the element size must fit in
+ * int64 bytes (flattened offsets and sizes are int64 at most). */
+static bool shape_size_fits(El *E, IrExpr **shape, int ndim, IrDType dt, TxSpan sp)
+{
+    int64_t bytes = ((int64_t)dt.bits * dt.lanes + 7) / 8, d;
+    for (int i = 0; i < ndim; i++)
+        if (ar_const_int(shape[i], &d) && __builtin_mul_overflow(bytes, d, &bytes)) {
+            el_error(E, TX_E_BUFFER, sp,
+                     "the buffer's size overflows: its shape has more than 2**63 bytes");
+            return false;
+        }
+    return true;
+}
+
 static IrExpr *buffer_from_slots(El *E, const ScVal *s, const char *default_scope, TxSpan sp)
 {
     IrExpr **shape;
@@ -180,6 +194,8 @@ static IrExpr *buffer_from_slots(El *E, const ScVal *s, const char *default_scop
         return NULL;
     IrDType dt = IR_FLOAT32;
     if (sv_given(&s[B_DTYPE]) && !el_dtype_of(E, &s[B_DTYPE], &dt, "the dtype"))
+        return NULL;
+    if (!shape_size_fits(E, shape, ndim, dt, s[B_SHAPE].span))
         return NULL;
     const char *scope = default_scope;
     if (sv_given(&s[B_SCOPE]) && !(scope = el_str_const(E, &s[B_SCOPE], "scope")))

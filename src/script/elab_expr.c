@@ -670,15 +670,65 @@ static int64_t py_floordiv(int64_t x, int64_t y)
     return (r != 0 && ((r < 0) != (y < 0))) ? q - 1 : q;
 }
 
+/* x ** y for y >= 0; false when the result overflows int64. */
+static bool int_pow(int64_t x, int64_t y, int64_t *out)
+{
+    int64_t r = 1;
+    for (; y > 0; y >>= 1) {
+        if ((y & 1) && __builtin_mul_overflow(r, x, &r))
+            return false;
+        if (y > 1 && __builtin_mul_overflow(x, x, &x))
+            return false;
+    }
+    *out = r;
+    return true;
+}
+
+/* Python's int arithmetic, checked: a result outside int64 is an error, as a
+ * literal outside a dtype is. false with *r untouched when op is not one of these. */
+static bool int_arith(El *E, int op, int64_t x, int64_t y, TxSpan sp, ScVal *r)
+{
+    int64_t v;
+    bool ok;
+    switch (op) {
+    case SC_TK_PLUS: ok = !__builtin_add_overflow(x, y, &v); break;
+    case SC_TK_MINUS: ok = !__builtin_sub_overflow(x, y, &v); break;
+    case SC_TK_STAR: ok = !__builtin_mul_overflow(x, y, &v); break;
+    case SC_TK_DOUBLESTAR:
+        if (y < 0)
+            return false;
+        ok = int_pow(x, y, &v);
+        break;
+    case SC_TK_DOUBLESLASH:
+        if (y == 0)
+            return false;
+        ok = !(x == INT64_MIN && y == -1);
+        v = ok ? py_floordiv(x, y) : 0;
+        break;
+    default: return false;
+    }
+    if (!ok) {
+        el_error(E, TX_E_VALUE, sp, "integer overflow: %lld %s %lld does not fit in int64",
+                 (long long)x, sc_tok_kind_name(op), (long long)y);
+        *r = sv_error();
+        return true;
+    }
+    *r = sv_int(v, sp);
+    return true;
+}
+
 static ScVal python_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
 {
     bool flt = a.kind == SV_FLOAT || b.kind == SV_FLOAT;
     int64_t x = num_i(&a), y = num_i(&b);
     double fx = num_f(&a), fy = num_f(&b);
+    ScVal r;
+    if (!flt && int_arith(E, op, x, y, sp, &r))
+        return r;
     switch (op) {
-    case SC_TK_PLUS: return flt ? sv_float(fx + fy, sp) : sv_int((int64_t)((uint64_t)x + (uint64_t)y), sp);
-    case SC_TK_MINUS: return flt ? sv_float(fx - fy, sp) : sv_int((int64_t)((uint64_t)x - (uint64_t)y), sp);
-    case SC_TK_STAR: return flt ? sv_float(fx * fy, sp) : sv_int((int64_t)((uint64_t)x * (uint64_t)y), sp);
+    case SC_TK_PLUS: return sv_float(fx + fy, sp);
+    case SC_TK_MINUS: return sv_float(fx - fy, sp);
+    case SC_TK_STAR: return sv_float(fx * fy, sp);
     case SC_TK_SLASH:
         if (fy == 0)
             break;
@@ -686,11 +736,7 @@ static ScVal python_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
     case SC_TK_DOUBLESLASH:
         if (fy == 0)
             break;
-        if (flt)
-            return sv_float(floor(fx / fy), sp);
-        if (x == INT64_MIN && y == -1)
-            return sv_int(x, sp);
-        return sv_int(py_floordiv(x, y), sp);
+        return sv_float(floor(fx / fy), sp);
     case SC_TK_PERCENT:
         if (fy == 0)
             break;
@@ -700,12 +746,6 @@ static ScVal python_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
             return sv_int(0, sp);
         return sv_int(x - py_floordiv(x, y) * y, sp);
     case SC_TK_DOUBLESTAR:
-        if (!flt && y >= 0) {
-            int64_t r = 1;
-            for (int64_t i = 0; i < y && i < 64; i++)
-                r = (int64_t)((uint64_t)r * (uint64_t)x);
-            return sv_int(r, sp);
-        }
         return sv_float(pow(fx, fy), sp);
     case SC_TK_AMPER: case SC_TK_VBAR: case SC_TK_CIRCUMFLEX: case SC_TK_LEFTSHIFT:
     case SC_TK_RIGHTSHIFT:
@@ -718,6 +758,11 @@ static ScVal python_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
         if (op == SC_TK_CIRCUMFLEX) return sv_int(x ^ y, sp);
         if (y < 0 || y > 63) {
             el_error(E, TX_E_VALUE, sp, "shift count %lld is out of range", (long long)y);
+            return sv_error();
+        }
+        if (op == SC_TK_LEFTSHIFT && ((x << y) >> y) != x) {
+            el_error(E, TX_E_VALUE, sp, "integer overflow: %lld << %lld does not fit in int64",
+                     (long long)x, (long long)y);
             return sv_error();
         }
         return sv_int(op == SC_TK_LEFTSHIFT ? (int64_t)((uint64_t)x << y) : x >> y, sp);
@@ -854,6 +899,8 @@ static ScVal prim_arith(El *E, int op, ScVal a, ScVal b, TxSpan sp)
             el_error(E, TX_E_TYPE, sp,
                      "operands of '%s' have different dtypes: %s and %s; convert one with T.Cast",
                      sc_tok_kind_name(op), ir_dtype_str(x->dtype, bx), ir_dtype_str(y->dtype, by));
+        else if (err && strstr(err, "overflow"))
+            el_error(E, TX_E_VALUE, sp, "'%s': %s", sc_tok_kind_name(op), err);
         else
             el_error(E, TX_E_TYPE, sp, "'%s': %s", sc_tok_kind_name(op),
                      err ? err : "invalid operands");
@@ -895,9 +942,14 @@ static ScVal eval_unary(El *E, const Ast *x)
     if (is_num(&a)) {
         if (x->op == SC_TK_PLUS)
             return a;
+        if (x->op == SC_TK_MINUS && a.kind != SV_FLOAT && num_i(&a) == INT64_MIN) {
+            el_error(E, TX_E_VALUE, x->span,
+                     "integer overflow: -(%lld) does not fit in int64", (long long)INT64_MIN);
+            return sv_error();
+        }
         if (x->op == SC_TK_MINUS)
             return a.kind == SV_FLOAT ? sv_float(-a.u.f, x->span)
-                                      : sv_int((int64_t)(0 - (uint64_t)num_i(&a)), x->span);
+                                      : sv_int(-num_i(&a), x->span);
         if (a.kind == SV_FLOAT) {
             el_error(E, TX_E_TYPE, x->span, "'~' needs an integer");
             return sv_error();
