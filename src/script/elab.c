@@ -889,8 +889,32 @@ static void elab_expr_stmt(El *E, const Ast *s)
     el_emit(E, st);
 }
 
+/* Counts a statement of a macro expansion; false (reported once, at the
+ * outermost macro call) when the module's expansions pass the limit. */
+static bool macro_budget(El *E)
+{
+    if (E->macro_over)
+        return false;
+    if (++E->macro_stmts <= SC_MAX_MACRO_STMTS)
+        return true;
+    E->macro_over = true;
+    const ScMacroCall *outer = &E->macro_stack[0], *inner = &E->macro_stack[E->nmacro - 1];
+    tx_error(E->d, TX_E_MACRO, outer->call_span,
+             "the expansion of macro '%s' passes %d statements (the limit on macro expansion)",
+             outer->def->name, SC_MAX_MACRO_STMTS);
+    if (inner != outer) {
+        int line, col;
+        tx_source_linecol(E->src, inner->call_span.begin, &line, &col);
+        tx_note(E->d, inner->call_span, "the limit was reached in macro '%s' called at %d:%d",
+                inner->def->name, line, col);
+    }
+    return false;
+}
+
 static void elab_stmt(El *E, const Ast *s)
 {
+    if (E->nmacro && !macro_budget(E))
+        return;
     switch (s->kind) {
     case A_S_EXPR: elab_expr_stmt(E, s); break;
     case A_S_ASSIGN: elab_assign(E, s); break;

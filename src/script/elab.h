@@ -234,6 +234,8 @@ typedef struct El {
     /* macros */
     ScMacroCall *macro_stack;
     int nmacro, capmacro;
+    int64_t macro_stmts; /* statements elaborated inside macro expansions */
+    bool macro_over;     /* macro_stmts passed SC_MAX_MACRO_STMTS (reported once) */
     ScVal macro_ret;
     bool returned;
     /* the number of assignment targets of the statement being elaborated (for

@@ -774,9 +774,23 @@ static ScVal python_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
     return sv_error();
 }
 
+/* The largest string and tuple or list a constant expression may build: sizes
+ * stay far from overflow and memory stays bounded. */
+#define SC_MAX_STR_BYTES ((uint64_t)64 << 20)
+#define SC_MAX_SEQ_ITEMS ((uint64_t)1 << 20)
+
 static ScVal concat(El *E, ScVal a, ScVal b, TxSpan sp)
 {
-    if (a.kind == SV_STR) {
+    bool str = a.kind == SV_STR;
+    uint64_t n = str ? (uint64_t)a.u.str.n + b.u.str.n : (uint64_t)a.u.seq.n + (uint64_t)b.u.seq.n;
+    if (n > (str ? SC_MAX_STR_BYTES : SC_MAX_SEQ_ITEMS)) {
+        el_error(E, TX_E_VALUE, sp, "'+' would build a %s of %llu %s (the limit is %llu)",
+                 str ? "string" : a.kind == SV_TUPLE ? "tuple" : "list", (unsigned long long)n,
+                 str ? "bytes" : "items",
+                 (unsigned long long)(str ? SC_MAX_STR_BYTES : SC_MAX_SEQ_ITEMS));
+        return sv_error();
+    }
+    if (str) {
         char *s = tx_arena_alloc(E->a, a.u.str.n + b.u.str.n + 1);
         memcpy(s, a.u.str.s, a.u.str.n);
         memcpy(s + a.u.str.n, b.u.str.s, b.u.str.n);
@@ -1429,6 +1443,8 @@ static bool def_on_stack(El *E, const Ast *def)
  * parent is the module scope, with the parameters bound to the arguments. */
 static ScVal expand_macro(El *E, const Ast *def, ScArgs *args)
 {
+    if (E->macro_over)
+        return sv_error(); /* reported once, where the limit was passed */
     if (def_on_stack(E, def)) {
         el_error(E, TX_E_MACRO, args->span,
                  "macro '%s' calls itself; macros expand inline and cannot be recursive",

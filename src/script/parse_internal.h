@@ -139,5 +139,9 @@ bool sc_parse_tokens(const TxSource *src, const ScTokens *toks, bool expr_only, 
 
 /* Maximum nesting of expressions and blocks before "nested too deeply". */
 #define SC_MAX_DEPTH 200
+/* The most statements the macro expansions of one module may elaborate: an
+ * expansion that doubles at each level would otherwise take exponential time
+ * and memory. */
+#define SC_MAX_MACRO_STMTS 100000
 
 #endif
