@@ -173,12 +173,14 @@ static IrExpr *elem_offset_of_bytes(El *E, const ScVal *elem_offset, const ScVal
 
 /* Build a buffer variable from the bound keyword layout (shape at slot 0). */
 /* The constant dimensions of a shape times the element size must fit in
- * int64 bytes (flattened offsets and sizes are int64 at most). */
+ * int64 bytes (flattened offsets and sizes are int64 at most); a negative
+ * constant here is a uint64 dimension past INT64_MAX. */
 static bool shape_size_fits(El *E, IrExpr **shape, int ndim, IrDType dt, TxSpan sp)
 {
     int64_t bytes = ((int64_t)dt.bits * dt.lanes + 7) / 8, d;
     for (int i = 0; i < ndim; i++)
-        if (ar_const_int(shape[i], &d) && __builtin_mul_overflow(bytes, d, &bytes)) {
+        if (ar_const_int(shape[i], &d) &&
+            (d < 0 || __builtin_mul_overflow(bytes, d, &bytes))) {
             el_error(E, TX_E_BUFFER, sp,
                      "the buffer's size overflows: its shape has more than 2**63 bytes");
             return false;
