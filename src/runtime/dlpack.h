@@ -4,12 +4,20 @@
  * puts its version first so a consumer can check `major` before reading
  * anything else. Strides count elements and may be NULL (compact row-major).
  * The static asserts pin the LP64 layout; tests/unit/runtime_dlpack.c checks
- * it against a system <dlpack/dlpack.h> when one is installed. */
+ * it against a system <dlpack/dlpack.h> when one is installed. The header is
+ * installed as tirx_dlpack.h and compiles as C11 and as C++11. */
 #ifndef TX_DLPACK_H
 #define TX_DLPACK_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#define TX_DLPACK_STATIC_ASSERT static_assert
+#else
+#define TX_DLPACK_STATIC_ASSERT _Static_assert
+#endif
 
 #define DLPACK_MAJOR_VERSION 1
 #define DLPACK_MINOR_VERSION 1
@@ -100,21 +108,26 @@ typedef struct DLManagedTensorVersioned {
 } DLManagedTensorVersioned;
 
 #if UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(DLDevice) == 8, "DLDevice layout");
-_Static_assert(sizeof(DLDataType) == 4, "DLDataType layout");
-_Static_assert(offsetof(DLTensor, device) == 8 && offsetof(DLTensor, ndim) == 16 &&
-                   offsetof(DLTensor, dtype) == 20 && offsetof(DLTensor, shape) == 24 &&
-                   offsetof(DLTensor, strides) == 32 && offsetof(DLTensor, byte_offset) == 40 &&
-                   sizeof(DLTensor) == 48,
-               "DLTensor layout");
-_Static_assert(offsetof(DLManagedTensor, manager_ctx) == 48 && sizeof(DLManagedTensor) == 64,
-               "DLManagedTensor layout");
-_Static_assert(offsetof(DLManagedTensorVersioned, manager_ctx) == 8 &&
-                   offsetof(DLManagedTensorVersioned, deleter) == 16 &&
-                   offsetof(DLManagedTensorVersioned, flags) == 24 &&
-                   offsetof(DLManagedTensorVersioned, dl_tensor) == 32 &&
-                   sizeof(DLManagedTensorVersioned) == 80,
-               "DLManagedTensorVersioned layout");
+TX_DLPACK_STATIC_ASSERT(sizeof(DLDevice) == 8, "DLDevice layout");
+TX_DLPACK_STATIC_ASSERT(sizeof(DLDataType) == 4, "DLDataType layout");
+TX_DLPACK_STATIC_ASSERT(offsetof(DLTensor, device) == 8 && offsetof(DLTensor, ndim) == 16 &&
+                            offsetof(DLTensor, dtype) == 20 && offsetof(DLTensor, shape) == 24 &&
+                            offsetof(DLTensor, strides) == 32 && offsetof(DLTensor, byte_offset) == 40 &&
+                            sizeof(DLTensor) == 48,
+                        "DLTensor layout");
+TX_DLPACK_STATIC_ASSERT(offsetof(DLManagedTensor, manager_ctx) == 48 && sizeof(DLManagedTensor) == 64,
+                        "DLManagedTensor layout");
+TX_DLPACK_STATIC_ASSERT(offsetof(DLManagedTensorVersioned, manager_ctx) == 8 &&
+                            offsetof(DLManagedTensorVersioned, deleter) == 16 &&
+                            offsetof(DLManagedTensorVersioned, flags) == 24 &&
+                            offsetof(DLManagedTensorVersioned, dl_tensor) == 32 &&
+                            sizeof(DLManagedTensorVersioned) == 80,
+                        "DLManagedTensorVersioned layout");
+#endif
+
+#undef TX_DLPACK_STATIC_ASSERT
+#ifdef __cplusplus
+}
 #endif
 
 #endif
