@@ -59,9 +59,10 @@ typedef struct tirx_diag {
 TIRX_API const char *tirx_version(void);
 
 /* Parse `len` bytes of TIRx script named `filename` (used in diagnostics;
- * "<stdin>" for standard input). Always sets *out to a module (free it with
+ * "<stdin>" for standard input). Sets *out to a module (free it with
  * tirx_module_free), which carries the diagnostics even when parsing failed.
- * Returns TIRX_OK or TIRX_ERR_INPUT. */
+ * Returns TIRX_OK or TIRX_ERR_INPUT; TIRX_ERR_USAGE, with *out NULL, when
+ * text or defines is NULL with a non-zero length or count. */
 TIRX_API tirx_status tirx_parse(const char *text, size_t len, const char *filename,
                                 const tirx_define *defines, size_t ndefines, tirx_module **out);
 
@@ -141,7 +142,8 @@ typedef struct tirx_options {
  * comma-separated list of pass names ("LowerTIRxOpaque,FlattenBuffer"), or
  * NULL for the whole pipeline (docs/pipeline.md). Errors are diagnostics on
  * the module. Returns TIRX_OK, TIRX_ERR_INPUT or TIRX_ERR_USAGE (an unknown
- * pass name, also reported as a diagnostic). */
+ * pass name, also reported as a diagnostic; no pass runs and the module stays
+ * usable). */
 TIRX_API tirx_status tirx_lower(tirx_module *m, const char *passes, const tirx_options *o);
 
 /* Compiles `len` bytes of TIRx script through the whole pipeline, CUDA code

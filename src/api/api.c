@@ -20,7 +20,7 @@ tirx_status tirx_parse(const char *text, size_t len, const char *filename,
     if (!out)
         return TIRX_ERR_USAGE;
     *out = NULL;
-    if (!text && len)
+    if ((!text && len) || (ndefines && !defines))
         return TIRX_ERR_USAGE;
     tirx_module *m = calloc(1, sizeof *m);
     if (!m)

@@ -32,15 +32,14 @@ tirx_status api_lower(IrModule *ir, const char *passes, const tirx_options *o)
                  .print_user = &relay};
     if (ir->diags.nerrors)
         return TIRX_ERR_INPUT;
-    bool ok = passes ? ps_run_named(&ctx, ir, passes) : ps_run_pipeline(&ctx, ir);
-    if (ok)
-        return TIRX_OK;
-    if (passes && ir->diags.list.len) {
-        const char *msg = ir->diags.list.items[ir->diags.list.len - 1].msg;
-        if (!strncmp(msg, "unknown pass", 12))
-            return TIRX_ERR_USAGE;
+    if (passes && !ps_check_names(&ir->diags, passes)) {
+        /* A usage error, not one in the module: no pass ran and the module
+         * stays usable (lowered again, printed); the diagnostic says why. */
+        ir->diags.nerrors--;
+        return TIRX_ERR_USAGE;
     }
-    return TIRX_ERR_INPUT;
+    bool ok = passes ? ps_run_named(&ctx, ir, passes) : ps_run_pipeline(&ctx, ir);
+    return ok ? TIRX_OK : TIRX_ERR_INPUT;
 }
 
 tirx_status tirx_lower(tirx_module *m, const char *passes, const tirx_options *o)

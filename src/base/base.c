@@ -14,12 +14,22 @@ _Noreturn void tx_unreachable(const char *file, int line)
     abort();
 }
 
-static void *xmalloc(size_t n)
+/* Out of memory (or a size past SIZE_MAX): the one place the library ends the
+ * process, since no caller has anything sensible to do with a NULL. It exits
+ * with TIRX_ERR_INTERNAL's status (70) and a message, not with SIGABRT. */
+_Noreturn void tx_out_of_memory(size_t n)
 {
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        TX_UNREACHABLE(); /* out of memory: nothing sensible to return */
-    return p;
+    fprintf(stderr, "tirx: out of memory (allocating %zu bytes)\n", n);
+    exit(70);
+}
+
+/* realloc(p, n), or tx_out_of_memory. */
+static void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        tx_out_of_memory(n);
+    return q;
 }
 
 /* ---- arena ---- */
@@ -42,11 +52,13 @@ void tx_arena_free(TxArena *a)
 
 void *tx_arena_alloc(TxArena *a, size_t size)
 {
+    if (size > SIZE_MAX - sizeof(TxArenaChunk) - 15)
+        tx_out_of_memory(size);
     size = (size + 15) & ~(size_t)15;
     TxArenaChunk *c = a->head;
     if (!c || c->size - c->used < size) {
         size_t cap = size > 64 * 1024 ? size : 64 * 1024;
-        c = xmalloc(sizeof(TxArenaChunk) + cap);
+        c = xrealloc(NULL, sizeof(TxArenaChunk) + cap);
         c->size = cap, c->used = 0, c->next = a->head;
         a->head = c;
     }
@@ -94,10 +106,7 @@ void tx_vec_grow_(void **items, int *cap, size_t elem, int need)
     int n = *cap ? *cap : 8;
     while (n < need)
         n *= 2;
-    void *p = realloc(*items, elem * (size_t)n);
-    if (!p)
-        TX_UNREACHABLE();
-    *items = p, *cap = n;
+    *items = xrealloc(*items, elem * (size_t)n), *cap = n;
 }
 
 /* ---- string builder ---- */
@@ -108,10 +117,7 @@ static void buf_reserve(TxBuf *b, size_t extra)
     size_t n = b->cap ? b->cap : 256;
     while (n < b->len + extra + 1)
         n *= 2;
-    char *p = realloc(b->data, n);
-    if (!p)
-        TX_UNREACHABLE();
-    b->data = p, b->cap = n;
+    b->data = xrealloc(b->data, n), b->cap = n;
 }
 
 void tx_buf_putn(TxBuf *b, const char *s, size_t n)

@@ -14,6 +14,8 @@
 /* For compiler bugs only, never for user input. */
 #define TX_UNREACHABLE() tx_unreachable(__FILE__, __LINE__)
 _Noreturn void tx_unreachable(const char *file, int line);
+/* Prints that `n` bytes could not be allocated and exits with status 70. */
+_Noreturn void tx_out_of_memory(size_t n);
 
 /* ---- arena ---- */
 typedef struct TxArenaChunk TxArenaChunk;

@@ -52,8 +52,11 @@ struct PsCtx {
 bool ps_run(PsCtx *ctx, IrModule *m, const PsPassId *ids, int n);
 /* The default pipeline of pipeline.c. */
 bool ps_run_pipeline(PsCtx *ctx, IrModule *m);
-/* A comma-separated list of pass names ("LowerTIRxOpaque,FlattenBuffer");
- * false with a diagnostic naming the unknown pass (and the nearest name). */
+/* False, with a diagnostic naming the first unknown pass of a comma-separated
+ * list of pass names (and the nearest name), when the list has one. */
+bool ps_check_names(TxDiags *d, const char *names);
+/* A comma-separated list of pass names ("LowerTIRxOpaque,FlattenBuffer"), run
+ * in order; with an unknown name, ps_check_names's diagnostic and no pass run. */
 bool ps_run_named(PsCtx *ctx, IrModule *m, const char *names);
 
 #endif

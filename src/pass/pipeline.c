@@ -85,21 +85,30 @@ static const char *next_name(const char *s, char *buf, size_t size)
     return comma ? comma + 1 : s + strlen(s);
 }
 
-bool ps_run_named(PsCtx *ctx, IrModule *m, const char *names)
+bool ps_check_names(TxDiags *d, const char *names)
 {
     const char *all[PS_PASS_COUNT];
     for (int i = 0; i < PS_PASS_COUNT; i++)
         all[i] = ps_passes[i].name;
     char name[128];
     for (const char *s = names; (s = next_name(s, name, sizeof name));) {
-        int id = ps_pass_lookup(name);
-        if (id < 0) {
-            const char *near = tx_nearest(name, all, PS_PASS_COUNT);
-            tx_error(&m->diags, TX_E_UNKNOWN_PASS, (TxSpan){0}, "unknown pass '%s'%s%s%s", name,
-                     near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
-            return false;
-        }
-        PsPassId pid = (PsPassId)id;
+        if (ps_pass_lookup(name) >= 0)
+            continue;
+        const char *near = tx_nearest(name, all, PS_PASS_COUNT);
+        tx_error(d, TX_E_UNKNOWN_PASS, (TxSpan){0}, "unknown pass '%s'%s%s%s", name,
+                 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+        return false;
+    }
+    return true;
+}
+
+bool ps_run_named(PsCtx *ctx, IrModule *m, const char *names)
+{
+    if (!ps_check_names(&m->diags, names))
+        return false;
+    char name[128];
+    for (const char *s = names; (s = next_name(s, name, sizeof name));) {
+        PsPassId pid = (PsPassId)ps_pass_lookup(name);
         if (!ps_run(ctx, m, &pid, 1))
             return false;
     }

@@ -379,7 +379,7 @@ static tirx_status run_build(const Options *o, const char *text, size_t len, con
     return st;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "bench"))
         return bench_main(argc - 1, argv + 1);
@@ -413,4 +413,17 @@ int main(int argc, char **argv)
     }
     tirx_module_free(m);
     return st;
+}
+
+/* Output that did not reach stdout (a full disk, a closed pipe) is an error,
+ * whatever the command: buffered writes fail only at the final flush. */
+int main(int argc, char **argv)
+{
+    int rc = run(argc, argv);
+    int err = fflush(stdout) ? errno : ferror(stdout) ? EIO : 0;
+    if (err) {
+        fprintf(stderr, "tirx: cannot write <stdout>: %s\n", strerror(err));
+        return rc ? rc : TIRX_ERR_USAGE;
+    }
+    return rc;
 }

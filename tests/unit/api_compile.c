@@ -268,6 +268,30 @@ static void test_check_args(void **state)
     tirx_module_free(m);
 }
 
+/* tirx_parse with defines NULL and a count is a usage error, as
+ * tirx_compile's is; an unknown pass name is a usage error that runs no pass
+ * and leaves the module usable (lowered and printed afterwards). */
+static void test_parse_and_lower_usage(void **state)
+{
+    (void)state;
+    tirx_module *m = NULL;
+    assert_int_equal(tirx_parse(source, sizeof source - 1, "vadd.tirx", NULL, 2, &m),
+                     TIRX_ERR_USAGE);
+    assert_null(m);
+    assert_int_equal(tirx_parse(source, sizeof source - 1, "vadd.tirx", NULL, 0, &m), TIRX_OK);
+    assert_int_equal(tirx_verify(m), TIRX_OK);
+    char *before = tirx_print(m);
+    assert_int_equal(tirx_lower(m, "TilePrimitiveDispatch,NoSuchPass", NULL), TIRX_ERR_USAGE);
+    char *after = tirx_print(m);
+    assert_non_null(after);
+    assert_string_equal(before, after);
+    assert_int_equal(tirx_verify(m), TIRX_OK);
+    assert_int_equal(tirx_lower(m, NULL, NULL), TIRX_OK);
+    tirx_free(before);
+    tirx_free(after);
+    tirx_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_nvrtc_options),
         cmocka_unit_test(test_nvrtc_options_key),
         cmocka_unit_test(test_check_args),
+        cmocka_unit_test(test_parse_and_lower_usage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "base/base.h"
 #include "base/diag.h"
@@ -114,6 +116,29 @@ static void test_diag_codes(void **state)
     assert_null(tx_code_text(TX_CODE_NONE));
 }
 
+/* An allocation that cannot be made (here a size past SIZE_MAX once rounded,
+ * which used to wrap to a tiny block) ends the process with status 70 and a
+ * message, not with SIGABRT. Run in a child process. */
+static void test_out_of_memory(void **state)
+{
+    (void)state;
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stderr))
+            _exit(1);
+        TxArena a;
+        tx_arena_init(&a);
+        tx_arena_alloc(&a, SIZE_MAX - 4);
+        _exit(0);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 70);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -122,6 +147,7 @@ int main(void)
         cmocka_unit_test(test_nearest),
         cmocka_unit_test(test_diag_render),
         cmocka_unit_test(test_diag_codes),
+        cmocka_unit_test(test_out_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
