@@ -86,10 +86,11 @@ const OpVariant *op_variants(int *n);
 /* Whether variant v is one of op's. */
 bool op_variant_lowers(const OpVariant *v, IrTileOp op);
 
-/* Lower one call: *out receives the replacement. False when no variant
- * accepts it (or a dispatch= name is unknown); then an error at the call's
- * span, with one note per variant tried (its priority and reason), is
- * reported into diags. */
+/* Lower one call: *out receives the replacement (no statement when every
+ * region operand is empty). False when no variant accepts it (or a dispatch=
+ * name is unknown); then an error at the call's span, with one note per
+ * variant tried (its priority and reason), is reported into diags. False too,
+ * with an error, when some region operands are empty and others are not. */
 bool op_dispatch(OpCtx *c, TxDiags *diags, IrStmt **out);
 
 /* The name of a target (80, 90, 100) in messages: "sm_80", "sm_90a", "sm_100a". */

@@ -119,10 +119,48 @@ static void report_unknown_variant(const OpCtx *c, TxDiags *d)
     tx_note(d, (TxSpan){0}, "the variants of '%s' are: %s", op, list);
 }
 
+/* Whether region operand e is empty: a constant extent of 0 somewhere. */
+static bool empty_region(const IrExpr *e)
+{
+    int64_t n;
+    if (e->kind != IR_E_REGION)
+        return false;
+    for (int d = 0; d < e->u.access.n; d++)
+        if (op_const(e->u.access.extents[d], &n) && n == 0)
+            return true;
+    return false;
+}
+
+/* A call whose region operands are all empty (`B[3, 8:8]`) does nothing: it
+ * lowers to no statement. One with some empty and some not is an error. */
+static bool empty_call(const IrStmt *call, TxArena *a, TxDiags *diags, IrStmt **out)
+{
+    int empty = 0, regions = 0, first = 0;
+    for (int i = 0; i < call->u.tile.nargs; i++) {
+        const IrExpr *e = call->u.tile.args[i];
+        regions += e && e->kind == IR_E_REGION;
+        if (e && empty_region(e) && !empty++)
+            first = i + 1;
+    }
+    if (!empty)
+        return false;
+    if (empty == regions) {
+        *out = ir_seq(a, NULL, 0, call->span);
+        return true;
+    }
+    tx_error(diags, TX_E_TILE_OPERANDS, call->span,
+             "tile primitive '%s': argument %d is an empty region but other regions are not",
+             ir_tile_ops[call->u.tile.op].name, first);
+    *out = NULL;
+    return true;
+}
+
 bool op_dispatch(OpCtx *c, TxDiags *diags, IrStmt **out)
 {
     const IrStmt *call = c->call;
     const char *op = ir_tile_ops[call->u.tile.op].name;
+    if (empty_call(call, c->arena, diags, out))
+        return *out != NULL;
     const OpVariant *cand[TX_ARRAY_LEN(variants)];
     bool forced = call->u.tile.dispatch != NULL;
     int n = candidates(call, cand, forced);

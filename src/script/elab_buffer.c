@@ -318,6 +318,22 @@ static void emit_decl(El *E, IrExpr *buf, IrExpr *data, TxSpan sp)
     el_emit(E, s);
 }
 
+/* A static shared-memory allocation with a dimension of constant extent 0
+ * (an error at sp): it would have no storage. A shared.dyn pool of size 0 is
+ * fine: its size is set at launch. */
+static bool empty_shape(El *E, const IrExpr *buf, TxSpan sp)
+{
+    const IrBufferType *bt = ir_buf(buf);
+    int64_t v;
+    for (int d = 0; d < bt->ndim; d++)
+        if (ar_const_int(bt->shape[d], &v) && v == 0) {
+            el_error(E, TX_E_BUFFER, sp, "a shared-memory buffer cannot be empty (dimension %d "
+                     "has extent 0)", d);
+            return true;
+        }
+    return false;
+}
+
 /* T.alloc_buffer / T.alloc_shared / T.smem / T.alloc_local (shape, dtype, ...) */
 ScVal bi_alloc_buffer(El *E, ScArgs *args)
 {
@@ -336,7 +352,7 @@ ScVal bi_alloc_buffer(El *E, ScArgs *args)
         return sv_error();
     }
     IrExpr *buf = buffer_from_slots(E, b.v, scope, args->span);
-    if (!buf)
+    if (!buf || (!strcmp(buf->u.var.type->scope, "shared") && empty_shape(E, buf, args->span)))
         return sv_error();
     emit_alloc(E, buf, &b.v[B_ANNOT], args->span);
     return fresh_buffer(buf, args->span);
