@@ -16,6 +16,7 @@
  * buffer data rewritten onto storage roots. Launch-bound attrs around the
  * region become kernel attributes. */
 #include "internal.h"
+#include "../target/cuda/codegen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,8 @@ typedef struct Split {
     IrPtrMap host_binds;               /* host Bind var -> value, for launch extents */
     FuncVec kernels;                   /* made from this function */
     const FuncVec *taken;              /* kernels made before (names) */
+    const char *arch;                  /* NULL: not known */
+    int64_t smem_limit;                /* the target's shared memory per block; 0: unknown */
     bool failed;
 } Split;
 
@@ -181,6 +184,8 @@ typedef struct Launch {
     const IrStmt *smem_decl;
     IrExpr *smem_bytes;
     const IrStmt *dyn_alloc;
+    int64_t static_bytes;      /* the static shared allocations, each aligned */
+    const IrStmt *static_over; /* the one that took them past the target's limit */
 } Launch;
 
 static void add_tag(Launch *l, const IrStmt *s)
@@ -205,6 +210,26 @@ static void add_tag(Launch *l, const IrStmt *s)
     }
 }
 
+/* A static shared allocation of constant size, rounded up to its alignment
+ * as the CUDA code declares it (a symbolic size is codegen's error). */
+static void add_static_smem(Launch *l, const IrStmt *s)
+{
+    const IrBufferType *bt = ir_buf(s->u.alloc.buffer);
+    IrDType t = s->u.alloc.buffer->u.var.type->dtype;
+    int64_t n = 1, d, align = bt->align > 0 ? bt->align : 16;
+    for (int i = 0; i < bt->ndim; i++)
+        if (!ps_const_int(bt->shape[i], &d) || d < 0 || __builtin_mul_overflow(n, d, &n))
+            return;
+    int64_t bits = (int64_t)t.bits * (t.lanes ? t.lanes : 1), bytes;
+    if (__builtin_mul_overflow(n, bits, &bytes))
+        bytes = INT64_MAX / 2;
+    bytes = (bytes + 7) / 8;
+    bytes = (l->static_bytes + align - 1) / align * align + bytes;
+    l->static_bytes = bytes < INT64_MAX / 2 ? bytes : INT64_MAX / 2;
+    if (l->sp->smem_limit && l->static_bytes > l->sp->smem_limit && !l->static_over)
+        l->static_over = s;
+}
+
 static bool launch_stmt(IrVisitor *v, const IrStmt *s)
 {
     Launch *l = v->ctx;
@@ -223,7 +248,28 @@ static bool launch_stmt(IrVisitor *v, const IrStmt *s)
     if (s->kind == IR_S_ALLOC && !strcmp(s->u.alloc.buffer->u.var.type->scope, "shared.dyn") &&
         !l->dyn_alloc)
         l->dyn_alloc = s;
+    if (s->kind == IR_S_ALLOC && !strcmp(s->u.alloc.buffer->u.var.type->scope, "shared"))
+        add_static_smem(l, s);
     return true;
+}
+
+/* Static plus dynamic shared memory within the target's limit per block: an
+ * error at the static allocation that goes past it, else at the dynamic
+ * size's declaration. */
+static void check_smem_limit(Launch *l)
+{
+    int64_t dyn = 0, limit = l->sp->smem_limit;
+    if (l->smem_decl && (!ps_const_int(l->smem_bytes, &dyn) || dyn < 0))
+        dyn = 0;
+    if (!limit || (dyn <= limit - l->static_bytes && l->static_bytes <= limit))
+        return;
+    const IrStmt *at = l->static_over ? l->static_over : l->smem_decl;
+    tx_error(&l->sp->m->diags, TX_E_SHARED_MEMORY, ps_span(at, l->sp->f),
+             "the kernel needs %lld bytes of shared memory (%lld static, %lld dynamic), more "
+             "than the %lld (%lld KiB) one block may use on %s",
+             (long long)(l->static_bytes + dyn), (long long)l->static_bytes, (long long)dyn,
+             (long long)limit, (long long)(limit / 1024), l->sp->arch);
+    l->sp->failed = true;
 }
 
 static void check_smem(Launch *l)
@@ -238,6 +284,7 @@ static void check_smem(Launch *l)
                     "the size with T.attr({\"tirx.dyn_smem_bytes\": N}) (SMEMPool.commit() "
                     "emits it)",
                     ps_name(l->dyn_alloc->u.alloc.buffer));
+    check_smem_limit(l);
 }
 
 static IrStmt *strip_smem_decl(IrMutator *mu, IrStmt *s)
@@ -510,7 +557,6 @@ static IrStmt *host_hook(IrMutator *mu, IrStmt *s)
 
 bool ps_split_host_device(PsCtx *ctx, IrModule *m)
 {
-    (void)ctx;
     FuncVec out = {0}, made = {0};
     bool ok = true;
     for (int i = 0; i < m->nfuncs; i++) {
@@ -519,7 +565,8 @@ bool ps_split_host_device(PsCtx *ctx, IrModule *m)
             tx_vec_push(&out, f);
             continue;
         }
-        Split sp = {.m = m, .f = f, .taken = &made};
+        Split sp = {.m = m, .f = f, .taken = &made, .arch = ctx->arch,
+                    .smem_limit = cg_smem_limit(ctx->arch)};
         IrVisitor rv = {.ctx = &sp, .stmt = record_root};
         ir_visit_func(&rv, f);
         IrMutator mu = {.ctx = &sp, .arena = &m->arena, .stmt = host_hook};

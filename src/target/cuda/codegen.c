@@ -14,18 +14,30 @@
 
 /* ---------------------------------------------------------------- targets */
 
+/* smem: the most shared memory (static and dynamic together) one block may
+ * use, with the opt-in (cudaFuncAttributeMaxDynamicSharedMemorySize). */
 typedef struct Target {
     const char *name;
     int sm;
+    int64_t smem;
 } Target;
 
-static const Target targets[] = {{"sm_80", 80}, {"sm_90a", 90}, {"sm_100a", 100}};
+static const Target targets[] = {
+    {"sm_80", 80, 163 * 1024}, {"sm_90a", 90, 227 * 1024}, {"sm_100a", 100, 227 * 1024}};
 
 int cg_arch_sm(const char *arch)
 {
     for (size_t i = 0; arch && i < TX_ARRAY_LEN(targets); i++)
         if (!strcmp(arch, targets[i].name))
             return targets[i].sm;
+    return 0;
+}
+
+int64_t cg_smem_limit(const char *arch)
+{
+    for (size_t i = 0; arch && i < TX_ARRAY_LEN(targets); i++)
+        if (!strcmp(arch, targets[i].name))
+            return targets[i].smem;
     return 0;
 }
 
