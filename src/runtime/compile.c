@@ -208,10 +208,31 @@ static void first_error_line(const char *log, char *buf, size_t size)
     }
 }
 
-static RtStatus nvrtc_result(RtStatus s, const RtCompileOptions *o, const char *log, RtError *err)
+/* NVRTC leaves ptxas's reason for failing ("uses too much shared data") out
+ * of its log; nvcc's ptxas prints it. The first error line of an nvcc compile
+ * of the same source into buf, when nvcc is there; else an empty string. */
+static void ptxas_reason(const char *source, const RtCompileOptions *o, char *buf, size_t size)
+{
+    RtCompileOptions with_nvcc = *o;
+    with_nvcc.compiler = RT_NVCC, with_nvcc.want_ptx = false, with_nvcc.nextra = 0;
+    OptList opts = {0};
+    build_options(&with_nvcc, &opts);
+    RtBinary bin = {0};
+    buf[0] = '\0';
+    if (rt_nvcc_compile(source, &with_nvcc, (const char *const *)opts.items, (size_t)opts.len,
+                        &bin, NULL) == RT_ERR_COMPILE && bin.log)
+        first_error_line(bin.log, buf, size);
+    rt_binary_free(&bin);
+    opt_list_free(&opts);
+}
+
+static RtStatus nvrtc_result(RtStatus s, const char *source, const RtCompileOptions *o,
+                             const char *log, RtError *err)
 {
     char first[400];
     first_error_line(log, first, sizeof first);
+    if (!first[0] && s == RT_ERR_COMPILE && strstr(log, "ptxas"))
+        ptxas_reason(source, o, first, sizeof first);
     return rt_fail(err, s, "NVRTC could not compile %s for %s%s", o->name ? o->name : "tirx.cu",
                    o->arch, first);
 }
@@ -270,9 +291,9 @@ static RtStatus nvrtc_compile(const char *source, const RtCompileOptions *o, con
     if (r == NVRTC_SUCCESS)
         s = nvrtc_outputs(nv, prog, o, out, err);
     else if (r == NVRTC_ERROR_COMPILATION)
-        s = nvrtc_result(RT_ERR_COMPILE, o, out->log, err);
+        s = nvrtc_result(RT_ERR_COMPILE, source, o, out->log, err);
     else if (r == NVRTC_ERROR_INVALID_OPTION)
-        s = nvrtc_result(RT_ERR_USAGE, o, out->log, err);
+        s = nvrtc_result(RT_ERR_USAGE, source, o, out->log, err);
     else
         s = rt_fail(err, RT_ERR_CUDA, "nvrtcCompileProgram failed: %s", nv->nvrtcGetErrorString(r));
     nv->nvrtcDestroyProgram(&prog);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/internal.h"
 #include "runtime/runtime.h"
 
 /* The in-memory prelude: types, and a helper without __device__ (NVRTC's
@@ -178,6 +179,30 @@ static void test_syntax_error(void **state)
     assert_int_equal(rt_compile("extern \"C\" __global__ void k( {}\n", &o, &b, &err), RT_ERR_COMPILE);
     assert_non_null(strstr(b.log, "bad.cu(1)"));
     assert_non_null(strstr(err.message, "bad.cu(1): error"));
+    rt_binary_free(&b);
+}
+
+/* ptxas failing inside NVRTC (here on 4 MiB of static shared memory) gives
+ * its reason in the message, which NVRTC's log lacks: taken from nvcc's
+ * ptxas (skipped without nvcc). */
+static void test_ptxas_reason(void **state)
+{
+    (void)state;
+    char nvcc[4096];
+    RtCompileOptions o = options("sm_90a");
+    if (rt_nvcc_path(&o, nvcc, sizeof nvcc, NULL) != RT_OK)
+        skip();
+    RtBinary b;
+    RtError err;
+    assert_int_equal(rt_compile("extern \"C\" __global__ void k_big(char *o) {\n"
+                                "  __shared__ char big[1 << 22];\n"
+                                "  big[threadIdx.x] = 1;\n"
+                                "  __syncthreads();\n"
+                                "  o[threadIdx.x] = big[threadIdx.x + 4096];\n"
+                                "}\n", &o, &b, &err),
+                     RT_ERR_COMPILE);
+    if (!strstr(err.message, "too much shared data"))
+        fail_msg("no ptxas reason: %s", err.message);
     rt_binary_free(&b);
 }
 
@@ -445,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_tcgen05_sm100a),
         cmocka_unit_test(test_arch_gating),
         cmocka_unit_test(test_syntax_error),
+        cmocka_unit_test(test_ptxas_reason),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_defines_and_fast_math),
         cmocka_unit_test(test_cache),
