@@ -79,7 +79,7 @@ static int front_round(const Options *o, const Source *src, double ms[PHASES], c
     if (tirx_lower(m, NULL, &opts) != TIRX_OK)
         return fail("the pass pipeline", m);
     double t3 = bench_now_ms();
-    CgOptions cg = {.sm = cg_arch_sm(o->arch)};
+    CgOptions cg = {.sm = ir_target_sm(o->arch)};
     TxBuf out = {0};
     bool ok = cg_emit_module(api_module_ir(m), &cg, &out);
     double t4 = bench_now_ms();

@@ -335,7 +335,7 @@ static tirx_status compile(Job *j)
     if (!o->arch)
         return report(j, TIRX_ERR_USAGE, TX_E_TARGET,
                       "no target architecture (options.arch, e.g. sm_90a)");
-    int sm = cg_arch_sm(o->arch);
+    int sm = ir_target_sm(o->arch);
     if (rt_arch_check(o->arch, &err) != RT_OK || !sm)
         return report(j, TIRX_ERR_USAGE, TX_E_TARGET,
                       "unknown target architecture (expected sm_80, sm_90a or sm_100a)");

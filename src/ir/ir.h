@@ -388,4 +388,13 @@ static inline const IrBufferType *ir_buf(const IrExpr *buffer)
     return buffer->u.var.type->buf;
 }
 
+/* ---------------------------------------------------------------- targets */
+/* The targets tirx generates code for, one table (target.c): the number of
+ * an architecture name ("sm_80", "sm_90a", "sm_100a": 80, 90, 100; 0 for any
+ * other), the most shared memory one block may use there (static and dynamic
+ * together, with the opt-in; 0 for another name), and the name of a number. */
+int ir_target_sm(const char *arch);
+int64_t ir_target_smem_limit(const char *arch);
+const char *ir_target_name(int sm);
+
 #endif

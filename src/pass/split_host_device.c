@@ -16,7 +16,6 @@
  * buffer data rewritten onto storage roots. Launch-bound attrs around the
  * region become kernel attributes. */
 #include "internal.h"
-#include "../target/cuda/codegen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -566,7 +565,7 @@ bool ps_split_host_device(PsCtx *ctx, IrModule *m)
             continue;
         }
         Split sp = {.m = m, .f = f, .taken = &made, .arch = ctx->arch,
-                    .smem_limit = cg_smem_limit(ctx->arch)};
+                    .smem_limit = ir_target_smem_limit(ctx->arch)};
         IrVisitor rv = {.ctx = &sp, .stmt = record_root};
         ir_visit_func(&rv, f);
         IrMutator mu = {.ctx = &sp, .arena = &m->arena, .stmt = host_hook};

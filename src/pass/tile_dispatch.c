@@ -54,17 +54,6 @@ typedef struct Dispatch {
     bool failed;
 } Dispatch;
 
-static int arch_sm(const char *arch)
-{
-    if (!arch)
-        return 0;
-    if (!strncmp(arch, "sm_10", 5))
-        return 100;
-    if (!strncmp(arch, "sm_9", 4))
-        return 90;
-    return 80;
-}
-
 /* ---------------------------------------------------------------- variation levels */
 
 /* Where a value varies: the finest IrScope at which it may differ between
@@ -700,7 +689,7 @@ static IrFunc *dispatch_func(Dispatch *d, IrFunc *f)
 
 bool ps_tile_dispatch(PsCtx *ctx, IrModule *m)
 {
-    Dispatch d = {.module = m, .sm = arch_sm(ctx->arch)};
+    Dispatch d = {.module = m, .sm = ir_target_sm(ctx->arch)};
     for (int i = 0; i < m->nfuncs; i++)
         m->funcs[i] = dispatch_func(&d, m->funcs[i]);
     ir_ptrmap_free(&d.level);

@@ -784,7 +784,7 @@ int main(void)
 {
     RtDevice *d = gpu_open(8);
     const RtDeviceInfo *info = rt_device_info(d);
-    int sm = cg_arch_sm(info->arch);
+    int sm = ir_target_sm(info->arch);
     if (!sm) {
         char why[128];
         snprintf(why, sizeof why, "codegen does not target %s", info->arch);

@@ -226,7 +226,7 @@ static void check_cluster(RtDevice *d, RtModule *mod)
 int main(void)
 {
     RtDevice *d = gpu_open(9);
-    char *source = cg_test_generate(kernels, "codegen_semantics.tirx", cg_arch_sm(rt_device_info(d)->arch));
+    char *source = cg_test_generate(kernels, "codegen_semantics.tirx", ir_target_sm(rt_device_info(d)->arch));
     RtModule *hw = cg_test_build(d, source, false), *sw = cg_test_build(d, source, true);
     GpuRng rng = gpu_rng();
     static int ints[N];

@@ -42,7 +42,7 @@ static void print_diags(const IrModule *m)
 static char *generate(const Options *o, const char *text, size_t len)
 {
     IrModule *m = sc_parse(text, len, o->file, NULL, 0);
-    CgOptions co = {cg_arch_sm(o->arch), o->fast_math, o->no_lines};
+    CgOptions co = {ir_target_sm(o->arch), o->fast_math, o->no_lines};
     TxBuf out = {0};
     bool ok = !m->diags.nerrors;
     int kernels = 0;
@@ -132,7 +132,7 @@ static int parse_args(int argc, char **argv, Options *o)
         else
             return 2;
     }
-    if (!o->file || !cg_arch_sm(o->arch))
+    if (!o->file || !ir_target_sm(o->arch))
         return 2;
     return 0;
 }

@@ -362,7 +362,7 @@ int main(int argc, char **argv)
     static Sweep s;
     int major, minor;
     RtError err;
-    if (argc < 2 || !(s.sm = cg_arch_sm(argv[1]))) {
+    if (argc < 2 || !(s.sm = ir_target_sm(argv[1]))) {
         fprintf(stderr, "usage: codegen_ptx_sweep sm_80|sm_90a|sm_100a [KEY...]\n");
         return 2;
     }

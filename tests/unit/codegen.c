@@ -100,12 +100,12 @@ static void test_instr_desc_errors(void **state)
 static void test_targets(void **state)
 {
     (void)state;
-    assert_int_equal(cg_arch_sm("sm_80"), 80);
-    assert_int_equal(cg_arch_sm("sm_90a"), 90);
-    assert_int_equal(cg_arch_sm("sm_100a"), 100);
-    assert_int_equal(cg_arch_sm("sm_90"), 0);
-    assert_int_equal(cg_arch_sm(NULL), 0);
-    assert_string_equal(cg_arch_name(100), "sm_100a");
+    assert_int_equal(ir_target_sm("sm_80"), 80);
+    assert_int_equal(ir_target_sm("sm_90a"), 90);
+    assert_int_equal(ir_target_sm("sm_100a"), 100);
+    assert_int_equal(ir_target_sm("sm_90"), 0);
+    assert_int_equal(ir_target_sm(NULL), 0);
+    assert_string_equal(ir_target_name(100), "sm_100a");
 }
 
 static const char kernel_text[] =

@@ -604,11 +604,11 @@ static bool check_target(Asm *a, const IrPtxResolved *r)
     else if (first < cg->opt->sm || !ir_ptx_available(r, 100))
         cg_error(cg, TX_E_TARGET_FEATURE, sp,
                  "PTX instruction '%s' (%s) is not available on %s: it exists only on %s",
-                 a->mnemonic, key, cg_target(cg), cg_arch_name(first));
+                 a->mnemonic, key, cg_target(cg), ir_target_name(first));
     else
         cg_error(cg, TX_E_TARGET_FEATURE, sp,
                  "PTX instruction '%s' (%s) is not available on %s: it needs %s or newer",
-                 a->mnemonic, key, cg_target(cg), cg_arch_name(first));
+                 a->mnemonic, key, cg_target(cg), ir_target_name(first));
     return false;
 }
 

@@ -16,14 +16,6 @@ typedef struct CgOptions {
     bool no_lines;   /* leave out the #line directives */
 } CgOptions;
 
-/* The target of an architecture name ("sm_80", "sm_90a", "sm_100a"): 80, 90
- * or 100; 0 when codegen does not target it. */
-int cg_arch_sm(const char *arch);
-/* The most shared memory, in bytes, that one block may use on the target
- * named arch ("sm_90a": 227 KiB); 0 when codegen does not target it. */
-int64_t cg_smem_limit(const char *arch);
-/* The architecture name of a target: "sm_80", "sm_90a", "sm_100a". */
-const char *cg_arch_name(int sm);
 
 /* Whether f is a device kernel: attribute "calling_conv" 2. */
 bool cg_is_kernel(const IrFunc *f);
