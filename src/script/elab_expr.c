@@ -760,12 +760,15 @@ static ScVal python_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
             el_error(E, TX_E_VALUE, sp, "shift count %lld is out of range", (long long)y);
             return sv_error();
         }
-        if (op == SC_TK_LEFTSHIFT && ((x << y) >> y) != x) {
+        if (op == SC_TK_RIGHTSHIFT)
+            return sv_int(x >> y, sp);
+        int64_t shifted = (int64_t)((uint64_t)x << y); /* unsigned: no undefined overflow */
+        if ((shifted >> y) != x) {
             el_error(E, TX_E_VALUE, sp, "integer overflow: %lld << %lld does not fit in int64",
                      (long long)x, (long long)y);
             return sv_error();
         }
-        return sv_int(op == SC_TK_LEFTSHIFT ? (int64_t)((uint64_t)x << y) : x >> y, sp);
+        return sv_int(shifted, sp);
     default:
         el_error(E, TX_E_UNSUPPORTED, sp, "'%s' is not supported on numbers", sc_tok_kind_name(op));
         return sv_error();
