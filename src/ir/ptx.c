@@ -56,6 +56,11 @@ typedef struct PtxSpelling {
     const char *mnemonic, *printed;
 } PtxSpelling;
 
+typedef struct PtxUniform {
+    int entry;
+    const char *conditions; /* "slot=tok|tok ..." ("-" = omitted), all must hold */
+} PtxUniform;
+
 #define SM(n) n, 0
 #define SM_ONLY(n) n, n
 #define REQ(name, ...) {name, false, (const char *const[]){__VA_ARGS__, NULL}}
@@ -91,6 +96,7 @@ typedef struct PtxSpelling {
 #define PTX_CHECKED(key, mnemonic, arch, slots, ops, rules) {#key, mnemonic, arch, slots, ops, rules},
 #define PTX_TOKEN_SM(token, sm)
 #define PTX_SPELLING(mnemonic, printed)
+#define PTX_UNIFORM(key, conditions)
 static const PtxEntry ptx_table[] = {
 #include "ptx.def"
 };
@@ -114,10 +120,19 @@ static const PtxTokenSm ptx_token_sm[] = {
 static const PtxSpelling ptx_spellings[] = {
 #include "ptx.def"
 };
+#undef PTX_SPELLING
+
+#define PTX_SPELLING(mnemonic, printed)
+#undef PTX_UNIFORM
+#define PTX_UNIFORM(key, conditions) {IR_PTX_##key, conditions},
+static const PtxUniform ptx_uniform[] = {
+#include "ptx.def"
+};
 #undef PTX
 #undef PTX_CHECKED
 #undef PTX_TOKEN_SM
 #undef PTX_SPELLING
+#undef PTX_UNIFORM
 
 _Static_assert(TX_ARRAY_LEN(ptx_table) == IR_PTX_COUNT, "ptx.def expands to one entry per key");
 
@@ -1315,6 +1330,48 @@ bool ir_ptx_valid(const IrPtxResolved *r, char *err, size_t errlen)
         return false;
     }
     return true;
+}
+
+/* One condition "slot=tok|tok" of a PTX_UNIFORM row, n bytes long: r's token in
+ * that slot is one of the listed ones ("-" = omitted). */
+static bool uniform_condition(const PtxEntry *e, const IrPtxResolved *r, const char *c, size_t n)
+{
+    const char *eq = memchr(c, '=', n);
+    if (!eq)
+        return false;
+    size_t name_len = (size_t)(eq - c);
+    for (int i = 0; i < r->nslots && e->slots[i].name; i++) {
+        if (strlen(e->slots[i].name) != name_len || strncmp(e->slots[i].name, c, name_len))
+            continue;
+        const char *tok = r->slots[i] && *r->slots[i] ? r->slots[i] : "-";
+        for (const char *p = eq + 1, *end = c + n; p < end;) {
+            size_t len = strcspn(p, "|");
+            if (p + len > end)
+                len = (size_t)(end - p);
+            if (strlen(tok) == len && !strncmp(tok, p, len))
+                return true;
+            p += len + 1;
+        }
+        return false;
+    }
+    return false;
+}
+
+bool ir_ptx_uniform_result(const IrPtxResolved *r)
+{
+    const PtxEntry *e = ptx_entry(r->entry);
+    for (size_t i = 0; e && i < TX_ARRAY_LEN(ptx_uniform); i++) {
+        if (ptx_uniform[i].entry != r->entry)
+            continue;
+        for (const char *c = ptx_uniform[i].conditions; *c;) {
+            size_t n = strcspn(c, " ");
+            if (!uniform_condition(e, r, c, n))
+                return false;
+            c += n + (c[n] == ' ');
+        }
+        return true;
+    }
+    return false;
 }
 
 bool ir_ptx_has_dst(int entry)

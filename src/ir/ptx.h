@@ -18,11 +18,13 @@ typedef enum {
 #define PTX_CHECKED(key, ...) IR_PTX_##key,
 #define PTX_TOKEN_SM(token, sm)
 #define PTX_SPELLING(mnemonic, printed)
+#define PTX_UNIFORM(key, conditions)
 #include "ptx.def"
 #undef PTX
 #undef PTX_CHECKED
 #undef PTX_TOKEN_SM
 #undef PTX_SPELLING
+#undef PTX_UNIFORM
     IR_PTX_COUNT
 } IrPtxEntryId;
 
@@ -92,6 +94,9 @@ int ir_ptx_first_sm(const IrPtxResolved *r);
  * choices ("" only where optional) and the cross-slot rules hold. For IR that
  * passes build directly; err says what is wrong. */
 bool ir_ptx_valid(const IrPtxResolved *r, char *err, size_t errlen);
+/* Whether r's register results are the same in every thread that passes the same
+ * operands (its PTX_UNIFORM row and that row's slot conditions). */
+bool ir_ptx_uniform_result(const IrPtxResolved *r);
 /* Whether the entry writes a register destination (preserve_dst=True needs one). */
 bool ir_ptx_has_dst(int entry);
 

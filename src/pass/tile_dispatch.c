@@ -373,7 +373,22 @@ static void thread_axes(OpCtx *c, const Dispatch *d)
 /* A local buffer only ever written by stores (not through its address, a PTX
  * output, a register pin or a tile primitive) holds values that vary no finer
  * than what is stored into it and the conditions guarding the stores: a tile
- * scheduler's tile index in registers is uniform over the CTA. */
+ * scheduler's tile index in registers is uniform over the CTA. A PTX
+ * instruction whose results are uniform where its operands are (the table's
+ * PTX_UNIFORM rows: a weak load from shared memory, decoding a cluster launch
+ * control response) is such a store too, of every operand into every local
+ * buffer it names: the level of what the threads read from one shared
+ * address after a barrier carries over to the registers it lands in. */
+
+static bool uniform_ptx(const IrExpr *e)
+{
+    if (e->kind != IR_E_CALL || e->u.call.op != IR_OP_PTX)
+        return false;
+    IrPtxResolved r = {e->u.call.ptx_entry, e->u.call.nptx_slots, {0}};
+    for (int i = 0; i < r.nslots && i < IR_PTX_MAX_SLOTS; i++)
+        r.slots[i] = e->u.call.ptx_slots[i];
+    return ir_ptx_uniform_result(&r);
+}
 
 static void escape(Dispatch *d, const IrExpr *e)
 {
@@ -387,10 +402,12 @@ static void escape(Dispatch *d, const IrExpr *e)
 static bool find_escapes(IrVisitor *v, const IrExpr *e)
 {
     Dispatch *d = v->ctx;
+    bool uniform = uniform_ptx(e);
     if (e->kind == IR_E_CALL && (e->u.call.op == IR_OP_PTX || e->u.call.op == IR_OP_ADDRESS_OF ||
                                  e->u.call.op == IR_OP_BUFFER_DATA || e->dtype.code == IR_DT_VOID))
         for (int i = 0; i < e->u.call.nargs; i++)
-            escape(d, e->u.call.args[i]);
+            if (!uniform || e->u.call.args[i]->kind != IR_E_LOAD)
+                escape(d, e->u.call.args[i]);
     return true;
 }
 
@@ -426,6 +443,26 @@ static void record_store(Dispatch *d, const IrStmt *s)
         l = max_level(l, level_of(d, s->u.store.predicate));
     if ((uintptr_t)l.level > known) {
         ir_ptrmap_put(&d->contents, buf, (uintptr_t)l.level);
+        d->grew = true;
+    }
+}
+
+/* A uniform PTX instruction (a statement): every local buffer among its
+ * operands rises to the level of all its operands and the enclosing
+ * conditions (an output's old contents count: a predicated result keeps it). */
+static void record_uniform_ptx(Dispatch *d, const IrExpr *e)
+{
+    const IrCall *c = &e->u.call;
+    Level l = varies(d->narrow);
+    for (int i = 0; i < c->nargs; i++)
+        l = max_level(l, level_of(d, c->args[i]));
+    for (int i = 0; i < c->nargs; i++) {
+        const IrExpr *a = c->args[i];
+        uintptr_t known;
+        if (a->kind != IR_E_LOAD || !ir_ptrmap_get(&d->contents, a->u.access.buffer, &known) ||
+            known == IR_SCOPE_THREAD || (uintptr_t)l.level <= known)
+            continue;
+        ir_ptrmap_put(&d->contents, a->u.access.buffer, (uintptr_t)l.level);
         d->grew = true;
     }
 }
@@ -536,6 +573,10 @@ static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
     case IR_S_STORE:
         if (d->analyzing)
             record_store(d, s);
+        return NULL;
+    case IR_S_EVAL:
+        if (d->analyzing && uniform_ptx(s->u.eval))
+            record_uniform_ptx(d, s->u.eval);
         return NULL;
     case IR_S_IF: return lower_if(d, s);
     case IR_S_WHILE: return lower_while(d, s);

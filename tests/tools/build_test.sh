@@ -3,8 +3,10 @@
 # and the examples that use the language helpers). For each target of FILE's
 # `# ARCHS:` line, `tirx build` lowers FILE through the whole pipeline to CUDA,
 # which must pass FILE's `CHECK:` lines (FileCheck), and then to a cubin with
-# NVRTC (ptxas validates every instruction). Without NVRTC (exit 3) the
-# test reports SKIPPED after the CUDA checks.
+# NVRTC (ptxas validates every instruction). Each `# BUILD-DEFINES: A=1 B=2`
+# line is one more configuration (its -D overrides) built to a cubin for each
+# target as well (the CHECK lines apply to the file's own constants). Without
+# NVRTC (exit 3) the test reports SKIPPED after the CUDA checks.
 set -u
 tirx=$1 filecheck=$2 file=$3
 archs=$(sed -n 's/^# ARCHS: *//p' "$file")
@@ -21,6 +23,13 @@ for arch in $archs; do
     [ $rc -eq 3 ] && skipped=1 && continue
     [ $rc -eq 0 ] || { echo "FAILED: $file ($arch): cubin"; exit 1; }
     echo "$file: $arch: CUDA checked, cubin built"
+    sed -n 's/^# BUILD-DEFINES: *//p' "$file" | while read -r defines; do
+        set --
+        for d in $defines; do set -- "$@" -D "$d"; done
+        "$tirx" build --target="$arch" --emit=cubin -o "$out-$arch-defines.cubin" "$@" "$file" ||
+            { echo "FAILED: $file ($arch, $defines): cubin"; exit 1; }
+        echo "$file: $arch: $defines: cubin built"
+    done || exit 1
 done
 [ $skipped -eq 0 ] || echo "SKIPPED: no NVRTC (the CUDA was checked)"
 exit 0

@@ -624,6 +624,40 @@ static void check_spelling(const IrPtxResolved *own)
 /* Every entry comes back from its own spelling with its own operand types, and
  * so does every written form of each optional slot: no entry is shadowed by
  * another one. */
+/* PTX_UNIFORM: weak loads from shared and global memory and the
+ * clusterlaunchcontrol decode have results uniform where their operands are;
+ * acquire, volatile, mmio, .local and generic loads and the rest do not. */
+static void test_uniform_results(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int noperands;
+        bool uniform;
+    } cases[] = {
+        {"ld.shared.b128", 2, true},          {"ld.weak.shared::cta.u32", 2, true},
+        {"ld.global.nc.v4.u32", 5, true},    
+        {"ldu.global.u32", 2, true},          {"ld.acquire.cta.shared.b128", 2, false},
+        {"ld.relaxed.gpu.global.u32", 2, false}, {"ld.volatile.shared.u32", 2, false},
+        {"ld.mmio.relaxed.sys.global.u32", 2, false}, {"ld.local.u32", 2, false},
+        {"ld.u32", 2, false},                 {"mov.u32", 2, false},
+        {"clusterlaunchcontrol.query_cancel.is_canceled.pred.b128", 2, true},
+        {"clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128", 2, true},
+        {"clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128", 5, true},
+        {"clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128",
+         2, false},
+    };
+    char err[ERRLEN];
+    IrPtxResolved r;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (resolve_text(cases[i].text, cases[i].noperands, &r, err) < 0)
+            fail_msg("%s: %s", cases[i].text, err);
+        if (ir_ptx_uniform_result(&r) != cases[i].uniform)
+            fail_msg("%s: uniform result %d, expected %d", cases[i].text, !cases[i].uniform,
+                     cases[i].uniform);
+    }
+}
+
 static void test_table_self_check(void **state)
 {
     (void)state;
@@ -804,6 +838,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_available),
         cmocka_unit_test(test_operands),
+        cmocka_unit_test(test_uniform_results),
         cmocka_unit_test(test_table_self_check),
         cmocka_unit_test(test_table_invariants),
     };
