@@ -6,7 +6,9 @@
  *
  * The kernel's params are the region's free variables: a buffer B becomes a
  * typed global pointer B_data (the host passes its storage root's data) and
- * is re-declared inside on it; tensor maps and scalars pass through;
+ * is re-declared inside on it (buffers over one storage root, such as a
+ * view beside its buffer, share one pointer: two restrict pointers to the
+ * same storage would be wrong); tensor maps and scalars pass through;
  * pointers and tensor maps first, then scalars, each group by name. The
  * launch params are the thread tags in order of first appearance, the
  * extents host expressions. The dynamic shared memory size is the kernel's
@@ -411,34 +413,54 @@ static IrExpr *subst_hook(IrMutator *mu, IrExpr *e)
     return ir_ptrmap_get(mu->ctx, e, &v) ? (IrExpr *)v : NULL;
 }
 
-/* Kernel params for the free vars (sorted in place); `map` gets old -> new. */
-static void make_params(Split *sp, IrExpr **vars, int n, IrPtrMap *map, Params *p)
+/* The kernel param of free var i: a new one, or for a buffer whose storage
+ * root already has one (a view beside its buffer), that one. */
+static int param_slot(Split *sp, IrExpr **vars, int i, IrPtrMap *by_root, Params *p, int *np)
+{
+    TxArena *a = arena(sp);
+    IrExpr *v = vars[i];
+    uintptr_t slot;
+    if (ir_is_buffer(v) && ir_ptrmap_get(by_root, root_of(sp, v), &slot))
+        return (int)slot;
+    if (ir_is_buffer(v)) {
+        const char *name = tx_arena_printf(a, "%s_data", ps_name(v));
+        p->kernel[*np] = ir_var(a, name, ir_ptr_type(a, v->u.var.type->dtype, "global"), v->span);
+        p->host[*np] = ps_buffer_data(a, root_of(sp, v));
+        ir_ptrmap_put(by_root, root_of(sp, v), (uintptr_t)*np);
+    } else {
+        p->kernel[*np] = ir_var(a, v->u.var.name, v->u.var.type, v->span);
+        p->host[*np] = v;
+    }
+    return (*np)++;
+}
+
+/* Kernel params for the free vars (sorted in place), one pointer per storage
+ * root; `map` gets old -> new. Returns the number of params. */
+static int make_params(Split *sp, IrExpr **vars, int n, IrPtrMap *map, Params *p)
 {
     TxArena *a = arena(sp);
     sort_params(vars, n);
     p->kernel = TX_NEW_ARRAY(a, IrExpr *, n ? n : 1);
     p->host = TX_NEW_ARRAY(a, IrExpr *, n ? n : 1);
+    int *slot = TX_NEW_ARRAY(a, int, n ? n : 1), np = 0;
+    IrPtrMap by_root = {0};
     for (int i = 0; i < n; i++) {
-        IrExpr *v = vars[i];
-        if (ir_is_buffer(v))
-            continue;
-        p->kernel[i] = ir_var(a, v->u.var.name, v->u.var.type, v->span);
-        p->host[i] = v;
-        ir_ptrmap_put(map, v, (uintptr_t)p->kernel[i]);
+        slot[i] = param_slot(sp, vars, i, &by_root, p, &np);
+        if (!ir_is_buffer(vars[i]))
+            ir_ptrmap_put(map, vars[i], (uintptr_t)p->kernel[slot[i]]);
     }
+    ir_ptrmap_free(&by_root);
     IrMutator sub = {.ctx = map, .arena = a, .expr = subst_hook};
     for (int i = 0; i < n; i++) {
         IrExpr *v = vars[i];
         if (!ir_is_buffer(v))
             continue;
-        const char *name = tx_arena_printf(a, "%s_data", ps_name(v));
-        p->kernel[i] = ir_var(a, name, ir_ptr_type(a, v->u.var.type->dtype, "global"), v->span);
-        p->host[i] = ps_buffer_data(a, root_of(sp, v));
         IrExpr *inner = ir_var(a, v->u.var.name, ir_mutate_type(&sub, v->u.var.type), v->span);
-        tx_vec_push(&p->decls, ps_decl(a, inner, p->kernel[i], v->span));
+        tx_vec_push(&p->decls, ps_decl(a, inner, p->kernel[slot[i]], v->span));
         ir_ptrmap_put(map, v, (uintptr_t)inner);
     }
     ir_mutator_free(&sub);
+    return np;
 }
 
 /* The host's launch: call_packed(name, args..., extents..., smem). */
@@ -501,8 +523,7 @@ static IrStmt *outline(Split *sp, IrStmt *region)
     check_extents(sp, &l, &fr);
     IrPtrMap map = {0};
     Params p = {0};
-    int n = fr.vars.len;
-    make_params(sp, fr.vars.items, n, &map, &p);
+    int n = make_params(sp, fr.vars.items, fr.vars.len, &map, &p);
     IrMutator sub = {.ctx = &map, .arena = a, .expr = subst_hook};
     IrStmt *inner = ir_mutate_stmt(&sub, region);
     ir_mutator_free(&sub);
