@@ -386,6 +386,37 @@ ScVal bi_leader_smem_addr(El *E, ScArgs *args)
     return sv_expr(ar_bitwise(E->a, IR_OP_BITWISE_AND, addr, mask), args->span);
 }
 
+/* The named helpers for the PTX of barrier setup and the TMA-store epilogue
+ * (docs/language.md, "T.cuda calls"), printed as the T.ptx call each makes:
+ * T.cuda.fence_barrier_init() after mbarrier.init, T.cuda.fence_proxy_async()
+ * after generic-proxy writes to shared memory that TMA reads, and
+ * T.cuda.tma_store_wait(n=0): at most n committed TMA stores may still be
+ * reading their shared memory. */
+static const struct {
+    const char *name, *ptx, *params;
+} ptx_helpers[] = {
+    {"T.cuda.fence_barrier_init", "ptx.fence.mbarrier_init.release.cluster", ""},
+    {"T.cuda.fence_proxy_async", "ptx.fence.proxy.async_.shared__cta", ""},
+    {"T.cuda.tma_store_wait", "ptx.cp.async_.bulk.wait_group.read", "n="},
+};
+
+ScVal bi_cuda_ptx_helper(El *E, ScArgs *args)
+{
+    size_t i = 0;
+    while (i + 1 < sizeof ptx_helpers / sizeof ptx_helpers[0] &&
+           strcmp(ptx_helpers[i].name, args->fname))
+        i++;
+    ScBound b;
+    if (!el_bind_args(E, args, ptx_helpers[i].params, &b))
+        return sv_error();
+    ScArgs call = *args;
+    call.pos = TX_NEW_ARRAY(E->a, ScVal, 1);
+    call.npos = *ptx_helpers[i].params ? 1 : 0, call.nkw = 0;
+    if (call.npos)
+        call.pos[0] = sv_given(&b.v[0]) ? b.v[0] : sv_int(0, args->span);
+    return el_call_ptx(E, ptx_helpers[i].ptx, &call);
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 static TxSpan callee_span(const ScArgs *args)

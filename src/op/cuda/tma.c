@@ -4,7 +4,9 @@
  * widening), and the emission: the host encode placed first in the device
  * region (SplitHostDevice hoists it), the issue loops and one
  * cp.async.bulk.tensor / cp.reduce.async.bulk.tensor per box, as the
- * reference's TMA dispatch emits them (docs/primitives.md, copy_async). */
+ * reference's TMA dispatch emits them, and after a store's boxes the
+ * cp.async.bulk.commit_group that the reference leaves to the caller
+ * (docs/primitives.md, copy_async). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -847,5 +849,7 @@ IrStmt *tma_emit(OpCtx *c, const TmaPlan *p, const TmaCall *t)
         if (var[a])
             body = op_for(c, var[a], p->axis[a].extent, IR_FOR_UNROLLED, body);
     op_emit(&q, body);
+    if (!t->load) /* a store closes its own bulk async-group: the caller only waits */
+        op_eval(c, &q, op_ptx(c, "cp.async.bulk.commit_group", NULL, 0));
     return op_seq_finish(c, &q);
 }
