@@ -155,7 +155,7 @@ static int time_it(Session *s, const char *who, tirx_bench_fn fn, void *user,
 typedef struct Gemm {
     BenchShape shape;
     const BenchGemmType *type;
-    Tensor a, b, c, ref;
+    Tensor a, b, c, ref, ws;
     tirx_module *module;
     Launch launch;
     tirx_cublas_gemm *cublas;
@@ -205,6 +205,13 @@ static int gemm_tensors(Session *s, Gemm *g)
     for (int i = 0; i < 3; i++)
         g->launch.args[i] = tirx_arg_tensor(&args[i]->dl);
     g->launch.nargs = 3;
+    if (!rc && g->type->workspace) {
+        int64_t words = g->type->workspace / 4;
+        rc = tensor_alloc(s, &g->ws, bench_dtype("int32"), 1, &words);
+        if (!rc)
+            rc = tensor_init(s, &g->ws, BENCH_ZEROS);
+        g->launch.args[g->launch.nargs++] = tirx_arg_tensor(&g->ws.dl);
+    }
     if (g->type->scale_a) {
         g->launch.args[g->launch.nargs++] = tirx_arg_float(g->type->scale_a);
         g->launch.args[g->launch.nargs++] = tirx_arg_float(g->type->scale_b);
@@ -267,6 +274,7 @@ static int gemm_time(Session *s, Gemm *g, BenchRow *row)
 static void gemm_free(Session *s, Gemm *g)
 {
     tensor_free(s, &g->a), tensor_free(s, &g->b), tensor_free(s, &g->c), tensor_free(s, &g->ref);
+    tensor_free(s, &g->ws);
     tirx_cublas_gemm_free(g->cublas);
     tirx_module_free(g->module);
 }

@@ -66,6 +66,7 @@ typedef struct BenchGemmType {
     const char *output;
     double tolerance;
     const char *kernel;
+    long long workspace; /* bytes of the zeroed int32 workspace after C; 0: none */
     float scale_a, scale_b;
 } BenchGemmType;
 

@@ -4,22 +4,47 @@
  * poisoned first; relative L2 error at most 5e-3 (C is rounded to bfloat16:
  * 2^-9 per element). Several shapes: fewer CTAs than tiles so that each
  * CTA walks several tiles, ragged M, N and K (TMA fills zeros past the edges
- * and clips the stores), small M (narrow tiles) and the widest tile. Skips (77) without a GPU or on a device other than
- * sm_90. */
+ * and clips the stores), small M (narrow tiles), the widest tile, and split-K
+ * (the heuristic's, one forced on a ragged K, one with the register
+ * epilogue): a split-K result must be the same bits on a second launch (the
+ * parts are summed in a fixed order), and every launch shares one workspace,
+ * zeroed once, whose counters must be zero again after each launch. Skips
+ * (77) without a GPU or on a device other than sm_90. */
 #include "op_kernel.h"
+
+/* The kernel's default WORKSPACE_BYTES, as int32 elements. */
+#define WORKSPACE_WORDS (32 * 1024 * 1024 / 4)
 
 typedef struct Shape {
     int m, n, k, ctas;
+    const char *split_k, *tma_store; /* -D values, or NULL for the kernel's own */
 } Shape;
 
-static void check(tirx_device *gpu, GpuRng *rng, const Shape *s)
+/* The workspace's first words (the counters) are all zero. */
+static void check_counters(tirx_device *gpu, const OpTensor *ws)
+{
+    int32_t head[1024];
+    tirx_error err;
+    op_ok(tirx_device_synchronize(gpu, NULL, &err), &err, "synchronize");
+    op_ok(tirx_copy_to_host(gpu, head, ws->data, sizeof head, &err), &err, "copy to host");
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        GPU_CHECK(head[i] == 0, "the split-K counters are back at zero");
+}
+
+static void check(tirx_device *gpu, GpuRng *rng, const Shape *s, OpTensor *ws)
 {
     char v[4][16];
     snprintf(v[0], 16, "%d", s->m), snprintf(v[1], 16, "%d", s->n);
     snprintf(v[2], 16, "%d", s->k), snprintf(v[3], 16, "%d", s->ctas);
-    tirx_define d[] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}, {"NUM_CTAS", v[3]}};
-    printf("gemm_sm90 %d x %d x %d on %d CTAs:\n", s->m, s->n, s->k, s->ctas);
-    tirx_module *mod = op_compile(gpu, "kernels/gemm_sm90.tirx", d, 4);
+    tirx_define d[6] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}, {"NUM_CTAS", v[3]}};
+    size_t nd = 4;
+    if (s->split_k)
+        d[nd++] = (tirx_define){"SPLIT_K", s->split_k};
+    if (s->tma_store)
+        d[nd++] = (tirx_define){"TMA_STORE", s->tma_store};
+    printf("gemm_sm90 %d x %d x %d on %d CTAs (SPLIT_K %s, TMA_STORE %s):\n", s->m, s->n, s->k,
+           s->ctas, s->split_k ? s->split_k : "default", s->tma_store ? s->tma_store : "default");
+    tirx_module *mod = op_compile(gpu, "kernels/gemm_sm90.tirx", d, nd);
     size_t na = (size_t)s->m * s->k, nb = (size_t)s->n * s->k, nc = (size_t)s->m * s->n;
     uint16_t *a = malloc(na * 2), *b = malloc(nb * 2), *c = malloc(nc * 2);
     double *av = malloc(na * 8), *bv = malloc(nb * 8), *ref = malloc(nc * 8);
@@ -42,9 +67,18 @@ static void check(tirx_device *gpu, GpuRng *rng, const Shape *s)
     op_tensor(gpu, &B, s->n, s->k, kDLBfloat, 16);
     op_tensor(gpu, &C, s->m, s->n, kDLBfloat, 16);
     op_upload(gpu, &A, a), op_upload(gpu, &B, b), op_poison(gpu, &C);
-    OpTensor *args[] = {&A, &B, &C};
-    op_launch(mod, "gemm", args, 3);
+    OpTensor *args[] = {&A, &B, &C, ws};
+    op_launch(mod, "gemm", args, 4);
     op_download(gpu, &C, c);
+    check_counters(gpu, ws);
+    uint16_t *again = malloc(nc * 2);
+    GPU_CHECK(again != NULL, "host memory");
+    op_poison(gpu, &C);
+    op_launch(mod, "gemm", args, 4);
+    op_download(gpu, &C, again);
+    check_counters(gpu, ws);
+    GPU_CHECK(op_first_difference(c, again, nc * 2) < 0, "a second launch gives the same bits");
+    free(again);
     for (size_t i = 0; i < nc; i++)
         out[i] = op_bf16_to_f32(c[i]);
     double rel = gpu_rel_l2(out, ref, nc);
@@ -61,9 +95,19 @@ int main(void)
     GpuRng rng = gpu_rng();
     const Shape shapes[] = {{1024, 1024, 1024, 132}, {512, 1024, 2048, 3}, {2048, 512, 256, 132},
                             {1000, 1000, 1000, 132}, {4097, 136, 72, 132}, {128, 7168, 512, 132},
-                            {4096, 4096, 512, 132}};
+                            {4096, 4096, 512, 132}, {128, 2048, 7168, 132},
+                            {200, 520, 3000, 132}, {256, 264, 1000, 7, "3"},
+                            {128, 1024, 4096, 132, "6", "False"}, {64, 512, 128, 132, "2"}};
+    OpTensor ws;
+    op_tensor(gpu, &ws, WORKSPACE_WORDS, 1, kDLInt, 32);
+    ws.t.ndim = 1;
+    int32_t *zeros = calloc(WORKSPACE_WORDS, 4);
+    GPU_CHECK(zeros != NULL, "host memory");
+    op_upload(gpu, &ws, zeros);
+    free(zeros);
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        check(gpu, &rng, &shapes[i]);
+        check(gpu, &rng, &shapes[i], &ws);
+    tirx_device_free(gpu, ws.data);
     tirx_device_close(gpu);
     printf("PASSED\n");
     return 0;
