@@ -1,9 +1,12 @@
 /* GPU test of kernels/mla_decode_sm90.tirx (sm_90a): FlashMLA's dense
  * decode (metadata, split-KV main kernel, combine) against a float64 CPU
  * reference of the bfloat16 inputs, on fresh random inputs with out and lse
- * poisoned first: out within 2e-3 relative L2 error, lse within 1e-3 (max
+ * poisoned first: out within 3e-3 relative L2 error, lse within 1e-3 (max
  * absolute error over finite values; a query that sees no token must give
- * lse = +inf and out = 0). Cases: varlen lengths including 1, 63, 64, 65 and
+ * lse = +inf and out = 0). The bound on out is FlashMLA's arithmetic, not
+ * slack: rounding the exact output to bfloat16 alone is 1.7e-3 on these
+ * inputs, and P, rounded to bfloat16 for the P @ V wgmma as in FlashMLA,
+ * adds 1.1e-3 to 1.6e-3 (2.0e-3 to 2.3e-3 together). Cases: varlen lengths including 1, 63, 64, 65 and
  * non-multiples of 64, shuffled block tables, s_q 1 and 2 (causal), h_q 16,
  * 64 and 128, batches small enough that requests are split over several
  * parts and large enough that parts hold several requests.
@@ -275,7 +278,7 @@ static void check(tirx_device *gpu, GpuRng *rng, int b, int s_q, int h_q, const 
     double rel = gpu_rel_l2(outf, ref, nout);
     printf("  out rel L2 error %.3g, lse max abs error %.3g, %d rows see no token\n", rel,
            lse_err, empty_rows);
-    GPU_CHECK(rel <= 2e-3, "out matches the float64 reference");
+    GPU_CHECK(rel <= 3e-3, "out matches the float64 reference");
     GPU_CHECK(lse_err <= 1e-3, "lse matches the float64 reference");
     free(out), free(lse), free(outf), free(ref);
     problem_free(gpu, &p);
@@ -334,12 +337,14 @@ int main(void)
     tirx_device *gpu = op_open_gpu(OP_SM90_ONLY, "the kernel needs sm_90a");
     GpuRng rng = gpu_rng();
     const int edge[] = {1, 63, 64, 65, 200, 1000, 2, 129};
-    struct { int b, s_q, h_q, max; } cases[] = {
-        {8, 1, 16, 4096}, {8, 1, 64, 2000}, {8, 1, 128, 1500}, {8, 2, 16, 3000},
-        {8, 2, 64, 1000}, {8, 2, 128, 700}, {37, 1, 128, 300}, {3, 2, 128, 5000},
+    /* b, s_q, h_q, how many of the edge lengths come first, the longest random length */
+    struct { int b, s_q, h_q, nedge, max; } cases[] = {
+        {8, 1, 16, 8, 4096}, {8, 1, 64, 4, 2000},  {8, 1, 128, 8, 1500}, {8, 2, 16, 4, 3000},
+        {8, 2, 64, 8, 1000}, {8, 2, 128, 4, 700},  {37, 1, 128, 8, 300}, {2, 1, 64, 0, 20000},
+        {3, 2, 128, 1, 9000},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int *l = lengths(&rng, cases[i].b, edge, i % 2 ? 4 : 8, cases[i].max);
+        int *l = lengths(&rng, cases[i].b, edge, cases[i].nedge, cases[i].max);
         check(gpu, &rng, cases[i].b, cases[i].s_q, cases[i].h_q, l);
         free(l);
     }
