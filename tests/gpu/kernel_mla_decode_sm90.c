@@ -11,7 +11,8 @@
  * to 2.3e-3 together, for FlashMLA too). Cases: varlen lengths including 1, 63, 64, 65 and
  * non-multiples of 64, shuffled block tables, s_q 1 and 2 (causal), h_q 16,
  * 64 and 128, batches small enough that requests are split over several
- * parts and large enough that parts hold several requests.
+ * parts and large enough that parts hold several requests, and lengths
+ * past the block table (clamped to it).
  *
  * With TIRX_MLA_BENCH=1 it also times the decode call (main kernel +
  * combine, metadata reused) at b = 128, s_k = 8192, page 64: CUDA events,
@@ -109,9 +110,10 @@ static void shuffle(GpuRng *rng, int *x, int n)
 
 /* Random q and cache, the requests' pages dealt out of a shuffled pool
  * (unused table entries point at page 0; a cache row past a request's
- * length holds random values too). */
+ * length holds random values too). With cap > 0 the block table holds only
+ * the first cap pages of each request, and longer lengths are clamped. */
 static void problem_init(tirx_device *gpu, tirx_module *m, GpuRng *rng, Problem *p, int b,
-                         int s_q, int h_q, const int *lens)
+                         int s_q, int h_q, const int *lens, int cap)
 {
     memset(p, 0, sizeof *p);
     p->b = b, p->s_q = s_q, p->h_q = h_q, p->parts = parts_of(s_q, h_q);
@@ -122,7 +124,7 @@ static void problem_init(tirx_device *gpu, tirx_module *m, GpuRng *rng, Problem 
         p->pages += np;
         p->max_pages = np > p->max_pages ? np : p->max_pages;
     }
-    p->pages += 1, p->max_pages += 1;
+    p->pages += 1, p->max_pages = cap > 0 ? cap : p->max_pages + 1;
     int *pool = malloc(sizeof(int) * p->pages);
     for (int i = 0; i < p->pages; i++)
         pool[i] = i;
@@ -130,8 +132,9 @@ static void problem_init(tirx_device *gpu, tirx_module *m, GpuRng *rng, Problem 
     p->table = calloc((size_t)b * p->max_pages, sizeof(int));
     GPU_CHECK(p->seqlens && pool && p->table, "host memory");
     for (int i = 0, next = 0; i < b; i++)
-        for (int k = 0; k < (lens[i] + PAGE - 1) / PAGE; k++)
-            p->table[(size_t)i * p->max_pages + k] = pool[next++];
+        for (int k = 0; k < (lens[i] + PAGE - 1) / PAGE; k++, next++)
+            if (k < p->max_pages)
+                p->table[(size_t)i * p->max_pages + k] = pool[next];
     free(pool);
     size_t nq = (size_t)b * s_q * h_q * DK, nkv = (size_t)p->pages * PAGE * DK;
     p->q = malloc(nq * 2), p->kv = malloc(nkv * 2);
@@ -204,6 +207,13 @@ static void run_decode(Problem *p)
     launch(p->combine_f, p->combine_args, 5, "mla_combine");
 }
 
+/* A request's length as the kernel takes it: clamped to the block table. */
+static int length(const Problem *p, int bi)
+{
+    int len = p->seqlens[bi];
+    return len < p->max_pages * PAGE ? len : p->max_pages * PAGE;
+}
+
 static const uint16_t *cache_row(const Problem *p, int bi, int t)
 {
     int page = p->table[(size_t)bi * p->max_pages + t / PAGE];
@@ -214,7 +224,7 @@ static const uint16_t *cache_row(const Problem *p, int bi, int t)
  * (their count returned; at most the request's length). */
 static int scores(const Problem *p, int bi, int si, int hi, double *s)
 {
-    int visible = p->seqlens[bi] - (p->s_q - 1 - si);
+    int visible = length(p, bi) - (p->s_q - 1 - si);
     const uint16_t *qr = p->q + (((size_t)bi * p->s_q + si) * p->h_q + hi) * DK;
     double qv[DK];
     for (int d = 0; d < DK; d++)
@@ -299,7 +309,7 @@ static void emulate_row(const Problem *p, const int *meta, int bi, const double 
         const int *mp = meta + pp * 8;
         if (bi < mp[0] || bi > mp[3])
             continue;
-        int b0 = bi == mp[0] ? mp[1] : 0, b1 = (p->seqlens[bi] + PAGE - 1) / PAGE;
+        int b0 = bi == mp[0] ? mp[1] : 0, b1 = (length(p, bi) + PAGE - 1) / PAGE;
         b1 = bi == mp[3] && mp[4] < b1 ? mp[4] : b1;
         GPU_CHECK(n < 160, "at most 160 splits of a request");
         lse2[n] = emulate_part(p, bi, s, visible, b0, b1, part);
@@ -320,15 +330,16 @@ static void emulate_row(const Problem *p, const int *meta, int bi, const double 
     free(outs);
 }
 
-static void check(tirx_device *gpu, GpuRng *rng, int b, int s_q, int h_q, const int *lens)
+static void check(tirx_device *gpu, GpuRng *rng, int b, int s_q, int h_q, const int *lens,
+                  int cap)
 {
     char vs[16], vh[16];
     snprintf(vs, 16, "%d", s_q), snprintf(vh, 16, "%d", h_q);
     tirx_define d[] = {{"S_Q", vs}, {"H_Q", vh}};
-    printf("mla_decode b=%d s_q=%d h_q=%d:\n", b, s_q, h_q);
+    printf("mla_decode b=%d s_q=%d h_q=%d%s:\n", b, s_q, h_q, cap ? " (lengths past the table)" : "");
     tirx_module *m = op_compile(gpu, "kernels/mla_decode_sm90.tirx", d, 2);
     Problem p;
-    problem_init(gpu, m, rng, &p, b, s_q, h_q, lens);
+    problem_init(gpu, m, rng, &p, b, s_q, h_q, lens, cap);
     run_metadata(&p);
     run_decode(&p);
     size_t nout = (size_t)b * s_q * h_q * DV, nlse = (size_t)b * h_q * s_q;
@@ -406,7 +417,7 @@ static void bench(tirx_device *gpu, GpuRng *rng, int s_q, int h_q)
     for (int i = 0; i < B; i++)
         lens[i] = SK;
     Problem p;
-    problem_init(gpu, m, rng, &p, B, s_q, h_q, lens);
+    problem_init(gpu, m, rng, &p, B, s_q, h_q, lens, 0);
     run_metadata(&p);
     tirx_error err;
     tirx_bench_options o = {.min_reps = 30};
@@ -427,15 +438,17 @@ int main(void)
     tirx_device *gpu = op_open_gpu(OP_SM90_ONLY, "the kernel needs sm_90a");
     GpuRng rng = gpu_rng();
     const int edge[] = {1, 63, 64, 65, 200, 1000, 2, 129};
-    /* b, s_q, h_q, how many of the edge lengths come first, the longest random length */
-    struct { int b, s_q, h_q, nedge, max; } cases[] = {
-        {8, 1, 16, 8, 4096}, {8, 1, 64, 4, 2000},  {8, 1, 128, 8, 1500}, {8, 2, 16, 4, 3000},
-        {8, 2, 64, 8, 1000}, {8, 2, 128, 4, 700},  {37, 1, 128, 8, 300}, {2, 1, 64, 0, 20000},
-        {3, 2, 128, 1, 9000},
+    /* b, s_q, h_q, how many of the edge lengths come first, the longest
+     * random length, the block table's width (0: wide enough) */
+    struct { int b, s_q, h_q, nedge, max, cap; } cases[] = {
+        {8, 1, 16, 8, 4096, 0}, {8, 1, 64, 4, 2000, 0}, {8, 1, 128, 8, 1500, 0},
+        {8, 2, 16, 4, 3000, 0}, {8, 2, 64, 8, 1000, 0}, {8, 2, 128, 4, 700, 0},
+        {37, 1, 128, 8, 300, 0}, {2, 1, 64, 0, 20000, 0}, {3, 2, 128, 1, 9000, 0},
+        {6, 2, 64, 4, 3000, 20},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int *l = lengths(&rng, cases[i].b, edge, cases[i].nedge, cases[i].max);
-        check(gpu, &rng, cases[i].b, cases[i].s_q, cases[i].h_q, l);
+        check(gpu, &rng, cases[i].b, cases[i].s_q, cases[i].h_q, l, cases[i].cap);
         free(l);
     }
     const char *b = getenv("TIRX_MLA_BENCH");
