@@ -88,6 +88,7 @@ typedef struct Problem {
     int b, s_q, h_q, pages, max_pages, parts;
     int *seqlens, *table;
     uint16_t *q, *kv;
+    float *qf, *kvf; /* the same values as float, for the references */
     float scale;
     Tensor Q, KV, Table, Lens, Meta, Splits, Out, Lse, OAcc, LseAcc;
     tirx_function *meta_f, *decode_f, *combine_f;
@@ -139,10 +140,12 @@ static void problem_init(tirx_device *gpu, tirx_module *m, GpuRng *rng, Problem 
     size_t nq = (size_t)b * s_q * h_q * DK, nkv = (size_t)p->pages * PAGE * DK;
     p->q = malloc(nq * 2), p->kv = malloc(nkv * 2);
     GPU_CHECK(p->q && p->kv, "host memory");
+    p->qf = malloc(nq * 4), p->kvf = malloc(nkv * 4);
+    GPU_CHECK(p->qf && p->kvf, "host memory");
     for (size_t i = 0; i < nq; i++)
-        p->q[i] = op_f32_to_bf16(gpu_uniform(rng));
+        p->qf[i] = op_bf16_to_f32(p->q[i] = op_f32_to_bf16(gpu_uniform(rng)));
     for (size_t i = 0; i < nkv; i++)
-        p->kv[i] = op_f32_to_bf16(gpu_uniform(rng));
+        p->kvf[i] = op_bf16_to_f32(p->kv[i] = op_f32_to_bf16(gpu_uniform(rng)));
     p->scale = 1.0f / sqrtf((float)DK);
     int64_t sq[4] = {b, s_q, h_q, DK}, skv[4] = {p->pages, PAGE, 1, DK};
     int64_t stab[2] = {b, p->max_pages}, slen[1] = {b}, smeta[2] = {p->parts, 8};
@@ -184,7 +187,7 @@ static void problem_free(tirx_device *gpu, Problem *p)
                      &p->Splits, &p->Out, &p->Lse, &p->OAcc, &p->LseAcc};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         release(gpu, all[i]);
-    free(p->seqlens), free(p->table), free(p->q), free(p->kv);
+    free(p->seqlens), free(p->table), free(p->q), free(p->kv), free(p->qf), free(p->kvf);
 }
 
 static void launch(tirx_function *f, const tirx_arg *args, size_t n, const char *what)
@@ -214,10 +217,10 @@ static int length(const Problem *p, int bi)
     return len < p->max_pages * PAGE ? len : p->max_pages * PAGE;
 }
 
-static const uint16_t *cache_row(const Problem *p, int bi, int t)
+static const float *cache_row(const Problem *p, int bi, int t)
 {
     int page = p->table[(size_t)bi * p->max_pages + t / PAGE];
-    return p->kv + ((size_t)page * PAGE + t % PAGE) * DK;
+    return p->kvf + ((size_t)page * PAGE + t % PAGE) * DK;
 }
 
 /* The scaled scores q . k * scale of one query row over its visible tokens
@@ -225,15 +228,12 @@ static const uint16_t *cache_row(const Problem *p, int bi, int t)
 static int scores(const Problem *p, int bi, int si, int hi, double *s)
 {
     int visible = length(p, bi) - (p->s_q - 1 - si);
-    const uint16_t *qr = p->q + (((size_t)bi * p->s_q + si) * p->h_q + hi) * DK;
-    double qv[DK];
-    for (int d = 0; d < DK; d++)
-        qv[d] = op_bf16_to_f32(qr[d]);
+    const float *qr = p->qf + (((size_t)bi * p->s_q + si) * p->h_q + hi) * DK;
     for (int t = 0; t < visible; t++) {
-        const uint16_t *kr = cache_row(p, bi, t);
+        const float *kr = cache_row(p, bi, t);
         double acc = 0;
         for (int d = 0; d < DK; d++)
-            acc += qv[d] * op_bf16_to_f32(kr[d]);
+            acc += (double)qr[d] * kr[d];
         s[t] = acc * p->scale;
     }
     return visible > 0 ? visible : 0;
@@ -249,11 +249,11 @@ static double exact_row(const Problem *p, int bi, const double *s, int visible, 
     for (int t = 0; t < visible; t++)
         mx = s[t] > mx ? s[t] : mx;
     for (int t = 0; t < visible; t++) {
-        const uint16_t *kr = cache_row(p, bi, t);
+        const float *kr = cache_row(p, bi, t);
         double e = exp(s[t] - mx);
         sum += e;
         for (int d = 0; d < DV; d++)
-            out[d] += e * op_bf16_to_f32(kr[d]);
+            out[d] += e * kr[d];
     }
     if (visible == 0)
         return INFINITY;
@@ -285,10 +285,10 @@ static double emulate_part(const Problem *p, int bi, const double *s, int visibl
         for (int t = blk * PAGE; t < end; t++) {
             float e = (float)exp2(s[t] * LOG2E - m);
             double pb = op_bf16_to_f32(op_f32_to_bf16(e));
-            const uint16_t *kr = cache_row(p, bi, t);
+            const float *kr = cache_row(p, bi, t);
             l += e;
             for (int d = 0; d < DV; d++)
-                out[d] += pb * op_bf16_to_f32(kr[d]);
+                out[d] += pb * kr[d];
         }
     }
     for (int d = 0; d < DV; d++)
