@@ -1,0 +1,463 @@
+/* GPU test of kernels/mla_decode_sm90.tirx (sm_90a): FlashMLA's dense
+ * decode (metadata, split-KV main kernel, combine) against a float64 CPU
+ * reference of the bfloat16 inputs, on fresh random inputs with out and lse
+ * poisoned first: lse within 1e-3 (max absolute error over finite values; a
+ * query that sees no token must give lse = +inf and out = 0) and out
+ * within 2e-3 relative L2 error of a float64 run of the kernel's algorithm
+ * (the splits of the GPU's metadata, the online softmax over 64-token
+ * blocks, P rounded to bfloat16 for P @ V as in FlashMLA), and within 3e-3
+ * of the exact attention: rounding the exact output to bfloat16 alone is
+ * 1.7e-3 on these inputs, and the bfloat16 P adds 1.1e-3 to 1.6e-3 (2.0e-3
+ * to 2.3e-3 together, for FlashMLA too). Cases: varlen lengths including 1, 63, 64, 65 and
+ * non-multiples of 64, shuffled block tables, s_q 1 and 2 (causal), h_q 16,
+ * 64 and 128, batches small enough that requests are split over several
+ * parts and large enough that parts hold several requests, and lengths
+ * past the block table (clamped to it).
+ *
+ * With TIRX_MLA_BENCH=1 it also times the decode call (main kernel +
+ * combine, metadata reused) at b = 128, s_k = 8192, page 64: CUDA events,
+ * L2 flushed before each run, the median of at least 30 runs, reported as
+ * TB/s of KV, Q and output bytes and TFLOP/s = 2 b s_q h_q s_k (576 + 512)
+ * / t.
+ * Skips (77) without a GPU or on a device other than sm_90. */
+#include "op_kernel.h"
+
+#include <math.h>
+
+enum { DK = 576, DV = 512, PAGE = 64 };
+static const double LOG2E = 1.4426950408889634;
+
+typedef struct Tensor {
+    DLTensor t;
+    int64_t shape[4];
+    void *data;
+    size_t bytes;
+} Tensor;
+
+static void tensor(tirx_device *gpu, Tensor *x, int ndim, const int64_t *shape, uint8_t code,
+                   uint8_t bits)
+{
+    tirx_error err;
+    size_t n = 1;
+    for (int i = 0; i < ndim; i++)
+        x->shape[i] = shape[i], n *= (size_t)shape[i];
+    x->bytes = n * bits / 8;
+    op_ok(tirx_device_alloc(gpu, x->bytes ? x->bytes : 1, &x->data, &err), &err, "alloc");
+    DLTensor t = {.data = x->data, .device = {kDLCUDA, 0}, .ndim = ndim,
+                  .dtype = {code, bits, 1}, .shape = x->shape};
+    x->t = t;
+}
+
+static void upload(tirx_device *gpu, Tensor *x, const void *host)
+{
+    tirx_error err;
+    op_ok(tirx_copy_to_device(gpu, x->data, host, x->bytes, &err), &err, "copy to device");
+}
+
+static void download(tirx_device *gpu, Tensor *x, void *host)
+{
+    tirx_error err;
+    op_ok(tirx_device_synchronize(gpu, NULL, &err), &err, "synchronize");
+    op_ok(tirx_copy_to_host(gpu, host, x->data, x->bytes, &err), &err, "copy to host");
+}
+
+static void poison(tirx_device *gpu, Tensor *x)
+{
+    void *p = malloc(x->bytes);
+    GPU_CHECK(p != NULL, "host memory");
+    memset(p, 0xff, x->bytes);
+    upload(gpu, x, p);
+    free(p);
+}
+
+static void release(tirx_device *gpu, Tensor *x)
+{
+    tirx_device_free(gpu, x->data);
+}
+
+static tirx_function *function(tirx_module *m, const char *name)
+{
+    tirx_error err;
+    tirx_function *f;
+    op_ok(tirx_get_function(m, name, &f, &err), &err, "tirx_get_function");
+    return f;
+}
+
+/* One problem: its sizes, host inputs and device tensors. */
+typedef struct Problem {
+    int b, s_q, h_q, pages, max_pages, parts;
+    int *seqlens, *table;
+    uint16_t *q, *kv;
+    float *qf, *kvf; /* the same values as float, for the references */
+    float scale;
+    Tensor Q, KV, Table, Lens, Meta, Splits, Out, Lse, OAcc, LseAcc;
+    tirx_function *meta_f, *decode_f, *combine_f;
+    tirx_arg decode_args[11], combine_args[5];
+} Problem;
+
+static int parts_of(int s_q, int h_q)
+{
+    int m_blocks = (s_q * h_q + 63) / 64;
+    return 132 / m_blocks > 0 ? 132 / m_blocks : 1;
+}
+
+static void shuffle(GpuRng *rng, int *x, int n)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)(gpu_next(rng) % (uint64_t)(i + 1)), t = x[i];
+        x[i] = x[j], x[j] = t;
+    }
+}
+
+/* Random q and cache, the requests' pages dealt out of a shuffled pool
+ * (unused table entries point at page 0; a cache row past a request's
+ * length holds random values too). With cap > 0 the block table holds only
+ * the first cap pages of each request, and longer lengths are clamped. */
+static void problem_init(tirx_device *gpu, tirx_module *m, GpuRng *rng, Problem *p, int b,
+                         int s_q, int h_q, const int *lens, int cap)
+{
+    memset(p, 0, sizeof *p);
+    p->b = b, p->s_q = s_q, p->h_q = h_q, p->parts = parts_of(s_q, h_q);
+    p->seqlens = malloc(sizeof(int) * b);
+    for (int i = 0; i < b; i++) {
+        p->seqlens[i] = lens[i];
+        int np = (lens[i] + PAGE - 1) / PAGE;
+        p->pages += np;
+        p->max_pages = np > p->max_pages ? np : p->max_pages;
+    }
+    p->pages += 1, p->max_pages = cap > 0 ? cap : p->max_pages + 1;
+    int *pool = malloc(sizeof(int) * p->pages);
+    for (int i = 0; i < p->pages; i++)
+        pool[i] = i;
+    shuffle(rng, pool, p->pages);
+    p->table = calloc((size_t)b * p->max_pages, sizeof(int));
+    GPU_CHECK(p->seqlens && pool && p->table, "host memory");
+    for (int i = 0, next = 0; i < b; i++)
+        for (int k = 0; k < (lens[i] + PAGE - 1) / PAGE; k++, next++)
+            if (k < p->max_pages)
+                p->table[(size_t)i * p->max_pages + k] = pool[next];
+    free(pool);
+    size_t nq = (size_t)b * s_q * h_q * DK, nkv = (size_t)p->pages * PAGE * DK;
+    p->q = malloc(nq * 2), p->kv = malloc(nkv * 2);
+    GPU_CHECK(p->q && p->kv, "host memory");
+    p->qf = malloc(nq * 4), p->kvf = malloc(nkv * 4);
+    GPU_CHECK(p->qf && p->kvf, "host memory");
+    for (size_t i = 0; i < nq; i++)
+        p->qf[i] = op_bf16_to_f32(p->q[i] = op_f32_to_bf16(gpu_uniform(rng)));
+    for (size_t i = 0; i < nkv; i++)
+        p->kvf[i] = op_bf16_to_f32(p->kv[i] = op_f32_to_bf16(gpu_uniform(rng)));
+    p->scale = 1.0f / sqrtf((float)DK);
+    int64_t sq[4] = {b, s_q, h_q, DK}, skv[4] = {p->pages, PAGE, 1, DK};
+    int64_t stab[2] = {b, p->max_pages}, slen[1] = {b}, smeta[2] = {p->parts, 8};
+    int64_t ssplit[1] = {b + 1}, sout[4] = {b, s_q, h_q, DV}, slse[3] = {b, h_q, s_q};
+    int64_t soacc[3] = {b + p->parts, s_q * h_q, DV}, slacc[2] = {b + p->parts, s_q * h_q};
+    tensor(gpu, &p->Q, 4, sq, kDLBfloat, 16);
+    tensor(gpu, &p->KV, 4, skv, kDLBfloat, 16);
+    tensor(gpu, &p->Table, 2, stab, kDLInt, 32);
+    tensor(gpu, &p->Lens, 1, slen, kDLInt, 32);
+    tensor(gpu, &p->Meta, 2, smeta, kDLInt, 32);
+    tensor(gpu, &p->Splits, 1, ssplit, kDLInt, 32);
+    tensor(gpu, &p->Out, 4, sout, kDLBfloat, 16);
+    tensor(gpu, &p->Lse, 3, slse, kDLFloat, 32);
+    tensor(gpu, &p->OAcc, 3, soacc, kDLFloat, 32);
+    tensor(gpu, &p->LseAcc, 2, slacc, kDLFloat, 32);
+    upload(gpu, &p->Q, p->q), upload(gpu, &p->KV, p->kv);
+    upload(gpu, &p->Table, p->table), upload(gpu, &p->Lens, p->seqlens);
+    poison(gpu, &p->Out), poison(gpu, &p->Lse), poison(gpu, &p->OAcc), poison(gpu, &p->LseAcc);
+    poison(gpu, &p->Meta), poison(gpu, &p->Splits);
+    p->meta_f = function(m, "mla_metadata");
+    p->decode_f = function(m, "mla_decode");
+    p->combine_f = function(m, "mla_combine");
+    tirx_arg a[] = {tirx_arg_tensor(&p->Q.t),     tirx_arg_tensor(&p->KV.t),
+                    tirx_arg_tensor(&p->Table.t), tirx_arg_tensor(&p->Lens.t),
+                    tirx_arg_tensor(&p->Meta.t),  tirx_arg_tensor(&p->Splits.t),
+                    tirx_arg_tensor(&p->Out.t),   tirx_arg_tensor(&p->Lse.t),
+                    tirx_arg_tensor(&p->OAcc.t),  tirx_arg_tensor(&p->LseAcc.t),
+                    tirx_arg_float(p->scale)};
+    tirx_arg c[] = {tirx_arg_tensor(&p->Out.t), tirx_arg_tensor(&p->Lse.t),
+                    tirx_arg_tensor(&p->OAcc.t), tirx_arg_tensor(&p->LseAcc.t),
+                    tirx_arg_tensor(&p->Splits.t)};
+    memcpy(p->decode_args, a, sizeof a);
+    memcpy(p->combine_args, c, sizeof c);
+}
+
+static void problem_free(tirx_device *gpu, Problem *p)
+{
+    Tensor *all[] = {&p->Q, &p->KV, &p->Table, &p->Lens, &p->Meta,
+                     &p->Splits, &p->Out, &p->Lse, &p->OAcc, &p->LseAcc};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        release(gpu, all[i]);
+    free(p->seqlens), free(p->table), free(p->q), free(p->kv), free(p->qf), free(p->kvf);
+}
+
+static void launch(tirx_function *f, const tirx_arg *args, size_t n, const char *what)
+{
+    tirx_error err;
+    op_ok(tirx_launch(f, args, n, NULL, &err), &err, what);
+}
+
+static void run_metadata(Problem *p)
+{
+    tirx_arg a[] = {tirx_arg_tensor(&p->Lens.t), tirx_arg_tensor(&p->Meta.t),
+                    tirx_arg_tensor(&p->Splits.t)};
+    launch(p->meta_f, a, 3, "mla_metadata");
+}
+
+/* The decode call: the main kernel, then the combine. */
+static void run_decode(Problem *p)
+{
+    launch(p->decode_f, p->decode_args, 11, "mla_decode");
+    launch(p->combine_f, p->combine_args, 5, "mla_combine");
+}
+
+/* A request's length as the kernel takes it: clamped to the block table. */
+static int length(const Problem *p, int bi)
+{
+    int len = p->seqlens[bi];
+    return len < p->max_pages * PAGE ? len : p->max_pages * PAGE;
+}
+
+static const float *cache_row(const Problem *p, int bi, int t)
+{
+    int page = p->table[(size_t)bi * p->max_pages + t / PAGE];
+    return p->kvf + ((size_t)page * PAGE + t % PAGE) * DK;
+}
+
+/* The scaled scores q . k * scale of one query row over its visible tokens
+ * (their count returned; at most the request's length). */
+static int scores(const Problem *p, int bi, int si, int hi, double *s)
+{
+    int visible = length(p, bi) - (p->s_q - 1 - si);
+    const float *qr = p->qf + (((size_t)bi * p->s_q + si) * p->h_q + hi) * DK;
+    for (int t = 0; t < visible; t++) {
+        const float *kr = cache_row(p, bi, t);
+        double acc = 0;
+        for (int d = 0; d < DK; d++)
+            acc += (double)qr[d] * kr[d];
+        s[t] = acc * p->scale;
+    }
+    return visible > 0 ? visible : 0;
+}
+
+/* Exact float64 attention of one row: out[DV] and the natural-log lse
+ * (+inf when no token is visible, out 0). */
+static double exact_row(const Problem *p, int bi, const double *s, int visible, double *out)
+{
+    double mx = -INFINITY, sum = 0;
+    for (int d = 0; d < DV; d++)
+        out[d] = 0;
+    for (int t = 0; t < visible; t++)
+        mx = s[t] > mx ? s[t] : mx;
+    for (int t = 0; t < visible; t++) {
+        const float *kr = cache_row(p, bi, t);
+        double e = exp(s[t] - mx);
+        sum += e;
+        for (int d = 0; d < DV; d++)
+            out[d] += e * kr[d];
+    }
+    if (visible == 0)
+        return INFINITY;
+    for (int d = 0; d < DV; d++)
+        out[d] /= sum;
+    return mx + log(sum);
+}
+
+/* The kernel's algorithm in float64 over one part's blocks [b0, b1) of a
+ * row: the online softmax in log2 units with the running maximum of whole
+ * 64-token blocks, P rounded to bfloat16 for P @ V (the row sums from the
+ * unrounded P). Returns the part's log2-sum-exp (-inf when it sees no
+ * token) and its normalized output. */
+static double emulate_part(const Problem *p, int bi, const double *s, int visible, int b0, int b1,
+                           double *out)
+{
+    double m = -1e30, l = 0;
+    for (int d = 0; d < DV; d++)
+        out[d] = 0;
+    for (int blk = b0; blk < b1; blk++) {
+        int end = (blk + 1) * PAGE < visible ? (blk + 1) * PAGE : visible;
+        double bm = -INFINITY;
+        for (int t = blk * PAGE; t < end; t++)
+            bm = fmax(bm, s[t] * LOG2E);
+        double m_new = fmax(m, bm), alpha = exp2(m - m_new);
+        m = m_new, l *= alpha;
+        for (int d = 0; d < DV; d++)
+            out[d] *= alpha;
+        for (int t = blk * PAGE; t < end; t++) {
+            float e = (float)exp2(s[t] * LOG2E - m);
+            double pb = op_bf16_to_f32(op_f32_to_bf16(e));
+            const float *kr = cache_row(p, bi, t);
+            l += e;
+            for (int d = 0; d < DV; d++)
+                out[d] += pb * kr[d];
+        }
+    }
+    for (int d = 0; d < DV; d++)
+        out[d] /= l > 0 ? l : 1;
+    return l > 0 ? log2(l) + m : -INFINITY;
+}
+
+/* The row through the kernel's splits (the parts of `meta` that hold
+ * request bi) and the combine's weights, in float64. */
+static void emulate_row(const Problem *p, const int *meta, int bi, const double *s, int visible,
+                        double *out)
+{
+    double part[DV], lse2[160], hi = -INFINITY;
+    double *outs = malloc(sizeof(double) * DV * 160);
+    int n = 0;
+    GPU_CHECK(outs != NULL, "host memory");
+    for (int pp = 0; pp < p->parts; pp++) {
+        const int *mp = meta + pp * 8;
+        if (bi < mp[0] || bi > mp[3])
+            continue;
+        int b0 = bi == mp[0] ? mp[1] : 0, b1 = (length(p, bi) + PAGE - 1) / PAGE;
+        b1 = bi == mp[3] && mp[4] < b1 ? mp[4] : b1;
+        GPU_CHECK(n < 160, "at most 160 splits of a request");
+        lse2[n] = emulate_part(p, bi, s, visible, b0, b1, part);
+        memcpy(outs + (size_t)n * DV, part, sizeof part);
+        hi = fmax(hi, lse2[n++]);
+    }
+    GPU_CHECK(n >= 1, "every request is held by a part");
+    double total = 0;
+    hi = isinf(hi) ? 0 : hi;
+    for (int i = 0; i < n; i++)
+        total += exp2(lse2[i] - hi);
+    double glse = total > 0 ? log2(total) + hi : INFINITY;
+    for (int d = 0; d < DV; d++) {
+        out[d] = 0;
+        for (int i = 0; i < n; i++)
+            out[d] += exp2(lse2[i] - glse) * outs[(size_t)i * DV + d];
+    }
+    free(outs);
+}
+
+static void check(tirx_device *gpu, GpuRng *rng, int b, int s_q, int h_q, const int *lens,
+                  int cap)
+{
+    char vs[16], vh[16];
+    snprintf(vs, 16, "%d", s_q), snprintf(vh, 16, "%d", h_q);
+    tirx_define d[] = {{"S_Q", vs}, {"H_Q", vh}};
+    printf("mla_decode b=%d s_q=%d h_q=%d%s:\n", b, s_q, h_q, cap ? " (lengths past the table)" : "");
+    tirx_module *m = op_compile(gpu, "kernels/mla_decode_sm90.tirx", d, 2);
+    Problem p;
+    problem_init(gpu, m, rng, &p, b, s_q, h_q, lens, cap);
+    run_metadata(&p);
+    run_decode(&p);
+    size_t nout = (size_t)b * s_q * h_q * DV, nlse = (size_t)b * h_q * s_q;
+    int longest = 0;
+    for (int i = 0; i < b; i++)
+        longest = lens[i] > longest ? lens[i] : longest;
+    uint16_t *out = malloc(nout * 2);
+    float *lse = malloc(nlse * 4), *outf = malloc(nout * 4);
+    double *ref = malloc(nout * 8), *emu = malloc(nout * 8), *s = malloc(sizeof(double) * longest);
+    int *meta = malloc(sizeof(int) * 8 * p.parts);
+    GPU_CHECK(out && lse && outf && ref && emu && s && meta, "host memory");
+    download(gpu, &p.Out, out);
+    download(gpu, &p.Lse, lse);
+    download(gpu, &p.Meta, meta);
+    double lse_err = 0;
+    int empty_rows = 0;
+    for (int bi = 0; bi < b; bi++)
+        for (int si = 0; si < s_q; si++)
+            for (int hi = 0; hi < h_q; hi++) {
+                size_t row = ((size_t)bi * s_q + si) * h_q + hi;
+                int visible = scores(&p, bi, si, hi, s);
+                double l = exact_row(&p, bi, s, visible, ref + row * DV);
+                emulate_row(&p, meta, bi, s, visible, emu + row * DV);
+                float got = lse[((size_t)bi * h_q + hi) * s_q + si];
+                if (isinf(l)) {
+                    empty_rows++;
+                    GPU_CHECK(isinf(got) && got > 0, "a query that sees no token has lse +inf");
+                } else {
+                    GPU_CHECK(isfinite(got), "lse is finite");
+                    lse_err = fmax(lse_err, fabs(got - l));
+                }
+            }
+    for (size_t i = 0; i < nout; i++)
+        outf[i] = op_bf16_to_f32(out[i]);
+    double rel = gpu_rel_l2(outf, ref, nout), rel_emu = gpu_rel_l2(outf, emu, nout);
+    printf("  out rel L2 error %.3g (%.3g against the bfloat16-P algorithm), lse max abs error "
+           "%.3g, %d rows see no token\n",
+           rel, rel_emu, lse_err, empty_rows);
+    GPU_CHECK(rel_emu <= 2e-3, "out matches the float64 run of the kernel's algorithm");
+    GPU_CHECK(rel <= 3e-3, "out matches the exact float64 reference");
+    GPU_CHECK(lse_err <= 1e-3, "lse matches the float64 reference");
+    free(out), free(lse), free(outf), free(ref), free(emu), free(s), free(meta);
+    problem_free(gpu, &p);
+    tirx_module_free(m);
+}
+
+/* Lengths: the given ones first, then random ones in [1, max]. */
+static int *lengths(GpuRng *rng, int b, const int *first, int nfirst, int max)
+{
+    int *l = malloc(sizeof(int) * b);
+    GPU_CHECK(l != NULL, "host memory");
+    for (int i = 0; i < b; i++)
+        l[i] = i < nfirst ? first[i] : 1 + (int)(gpu_next(rng) % (uint64_t)max);
+    return l;
+}
+
+static tirx_status decode_on(void *user, void *stream, tirx_error *err)
+{
+    Problem *p = user;
+    tirx_status st = tirx_launch(p->decode_f, p->decode_args, 11, stream, err);
+    return st != TIRX_OK ? st : tirx_launch(p->combine_f, p->combine_args, 5, stream, err);
+}
+
+/* Times the decode call (main kernel + combine, metadata reused) at
+ * b = 128, s_k = 8192 with tirx_bench_time: L2 flushed before each run,
+ * CUDA events, at least 30 runs, the median. */
+static void bench(tirx_device *gpu, GpuRng *rng, int s_q, int h_q)
+{
+    enum { B = 128, SK = 8192 };
+    char vs[16], vh[16];
+    snprintf(vs, 16, "%d", s_q), snprintf(vh, 16, "%d", h_q);
+    tirx_define d[] = {{"S_Q", vs}, {"H_Q", vh}};
+    tirx_module *m = op_compile(gpu, "kernels/mla_decode_sm90.tirx", d, 2);
+    int lens[B];
+    for (int i = 0; i < B; i++)
+        lens[i] = SK;
+    Problem p;
+    problem_init(gpu, m, rng, &p, B, s_q, h_q, lens, 0);
+    run_metadata(&p);
+    tirx_error err;
+    tirx_bench_options o = {.min_reps = 30};
+    tirx_bench_stats st;
+    op_ok(tirx_bench_time(gpu, decode_on, &p, &o, &st, &err), &err, "tirx_bench_time");
+    double t = st.median_ms * 1e-3;
+    double bytes = (double)B * SK * DK * 2 + (double)B * s_q * h_q * (DK + DV) * 2;
+    double flops = 2.0 * B * s_q * h_q * SK * (DK + DV);
+    printf("bench mla_decode b=%d s_q=%d h_q=%d s_k=%d: %.1f us (median of %d), %.2f TB/s, "
+           "%.0f TFLOP/s\n",
+           B, s_q, h_q, SK, t * 1e6, st.reps, bytes / t * 1e-12, flops / t * 1e-12);
+    problem_free(gpu, &p);
+    tirx_module_free(m);
+}
+
+int main(void)
+{
+    tirx_device *gpu = op_open_gpu(OP_SM90_ONLY, "the kernel needs sm_90a");
+    GpuRng rng = gpu_rng();
+    const int edge[] = {1, 63, 64, 65, 200, 1000, 2, 129};
+    /* b, s_q, h_q, how many of the edge lengths come first, the longest
+     * random length, the block table's width (0: wide enough) */
+    struct { int b, s_q, h_q, nedge, max, cap; } cases[] = {
+        {8, 1, 16, 8, 4096, 0}, {8, 1, 64, 4, 2000, 0}, {8, 1, 128, 8, 1500, 0},
+        {8, 2, 16, 4, 3000, 0}, {8, 2, 64, 8, 1000, 0}, {8, 2, 128, 4, 700, 0},
+        {37, 1, 128, 8, 300, 0}, {2, 1, 64, 0, 20000, 0}, {3, 2, 128, 1, 9000, 0},
+        {6, 2, 64, 4, 3000, 20},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int *l = lengths(&rng, cases[i].b, edge, cases[i].nedge, cases[i].max);
+        check(gpu, &rng, cases[i].b, cases[i].s_q, cases[i].h_q, l, cases[i].cap);
+        free(l);
+    }
+    const char *b = getenv("TIRX_MLA_BENCH");
+    if (b && strcmp(b, "0")) {
+        bench(gpu, &rng, 1, 64);
+        bench(gpu, &rng, 1, 128);
+        bench(gpu, &rng, 2, 128);
+    }
+    tirx_device_close(gpu);
+    printf("PASSED\n");
+    return 0;
+}

@@ -1,0 +1,151 @@
+/* Launch-argument checks of kernels/mla_decode_sm90.tirx without a GPU
+ * (tirx_check_args on host memory): the three kernels accept FlashMLA's
+ * shapes, with the batch, the page count and the block table's width taken
+ * from the tensors, and refuse a mismatched shape or dtype with a message
+ * naming the argument. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "runtime/dlpack.h"
+#include "tirx.h"
+
+enum { B = 4, S_Q = 2, H_Q = 64, PAGES = 40, MAXP = 12, PARTS = 66, ROWS = S_Q * H_Q };
+
+typedef struct T4 {
+    DLTensor t;
+    int64_t shape[4];
+} T4;
+
+static void *storage;
+
+static T4 make(int ndim, const int64_t *shape, uint8_t code, uint8_t bits)
+{
+    T4 x = {0};
+    for (int i = 0; i < ndim; i++)
+        x.shape[i] = shape[i];
+    DLTensor t = {.data = storage, .device = {kDLCPU, 0}, .ndim = ndim,
+                  .dtype = {code, bits, 1}, .shape = NULL};
+    x.t = t;
+    return x;
+}
+
+/* The decode's arguments in order; shape pointers are fixed up by args(). */
+typedef struct Decode {
+    T4 q, kv, table, lens, meta, splits, out, lse, oacc, lacc;
+} Decode;
+
+static Decode decode_args(void)
+{
+    Decode d;
+    d.q = make(4, (int64_t[]){B, S_Q, H_Q, 576}, kDLBfloat, 16);
+    d.kv = make(4, (int64_t[]){PAGES, 64, 1, 576}, kDLBfloat, 16);
+    d.table = make(2, (int64_t[]){B, MAXP}, kDLInt, 32);
+    d.lens = make(1, (int64_t[]){B}, kDLInt, 32);
+    d.meta = make(2, (int64_t[]){PARTS, 8}, kDLInt, 32);
+    d.splits = make(1, (int64_t[]){B + 1}, kDLInt, 32);
+    d.out = make(4, (int64_t[]){B, S_Q, H_Q, 512}, kDLBfloat, 16);
+    d.lse = make(3, (int64_t[]){B, H_Q, S_Q}, kDLFloat, 32);
+    d.oacc = make(3, (int64_t[]){B + PARTS, ROWS, 512}, kDLFloat, 32);
+    d.lacc = make(2, (int64_t[]){B + PARTS, ROWS}, kDLFloat, 32);
+    return d;
+}
+
+static void expect(tirx_module *m, const char *name, Decode *d, int which, const char *error)
+{
+    T4 *all[] = {&d->q, &d->kv, &d->table, &d->lens, &d->meta,
+                 &d->splits, &d->out, &d->lse, &d->oacc, &d->lacc};
+    tirx_arg a[11];
+    int n = 0;
+    if (which == 0) {
+        for (int i = 0; i < 10; i++)
+            all[i]->t.shape = all[i]->shape, a[n++] = tirx_arg_tensor(&all[i]->t);
+        a[n++] = tirx_arg_float(0.0417);
+    } else if (which == 1) {
+        T4 *c[] = {&d->out, &d->lse, &d->oacc, &d->lacc, &d->splits};
+        for (int i = 0; i < 5; i++)
+            c[i]->t.shape = c[i]->shape, a[n++] = tirx_arg_tensor(&c[i]->t);
+    } else {
+        T4 *c[] = {&d->lens, &d->meta, &d->splits};
+        for (int i = 0; i < 3; i++)
+            c[i]->t.shape = c[i]->shape, a[n++] = tirx_arg_tensor(&c[i]->t);
+    }
+    tirx_error err = {{0}};
+    tirx_status st = tirx_check_args(m, name, a, (size_t)n, &err);
+    if (!error) {
+        if (st != TIRX_OK)
+            fail_msg("%s: unexpected: %s", name, err.message);
+        return;
+    }
+    assert_int_equal(st, TIRX_ERR_USAGE);
+    if (!strstr(err.message, error))
+        fail_msg("'%s' does not say '%s'", err.message, error);
+}
+
+static tirx_module *compile_kernel(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/kernels/mla_decode_sm90.tirx", TIRX_SOURCE_DIR);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char text[1 << 17];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    tirx_define d[] = {{"S_Q", "2"}, {"H_Q", "64"}};
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    tirx_module *m;
+    assert_int_equal(tirx_compile(text, n, "mla_decode_sm90.tirx", d, 2, &o, &m), TIRX_OK);
+    return m;
+}
+
+static void test_mla_args(void **state)
+{
+    (void)state;
+    storage = aligned_alloc(1024, 1024);
+    tirx_module *m = compile_kernel();
+    Decode d = decode_args();
+    expect(m, "mla_decode", &d, 0, NULL);
+    expect(m, "mla_combine", &d, 1, NULL);
+    expect(m, "mla_metadata", &d, 2, NULL);
+    d.q.t.dtype = (DLDataType){kDLFloat, 16, 1};
+    expect(m, "mla_decode", &d, 0, "argument q: expected dtype bfloat16, got float16");
+    d = decode_args();
+    d.kv.shape[3] = 512;
+    expect(m, "mla_decode", &d, 0, "argument kv: expected shape[3] == 576, got 512");
+    d = decode_args();
+    d.kv.shape[1] = 32;
+    expect(m, "mla_decode", &d, 0, "argument kv: expected shape[1] == 64, got 32");
+    d = decode_args();
+    d.table.shape[0] = B + 1;
+    expect(m, "mla_decode", &d, 0, "argument block_table: expected shape[0] == batch");
+    d = decode_args();
+    d.lens.t.dtype = (DLDataType){kDLInt, 64, 1};
+    expect(m, "mla_decode", &d, 0, "argument cache_seqlens: expected dtype int32, got int64");
+    d = decode_args();
+    d.lse.shape[1] = S_Q, d.lse.shape[2] = H_Q;
+    expect(m, "mla_decode", &d, 0, "argument lse: expected shape[1] == 64, got 2");
+    d = decode_args();
+    d.meta.shape[0] = 132;
+    expect(m, "mla_decode", &d, 0, "argument meta: expected shape[0] == 66, got 132");
+    d = decode_args();
+    d.oacc.shape[0] = B;
+    expect(m, "mla_combine", &d, 1, "argument o_accum: expected shape[0] == batch + 66");
+    d = decode_args();
+    d.splits.shape[0] = B;
+    expect(m, "mla_metadata", &d, 2, "argument num_splits: expected shape[0] == batch + 1");
+    tirx_module_free(m);
+    free(storage);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mla_args),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
