@@ -272,6 +272,18 @@ TIRX_API tirx_status tirx_launch(tirx_function *f, const tirx_arg *args, size_t 
  * Thread-safe. */
 TIRX_API tirx_status tirx_check_args(const tirx_module *m, const char *name, const tirx_arg *args,
                                      size_t nargs, tirx_error *err);
+/* Runs function `name` of a compiled module on the CPU, in the simulator
+ * (docs/simulator.md): the host part checks the arguments as for a launch,
+ * then every kernel it launches runs with the GPU's semantics, every CTA and
+ * every thread, reading and writing the tensors' host memory (kDLCPU
+ * tensors only). Needs no GPU and no CUDA toolkit: compile with no_binary.
+ * TIRX_ERR_USAGE when an argument does not match, and when the kernel does
+ * something wrong (an out-of-bounds access, a read of uninitialised shared
+ * memory, an access with no barrier between two threads, a deadlock) or
+ * something the simulator does not model: err names the .tirx line, the
+ * thread and the CTA. Thread-safe. */
+TIRX_API tirx_status tirx_simulate(tirx_module *m, const char *name, const tirx_arg *args,
+                                   size_t nargs, tirx_error *err);
 
 /* What tirx_device_info reports. */
 typedef struct tirx_device_info {

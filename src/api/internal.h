@@ -49,6 +49,8 @@ static inline IrModule *api_module_ir(const tirx_module *m) { return m->ir; }
 
 /* The passes over a module (tirx_lower without the handle). */
 tirx_status api_lower(IrModule *ir, const char *passes, const tirx_options *o);
+/* The host function `name` of a compiled module, not loaded; NULL with err set. */
+tirx_function *api_find_function(const tirx_module *m, const char *name, tirx_error *err);
 /* Frees what tirx_compile added (and unloads what launch.c loaded). */
 void api_compiled_free(ApiCompiled *c);
 

@@ -1,12 +1,14 @@
-/* tirx_get_function, tirx_launch and tirx_check_args: a compiled module is
- * loaded into GPU 0's primary context on first use (once, under the module's
- * lock), and a launch runs the function's host part in the runtime's
- * evaluator with the module's kernels; a check runs it dry, without a GPU. */
+/* tirx_get_function, tirx_launch, tirx_check_args and tirx_simulate: a
+ * compiled module is loaded into GPU 0's primary context on first use (once,
+ * under the module's lock), and a launch runs the function's host part in the
+ * runtime's evaluator with the module's kernels; a check runs it dry, without
+ * a GPU; a simulation runs it with the simulator's launch and encode. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../runtime/host_eval.h"
+#include "../sim/sim.h"
 #include "../target/cuda/codegen.h"
 #include "internal.h"
 
@@ -42,7 +44,7 @@ static tirx_status load(ApiCompiled *c, tirx_error *err)
 }
 
 /* The host function `name` of a compiled module, not loaded; NULL with err set. */
-static tirx_function *find_function(const tirx_module *m, const char *name, tirx_error *err)
+tirx_function *api_find_function(const tirx_module *m, const char *name, tirx_error *err)
 {
     if (!m || !m->compiled || !m->compiled->functions || !name) {
         fail(err, TIRX_ERR_USAGE, "not a compiled module");
@@ -65,7 +67,7 @@ tirx_status tirx_get_function(tirx_module *m, const char *name, tirx_function **
     if (!out)
         return TIRX_ERR_USAGE;
     *out = NULL;
-    tirx_function *f = find_function(m, name, err);
+    tirx_function *f = api_find_function(m, name, err);
     if (!f)
         return TIRX_ERR_USAGE;
     tirx_status st = load(m->compiled, err);
@@ -74,10 +76,19 @@ tirx_status tirx_get_function(tirx_module *m, const char *name, tirx_function **
     return st;
 }
 
-static RtStatus kernel_of(void *user, const char *name, RtFunction **out, RtError *err)
+static RtStatus launch_on_gpu(void *user, const IrFunc *kernel, const RtLaunchConfig *cfg,
+                              void **args, RtError *err)
 {
     const ApiCompiled *c = user;
-    return rt_module_function(c->loaded, name, out, err);
+    RtFunction *fn;
+    RtStatus s = rt_module_function(c->loaded, kernel->name, &fn, err);
+    return s == RT_OK ? rt_launch(fn, cfg, args, err) : s;
+}
+
+static RtStatus encode_on_gpu(void *user, const RtTensorMapSpec *s, RtTensorMap *out, RtError *err)
+{
+    (void)user;
+    return rt_tensor_map_encode(s, out, err);
 }
 
 static RtArg to_rt_arg(const tirx_arg *a)
@@ -94,7 +105,7 @@ static RtArg to_rt_arg(const tirx_arg *a)
     return r;
 }
 
-/* Runs f's host part on args in env (a launch, or a dry run without env.kernel). */
+/* Runs f's host part on args in env (a launch, or a dry run without env.launch). */
 static tirx_status run_host(const tirx_function *f, const tirx_arg *args, size_t nargs,
                             const RtHostEnv *env, tirx_error *err)
 {
@@ -117,7 +128,8 @@ tirx_status tirx_launch(tirx_function *f, const tirx_arg *args, size_t nargs, vo
     if (!f)
         return fail(err, TIRX_ERR_USAGE, "no function");
     ApiCompiled *c = f->module->compiled;
-    RtHostEnv env = {.module = f->module->ir, .kernel = kernel_of, .user = c, .stream = stream,
+    RtHostEnv env = {.module = f->module->ir, .launch = launch_on_gpu,
+                     .encode = encode_on_gpu, .user = c, .stream = stream,
                      .device_id = rt_device_info(c->device)->ordinal};
     return run_host(f, args, nargs, &env, err);
 }
@@ -125,9 +137,56 @@ tirx_status tirx_launch(tirx_function *f, const tirx_arg *args, size_t nargs, vo
 tirx_status tirx_check_args(const tirx_module *m, const char *name, const tirx_arg *args,
                             size_t nargs, tirx_error *err)
 {
-    const tirx_function *f = find_function(m, name, err);
+    const tirx_function *f = api_find_function(m, name, err);
     if (!f)
         return TIRX_ERR_USAGE;
     RtHostEnv env = {.module = m->ir, .device_id = -1, .any_device = true};
     return run_host(f, args, nargs, &env, err);
+}
+
+/* Every tensor argument must be host memory; each becomes global memory the
+ * simulated kernels may touch, named after its position. */
+static tirx_status host_tensors(const tirx_function *f, const tirx_arg *args, size_t nargs,
+                                SimSession *ss, tirx_error *err)
+{
+    for (size_t i = 0; i < nargs && args; i++) {
+        if (args[i].kind != TIRX_ARG_TENSOR || !args[i].v.tensor)
+            continue;
+        const DLTensor *t = (const DLTensor *)args[i].v.tensor;
+        if (t->device.device_type != kDLCPU) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "%s: argument %zu: the simulator needs a host (kDLCPU) "
+                     "tensor", f->host->name, i);
+            return fail(err, TIRX_ERR_USAGE, msg);
+        }
+        size_t n = (t->dtype.bits * (size_t)t->dtype.lanes + 7) / 8;
+        for (int d = 0; d < t->ndim && t->shape; d++)
+            n *= (size_t)(t->shape[d] > 0 ? t->shape[d] : 0);
+        const char *name = i < (size_t)f->host->nparams ? f->host->params[i]->u.var.name : "?";
+        sim_add_global(ss, (char *)t->data + t->byte_offset, n, name);
+    }
+    return TIRX_OK;
+}
+
+tirx_status tirx_simulate(tirx_module *m, const char *name, const tirx_arg *args, size_t nargs,
+                          tirx_error *err)
+{
+    const tirx_function *f = api_find_function(m, name, err);
+    if (!f)
+        return TIRX_ERR_USAGE;
+    bool kernels = false;
+    for (int i = 0; i < m->ir->nfuncs; i++)
+        kernels = kernels || cg_is_kernel(m->ir->funcs[i]);
+    if (!kernels && m->compiled->cached)
+        return fail(err, TIRX_ERR_USAGE, "the module came from the compile cache without its "
+                    "device code: compile it with no_binary or no_cache to simulate it");
+    SimSession ss;
+    sim_session_init(&ss);
+    tirx_status st = host_tensors(f, args, nargs, &ss, err);
+    RtHostEnv env = {.module = m->ir, .launch = sim_launch, .encode = sim_encode, .user = &ss,
+                     .device_id = -1, .any_device = true};
+    if (st == TIRX_OK)
+        st = run_host(f, args, nargs, &env, err);
+    sim_session_free(&ss);
+    return st;
 }

@@ -4,7 +4,9 @@
  * here), evaluates the argument asserts (a failure names the argument, what
  * was expected and what it got), binds symbolic shapes, encodes TMA tensor
  * maps and launches each kernel with cuLaunchKernelEx (grid, block, cluster
- * and dynamic shared memory from the call and the kernel's attributes).
+ * and dynamic shared memory from the call and the kernel's attributes)
+ * through the caller's launch and encode callbacks (the driver's, or the
+ * simulator's).
  * Nothing here parses; the IR comes from the caller. Prefix: rt_. */
 #ifndef TX_RUNTIME_HOST_EVAL_H
 #define TX_RUNTIME_HOST_EVAL_H
@@ -30,13 +32,18 @@ typedef struct RtArg {
     } u;
 } RtArg;
 
-/* Where the kernels of a launch come from. */
+/* Where the kernels of a launch go. */
 typedef struct RtHostEnv {
     const IrModule *module; /* the device functions: params and launch attributes */
-    /* The loaded kernel of that name. NULL: a dry run that checks the
-     * arguments and the launch configuration but launches nothing (and only
-     * checks tensor maps instead of encoding them). */
-    RtStatus (*kernel)(void *user, const char *name, RtFunction **out, RtError *err);
+    /* Carries out one launch of `kernel` (args[i] points at argument i, a
+     * tensor-map argument at an RtTensorMap): on the GPU (tirx_launch) or in
+     * the simulator. NULL: a dry run that checks the arguments and the launch
+     * configuration but launches nothing. */
+    RtStatus (*launch)(void *user, const IrFunc *kernel, const RtLaunchConfig *cfg, void **args,
+                       RtError *err);
+    /* Encodes a tensor map (rt_tensor_map_encode, or the simulator's own
+     * encoding). NULL: tensor maps are only checked. */
+    RtStatus (*encode)(void *user, const RtTensorMapSpec *s, RtTensorMap *out, RtError *err);
     void *user;
     /* Called with each launch's configuration before it is made (also in a
      * dry run); may be NULL. */

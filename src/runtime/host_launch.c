@@ -2,7 +2,9 @@
  * arguments stored by the kernel's param types; grid, block, cluster and
  * dynamic shared memory from the call and the kernel's attributes) and
  * runtime.cuTensorMapEncodeTiled (a TMA descriptor into the host's map
- * slot). In a dry run (no kernel lookup) both only check. */
+ * slot), through the environment's callbacks. In a dry run (no launch
+ * callback) the launch only checks; without an encode callback a tensor
+ * map is only checked. */
 #include <string.h>
 
 #include "host_internal.h"
@@ -138,13 +140,8 @@ void rt_he_launch(Eval *ev, const IrFunc *k, const IrCall *c)
             return;
     if (ev->env->observe)
         ev->env->observe(ev->env->user, k->name, &cfg);
-    if (!ev->env->kernel)
-        return;
-    RtFunction *fn;
-    RtStatus s = ev->env->kernel(ev->env->user, k->name, &fn, ev->err);
-    if (s == RT_OK)
-        s = rt_launch(fn, &cfg, ptrs, ev->err);
-    ev->status = s;
+    if (ev->env->launch)
+        ev->status = ev->env->launch(ev->env->user, k, &cfg, ptrs, ev->err);
 }
 
 /* ---------------------------------------------------------------- TMA */
@@ -222,8 +219,9 @@ void rt_he_encode_tma(Eval *ev, const IrCall *c)
     RtTensorMapSpec spec = {0};
     if (rt_he_failed(ev) || !tma_spec(ev, c, &spec))
         return;
-    RtStatus s = ev->env->kernel ? rt_tensor_map_encode(&spec, &ev->maps[map.map], ev->err)
-                                 : rt_tensor_map_check(&spec, ev->err);
+    RtStatus s = ev->env->encode
+                     ? ev->env->encode(ev->env->user, &spec, &ev->maps[map.map], ev->err)
+                     : rt_tensor_map_check(&spec, ev->err);
     if (s != RT_OK)
         ev->status = s;
 }

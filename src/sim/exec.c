@@ -1,0 +1,413 @@
+/* Statements, threads and the launch. A thread runs its kernel body as an
+ * explicit stack of frames (a sequence and its next statement, a loop and
+ * its next iteration), one step at a time; a step that reaches a barrier or
+ * a warp collective stops without side effects and runs again when the
+ * thread resumes. A CTA's threads run in turn, each until it waits or exits;
+ * when none can run and some still wait, the CTA is deadlocked. The launch
+ * gives every variable of the kernel a slot, lays the shared allocations out
+ * in one block per CTA (static ones first, the dynamic ones together after
+ * them) and runs the CTAs of the grid one after the other. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+bool sim_failed(const SimLaunch *l) { return l->ss->failed; }
+
+/* The innermost statement of t with a source position. */
+static TxSpan where(const SimThread *t, TxSpan at)
+{
+    for (int i = t ? t->depth - 1 : -1; !at.src && i >= 0; i--)
+        at = t->frames[i].s->span;
+    return at;
+}
+
+void sim_fail(SimLaunch *l, SimThread *t, TxSpan at, const char *fmt, ...)
+{
+    SimSession *ss = l->ss;
+    if (ss->failed)
+        return;
+    ss->failed = true;
+    char msg[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    at = where(t, at);
+    int line = 0, col = 0;
+    if (at.src)
+        tx_source_linecol(at.src, at.begin, &line, &col);
+    const unsigned *c = l->cta ? l->cta->idx : (const unsigned[3]){0, 0, 0};
+    char who[96] = "";
+    if (t)
+        snprintf(who, sizeof who, " (thread (%u,%u,%u) of CTA (%u,%u,%u))", t->idx[0], t->idx[1],
+                 t->idx[2], c[0], c[1], c[2]);
+    if (at.src)
+        snprintf(ss->message, sizeof ss->message, "%s:%d:%d: error: %s%s", at.src->name, line,
+                 col, msg, who);
+    else
+        snprintf(ss->message, sizeof ss->message, "%s: error: %s%s", l->f->name, msg, who);
+}
+
+/* ---------------------------------------------------------------- frames */
+
+static void push(SimLaunch *l, SimThread *t, const IrStmt *s)
+{
+    if (!s)
+        return;
+    if (t->depth == SIM_MAX_DEPTH) {
+        sim_fail(l, t, s->span, "statements nested deeper than %d", SIM_MAX_DEPTH);
+        return;
+    }
+    t->frames[t->depth++] = (SimFrame){.s = s};
+}
+
+static void pop(SimThread *t) { t->depth--; }
+
+static bool is_loop(const IrStmt *s) { return s->kind == IR_S_FOR || s->kind == IR_S_WHILE; }
+
+/* break: leave the innermost loop; continue: go to its next iteration. */
+static void jump(SimThread *t, bool leave)
+{
+    while (t->depth > 0 && !is_loop(t->frames[t->depth - 1].s))
+        pop(t);
+    if (leave && t->depth > 0)
+        pop(t);
+}
+
+static void set(SimLaunch *l, SimThread *t, const IrExpr *var, SimVal v)
+{
+    int s = sim_slot(l, var);
+    if (s >= 0)
+        t->vals[s] = v;
+}
+
+static int64_t eval_i(SimLaunch *l, SimThread *t, const IrExpr *e)
+{
+    return sim_eval(l, t, e, 0).i;
+}
+
+/* ---------------------------------------------------------------- statements */
+
+static int64_t buffer_bytes(SimLaunch *l, SimThread *t, const IrExpr *b)
+{
+    const IrBufferType *bt = ir_buf(b);
+    IrDType et = b->u.var.type->dtype;
+    int64_t n = 1;
+    for (int d = 0; d < bt->ndim; d++)
+        n *= eval_i(l, t, bt->shape[d]);
+    return n * (et.bits < 8 ? 1 : et.bits / 8) * et.lanes;
+}
+
+static void alloc(SimLaunch *l, SimThread *t, const IrStmt *s)
+{
+    const IrExpr *b = s->u.alloc.buffer;
+    const char *scope = b->u.var.type->scope;
+    uintptr_t off;
+    if (ir_ptrmap_get(&l->smem_off, b, &off)) {
+        set(l, t, b, (SimVal){.i = (int64_t)(uintptr_t)(l->cta->smem + off)});
+        return;
+    }
+    if (strcmp(scope, "local")) {
+        sim_fail(l, t, s->span, "not modelled: an allocation in %s memory", scope);
+        return;
+    }
+    uintptr_t block;
+    if (!ir_ptrmap_get(&t->locals, b, &block)) {
+        int64_t n = buffer_bytes(l, t, b);
+        uint8_t *p = calloc((size_t)(n > 0 ? n : 1), 1);
+        if (!p) {
+            sim_fail(l, t, s->span, "out of memory for a local buffer of %lld bytes", (long long)n);
+            return;
+        }
+        tx_vec_push(&t->local_blocks, p);
+        ir_ptrmap_put(&t->locals, b, block = (uintptr_t)p);
+    }
+    set(l, t, b, (SimVal){.i = (int64_t)block});
+}
+
+static void store(SimLaunch *l, SimThread *t, const IrStmt *s)
+{
+    enum { MAX_LANES = 64 };
+    const IrExpr *v = s->u.store.value;
+    int lanes = v->dtype.lanes;
+    if (lanes > MAX_LANES) {
+        sim_fail(l, t, s->span, "not modelled: a store of %d lanes", lanes);
+        return;
+    }
+    SimVal vals[MAX_LANES];
+    bool on[MAX_LANES];
+    for (int i = 0; i < lanes; i++) {
+        vals[i] = sim_eval(l, t, v, i);
+        on[i] = !s->u.store.predicate || sim_eval(l, t, s->u.store.predicate, i).i;
+    }
+    if (t->blocked || sim_failed(l))
+        return;
+    IrExpr lhs = {.kind = IR_E_LOAD, .dtype = v->dtype, .span = s->span};
+    lhs.u.access.buffer = s->u.store.buffer;
+    lhs.u.access.n = s->u.store.n;
+    lhs.u.access.indices = s->u.store.indices;
+    for (int i = 0; i < lanes && !sim_failed(l); i++) {
+        if (!on[i])
+            continue;
+        uint64_t addr;
+        IrDType et = ir_dtype_with_lanes(v->dtype, 1);
+        bool vec_index = s->u.store.n && s->u.store.indices[s->u.store.n - 1]->dtype.lanes > 1;
+        if (!sim_access_addr(l, t, lhs.u.access.buffer, lhs.u.access.indices, lhs.u.access.n,
+                             vec_index ? i : 0, s->span, &addr))
+            return;
+        if (!vec_index)
+            addr += (uint64_t)i * (et.bits < 8 ? 1 : et.bits / 8);
+        const char *scope = s->u.store.buffer->u.var.type->scope;
+        if (scope && !strcmp(scope, "local")) {
+            uint64_t bits = sim_to_bits(et, vals[i]);
+            memcpy((void *)(uintptr_t)addr, &bits, et.bits < 8 ? 1 : et.bits / 8);
+        } else {
+            sim_store(l, t, addr, et, vals[i], s->span);
+        }
+    }
+}
+
+static void run_assert(SimLaunch *l, SimThread *t, const IrStmt *s)
+{
+    if (eval_i(l, t, s->u.assert_.cond) || t->blocked)
+        return;
+    sim_fail(l, t, s->span, "assertion failed: %s",
+             s->u.assert_.nparts ? s->u.assert_.parts[0] : "");
+}
+
+static void thread_extent(SimLaunch *l, SimThread *t, const IrStmt *s)
+{
+    const char *tag = s->u.attr.thread_tag ? s->u.attr.thread_tag
+                      : s->u.attr.node->kind == IR_E_VAR ? s->u.attr.node->u.var.name : "";
+    size_t n = strlen(tag);
+    int d = n ? tag[n - 1] - 'x' : -1;
+    if (d < 0 || d > 2) {
+        sim_fail(l, t, s->span, "not modelled: the thread binding %s", tag);
+        return;
+    }
+    unsigned v = !strncmp(tag, "blockIdx.", 9) ? l->cta->idx[d] : t->idx[d];
+    set(l, t, s->u.attr.node, (SimVal){.i = v});
+}
+
+/* Compound statements: open the body (or the next iteration) or leave. */
+static void step_compound(SimLaunch *l, SimThread *t, SimFrame *f)
+{
+    const IrStmt *s = f->s;
+    switch (s->kind) {
+    case IR_S_SEQ:
+        if (f->i < s->u.seq.n)
+            push(l, t, s->u.seq.stmts[f->i++]);
+        else
+            pop(t);
+        return;
+    case IR_S_FOR:
+        if (!f->entered) {
+            int64_t lo = eval_i(l, t, s->u.loop.min), n = eval_i(l, t, s->u.loop.extent);
+            int64_t st = s->u.loop.step ? eval_i(l, t, s->u.loop.step) : 1;
+            if (t->blocked)
+                return;
+            if (st != 1) {
+                sim_fail(l, t, s->span, "not modelled: a loop with step %lld", (long long)st);
+                return;
+            }
+            f->i = lo, f->end = lo + n, f->entered = true;
+        }
+        if (f->i < f->end) {
+            set(l, t, s->u.loop.var, (SimVal){.i = f->i++});
+            push(l, t, s->u.loop.body);
+        } else {
+            pop(t);
+        }
+        return;
+    case IR_S_WHILE: {
+        int64_t c = eval_i(l, t, s->u.whl.cond);
+        if (t->blocked)
+            return;
+        if (c)
+            push(l, t, s->u.whl.body);
+        else
+            pop(t);
+        return;
+    }
+    case IR_S_IF: {
+        int64_t c = eval_i(l, t, s->u.ifs.cond);
+        if (t->blocked)
+            return;
+        pop(t);
+        push(l, t, c ? s->u.ifs.then_s : s->u.ifs.else_s);
+        return;
+    }
+    default: /* IR_S_ATTR */
+        if (!strcmp(s->u.attr.key, "thread_extent"))
+            thread_extent(l, t, s);
+        pop(t);
+        push(l, t, s->u.attr.body);
+        return;
+    }
+}
+
+static void step(SimLaunch *l, SimThread *t)
+{
+    SimFrame *f = &t->frames[t->depth - 1];
+    const IrStmt *s = f->s;
+    t->ncoll = 0;
+    l->steps++;
+    switch (s->kind) {
+    case IR_S_SEQ: case IR_S_FOR: case IR_S_WHILE: case IR_S_IF: case IR_S_ATTR:
+        step_compound(l, t, f);
+        break;
+    case IR_S_BIND: {
+        SimVal v = sim_eval(l, t, s->u.bind.value, 0);
+        if (!t->blocked)
+            set(l, t, s->u.bind.var, v), pop(t);
+        break;
+    }
+    case IR_S_ALLOC: alloc(l, t, s); pop(t); break;
+    case IR_S_DECL:
+        if (s->u.decl.data)
+            set(l, t, s->u.decl.buffer, sim_eval(l, t, s->u.decl.data, 0));
+        if (!t->blocked)
+            pop(t);
+        break;
+    case IR_S_STORE: store(l, t, s); if (!t->blocked) pop(t); break;
+    case IR_S_EVAL: sim_eval(l, t, s->u.eval, 0); if (!t->blocked) pop(t); break;
+    case IR_S_ASSERT: run_assert(l, t, s); if (!t->blocked) pop(t); break;
+    case IR_S_RETURN: t->depth = 0; break;
+    case IR_S_BREAK: jump(t, true); break;
+    case IR_S_CONTINUE: jump(t, false); break;
+    default:
+        sim_fail(l, t, s->span, "not modelled: a %s statement in device code",
+                 s->kind == IR_S_TILE ? "tile-primitive" : "scope-id");
+        break;
+    }
+    if (!t->blocked)
+        t->nreplay = 0;
+}
+
+/* Runs t until it waits, exits or the simulation fails. */
+static void run_thread(SimLaunch *l, SimThread *t)
+{
+    while (t->state == SIM_T_RUN && t->depth > 0 && !sim_failed(l)) {
+        step(l, t);
+        if (t->blocked) {
+            /* the others released with it go first, in thread order */
+            t->blocked = false;
+            return;
+        }
+    }
+    if (t->depth == 0 && t->state == SIM_T_RUN) {
+        t->state = SIM_T_DONE;
+        sim_thread_exited(l, t);
+    }
+}
+
+/* ---------------------------------------------------------------- CTAs */
+
+static void deadlock(SimLaunch *l, SimCta *c)
+{
+    for (int i = 0; i < c->nthreads; i++) {
+        SimThread *t = &c->threads[i];
+        if (t->state != SIM_T_WAIT)
+            continue;
+        if (t->wait_bar >= 0) {
+            SimBarrier *b = &c->bars[t->wait_bar];
+            sim_fail(l, t, t->wait_at, "deadlock: barrier %d waits for %d threads, %d arrived and "
+                     "no other thread can run", t->wait_bar, b->expected ? b->expected : c->nlive,
+                     b->arrived);
+        } else {
+            SimWarpColl *w = &c->warps[t->tid / 32];
+            sim_fail(l, t, t->wait_at, "deadlock: a warp collective waits for lanes 0x%08x, only "
+                     "0x%08x arrived and no other thread can run", w->mask, w->arrived);
+        }
+        return;
+    }
+}
+
+static void schedule(SimLaunch *l, SimCta *c)
+{
+    for (;;) {
+        bool progress = false;
+        for (int i = 0; i < c->nthreads && !sim_failed(l); i++)
+            if (c->threads[i].state == SIM_T_RUN) {
+                run_thread(l, &c->threads[i]);
+                progress = true;
+            }
+        if (sim_failed(l) || c->nlive == 0)
+            return;
+        if (!progress) {
+            deadlock(l, c);
+            return;
+        }
+    }
+}
+
+static void free_threads(SimCta *c)
+{
+    for (int i = 0; i < c->nthreads; i++) {
+        SimThread *t = &c->threads[i];
+        for (int k = 0; k < t->local_blocks.len; k++)
+            free(t->local_blocks.items[k]);
+        tx_vec_free(&t->local_blocks);
+        ir_ptrmap_free(&t->locals);
+        free(t->vals);
+    }
+    free(c->threads);
+}
+
+static bool init_threads(SimLaunch *l, SimCta *c)
+{
+    const unsigned *b = l->cfg.block;
+    c->nthreads = c->nlive = (int)(b[0] * b[1] * b[2]);
+    c->threads = calloc((size_t)c->nthreads, sizeof *c->threads);
+    if (!c->threads)
+        return false;
+    for (int i = 0; i < c->nthreads; i++) {
+        SimThread *t = &c->threads[i];
+        t->tid = i;
+        t->idx[0] = (unsigned)i % b[0], t->idx[1] = (unsigned)i / b[0] % b[1];
+        t->idx[2] = (unsigned)i / (b[0] * b[1]);
+        t->vals = calloc((size_t)l->nslots + 1, sizeof *t->vals);
+        if (!t->vals)
+            return false;
+        memcpy(t->vals, l->params, sizeof *t->vals * (size_t)l->nslots);
+        t->frames[0] = (SimFrame){.s = l->f->body};
+        t->depth = 1;
+    }
+    return true;
+}
+
+static void run_cta(SimLaunch *l, const unsigned idx[3])
+{
+    SimCta c = {.idx = {idx[0], idx[1], idx[2]}, .race_check = true};
+    l->cta = &c;
+    c.smem = calloc(l->smem_size ? l->smem_size : 1, 1);
+    c.warps = calloc((size_t)(l->cfg.block[0] * l->cfg.block[1] * l->cfg.block[2] + 31) / 32,
+                     sizeof *c.warps);
+    bool ok = c.smem && c.warps && init_threads(l, &c);
+    c.smem_region = ok ? sim_region_add(l->ss, c.smem, l->smem_size, SIM_MEM_SHARED,
+                                        "shared memory") : NULL;
+    if (!c.smem_region)
+        sim_fail(l, NULL, l->f->span, "out of memory for a CTA");
+    else
+        schedule(l, &c);
+    if (c.smem_region)
+        sim_region_remove(l->ss, c.smem_region);
+    if (c.threads)
+        free_threads(&c);
+    free(c.warps);
+    free(c.smem);
+    l->cta = NULL;
+}
+
+bool sim_run_launch(SimLaunch *l)
+{
+    const unsigned *g = l->cfg.grid;
+    for (unsigned z = 0; z < g[2] && !sim_failed(l); z++)
+        for (unsigned y = 0; y < g[1] && !sim_failed(l); y++)
+            for (unsigned x = 0; x < g[0] && !sim_failed(l); x++)
+                run_cta(l, (const unsigned[3]){x, y, z});
+    return !sim_failed(l);
+}

@@ -1,0 +1,513 @@
+/* Expressions in the simulator, one lane at a time: a vector expression
+ * (Ramp, Broadcast, a vector load or cast) is evaluated once per lane,
+ * scalar parts again for each lane (they have no side effects, apart from
+ * atomics). Integer arithmetic wraps to the dtype; float arithmetic is done
+ * in double and rounded to the dtype (exact for + - * / and sqrt of float32
+ * and narrower; the transcendental functions are the C library's, correctly
+ * rounded or nearly, where the GPU's are within a few ulps). Buffer accesses
+ * are bounds-checked against the buffer's shape and then against memory.
+ * Builtin calls the simulator does not model are errors ("not modelled"). */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+static SimVal ival(int64_t i) { return (SimVal){.i = i}; }
+static SimVal fval(double f) { return (SimVal){.f = f}; }
+
+int sim_slot(SimLaunch *l, const IrExpr *var)
+{
+    uintptr_t s;
+    return ir_ptrmap_get(&l->slot, var, &s) ? (int)s - 1 : -1;
+}
+
+static const char *name_of(const IrExpr *var)
+{
+    return var->kind == IR_E_VAR && var->u.var.name ? var->u.var.name : "?";
+}
+
+static SimVal var_value(SimLaunch *l, SimThread *t, const IrExpr *e)
+{
+    int s = sim_slot(l, e);
+    if (s >= 0)
+        return t->vals[s];
+    sim_fail(l, t, e->span, "'%s' has no value in the kernel", name_of(e));
+    return ival(0);
+}
+
+static bool is_unsigned(IrDType t) { return t.code == IR_DT_UINT; }
+
+/* ---------------------------------------------------------------- arithmetic */
+
+static SimVal int_binary(SimLaunch *l, SimThread *t, const IrExpr *e, IrDType dt, int64_t a,
+                         int64_t b)
+{
+    IrExprKind k = e->kind;
+    bool div = k == IR_E_DIV || k == IR_E_MOD || k == IR_E_FLOORDIV || k == IR_E_FLOORMOD;
+    if (div && b == 0) {
+        sim_fail(l, t, e->span, "integer division by zero");
+        return ival(0);
+    }
+    uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+    bool u = is_unsigned(dt);
+    switch (k) {
+    case IR_E_ADD: return ival((int64_t)(ua + ub));
+    case IR_E_SUB: return ival((int64_t)(ua - ub));
+    case IR_E_MUL: return ival((int64_t)(ua * ub));
+    case IR_E_DIV:
+        return ival(u ? (int64_t)(ua / ub) : a == INT64_MIN && b == -1 ? a : a / b);
+    case IR_E_MOD:
+        return ival(u ? (int64_t)(ua % ub) : a == INT64_MIN && b == -1 ? 0 : a % b);
+    case IR_E_FLOORDIV: {
+        if (u)
+            return ival((int64_t)(ua / ub));
+        int64_t q = a / b;
+        return ival((a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q);
+    }
+    case IR_E_FLOORMOD: {
+        if (u)
+            return ival((int64_t)(ua % ub));
+        int64_t r = a % b;
+        return ival((r != 0 && ((r < 0) != (b < 0))) ? r + b : r);
+    }
+    case IR_E_MIN: return ival(u ? (int64_t)(ua < ub ? ua : ub) : a < b ? a : b);
+    case IR_E_MAX: return ival(u ? (int64_t)(ua > ub ? ua : ub) : a > b ? a : b);
+    case IR_E_EQ: return ival(a == b);
+    case IR_E_NE: return ival(a != b);
+    case IR_E_LT: return ival(u ? ua < ub : a < b);
+    case IR_E_LE: return ival(u ? ua <= ub : a <= b);
+    case IR_E_GT: return ival(u ? ua > ub : a > b);
+    case IR_E_GE: return ival(u ? ua >= ub : a >= b);
+    case IR_E_AND: return ival(a && b);
+    case IR_E_OR: return ival(a || b);
+    default: return ival(0);
+    }
+}
+
+/* fmaxf/fminf: a NaN operand gives the other one. */
+static double fmax_nan(double a, double b) { return isnan(a) ? b : isnan(b) ? a : a > b ? a : b; }
+static double fmin_nan(double a, double b) { return isnan(a) ? b : isnan(b) ? a : a < b ? a : b; }
+
+static SimVal float_binary(IrExprKind k, IrDType dt, double a, double b)
+{
+    switch (k) {
+    case IR_E_ADD: return fval(sim_round(dt, a + b));
+    case IR_E_SUB: return fval(sim_round(dt, a - b));
+    case IR_E_MUL: return fval(sim_round(dt, a * b));
+    case IR_E_DIV: return fval(sim_round(dt, a / b));
+    case IR_E_FLOORDIV: return fval(sim_round(dt, floor(a / b)));
+    case IR_E_MOD: return fval(sim_round(dt, fmod(a, b)));
+    case IR_E_FLOORMOD: return fval(sim_round(dt, a - floor(a / b) * b));
+    case IR_E_MIN: return fval(fmin_nan(a, b));
+    case IR_E_MAX: return fval(fmax_nan(a, b));
+    case IR_E_EQ: return ival(a == b);
+    case IR_E_NE: return ival(a != b);
+    case IR_E_LT: return ival(a < b);
+    case IR_E_LE: return ival(a <= b);
+    case IR_E_GT: return ival(a > b);
+    case IR_E_GE: return ival(a >= b);
+    case IR_E_AND: return ival(a != 0 && b != 0);
+    case IR_E_OR: return ival(a != 0 || b != 0);
+    default: return fval(0);
+    }
+}
+
+static SimVal binary(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
+{
+    IrExprKind k = e->kind;
+    IrDType dt = e->u.op.a->dtype;
+    SimVal a = sim_eval(l, t, e->u.op.a, lane);
+    if (k == IR_E_AND && !a.i && !sim_is_float(dt))
+        return ival(0);
+    if (k == IR_E_OR && a.i && !sim_is_float(dt))
+        return ival(1);
+    SimVal b = sim_eval(l, t, e->u.op.b, lane);
+    if (sim_is_float(dt))
+        return float_binary(k, e->dtype.code == IR_DT_BOOL ? dt : e->dtype, a.f, b.f);
+    SimVal r = int_binary(l, t, e, dt, a.i, b.i);
+    return ival(sim_wrap(e->dtype, r.i));
+}
+
+/* ---------------------------------------------------------------- buffers */
+
+static int64_t eval_int(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
+{
+    return sim_eval(l, t, e, lane).i;
+}
+
+bool sim_access_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *const *idx, int n,
+                     int lane, TxSpan at, uint64_t *addr)
+{
+    const IrBufferType *bt = ir_buf(buffer);
+    int64_t flat = 0, size = 1;
+    for (int d = bt->ndim - 1, k = n - 1; d >= 0; d--, k--) {
+        int64_t ext = eval_int(l, t, bt->shape[d], 0);
+        int64_t stride = bt->nstrides ? eval_int(l, t, bt->strides[d], 0) : size;
+        if (k >= 0)
+            flat += eval_int(l, t, idx[k], lane) * stride;
+        size = bt->nstrides ? size : size * ext;
+    }
+    if (sim_failed(l))
+        return false;
+    if (!bt->nstrides && (flat < 0 || flat >= size)) {
+        sim_fail(l, t, at, "index %lld is out of bounds of %s, which has %lld elements",
+                 (long long)flat, name_of(buffer), (long long)size);
+        return false;
+    }
+    flat += eval_int(l, t, bt->elem_offset, 0);
+    IrDType et = buffer->u.var.type->dtype;
+    int64_t bytes = et.bits < 8 ? 1 : (int64_t)(et.bits / 8) * et.lanes;
+    *addr = (uint64_t)var_value(l, t, buffer).i + (uint64_t)(flat * bytes);
+    return !sim_failed(l);
+}
+
+static bool is_local(const IrExpr *buffer)
+{
+    const char *s = buffer->u.var.type->scope;
+    return s && !strcmp(s, "local");
+}
+
+/* The address of lane `lane` of an access whose dtype is dt (a vector
+ * element of the buffer's dtype, or a lane of a scalar index's vector). */
+static bool lane_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *const *idx,
+                      int n, IrDType dt, int lane, TxSpan at, uint64_t *addr)
+{
+    bool vec_index = n > 0 && idx[n - 1]->dtype.lanes > 1;
+    if (!sim_access_addr(l, t, buffer, idx, n, vec_index ? lane : 0, at, addr))
+        return false;
+    if (!vec_index && dt.lanes > 1)
+        *addr += (uint64_t)lane * (dt.bits < 8 ? 1 : dt.bits / 8);
+    return true;
+}
+
+static SimVal load(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
+{
+    const IrExpr *b = e->u.access.buffer;
+    IrDType dt = ir_dtype_with_lanes(e->dtype, 1);
+    if (e->u.access.predicate && !sim_eval(l, t, e->u.access.predicate, lane).i)
+        return ival(0);
+    uint64_t addr;
+    if (!lane_addr(l, t, b, e->u.access.indices, e->u.access.n, e->dtype, lane, e->span, &addr))
+        return ival(0);
+    SimVal v = ival(0);
+    if (is_local(b)) {
+        uint64_t bits = 0;
+        memcpy(&bits, (void *)(uintptr_t)addr, dt.bits < 8 ? 1 : dt.bits / 8);
+        return sim_from_bits(dt, bits);
+    }
+    sim_load(l, t, addr, dt, &v, e->span);
+    return v;
+}
+
+bool sim_assign(SimLaunch *l, SimThread *t, const IrExpr *lhs, SimVal v)
+{
+    if (lhs->kind != IR_E_LOAD) {
+        sim_fail(l, t, lhs->span, "not modelled: an output operand that is not a buffer element");
+        return false;
+    }
+    const IrExpr *b = lhs->u.access.buffer;
+    uint64_t addr;
+    if (!lane_addr(l, t, b, lhs->u.access.indices, lhs->u.access.n, lhs->dtype, 0, lhs->span,
+                   &addr))
+        return false;
+    if (is_local(b)) {
+        uint64_t bits = sim_to_bits(lhs->dtype, v);
+        memcpy((void *)(uintptr_t)addr, &bits, lhs->dtype.bits < 8 ? 1 : lhs->dtype.bits / 8);
+        return true;
+    }
+    return sim_store(l, t, addr, lhs->dtype, v, lhs->span);
+}
+
+/* ---------------------------------------------------------------- calls */
+
+static SimVal reinterpret(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
+{
+    const IrExpr *a = e->u.call.args[0];
+    IrDType to = ir_dtype_with_lanes(e->dtype, 1), from = ir_dtype_with_lanes(a->dtype, 1);
+    int tb = to.bits, fb = from.bits;
+    if (tb * e->dtype.lanes != fb * a->dtype.lanes || tb * e->dtype.lanes > 64) {
+        if (tb == fb)
+            return sim_from_bits(to, sim_to_bits(from, sim_eval(l, t, a, lane)));
+        sim_fail(l, t, e->span, "not modelled: T.reinterpret between %d and %d bits",
+                 fb * a->dtype.lanes, tb * e->dtype.lanes);
+        return ival(0);
+    }
+    uint64_t bits = 0;
+    for (int i = 0; i < a->dtype.lanes; i++)
+        bits |= sim_to_bits(from, sim_eval(l, t, a, i)) << (i * fb);
+    uint64_t mask = tb >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << tb) - 1;
+    return sim_from_bits(to, bits >> (lane * tb) & mask);
+}
+
+static SimVal math1(IrOp op, IrDType dt, double x)
+{
+    double r;
+    switch (op) {
+    case IR_OP_EXP: r = exp(x); break;
+    case IR_OP_EXP2: r = exp2(x); break;
+    case IR_OP_EXP10: r = pow(10, x); break;
+    case IR_OP_LOG: r = log(x); break;
+    case IR_OP_LOG2: r = log2(x); break;
+    case IR_OP_LOG10: r = log10(x); break;
+    case IR_OP_LOG1P: r = log1p(x); break;
+    case IR_OP_SQRT: r = sqrt(x); break;
+    case IR_OP_RSQRT: r = 1 / sqrt(x); break;
+    case IR_OP_SIN: r = sin(x); break;
+    case IR_OP_COS: r = cos(x); break;
+    case IR_OP_TAN: r = tan(x); break;
+    case IR_OP_SINH: r = sinh(x); break;
+    case IR_OP_COSH: r = cosh(x); break;
+    case IR_OP_TANH: r = tanh(x); break;
+    case IR_OP_ASIN: r = asin(x); break;
+    case IR_OP_ACOS: r = acos(x); break;
+    case IR_OP_ATAN: r = atan(x); break;
+    case IR_OP_ASINH: r = asinh(x); break;
+    case IR_OP_ACOSH: r = acosh(x); break;
+    case IR_OP_ATANH: r = atanh(x); break;
+    case IR_OP_ERF: r = erf(x); break;
+    case IR_OP_SIGMOID: r = 1 / (1 + exp(-x)); break;
+    case IR_OP_FABS: r = fabs(x); break;
+    case IR_OP_FLOOR: r = floor(x); break;
+    case IR_OP_CEIL: r = ceil(x); break;
+    case IR_OP_ROUND: r = round(x); break;
+    case IR_OP_TRUNC: r = trunc(x); break;
+    default: r = nearbyint(x); break;
+    }
+    return fval(sim_round(dt, r));
+}
+
+static SimVal math2(IrOp op, IrDType dt, double a, double b)
+{
+    double r;
+    switch (op) {
+    case IR_OP_POW: r = pow(a, b); break;
+    case IR_OP_FMOD: r = fmod(a, b); break;
+    case IR_OP_HYPOT: r = hypot(a, b); break;
+    case IR_OP_COPYSIGN: r = copysign(a, b); break;
+    case IR_OP_LDEXP: r = ldexp(a, (int)b); break;
+    case IR_OP_NEXTAFTER:
+        r = dt.bits == 32 ? (double)nextafterf((float)a, (float)b) : nextafter(a, b);
+        break;
+    default: r = atan2(a, b); break;
+    }
+    return fval(sim_round(dt, r));
+}
+
+static SimVal int_math(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
+{
+    const IrCall *c = &e->u.call;
+    IrDType dt = e->dtype;
+    int64_t a = eval_int(l, t, c->args[0], lane);
+    int64_t b = c->nargs > 1 ? eval_int(l, t, c->args[1], lane) : 0;
+    uint64_t ua = (uint64_t)a & (dt.bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << dt.bits) - 1);
+    int64_t r = 0;
+    switch (c->op) {
+    case IR_OP_BITWISE_AND: r = a & b; break;
+    case IR_OP_BITWISE_OR: r = a | b; break;
+    case IR_OP_BITWISE_XOR: r = a ^ b; break;
+    case IR_OP_BITWISE_NOT: r = ~a; break;
+    case IR_OP_SHIFT_LEFT: r = b >= dt.bits ? 0 : (int64_t)((uint64_t)a << b); break;
+    case IR_OP_SHIFT_RIGHT:
+        r = b >= dt.bits ? (is_unsigned(dt) || a >= 0 ? 0 : -1)
+            : is_unsigned(dt) ? (int64_t)(ua >> b) : a >> b;
+        break;
+    case IR_OP_POPCOUNT: r = __builtin_popcountll(ua); break;
+    default: r = ua ? __builtin_clzll(ua) - (64 - dt.bits) : dt.bits; break; /* clz */
+    }
+    return ival(sim_wrap(dt, r));
+}
+
+/* A warp shuffle: T.cuda.__shfl*_sync(mask, value, lane, width) or
+ * T.tvm_warp_shuffle*(mask, value, lane, width, warp_size). */
+static SimVal shuffle(SimLaunch *l, SimThread *t, const IrExpr *e, SimCollOp op, int lane)
+{
+    const IrCall *c = &e->u.call;
+    IrDType vt = c->args[1]->dtype;
+    uint64_t in[3] = {sim_to_bits(vt, sim_eval(l, t, c->args[1], lane)),
+                      (uint64_t)eval_int(l, t, c->args[2], lane),
+                      c->nargs > 3 ? (uint64_t)eval_int(l, t, c->args[3], lane) : 32};
+    uint32_t mask = (uint32_t)eval_int(l, t, c->args[0], lane), out[1];
+    uint64_t res[SIM_COLL_MAX];
+    (void)out;
+    if (sim_failed(l) || !sim_coll(l, t, op, mask, c, in, 3, res, e->span))
+        return ival(0);
+    return sim_from_bits(vt, res[0]);
+}
+
+static SimVal vote(SimLaunch *l, SimThread *t, const IrExpr *e, SimCollOp op, int lane)
+{
+    const IrCall *c = &e->u.call;
+    uint64_t in[1] = {c->nargs > 1 ? (uint64_t)(eval_int(l, t, c->args[1], lane) != 0) : 0};
+    uint32_t mask = c->nargs ? (uint32_t)eval_int(l, t, c->args[0], lane) : 0xffffffffu;
+    uint64_t res[SIM_COLL_MAX];
+    if (sim_failed(l) || !sim_coll(l, t, op, mask, c, in, 1, res, e->span))
+        return ival(0);
+    return ival(sim_wrap(e->dtype, (int64_t)res[0]));
+}
+
+static SimVal atomic(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
+{
+    const IrCall *c = &e->u.call;
+    uint64_t addr = (uint64_t)eval_int(l, t, c->args[0], lane);
+    IrDType dt = e->dtype;
+    SimVal old, v = sim_eval(l, t, c->args[1], lane);
+    if (sim_failed(l) || !sim_load(l, t, addr, dt, &old, e->span))
+        return ival(0);
+    SimVal nv;
+    if (c->op == IR_OP_CUDA_ATOMIC_CAS) {
+        SimVal val = sim_eval(l, t, c->args[2], lane);
+        nv = sim_to_bits(dt, old) == sim_to_bits(dt, v) ? val : old;
+    } else if (sim_is_float(dt)) {
+        nv = fval(sim_round(dt, old.f + v.f));
+    } else {
+        nv = ival(sim_wrap(dt, old.i + v.i));
+    }
+    sim_store(l, t, addr, dt, nv, e->span);
+    return old;
+}
+
+static SimVal special_reg(SimLaunch *l, SimThread *t, const IrExpr *e)
+{
+    const IrExpr *r = e->u.call.args[1];
+    const char *n = r->kind == IR_E_STR ? r->u.str : "";
+    if (!strcmp(n, "%laneid"))
+        return ival(t->tid % 32);
+    if (!strcmp(n, "%warpid"))
+        return ival(t->tid / 32);
+    if (!strncmp(n, "%tid.", 5))
+        return ival(t->idx[n[5] - 'x' < 3 ? n[5] - 'x' : 0]);
+    if (!strncmp(n, "%ctaid.", 7))
+        return ival(l->cta->idx[n[7] - 'x' < 3 ? n[7] - 'x' : 0]);
+    sim_fail(l, t, e->span, "not modelled: special register %s", n);
+    return ival(0);
+}
+
+static SimVal not_modelled(SimLaunch *l, SimThread *t, const IrExpr *e)
+{
+    sim_fail(l, t, e->span, "not modelled: T.%s", ir_ops[e->u.call.op].name);
+    return ival(0);
+}
+
+static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
+{
+    const IrCall *c = &e->u.call;
+    IrOp op = c->op;
+    if (op >= IR_OP_EXP && op <= IR_OP_TRUNC)
+        return math1(op, e->dtype, sim_eval(l, t, c->args[0], lane).f);
+    if (op == IR_OP_NEARBYINT)
+        return math1(op, e->dtype, sim_eval(l, t, c->args[0], lane).f);
+    if (op >= IR_OP_POW && op <= IR_OP_ATAN2)
+        return math2(op, e->dtype, sim_eval(l, t, c->args[0], lane).f,
+                     sim_eval(l, t, c->args[1], lane).f);
+    switch (op) {
+    case IR_OP_POPCOUNT: case IR_OP_CLZ: case IR_OP_BITWISE_AND: case IR_OP_BITWISE_OR:
+    case IR_OP_BITWISE_XOR: case IR_OP_BITWISE_NOT: case IR_OP_SHIFT_LEFT:
+    case IR_OP_SHIFT_RIGHT:
+        return int_math(l, t, e, lane);
+    case IR_OP_FMA: {
+        double a = sim_eval(l, t, c->args[0], lane).f, b = sim_eval(l, t, c->args[1], lane).f;
+        double d = sim_eval(l, t, c->args[2], lane).f;
+        return fval(e->dtype.bits == 32 ? (double)fmaf((float)a, (float)b, (float)d)
+                                        : sim_round(e->dtype, fma(a, b, d)));
+    }
+    case IR_OP_ISNAN: return ival(isnan(sim_eval(l, t, c->args[0], lane).f));
+    case IR_OP_ISINF: return ival(isinf(sim_eval(l, t, c->args[0], lane).f));
+    case IR_OP_ISFINITE: return ival(isfinite(sim_eval(l, t, c->args[0], lane).f));
+    case IR_OP_IF_THEN_ELSE:
+        return sim_eval(l, t, c->args[0], lane).i ? sim_eval(l, t, c->args[1], lane)
+                                                   : sim_eval(l, t, c->args[2], lane);
+    case IR_OP_LIKELY: return sim_eval(l, t, c->args[0], lane);
+    case IR_OP_ASSUME: case IR_OP_CUDA_THREAD_FENCE: case IR_OP_CUDA_NANO_SLEEP:
+        return ival(0);
+    case IR_OP_REINTERPRET: return reinterpret(l, t, e, lane);
+    case IR_OP_ADDRESS_OF: {
+        const IrExpr *a = c->args[0];
+        uint64_t addr = 0;
+        if (a->kind == IR_E_LOAD)
+            sim_access_addr(l, t, a->u.access.buffer, a->u.access.indices, a->u.access.n, lane,
+                            a->span, &addr);
+        else
+            addr = (uint64_t)sim_eval(l, t, a, lane).i;
+        return ival((int64_t)addr);
+    }
+    case IR_OP_BUFFER_DATA: return var_value(l, t, c->args[0]);
+    case IR_OP_PTX_ADDR:
+        return ival(eval_int(l, t, c->args[0], lane) + eval_int(l, t, c->args[1], lane));
+    case IR_OP_CUDA_CVTA_TO_SHARED:
+        return ival((int64_t)sim_shared_window(l, (uint64_t)eval_int(l, t, c->args[0], lane)));
+    case IR_OP_CUDA_SMEM_ADDR_FROM_UINT64:
+        return ival((int64_t)sim_shared_window(l, (uint64_t)eval_int(l, t, c->args[0], lane)));
+    case IR_OP_CUDA_CTA_SYNC: sim_barrier(l, t, 0, 0, e->span); return ival(0);
+    case IR_OP_CUDA_WARP_SYNC: return vote(l, t, e, SIM_COLL_SYNC, lane);
+    case IR_OP_CUDA_SHFL_SYNC: case IR_OP_WARP_SHUFFLE: return shuffle(l, t, e, SIM_COLL_SHFL_IDX, lane);
+    case IR_OP_CUDA_SHFL_XOR_SYNC: case IR_OP_WARP_SHUFFLE_XOR:
+        return shuffle(l, t, e, SIM_COLL_SHFL_XOR, lane);
+    case IR_OP_CUDA_SHFL_UP_SYNC: case IR_OP_WARP_SHUFFLE_UP:
+        return shuffle(l, t, e, SIM_COLL_SHFL_UP, lane);
+    case IR_OP_CUDA_SHFL_DOWN_SYNC: case IR_OP_WARP_SHUFFLE_DOWN:
+        return shuffle(l, t, e, SIM_COLL_SHFL_DOWN, lane);
+    case IR_OP_CUDA_BALLOT_SYNC: return vote(l, t, e, SIM_COLL_BALLOT, lane);
+    case IR_OP_CUDA_ANY_SYNC: return vote(l, t, e, SIM_COLL_ANY, lane);
+    case IR_OP_CUDA_ELECT_SYNC: return vote(l, t, e, SIM_COLL_ELECT, lane);
+    case IR_OP_CUDA_ACTIVEMASK: {
+        int base = t->tid / 32 * 32, n = l->cta->nthreads - base;
+        uint32_t m = 0;
+        for (int i = 0; i < 32 && i < n; i++)
+            m |= l->cta->threads[base + i].state != SIM_T_DONE ? 1u << i : 0;
+        return ival(m);
+    }
+    case IR_OP_CUDA_ATOMIC_ADD: case IR_OP_CUDA_ATOMIC_CAS: return atomic(l, t, e, lane);
+    case IR_OP_CUDA_HALF2FLOAT: case IR_OP_CUDA_BFLOAT162FLOAT:
+        return sim_eval(l, t, c->args[0], lane);
+    case IR_OP_CUDA_FLOAT_AS_UINT:
+        return ival((int64_t)sim_to_bits(IR_FLOAT32, sim_eval(l, t, c->args[0], lane)));
+    case IR_OP_CUDA_UINT_AS_FLOAT:
+        return sim_from_bits(IR_FLOAT32, (uint64_t)eval_int(l, t, c->args[0], lane));
+    case IR_OP_CUDA_FDIVIDEF:
+        return fval(sim_round(IR_FLOAT32, sim_eval(l, t, c->args[0], lane).f /
+                                              sim_eval(l, t, c->args[1], lane).f));
+    case IR_OP_CUDA_CLOCK64: return ival((int64_t)l->steps);
+    case IR_OP_CUDA_THREAD_RANK: return ival(t->tid);
+    case IR_OP_CUDA_MOV_SREG: return special_reg(l, t, e);
+    case IR_OP_PTX: return sim_ptx(l, t, e);
+    default: return not_modelled(l, t, e);
+    }
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+SimVal sim_eval(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
+{
+    if (sim_failed(l) || t->blocked)
+        return ival(0);
+    if (IR_E_IS_BINARY(e->kind))
+        return binary(l, t, e, lane);
+    switch (e->kind) {
+    case IR_E_INT: case IR_E_PYINT: case IR_E_PYBOOL: return ival(e->u.int_val);
+    case IR_E_FLOAT: case IR_E_PYFLOAT: return fval(sim_round(e->dtype, e->u.float_val));
+    case IR_E_VAR: return var_value(l, t, e);
+    case IR_E_NOT: return ival(!sim_eval(l, t, e->u.op.a, lane).i);
+    case IR_E_CAST:
+        return sim_convert(ir_dtype_with_lanes(e->u.op.a->dtype, 1),
+                           ir_dtype_with_lanes(e->dtype, 1), sim_eval(l, t, e->u.op.a, lane));
+    case IR_E_SELECT:
+        return sim_eval(l, t, e->u.op.cond, lane).i ? sim_eval(l, t, e->u.op.a, lane)
+                                                     : sim_eval(l, t, e->u.op.b, lane);
+    case IR_E_RAMP:
+        return ival(eval_int(l, t, e->u.op.a, 0) + lane * eval_int(l, t, e->u.op.b, 0));
+    case IR_E_BROADCAST: return sim_eval(l, t, e->u.op.a, 0);
+    case IR_E_LET: {
+        int s = sim_slot(l, e->u.op.var);
+        SimVal v = sim_eval(l, t, e->u.op.a, lane);
+        if (s >= 0)
+            t->vals[s] = v;
+        return sim_eval(l, t, e->u.op.b, lane);
+    }
+    case IR_E_LOAD: return load(l, t, e, lane);
+    case IR_E_CALL: return call(l, t, e, lane);
+    default:
+        sim_fail(l, t, e->span, "not modelled: a %s expression in device code",
+                 e->kind == IR_E_SHUFFLE ? "T.Shuffle" : "non-scalar");
+        return ival(0);
+    }
+}

@@ -1,0 +1,187 @@
+/* Internal to the simulator: the state of one launch (SimLaunch: the kernel's
+ * variable slots and shared-memory plan, the CTAs of one cluster at a time),
+ * of a CTA (its shared memory and barriers, its warps' pending collectives)
+ * and of a thread (values, local buffers and an explicit stack of statement
+ * frames, so that a thread can stop at a barrier or a warp collective and be
+ * resumed later). fp.c owns dtype values and their rounding, mem.c the
+ * memory regions and the checker's shadow state, expr.c expressions and
+ * builtin calls, ptx.c the T.ptx instructions, coll.c the rendezvous of
+ * barriers and warp collectives (shuffles, votes, ldmatrix, mma), exec.c
+ * statements, scheduling and the launch. Prefix: sim_. */
+#ifndef TX_SIM_INTERNAL_H
+#define TX_SIM_INTERNAL_H
+
+#include "../ir/ptx.h"
+#include "../ir/visit.h"
+#include "sim.h"
+
+/* A scalar value: integers (and pointers) in i, floats in f, rounded to
+ * their dtype. Vector expressions are evaluated one lane at a time. */
+typedef union SimVal {
+    int64_t i;
+    double f;
+} SimVal;
+
+/* ---------------------------------------------------------------- fp.c */
+
+/* x rounded to float dtype t (round to nearest even; fp8 saturates). */
+double sim_round(IrDType t, double x);
+/* The bits of v as dtype t stores them (t.bits wide, one lane). */
+uint64_t sim_to_bits(IrDType t, SimVal v);
+SimVal sim_from_bits(IrDType t, uint64_t bits);
+/* v of dtype `from` converted to dtype `to` (a cast). */
+SimVal sim_convert(IrDType from, IrDType to, SimVal v);
+/* An integer wrapped to dtype t. */
+int64_t sim_wrap(IrDType t, int64_t v);
+bool sim_is_float(IrDType t);
+
+/* ---------------------------------------------------------------- memory */
+
+typedef enum { SIM_MEM_GLOBAL, SIM_MEM_SHARED, SIM_MEM_LOCAL } SimMemKind;
+
+typedef struct SimRegion {
+    uint8_t *base;
+    size_t size;
+    SimMemKind kind;
+    const char *name;   /* the param's name, "shared memory" */
+    uint8_t *init;      /* shared: one flag per byte, written since the launch */
+    uint16_t *writer;   /* shared: 1 + the thread that last wrote the byte */
+    uint32_t *epoch;    /* shared: the CTA's barrier epoch of that write */
+} SimRegion;
+
+/* ---------------------------------------------------------------- threads */
+
+#define SIM_MAX_DEPTH 64
+#define SIM_MAX_REPLAY 16
+#define SIM_COLL_MAX 16
+#define SIM_NBARRIERS 16
+
+typedef struct SimFrame {
+    const IrStmt *s;
+    int64_t i, end; /* SEQ: the next statement; FOR: the next iteration and the end */
+    bool entered;
+} SimFrame;
+
+typedef struct SimThread {
+    int tid;             /* linear index in the CTA */
+    unsigned idx[3];     /* threadIdx */
+    SimVal *vals;        /* one slot per variable of the kernel */
+    SimFrame frames[SIM_MAX_DEPTH];
+    int depth;
+    enum { SIM_T_RUN, SIM_T_WAIT, SIM_T_DONE } state;
+    bool blocked;        /* the current statement stopped at a collective */
+    int ncoll, nreplay;  /* collectives passed in the current statement, results held */
+    uint64_t replay[SIM_MAX_REPLAY][SIM_COLL_MAX];
+    int wait_bar;        /* SIM_T_WAIT at a barrier: its id; -1 at a warp collective */
+    TxSpan wait_at;
+    IrPtrMap locals;     /* local allocation -> its storage (reused when it runs again) */
+    TX_VEC(uint8_t *) local_blocks;
+} SimThread;
+
+typedef enum {
+    SIM_COLL_SHFL_IDX, SIM_COLL_SHFL_UP, SIM_COLL_SHFL_DOWN, SIM_COLL_SHFL_XOR,
+    SIM_COLL_BALLOT, SIM_COLL_ANY, SIM_COLL_ALL, SIM_COLL_SYNC, SIM_COLL_ELECT,
+    SIM_COLL_REDUX_ADD, SIM_COLL_REDUX_MIN, SIM_COLL_REDUX_MAX, SIM_COLL_LDMATRIX,
+    SIM_COLL_MMA,
+} SimCollOp;
+
+/* One warp's collective in progress: what each lane brought. */
+typedef struct SimWarpColl {
+    bool open;
+    SimCollOp op;
+    uint32_t mask, arrived;
+    const IrCall *call;  /* the instruction (ldmatrix, mma: shape and types from its slots) */
+    uint64_t in[32][SIM_COLL_MAX];
+    TxSpan at;
+} SimWarpColl;
+
+typedef struct SimBarrier {
+    int arrived, expected; /* expected 0: every live thread of the CTA */
+} SimBarrier;
+
+typedef struct SimCta {
+    unsigned idx[3];
+    int nthreads, nlive;
+    SimThread *threads;
+    uint8_t *smem;
+    SimRegion *smem_region;
+    SimBarrier bars[SIM_NBARRIERS];
+    SimWarpColl *warps;
+    uint32_t epoch;      /* full-CTA barriers completed */
+    bool race_check;     /* only CTA-wide barriers order threads so far */
+} SimCta;
+
+typedef struct SimLaunch {
+    SimSession *ss;
+    const IrFunc *f;
+    RtLaunchConfig cfg;
+    IrPtrMap slot;       /* variable -> 1 + its slot */
+    int nslots;
+    IrPtrMap smem_off;   /* shared allocation (buffer var) -> byte offset in the CTA's block */
+    size_t smem_size;
+    SimVal *params;      /* the kernel's arguments, by slot of its params */
+    SimCta *cta;         /* the CTA being run */
+    uint64_t steps;      /* statements executed */
+} SimLaunch;
+
+/* ---------------------------------------------------------------- errors */
+
+/* Records the first error: "file:line:col: error: MESSAGE (thread (x,y,z) of
+ * CTA (x,y,z))" at `at`, or at the thread's innermost statement with a
+ * source position. */
+void sim_fail(SimLaunch *l, SimThread *t, TxSpan at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+bool sim_failed(const SimLaunch *l);
+
+/* ---------------------------------------------------------------- mem.c */
+
+SimRegion *sim_region_add(SimSession *ss, void *base, size_t size, SimMemKind kind,
+                          const char *name);
+void sim_region_remove(SimSession *ss, SimRegion *r);
+/* Checked access of n bytes at addr by t: out of bounds, uninitialised
+ * shared memory and unordered shared writes are errors at `at`. Returns the
+ * host pointer, or NULL after an error. */
+uint8_t *sim_mem_read(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, TxSpan at);
+uint8_t *sim_mem_write(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, TxSpan at);
+/* The generic address of a shared-window address (cvta) and back. */
+uint64_t sim_shared_generic(SimLaunch *l, uint64_t saddr);
+uint64_t sim_shared_window(SimLaunch *l, uint64_t addr);
+/* Loads/stores a value of dtype t (one lane) through the checks. */
+bool sim_load(SimLaunch *l, SimThread *t, uint64_t addr, IrDType t_, SimVal *out, TxSpan at);
+bool sim_store(SimLaunch *l, SimThread *t, uint64_t addr, IrDType t_, SimVal v, TxSpan at);
+
+/* ---------------------------------------------------------------- expr.c */
+
+SimVal sim_eval(SimLaunch *l, SimThread *t, const IrExpr *e, int lane);
+/* The address of element `lane` of a buffer access (indices flattened). */
+bool sim_access_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *const *idx, int n,
+                     int lane, TxSpan at, uint64_t *addr);
+/* Stores v into the buffer element an output operand names (a BufferLoad). */
+bool sim_assign(SimLaunch *l, SimThread *t, const IrExpr *lhs, SimVal v);
+int sim_slot(SimLaunch *l, const IrExpr *var);
+
+/* ---------------------------------------------------------------- ptx.c */
+
+/* A T.ptx call; its value (PTX calls are statements: 0). */
+SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e);
+
+/* ---------------------------------------------------------------- coll.c */
+
+/* The thread's next collective of its current statement: true with the
+ * results in out when it has completed, false when the thread now waits
+ * (t->blocked). in: this lane's inputs. */
+bool sim_coll(SimLaunch *l, SimThread *t, SimCollOp op, uint32_t mask, const IrCall *call,
+              const uint64_t *in, int nin, uint64_t *out, TxSpan at);
+/* bar.sync `id` for `count` threads (0: the whole CTA). */
+bool sim_barrier(SimLaunch *l, SimThread *t, int id, int count, TxSpan at);
+/* Completes the barriers a thread's exit lets complete. */
+void sim_thread_exited(SimLaunch *l, SimThread *t);
+/* Results of a thread's collective when it completes (ldmatrix, mma). */
+void sim_coll_complete(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp);
+
+/* ---------------------------------------------------------------- exec.c */
+
+/* Runs every CTA of the launch. */
+bool sim_run_launch(SimLaunch *l);
+
+#endif

@@ -1,0 +1,337 @@
+/* T.ptx instructions in the simulator. The operands come from the PTX table
+ * (ir_ptx_operands: which arguments are read, which written, how many
+ * registers a group has, the state space of an address), the semantics from
+ * the entry: loads and stores (scalar and vector, global, shared and
+ * generic), mov, bar.sync / barrier.sync (named barriers, counts), warp
+ * shuffles, votes, elect.sync, redux.sync, ldmatrix and mma.sync (coll.c
+ * rendezvous; the fragments here), fences and setmaxnreg as no-ops. Any
+ * other entry is an error "not modelled: ptx.<mnemonic>". */
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct Ptx {
+    const IrCall *c;
+    IrPtxResolved r;
+    IrPtxOperand ops[IR_PTX_MAX_SLOTS];
+    int nops;
+} Ptx;
+
+static void resolve(const IrCall *c, Ptx *p)
+{
+    p->c = c;
+    p->r.entry = c->ptx_entry;
+    p->r.nslots = c->nptx_slots < IR_PTX_MAX_SLOTS ? c->nptx_slots : IR_PTX_MAX_SLOTS;
+    for (int i = 0; i < p->r.nslots; i++)
+        p->r.slots[i] = c->ptx_slots[i];
+    p->nops = ir_ptx_operands(&p->r, p->ops, IR_PTX_MAX_SLOTS);
+}
+
+static const char *slot(const Ptx *p, const char *name)
+{
+    for (int i = 0; i < p->r.nslots; i++)
+        if (!strcmp(ir_ptx_slot_name(p->r.entry, i), name))
+            return p->r.slots[i];
+    return "";
+}
+
+static const IrPtxOperand *operand(const Ptx *p, const char *name)
+{
+    for (int i = 0; i < p->nops; i++)
+        if (!strcmp(p->ops[i].name, name))
+            return &p->ops[i];
+    return NULL;
+}
+
+/* The dtype of a PTX type token ("u32", "f16", "b64"); bits 0 when none. */
+static IrDType type_of(const char *tok)
+{
+    IrDType t = {IR_DT_UINT, 0, 1};
+    if (!tok[0] || !tok[1])
+        return t;
+    int bits = 0;
+    for (const char *s = tok + 1; *s >= '0' && *s <= '9'; s++)
+        bits = bits * 10 + (*s - '0');
+    if (!strcmp(tok, "bf16"))
+        return IR_BFLOAT16;
+    if (!strcmp(tok, "pred"))
+        return IR_BOOL;
+    t.bits = (uint8_t)bits;
+    t.code = tok[0] == 's' ? IR_DT_INT : tok[0] == 'f' ? IR_DT_FLOAT : IR_DT_UINT;
+    return bits == 8 || bits == 16 || bits == 32 || bits == 64 ? t : (IrDType){IR_DT_UINT, 0, 1};
+}
+
+static uint64_t arg_bits(SimLaunch *l, SimThread *t, const IrExpr *a)
+{
+    IrDType dt = ir_dtype_with_lanes(a->dtype, 1);
+    return sim_to_bits(dt, sim_eval(l, t, a, 0));
+}
+
+/* Writes `bits` (a register of `bits_w` bits) into the output argument a. */
+static bool set_bits(SimLaunch *l, SimThread *t, const IrExpr *a, uint64_t bits, int bits_w)
+{
+    IrDType dt = ir_dtype_with_lanes(a->dtype, 1);
+    if (dt.bits == bits_w || !bits_w)
+        return sim_assign(l, t, a, sim_from_bits(dt, bits));
+    IrDType src = {IR_DT_UINT, (uint8_t)bits_w, 1};
+    return sim_assign(l, t, a, sim_convert(src, dt, sim_from_bits(src, bits)));
+}
+
+/* The generic address of an ADDR operand in state space `space`. */
+static uint64_t address(SimLaunch *l, SimThread *t, const Ptx *p, const IrPtxOperand *o)
+{
+    uint64_t a = (uint64_t)sim_eval(l, t, p->c->args[o->first_arg], 0).i;
+    const char *sp = o->space && o->space[0] ? o->space : slot(p, "space");
+    if (!strncmp(sp, "shared", 6))
+        return sim_shared_generic(l, a);
+    return a;
+}
+
+static const IrExpr *arg(const Ptx *p, const IrPtxOperand *o, int lane)
+{
+    return p->c->args[o->first_arg + lane];
+}
+
+static TxSpan at(const Ptx *p, const IrExpr *e)
+{
+    (void)p;
+    return e->span;
+}
+
+/* ---------------------------------------------------------------- memory */
+
+static void ld(SimLaunch *l, SimThread *t, const Ptx *p, const IrExpr *e)
+{
+    IrDType dt = type_of(slot(p, "type"));
+    const IrPtxOperand *d = operand(p, "d"), *a = operand(p, "addr");
+    if (!dt.bits || !d || !a) {
+        sim_fail(l, t, e->span, "not modelled: ld.%s", slot(p, "type"));
+        return;
+    }
+    uint64_t addr = address(l, t, p, a);
+    for (int i = 0; i < d->lanes && !sim_failed(l); i++) {
+        SimVal v;
+        if (sim_load(l, t, addr + (uint64_t)i * dt.bits / 8, dt, &v, at(p, e)))
+            set_bits(l, t, arg(p, d, i), sim_to_bits(dt, v), dt.bits);
+    }
+}
+
+static void st(SimLaunch *l, SimThread *t, const Ptx *p, const IrExpr *e)
+{
+    IrDType dt = type_of(slot(p, "type"));
+    const IrPtxOperand *v = operand(p, "value"), *a = operand(p, "addr");
+    if (!dt.bits || !v || !a) {
+        sim_fail(l, t, e->span, "not modelled: st.%s", slot(p, "type"));
+        return;
+    }
+    uint64_t addr = address(l, t, p, a);
+    for (int i = 0; i < v->lanes && !sim_failed(l); i++) {
+        uint64_t bits = arg_bits(l, t, arg(p, v, i));
+        sim_store(l, t, addr + (uint64_t)i * dt.bits / 8, dt, sim_from_bits(dt, bits), at(p, e));
+    }
+}
+
+/* ---------------------------------------------------------------- warp and CTA sync */
+
+static void bar(SimLaunch *l, SimThread *t, const Ptx *p, const IrExpr *e)
+{
+    const IrPtxOperand *a = operand(p, "a"), *b = operand(p, "b");
+    int id = (int)sim_eval(l, t, arg(p, a, 0), 0).i;
+    int count = b ? (int)sim_eval(l, t, arg(p, b, 0), 0).i : 0;
+    if (!sim_failed(l))
+        sim_barrier(l, t, id, count, e->span);
+}
+
+static void collective(SimLaunch *l, SimThread *t, const Ptx *p, const IrExpr *e, SimCollOp op,
+                       const char *in_name, const char *out_name)
+{
+    const IrPtxOperand *mo = operand(p, "membermask"), *in = operand(p, in_name);
+    const IrPtxOperand *out = operand(p, out_name);
+    uint32_t mask = mo ? (uint32_t)sim_eval(l, t, arg(p, mo, 0), 0).i : 0xffffffffu;
+    uint64_t vin[3] = {in ? arg_bits(l, t, arg(p, in, 0)) : 0, 0, 32};
+    if (op <= SIM_COLL_SHFL_XOR) {
+        uint64_t c = (uint64_t)sim_eval(l, t, arg(p, operand(p, "c"), 0), 0).i;
+        vin[1] = (uint64_t)sim_eval(l, t, arg(p, operand(p, "b"), 0), 0).i;
+        /* c packs the clamp (bits 0-4) and the segment mask (bits 8-12) */
+        vin[2] = 32 - ((c >> 8) & 31);
+    }
+    uint64_t res[SIM_COLL_MAX];
+    if (sim_failed(l) || !sim_coll(l, t, op, mask, p->c, vin, 3, res, e->span))
+        return;
+    if (out && op != SIM_COLL_ELECT)
+        set_bits(l, t, arg(p, out, 0), res[0], 32);
+    const IrPtxOperand *pr = operand(p, "p");
+    if (pr && op == SIM_COLL_ELECT)
+        set_bits(l, t, arg(p, pr, 0), res[0], 0);
+}
+
+static SimCollOp shfl_mode(const char *m)
+{
+    return !strcmp(m, "up") ? SIM_COLL_SHFL_UP : !strcmp(m, "down") ? SIM_COLL_SHFL_DOWN
+           : !strcmp(m, "bfly") ? SIM_COLL_SHFL_XOR : SIM_COLL_SHFL_IDX;
+}
+
+static SimCollOp vote_mode(const char *m)
+{
+    return !strcmp(m, "all") ? SIM_COLL_ALL : !strcmp(m, "any") ? SIM_COLL_ANY : SIM_COLL_BALLOT;
+}
+
+static SimCollOp redux_mode(const char *m)
+{
+    return !strcmp(m, "min") ? SIM_COLL_REDUX_MIN : !strcmp(m, "max") ? SIM_COLL_REDUX_MAX
+                                                                     : SIM_COLL_REDUX_ADD;
+}
+
+/* ---------------------------------------------------------------- ldmatrix and mma */
+
+static void fragment_op(SimLaunch *l, SimThread *t, const Ptx *p, const IrExpr *e, SimCollOp op)
+{
+    uint64_t in[SIM_COLL_MAX] = {0};
+    int nin = 0;
+    for (int k = 0; k < p->nops; k++) {
+        const IrPtxOperand *o = &p->ops[k];
+        if (o->rw == 'w' || o->kind == IR_PTX_OPND_TEXT)
+            continue;
+        for (int i = 0; i < o->lanes && nin < SIM_COLL_MAX; i++)
+            in[nin++] = o->kind == IR_PTX_OPND_ADDR ? address(l, t, p, o)
+                                                    : arg_bits(l, t, arg(p, o, i));
+    }
+    uint64_t res[SIM_COLL_MAX];
+    if (sim_failed(l) || !sim_coll(l, t, op, 0xffffffffu, p->c, in, nin, res, e->span))
+        return;
+    const IrPtxOperand *d = &p->ops[0];
+    for (int i = 0; i < d->lanes && i < SIM_COLL_MAX; i++)
+        set_bits(l, t, arg(p, d, i), res[i], 32);
+}
+
+static int count_of(const char *num) { return num[0] == 'x' ? num[1] - '0' : 1; }
+
+void sim_ldmatrix(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp, uint64_t res[32][SIM_COLL_MAX])
+{
+    Ptx p;
+    resolve(w->call, &p);
+    int n = count_of(slot(&p, "num"));
+    bool trans = slot(&p, "trans")[0] != 0;
+    uint16_t m[4][8][8];
+    for (int k = 0; k < n; k++)
+        for (int r = 0; r < 8; r++) {
+            SimThread *src = &c->threads[warp * 32 + k * 8 + r];
+            uint8_t *row = sim_mem_read(l, src, w->in[k * 8 + r][0], 16, w->at);
+            if (!row)
+                return;
+            memcpy(m[k][r], row, 16);
+        }
+    for (int i = 0; i < 32; i++)
+        for (int k = 0; k < n; k++) {
+            int g = i / 4, q = i % 4 * 2;
+            uint16_t lo = trans ? m[k][q][g] : m[k][g][q], hi = trans ? m[k][q + 1][g] : m[k][g][q + 1];
+            res[i][k] = (uint64_t)lo | (uint64_t)hi << 16;
+        }
+}
+
+static double half_of(IrDType t, uint64_t reg, int hi)
+{
+    return sim_from_bits(t, reg >> (hi * 16) & 0xffff).f;
+}
+
+void sim_mma(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp, uint64_t res[32][SIM_COLL_MAX])
+{
+    Ptx p;
+    resolve(w->call, &p);
+    const char *shape = slot(&p, "shape");
+    IrDType at = type_of(slot(&p, "atype")), bt = type_of(slot(&p, "btype"));
+    IrDType ct = type_of(slot(&p, "ctype")), dt = type_of(slot(&p, "dtype"));
+    int k = !strcmp(shape, "m16n8k16") ? 16 : !strcmp(shape, "m16n8k8") ? 8 : 0;
+    if (!k || at.bits != 16 || bt.bits != 16 || strcmp(slot(&p, "alayout"), "row") ||
+        strcmp(slot(&p, "blayout"), "col")) {
+        sim_fail(l, &c->threads[warp * 32], w->at, "not modelled: mma.%s.%s.%s.%s.%s", shape,
+                 slot(&p, "alayout"), slot(&p, "blayout"), slot(&p, "atype"), slot(&p, "btype"));
+        return;
+    }
+    int na = k / 4, nb = k / 8, nc = ct.bits == 32 ? 4 : 2;
+    double A[16][16], B[16][8], C[16][8];
+    for (int i = 0; i < 32; i++) {
+        int g = i / 4, q = i % 4 * 2;
+        const uint64_t *in = w->in[i];
+        for (int j = 0; j < na; j++)
+            for (int h = 0; h < 2; h++)
+                A[g + 8 * (j & 1)][q + 8 * (j >> 1) + h] = half_of(at, in[j], h);
+        for (int j = 0; j < nb; j++)
+            for (int h = 0; h < 2; h++)
+                B[q + 8 * j + h][g] = half_of(bt, in[na + j], h);
+        for (int j = 0; j < nc; j++) {
+            if (nc == 4)
+                C[g + 8 * (j >> 1)][q + (j & 1)] = sim_from_bits(ct, in[na + nb + j]).f;
+            else
+                for (int h = 0; h < 2; h++)
+                    C[g + 8 * j][q + h] = half_of(ct, in[na + nb + j], h);
+        }
+    }
+    for (int i = 0; i < 32; i++) {
+        int g = i / 4, q = i % 4 * 2;
+        for (int j = 0; j < 4; j++) {
+            int row = g + 8 * (j >> 1), col = q + (j & 1);
+            double s = C[row][col];
+            for (int kk = 0; kk < k; kk++)
+                s += A[row][kk] * B[kk][col];
+            SimVal v = {.f = sim_round(dt, s)};
+            uint64_t bits = sim_to_bits(dt, v);
+            if (dt.bits == 32)
+                res[i][j] = bits;
+            else
+                res[i][j >> 1] |= bits << (16 * (j & 1));
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+static void mov(SimLaunch *l, SimThread *t, const Ptx *p)
+{
+    const IrPtxOperand *d = operand(p, "d"), *a = operand(p, "a");
+    IrDType dt = type_of(slot(p, "type"));
+    int w = dt.bits ? dt.bits : 32;
+    uint64_t bits = 0;
+    for (int i = 0; i < a->lanes; i++)
+        bits |= arg_bits(l, t, arg(p, a, i)) << (i * (w / a->lanes));
+    int per = w / d->lanes;
+    for (int i = 0; i < d->lanes; i++)
+        set_bits(l, t, arg(p, d, i), per >= 64 ? bits : bits >> (i * per) & ((1ull << per) - 1),
+                 per);
+}
+
+SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
+{
+    Ptx p;
+    resolve(&e->u.call, &p);
+    switch (p.r.entry) {
+    case IR_PTX_ld: case IR_PTX_ld_vec: ld(l, t, &p, e); break;
+    case IR_PTX_st: case IR_PTX_st_vec: st(l, t, &p, e); break;
+    case IR_PTX_mov: case IR_PTX_mov_pack_b16x2: case IR_PTX_mov_unpack_b16x2:
+    case IR_PTX_mov_pack_b32x2: case IR_PTX_mov_unpack_b32x2:
+        mov(l, t, &p);
+        break;
+    case IR_PTX_bar_sync: case IR_PTX_bar_sync_count: case IR_PTX_barrier_sync:
+    case IR_PTX_barrier_sync_count:
+        bar(l, t, &p, e);
+        break;
+    case IR_PTX_bar_warp_sync: collective(l, t, &p, e, SIM_COLL_SYNC, "", ""); break;
+    case IR_PTX_shfl_sync: collective(l, t, &p, e, shfl_mode(slot(&p, "mode")), "a", "d"); break;
+    case IR_PTX_vote_sync: case IR_PTX_vote_sync_ballot:
+        collective(l, t, &p, e, vote_mode(slot(&p, "mode")), "a", "d");
+        break;
+    case IR_PTX_redux_sync: collective(l, t, &p, e, redux_mode(slot(&p, "op")), "a", "d"); break;
+    case IR_PTX_elect_sync: collective(l, t, &p, e, SIM_COLL_ELECT, "", ""); break;
+    case IR_PTX_ldmatrix: fragment_op(l, t, &p, e, SIM_COLL_LDMATRIX); break;
+    case IR_PTX_mma: case IR_PTX_mma_f16acc: fragment_op(l, t, &p, e, SIM_COLL_MMA); break;
+    case IR_PTX_fence: case IR_PTX_fence_proxy: case IR_PTX_fence_mbarrier_init:
+    case IR_PTX_setmaxnreg:
+        break;
+    default: {
+        char mn[128];
+        ir_ptx_mnemonic(&p.r, mn, sizeof mn);
+        sim_fail(l, t, e->span, "not modelled: ptx.%s", mn);
+    }
+    }
+    return (SimVal){.i = 0};
+}
