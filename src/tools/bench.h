@@ -163,6 +163,9 @@ void bench_write_svg(FILE *f, const BenchReport *r);
 /* `tirx bench`: the exit status. */
 int bench_main(int argc, char **argv);
 
+/* `tirx sim` (sim.c, over the SPEC and data of bench): the exit status. */
+int tool_sim_main(int argc, char **argv);
+
 /* From tirx.c: reads a whole file (or stdin for "-"); NULL with a message on
  * stderr on failure. */
 char *tool_read_input(const char *path, size_t *len);

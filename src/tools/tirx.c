@@ -26,6 +26,7 @@ static const char usage[] =
     "  layout LAYOUT  print where each element of --shape lands under LAYOUT, a layout\n"
     "                 written as in TIRx script ('T.TileLayout(T.S[(8, 16):(16, 1)])')\n"
     "  bench ...      time a function, or a GEMM beside cuBLAS ('tirx bench --help')\n"
+    "  sim FILE ...   run a function in the CPU simulator ('tirx sim --help')\n"
     "\n"
     "options:\n"
     "  -D NAME=VALUE  override the module-level constant NAME (a Python literal or dtype)\n"
@@ -383,6 +384,8 @@ static int run(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "bench"))
         return bench_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "sim"))
+        return tool_sim_main(argc - 1, argv + 1);
     Options o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0)
