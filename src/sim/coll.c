@@ -5,9 +5,10 @@
  * the collectives it already passed in that statement answer from its replay
  * list instead of waiting again. A warp collective's participants are the
  * lanes of its mask (those of the warp that exist); `.aligned` instructions
- * (ldmatrix, mma) take the whole warp. Barriers count threads: bar.sync 0
+ * (ldmatrix, stmatrix, mma) take the whole warp. Barriers count threads: bar.sync 0
  * without a count waits for every thread of the CTA that has not exited.
- * Fragment semantics (PTX ISA 9.7.14): ldmatrix m8n8 .b16 (x1/x2/x4, .trans),
+ * Fragment semantics (PTX ISA 9.7.14, in ptx.c): ldmatrix and stmatrix m8n8
+ * .b16 (x1/x2/x4, .trans),
  * mma.sync m16n8k8 / m16n8k16 with f16 or bf16 inputs and f16 or f32
  * accumulators. */
 #include <string.h>
@@ -26,16 +27,17 @@ static bool take_replay(SimThread *t, uint64_t *out)
 
 static void wake(SimThread *t, const uint64_t *res)
 {
+    t->state = SIM_T_RUN;
     if (t->nreplay < SIM_MAX_REPLAY) {
         if (res)
             memcpy(t->replay[t->nreplay], res, sizeof t->replay[0]);
         t->nreplay++;
     }
-    t->state = SIM_T_RUN;
 }
 
-static void wait_here(SimThread *t, int bar, TxSpan at)
+void sim_wait(SimLaunch *l, SimThread *t, int bar, TxSpan at)
 {
+    l->events++;
     t->state = SIM_T_WAIT;
     t->blocked = true;
     t->wait_bar = bar;
@@ -82,7 +84,7 @@ bool sim_barrier(SimLaunch *l, SimThread *t, int id, int count, TxSpan at)
     }
     b->expected = count;
     b->arrived++;
-    wait_here(t, id, at);
+    sim_wait(l, t, id, at);
     release(l, c, id);
     return false;
 }
@@ -95,6 +97,7 @@ void sim_thread_exited(SimLaunch *l, SimThread *t)
     for (int id = 0; id < SIM_NBARRIERS; id++)
         if (!c->bars[id].expected)
             release(l, c, id);
+    sim_cluster_exited(l);
 }
 
 /* ---------------------------------------------------------------- warp collectives */
@@ -105,7 +108,10 @@ static uint32_t lanes_of_warp(const SimCta *c, int warp)
     return n >= 32 ? 0xffffffffu : (1u << n) - 1;
 }
 
-static bool aligned(SimCollOp op) { return op == SIM_COLL_LDMATRIX || op == SIM_COLL_MMA; }
+static bool aligned(SimCollOp op)
+{
+    return op == SIM_COLL_LDMATRIX || op == SIM_COLL_STMATRIX || op == SIM_COLL_MMA;
+}
 
 bool sim_coll(SimLaunch *l, SimThread *t, SimCollOp op, uint32_t mask, const IrCall *call,
               const uint64_t *in, int nin, uint64_t *out, TxSpan at)
@@ -130,7 +136,7 @@ bool sim_coll(SimLaunch *l, SimThread *t, SimCollOp op, uint32_t mask, const IrC
         *w = (SimWarpColl){.open = true, .op = op, .mask = mask, .call = call, .at = at};
     memcpy(w->in[lane], in, sizeof in[0] * (size_t)(nin < SIM_COLL_MAX ? nin : SIM_COLL_MAX));
     w->arrived |= 1u << lane;
-    wait_here(t, -1, at);
+    sim_wait(l, t, SIM_WAIT_WARP, at);
     if (w->arrived == mask)
         sim_coll_complete(l, c, w, warp);
     return false;
@@ -172,6 +178,7 @@ static uint64_t fold(const SimWarpColl *w, SimCollOp op)
 
 void sim_ldmatrix(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp, uint64_t res[32][SIM_COLL_MAX]);
 void sim_mma(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp, uint64_t res[32][SIM_COLL_MAX]);
+void sim_stmatrix(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp);
 
 void sim_coll_complete(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp)
 {
@@ -179,6 +186,10 @@ void sim_coll_complete(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp)
     memset(res, 0, sizeof res);
     if (w->op == SIM_COLL_LDMATRIX)
         sim_ldmatrix(l, c, w, warp, res);
+    else if (w->op == SIM_COLL_STMATRIX)
+        sim_stmatrix(l, c, w, warp);
+    else if (w->op == SIM_COLL_SYNC)
+        c->race_check = false; /* __syncwarp orders some threads only */
     else if (w->op == SIM_COLL_MMA)
         sim_mma(l, c, w, warp, res);
     for (int i = 0; i < 32; i++) {
@@ -189,7 +200,7 @@ void sim_coll_complete(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp)
             res[i][0] = w->in[src >= 0 && (w->mask >> src & 1) ? src : i][0];
         } else if (w->op == SIM_COLL_ELECT) {
             res[i][0] = i == __builtin_ctz(w->mask);
-        } else if (w->op != SIM_COLL_LDMATRIX && w->op != SIM_COLL_MMA && w->op != SIM_COLL_SYNC) {
+        } else if (!aligned(w->op) && w->op != SIM_COLL_SYNC) {
             res[i][0] = fold(w, w->op);
         }
     }

@@ -2,11 +2,11 @@
  * explicit stack of frames (a sequence and its next statement, a loop and
  * its next iteration), one step at a time; a step that reaches a barrier or
  * a warp collective stops without side effects and runs again when the
- * thread resumes. A CTA's threads run in turn, each until it waits or exits;
- * when none can run and some still wait, the CTA is deadlocked. The launch
- * gives every variable of the kernel a slot, lays the shared allocations out
- * in one block per CTA (static ones first, the dynamic ones together after
- * them) and runs the CTAs of the grid one after the other. */
+ * thread resumes. The threads of a cluster's CTAs run in turn, each until it
+ * waits, spins on a wait that did not complete, or exits; when a pass
+ * changes nothing another thread could see and threads remain, the cluster
+ * is deadlocked. The clusters of the grid (single CTAs without one) run one
+ * after the other. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,13 +155,13 @@ static void store(SimLaunch *l, SimThread *t, const IrStmt *s)
         uint64_t addr;
         IrDType et = ir_dtype_with_lanes(v->dtype, 1);
         bool vec_index = s->u.store.n && s->u.store.indices[s->u.store.n - 1]->dtype.lanes > 1;
+        const char *scope = s->u.store.buffer->u.var.type->scope;
         if (!sim_access_addr(l, t, lhs.u.access.buffer, lhs.u.access.indices, lhs.u.access.n,
-                             vec_index ? i : 0, s->span, &addr))
+                             vec_index ? i : 0, strcmp(scope, "shared.dyn"), s->span, &addr))
             return;
         if (!vec_index)
             addr += (uint64_t)i * (et.bits < 8 ? 1 : et.bits / 8);
-        const char *scope = s->u.store.buffer->u.var.type->scope;
-        if (scope && !strcmp(scope, "local")) {
+        if (!strcmp(scope, "local")) {
             uint64_t bits = sim_to_bits(et, vals[i]);
             memcpy((void *)(uintptr_t)addr, &bits, et.bits < 8 ? 1 : et.bits / 8);
         } else {
@@ -188,7 +188,10 @@ static void thread_extent(SimLaunch *l, SimThread *t, const IrStmt *s)
         sim_fail(l, t, s->span, "not modelled: the thread binding %s", tag);
         return;
     }
-    unsigned v = !strncmp(tag, "blockIdx.", 9) ? l->cta->idx[d] : t->idx[d];
+    unsigned v = !strncmp(tag, "blockIdx.", 9)        ? l->cta->idx[d]
+                 : !strncmp(tag, "clusterCtaIdx.", 14) ? l->cta->idx[d] % l->cfg.cluster[d]
+                 : !strncmp(tag, "clusterIdx.", 11)    ? l->cta->idx[d] / l->cfg.cluster[d]
+                                                       : t->idx[d];
     set(l, t, s->u.attr.node, (SimVal){.i = v});
 }
 
@@ -287,58 +290,88 @@ static void step(SimLaunch *l, SimThread *t)
         t->nreplay = 0;
 }
 
-/* Runs t until it waits, exits or the simulation fails. */
+/* Runs t until it waits, exits, yields or the simulation fails. */
 static void run_thread(SimLaunch *l, SimThread *t)
 {
     while (t->state == SIM_T_RUN && t->depth > 0 && !sim_failed(l)) {
         step(l, t);
-        if (t->blocked) {
+        if (t->blocked || t->yield) {
             /* the others released with it go first, in thread order */
-            t->blocked = false;
+            t->blocked = t->yield = false;
             return;
         }
     }
     if (t->depth == 0 && t->state == SIM_T_RUN) {
         t->state = SIM_T_DONE;
+        l->events++;
         sim_thread_exited(l, t);
     }
 }
 
-/* ---------------------------------------------------------------- CTAs */
+/* ---------------------------------------------------------------- clusters of CTAs */
 
-static void deadlock(SimLaunch *l, SimCta *c)
+static void deadlock(SimLaunch *l)
 {
-    for (int i = 0; i < c->nthreads; i++) {
-        SimThread *t = &c->threads[i];
-        if (t->state != SIM_T_WAIT)
-            continue;
-        if (t->wait_bar >= 0) {
-            SimBarrier *b = &c->bars[t->wait_bar];
-            sim_fail(l, t, t->wait_at, "deadlock: barrier %d waits for %d threads, %d arrived and "
-                     "no other thread can run", t->wait_bar, b->expected ? b->expected : c->nlive,
-                     b->arrived);
-        } else {
-            SimWarpColl *w = &c->warps[t->tid / 32];
-            sim_fail(l, t, t->wait_at, "deadlock: a warp collective waits for lanes 0x%08x, only "
-                     "0x%08x arrived and no other thread can run", w->mask, w->arrived);
+    for (int k = 0; k < l->nctas; k++) {
+        SimCta *c = l->cta = &l->ctas[k];
+        for (int i = 0; i < c->nthreads; i++) {
+            SimThread *t = &c->threads[i];
+            char what[200];
+            if (t->state == SIM_T_DONE)
+                continue;
+            if (t->state == SIM_T_RUN) {
+                sim_mbarrier_describe(l, t, what, sizeof what);
+                sim_fail(l, t, t->wait_at, "deadlock: the thread spins on %s and no other thread "
+                         "can make progress", what);
+            } else if (t->wait_bar >= 0) {
+                SimBarrier *b = &c->bars[t->wait_bar];
+                sim_fail(l, t, t->wait_at, "deadlock: barrier %d waits for %d threads, %d arrived "
+                         "and no other thread can run", t->wait_bar,
+                         b->expected ? b->expected : c->nlive, b->arrived);
+            } else if (t->wait_bar == SIM_WAIT_WARP) {
+                SimWarpColl *w = &c->warps[t->tid / 32];
+                sim_fail(l, t, t->wait_at, "deadlock: a warp collective waits for lanes 0x%08x, "
+                         "only 0x%08x arrived and no other thread can run", w->mask, w->arrived);
+            } else if (t->wait_bar == SIM_WAIT_MBARRIER) {
+                sim_mbarrier_describe(l, t, what, sizeof what);
+                sim_fail(l, t, t->wait_at, "deadlock: the thread waits on %s and no other thread "
+                         "can run", what);
+            } else {
+                sim_fail(l, t, t->wait_at, "deadlock: the cluster barrier waits for %d more "
+                         "threads and no other thread can run", l->cluster_arrived);
+            }
+            return;
         }
-        return;
     }
 }
 
-static void schedule(SimLaunch *l, SimCta *c)
+static int live_threads(const SimLaunch *l)
+{
+    int n = 0;
+    for (int k = 0; k < l->nctas; k++)
+        n += l->ctas[k].nlive;
+    return n;
+}
+
+/* Runs the threads of the cluster in turn until all have exited. A pass in
+ * which nothing another thread could see changed (every thread that ran
+ * only spun on a wait) while threads remain is a deadlock. */
+static void schedule(SimLaunch *l)
 {
     for (;;) {
-        bool progress = false;
-        for (int i = 0; i < c->nthreads && !sim_failed(l); i++)
-            if (c->threads[i].state == SIM_T_RUN) {
-                run_thread(l, &c->threads[i]);
-                progress = true;
-            }
-        if (sim_failed(l) || c->nlive == 0)
+        uint64_t before = l->events;
+        for (int k = 0; k < l->nctas && !sim_failed(l); k++) {
+            SimCta *c = &l->ctas[k];
+            for (int i = 0; i < c->nthreads && !sim_failed(l); i++)
+                if (c->threads[i].state == SIM_T_RUN) {
+                    l->cta = c;
+                    run_thread(l, &c->threads[i]);
+                }
+        }
+        if (sim_failed(l) || live_threads(l) == 0)
             return;
-        if (!progress) {
-            deadlock(l, c);
+        if (l->events == before) {
+            deadlock(l);
             return;
         }
     }
@@ -379,35 +412,74 @@ static bool init_threads(SimLaunch *l, SimCta *c)
     return true;
 }
 
-static void run_cta(SimLaunch *l, const unsigned idx[3])
+static bool init_cta(SimLaunch *l, SimCta *c)
 {
-    SimCta c = {.idx = {idx[0], idx[1], idx[2]}, .race_check = true};
-    l->cta = &c;
-    c.smem = calloc(l->smem_size ? l->smem_size : 1, 1);
-    c.warps = calloc((size_t)(l->cfg.block[0] * l->cfg.block[1] * l->cfg.block[2] + 31) / 32,
-                     sizeof *c.warps);
-    bool ok = c.smem && c.warps && init_threads(l, &c);
-    c.smem_region = ok ? sim_region_add(l->ss, c.smem, l->smem_size, SIM_MEM_SHARED,
-                                        "shared memory") : NULL;
-    if (!c.smem_region)
+    c->race_check = true;
+    c->smem = calloc(l->smem_size ? l->smem_size : 1, 1);
+    c->warps = calloc((size_t)(l->cfg.block[0] * l->cfg.block[1] * l->cfg.block[2] + 31) / 32,
+                      sizeof *c->warps);
+    if (!c->smem || !c->warps || !init_threads(l, c))
+        return false;
+    c->smem_region = sim_region_add(l->ss, c->smem, l->smem_size, SIM_MEM_SHARED, "shared memory");
+    if (c->smem_region)
+        c->smem_region->cta = c;
+    return c->smem_region != NULL;
+}
+
+static void free_cta(SimLaunch *l, SimCta *c)
+{
+    if (c->smem_region)
+        sim_region_remove(l->ss, c->smem_region);
+    if (c->threads)
+        free_threads(c);
+    free(c->warps);
+    free(c->smem);
+}
+
+/* The CTAs of the cluster whose first CTA is `base`, run together. */
+static void run_cluster(SimLaunch *l, const unsigned base[3])
+{
+    const unsigned *cd = l->cfg.cluster;
+    SimCta ctas[16] = {0};
+    l->ctas = ctas;
+    l->nctas = (int)(cd[0] * cd[1] * cd[2]);
+    l->cluster_arrived = 0, l->cluster_phase = 0;
+    bool ok = true;
+    for (int k = 0; k < l->nctas; k++) {
+        SimCta *c = &ctas[k];
+        c->rank = k;
+        c->idx[0] = base[0] + (unsigned)k % cd[0];
+        c->idx[1] = base[1] + (unsigned)k / cd[0] % cd[1];
+        c->idx[2] = base[2] + (unsigned)k / (cd[0] * cd[1]);
+        ok = ok && init_cta(l, c);
+    }
+    l->cta = &ctas[0];
+    if (!ok)
         sim_fail(l, NULL, l->f->span, "out of memory for a CTA");
     else
-        schedule(l, &c);
-    if (c.smem_region)
-        sim_region_remove(l->ss, c.smem_region);
-    if (c.threads)
-        free_threads(&c);
-    free(c.warps);
-    free(c.smem);
+        schedule(l);
+    for (int k = 0; k < l->nctas; k++)
+        free_cta(l, &ctas[k]);
+    ir_ptrmap_free(&l->mbars);
+    tx_vec_free(&l->mbar);
     l->cta = NULL;
+    l->ctas = NULL;
 }
 
 bool sim_run_launch(SimLaunch *l)
 {
     const unsigned *g = l->cfg.grid;
-    for (unsigned z = 0; z < g[2] && !sim_failed(l); z++)
-        for (unsigned y = 0; y < g[1] && !sim_failed(l); y++)
-            for (unsigned x = 0; x < g[0] && !sim_failed(l); x++)
-                run_cta(l, (const unsigned[3]){x, y, z});
+    unsigned *cd = l->cfg.cluster;
+    for (int d = 0; d < 3; d++)
+        cd[d] = cd[d] ? cd[d] : 1;
+    if (cd[0] * cd[1] * cd[2] > 16 || g[0] % cd[0] || g[1] % cd[1] || g[2] % cd[2]) {
+        sim_fail(l, NULL, l->f->span, "a cluster of %ux%ux%u CTAs does not tile the grid of "
+                 "%ux%ux%u (or has more than 16 CTAs)", cd[0], cd[1], cd[2], g[0], g[1], g[2]);
+        return false;
+    }
+    for (unsigned z = 0; z < g[2] && !sim_failed(l); z += cd[2])
+        for (unsigned y = 0; y < g[1] && !sim_failed(l); y += cd[1])
+            for (unsigned x = 0; x < g[0] && !sim_failed(l); x += cd[0])
+                run_cluster(l, (const unsigned[3]){x, y, z});
     return !sim_failed(l);
 }

@@ -136,7 +136,7 @@ static int64_t eval_int(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
 }
 
 bool sim_access_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *const *idx, int n,
-                     int lane, TxSpan at, uint64_t *addr)
+                     int lane, bool check, TxSpan at, uint64_t *addr)
 {
     const IrBufferType *bt = ir_buf(buffer);
     int64_t flat = 0, size = 1;
@@ -149,7 +149,7 @@ bool sim_access_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *c
     }
     if (sim_failed(l))
         return false;
-    if (!bt->nstrides && (flat < 0 || flat >= size)) {
+    if (check && !bt->nstrides && (flat < 0 || flat >= size)) {
         sim_fail(l, t, at, "index %lld is out of bounds of %s, which has %lld elements",
                  (long long)flat, name_of(buffer), (long long)size);
         return false;
@@ -167,13 +167,22 @@ static bool is_local(const IrExpr *buffer)
     return s && !strcmp(s, "local");
 }
 
+/* Whether the buffer's shape bounds its accesses: the views of a dynamic
+ * shared-memory pool are declared with a placeholder shape and indexed past
+ * it (the memory check still applies). */
+static bool shaped(const IrExpr *buffer)
+{
+    const char *s = buffer->u.var.type->scope;
+    return !s || strcmp(s, "shared.dyn");
+}
+
 /* The address of lane `lane` of an access whose dtype is dt (a vector
  * element of the buffer's dtype, or a lane of a scalar index's vector). */
 static bool lane_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *const *idx,
                       int n, IrDType dt, int lane, TxSpan at, uint64_t *addr)
 {
     bool vec_index = n > 0 && idx[n - 1]->dtype.lanes > 1;
-    if (!sim_access_addr(l, t, buffer, idx, n, vec_index ? lane : 0, at, addr))
+    if (!sim_access_addr(l, t, buffer, idx, n, vec_index ? lane : 0, shaped(buffer), at, addr))
         return false;
     if (!vec_index && dt.lanes > 1)
         *addr += (uint64_t)lane * (dt.bits < 8 ? 1 : dt.bits / 8);
@@ -378,6 +387,18 @@ static SimVal special_reg(SimLaunch *l, SimThread *t, const IrExpr *e)
         return ival(t->idx[n[5] - 'x' < 3 ? n[5] - 'x' : 0]);
     if (!strncmp(n, "%ctaid.", 7))
         return ival(l->cta->idx[n[7] - 'x' < 3 ? n[7] - 'x' : 0]);
+    if (!strcmp(n, "%cluster_ctarank"))
+        return ival(l->cta->rank);
+    if (!strcmp(n, "%cluster_nctarank"))
+        return ival(l->nctas);
+    if (!strncmp(n, "%cluster_ctaid.", 15)) {
+        int d = n[15] - 'x' < 3 ? n[15] - 'x' : 0;
+        return ival(l->cta->idx[d] % l->cfg.cluster[d]);
+    }
+    if (!strncmp(n, "%clusterid.", 11)) {
+        int d = n[11] - 'x' < 3 ? n[11] - 'x' : 0;
+        return ival(l->cta->idx[d] / l->cfg.cluster[d]);
+    }
     sim_fail(l, t, e->span, "not modelled: special register %s", n);
     return ival(0);
 }
@@ -425,7 +446,7 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
         uint64_t addr = 0;
         if (a->kind == IR_E_LOAD)
             sim_access_addr(l, t, a->u.access.buffer, a->u.access.indices, a->u.access.n, lane,
-                            a->span, &addr);
+                            false, a->span, &addr);
         else
             addr = (uint64_t)sim_eval(l, t, a, lane).i;
         return ival((int64_t)addr);
@@ -438,6 +459,16 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     case IR_OP_CUDA_SMEM_ADDR_FROM_UINT64:
         return ival((int64_t)sim_shared_window(l, (uint64_t)eval_int(l, t, c->args[0], lane)));
     case IR_OP_CUDA_CTA_SYNC: sim_barrier(l, t, 0, 0, e->span); return ival(0);
+    case IR_OP_CUDA_CLUSTER_SYNC: sim_cluster_sync(l, t, e->span); return ival(0);
+    case IR_OP_CUDA_MBARRIER_WAIT: case IR_OP_CUDA_MBARRIER_WAIT_ACQUIRE_CLUSTER: {
+        uint64_t a = (uint64_t)eval_int(l, t, c->args[0], lane);
+        if (c->args[0]->dtype.code != IR_DT_HANDLE)
+            a = sim_shared_generic(l, a);
+        int parity = (int)eval_int(l, t, c->args[1], lane);
+        if (!sim_failed(l))
+            sim_mbarrier_wait(l, t, a, parity, e->span);
+        return ival(0);
+    }
     case IR_OP_CUDA_WARP_SYNC: return vote(l, t, e, SIM_COLL_SYNC, lane);
     case IR_OP_CUDA_SHFL_SYNC: case IR_OP_WARP_SHUFFLE: return shuffle(l, t, e, SIM_COLL_SHFL_IDX, lane);
     case IR_OP_CUDA_SHFL_XOR_SYNC: case IR_OP_WARP_SHUFFLE_XOR:

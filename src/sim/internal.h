@@ -47,6 +47,7 @@ typedef struct SimRegion {
     uint8_t *init;      /* shared: one flag per byte, written since the launch */
     uint16_t *writer;   /* shared: 1 + the thread that last wrote the byte */
     uint32_t *epoch;    /* shared: the CTA's barrier epoch of that write */
+    struct SimCta *cta; /* shared: the CTA it belongs to */
 } SimRegion;
 
 /* ---------------------------------------------------------------- threads */
@@ -72,17 +73,24 @@ typedef struct SimThread {
     bool blocked;        /* the current statement stopped at a collective */
     int ncoll, nreplay;  /* collectives passed in the current statement, results held */
     uint64_t replay[SIM_MAX_REPLAY][SIM_COLL_MAX];
-    int wait_bar;        /* SIM_T_WAIT at a barrier: its id; -1 at a warp collective */
+    int wait_bar;        /* SIM_T_WAIT: a barrier's id, or one of SIM_WAIT_* */
     TxSpan wait_at;
+    uint8_t *wait_mbar;  /* SIM_WAIT_MBARRIER: the mbarrier and the phase parity awaited */
+    int wait_parity;
+    uint32_t cluster_phase; /* the cluster barrier phase of its last arrive */
+    bool yield;          /* the step spun on a wait that did not complete: let others run */
+    bool cluster_waiting; /* arrived at the cluster barrier, not yet past its wait */
     IrPtrMap locals;     /* local allocation -> its storage (reused when it runs again) */
     TX_VEC(uint8_t *) local_blocks;
 } SimThread;
+
+enum { SIM_WAIT_WARP = -1, SIM_WAIT_MBARRIER = -2, SIM_WAIT_CLUSTER = -3 };
 
 typedef enum {
     SIM_COLL_SHFL_IDX, SIM_COLL_SHFL_UP, SIM_COLL_SHFL_DOWN, SIM_COLL_SHFL_XOR,
     SIM_COLL_BALLOT, SIM_COLL_ANY, SIM_COLL_ALL, SIM_COLL_SYNC, SIM_COLL_ELECT,
     SIM_COLL_REDUX_ADD, SIM_COLL_REDUX_MIN, SIM_COLL_REDUX_MAX, SIM_COLL_LDMATRIX,
-    SIM_COLL_MMA,
+    SIM_COLL_STMATRIX, SIM_COLL_MMA,
 } SimCollOp;
 
 /* One warp's collective in progress: what each lane brought. */
@@ -101,6 +109,7 @@ typedef struct SimBarrier {
 
 typedef struct SimCta {
     unsigned idx[3];
+    int rank;            /* in its cluster */
     int nthreads, nlive;
     SimThread *threads;
     uint8_t *smem;
@@ -111,6 +120,15 @@ typedef struct SimCta {
     bool race_check;     /* only CTA-wide barriers order threads so far */
 } SimCta;
 
+/* An mbarrier (PTX ISA 9.7.13.15): arrivals expected per phase, pending in
+ * the current phase, the transaction bytes still expected, the phase. */
+typedef struct SimMbarrier {
+    uint8_t *at;
+    uint32_t count, pending, phase;
+    int64_t tx;
+    TxSpan init_at;
+} SimMbarrier;
+
 typedef struct SimLaunch {
     SimSession *ss;
     const IrFunc *f;
@@ -120,8 +138,15 @@ typedef struct SimLaunch {
     IrPtrMap smem_off;   /* shared allocation (buffer var) -> byte offset in the CTA's block */
     size_t smem_size;
     SimVal *params;      /* the kernel's arguments, by slot of its params */
-    SimCta *cta;         /* the CTA being run */
+    SimCta *ctas;        /* the CTAs of the cluster being run */
+    int nctas;
+    SimCta *cta;         /* the CTA of the thread being run */
     uint64_t steps;      /* statements executed */
+    uint64_t events;     /* state changes another thread could wait for */
+    IrPtrMap mbars;      /* an mbarrier's host address -> 1 + index into mbar */
+    TX_VEC(SimMbarrier) mbar;
+    int cluster_arrived; /* barrier.cluster: arrivals in the current phase */
+    uint32_t cluster_phase;
 } SimLaunch;
 
 /* ---------------------------------------------------------------- errors */
@@ -153,9 +178,10 @@ bool sim_store(SimLaunch *l, SimThread *t, uint64_t addr, IrDType t_, SimVal v, 
 /* ---------------------------------------------------------------- expr.c */
 
 SimVal sim_eval(SimLaunch *l, SimThread *t, const IrExpr *e, int lane);
-/* The address of element `lane` of a buffer access (indices flattened). */
+/* The address of element `lane` of a buffer access (indices flattened);
+ * with `check`, an index outside the buffer's shape is an error. */
 bool sim_access_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *const *idx, int n,
-                     int lane, TxSpan at, uint64_t *addr);
+                     int lane, bool check, TxSpan at, uint64_t *addr);
 /* Stores v into the buffer element an output operand names (a BufferLoad). */
 bool sim_assign(SimLaunch *l, SimThread *t, const IrExpr *lhs, SimVal v);
 int sim_slot(SimLaunch *l, const IrExpr *var);
@@ -164,6 +190,24 @@ int sim_slot(SimLaunch *l, const IrExpr *var);
 
 /* A T.ptx call; its value (PTX calls are statements: 0). */
 SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e);
+
+/* A T.ptx call resolved against the PTX table: its slots and operands. */
+typedef struct SimPtx {
+    const IrCall *c;
+    IrPtxResolved r;
+    IrPtxOperand ops[IR_PTX_MAX_SLOTS];
+    int nops;
+} SimPtx;
+void sim_ptx_resolve(const IrCall *c, SimPtx *p);
+/* The token of slot `name` ("" when omitted or absent). */
+const char *sim_ptx_slot(const SimPtx *p, const char *name);
+/* Operand `name`; NULL when the instruction has none or the call omits it
+ * (an optional operand whose slot is not written). */
+const IrPtxOperand *sim_ptx_operand(const SimPtx *p, const char *name);
+/* The value of lane `lane` of operand `name` (0 when absent). */
+int64_t sim_ptx_value(SimLaunch *l, SimThread *t, const SimPtx *p, const char *name, int lane);
+/* The generic address of an address operand, from its state space. */
+uint64_t sim_ptx_address(SimLaunch *l, SimThread *t, const SimPtx *p, const IrPtxOperand *o);
 
 /* ---------------------------------------------------------------- coll.c */
 
@@ -174,10 +218,29 @@ bool sim_coll(SimLaunch *l, SimThread *t, SimCollOp op, uint32_t mask, const IrC
               const uint64_t *in, int nin, uint64_t *out, TxSpan at);
 /* bar.sync `id` for `count` threads (0: the whole CTA). */
 bool sim_barrier(SimLaunch *l, SimThread *t, int id, int count, TxSpan at);
+/* A thread waits (kind: a barrier id or SIM_WAIT_*) and its statement stops. */
+void sim_wait(SimLaunch *l, SimThread *t, int kind, TxSpan at);
 /* Completes the barriers a thread's exit lets complete. */
 void sim_thread_exited(SimLaunch *l, SimThread *t);
 /* Results of a thread's collective when it completes (ldmatrix, mma). */
 void sim_coll_complete(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp);
+
+/* ---------------------------------------------------------------- async.c */
+
+/* mbarriers, cp.async, TMA (cp.async.bulk.tensor), the cluster barrier and
+ * distributed shared memory: the T.ptx entries of async.c; false when e is
+ * none of them. */
+bool sim_ptx_async(SimLaunch *l, SimThread *t, const IrExpr *e, int entry);
+/* T.cuda.mbarrier_wait(bar, parity): waits for the phase of that parity. */
+void sim_mbarrier_wait(SimLaunch *l, SimThread *t, uint64_t addr, int parity, TxSpan at);
+/* T.cuda.cluster_sync(): arrive and wait on the cluster barrier. */
+void sim_cluster_sync(SimLaunch *l, SimThread *t, TxSpan at);
+/* Completes the cluster barrier a thread's exit lets complete. */
+void sim_cluster_exited(SimLaunch *l);
+/* The generic address of a shared::cluster address (mapa's encoding). */
+uint64_t sim_cluster_generic(SimLaunch *l, uint64_t caddr);
+/* What a thread waiting on an mbarrier waits for, for a deadlock report. */
+void sim_mbarrier_describe(SimLaunch *l, const SimThread *t, char *buf, size_t n);
 
 /* ---------------------------------------------------------------- exec.c */
 

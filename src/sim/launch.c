@@ -1,8 +1,7 @@
 /* The simulator's side of the host evaluator: a session (the call's global
  * memory, the first error), one launch (the kernel's variables numbered,
  * its shared allocations laid out, its arguments read as the driver would
- * pass them) and tensor-map encodes (checked as the driver checks them; TMA
- * itself is not modelled yet). */
+ * pass them); tensor-map encodes are async.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,9 +119,6 @@ RtStatus sim_launch(void *user, const IrFunc *kernel, const RtLaunchConfig *cfg,
     }
     for (int i = 0; l.params && i < kernel->nparams; i++)
         l.params[sim_slot(&l, kernel->params[i])] = read_arg(kernel->params[i], args[i]);
-    unsigned cl = cfg->cluster[0] * cfg->cluster[1] * cfg->cluster[2];
-    if (l.params && cl > 1)
-        sim_fail(&l, NULL, kernel->span, "not modelled: clusters of %u CTAs", cl);
     if (l.params && !ss->failed)
         sim_run_launch(&l);
     ss->steps += l.steps;
@@ -130,14 +126,4 @@ RtStatus sim_launch(void *user, const IrFunc *kernel, const RtLaunchConfig *cfg,
     ir_ptrmap_free(&l.slot);
     ir_ptrmap_free(&l.smem_off);
     return finish(ss, err);
-}
-
-RtStatus sim_encode(void *user, const RtTensorMapSpec *s, RtTensorMap *out, RtError *err)
-{
-    (void)user;
-    RtStatus st = rt_tensor_map_check(s, err);
-    if (st != RT_OK)
-        return st;
-    memset(out, 0, sizeof *out);
-    return RT_OK;
 }

@@ -7,7 +7,9 @@
  * shadow per byte: whether it was written (a read of a byte never written is
  * an error), and which thread wrote it in which barrier epoch (another
  * thread's write or read of it in the same epoch, while only CTA-wide
- * barriers order the threads, is an unordered access: a missing barrier). */
+ * barriers order the threads, is an unordered access: a missing barrier).
+ * The CTAs of a cluster see each other's shared memory (distributed shared
+ * memory, through mapa addresses). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,14 +95,14 @@ static void out_of_bounds(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, b
 static bool shared_shadow(SimLaunch *l, SimThread *t, SimRegion *r, size_t off, size_t n,
                           bool write, TxSpan at)
 {
-    SimCta *c = l->cta;
+    SimCta *c = r->cta; /* another CTA's, through distributed shared memory */
     for (size_t i = off; i < off + n; i++) {
         if (!write && !r->init[i]) {
             sim_fail(l, t, at, "read of uninitialised shared memory (byte %zu)", i);
             return false;
         }
         int w = r->writer[i] - 1;
-        if (c->race_check && w >= 0 && w != t->tid && r->epoch[i] == c->epoch) {
+        if (c == l->cta && c->race_check && w >= 0 && w != t->tid && r->epoch[i] == c->epoch) {
             SimThread *o = &c->threads[w];
             sim_fail(l, t, at, "shared memory byte %zu was written by thread (%u,%u,%u) with no "
                      "barrier between that write and this %s", i, o->idx[0], o->idx[1],
@@ -127,10 +129,8 @@ static uint8_t *access(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, bool
         return NULL;
     }
     size_t off = (size_t)(addr - (uint64_t)(uintptr_t)r->base);
-    if (r->kind == SIM_MEM_SHARED && r != l->cta->smem_region) {
-        sim_fail(l, t, at, "access to the shared memory of another CTA");
-        return NULL;
-    }
+    if (write)
+        l->events++;
     if (r->kind == SIM_MEM_SHARED && !shared_shadow(l, t, r, off, n, write, at))
         return NULL;
     return r->base + off;

@@ -10,14 +10,7 @@
 
 #include "internal.h"
 
-typedef struct Ptx {
-    const IrCall *c;
-    IrPtxResolved r;
-    IrPtxOperand ops[IR_PTX_MAX_SLOTS];
-    int nops;
-} Ptx;
-
-static void resolve(const IrCall *c, Ptx *p)
+void sim_ptx_resolve(const IrCall *c, SimPtx *p)
 {
     p->c = c;
     p->r.entry = c->ptx_entry;
@@ -27,7 +20,7 @@ static void resolve(const IrCall *c, Ptx *p)
     p->nops = ir_ptx_operands(&p->r, p->ops, IR_PTX_MAX_SLOTS);
 }
 
-static const char *slot(const Ptx *p, const char *name)
+const char *sim_ptx_slot(const SimPtx *p, const char *name)
 {
     for (int i = 0; i < p->r.nslots; i++)
         if (!strcmp(ir_ptx_slot_name(p->r.entry, i), name))
@@ -35,12 +28,30 @@ static const char *slot(const Ptx *p, const char *name)
     return "";
 }
 
-static const IrPtxOperand *operand(const Ptx *p, const char *name)
+const IrPtxOperand *sim_ptx_operand(const SimPtx *p, const char *name)
 {
-    for (int i = 0; i < p->nops; i++)
-        if (!strcmp(p->ops[i].name, name))
-            return &p->ops[i];
+    for (int i = 0; i < p->nops; i++) {
+        const IrPtxOperand *o = &p->ops[i];
+        bool passed = o->first_arg >= 0 && o->lanes > 0 && o->first_arg + o->lanes <= p->c->nargs;
+        if (!strcmp(o->name, name))
+            return passed || o->kind == IR_PTX_OPND_TEXT ? o : NULL;
+    }
     return NULL;
+}
+
+int64_t sim_ptx_value(SimLaunch *l, SimThread *t, const SimPtx *p, const char *name, int lane)
+{
+    const IrPtxOperand *o = sim_ptx_operand(p, name);
+    return o ? sim_eval(l, t, p->c->args[o->first_arg + lane], 0).i : 0;
+}
+
+uint64_t sim_ptx_address(SimLaunch *l, SimThread *t, const SimPtx *p, const IrPtxOperand *o)
+{
+    uint64_t a = (uint64_t)sim_eval(l, t, p->c->args[o->first_arg], 0).i;
+    const char *sp = o->space && o->space[0] ? o->space : sim_ptx_slot(p, "space");
+    if (!strncmp(sp, "shared", 6)) /* a mapa address may stand for a shared::cta one */
+        return sim_cluster_generic(l, a);
+    return a;
 }
 
 /* The dtype of a PTX type token ("u32", "f16", "b64"); bits 0 when none. */
@@ -77,22 +88,12 @@ static bool set_bits(SimLaunch *l, SimThread *t, const IrExpr *a, uint64_t bits,
     return sim_assign(l, t, a, sim_convert(src, dt, sim_from_bits(src, bits)));
 }
 
-/* The generic address of an ADDR operand in state space `space`. */
-static uint64_t address(SimLaunch *l, SimThread *t, const Ptx *p, const IrPtxOperand *o)
-{
-    uint64_t a = (uint64_t)sim_eval(l, t, p->c->args[o->first_arg], 0).i;
-    const char *sp = o->space && o->space[0] ? o->space : slot(p, "space");
-    if (!strncmp(sp, "shared", 6))
-        return sim_shared_generic(l, a);
-    return a;
-}
-
-static const IrExpr *arg(const Ptx *p, const IrPtxOperand *o, int lane)
+static const IrExpr *arg(const SimPtx *p, const IrPtxOperand *o, int lane)
 {
     return p->c->args[o->first_arg + lane];
 }
 
-static TxSpan at(const Ptx *p, const IrExpr *e)
+static TxSpan at(const SimPtx *p, const IrExpr *e)
 {
     (void)p;
     return e->span;
@@ -100,15 +101,15 @@ static TxSpan at(const Ptx *p, const IrExpr *e)
 
 /* ---------------------------------------------------------------- memory */
 
-static void ld(SimLaunch *l, SimThread *t, const Ptx *p, const IrExpr *e)
+static void ld(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e)
 {
-    IrDType dt = type_of(slot(p, "type"));
-    const IrPtxOperand *d = operand(p, "d"), *a = operand(p, "addr");
+    IrDType dt = type_of(sim_ptx_slot(p, "type"));
+    const IrPtxOperand *d = sim_ptx_operand(p, "d"), *a = sim_ptx_operand(p, "addr");
     if (!dt.bits || !d || !a) {
-        sim_fail(l, t, e->span, "not modelled: ld.%s", slot(p, "type"));
+        sim_fail(l, t, e->span, "not modelled: ld.%s", sim_ptx_slot(p, "type"));
         return;
     }
-    uint64_t addr = address(l, t, p, a);
+    uint64_t addr = sim_ptx_address(l, t, p, a);
     for (int i = 0; i < d->lanes && !sim_failed(l); i++) {
         SimVal v;
         if (sim_load(l, t, addr + (uint64_t)i * dt.bits / 8, dt, &v, at(p, e)))
@@ -116,15 +117,15 @@ static void ld(SimLaunch *l, SimThread *t, const Ptx *p, const IrExpr *e)
     }
 }
 
-static void st(SimLaunch *l, SimThread *t, const Ptx *p, const IrExpr *e)
+static void st(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e)
 {
-    IrDType dt = type_of(slot(p, "type"));
-    const IrPtxOperand *v = operand(p, "value"), *a = operand(p, "addr");
+    IrDType dt = type_of(sim_ptx_slot(p, "type"));
+    const IrPtxOperand *v = sim_ptx_operand(p, "value"), *a = sim_ptx_operand(p, "addr");
     if (!dt.bits || !v || !a) {
-        sim_fail(l, t, e->span, "not modelled: st.%s", slot(p, "type"));
+        sim_fail(l, t, e->span, "not modelled: st.%s", sim_ptx_slot(p, "type"));
         return;
     }
-    uint64_t addr = address(l, t, p, a);
+    uint64_t addr = sim_ptx_address(l, t, p, a);
     for (int i = 0; i < v->lanes && !sim_failed(l); i++) {
         uint64_t bits = arg_bits(l, t, arg(p, v, i));
         sim_store(l, t, addr + (uint64_t)i * dt.bits / 8, dt, sim_from_bits(dt, bits), at(p, e));
@@ -133,25 +134,25 @@ static void st(SimLaunch *l, SimThread *t, const Ptx *p, const IrExpr *e)
 
 /* ---------------------------------------------------------------- warp and CTA sync */
 
-static void bar(SimLaunch *l, SimThread *t, const Ptx *p, const IrExpr *e)
+static void bar(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e)
 {
-    const IrPtxOperand *a = operand(p, "a"), *b = operand(p, "b");
+    const IrPtxOperand *a = sim_ptx_operand(p, "a"), *b = sim_ptx_operand(p, "b");
     int id = (int)sim_eval(l, t, arg(p, a, 0), 0).i;
     int count = b ? (int)sim_eval(l, t, arg(p, b, 0), 0).i : 0;
     if (!sim_failed(l))
         sim_barrier(l, t, id, count, e->span);
 }
 
-static void collective(SimLaunch *l, SimThread *t, const Ptx *p, const IrExpr *e, SimCollOp op,
+static void collective(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e, SimCollOp op,
                        const char *in_name, const char *out_name)
 {
-    const IrPtxOperand *mo = operand(p, "membermask"), *in = operand(p, in_name);
-    const IrPtxOperand *out = operand(p, out_name);
+    const IrPtxOperand *mo = sim_ptx_operand(p, "membermask"), *in = sim_ptx_operand(p, in_name);
+    const IrPtxOperand *out = sim_ptx_operand(p, out_name);
     uint32_t mask = mo ? (uint32_t)sim_eval(l, t, arg(p, mo, 0), 0).i : 0xffffffffu;
     uint64_t vin[3] = {in ? arg_bits(l, t, arg(p, in, 0)) : 0, 0, 32};
     if (op <= SIM_COLL_SHFL_XOR) {
-        uint64_t c = (uint64_t)sim_eval(l, t, arg(p, operand(p, "c"), 0), 0).i;
-        vin[1] = (uint64_t)sim_eval(l, t, arg(p, operand(p, "b"), 0), 0).i;
+        uint64_t c = (uint64_t)sim_eval(l, t, arg(p, sim_ptx_operand(p, "c"), 0), 0).i;
+        vin[1] = (uint64_t)sim_eval(l, t, arg(p, sim_ptx_operand(p, "b"), 0), 0).i;
         /* c packs the clamp (bits 0-4) and the segment mask (bits 8-12) */
         vin[2] = 32 - ((c >> 8) & 31);
     }
@@ -160,7 +161,7 @@ static void collective(SimLaunch *l, SimThread *t, const Ptx *p, const IrExpr *e
         return;
     if (out && op != SIM_COLL_ELECT)
         set_bits(l, t, arg(p, out, 0), res[0], 32);
-    const IrPtxOperand *pr = operand(p, "p");
+    const IrPtxOperand *pr = sim_ptx_operand(p, "p");
     if (pr && op == SIM_COLL_ELECT)
         set_bits(l, t, arg(p, pr, 0), res[0], 0);
 }
@@ -184,7 +185,7 @@ static SimCollOp redux_mode(const char *m)
 
 /* ---------------------------------------------------------------- ldmatrix and mma */
 
-static void fragment_op(SimLaunch *l, SimThread *t, const Ptx *p, const IrExpr *e, SimCollOp op)
+static void fragment_op(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e, SimCollOp op)
 {
     uint64_t in[SIM_COLL_MAX] = {0};
     int nin = 0;
@@ -193,14 +194,14 @@ static void fragment_op(SimLaunch *l, SimThread *t, const Ptx *p, const IrExpr *
         if (o->rw == 'w' || o->kind == IR_PTX_OPND_TEXT)
             continue;
         for (int i = 0; i < o->lanes && nin < SIM_COLL_MAX; i++)
-            in[nin++] = o->kind == IR_PTX_OPND_ADDR ? address(l, t, p, o)
+            in[nin++] = o->kind == IR_PTX_OPND_ADDR ? sim_ptx_address(l, t, p, o)
                                                     : arg_bits(l, t, arg(p, o, i));
     }
     uint64_t res[SIM_COLL_MAX];
     if (sim_failed(l) || !sim_coll(l, t, op, 0xffffffffu, p->c, in, nin, res, e->span))
         return;
     const IrPtxOperand *d = &p->ops[0];
-    for (int i = 0; i < d->lanes && i < SIM_COLL_MAX; i++)
+    for (int i = 0; d->rw == 'w' && i < d->lanes && i < SIM_COLL_MAX; i++)
         set_bits(l, t, arg(p, d, i), res[i], 32);
 }
 
@@ -208,10 +209,10 @@ static int count_of(const char *num) { return num[0] == 'x' ? num[1] - '0' : 1; 
 
 void sim_ldmatrix(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp, uint64_t res[32][SIM_COLL_MAX])
 {
-    Ptx p;
-    resolve(w->call, &p);
-    int n = count_of(slot(&p, "num"));
-    bool trans = slot(&p, "trans")[0] != 0;
+    SimPtx p;
+    sim_ptx_resolve(w->call, &p);
+    int n = count_of(sim_ptx_slot(&p, "num"));
+    bool trans = sim_ptx_slot(&p, "trans")[0] != 0;
     uint16_t m[4][8][8];
     for (int k = 0; k < n; k++)
         for (int r = 0; r < 8; r++) {
@@ -236,16 +237,16 @@ static double half_of(IrDType t, uint64_t reg, int hi)
 
 void sim_mma(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp, uint64_t res[32][SIM_COLL_MAX])
 {
-    Ptx p;
-    resolve(w->call, &p);
-    const char *shape = slot(&p, "shape");
-    IrDType at = type_of(slot(&p, "atype")), bt = type_of(slot(&p, "btype"));
-    IrDType ct = type_of(slot(&p, "ctype")), dt = type_of(slot(&p, "dtype"));
+    SimPtx p;
+    sim_ptx_resolve(w->call, &p);
+    const char *shape = sim_ptx_slot(&p, "shape");
+    IrDType at = type_of(sim_ptx_slot(&p, "atype")), bt = type_of(sim_ptx_slot(&p, "btype"));
+    IrDType ct = type_of(sim_ptx_slot(&p, "ctype")), dt = type_of(sim_ptx_slot(&p, "dtype"));
     int k = !strcmp(shape, "m16n8k16") ? 16 : !strcmp(shape, "m16n8k8") ? 8 : 0;
-    if (!k || at.bits != 16 || bt.bits != 16 || strcmp(slot(&p, "alayout"), "row") ||
-        strcmp(slot(&p, "blayout"), "col")) {
+    if (!k || at.bits != 16 || bt.bits != 16 || strcmp(sim_ptx_slot(&p, "alayout"), "row") ||
+        strcmp(sim_ptx_slot(&p, "blayout"), "col")) {
         sim_fail(l, &c->threads[warp * 32], w->at, "not modelled: mma.%s.%s.%s.%s.%s", shape,
-                 slot(&p, "alayout"), slot(&p, "blayout"), slot(&p, "atype"), slot(&p, "btype"));
+                 sim_ptx_slot(&p, "alayout"), sim_ptx_slot(&p, "blayout"), sim_ptx_slot(&p, "atype"), sim_ptx_slot(&p, "btype"));
         return;
     }
     int na = k / 4, nb = k / 8, nc = ct.bits == 32 ? 4 : 2;
@@ -284,12 +285,39 @@ void sim_mma(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp, uint64_t res[32]
     }
 }
 
+void sim_stmatrix(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp)
+{
+    SimPtx p;
+    sim_ptx_resolve(w->call, &p);
+    int n = count_of(sim_ptx_slot(&p, "num"));
+    bool trans = sim_ptx_slot(&p, "trans")[0] != 0;
+    uint16_t m[4][8][8];
+    for (int i = 0; i < 32; i++)
+        for (int k = 0; k < n; k++)
+            for (int h = 0; h < 2; h++) {
+                int g = i / 4, q = i % 4 * 2 + h;
+                uint16_t v = (uint16_t)(w->in[i][1 + k] >> (16 * h));
+                if (trans)
+                    m[k][q][g] = v;
+                else
+                    m[k][g][q] = v;
+            }
+    for (int k = 0; k < n; k++)
+        for (int r = 0; r < 8; r++) {
+            SimThread *dst = &c->threads[warp * 32 + k * 8 + r];
+            uint8_t *row = sim_mem_write(l, dst, w->in[k * 8 + r][0], 16, w->at);
+            if (!row)
+                return;
+            memcpy(row, m[k][r], 16);
+        }
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
-static void mov(SimLaunch *l, SimThread *t, const Ptx *p)
+static void mov(SimLaunch *l, SimThread *t, const SimPtx *p)
 {
-    const IrPtxOperand *d = operand(p, "d"), *a = operand(p, "a");
-    IrDType dt = type_of(slot(p, "type"));
+    const IrPtxOperand *d = sim_ptx_operand(p, "d"), *a = sim_ptx_operand(p, "a");
+    IrDType dt = type_of(sim_ptx_slot(p, "type"));
     int w = dt.bits ? dt.bits : 32;
     uint64_t bits = 0;
     for (int i = 0; i < a->lanes; i++)
@@ -302,8 +330,8 @@ static void mov(SimLaunch *l, SimThread *t, const Ptx *p)
 
 SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
 {
-    Ptx p;
-    resolve(&e->u.call, &p);
+    SimPtx p;
+    sim_ptx_resolve(&e->u.call, &p);
     switch (p.r.entry) {
     case IR_PTX_ld: case IR_PTX_ld_vec: ld(l, t, &p, e); break;
     case IR_PTX_st: case IR_PTX_st_vec: st(l, t, &p, e); break;
@@ -316,18 +344,21 @@ SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
         bar(l, t, &p, e);
         break;
     case IR_PTX_bar_warp_sync: collective(l, t, &p, e, SIM_COLL_SYNC, "", ""); break;
-    case IR_PTX_shfl_sync: collective(l, t, &p, e, shfl_mode(slot(&p, "mode")), "a", "d"); break;
+    case IR_PTX_shfl_sync: collective(l, t, &p, e, shfl_mode(sim_ptx_slot(&p, "mode")), "a", "d"); break;
     case IR_PTX_vote_sync: case IR_PTX_vote_sync_ballot:
-        collective(l, t, &p, e, vote_mode(slot(&p, "mode")), "a", "d");
+        collective(l, t, &p, e, vote_mode(sim_ptx_slot(&p, "mode")), "a", "d");
         break;
-    case IR_PTX_redux_sync: collective(l, t, &p, e, redux_mode(slot(&p, "op")), "a", "d"); break;
+    case IR_PTX_redux_sync: collective(l, t, &p, e, redux_mode(sim_ptx_slot(&p, "op")), "a", "d"); break;
     case IR_PTX_elect_sync: collective(l, t, &p, e, SIM_COLL_ELECT, "", ""); break;
     case IR_PTX_ldmatrix: fragment_op(l, t, &p, e, SIM_COLL_LDMATRIX); break;
+    case IR_PTX_stmatrix: fragment_op(l, t, &p, e, SIM_COLL_STMATRIX); break;
     case IR_PTX_mma: case IR_PTX_mma_f16acc: fragment_op(l, t, &p, e, SIM_COLL_MMA); break;
     case IR_PTX_fence: case IR_PTX_fence_proxy: case IR_PTX_fence_mbarrier_init:
     case IR_PTX_setmaxnreg:
         break;
     default: {
+        if (sim_ptx_async(l, t, e, p.r.entry))
+            break;
         char mn[128];
         ir_ptx_mnemonic(&p.r, mn, sizeof mn);
         sim_fail(l, t, e->span, "not modelled: ptx.%s", mn);

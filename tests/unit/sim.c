@@ -3,9 +3,14 @@
  * float64 reference (vector_add exactly, row_softmax to float32 rounding,
  * tiled_gemm's mma.sync / ldmatrix fragments to float32 accumulation);
  * planted bugs (a missing barrier, an off-by-one shared index, a warp
- * collective or barrier some threads never reach) are errors naming the
- * .tirx line, the thread and the CTA; an operation the simulator does not
- * model is an error saying so. */
+ * collective or barrier some threads never reach, a wrong mbarrier expect-tx
+ * count) are errors naming the .tirx line, the thread and the CTA; an
+ * operation the simulator does not model is an error saying so. The TMA
+ * examples and the kernels of the GPU tests tests/gpu/op_tma.tirx,
+ * op_dsmem.tirx and op_ldstmatrix.tirx (mbarriers, swizzled and ragged TMA
+ * loads and stores, reduce stores, multicast and distributed shared memory
+ * in 2-CTA clusters, ldmatrix/stmatrix) give what the GPU tests check: the
+ * input bits, bit for bit. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -53,7 +58,8 @@ static tirx_module *compile_text(const char *text, size_t len, const char *name,
 static tirx_module *compile_example(const char *file, const tirx_define *defs, size_t ndefs)
 {
     char path[512];
-    snprintf(path, sizeof path, TIRX_SOURCE_DIR "/examples/%s", file);
+    snprintf(path, sizeof path, TIRX_SOURCE_DIR "/%s%s", strchr(file, '/') ? "" : "examples/",
+             file);
     size_t len;
     char *text = read_file(path, &len);
     tirx_module *m = compile_text(text, len, file, defs, ndefs);
@@ -63,12 +69,12 @@ static tirx_module *compile_example(const char *file, const tirx_define *defs, s
 
 typedef struct Tensor {
     DLTensor t;
-    int64_t shape[2];
+    int64_t shape[3];
 } Tensor;
 
 static Tensor tensor(void *data, int ndim, int64_t d0, int64_t d1, uint8_t code, uint8_t bits)
 {
-    Tensor t = {.shape = {d0, d1}};
+    Tensor t = {.shape = {d0, d1, 0}};
     t.t.data = data;
     t.t.device = (DLDevice){kDLCPU, 0};
     t.t.ndim = ndim;
@@ -295,6 +301,209 @@ static void test_not_modelled(void **state)
     expect_error(src, frags, 2);
 }
 
+/* ---------------------------------------------------------------- asynchronous copies */
+
+/* n random 16-bit values (finite float16 / bfloat16 patterns: top exponent bits clear) */
+static uint16_t *random_halves(size_t n, unsigned *seed)
+{
+    uint16_t *p = aligned_alloc(256, (n * 2 + 255) / 256 * 256);
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint16_t)(rand_r(seed) & 0xbfff);
+    return p;
+}
+
+static uint16_t *poisoned(size_t n)
+{
+    uint16_t *p = aligned_alloc(256, (n * 2 + 255) / 256 * 256);
+    memset(p, 0xee, n * 2);
+    return p;
+}
+
+static void run_ok(tirx_module *m, const char *fn, Tensor **ts, int n, double scale)
+{
+    tirx_arg args[8];
+    for (int i = 0; i < n; i++) {
+        ts[i]->t.shape = ts[i]->shape;
+        args[i] = tirx_arg_tensor((const struct DLTensor *)&ts[i]->t);
+    }
+    if (scale)
+        args[n++] = tirx_arg_float(scale);
+    tirx_error err = {{0}};
+    tirx_status st = tirx_simulate(m, fn, args, (size_t)n, &err);
+    if (st != TIRX_OK)
+        fail_msg("%s: %s", fn, err.message);
+}
+
+static void test_tma_copy(void **state)
+{
+    (void)state;
+    tirx_module *m = compile_example("tma_copy.tirx", NULL, 0);
+    unsigned seed = 5;
+    size_t n = 1024 * 512;
+    uint16_t *a = random_halves(n, &seed), *b = poisoned(n), *c = poisoned(n);
+    Tensor A = tensor(a, 2, 1024, 512, kDLFloat, 16), B = tensor(b, 2, 1024, 512, kDLFloat, 16);
+    Tensor C = tensor(c, 2, 1024, 512, kDLFloat, 16);
+    Tensor *ts[] = {&A, &B, &C};
+    run_ok(m, "tma_copy", ts, 3, 0);
+    assert_memory_equal(b, a, n * 2);
+    assert_memory_equal(c, a, n * 2);
+    free(a), free(b), free(c);
+    tirx_module_free(m);
+}
+
+static void test_tma_pipeline_copy(void **state)
+{
+    (void)state;
+    tirx_define defs[] = {{"M", "512"}, {"NUM_CTAS", "4"}};
+    tirx_module *m = compile_example("tma_pipeline_copy.tirx", defs, 2);
+    unsigned seed = 6;
+    size_t n = 512 * 256;
+    uint16_t *a = random_halves(n, &seed), *b = poisoned(n);
+    Tensor A = tensor(a, 2, 512, 256, kDLFloat, 16), B = tensor(b, 2, 512, 256, kDLFloat, 16);
+    Tensor *ts[] = {&A, &B};
+    run_ok(m, "tma_pipeline_copy", ts, 2, 1.5);
+    for (size_t i = 0; i < n; i++) {
+        double want = sim_round(IR_FLOAT16, (float)sim_from_bits(IR_FLOAT16, a[i]).f * 1.5f);
+        assert_int_equal(b[i], sim_to_bits(IR_FLOAT16, (SimVal){.f = want}));
+    }
+    free(a), free(b);
+    tirx_module_free(m);
+}
+
+static void test_op_tma(void **state)
+{
+    (void)state;
+    tirx_module *m = compile_example("tests/gpu/op_tma.tirx", NULL, 0);
+    unsigned seed = 7;
+    /* loads into the MMA layouts, read back through them */
+    uint16_t *a = random_halves(256 * 128, &seed), *b = poisoned(256 * 128), *nar[4];
+    Tensor A = tensor(a, 2, 256, 128, kDLBfloat, 16), B = tensor(b, 2, 256, 128, kDLBfloat, 16);
+    Tensor N[4];
+    Tensor *ts[6] = {&A, &B};
+    for (int i = 0; i < 4; i++) {
+        nar[i] = poisoned(256 * 64);
+        N[i] = tensor(nar[i], 2, 256, 64, kDLBfloat, 16);
+        ts[2 + i] = &N[i];
+    }
+    run_ok(m, "tma_layouts", ts, 6, 0);
+    assert_memory_equal(b, a, 256 * 128 * 2);
+    for (int i = 0; i < 4; i++) {
+        for (int r = 0; r < 256; r++)
+            assert_memory_equal(nar[i] + r * 64, a + r * 128, 128);
+        free(nar[i]);
+    }
+    free(a), free(b);
+    /* a multicast load in clusters of two: each CTA holds the cluster's tile */
+    a = random_halves(256 * 64, &seed), b = poisoned(512 * 64);
+    A = tensor(a, 2, 256, 64, kDLFloat, 16), B = tensor(b, 2, 512, 64, kDLFloat, 16);
+    run_ok(m, "tma_multicast", ts, 2, 0);
+    for (int cta = 0; cta < 8; cta++)
+        assert_memory_equal(b + cta * 64 * 64, a + cta / 2 * 64 * 64, 64 * 64 * 2);
+    free(a), free(b);
+    /* a reduce-add store */
+    float *x = random_floats(256 * 64, &seed), *c = random_floats(256 * 64, &seed);
+    float *want = malloc(256 * 64 * sizeof *want);
+    for (int i = 0; i < 256 * 64; i++)
+        want[i] = c[i] + x[i];
+    A = tensor(x, 2, 256, 64, kDLFloat, 32), B = tensor(c, 2, 256, 64, kDLFloat, 32);
+    run_ok(m, "tma_reduce", ts, 2, 0);
+    assert_memory_equal(c, want, 256 * 64 * 4);
+    free(x), free(c), free(want);
+    /* ragged edges: zeros loaded past them, nothing stored there */
+    a = random_halves(1000 * 1000, &seed), b = poisoned(1000 * 1000);
+    uint16_t *pad = poisoned(1024 * 1024);
+    Tensor P = tensor(pad, 2, 1024, 1024, kDLFloat, 16);
+    A = tensor(a, 2, 1000, 1000, kDLFloat, 16), B = tensor(b, 2, 1000, 1000, kDLFloat, 16);
+    ts[2] = &P;
+    run_ok(m, "tma_ragged", ts, 3, 0);
+    assert_memory_equal(b, a, 1000 * 1000 * 2);
+    for (int r = 0; r < 1024; r++)
+        for (int col = 0; col < 1024; col++)
+            assert_int_equal(pad[r * 1024 + col], r < 1000 && col < 1000 ? a[r * 1000 + col] : 0);
+    free(a), free(b), free(pad);
+    tirx_module_free(m);
+}
+
+static void test_dsmem_and_ldstmatrix(void **state)
+{
+    (void)state;
+    tirx_module *m = compile_example("tests/gpu/op_dsmem.tirx", NULL, 0);
+    unsigned seed = 8;
+    uint16_t *a = random_halves(256 * 64, &seed), *b = poisoned(256 * 64), *c = poisoned(256 * 64);
+    Tensor A = tensor(a, 2, 256, 64, kDLFloat, 16), B = tensor(b, 2, 256, 64, kDLFloat, 16);
+    Tensor C = tensor(c, 2, 256, 64, kDLFloat, 16);
+    Tensor *ts[] = {&A, &B, &C, NULL};
+    run_ok(m, "swap", ts, 3, 0);
+    for (int cta = 0; cta < 4; cta++) {
+        assert_memory_equal(b + cta * 4096, a + (cta ^ 1) * 4096, 8192);
+        assert_memory_equal(c + cta * 4096, a + (cta ^ 1) * 4096, 8192);
+    }
+    free(a), free(b), free(c);
+    tirx_module_free(m);
+
+    m = compile_example("tests/gpu/op_ldstmatrix.tirx", NULL, 0);
+    float *x = random_floats(128 * 128, &seed);
+    b = poisoned(128 * 128), c = poisoned(128 * 128);
+    A = tensor(x, 2, 128, 128, kDLFloat, 32), B = tensor(b, 2, 128, 128, kDLBfloat, 16);
+    C = tensor(c, 2, 128, 128, kDLBfloat, 16);
+    run_ok(m, "epilogue", ts, 3, 0);
+    for (int i = 0; i < 128 * 128; i++) {
+        assert_int_equal(b[i], sim_to_bits(IR_BFLOAT16, (SimVal){.f = x[i]}));
+        assert_int_equal(c[i], b[i]);
+    }
+    free(x), free(b), free(c);
+    uint16_t *bi = random_halves(128, &seed), *bo = poisoned(128);
+    uint16_t *ti = random_halves(64 * 64, &seed), *to = poisoned(64 * 64);
+    Tensor BI = tensor(bi, 2, 16, 8, kDLFloat, 16), BO = tensor(bo, 2, 16, 8, kDLFloat, 16);
+    Tensor TI = tensor(ti, 2, 64, 64, kDLFloat, 16), TO = tensor(to, 2, 64, 64, kDLFloat, 16);
+    Tensor *ts2[] = {&BI, &BO, &TI, &TO};
+    run_ok(m, "load_trans", ts2, 4, 0);
+    assert_memory_equal(bo, bi, 256);
+    assert_memory_equal(to, ti, 64 * 64 * 2);
+    free(bi), free(bo), free(ti), free(to);
+    tirx_module_free(m);
+}
+
+/* tma_copy.tirx with its expect-tx count changed to `count`. */
+static void expect_tx_error(const char *count, const char *frag)
+{
+    char path[512];
+    snprintf(path, sizeof path, TIRX_SOURCE_DIR "/examples/tma_copy.tirx");
+    size_t len;
+    char *text = read_file(path, &len);
+    const char *key = "T.uint32(TILE_BYTES)";
+    char *at = strstr(text, key);
+    assert_non_null(at);
+    size_t nlen = len - strlen(key) + strlen(count) + 1;
+    char *mod = malloc(nlen);
+    snprintf(mod, nlen, "%.*s%s%s", (int)(at - text), text, count, at + strlen(key));
+    tirx_module *m = compile_text(mod, strlen(mod), "tma_copy.tirx", NULL, 0);
+    unsigned seed = 9;
+    size_t n = 1024 * 512;
+    uint16_t *a = random_halves(n, &seed), *b = poisoned(n), *c = poisoned(n);
+    Tensor A = tensor(a, 2, 1024, 512, kDLFloat, 16), B = tensor(b, 2, 1024, 512, kDLFloat, 16);
+    Tensor C = tensor(c, 2, 1024, 512, kDLFloat, 16);
+    Tensor *ts[] = {&A, &B, &C};
+    tirx_error err;
+    assert_int_equal(simulate(m, "tma_copy", ts, 3, NULL, 0, &err), TIRX_ERR_USAGE);
+    if (!strstr(err.message, frag) || !strstr(err.message, "tma_copy.tirx:"))
+        fail_msg("'%s' is not in: %s", frag, err.message);
+    free(a), free(b), free(c), free(mod), free(text);
+    tirx_module_free(m);
+}
+
+static void test_wrong_expect_tx(void **state)
+{
+    (void)state;
+    /* too few bytes expected: the TMA's bytes overshoot the phase */
+    expect_tx_error("T.uint32(TILE_BYTES // 2)", "received 4096 transaction bytes more than "
+                    "expected (a wrong expect-tx count)");
+    /* too many: the phase never completes */
+    expect_tx_error("T.uint32(TILE_BYTES + 64)", "deadlock: the thread waits on phase 0 of an "
+                    "mbarrier (parity 0) that still expects 0 of 1 arrivals and 64 transaction "
+                    "bytes");
+}
+
 /* ---------------------------------------------------------------- values */
 
 static void test_rounding(void **state)
@@ -333,6 +542,11 @@ int main(void)
         cmocka_unit_test(test_warp_collective_deadlock),
         cmocka_unit_test(test_not_modelled),
         cmocka_unit_test(test_rounding),
+        cmocka_unit_test(test_tma_copy),
+        cmocka_unit_test(test_tma_pipeline_copy),
+        cmocka_unit_test(test_op_tma),
+        cmocka_unit_test(test_dsmem_and_ldstmatrix),
+        cmocka_unit_test(test_wrong_expect_tx),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

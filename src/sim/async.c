@@ -1,0 +1,577 @@
+/* Asynchronous copies and what orders them: mbarriers (init, arrivals,
+ * expect-tx and complete-tx transaction bytes, phases, test/try_wait by
+ * parity and the blocking T.cuda.mbarrier_wait), cp.async (the copy done
+ * when it is issued, so commit and wait groups have nothing left to wait
+ * for), TMA (cp.async.bulk.tensor loads with out-of-bounds fill, 32/64/128B
+ * swizzles and multicast within the cluster, stores and reduce stores,
+ * decoded from the tensor map the host part encoded) and non-tensor bulk
+ * copies, the cluster barrier, and distributed shared memory: mapa encodes
+ * a shared::cluster address as bit 31, the target CTA's rank in bits 24-30
+ * and the offset in its shared memory below (an address of the CTA's own
+ * shared memory is a valid shared::cluster address of itself). Misuse is an
+ * error: an mbarrier used before init, more arrivals than its count, more
+ * transaction bytes than expected (a wrong expect-tx count); too few leave
+ * the phase incomplete, a deadlock that names the mbarrier's state. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* The tensor map as sim_encode lays it out in the map's 128 bytes. */
+typedef struct SimMap {
+    uint64_t magic;
+    uint64_t addr;
+    uint64_t dim[5], stride[4];
+    uint16_t box[5];
+    uint8_t estride[5], dtype, rank, interleave, swizzle, oob;
+} SimMap;
+#define SIM_MAP_MAGIC 0x53494d2d544d4150ull /* "SIM-TMAP" */
+
+RtStatus sim_encode(void *user, const RtTensorMapSpec *s, RtTensorMap *out, RtError *err)
+{
+    (void)user;
+    RtStatus st = rt_tensor_map_check(s, err);
+    if (st != RT_OK)
+        return st;
+    _Static_assert(sizeof(SimMap) <= sizeof(RtTensorMap), "a map fits in 128 bytes");
+    SimMap m = {.magic = SIM_MAP_MAGIC, .addr = (uint64_t)s->global_address,
+                .dtype = (uint8_t)s->dtype, .rank = (uint8_t)s->rank,
+                .interleave = (uint8_t)s->interleave, .swizzle = (uint8_t)s->swizzle,
+                .oob = (uint8_t)s->oob_fill};
+    for (int i = 0; i < s->rank; i++) {
+        m.dim[i] = s->global_dim[i];
+        m.box[i] = (uint16_t)s->box_dim[i];
+        m.estride[i] = (uint8_t)(s->element_strides[i] ? s->element_strides[i] : 1);
+        if (i)
+            m.stride[i - 1] = s->global_strides[i - 1];
+    }
+    memset(out, 0, sizeof *out);
+    memcpy(out, &m, sizeof m);
+    return RT_OK;
+}
+
+/* ---------------------------------------------------------------- operands */
+
+uint64_t sim_cluster_generic(SimLaunch *l, uint64_t caddr)
+{
+    uint32_t a = (uint32_t)caddr;
+    if (!(a >> 31))
+        return sim_shared_generic(l, a);
+    int rank = (int)(a >> 24 & 0x7f);
+    if (rank >= l->nctas)
+        return 0; /* outside every region: reported as out of bounds */
+    return (uint64_t)(uintptr_t)l->ctas[rank].smem + (a & 0xffffff);
+}
+
+/* The generic address of operand `name` (0 when the instruction has none). */
+static uint64_t address(SimLaunch *l, SimThread *t, const SimPtx *p, const char *name)
+{
+    const IrPtxOperand *o = sim_ptx_operand(p, name);
+    return o ? sim_ptx_address(l, t, p, o) : 0;
+}
+
+/* ---------------------------------------------------------------- mbarriers */
+
+static SimMbarrier *find(SimLaunch *l, SimThread *t, uint64_t addr, TxSpan at)
+{
+    uintptr_t i;
+    if (ir_ptrmap_get(&l->mbars, (const void *)(uintptr_t)addr, &i))
+        return &l->mbar.items[i - 1];
+    sim_fail(l, t, at, "mbarrier used before mbarrier.init");
+    return NULL;
+}
+
+static void wake_waiters(SimLaunch *l, const SimMbarrier *m)
+{
+    for (int k = 0; k < l->nctas; k++)
+        for (int i = 0; i < l->ctas[k].nthreads; i++) {
+            SimThread *o = &l->ctas[k].threads[i];
+            if (o->state == SIM_T_WAIT && o->wait_bar == SIM_WAIT_MBARRIER && o->wait_mbar == m->at)
+                o->state = SIM_T_RUN;
+        }
+}
+
+static void check_phase(SimLaunch *l, SimThread *t, SimMbarrier *m, TxSpan at)
+{
+    l->events++;
+    if (m->pending || m->tx > 0)
+        return;
+    if (m->tx < 0) {
+        sim_fail(l, t, at, "mbarrier phase %u received %lld transaction bytes more than expected "
+                 "(a wrong expect-tx count)", m->phase, (long long)-m->tx);
+        return;
+    }
+    m->phase++;
+    m->pending = m->count;
+    wake_waiters(l, m);
+}
+
+static void mbar_init(SimLaunch *l, SimThread *t, uint64_t addr, uint32_t count, TxSpan at)
+{
+    if (!sim_mem_write(l, t, addr, 8, at))
+        return;
+    if (count == 0) {
+        sim_fail(l, t, at, "mbarrier.init with a count of 0");
+        return;
+    }
+    uintptr_t i;
+    if (!ir_ptrmap_get(&l->mbars, (const void *)(uintptr_t)addr, &i)) {
+        tx_vec_push(&l->mbar, (SimMbarrier){0});
+        ir_ptrmap_put(&l->mbars, (const void *)(uintptr_t)addr, i = (uintptr_t)l->mbar.len);
+    }
+    l->mbar.items[i - 1] = (SimMbarrier){.at = (uint8_t *)(uintptr_t)addr, .count = count,
+                                         .pending = count, .init_at = at};
+    l->cta->race_check = false; /* the mbarrier orders what the epochs do not see */
+    l->events++;
+}
+
+static void arrive(SimLaunch *l, SimThread *t, uint64_t addr, uint32_t count, int64_t tx,
+                   TxSpan at)
+{
+    SimMbarrier *m = find(l, t, addr, at);
+    if (!m)
+        return;
+    if (count > m->pending) {
+        sim_fail(l, t, at, "%u arrivals on an mbarrier with %u pending in phase %u (count %u)",
+                 count, m->pending, m->phase, m->count);
+        return;
+    }
+    m->tx += tx;
+    m->pending -= count;
+    check_phase(l, t, m, at);
+}
+
+static void complete_tx(SimLaunch *l, SimThread *t, uint64_t addr, int64_t bytes, TxSpan at)
+{
+    SimMbarrier *m = find(l, t, addr, at);
+    if (!m)
+        return;
+    m->tx -= bytes;
+    check_phase(l, t, m, at);
+}
+
+/* Whether the phase of `parity` has completed; t then spins (yields) if not. */
+static bool phase_done(SimLaunch *l, SimThread *t, uint64_t addr, int parity, TxSpan at)
+{
+    SimMbarrier *m = find(l, t, addr, at);
+    if (!m)
+        return false;
+    bool done = (int)(m->phase & 1) != (parity & 1);
+    if (!done) {
+        t->wait_mbar = m->at, t->wait_parity = parity, t->wait_at = at;
+        t->yield = true;
+    }
+    return done;
+}
+
+void sim_mbarrier_wait(SimLaunch *l, SimThread *t, uint64_t addr, int parity, TxSpan at)
+{
+    if (!phase_done(l, t, addr, parity, at))
+        sim_wait(l, t, SIM_WAIT_MBARRIER, at);
+    t->yield = false;
+}
+
+void sim_mbarrier_describe(SimLaunch *l, const SimThread *t, char *buf, size_t n)
+{
+    uintptr_t i;
+    if (!t->wait_mbar || !ir_ptrmap_get(&l->mbars, t->wait_mbar, &i)) {
+        snprintf(buf, n, "a wait");
+        return;
+    }
+    const SimMbarrier *m = &l->mbar.items[i - 1];
+    snprintf(buf, n, "phase %u of an mbarrier (parity %d) that still expects %u of %u arrivals "
+             "and %lld transaction bytes", m->phase, t->wait_parity, m->pending, m->count,
+             (long long)m->tx);
+}
+
+/* ---------------------------------------------------------------- the cluster barrier */
+
+static int cluster_live(const SimLaunch *l)
+{
+    int n = 0;
+    for (int k = 0; k < l->nctas; k++)
+        n += l->ctas[k].nlive;
+    return n;
+}
+
+static void cluster_release(SimLaunch *l)
+{
+    if (!l->cluster_arrived || l->cluster_arrived < cluster_live(l))
+        return;
+    l->cluster_phase++;
+    l->cluster_arrived = 0;
+    for (int k = 0; k < l->nctas; k++)
+        for (int i = 0; i < l->ctas[k].nthreads; i++) {
+            SimThread *o = &l->ctas[k].threads[i];
+            if (o->state == SIM_T_WAIT && o->wait_bar == SIM_WAIT_CLUSTER)
+                o->state = SIM_T_RUN;
+        }
+}
+
+static void cluster_arrive(SimLaunch *l, SimThread *t)
+{
+    t->cluster_phase = l->cluster_phase;
+    t->cluster_waiting = true;
+    l->cluster_arrived++;
+    l->events++;
+    cluster_release(l);
+}
+
+static void cluster_wait(SimLaunch *l, SimThread *t, TxSpan at)
+{
+    if (!t->cluster_waiting || l->cluster_phase != t->cluster_phase) {
+        t->cluster_waiting = false;
+        return;
+    }
+    sim_wait(l, t, SIM_WAIT_CLUSTER, at);
+}
+
+void sim_cluster_sync(SimLaunch *l, SimThread *t, TxSpan at)
+{
+    if (!t->cluster_waiting)
+        cluster_arrive(l, t);
+    cluster_wait(l, t, at);
+}
+
+void sim_cluster_exited(SimLaunch *l) { cluster_release(l); }
+
+/* ---------------------------------------------------------------- copies */
+
+static bool copy_bytes(SimLaunch *l, SimThread *t, uint64_t dst, uint64_t src, size_t n,
+                       size_t zero_from, TxSpan at)
+{
+    uint8_t *d = sim_mem_write(l, t, dst, n, at);
+    const uint8_t *s = zero_from ? sim_mem_read(l, t, src, zero_from < n ? zero_from : n, at)
+                                 : d;
+    if (!d || !s)
+        return false;
+    if (zero_from)
+        memmove(d, s, zero_from < n ? zero_from : n);
+    if (zero_from < n)
+        memset(d + zero_from, 0, n - zero_from);
+    return true;
+}
+
+/* cp.async.ca/cg [dst], [src], cp_size{, src_size | , ignore_src} */
+static void cp_async(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
+{
+    uint64_t dst = address(l, t, p, "dst_mem"), src = address(l, t, p, "src_mem");
+    size_t n = (size_t)sim_ptx_value(l, t, p, "cp_size", 0), keep = n;
+    if (sim_ptx_operand(p, "src_size"))
+        keep = (size_t)sim_ptx_value(l, t, p, "src_size", 0);
+    if (sim_ptx_operand(p, "ignore_src") && sim_ptx_value(l, t, p, "ignore_src", 0))
+        keep = 0;
+    if (!sim_failed(l))
+        copy_bytes(l, t, dst, src, n, keep < n ? keep : n, at);
+}
+
+/* ---------------------------------------------------------------- TMA */
+
+static int tma_bits(int dtype)
+{
+    switch (dtype) {
+#define X(name, val, bits, kind) case val: return bits;
+        RT_TMA_DTYPES(X)
+#undef X
+    }
+    return 0;
+}
+
+static int swizzle_span(int swizzle)
+{
+    switch (swizzle) {
+#define X(name, val, span) case val: return span;
+        RT_TMA_SWIZZLES(X)
+#undef X
+    }
+    return -1;
+}
+
+static const SimMap *tensor_map(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
+{
+    uint64_t a = (uint64_t)sim_ptx_value(l, t, p, "tmap", 0);
+    const SimMap *m = (const SimMap *)(uintptr_t)a;
+    if (sim_failed(l))
+        return NULL;
+    if (!a || a % 64 || m->magic != SIM_MAP_MAGIC) {
+        sim_fail(l, t, at, "the TMA operand is not a tensor map the host part encoded");
+        return NULL;
+    }
+    int bits = tma_bits(m->dtype), span = swizzle_span(m->swizzle);
+    if (bits < 8 || m->interleave || span < 0 || m->swizzle > 3) {
+        sim_fail(l, t, at, "not modelled: a tensor map with dtype %d, interleave %d or swizzle %d",
+                 m->dtype, m->interleave, m->swizzle);
+        return NULL;
+    }
+    for (int i = 0; i < m->rank; i++)
+        if (m->estride[i] != 1) {
+            sim_fail(l, t, at, "not modelled: a tensor map with element strides");
+            return NULL;
+        }
+    return m;
+}
+
+/* The shared-window address of byte `off` of a box written at `base`, swizzled. */
+static uint32_t swizzled(const SimMap *m, uint32_t base, uint32_t off)
+{
+    uint32_t a = base + off;
+    int span = swizzle_span(m->swizzle);
+    if (span <= 0)
+        return a;
+    uint32_t mask = (uint32_t)span / 16 - 1;
+    return a ^ ((a >> 7 & mask) << 4);
+}
+
+typedef enum { TMA_LOAD, TMA_STORE, TMA_REDUCE } TmaDir;
+
+/* One element of the box: its global address, or 0 out of bounds. */
+static uint64_t global_elem(const SimMap *m, const int64_t *coord, const uint32_t *i, int esize)
+{
+    uint64_t addr = m->addr;
+    for (int d = 0; d < m->rank; d++) {
+        int64_t g = coord[d] + i[d];
+        if (g < 0 || (uint64_t)g >= m->dim[d])
+            return 0;
+        addr += (uint64_t)g * (d ? m->stride[d - 1] : (uint64_t)esize);
+    }
+    return addr;
+}
+
+static IrDType elem_dtype(int tma_dtype)
+{
+    switch (tma_dtype) {
+    case RT_TMA_FLOAT16: return IR_FLOAT16;
+    case RT_TMA_BFLOAT16: return IR_BFLOAT16;
+    case RT_TMA_FLOAT32: return IR_FLOAT32;
+    case RT_TMA_FLOAT64: return IR_FLOAT64;
+    case RT_TMA_INT32: return IR_INT32;
+    case RT_TMA_INT64: return IR_INT64;
+    default: return (IrDType){IR_DT_UINT, (uint8_t)tma_bits(tma_dtype), 1};
+    }
+}
+
+static void reduce_elem(SimLaunch *l, SimThread *t, const char *op, IrDType dt, uint64_t g,
+                        uint64_t s, TxSpan at)
+{
+    SimVal a, b;
+    if (!sim_load(l, t, g, dt, &a, at) || !sim_load(l, t, s, dt, &b, at))
+        return;
+    bool f = sim_is_float(dt);
+    SimVal r = a;
+    if (!strcmp(op, "add"))
+        r = f ? (SimVal){.f = sim_round(dt, a.f + b.f)} : (SimVal){.i = sim_wrap(dt, a.i + b.i)};
+    else if (!strcmp(op, "min"))
+        r = f ? (b.f < a.f ? b : a) : (b.i < a.i ? b : a);
+    else if (!strcmp(op, "max"))
+        r = f ? (b.f > a.f ? b : a) : (b.i > a.i ? b : a);
+    else {
+        sim_fail(l, t, at, "not modelled: cp.reduce.async.bulk.tensor .%s", op);
+        return;
+    }
+    sim_store(l, t, g, dt, r, at);
+}
+
+/* Moves the box at coord between global memory and the shared memory at
+ * `saddr` (a shared-window address) of CTA `cta`. Returns the box's bytes. */
+static int64_t tma_box(SimLaunch *l, SimThread *t, const SimPtx *p, const SimMap *m, TmaDir dir,
+                       const int64_t *coord, SimCta *cta, uint32_t saddr, TxSpan at)
+{
+    int esize = tma_bits(m->dtype) / 8;
+    int span = swizzle_span(m->swizzle);
+    if (span > 0 && m->box[0] * esize > span) {
+        sim_fail(l, t, at, "the box's inner dimension (%d bytes) is wider than the %d-byte "
+                 "swizzle", m->box[0] * esize, span);
+        return 0;
+    }
+    uint64_t total = 1;
+    for (int d = 0; d < m->rank; d++)
+        total *= m->box[d];
+    uint32_t i[5] = {0};
+    uint64_t base = (uint64_t)(uintptr_t)cta->smem;
+    IrDType dt = elem_dtype(m->dtype);
+    for (uint64_t n = 0; n < total && !sim_failed(l); n++) {
+        uint64_t rem = n;
+        for (int d = 0; d < m->rank; d++)
+            i[d] = (uint32_t)(rem % m->box[d]), rem /= m->box[d];
+        uint64_t g = global_elem(m, coord, i, esize);
+        uint64_t s = base + swizzled(m, saddr, (uint32_t)(n * (uint64_t)esize));
+        if (dir == TMA_LOAD) {
+            uint8_t *d = sim_mem_write(l, t, s, (size_t)esize, at);
+            const uint8_t *src = g ? sim_mem_read(l, t, g, (size_t)esize, at) : NULL;
+            if (!d || (g && !src))
+                return 0;
+            if (src)
+                memcpy(d, src, (size_t)esize);
+            else if (m->oob && sim_is_float(dt))
+                memset(d, 0xff, (size_t)esize); /* NaN */
+            else
+                memset(d, 0, (size_t)esize);
+        } else if (g && dir == TMA_STORE) {
+            const uint8_t *src = sim_mem_read(l, t, s, (size_t)esize, at);
+            uint8_t *d = src ? sim_mem_write(l, t, g, (size_t)esize, at) : NULL;
+            if (!d)
+                return 0;
+            memcpy(d, src, (size_t)esize);
+        } else if (g) {
+            reduce_elem(l, t, sim_ptx_slot(p, "redop"), dt, g, s, at);
+        }
+    }
+    return (int64_t)(total * (uint64_t)esize);
+}
+
+static void tma(SimLaunch *l, SimThread *t, const SimPtx *p, TmaDir dir, TxSpan at)
+{
+    const SimMap *m = tensor_map(l, t, p, at);
+    if (!m)
+        return;
+    int64_t coord[5] = {0};
+    const IrPtxOperand *co = sim_ptx_operand(p, "coords");
+    if (!co || co->lanes != m->rank) {
+        sim_fail(l, t, at, "%d TMA coordinates for a tensor map of rank %d", co ? co->lanes : 0,
+                 m->rank);
+        return;
+    }
+    for (int d = 0; d < m->rank; d++)
+        coord[d] = (int32_t)sim_ptx_value(l, t, p, "coords", d);
+    if (dir != TMA_LOAD) {
+        uint64_t src = address(l, t, p, "src_mem");
+        tma_box(l, t, p, m, dir, coord, l->cta, (uint32_t)sim_shared_window(l, src), at);
+        return;
+    }
+    uint64_t dst = address(l, t, p, "dst_mem"), mbar = address(l, t, p, "mbar");
+    uint32_t off = (uint32_t)sim_shared_window(l, dst), moff = (uint32_t)sim_shared_window(l, mbar);
+    int mask = sim_ptx_operand(p, "cta_mask") ? (int)sim_ptx_value(l, t, p, "cta_mask", 0) : 1 << l->cta->rank;
+    for (int k = 0; k < l->nctas && !sim_failed(l); k++) {
+        if (!(mask >> k & 1))
+            continue;
+        SimCta *c = &l->ctas[k];
+        int64_t bytes = tma_box(l, t, p, m, dir, coord, c, off, at);
+        if (!sim_failed(l))
+            complete_tx(l, t, (uint64_t)(uintptr_t)c->smem + moff, bytes, at);
+    }
+}
+
+/* cp.async.bulk (non-tensor): size bytes, completing on an mbarrier when it has one. */
+static void bulk(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
+{
+    uint64_t dst = address(l, t, p, "dst_mem"), src = address(l, t, p, "src_mem");
+    int64_t n = sim_ptx_value(l, t, p, "size", 0);
+    if (sim_failed(l) || !copy_bytes(l, t, dst, src, (size_t)n, (size_t)n, at))
+        return;
+    if (sim_ptx_operand(p, "mbar"))
+        complete_tx(l, t, address(l, t, p, "mbar"), n, at);
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+static uint32_t mapa(SimLaunch *l, SimThread *t, const SimPtx *p, uint64_t *generic)
+{
+    uint64_t a = (uint64_t)sim_ptx_value(l, t, p, "a", 0);
+    uint32_t rank = (uint32_t)sim_ptx_value(l, t, p, "b", 0);
+    if ((int)rank >= l->nctas) {
+        sim_fail(l, t, p->c->args[0]->span, "mapa to CTA rank %u of a cluster of %d", rank,
+                 l->nctas);
+        return 0;
+    }
+    const IrPtxOperand *ao = sim_ptx_operand(p, "a");
+    if (ao && ao->kind == IR_PTX_OPND_PTR) {
+        *generic = (uint64_t)(uintptr_t)l->ctas[rank].smem + sim_shared_window(l, a);
+        return 0;
+    }
+    return 0x80000000u | rank << 24 | ((uint32_t)a & 0xffffff);
+}
+
+static void set_out(SimLaunch *l, SimThread *t, const SimPtx *p, const char *name, int64_t v)
+{
+    const IrPtxOperand *o = sim_ptx_operand(p, name);
+    if (o && o->kind != IR_PTX_OPND_TEXT)
+        sim_assign(l, t, p->c->args[o->first_arg], (SimVal){.i = v});
+}
+
+static void mbarrier_op(SimLaunch *l, SimThread *t, const SimPtx *p, int entry, TxSpan at)
+{
+    uint64_t a = address(l, t, p, "addr");
+    switch (entry) {
+    case IR_PTX_mbarrier_init: mbar_init(l, t, a, (uint32_t)sim_ptx_value(l, t, p, "count", 0), at); break;
+    case IR_PTX_mbarrier_arrive: arrive(l, t, a, (uint32_t)sim_ptx_value(l, t, p, "count", 0), 0, at); break;
+    case IR_PTX_mbarrier_arrive_nocount: case IR_PTX_mbarrier_arrive_state:
+        arrive(l, t, a, 1, 0, at);
+        break;
+    case IR_PTX_mbarrier_arrive_count_state:
+        arrive(l, t, a, (uint32_t)sim_ptx_value(l, t, p, "count", 0), 0, at);
+        break;
+    case IR_PTX_mbarrier_arrive_expect_tx:
+        arrive(l, t, a, 1, sim_ptx_value(l, t, p, "tx_count", 0), at);
+        break;
+    case IR_PTX_mbarrier_arrive_expect_tx_state:
+        arrive(l, t, a, 1, sim_ptx_value(l, t, p, "count", 0), at);
+        break;
+    case IR_PTX_mbarrier_expect_tx: {
+        SimMbarrier *m = find(l, t, a, at);
+        if (m)
+            m->tx += sim_ptx_value(l, t, p, "tx_count", 0), l->events++;
+        break;
+    }
+    case IR_PTX_mbarrier_complete_tx: complete_tx(l, t, a, sim_ptx_value(l, t, p, "tx_count", 0), at); break;
+    default: { /* test_wait / try_wait .parity */
+        bool done = phase_done(l, t, a, (int)sim_ptx_value(l, t, p, "phase", 0), at);
+        set_out(l, t, p, "wait_complete", done);
+    }
+    }
+}
+
+bool sim_ptx_async(SimLaunch *l, SimThread *t, const IrExpr *e, int entry)
+{
+    SimPtx p;
+    sim_ptx_resolve(&e->u.call, &p);
+    TxSpan at = e->span;
+    switch (entry) {
+    case IR_PTX_mbarrier_init: case IR_PTX_mbarrier_arrive: case IR_PTX_mbarrier_arrive_nocount:
+    case IR_PTX_mbarrier_arrive_state: case IR_PTX_mbarrier_arrive_count_state:
+    case IR_PTX_mbarrier_arrive_expect_tx: case IR_PTX_mbarrier_arrive_expect_tx_state:
+    case IR_PTX_mbarrier_expect_tx: case IR_PTX_mbarrier_complete_tx:
+    case IR_PTX_mbarrier_test_wait_parity: case IR_PTX_mbarrier_try_wait_parity:
+    case IR_PTX_mbarrier_try_wait_parity_no_hint:
+        mbarrier_op(l, t, &p, entry, at);
+        return true;
+    case IR_PTX_cp_async_ca: case IR_PTX_cp_async_ca_src_size: case IR_PTX_cp_async_ca_ignore_src:
+    case IR_PTX_cp_async_cg: case IR_PTX_cp_async_cg_src_size: case IR_PTX_cp_async_cg_ignore_src:
+        cp_async(l, t, &p, at);
+        return true;
+    case IR_PTX_cp_async_mbarrier_arrive:
+        if (sim_ptx_slot(&p, "noinc")[0])
+            arrive(l, t, address(l, t, &p, "addr"), 1, 0, at);
+        return true;
+    case IR_PTX_cp_async_commit_group: case IR_PTX_cp_async_wait_group: case IR_PTX_cp_async_wait_all:
+    case IR_PTX_cp_async_bulk_commit_group: case IR_PTX_cp_async_bulk_wait_group:
+    case IR_PTX_cp_async_bulk_tensor_prefetch: case IR_PTX_cp_async_bulk_prefetch:
+        return true; /* the copies completed when they were issued */
+    case IR_PTX_cp_async_bulk_tensor_g2s_cta: case IR_PTX_cp_async_bulk_tensor_g2s_cluster:
+        tma(l, t, &p, TMA_LOAD, at);
+        return true;
+    case IR_PTX_cp_async_bulk_tensor_s2g: tma(l, t, &p, TMA_STORE, at); return true;
+    case IR_PTX_cp_reduce_async_bulk_tensor: tma(l, t, &p, TMA_REDUCE, at); return true;
+    case IR_PTX_cp_async_bulk_g2s_cta: case IR_PTX_cp_async_bulk_g2s_cluster:
+    case IR_PTX_cp_async_bulk_s2c: case IR_PTX_cp_async_bulk_s2g:
+        bulk(l, t, &p, at);
+        return true;
+    case IR_PTX_barrier_cluster_arrive: cluster_arrive(l, t); return true;
+    case IR_PTX_barrier_cluster_wait: cluster_wait(l, t, at); return true;
+    case IR_PTX_mapa: case IR_PTX_mapa_u64_raw: case IR_PTX_mapa_u64_shared: case IR_PTX_mapa_u32: {
+        uint64_t generic = 0;
+        uint32_t c = mapa(l, t, &p, &generic);
+        set_out(l, t, &p, "d", generic ? (int64_t)generic : c);
+        return true;
+    }
+    case IR_PTX_getctarank: case IR_PTX_getctarank_generic: {
+        uint64_t a = (uint64_t)sim_ptx_value(l, t, &p, "a", 0);
+        int rank = entry == IR_PTX_getctarank && a >> 31 ? (int)(a >> 24 & 0x7f) : l->cta->rank;
+        for (int k = 0; entry == IR_PTX_getctarank_generic && k < l->nctas; k++)
+            if (a - (uint64_t)(uintptr_t)l->ctas[k].smem < l->ctas[k].smem_region->size)
+                rank = k;
+        set_out(l, t, &p, "d", rank);
+        return true;
+    }
+    default: return false;
+    }
+}
