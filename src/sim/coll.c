@@ -142,6 +142,37 @@ bool sim_coll(SimLaunch *l, SimThread *t, SimCollOp op, uint32_t mask, const IrC
     return false;
 }
 
+bool sim_group_coll(SimLaunch *l, SimThread *t, const IrCall *call, TxSpan at)
+{
+    if (take_replay(t, NULL))
+        return true;
+    SimCta *c = l->cta;
+    int g = t->tid / 128;
+    if ((g + 1) * 128 > c->nthreads) {
+        sim_fail(l, t, at, "a warpgroup instruction in a CTA of %d threads, which has no whole "
+                 "warpgroup here", c->nthreads);
+        return false;
+    }
+    SimGroupColl *w = &c->groups[g];
+    if (w->open && w->call != call) {
+        sim_fail(l, t, at, "the threads of warpgroup %d are at different wgmma instructions", g);
+        return false;
+    }
+    if (!w->open)
+        *w = (SimGroupColl){.open = true, .call = call, .at = at};
+    w->arrived++;
+    sim_wait(l, t, SIM_WAIT_WARP, at);
+    if (w->arrived < 128)
+        return false;
+    t->blocked = false; /* its operands are read in its own context, as the others' */
+    sim_wgmma(l, c, g, call, w->at);
+    t->blocked = true;
+    w->open = false;
+    for (int i = 0; i < 128; i++)
+        wake(&c->threads[g * 128 + i], NULL);
+    return false;
+}
+
 /* The source lane of a shuffle, or -1 to keep the lane's own value. */
 static int shfl_source(SimCollOp op, int lane, int64_t b, int64_t width)
 {

@@ -416,9 +416,10 @@ static bool init_cta(SimLaunch *l, SimCta *c)
 {
     c->race_check = true;
     c->smem = calloc(l->smem_size ? l->smem_size : 1, 1);
-    c->warps = calloc((size_t)(l->cfg.block[0] * l->cfg.block[1] * l->cfg.block[2] + 31) / 32,
-                      sizeof *c->warps);
-    if (!c->smem || !c->warps || !init_threads(l, c))
+    size_t n = (size_t)l->cfg.block[0] * l->cfg.block[1] * l->cfg.block[2];
+    c->warps = calloc((n + 31) / 32, sizeof *c->warps);
+    c->groups = calloc((n + 127) / 128, sizeof *c->groups);
+    if (!c->smem || !c->warps || !c->groups || !init_threads(l, c))
         return false;
     c->smem_region = sim_region_add(l->ss, c->smem, l->smem_size, SIM_MEM_SHARED, "shared memory");
     if (c->smem_region)
@@ -433,6 +434,7 @@ static void free_cta(SimLaunch *l, SimCta *c)
     if (c->threads)
         free_threads(c);
     free(c->warps);
+    free(c->groups);
     free(c->smem);
 }
 

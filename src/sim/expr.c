@@ -460,6 +460,9 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
         return ival((int64_t)sim_shared_window(l, (uint64_t)eval_int(l, t, c->args[0], lane)));
     case IR_OP_CUDA_CTA_SYNC: sim_barrier(l, t, 0, 0, e->span); return ival(0);
     case IR_OP_CUDA_CLUSTER_SYNC: sim_cluster_sync(l, t, e->span); return ival(0);
+    case IR_OP_CUDA_WARPGROUP_SYNC: /* bar.sync id, 128 */
+        sim_barrier(l, t, (int)eval_int(l, t, c->args[0], lane), 128, e->span);
+        return ival(0);
     case IR_OP_CUDA_MBARRIER_WAIT: case IR_OP_CUDA_MBARRIER_WAIT_ACQUIRE_CLUSTER: {
         uint64_t a = (uint64_t)eval_int(l, t, c->args[0], lane);
         if (c->args[0]->dtype.code != IR_DT_HANDLE)
@@ -498,6 +501,10 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
         return fval(sim_round(IR_FLOAT32, sim_eval(l, t, c->args[0], lane).f /
                                               sim_eval(l, t, c->args[1], lane).f));
     case IR_OP_CUDA_CLOCK64: return ival((int64_t)l->steps);
+    case IR_OP_CUDA_WGMMA_SMEM_DESC: case IR_OP_CUDA_TCGEN05_SMEM_DESC:
+        sim_encode_smem_desc(l, t, e);
+        return ival(0);
+    case IR_OP_CUDA_WGMMA_NOOP_BARRIER: return ival(0);
     case IR_OP_CUDA_THREAD_RANK: return ival(t->tid);
     case IR_OP_CUDA_MOV_SREG: return special_reg(l, t, e);
     case IR_OP_PTX: return sim_ptx(l, t, e);

@@ -103,6 +103,14 @@ typedef struct SimWarpColl {
     TxSpan at;
 } SimWarpColl;
 
+/* A warpgroup's wgmma in progress. */
+typedef struct SimGroupColl {
+    bool open;
+    int arrived;
+    const IrCall *call;
+    TxSpan at;
+} SimGroupColl;
+
 typedef struct SimBarrier {
     int arrived, expected; /* expected 0: every live thread of the CTA */
 } SimBarrier;
@@ -116,6 +124,7 @@ typedef struct SimCta {
     SimRegion *smem_region;
     SimBarrier bars[SIM_NBARRIERS];
     SimWarpColl *warps;
+    SimGroupColl *groups; /* per warpgroup */
     uint32_t epoch;      /* full-CTA barriers completed */
     bool race_check;     /* only CTA-wide barriers order threads so far */
 } SimCta;
@@ -222,6 +231,9 @@ bool sim_barrier(SimLaunch *l, SimThread *t, int id, int count, TxSpan at);
 void sim_wait(SimLaunch *l, SimThread *t, int kind, TxSpan at);
 /* Completes the barriers a thread's exit lets complete. */
 void sim_thread_exited(SimLaunch *l, SimThread *t);
+/* The thread's warpgroup collective (wgmma.mma_async): true when it has
+ * completed, false when the thread now waits. */
+bool sim_group_coll(SimLaunch *l, SimThread *t, const IrCall *call, TxSpan at);
 /* Results of a thread's collective when it completes (ldmatrix, mma). */
 void sim_coll_complete(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp);
 
@@ -241,6 +253,13 @@ void sim_cluster_exited(SimLaunch *l);
 uint64_t sim_cluster_generic(SimLaunch *l, uint64_t caddr);
 /* What a thread waiting on an mbarrier waits for, for a deadlock report. */
 void sim_mbarrier_describe(SimLaunch *l, const SimThread *t, char *buf, size_t n);
+
+/* ---------------------------------------------------------------- wgmma.c */
+
+/* T.cuda.{wgmma,tcgen05}.encode_matrix_descriptor */
+void sim_encode_smem_desc(SimLaunch *l, SimThread *t, const IrExpr *e);
+/* The product of warpgroup `group`'s wgmma.mma_async, into its threads' accumulators. */
+void sim_wgmma(SimLaunch *l, SimCta *c, int group, const IrCall *call, TxSpan at);
 
 /* ---------------------------------------------------------------- exec.c */
 

@@ -353,8 +353,13 @@ SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
     case IR_PTX_ldmatrix: fragment_op(l, t, &p, e, SIM_COLL_LDMATRIX); break;
     case IR_PTX_stmatrix: fragment_op(l, t, &p, e, SIM_COLL_STMATRIX); break;
     case IR_PTX_mma: case IR_PTX_mma_f16acc: fragment_op(l, t, &p, e, SIM_COLL_MMA); break;
+    case IR_PTX_wgmma_f16_ss: case IR_PTX_wgmma_bf16_ss: case IR_PTX_wgmma_f16_f16acc_ss:
+    case IR_PTX_wgmma_fp8_ss: case IR_PTX_wgmma_fp8_f16acc_ss:
+        sim_group_coll(l, t, &e->u.call, e->span);
+        break;
     case IR_PTX_fence: case IR_PTX_fence_proxy: case IR_PTX_fence_mbarrier_init:
-    case IR_PTX_setmaxnreg:
+    case IR_PTX_setmaxnreg: case IR_PTX_wgmma_fence: case IR_PTX_wgmma_commit_group:
+    case IR_PTX_wgmma_wait_group:
         break;
     default: {
         if (sim_ptx_async(l, t, e, p.r.entry))

@@ -10,7 +10,7 @@
  * op_dsmem.tirx and op_ldstmatrix.tirx (mbarriers, swizzled and ragged TMA
  * loads and stores, reduce stores, multicast and distributed shared memory
  * in 2-CTA clusters, ldmatrix/stmatrix) give what the GPU tests check: the
- * input bits, bit for bit. */
+ * input bits, bit for bit. kernels/gemm_sm90.tirx (wgmma) agrees with float64. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -504,6 +504,52 @@ static void test_wrong_expect_tx(void **state)
                     "bytes");
 }
 
+/* ---------------------------------------------------------------- wgmma */
+
+/* kernels/gemm_sm90.tirx (TMA pipeline, warp specialization, wgmma from
+ * 128B-swizzled shared memory, stmatrix and TMA epilogue) against float64,
+ * square and ragged. */
+static void gemm_sm90(const char *m_, const char *n_, const char *k_, int M, int N, int K)
+{
+    tirx_define defs[] = {{"M", m_}, {"N", n_}, {"K", k_}, {"NUM_SMS", "4"}};
+    tirx_module *m = compile_example("kernels/gemm_sm90.tirx", defs, 4);
+    unsigned seed = 10;
+    float *af = random_floats((size_t)(M * K), &seed), *bf = random_floats((size_t)(N * K), &seed);
+    uint16_t *a = poisoned((size_t)(M * K)), *b = poisoned((size_t)(N * K)), *c = poisoned((size_t)(M * N));
+    for (int i = 0; i < M * K; i++) {
+        a[i] = (uint16_t)sim_to_bits(IR_BFLOAT16, (SimVal){.f = af[i]});
+        af[i] = (float)sim_from_bits(IR_BFLOAT16, a[i]).f;
+    }
+    for (int i = 0; i < N * K; i++) {
+        b[i] = (uint16_t)sim_to_bits(IR_BFLOAT16, (SimVal){.f = bf[i]});
+        bf[i] = (float)sim_from_bits(IR_BFLOAT16, b[i]).f;
+    }
+    Tensor A = tensor(a, 2, M, K, kDLBfloat, 16), B = tensor(b, 2, N, K, kDLBfloat, 16);
+    Tensor C = tensor(c, 2, M, N, kDLBfloat, 16);
+    Tensor *ts[] = {&A, &B, &C};
+    run_ok(m, "gemm", ts, 3, 0);
+    double *ref = calloc((size_t)(M * N), sizeof *ref);
+    float *got = malloc(sizeof *got * (size_t)(M * N));
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            for (int k = 0; k < K; k++)
+                ref[i * N + j] += (double)af[i * K + k] * bf[j * K + k];
+            got[i * N + j] = (float)sim_from_bits(IR_BFLOAT16, c[i * N + j]).f;
+        }
+    double err = rel_err(got, ref, (size_t)(M * N));
+    if (!(err < 4e-3))
+        fail_msg("gemm_sm90 %dx%dx%d: relative error %g", M, N, K, err);
+    free(af), free(bf), free(a), free(b), free(c), free(ref), free(got);
+    tirx_module_free(m);
+}
+
+static void test_gemm_sm90(void **state)
+{
+    (void)state;
+    gemm_sm90("256", "256", "256", 256, 256, 256);
+    gemm_sm90("200", "136", "192", 200, 136, 192);
+}
+
 /* ---------------------------------------------------------------- values */
 
 static void test_rounding(void **state)
@@ -547,6 +593,7 @@ int main(void)
         cmocka_unit_test(test_op_tma),
         cmocka_unit_test(test_dsmem_and_ldstmatrix),
         cmocka_unit_test(test_wrong_expect_tx),
+        cmocka_unit_test(test_gemm_sm90),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

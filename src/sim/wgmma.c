@@ -1,0 +1,200 @@
+/* wgmma (PTX ISA 9.7.15): the warpgroup MMA and its shared-memory matrix
+ * descriptors. wgmma.mma_async is a rendezvous of the warpgroup's 128
+ * threads; when the last one arrives the product is computed at once (so
+ * fence, commit_group and wait_group have nothing left to order) from the
+ * descriptors of A and B and every thread's accumulator registers, which
+ * are read and written in each thread's own context. A descriptor (9.7.15.5.1)
+ * holds the start address, the leading and stride byte offsets and the
+ * swizzle mode; an operand is read K-major: 8-row core-matrix groups SBO
+ * apart, rows of 16 bytes (no swizzle, core matrices LBO apart along K) or
+ * of the swizzle's width (32/64/128 bytes, the XOR pattern of the shared
+ * addresses, as TMA writes it). The accumulator's fragment: register i of
+ * lane l of warp w holds row 16w + l/4 + 8 (i/2 % 2), column 8 (i/4) +
+ * 2 (l % 4) + i % 2. Products are summed in double and rounded once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---------------------------------------------------------------- descriptors */
+
+/* T.cuda.{wgmma,tcgen05}.encode_matrix_descriptor(desc_ptr, addr, ldo, sdo, swizzle) */
+void sim_encode_smem_desc(SimLaunch *l, SimThread *t, const IrExpr *e)
+{
+    const IrCall *c = &e->u.call;
+    if (c->nargs != 5 || c->args[0]->kind != IR_E_CALL ||
+        c->args[0]->u.call.op != IR_OP_ADDRESS_OF) {
+        sim_fail(l, t, e->span, "not modelled: %s into anything but T.address_of(a buffer "
+                 "element)", ir_ops[c->op].name);
+        return;
+    }
+    uint64_t saddr = sim_shared_window(l, (uint64_t)sim_eval(l, t, c->args[1], 0).i);
+    uint64_t ldo = (uint64_t)sim_eval(l, t, c->args[2], 0).i & 0x3fff;
+    uint64_t sdo = (uint64_t)sim_eval(l, t, c->args[3], 0).i & 0x3fff;
+    int64_t swz = sim_eval(l, t, c->args[4], 0).i;
+    uint64_t d = (saddr >> 4 & 0x3fff) | ldo << 16 | sdo << 32;
+    if (c->op == IR_OP_CUDA_WGMMA_SMEM_DESC)
+        d |= (uint64_t)(swz == 1 ? 3 : swz == 2 ? 2 : swz == 3 ? 1 : 0) << 62;
+    else
+        d |= (uint64_t)1 << 46 |
+             (uint64_t)(swz == 1 ? 6 : swz == 2 ? 4 : swz == 3 ? 2 : swz == 4 ? 1 : 0) << 61;
+    if (!sim_failed(l))
+        sim_assign(l, t, c->args[0]->u.call.args[0], (SimVal){.i = (int64_t)d});
+}
+
+/* A K-major operand read through a wgmma descriptor. */
+typedef struct Operand {
+    uint32_t start, lbo, sbo;
+    int swizzle; /* bytes: 0, 32, 64, 128 */
+} Operand;
+
+static bool decode(SimLaunch *l, SimThread *t, uint64_t d, Operand *o, TxSpan at)
+{
+    static const int spans[4] = {0, 128, 64, 32};
+    o->start = (uint32_t)(d & 0x3fff) << 4;
+    o->lbo = (uint32_t)(d >> 16 & 0x3fff) << 4;
+    o->sbo = (uint32_t)(d >> 32 & 0x3fff) << 4;
+    o->swizzle = spans[d >> 62];
+    if (d >> 49 & 7) {
+        sim_fail(l, t, at, "not modelled: a wgmma descriptor with a base offset");
+        return false;
+    }
+    return true;
+}
+
+/* The shared-window address of element (row, k) of a K-major operand. */
+static uint32_t element_addr(const Operand *o, int row, int k, int esize)
+{
+    uint32_t kb = (uint32_t)(k * esize);
+    if (!o->swizzle)
+        return o->start + (uint32_t)(row / 8) * o->sbo + kb / 16 * o->lbo +
+               (uint32_t)(row % 8) * 16 + kb % 16;
+    uint32_t a = o->start + (uint32_t)(row / 8) * o->sbo + (uint32_t)(row % 8) * (uint32_t)o->swizzle +
+                 kb % (uint32_t)o->swizzle + kb / (uint32_t)o->swizzle * o->lbo;
+    uint32_t mask = (uint32_t)o->swizzle / 16 - 1;
+    return a ^ ((a >> 7 & mask) << 4);
+}
+
+static bool read_operand(SimLaunch *l, SimThread *t, const Operand *o, IrDType dt, int rows,
+                         int k, double *out, TxSpan at)
+{
+    int esize = dt.bits / 8;
+    for (int r = 0; r < rows; r++)
+        for (int kk = 0; kk < k; kk++) {
+            SimVal v;
+            uint64_t a = sim_shared_generic(l, element_addr(o, r, kk, esize));
+            if (!sim_load(l, t, a, dt, &v, at))
+                return false;
+            out[r * k + kk] = v.f;
+        }
+    return true;
+}
+
+/* ---------------------------------------------------------------- the MMA */
+
+static IrDType wgmma_type(const char *tok)
+{
+    return !strcmp(tok, "bf16") ? IR_BFLOAT16 : !strcmp(tok, "f16") ? IR_FLOAT16
+           : !strcmp(tok, "e4m3") ? (IrDType){IR_DT_F8E4M3FN, 8, 1}
+           : !strcmp(tok, "e5m2") ? (IrDType){IR_DT_F8E5M2, 8, 1} : IR_VOID;
+}
+
+typedef struct Shape {
+    int m, n, k;
+    IrDType a, b, d;
+} Shape;
+
+static bool shape_of(SimLaunch *l, SimThread *t, const SimPtx *p, Shape *s, TxSpan at)
+{
+    s->a = wgmma_type(sim_ptx_slot(p, "atype"));
+    s->b = wgmma_type(sim_ptx_slot(p, "btype"));
+    s->d = !strcmp(sim_ptx_slot(p, "dtype"), "f32") ? IR_FLOAT32 : IR_FLOAT16;
+    bool ok = sscanf(sim_ptx_slot(p, "shape"), "m%dn%dk%d", &s->m, &s->n, &s->k) == 3 &&
+              s->a.code != IR_DT_VOID && s->b.code != IR_DT_VOID && sim_ptx_operand(p, "a_desc") &&
+              !sim_ptx_value(l, t, p, "trans_a", 0) && !sim_ptx_value(l, t, p, "trans_b", 0);
+    if (!ok)
+        sim_fail(l, t, at, "not modelled: wgmma.%s.%s.%s.%s with these operands (register A or "
+                 "transposed operands)", sim_ptx_slot(p, "shape"), sim_ptx_slot(p, "dtype"),
+                 sim_ptx_slot(p, "atype"), sim_ptx_slot(p, "btype"));
+    return ok;
+}
+
+/* Row and column of accumulator register i of thread tid (0..127). */
+static void acc_pos(int tid, int i, int *row, int *col)
+{
+    int w = tid / 32, lane = tid % 32;
+    *row = 16 * w + lane / 4 + 8 * (i / 2 % 2);
+    *col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+}
+
+/* Register i of an f16 accumulator packs two halves; f32 is one value. */
+static void product(SimLaunch *l, SimCta *c, int first, const SimPtx *p, const Shape *s,
+                    const double *A, const double *B, TxSpan at)
+{
+    const IrPtxOperand *d = sim_ptx_operand(p, "d");
+    int per = s->d.bits == 32 ? 1 : 2;
+    double *D = calloc((size_t)(s->m * s->n), sizeof *D);
+    if (!D) {
+        sim_fail(l, &c->threads[first], at, "out of memory");
+        return;
+    }
+    for (int tid = 0; tid < 128; tid++) {
+        SimThread *t = &c->threads[first + tid];
+        bool acc = sim_ptx_value(l, t, p, "scale_d", 0) != 0;
+        for (int i = 0; acc && i < d->lanes * per; i++) {
+            int row, col;
+            acc_pos(tid, i, &row, &col);
+            SimVal v = sim_eval(l, t, p->c->args[d->first_arg + i / per], 0);
+            if (per == 2)
+                v = sim_from_bits(IR_FLOAT16, (uint64_t)v.i >> (16 * (i % 2)) & 0xffff);
+            D[row * s->n + col] = v.f;
+        }
+    }
+    int sa = (int)sim_ptx_value(l, &c->threads[first], p, "scale_a", 0);
+    int sb = (int)sim_ptx_value(l, &c->threads[first], p, "scale_b", 0);
+    for (int m = 0; m < s->m; m++)
+        for (int n = 0; n < s->n; n++) {
+            double sum = D[m * s->n + n];
+            for (int k = 0; k < s->k; k++)
+                sum += (sa < 0 ? -1 : 1) * A[m * s->k + k] * (sb < 0 ? -1 : 1) * B[n * s->k + k];
+            D[m * s->n + n] = sim_round(s->d, sum);
+        }
+    for (int tid = 0; tid < 128 && !sim_failed(l); tid++) {
+        SimThread *t = &c->threads[first + tid];
+        for (int r = 0; r < d->lanes; r++) {
+            int row, col;
+            SimVal v = {0};
+            for (int h = 0; h < per; h++) {
+                acc_pos(tid, r * per + h, &row, &col);
+                if (per == 1)
+                    v.f = D[row * s->n + col];
+                else
+                    v.i |= (int64_t)(sim_to_bits(IR_FLOAT16, (SimVal){.f = D[row * s->n + col]})
+                                     << (16 * h));
+            }
+            sim_assign(l, t, p->c->args[d->first_arg + r], v);
+        }
+    }
+    free(D);
+}
+
+void sim_wgmma(SimLaunch *l, SimCta *c, int group, const IrCall *call, TxSpan at)
+{
+    SimPtx p;
+    sim_ptx_resolve(call, &p);
+    int first = group * 128;
+    SimThread *t0 = &c->threads[first];
+    Shape s;
+    Operand oa, ob;
+    if (!shape_of(l, t0, &p, &s, at) ||
+        !decode(l, t0, (uint64_t)sim_ptx_value(l, t0, &p, "a_desc", 0), &oa, at) ||
+        !decode(l, t0, (uint64_t)sim_ptx_value(l, t0, &p, "b_desc", 0), &ob, at))
+        return;
+    double *A = malloc(sizeof *A * (size_t)(s.m * s.k)), *B = malloc(sizeof *B * (size_t)(s.n * s.k));
+    if (A && B && read_operand(l, t0, &oa, s.a, s.m, s.k, A, at) &&
+        read_operand(l, t0, &ob, s.b, s.n, s.k, B, at))
+        product(l, c, first, &p, &s, A, B, at);
+    free(A);
+    free(B);
+}
