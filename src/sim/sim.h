@@ -1,11 +1,12 @@
 /* The CPU simulator of compiled kernels (docs/simulator.md). It interprets
  * the lowered device functions of a module, the IR the CUDA code generator
- * prints, with the GPU's semantics: every CTA of the grid, every thread of a
- * CTA, each thread resumable at barriers and warp collectives. It is also a
+ * prints, with the GPU's semantics: every CTA of the grid (a cluster's CTAs
+ * together), every thread of a CTA, each thread resumable at barriers, warp
+ * and warpgroup collectives and mbarrier waits. It is also a
  * checker: out-of-bounds accesses, reads of uninitialised shared memory,
  * shared memory read or written by two threads with no barrier between them,
- * deadlocks and operations it does not model are errors naming the .tirx
- * line, the thread and the CTA. The host function runs in the runtime's host
+ * misused mbarriers, deadlocks and operations it does not model are errors
+ * naming the .tirx line, the thread and the CTA. The host function runs in the runtime's host
  * evaluator; its launches and tensor-map encodes come here through the
  * evaluator's callbacks (sim_launch, sim_encode). Prefix: sim_. */
 #ifndef TX_SIM_H

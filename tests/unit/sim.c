@@ -507,38 +507,53 @@ static void test_wrong_expect_tx(void **state)
 /* ---------------------------------------------------------------- wgmma */
 
 /* kernels/gemm_sm90.tirx (TMA pipeline, warp specialization, wgmma from
- * 128B-swizzled shared memory, stmatrix and TMA epilogue) against float64,
- * square and ragged. */
-static void gemm_sm90(const char *m_, const char *n_, const char *k_, int M, int N, int K)
+ * 128B-swizzled shared memory, stmatrix and TMA epilogue) and
+ * gemm_fp8_sm90.tirx (e4m3 inputs, per-tensor scales, promotion) against
+ * float64 of the rounded inputs, square and ragged. */
+static void gemm_sm90(const char *file, IrDType in, const char *const *dims, int M, int N, int K)
 {
-    tirx_define defs[] = {{"M", m_}, {"N", n_}, {"K", k_}, {"NUM_SMS", "4"}};
-    tirx_module *m = compile_example("kernels/gemm_sm90.tirx", defs, 4);
+    tirx_define defs[] = {{"M", dims[0]}, {"N", dims[1]}, {"K", dims[2]}, {"NUM_SMS", "4"}};
+    tirx_module *m = compile_example(file, defs, 4);
     unsigned seed = 10;
+    int bytes = in.bits / 8;
     float *af = random_floats((size_t)(M * K), &seed), *bf = random_floats((size_t)(N * K), &seed);
-    uint16_t *a = poisoned((size_t)(M * K)), *b = poisoned((size_t)(N * K)), *c = poisoned((size_t)(M * N));
+    uint8_t *a = (uint8_t *)poisoned((size_t)(M * K)), *b = (uint8_t *)poisoned((size_t)(N * K));
+    uint16_t *c = poisoned((size_t)(M * N));
     for (int i = 0; i < M * K; i++) {
-        a[i] = (uint16_t)sim_to_bits(IR_BFLOAT16, (SimVal){.f = af[i]});
-        af[i] = (float)sim_from_bits(IR_BFLOAT16, a[i]).f;
+        uint64_t bits = sim_to_bits(in, (SimVal){.f = af[i]});
+        memcpy(a + i * bytes, &bits, (size_t)bytes);
+        af[i] = (float)sim_from_bits(in, bits).f;
     }
     for (int i = 0; i < N * K; i++) {
-        b[i] = (uint16_t)sim_to_bits(IR_BFLOAT16, (SimVal){.f = bf[i]});
-        bf[i] = (float)sim_from_bits(IR_BFLOAT16, b[i]).f;
+        uint64_t bits = sim_to_bits(in, (SimVal){.f = bf[i]});
+        memcpy(b + i * bytes, &bits, (size_t)bytes);
+        bf[i] = (float)sim_from_bits(in, bits).f;
     }
-    Tensor A = tensor(a, 2, M, K, kDLBfloat, 16), B = tensor(b, 2, N, K, kDLBfloat, 16);
+    uint8_t code = in.bits == 8 ? kDLFloat8_e4m3fn : kDLBfloat;
+    Tensor A = tensor(a, 2, M, K, code, in.bits), B = tensor(b, 2, N, K, code, in.bits);
     Tensor C = tensor(c, 2, M, N, kDLBfloat, 16);
     Tensor *ts[] = {&A, &B, &C};
-    run_ok(m, "gemm", ts, 3, 0);
+    double scale = in.bits == 8 ? 0.5 * 2.5 : 1;
+    tirx_arg args[5];
+    for (int i = 0; i < 3; i++) {
+        ts[i]->t.shape = ts[i]->shape;
+        args[i] = tirx_arg_tensor((const struct DLTensor *)&ts[i]->t);
+    }
+    args[3] = tirx_arg_float(0.5), args[4] = tirx_arg_float(2.5);
+    tirx_error err = {{0}};
+    if (tirx_simulate(m, "gemm", args, in.bits == 8 ? 5 : 3, &err) != TIRX_OK)
+        fail_msg("%s: %s", file, err.message);
     double *ref = calloc((size_t)(M * N), sizeof *ref);
     float *got = malloc(sizeof *got * (size_t)(M * N));
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             for (int k = 0; k < K; k++)
-                ref[i * N + j] += (double)af[i * K + k] * bf[j * K + k];
+                ref[i * N + j] += (double)af[i * K + k] * bf[j * K + k] * scale;
             got[i * N + j] = (float)sim_from_bits(IR_BFLOAT16, c[i * N + j]).f;
         }
-    double err = rel_err(got, ref, (size_t)(M * N));
-    if (!(err < 4e-3))
-        fail_msg("gemm_sm90 %dx%dx%d: relative error %g", M, N, K, err);
+    double e = rel_err(got, ref, (size_t)(M * N));
+    if (!(e < 4e-3))
+        fail_msg("%s %dx%dx%d: relative error %g", file, M, N, K, e);
     free(af), free(bf), free(a), free(b), free(c), free(ref), free(got);
     tirx_module_free(m);
 }
@@ -546,8 +561,11 @@ static void gemm_sm90(const char *m_, const char *n_, const char *k_, int M, int
 static void test_gemm_sm90(void **state)
 {
     (void)state;
-    gemm_sm90("256", "256", "256", 256, 256, 256);
-    gemm_sm90("200", "136", "192", 200, 136, 192);
+    IrDType e4m3 = {IR_DT_F8E4M3FN, 8, 1};
+    const char *square[] = {"256", "256", "256"}, *ragged[] = {"200", "136", "192"};
+    gemm_sm90("kernels/gemm_sm90.tirx", IR_BFLOAT16, square, 256, 256, 256);
+    gemm_sm90("kernels/gemm_sm90.tirx", IR_BFLOAT16, ragged, 200, 136, 192);
+    gemm_sm90("kernels/gemm_fp8_sm90.tirx", e4m3, square, 256, 256, 256);
 }
 
 /* ---------------------------------------------------------------- values */
