@@ -145,7 +145,7 @@ tirx_status tirx_check_args(const tirx_module *m, const char *name, const tirx_a
 }
 
 /* Every tensor argument must be host memory; each becomes global memory the
- * simulated kernels may touch, named after its position. */
+ * simulated kernels may touch. */
 static tirx_status host_tensors(const tirx_function *f, const tirx_arg *args, size_t nargs,
                                 SimSession *ss, tirx_error *err)
 {
@@ -162,8 +162,7 @@ static tirx_status host_tensors(const tirx_function *f, const tirx_arg *args, si
         size_t n = (t->dtype.bits * (size_t)t->dtype.lanes + 7) / 8;
         for (int d = 0; d < t->ndim && t->shape; d++)
             n *= (size_t)(t->shape[d] > 0 ? t->shape[d] : 0);
-        const char *name = i < (size_t)f->host->nparams ? f->host->params[i]->u.var.name : "?";
-        sim_add_global(ss, (char *)t->data + t->byte_offset, n, name);
+        sim_add_global(ss, (char *)t->data + t->byte_offset, n);
     }
     return TIRX_OK;
 }

@@ -421,7 +421,7 @@ static bool init_cta(SimLaunch *l, SimCta *c)
     c->groups = calloc((n + 127) / 128, sizeof *c->groups);
     if (!c->smem || !c->warps || !c->groups || !init_threads(l, c))
         return false;
-    c->smem_region = sim_region_add(l->ss, c->smem, l->smem_size, SIM_MEM_SHARED, "shared memory");
+    c->smem_region = sim_region_add(l->ss, c->smem, l->smem_size, SIM_MEM_SHARED);
     if (c->smem_region)
         c->smem_region->cta = c;
     return c->smem_region != NULL;

@@ -335,9 +335,8 @@ static SimVal shuffle(SimLaunch *l, SimThread *t, const IrExpr *e, SimCollOp op,
     uint64_t in[3] = {sim_to_bits(vt, sim_eval(l, t, c->args[1], lane)),
                       (uint64_t)eval_int(l, t, c->args[2], lane),
                       c->nargs > 3 ? (uint64_t)eval_int(l, t, c->args[3], lane) : 32};
-    uint32_t mask = (uint32_t)eval_int(l, t, c->args[0], lane), out[1];
+    uint32_t mask = (uint32_t)eval_int(l, t, c->args[0], lane);
     uint64_t res[SIM_COLL_MAX];
-    (void)out;
     if (sim_failed(l) || !sim_coll(l, t, op, mask, c, in, 3, res, e->span))
         return ival(0);
     return sim_from_bits(vt, res[0]);

@@ -5,9 +5,11 @@
  * frames, so that a thread can stop at a barrier or a warp collective and be
  * resumed later). fp.c owns dtype values and their rounding, mem.c the
  * memory regions and the checker's shadow state, expr.c expressions and
- * builtin calls, ptx.c the T.ptx instructions, coll.c the rendezvous of
- * barriers and warp collectives (shuffles, votes, ldmatrix, mma), exec.c
- * statements, scheduling and the launch. Prefix: sim_. */
+ * builtin calls, ptx.c the T.ptx instructions (and the ldmatrix, stmatrix
+ * and mma fragments), coll.c the rendezvous of barriers, warp and warpgroup
+ * collectives, async.c mbarriers, asynchronous copies, TMA and clusters,
+ * wgmma.c the warpgroup MMA, exec.c statements, threads and scheduling,
+ * launch.c the session and the launch's plan. Prefix: sim_. */
 #ifndef TX_SIM_INTERNAL_H
 #define TX_SIM_INTERNAL_H
 
@@ -37,13 +39,12 @@ bool sim_is_float(IrDType t);
 
 /* ---------------------------------------------------------------- memory */
 
-typedef enum { SIM_MEM_GLOBAL, SIM_MEM_SHARED, SIM_MEM_LOCAL } SimMemKind;
+typedef enum { SIM_MEM_GLOBAL, SIM_MEM_SHARED } SimMemKind;
 
 typedef struct SimRegion {
     uint8_t *base;
     size_t size;
     SimMemKind kind;
-    const char *name;   /* the param's name, "shared memory" */
     uint8_t *init;      /* shared: one flag per byte, written since the launch */
     uint16_t *writer;   /* shared: 1 + the thread that last wrote the byte */
     uint32_t *epoch;    /* shared: the CTA's barrier epoch of that write */
@@ -150,7 +151,7 @@ typedef struct SimLaunch {
     SimCta *ctas;        /* the CTAs of the cluster being run */
     int nctas;
     SimCta *cta;         /* the CTA of the thread being run */
-    uint64_t steps;      /* statements executed */
+    uint64_t steps;      /* statements executed (clock64) */
     uint64_t events;     /* state changes another thread could wait for */
     IrPtrMap mbars;      /* an mbarrier's host address -> 1 + index into mbar */
     TX_VEC(SimMbarrier) mbar;
@@ -169,8 +170,7 @@ bool sim_failed(const SimLaunch *l);
 
 /* ---------------------------------------------------------------- mem.c */
 
-SimRegion *sim_region_add(SimSession *ss, void *base, size_t size, SimMemKind kind,
-                          const char *name);
+SimRegion *sim_region_add(SimSession *ss, void *base, size_t size, SimMemKind kind);
 void sim_region_remove(SimSession *ss, SimRegion *r);
 /* Checked access of n bytes at addr by t: out of bounds, uninitialised
  * shared memory and unordered shared writes are errors at `at`. Returns the

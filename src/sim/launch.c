@@ -121,7 +121,6 @@ RtStatus sim_launch(void *user, const IrFunc *kernel, const RtLaunchConfig *cfg,
         l.params[sim_slot(&l, kernel->params[i])] = read_arg(kernel->params[i], args[i]);
     if (l.params && !ss->failed)
         sim_run_launch(&l);
-    ss->steps += l.steps;
     free(l.params);
     ir_ptrmap_free(&l.slot);
     ir_ptrmap_free(&l.smem_off);

@@ -15,13 +15,12 @@
 
 #include "internal.h"
 
-SimRegion *sim_region_add(SimSession *ss, void *base, size_t size, SimMemKind kind,
-                          const char *name)
+SimRegion *sim_region_add(SimSession *ss, void *base, size_t size, SimMemKind kind)
 {
     SimRegion *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
-    *r = (SimRegion){.base = base, .size = size, .kind = kind, .name = name};
+    *r = (SimRegion){.base = base, .size = size, .kind = kind};
     if (kind == SIM_MEM_SHARED) {
         r->init = calloc(size ? size : 1, 1);
         r->writer = calloc(size ? size : 1, sizeof *r->writer);
@@ -46,9 +45,9 @@ void sim_region_remove(SimSession *ss, SimRegion *r)
     free(r);
 }
 
-void sim_add_global(SimSession *ss, void *base, size_t size, const char *name)
+void sim_add_global(SimSession *ss, void *base, size_t size)
 {
-    sim_region_add(ss, base, size, SIM_MEM_GLOBAL, name);
+    sim_region_add(ss, base, size, SIM_MEM_GLOBAL);
 }
 
 static bool inside(const SimRegion *r, uint64_t addr, size_t n)

@@ -93,12 +93,6 @@ static const IrExpr *arg(const SimPtx *p, const IrPtxOperand *o, int lane)
     return p->c->args[o->first_arg + lane];
 }
 
-static TxSpan at(const SimPtx *p, const IrExpr *e)
-{
-    (void)p;
-    return e->span;
-}
-
 /* ---------------------------------------------------------------- memory */
 
 static void ld(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e)
@@ -112,7 +106,7 @@ static void ld(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e)
     uint64_t addr = sim_ptx_address(l, t, p, a);
     for (int i = 0; i < d->lanes && !sim_failed(l); i++) {
         SimVal v;
-        if (sim_load(l, t, addr + (uint64_t)i * dt.bits / 8, dt, &v, at(p, e)))
+        if (sim_load(l, t, addr + (uint64_t)i * dt.bits / 8, dt, &v, e->span))
             set_bits(l, t, arg(p, d, i), sim_to_bits(dt, v), dt.bits);
     }
 }
@@ -128,7 +122,7 @@ static void st(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e)
     uint64_t addr = sim_ptx_address(l, t, p, a);
     for (int i = 0; i < v->lanes && !sim_failed(l); i++) {
         uint64_t bits = arg_bits(l, t, arg(p, v, i));
-        sim_store(l, t, addr + (uint64_t)i * dt.bits / 8, dt, sim_from_bits(dt, bits), at(p, e));
+        sim_store(l, t, addr + (uint64_t)i * dt.bits / 8, dt, sim_from_bits(dt, bits), e->span);
     }
 }
 

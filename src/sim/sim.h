@@ -2,13 +2,13 @@
  * the lowered device functions of a module, the IR the CUDA code generator
  * prints, with the GPU's semantics: every CTA of the grid (a cluster's CTAs
  * together), every thread of a CTA, each thread resumable at barriers, warp
- * and warpgroup collectives and mbarrier waits. It is also a
- * checker: out-of-bounds accesses, reads of uninitialised shared memory,
- * shared memory read or written by two threads with no barrier between them,
- * misused mbarriers, deadlocks and operations it does not model are errors
- * naming the .tirx line, the thread and the CTA. The host function runs in the runtime's host
- * evaluator; its launches and tensor-map encodes come here through the
- * evaluator's callbacks (sim_launch, sim_encode). Prefix: sim_. */
+ * and warpgroup collectives and mbarrier waits. It is also a checker:
+ * out-of-bounds accesses, reads of uninitialised shared memory, shared memory
+ * read or written by two threads with no barrier between them, misused
+ * mbarriers, deadlocks and operations it does not model are errors naming
+ * the .tirx line, the thread and the CTA. The host function runs in the
+ * runtime's host evaluator; its launches and tensor-map encodes come here
+ * through the evaluator's callbacks (sim_launch, sim_encode). Prefix: sim_. */
 #ifndef TX_SIM_H
 #define TX_SIM_H
 
@@ -16,19 +16,18 @@
 #include "../runtime/runtime.h"
 
 /* One simulation: the global memory the kernels may touch (the tensors of
- * the call), the first error and counters. */
+ * the call) and the first error. */
 typedef struct SimSession {
     TX_VEC(struct SimRegion *) regions;
     struct SimRegion *last;  /* the region of the last access (a cache) */
     bool failed;
     char message[512];
-    uint64_t steps;          /* statements executed over all threads */
 } SimSession;
 
 void sim_session_init(SimSession *ss);
 void sim_session_free(SimSession *ss);
-/* Makes [base, base + size) global memory named `name` for the checker. */
-void sim_add_global(SimSession *ss, void *base, size_t size, const char *name);
+/* Makes [base, base + size) global memory the kernels may access. */
+void sim_add_global(SimSession *ss, void *base, size_t size);
 
 /* RtHostEnv's callbacks with user = a SimSession. A failure is RT_ERR_USAGE
  * with the message in err (and in the session). */

@@ -1,0 +1,28 @@
+#!/bin/sh
+# cli.sim: `tirx sim` runs examples/vector_add.tirx on random a and zero b (c
+# must come out as a: the same checksum), reports a planted out-of-bounds
+# read at its line with exit status 1, and a missing --func with status 2.
+# Usage: sim_cli_test.sh TIRX SOURCE_DIR
+set -u
+tirx=$1
+src=$2
+out=$("$tirx" sim "$src/examples/vector_add.tirx" --func vector_add --seed 7 \
+      --args 'a=rand(1000:f32) b=zeros(1000:f32) c=empty(1000:f32) n=1000' 2>/dev/null) || {
+    echo "FAIL: vector_add did not simulate"; exit 1; }
+a=$(echo "$out" | sed -n 's/^a: 1000 float32 \(sum=.*\)$/\1/p')
+c=$(echo "$out" | sed -n 's/^c: 1000 float32 \(sum=.*\)$/\1/p')
+if [ -z "$a" ] || [ "$a" != "$c" ]; then
+    echo "FAIL: c is not a:"; echo "$out"; exit 1
+fi
+err=$("$tirx" sim "$src/tests/tools/sim_bug.tirx" --func shift \
+      --args 'X=rand(64:f32) Y=empty(64:f32)' 2>&1 >/dev/null)
+rc=$?
+case "$err" in
+*"sim_bug.tirx:11:"*"error: index 64 is out of bounds of S"*"thread (63,0,0) of CTA (0,0,0)"*) ;;
+*) echo "FAIL: the planted bug's message: $err"; exit 1 ;;
+esac
+[ $rc -eq 1 ] || { echo "FAIL: exit status $rc for a kernel error"; exit 1; }
+"$tirx" sim "$src/examples/vector_add.tirx" >/dev/null 2>&1
+rc=$?
+[ $rc -eq 2 ] || { echo "FAIL: exit status $rc for a usage error"; exit 1; }
+echo "ok"
