@@ -507,13 +507,16 @@ static void test_wrong_expect_tx(void **state)
 /* ---------------------------------------------------------------- wgmma */
 
 /* kernels/gemm_sm90.tirx (TMA pipeline, warp specialization, wgmma from
- * 128B-swizzled shared memory, stmatrix and TMA epilogue) and
- * gemm_fp8_sm90.tirx (e4m3 inputs, per-tensor scales, promotion) against
- * float64 of the rounded inputs, square and ragged. */
+ * 128B-swizzled shared memory, stmatrix and TMA epilogue, split-K through
+ * its workspace) and gemm_fp8_sm90.tirx (e4m3 inputs, per-tensor scales,
+ * promotion) against float64 of the rounded inputs, square, ragged and split.
+ * dims: M, N, K and NUM_SMS. */
 static void gemm_sm90(const char *file, IrDType in, const char *const *dims, int M, int N, int K)
 {
-    tirx_define defs[] = {{"M", dims[0]}, {"N", dims[1]}, {"K", dims[2]}, {"NUM_SMS", "4"}};
-    tirx_module *m = compile_example(file, defs, 4);
+    enum { WORKSPACE = 1 << 18 }; /* int32 elements */
+    tirx_define defs[] = {{"M", dims[0]}, {"N", dims[1]}, {"K", dims[2]}, {"NUM_SMS", dims[3]},
+                          {"WORKSPACE_BYTES", "1048576"}};
+    tirx_module *m = compile_example(file, defs, in.bits == 8 ? 4 : 5);
     unsigned seed = 10;
     int bytes = in.bits / 8;
     float *af = random_floats((size_t)(M * K), &seed), *bf = random_floats((size_t)(N * K), &seed);
@@ -532,17 +535,22 @@ static void gemm_sm90(const char *file, IrDType in, const char *const *dims, int
     uint8_t code = in.bits == 8 ? kDLFloat8_e4m3fn : kDLBfloat;
     Tensor A = tensor(a, 2, M, K, code, in.bits), B = tensor(b, 2, N, K, code, in.bits);
     Tensor C = tensor(c, 2, M, N, kDLBfloat, 16);
-    Tensor *ts[] = {&A, &B, &C};
+    int32_t *ws = calloc(WORKSPACE, sizeof *ws);
+    Tensor W = tensor(ws, 1, WORKSPACE, 0, kDLInt, 32);
+    Tensor *ts[] = {&A, &B, &C, &W};
     double scale = in.bits == 8 ? 0.5 * 2.5 : 1;
     tirx_arg args[5];
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         ts[i]->t.shape = ts[i]->shape;
         args[i] = tirx_arg_tensor((const struct DLTensor *)&ts[i]->t);
     }
-    args[3] = tirx_arg_float(0.5), args[4] = tirx_arg_float(2.5);
+    if (in.bits == 8)
+        args[3] = tirx_arg_float(0.5), args[4] = tirx_arg_float(2.5);
     tirx_error err = {{0}};
-    if (tirx_simulate(m, "gemm", args, in.bits == 8 ? 5 : 3, &err) != TIRX_OK)
+    if (tirx_simulate(m, "gemm", args, in.bits == 8 ? 5 : 4, &err) != TIRX_OK)
         fail_msg("%s: %s", file, err.message);
+    for (int i = 0; i < 4; i++) /* the first split-K counters are back at zero */
+        assert_int_equal(ws[i], 0);
     double *ref = calloc((size_t)(M * N), sizeof *ref);
     float *got = malloc(sizeof *got * (size_t)(M * N));
     for (int i = 0; i < M; i++)
@@ -554,7 +562,7 @@ static void gemm_sm90(const char *file, IrDType in, const char *const *dims, int
     double e = rel_err(got, ref, (size_t)(M * N));
     if (!(e < 4e-3))
         fail_msg("%s %dx%dx%d: relative error %g", file, M, N, K, e);
-    free(af), free(bf), free(a), free(b), free(c), free(ref), free(got);
+    free(af), free(bf), free(a), free(b), free(c), free(ws), free(ref), free(got);
     tirx_module_free(m);
 }
 
@@ -562,9 +570,11 @@ static void test_gemm_sm90(void **state)
 {
     (void)state;
     IrDType e4m3 = {IR_DT_F8E4M3FN, 8, 1};
-    const char *square[] = {"256", "256", "256"}, *ragged[] = {"200", "136", "192"};
+    const char *square[] = {"256", "256", "256", "4"}, *ragged[] = {"200", "136", "192", "4"};
+    const char *split[] = {"128", "128", "1024", "8"}; /* SPLIT_K 2 */
     gemm_sm90("kernels/gemm_sm90.tirx", IR_BFLOAT16, square, 256, 256, 256);
     gemm_sm90("kernels/gemm_sm90.tirx", IR_BFLOAT16, ragged, 200, 136, 192);
+    gemm_sm90("kernels/gemm_sm90.tirx", IR_BFLOAT16, split, 128, 128, 1024);
     gemm_sm90("kernels/gemm_fp8_sm90.tirx", e4m3, square, 256, 256, 256);
 }
 
