@@ -656,7 +656,7 @@ bool el_index_items(El *E, const Ast *index, ScIndexItem **out, int *n)
     int cnt = 1;
     if (index->kind == A_TUPLE)
         items = (const Ast *const *)index->items.items, cnt = index->items.n;
-    int cap = cnt + 8;
+    int cap = cnt; /* a starred item grows it */
     ScIndexItem *r = TX_NEW_ARRAY(E->a, ScIndexItem, cap);
     int k = 0;
     for (int i = 0; i < cnt; i++) {

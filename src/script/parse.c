@@ -390,17 +390,22 @@ static void check_defines(El *E)
 
 static void add_func_decl(El *E, const Ast *def)
 {
-    for (int i = 0; i < E->nfuncs; i++)
-        if (!strcmp(E->funcs[i].name, def->name)) {
-            el_error(E, TX_E_REDEFINITION, def->name_span, "function '%s' is defined twice",
-                     def->name);
-            return;
-        }
-    ScFuncDecl *fs = TX_NEW_ARRAY(E->a, ScFuncDecl, E->nfuncs + 1);
-    if (E->nfuncs)
-        memcpy(fs, E->funcs, sizeof(*fs) * (size_t)E->nfuncs);
-    fs[E->nfuncs++] = (ScFuncDecl){def->name, (Ast *)def, NULL};
-    E->funcs = fs;
+    if (el_scope_find(&E->func_names, def->name)) {
+        el_error(E, TX_E_REDEFINITION, def->name_span, "function '%s' is defined twice",
+                 def->name);
+        return;
+    }
+    if (E->nfuncs == E->capfuncs) { /* doubling: the copies add up to the final size */
+        E->capfuncs = E->capfuncs ? E->capfuncs * 2 : 8;
+        ScFuncDecl *fs = TX_NEW_ARRAY(E->a, ScFuncDecl, E->capfuncs);
+        if (E->nfuncs)
+            memcpy(fs, E->funcs, sizeof(*fs) * (size_t)E->nfuncs);
+        E->funcs = fs;
+    }
+    E->funcs[E->nfuncs++] = (ScFuncDecl){def->name, (Ast *)def, NULL};
+    ScVal v = {.kind = SV_FUNC, .span = def->name_span};
+    v.u.def = (Ast *)def;
+    el_scope_bind(E, &E->func_names, def->name, v, BIND_PLAIN, def->name_span);
     E->module_started = true;
 }
 
