@@ -61,6 +61,9 @@ TIRX_API const char *tirx_version(void);
 /* Parse `len` bytes of TIRx script named `filename` (used in diagnostics;
  * "<stdin>" for standard input). Sets *out to a module (free it with
  * tirx_module_free), which carries the diagnostics even when parsing failed.
+ * The text is taken up to just under 4 GiB; bounding an untrusted input more
+ * tightly is the caller's choice (the CLI and tirx_compile refuse more than
+ * TIRX_MAX_INPUT_SIZE_DEFAULT unless raised).
  * Returns TIRX_OK or TIRX_ERR_INPUT; TIRX_ERR_USAGE, with *out NULL, when
  * text or defines is NULL with a non-zero length or count. */
 TIRX_API tirx_status tirx_parse(const char *text, size_t len, const char *filename,
@@ -136,7 +139,14 @@ typedef struct tirx_options {
      * so they override both. NVRTC only: nvcc does not get them. */
     const char *const *nvrtc_options;
     size_t n_nvrtc_options;
+    /* tirx_compile refuses a text longer than this many bytes (an error,
+     * E0007); 0: TIRX_MAX_INPUT_SIZE_DEFAULT. */
+    size_t max_input_size;
 } tirx_options;
+
+/* The input size limit unless raised (64 MiB). Whatever the limit, no input
+ * of 4 GiB or more is taken. */
+#define TIRX_MAX_INPUT_SIZE_DEFAULT ((size_t)64 << 20)
 
 /* Runs passes over a parsed, verified module, in place: `passes` is a
  * comma-separated list of pass names ("LowerTIRxOpaque,FlattenBuffer"), or

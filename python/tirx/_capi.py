@@ -68,6 +68,7 @@ class Options(ctypes.Structure):
         ("no_binary", ctypes.c_int),
         ("nvrtc_options", ctypes.POINTER(ctypes.c_char_p)),
         ("n_nvrtc_options", ctypes.c_size_t),
+        ("max_input_size", ctypes.c_size_t),
     ]
 
 

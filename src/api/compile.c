@@ -332,6 +332,13 @@ static tirx_status compile(Job *j)
 {
     const tirx_options *o = j->o;
     RtError err;
+    size_t limit = o->max_input_size ? o->max_input_size : TIRX_MAX_INPUT_SIZE_DEFAULT;
+    IrModule *big = sc_refuse_large_input(j->filename, j->len, limit);
+    if (big) {
+        ir_module_free(j->m->ir);
+        j->m->ir = big;
+        return TIRX_ERR_INPUT;
+    }
     if (!o->arch)
         return report(j, TIRX_ERR_USAGE, TX_E_TARGET,
                       "no target architecture (options.arch, e.g. sm_90a)");

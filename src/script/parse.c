@@ -4,6 +4,7 @@
  * definitions, @T.prim_func functions (top-level or in one @I.ir_module class
  * with I.module_attrs) and function signatures. Statements are elaborated by
  * elab.c, expressions by elab_expr.c. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -565,10 +566,39 @@ static void elab_module(El *E, AstList top)
         E->m->funcs[i] = E->funcs[i].func;
 }
 
+/* "64 MiB" when n is a whole number of MiB, else "N bytes". */
+static void format_size(char *out, size_t cap, size_t n)
+{
+    if (n && n % ((size_t)1 << 20) == 0)
+        snprintf(out, cap, "%zu MiB", n >> 20);
+    else
+        snprintf(out, cap, "%zu bytes", n);
+}
+
+IrModule *sc_refuse_large_input(const char *filename, size_t len, size_t limit)
+{
+    if (limit > SC_MAX_SOURCE_BYTES)
+        limit = SC_MAX_SOURCE_BYTES;
+    if (len <= limit)
+        return NULL;
+    char lim[64];
+    format_size(lim, sizeof lim, limit);
+    IrModule *m = ir_module_new();
+    tx_error(&m->diags, TX_E_INPUT_SIZE, (TxSpan){0},
+             "%s: the input (%zu bytes) is larger than the input size limit of %s%s",
+             filename ? filename : "<input>", len, lim,
+             limit < SC_MAX_SOURCE_BYTES ? " (--max-input-size or tirx_options.max_input_size "
+                                           "raises it)" : "");
+    return m;
+}
+
 IrModule *sc_parse(const char *text, size_t len, const char *filename, const ScDefine *defines,
                    size_t ndefines)
 {
-    IrModule *m = ir_module_new();
+    IrModule *m = sc_refuse_large_input(filename, text ? len : 0, SC_MAX_SOURCE_BYTES);
+    if (m)
+        return m;
+    m = ir_module_new();
     m->source = tx_source_new(&m->arena, filename ? filename : "<input>", text ? text : "",
                               text ? len : 0);
     ScTokens toks;

@@ -163,8 +163,8 @@ void bench_write_svg(FILE *f, const BenchReport *r);
 /* `tirx bench`: the exit status. */
 int bench_main(int argc, char **argv);
 
-/* From tirx.c: reads a whole file (or stdin for "-"); NULL with a message on
- * stderr on failure. */
-char *tool_read_input(const char *path, size_t *len);
+/* From tirx.c: reads a whole file (or stdin for "-") of at most `limit`
+ * bytes; NULL with a message on stderr on failure or when it is larger. */
+char *tool_read_input(const char *path, size_t limit, size_t *len);
 
 #endif
