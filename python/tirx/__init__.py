@@ -118,6 +118,8 @@ def _rendered(handle: Optional[int]) -> str:
 def _raise_for(status: int, handle: Optional[int]) -> None:
     if status == _capi.OK:
         return
+    if status == _capi.ERR_NOMEM:
+        raise MemoryError("tirx: out of memory")
     diags = _diagnostics(handle)
     if status == _capi.ERR_CUDA:
         raise CudaUnavailable(_rendered(handle).rstrip("\n") or "no CUDA driver or NVRTC")

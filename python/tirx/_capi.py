@@ -18,6 +18,7 @@ OK = 0
 ERR_INPUT = 1
 ERR_USAGE = 2
 ERR_CUDA = 3
+ERR_NOMEM = 4
 ERR_INTERNAL = 70
 
 # tirx_severity

@@ -1,6 +1,7 @@
 /* The tirx command-line tool. Uses only the public API of tirx.h.
  * Exit status: 0 success, 1 an error in the input, 2 a usage error,
- * 3 no CUDA driver/NVRTC where one is needed, 70 an internal error. */
+ * 3 no CUDA driver/NVRTC where one is needed, 70 an internal error or memory
+ * that ran out. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,7 +52,8 @@ static const char usage[] =
     "  --version      show the version\n"
     "\n"
     "A FILE of '-' reads standard input. Long options accept --opt=V and --opt V.\n"
-    "Exit status: 0 success, 1 input error, 2 usage error, 3 no CUDA, 70 internal error.\n";
+    "Exit status: 0 success, 1 input error, 2 usage error, 3 no CUDA, 70 internal error\n"
+    "or out of memory.\n";
 
 typedef struct Options {
     const char *command, *file;
@@ -463,6 +465,10 @@ static int run(int argc, char **argv)
 int main(int argc, char **argv)
 {
     int rc = run(argc, argv);
+    if (rc == TIRX_ERR_NOMEM) {
+        fprintf(stderr, "tirx: out of memory\n");
+        rc = TIRX_ERR_INTERNAL;
+    }
     int err = fflush(stdout) ? errno : ferror(stdout) ? EIO : 0;
     if (err) {
         fprintf(stderr, "tirx: cannot write <stdout>: %s\n", strerror(err));
