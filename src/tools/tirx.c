@@ -22,7 +22,8 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  print FILE     parse FILE and print its canonical form on stdout\n"
-    "  check FILE     parse and verify FILE; prints nothing on success\n"
+    "  check FILE     parse and verify FILE; prints nothing on success; with --target,\n"
+    "                 also lower it and generate CUDA (all that build does but compile)\n"
     "  opt FILE       run passes over FILE and print the IR after them\n"
     "  build FILE     lower and compile FILE for a GPU target\n"
     "  layout LAYOUT  print where each element of --shape lands under LAYOUT, a layout\n"
@@ -32,7 +33,7 @@ static const char usage[] =
     "options:\n"
     "  -D NAME=VALUE  override the module-level constant NAME (a Python literal or dtype)\n"
     "  --passes=A,B   opt: the passes to run, in order (default: the whole pipeline)\n"
-    "  --target=ARCH  build: sm_80, sm_90a or sm_100a (required)\n"
+    "  --target=ARCH  build (required), check, opt: sm_80, sm_90a or sm_100a\n"
     "  --emit=KIND    build: cuda (default), ptx, cubin (needs -o) or host (the host function)\n"
     "  -o OUT         build: write the output to OUT instead of stdout\n"
     "  --print-after=PASS  print the IR after PASS (or 'all') on stderr\n"
@@ -400,9 +401,11 @@ static tirx_status emit(const Options *o, const tirx_module *m, const char *kind
     return st;
 }
 
-/* tirx build FILE --target ARCH [--emit KIND] [-o OUT] */
+/* tirx build FILE --target ARCH [--emit KIND] [-o OUT], and tirx check FILE
+ * --target ARCH: the same up to the CUDA, which is neither compiled nor shown. */
 static tirx_status run_build(const Options *o, const char *text, size_t len, const char *name)
 {
+    bool check = !strcmp(o->command, "check");
     const char *kind = o->emit ? o->emit : "cuda";
     if (!o->target)
         return usage_error("%s: --target is required (sm_80, sm_90a or sm_100a)", "build");
@@ -412,13 +415,13 @@ static tirx_status run_build(const Options *o, const char *text, size_t len, con
         return usage_error("%s", "--emit cubin needs -o OUT");
     tirx_options t = lowering_options(o);
     t.want_ptx = !strcmp(kind, "ptx");
-    t.no_binary = !o->stats && (!strcmp(kind, "cuda") || !strcmp(kind, "host"));
+    t.no_binary = check || (!o->stats && (!strcmp(kind, "cuda") || !strcmp(kind, "host")));
     tirx_module *m = NULL;
     tirx_status st = tirx_compile(text, len, name, o->defines, o->ndefines, &t, &m);
     print_diags(m);
-    if (st == TIRX_OK && o->stats)
+    if (st == TIRX_OK && o->stats && !check)
         print_stats(m);
-    if (st == TIRX_OK)
+    if (st == TIRX_OK && !check)
         st = emit(o, m, kind);
     tirx_module_free(m);
     return st;
@@ -439,7 +442,7 @@ static int run(int argc, char **argv)
     if (!text)
         return TIRX_ERR_INPUT;
     const char *name = strcmp(o.file, "-") ? o.file : "<stdin>";
-    if (!strcmp(o.command, "build")) {
+    if (!strcmp(o.command, "build") || (!strcmp(o.command, "check") && o.target)) {
         tirx_status bst = run_build(&o, text, len, name);
         free(text);
         return bst;
