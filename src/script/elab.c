@@ -898,6 +898,12 @@ static void elab_return(El *E, const Ast *s)
         if (v.kind == SV_ERROR)
             return;
         /* `return None` is a bare `return` */
+        if (v.kind != SV_NONE && E->ret_none) {
+            el_error(E, TX_E_TYPE, s->a->span,
+                     "'%s' is declared to return None but returns a value", E->func->name);
+            el_note(E, E->ret_none->span, "declared here");
+            return;
+        }
         if (v.kind != SV_NONE && !(st->u.ret = el_prim(E, &v, "the returned value")))
             return;
     }

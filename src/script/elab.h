@@ -229,6 +229,7 @@ typedef struct El {
     int ntypevars;
     /* function */
     IrFunc *func;
+    const Ast *ret_none; /* the `None` of a function declared `-> None`, else NULL */
     bool s_tir;
     bool in_signature; /* quoted names in T.Buffer shapes define new vars */
     bool quoted;       /* evaluating a quoted shape expression: unbound names define vars */

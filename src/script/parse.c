@@ -238,6 +238,7 @@ static void elab_func(El *E, ScFuncDecl *decl)
     elab_type_params(E, def);
     elab_params(E, def);
     f->ret_type = return_type(E, def->a);
+    E->ret_none = def->a && def->a->kind == A_NONE ? def->a : NULL;
     f->body = el_block(E, def->body);
     f->params = E->params, f->nparams = E->nparams;
     E->func = NULL;
