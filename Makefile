@@ -34,11 +34,13 @@ test-deps:
 bench: all
 	cmake --build $(BUILD) --target bench
 
-# The front-end fuzz target (clang-14, libFuzzer + ASan + UBSan) for FUZZ_SECONDS.
+# The fuzz targets (clang-14, libFuzzer + ASan + UBSan), each for FUZZ_SECONDS:
+# the front end's round trip, then parse through the pipeline to CUDA.
 fuzz:
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang-14 -DTIRX_FUZZ=ON
-	cmake --build $(FUZZ_BUILD) --target fuzz_parse -j $(JOBS)
+	cmake --build $(FUZZ_BUILD) --target fuzz_parse fuzz_pipeline -j $(JOBS)
 	tests/fuzz/run.sh $(FUZZ_BUILD)/tests/fuzz/fuzz_parse $(FUZZ_SECONDS)
+	tests/fuzz/run.sh $(FUZZ_BUILD)/tests/fuzz/fuzz_pipeline $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD)

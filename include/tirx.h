@@ -19,12 +19,15 @@ extern "C" {
 #define TIRX_API
 #endif
 
-/* Exit statuses of the CLI share these values. */
+/* Exit statuses of the CLI share these values (but TIRX_ERR_NOMEM's). */
 typedef enum tirx_status {
     TIRX_OK = 0,
     TIRX_ERR_INPUT = 1,     /* an error in the input: see the diagnostics */
     TIRX_ERR_USAGE = 2,     /* a bad argument to an API call or the CLI */
     TIRX_ERR_CUDA = 3,      /* no CUDA driver / NVRTC where one is needed */
+    /* Memory ran out (the CLI exits 70 for it). A module the call was working
+     * on may then only be freed; strings and counts come back NULL and 0. */
+    TIRX_ERR_NOMEM = 4,
     TIRX_ERR_INTERNAL = 70, /* a bug in tirx */
 } tirx_status;
 
@@ -61,8 +64,13 @@ TIRX_API const char *tirx_version(void);
 /* Parse `len` bytes of TIRx script named `filename` (used in diagnostics;
  * "<stdin>" for standard input). Sets *out to a module (free it with
  * tirx_module_free), which carries the diagnostics even when parsing failed.
+ * The text is taken up to just under 4 GiB; bounding an untrusted input more
+ * tightly is the caller's choice (the CLI and tirx_compile refuse more than
+ * TIRX_MAX_INPUT_SIZE_DEFAULT unless raised).
  * Returns TIRX_OK or TIRX_ERR_INPUT; TIRX_ERR_USAGE, with *out NULL, when
- * text or defines is NULL with a non-zero length or count. */
+ * text or defines is NULL with a non-zero length or count; TIRX_ERR_NOMEM,
+ * with *out NULL, when memory ran out. Every call below may also return
+ * TIRX_ERR_NOMEM (or NULL where it returns a string). */
 TIRX_API tirx_status tirx_parse(const char *text, size_t len, const char *filename,
                                 const tirx_define *defines, size_t ndefines, tirx_module **out);
 
@@ -136,7 +144,14 @@ typedef struct tirx_options {
      * so they override both. NVRTC only: nvcc does not get them. */
     const char *const *nvrtc_options;
     size_t n_nvrtc_options;
+    /* tirx_compile refuses a text longer than this many bytes (an error,
+     * E0007); 0: TIRX_MAX_INPUT_SIZE_DEFAULT. */
+    size_t max_input_size;
 } tirx_options;
+
+/* The input size limit unless raised (64 MiB). Whatever the limit, no input
+ * of 4 GiB or more is taken. */
+#define TIRX_MAX_INPUT_SIZE_DEFAULT ((size_t)64 << 20)
 
 /* Runs passes over a parsed, verified module, in place: `passes` is a
  * comma-separated list of pass names ("LowerTIRxOpaque,FlattenBuffer"), or
@@ -151,7 +166,8 @@ TIRX_API tirx_status tirx_lower(tirx_module *m, const char *passes, const tirx_o
  * tirx_device_arch gives a GPU's). The on-disk cache is consulted before anything is parsed: its key
  * hashes the text, the file name, the defines, the options, the arch, the
  * toolkit and the tirx build. Always sets *out (free it with
- * tirx_module_free); it carries the diagnostics when compiling failed.
+ * tirx_module_free), but to NULL on TIRX_ERR_NOMEM; it carries the
+ * diagnostics when compiling failed.
  * Returns TIRX_OK, TIRX_ERR_INPUT (see the diagnostics; a CUDA compile error
  * is one too, with the compiler's log), TIRX_ERR_USAGE, or TIRX_ERR_CUDA (no
  * NVRTC, nvcc or driver where one was needed). Thread-safe. */
@@ -255,6 +271,8 @@ typedef struct tirx_function tirx_function;
  * TIRX_ERR_CUDA without a driver or GPU. */
 TIRX_API tirx_status tirx_get_function(tirx_module *m, const char *name, tirx_function **out,
                                        tirx_error *err);
+/* The number of arguments a launch of the function takes (0 for NULL). */
+TIRX_API size_t tirx_function_num_args(const tirx_function *f);
 /* Runs the function's host part on `args`: checks each argument (count,
  * kind, dtype, ndim, shape, strides, device, alignment), binds symbolic
  * shapes, encodes TMA descriptors and launches its kernels on `stream` (a

@@ -118,6 +118,8 @@ def _rendered(handle: Optional[int]) -> str:
 def _raise_for(status: int, handle: Optional[int]) -> None:
     if status == _capi.OK:
         return
+    if status == _capi.ERR_NOMEM:
+        raise MemoryError("tirx: out of memory")
     diags = _diagnostics(handle)
     if status == _capi.ERR_CUDA:
         raise CudaUnavailable(_rendered(handle).rstrip("\n") or "no CUDA driver or NVRTC")
@@ -359,7 +361,7 @@ class Module:
 
 
 _OPTIONS = {"fast_math", "lineinfo", "use_nvcc", "nvcc", "verify_each", "cache_dir",
-            "no_cache", "no_binary", "nvrtc_options", "filename"}
+            "no_cache", "no_binary", "nvrtc_options", "filename", "max_input_size"}
 
 
 def compile(source: Source, target: Optional[str] = None, defines: Defines = None,
@@ -371,7 +373,8 @@ def compile(source: Source, target: Optional[str] = None, defines: Defines = Non
     pairs). Options: ``fast_math``, ``lineinfo``, ``use_nvcc`` and ``nvcc`` (a path),
     ``verify_each``, ``cache_dir``, ``no_cache``, ``no_binary`` (stop after generating CUDA:
     no toolkit needed), ``nvrtc_options`` (a list of NVRTC options, after tirx's own and
-    $TIRX_NVRTC_EXTRA_OPTS), ``filename`` (the name diagnostics use).
+    $TIRX_NVRTC_EXTRA_OPTS), ``filename`` (the name diagnostics use), ``max_input_size``
+    (refuse a longer text, in bytes; default 64 MiB).
     Raises CompileError (with the diagnostics) or CudaUnavailable.
     """
     unknown = sorted(set(options) - _OPTIONS)
@@ -392,6 +395,7 @@ def compile(source: Source, target: Optional[str] = None, defines: Defines = Non
     extra = [str(x).encode() for x in options.get("nvrtc_options") or ()]
     nvrtc = (ctypes.c_char_p * max(len(extra), 1))(*extra)
     o.nvrtc_options, o.n_nvrtc_options = nvrtc, len(extra)
+    o.max_input_size = int(options.get("max_input_size") or 0)
     handle = ctypes.c_void_p()
     st = _capi.lib.tirx_compile(text, len(text), name.encode(), defs, ndefs, ctypes.byref(o),
                                 ctypes.byref(handle))

@@ -18,6 +18,7 @@ OK = 0
 ERR_INPUT = 1
 ERR_USAGE = 2
 ERR_CUDA = 3
+ERR_NOMEM = 4
 ERR_INTERNAL = 70
 
 # tirx_severity
@@ -68,6 +69,7 @@ class Options(ctypes.Structure):
         ("no_binary", ctypes.c_int),
         ("nvrtc_options", ctypes.POINTER(ctypes.c_char_p)),
         ("n_nvrtc_options", ctypes.c_size_t),
+        ("max_input_size", ctypes.c_size_t),
     ]
 
 

@@ -14,6 +14,21 @@
 
 const char *tirx_version(void) { return TIRX_VERSION; }
 
+/* Each entry point runs its work as one of these calls under tx_guarded, so
+ * memory running out anywhere below comes back as TIRX_ERR_NOMEM. */
+typedef struct ParseCall {
+    const char *text, *filename;
+    size_t len, ndefines;
+    const ScDefine *defines;
+    IrModule *ir;
+} ParseCall;
+
+static void parse_call(void *arg)
+{
+    ParseCall *c = arg;
+    c->ir = sc_parse(c->text, c->len, c->filename, c->defines, c->ndefines);
+}
+
 tirx_status tirx_parse(const char *text, size_t len, const char *filename,
                        const tirx_define *defines, size_t ndefines, tirx_module **out)
 {
@@ -22,14 +37,30 @@ tirx_status tirx_parse(const char *text, size_t len, const char *filename,
     *out = NULL;
     if ((!text && len) || (ndefines && !defines))
         return TIRX_ERR_USAGE;
-    tirx_module *m = calloc(1, sizeof *m);
-    if (!m)
-        return TIRX_ERR_INTERNAL;
     _Static_assert(sizeof(ScDefine) == sizeof(tirx_define), "define layouts agree");
-    m->ir = sc_parse(text ? text : "", len, filename ? filename : "<input>",
-                     (const ScDefine *)defines, ndefines);
+    ParseCall c = {text ? text : "", filename ? filename : "<input>", len, ndefines,
+                   (const ScDefine *)defines, NULL};
+    tirx_module *m = calloc(1, sizeof *m);
+    if (!m || !tx_guarded(parse_call, &c)) {
+        free(m);
+        return TIRX_ERR_NOMEM;
+    }
+    m->ir = c.ir;
     *out = m;
     return m->ir->diags.nerrors ? TIRX_ERR_INPUT : TIRX_OK;
+}
+
+typedef struct ModuleCall {
+    IrModule *a;
+    const IrModule *b;
+    bool ok;
+    char *text;
+} ModuleCall;
+
+static void verify_call(void *arg)
+{
+    ModuleCall *c = arg;
+    c->ok = ir_verify(c->a);
 }
 
 tirx_status tirx_verify(tirx_module *m)
@@ -38,21 +69,38 @@ tirx_status tirx_verify(tirx_module *m)
         return TIRX_ERR_USAGE;
     if (m->ir->diags.nerrors)
         return TIRX_ERR_INPUT;
-    return ir_verify(m->ir) ? TIRX_OK : TIRX_ERR_INPUT;
+    ModuleCall c = {.a = m->ir};
+    if (!tx_guarded(verify_call, &c))
+        return TIRX_ERR_NOMEM;
+    return c.ok ? TIRX_OK : TIRX_ERR_INPUT;
+}
+
+static void print_call(void *arg)
+{
+    ModuleCall *c = arg;
+    c->text = sc_print(c->b);
 }
 
 char *tirx_print(const tirx_module *m)
 {
     if (!m || m->ir->diags.nerrors)
         return NULL;
-    return sc_print(m->ir);
+    ModuleCall c = {.b = m->ir};
+    return tx_guarded(print_call, &c) ? c.text : NULL;
+}
+
+static void equal_call(void *arg)
+{
+    ModuleCall *c = arg;
+    c->ok = ir_module_equal(c->a, c->b);
 }
 
 int tirx_module_equal(const tirx_module *a, const tirx_module *b)
 {
     if (!a || !b || a->ir->diags.nerrors || b->ir->diags.nerrors)
         return 0;
-    return ir_module_equal(a->ir, b->ir);
+    ModuleCall c = {.a = a->ir, .b = b->ir};
+    return tx_guarded(equal_call, &c) && c.ok;
 }
 
 size_t tirx_diag_count(const tirx_module *m) { return m ? (size_t)m->ir->diags.list.len : 0; }
@@ -75,14 +123,21 @@ int tirx_diag_get(const tirx_module *m, size_t i, tirx_diag *out)
     return 0;
 }
 
-char *tirx_diag_render(const tirx_module *m)
+static void render_call(void *arg)
 {
+    ModuleCall *c = arg;
     TxBuf b = {0};
     tx_buf_puts(&b, "");
-    if (m)
-        for (int i = 0; i < m->ir->diags.list.len; i++)
-            tx_diag_render(&m->ir->diags.list.items[i], &b);
-    return tx_buf_take(&b);
+    if (c->b)
+        for (int i = 0; i < c->b->diags.list.len; i++)
+            tx_diag_render(&c->b->diags.list.items[i], &b);
+    c->text = tx_buf_take(&b);
+}
+
+char *tirx_diag_render(const tirx_module *m)
+{
+    ModuleCall c = {.b = m ? m->ir : NULL};
+    return tx_guarded(render_call, &c) ? c.text : NULL;
 }
 
 int tirx_diag_code_get(size_t i, const char **code, const char **name, const char **summary)

@@ -31,6 +31,7 @@ typedef struct Job {
     RtDigest key;
     bool use_cache;
     Words extra; /* the NVRTC options after tirx's own */
+    tirx_status status;
 } Job;
 
 static tirx_status from_rt(RtStatus s)
@@ -127,9 +128,23 @@ static char *print_host_part(const IrModule *ir, bool with_kernels)
     return text;
 }
 
+typedef struct HostCall {
+    const IrModule *ir;
+    char *text;
+} HostCall;
+
+static void host_call(void *arg)
+{
+    HostCall *c = arg;
+    c->text = print_host_part(c->ir, false);
+}
+
 char *tirx_module_host(const tirx_module *m)
 {
-    return m && m->ir && !m->ir->diags.nerrors ? print_host_part(m->ir, false) : NULL;
+    if (!m || !m->ir || m->ir->diags.nerrors)
+        return NULL;
+    HostCall c = {m->ir, NULL};
+    return tx_guarded(host_call, &c) ? c.text : NULL;
 }
 
 /* ---------------------------------------------------------------- results */
@@ -332,6 +347,13 @@ static tirx_status compile(Job *j)
 {
     const tirx_options *o = j->o;
     RtError err;
+    size_t limit = o->max_input_size ? o->max_input_size : TIRX_MAX_INPUT_SIZE_DEFAULT;
+    IrModule *big = sc_refuse_large_input(j->filename, j->len, limit);
+    if (big) {
+        ir_module_free(j->m->ir);
+        j->m->ir = big;
+        return TIRX_ERR_INPUT;
+    }
     if (!o->arch)
         return report(j, TIRX_ERR_USAGE, TX_E_TARGET,
                       "no target architecture (options.arch, e.g. sm_90a)");
@@ -357,6 +379,7 @@ static tirx_status compile(Job *j)
             return finish(j->m) ? TIRX_OK : TIRX_ERR_INTERNAL;
     }
     ir_module_free(j->m->ir);
+    j->m->ir = NULL; /* until parsed: memory may run out inside sc_parse */
     j->m->ir = sc_parse(j->text, j->len, j->filename, (const ScDefine *)j->defines, j->ndefines);
     if ((st = generate(j, sm)) != TIRX_OK)
         return st;
@@ -365,6 +388,12 @@ static tirx_status compile(Job *j)
     if (j->use_cache)
         to_cache(j);
     return finish(j->m) ? TIRX_OK : TIRX_ERR_INTERNAL;
+}
+
+static void compile_call(void *arg)
+{
+    Job *j = arg;
+    j->status = compile(j);
 }
 
 tirx_status tirx_compile(const char *text, size_t len, const char *filename,
@@ -388,9 +417,13 @@ tirx_status tirx_compile(const char *text, size_t len, const char *filename,
     Job j = {.m = m, .o = o ? o : &none, .text = text ? text : "", .len = len,
              .filename = filename ? filename : "<input>", .defines = defines,
              .ndefines = ndefines};
-    tirx_status st = compile(&j);
+    if (!tx_guarded(compile_call, &j)) {
+        tirx_module_free(m); /* half built: nothing in it can be trusted */
+        *out = NULL;
+        j.status = TIRX_ERR_NOMEM;
+    }
     free_words(&j.extra);
-    return st;
+    return j.status;
 }
 
 /* ---------------------------------------------------------------- queries */

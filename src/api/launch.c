@@ -91,6 +91,11 @@ static RtStatus encode_on_gpu(void *user, const RtTensorMapSpec *s, RtTensorMap 
     return rt_tensor_map_encode(s, out, err);
 }
 
+size_t tirx_function_num_args(const tirx_function *f)
+{
+    return f ? (size_t)f->host->nparams : 0;
+}
+
 static RtArg to_rt_arg(const tirx_arg *a)
 {
     RtArg r = {RT_ARG_INT, {.i = 0}};
@@ -105,6 +110,21 @@ static RtArg to_rt_arg(const tirx_arg *a)
     return r;
 }
 
+typedef struct HostEvalCall {
+    const IrFunc *host;
+    const RtArg *args;
+    int nargs;
+    const RtHostEnv *env;
+    RtError err;
+    RtStatus status;
+} HostEvalCall;
+
+static void host_eval_call(void *arg)
+{
+    HostEvalCall *c = arg;
+    c->status = rt_host_eval(c->host, c->args, c->nargs, c->env, &c->err);
+}
+
 /* Runs f's host part on args in env (a launch, or a dry run without env.launch). */
 static tirx_status run_host(const tirx_function *f, const tirx_arg *args, size_t nargs,
                             const RtHostEnv *env, tirx_error *err)
@@ -113,13 +133,15 @@ static tirx_status run_host(const tirx_function *f, const tirx_arg *args, size_t
         return fail(err, TIRX_ERR_USAGE, "bad argument array");
     RtArg *rargs = malloc(sizeof *rargs * (nargs + 1));
     if (!rargs)
-        return fail(err, TIRX_ERR_INTERNAL, "out of memory");
+        return fail(err, TIRX_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < nargs; i++)
         rargs[i] = to_rt_arg(&args[i]);
-    RtError rerr = {0};
-    RtStatus s = rt_host_eval(f->host, rargs, (int)nargs, env, &rerr);
+    HostEvalCall c = {f->host, rargs, (int)nargs, env, {0}, RT_OK};
+    bool done = tx_guarded(host_eval_call, &c);
     free(rargs);
-    return s == RT_OK ? TIRX_OK : fail(err, from_rt(s), rerr.message);
+    if (!done)
+        return fail(err, TIRX_ERR_NOMEM, "out of memory");
+    return c.status == RT_OK ? TIRX_OK : fail(err, from_rt(c.status), c.err.message);
 }
 
 tirx_status tirx_launch(tirx_function *f, const tirx_arg *args, size_t nargs, void *stream,

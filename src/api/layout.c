@@ -108,17 +108,20 @@ static tirx_status describe(IrModule *m, const IrLayout *l, const int64_t *shape
     return TIRX_OK;
 }
 
-tirx_status tirx_layout_describe(const char *layout, const long long *shape, int ndim,
-                                 const long long *at, const char *dtype, char **out,
-                                 tirx_module **diags)
+typedef struct DescribeCall {
+    const char *layout, *dtype;
+    const long long *shape, *at;
+    int ndim;
+    char **out;
+    tirx_module *diags;
+    tirx_status status;
+} DescribeCall;
+
+static tirx_status describe_layout(const char *layout, const long long *shape, int ndim,
+                                   const long long *at, const char *dtype, char **out,
+                                   tirx_module *diags)
 {
-    if (!out || !diags || !layout)
-        return TIRX_ERR_USAGE;
-    *out = NULL;
-    *diags = calloc(1, sizeof **diags);
-    if (!*diags)
-        return TIRX_ERR_INTERNAL;
-    IrModule *m = (*diags)->ir = ir_module_new();
+    IrModule *m = diags->ir = ir_module_new();
     IrDType dt;
     tirx_status st = check_args(m, shape, ndim, at, dtype, &dt);
     if (st != TIRX_OK)
@@ -139,4 +142,28 @@ tirx_status tirx_layout_describe(const char *layout, const long long *shape, int
     }
     bool swizzled = l->kind == IR_LAYOUT_COMPOSE;
     return describe(m, l, s, ndim, at, dtype && swizzled ? &dt : NULL, out);
+}
+
+static void describe_call(void *arg)
+{
+    DescribeCall *c = arg;
+    c->status = describe_layout(c->layout, c->shape, c->ndim, c->at, c->dtype, c->out, c->diags);
+}
+
+tirx_status tirx_layout_describe(const char *layout, const long long *shape, int ndim,
+                                 const long long *at, const char *dtype, char **out,
+                                 tirx_module **diags)
+{
+    if (!out || !diags || !layout)
+        return TIRX_ERR_USAGE;
+    *out = NULL;
+    *diags = calloc(1, sizeof **diags);
+    if (!*diags)
+        return TIRX_ERR_NOMEM;
+    DescribeCall c = {layout, dtype, shape, at, ndim, out, *diags, TIRX_OK};
+    if (tx_guarded(describe_call, &c))
+        return c.status;
+    tirx_module_free(*diags);
+    *diags = NULL, *out = NULL;
+    return TIRX_ERR_NOMEM;
 }

@@ -42,9 +42,23 @@ tirx_status api_lower(IrModule *ir, const char *passes, const tirx_options *o)
     return ok ? TIRX_OK : TIRX_ERR_INPUT;
 }
 
+typedef struct LowerCall {
+    IrModule *ir;
+    const char *passes;
+    const tirx_options *o;
+    tirx_status status;
+} LowerCall;
+
+static void lower_call(void *arg)
+{
+    LowerCall *c = arg;
+    c->status = api_lower(c->ir, c->passes, c->o);
+}
+
 tirx_status tirx_lower(tirx_module *m, const char *passes, const tirx_options *o)
 {
     if (!m || !api_module_ir(m))
         return TIRX_ERR_USAGE;
-    return api_lower(api_module_ir(m), passes, o);
+    LowerCall c = {api_module_ir(m), passes, o, TIRX_OK};
+    return tx_guarded(lower_call, &c) ? c.status : TIRX_ERR_NOMEM;
 }

@@ -3,6 +3,7 @@
 #include "base.h"
 
 #include <errno.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,18 +15,48 @@ _Noreturn void tx_unreachable(const char *file, int line)
     abort();
 }
 
-/* Out of memory (or a size past SIZE_MAX): the one place the library ends the
- * process, since no caller has anything sensible to do with a NULL. It exits
- * with TIRX_ERR_INTERNAL's status (70) and a message, not with SIGABRT. */
+/* Out of memory (or a size past SIZE_MAX): no caller has anything sensible to
+ * do with a NULL, so the failure unwinds to the thread's innermost guard, an
+ * entry point of the API. These two are the only mutable state of the library
+ * outside the registries: per thread, so compiles in threads stay apart. */
+typedef struct TxGuard {
+    jmp_buf jump;
+    struct TxGuard *prev;
+} TxGuard;
+static _Thread_local TxGuard *guard_top;
+static _Thread_local long allocs_left = -1; /* tx_fail_allocs_after; -1: no injection */
+
 _Noreturn void tx_out_of_memory(size_t n)
 {
-    fprintf(stderr, "tirx: out of memory (allocating %zu bytes)\n", n);
-    exit(70);
+    if (guard_top)
+        longjmp(guard_top->jump, 1);
+    /* An allocation outside every entry point: a bug in tirx, as TX_UNREACHABLE. */
+    fprintf(stderr, "tirx: out of memory (allocating %zu bytes) outside the API\n", n);
+    abort();
 }
+
+bool tx_guarded(void (*fn)(void *arg), void *arg)
+{
+    TxGuard g = {.prev = guard_top};
+    if (setjmp(g.jump)) {
+        guard_top = g.prev;
+        return false;
+    }
+    guard_top = &g;
+    fn(arg);
+    guard_top = g.prev;
+    return true;
+}
+
+void tx_fail_allocs_after(long n) { allocs_left = n < 0 ? -1 : n; }
 
 /* realloc(p, n), or tx_out_of_memory. */
 static void *xrealloc(void *p, size_t n)
 {
+    if (allocs_left == 0)
+        tx_out_of_memory(n);
+    if (allocs_left > 0)
+        allocs_left--;
     void *q = realloc(p, n ? n : 1);
     if (!q)
         tx_out_of_memory(n);

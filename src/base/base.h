@@ -14,8 +14,16 @@
 /* For compiler bugs only, never for user input. */
 #define TX_UNREACHABLE() tx_unreachable(__FILE__, __LINE__)
 _Noreturn void tx_unreachable(const char *file, int line);
-/* Prints that `n` bytes could not be allocated and exits with status 70. */
+/* ---- out of memory ----
+ * Allocation failure unwinds (longjmp) to the innermost tx_guarded call of the
+ * thread, which returns false; every entry point of the public API runs its
+ * work under one and returns TIRX_ERR_NOMEM. The heap blocks the unwound code
+ * held are lost and an arena it was filling must be freed, not used. */
 _Noreturn void tx_out_of_memory(size_t n);
+bool tx_guarded(void (*fn)(void *arg), void *arg);
+/* For tests: the next `n` allocations succeed and every later one of this
+ * thread fails, until called again with n < 0. */
+void tx_fail_allocs_after(long n);
 
 /* ---- arena ---- */
 typedef struct TxArenaChunk TxArenaChunk;

@@ -260,7 +260,7 @@ IrModule *ir_module_new(void)
 {
     IrModule *m = calloc(1, sizeof *m);
     if (!m)
-        TX_UNREACHABLE();
+        tx_out_of_memory(sizeof *m);
     tx_arena_init(&m->arena);
     tx_diags_init(&m->diags, &m->arena);
     m->class_name = "Module";

@@ -41,8 +41,15 @@ typedef struct Verifier {
     TX_VEC(TxSpan) spans;    /* the nearest enclosing node with a location */
     IrPtrMap reported; /* variables already reported as used too early */
     int loops;
+    bool has_device_entry; /* the function has a T.device_entry() */
+    int in_device_entry;   /* how many device_entry regions enclose the statement */
     IrLaunchCheck launch;
 } Verifier;
+
+static bool is_device_entry(const IrStmt *s)
+{
+    return s->kind == IR_S_ATTR && s->u.attr.key && !strcmp(s->u.attr.key, "tirx.device_entry");
+}
 
 static const char *var_name(const IrExpr *v)
 {
@@ -86,6 +93,26 @@ static void plan_def(IrVisitor *v, const IrExpr *var, const IrStmt *where)
         return;
     ir_ptrmap_put(&vf->planned, var, (uintptr_t)vf->plan.len);
     tx_vec_push(&vf->plan, ((DefSite){var, def_span(vf, var, where), false}));
+}
+
+static bool plan_stmt(IrVisitor *v, const IrStmt *s)
+{
+    Verifier *vf = v->ctx;
+    vf->has_device_entry |= is_device_entry(s);
+    return true;
+}
+
+/* In a function with a device region, a scope id outside it names nothing
+ * the launch has: the host part runs once, on the CPU. It still counts for
+ * the launch's checks, which would otherwise find no thread extent at all. */
+static void check_scopeid(Verifier *vf, const IrStmt *s)
+{
+    if (vf->has_device_entry && !vf->in_device_entry)
+        tx_error(vf->diags, TX_E_LAUNCH, here(vf, s->span),
+                 "scope id '%s' is defined before T.device_entry(): scope ids describe the "
+                 "launch and belong in the device region after it",
+                 s->u.scopeid.nvars ? var_name(s->u.scopeid.vars[0]) : "?");
+    ir_launch_scopeid(&vf->launch, s);
 }
 
 static void report_redefinition(Verifier *vf, const DefSite *prev, TxSpan sp)
@@ -499,7 +526,7 @@ static void check_stmt(Verifier *vf, const IrStmt *s)
         buffer_of(vf, s->u.decl.buffer, s->span);
         break;
     case IR_S_SCOPEID:
-        ir_launch_scopeid(&vf->launch, s);
+        check_scopeid(vf, s);
         break;
     case IR_S_FOR:
         check_loop_bounds(vf, s);
@@ -533,6 +560,7 @@ static bool on_stmt(IrVisitor *v, const IrStmt *s)
     push_span(vf, s->span);
     check_stmt(vf, s);
     vf->loops += s->kind == IR_S_FOR || s->kind == IR_S_WHILE;
+    vf->in_device_entry += is_device_entry(s);
     return true;
 }
 
@@ -541,6 +569,7 @@ static void on_stmt_post(IrVisitor *v, const IrStmt *s)
     Verifier *vf = v->ctx;
     vf->spans.len--;
     vf->loops -= s->kind == IR_S_FOR || s->kind == IR_S_WHILE;
+    vf->in_device_entry -= is_device_entry(s);
 }
 
 /* ---------------------------------------------------------------- driver */
@@ -559,7 +588,7 @@ static void verifier_free(Verifier *vf)
 static void verify_func(TxDiags *diags, const IrFunc *f)
 {
     Verifier vf = {.diags = diags, .func_span = f->span};
-    IrVisitor plan = {.ctx = &vf, .def = plan_def};
+    IrVisitor plan = {.ctx = &vf, .def = plan_def, .stmt = plan_stmt};
     ir_visit_func(&plan, f);
     ir_launch_begin(&vf.launch, diags);
     IrVisitor check = {.ctx = &vf, .expr = on_expr, .stmt = on_stmt, .def = on_def,

@@ -46,7 +46,7 @@ static void ptrmap_grow(IrPtrMap *m)
     bigger.cap = m->cap ? m->cap * 2 : 64;
     bigger.slots = calloc((size_t)bigger.cap, sizeof *bigger.slots);
     if (!bigger.slots)
-        TX_UNREACHABLE();
+        tx_out_of_memory(sizeof *bigger.slots * (size_t)bigger.cap);
     for (int i = 0; i < m->cap; i++)
         if (m->slots[i].key)
             *ptrmap_slot(&bigger, m->slots[i].key) = m->slots[i];

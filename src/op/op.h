@@ -64,6 +64,7 @@ typedef struct OpCtx {
     IrPtrMap *decl_data;
     IrPtrMap *device_vars;
     const char *reason;   /* set when a lowering declines (op_decline) */
+    bool wrong_scope;     /* op_need_scope refused the call's scope */
 } OpCtx;
 
 /* A predicate: NULL accepts, otherwise the reason (arena string) it does not. */

@@ -220,6 +220,7 @@ const char *op_need_scope(OpCtx *c, unsigned allowed)
             if (allowed & OP_SCOPE_BIT(k))
                 len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
                                         scope_word((IrScope)k));
+        c->wrong_scope = true;
         return op_reason(c, "runs at %s scope, not at %s scope", list, scope_word(s));
     }
     if (s == IR_SCOPE_THREAD)

@@ -169,9 +169,11 @@ bool op_dispatch(OpCtx *c, TxDiags *diags, IrStmt **out)
         return false;
     }
     const char **why = TX_NEW_ARRAY(c->arena, const char *, n ? n : 1);
+    int wrong_scope = 0;
     for (int i = 0; i < n; i++) {
-        c->reason = NULL;
+        c->reason = NULL, c->wrong_scope = false;
         why[i] = cand[i]->accept(c);
+        wrong_scope += why[i] && c->wrong_scope;
         if (why[i])
             continue;
         IrStmt *s = cand[i]->lower(c);
@@ -186,9 +188,15 @@ bool op_dispatch(OpCtx *c, TxDiags *diags, IrStmt **out)
                  op);
         return false;
     }
-    tx_error(diags, TX_E_NO_VARIANT, call->span,
-             "no variant of tile primitive '%s' accepts this call (%s scope, %s)",
-             op, scope_name(call->u.tile.scope), op_target_name(c->sm));
+    if (wrong_scope == n)
+        /* Not a call to fix but a lowering tirx does not have. */
+        tx_error(diags, TX_E_NO_VARIANT, call->span,
+                 "tile primitive '%s' has no variant at %s scope yet (%s): call it at the scope "
+                 "of a variant below", op, scope_name(call->u.tile.scope), op_target_name(c->sm));
+    else
+        tx_error(diags, TX_E_NO_VARIANT, call->span,
+                 "no variant of tile primitive '%s' accepts this call (%s scope, %s)",
+                 op, scope_name(call->u.tile.scope), op_target_name(c->sm));
     for (int i = 0; i < n; i++)
         tx_note(diags, (TxSpan){0}, "variant '%s' (priority %d): %s", cand[i]->name,
                 cand[i]->priority, why[i]);

@@ -90,31 +90,83 @@ static uint32_t name_hash(const char *name)
     return (uint32_t)tx_hash_bytes(name, strlen(name), 0);
 }
 
+/* Scopes with at most this many bindings are scanned; larger ones indexed. */
+#define SC_SCOPE_INDEX_MIN 16
+
+/* The slot of `name` in s's index, or the empty slot where it would go. */
+static ScBinding **index_slot(const ScScope *s, const char *name, uint32_t h)
+{
+    uint32_t mask = s->index_cap - 1;
+    for (uint32_t i = h & mask;; i = (i + 1) & mask)
+        if (!s->index[i] || (s->index[i]->hash == h && !strcmp(s->index[i]->name, name)))
+            return &s->index[i];
+}
+
+/* Rebuilds s's index with room for twice its bindings (the old one stays in
+ * the arena: the capacities double, so all of them add up to twice the last). */
+static void reindex_scope(El *E, ScScope *s)
+{
+    s->index_cap = s->index_cap ? s->index_cap * 2 : 4 * SC_SCOPE_INDEX_MIN;
+    s->index = TX_NEW_ARRAY(E->a, ScBinding *, s->index_cap);
+    for (ScBinding *b = s->head; b; b = b->next)
+        *index_slot(s, b->name, b->hash) = b;
+}
+
+/* The binding of `name` in scope s itself (one per name), or NULL. */
+static ScBinding *scope_find(const ScScope *s, const char *name, uint32_t h)
+{
+    if (!s->nbindings)
+        return NULL;
+    if (s->index)
+        return *index_slot(s, name, h);
+    for (ScBinding *b = s->head; b; b = b->next)
+        if (b->hash == h && !strcmp(b->name, name))
+            return b;
+    return NULL;
+}
+
 ScVal *el_lookup(El *E, const char *name, ScBinding **binding)
 {
     uint32_t h = name_hash(name);
-    for (ScScope *s = E->scope; s; s = s->parent)
-        for (ScBinding *b = s->head; b; b = b->next)
-            if (b->hash == h && !strcmp(b->name, name)) {
-                if (binding)
-                    *binding = b;
-                return &b->val;
-            }
+    for (ScScope *s = E->scope; s; s = s->parent) {
+        ScBinding *b = scope_find(s, name, h);
+        if (b) {
+            if (binding)
+                *binding = b;
+            return &b->val;
+        }
+    }
     return NULL;
+}
+
+ScBinding *el_scope_find(const ScScope *s, const char *name)
+{
+    return scope_find(s, name, name_hash(name));
 }
 
 ScBinding *el_bind(El *E, const char *name, ScVal v, ScBindKind kind, TxSpan def)
 {
+    return el_scope_bind(E, E->scope, name, v, kind, def);
+}
+
+ScBinding *el_scope_bind(El *E, ScScope *s, const char *name, ScVal v, ScBindKind kind,
+                         TxSpan def)
+{
     uint32_t h = name_hash(name);
-    for (ScBinding *b = E->scope->head; b; b = b->next)
-        if (b->hash == h && !strcmp(b->name, name)) {
-            b->val = v, b->kind = kind, b->def_span = def;
-            return b;
-        }
-    ScBinding *b = TX_NEW(E->a, ScBinding);
+    ScBinding *b = scope_find(s, name, h);
+    if (b) {
+        b->val = v, b->kind = kind, b->def_span = def;
+        return b;
+    }
+    b = TX_NEW(E->a, ScBinding);
     b->name = name, b->hash = h, b->val = v, b->kind = kind, b->def_span = def;
-    b->next = E->scope->head;
-    E->scope->head = b;
+    b->next = s->head;
+    s->head = b;
+    s->nbindings++;
+    if (s->index && s->nbindings * 2 <= s->index_cap)
+        *index_slot(s, name, h) = b;
+    else if (s->nbindings > SC_SCOPE_INDEX_MIN)
+        reindex_scope(E, s);
     return b;
 }
 
@@ -348,13 +400,15 @@ static bool check_assignable(El *E, const char *name, TxSpan nsp, const ScVal *v
  * name of the function. */
 static bool check_new_name(El *E, const char *name, TxSpan nsp)
 {
-    for (ScScope *s = E->scope; s && s != E->global; s = s->parent)
-        for (ScBinding *b = s->head; b; b = b->next)
-            if (!strcmp(b->name, name) && b->val.kind != SV_ERROR) {
-                el_error(E, TX_E_REDEFINITION, nsp, "redefinition of '%s'", name);
-                el_note(E, b->def_span, "'%s' was first defined here", name);
-                return false;
-            }
+    uint32_t h = name_hash(name);
+    for (ScScope *s = E->scope; s && s != E->global; s = s->parent) {
+        ScBinding *b = scope_find(s, name, h);
+        if (b && b->val.kind != SV_ERROR) {
+            el_error(E, TX_E_REDEFINITION, nsp, "redefinition of '%s'", name);
+            el_note(E, b->def_span, "'%s' was first defined here", name);
+            return false;
+        }
+    }
     return true;
 }
 
@@ -844,6 +898,12 @@ static void elab_return(El *E, const Ast *s)
         if (v.kind == SV_ERROR)
             return;
         /* `return None` is a bare `return` */
+        if (v.kind != SV_NONE && E->ret_none) {
+            el_error(E, TX_E_TYPE, s->a->span,
+                     "'%s' is declared to return None but returns a value", E->func->name);
+            el_note(E, E->ret_none->span, "declared here");
+            return;
+        }
         if (v.kind != SV_NONE && !(st->u.ret = el_prim(E, &v, "the returned value")))
             return;
     }

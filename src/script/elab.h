@@ -172,6 +172,11 @@ typedef struct ScScope ScScope;
 struct ScScope {
     ScScope *parent;
     ScBinding *head;
+    /* Past SC_SCOPE_INDEX_MIN bindings, an open-addressing index of them by
+     * hash (capacity a power of two, at most half full), so a function or a
+     * module with many names is not scanned linearly. */
+    ScBinding **index;
+    uint32_t nbindings, index_cap;
 };
 
 /* ---- statements ---- */
@@ -216,13 +221,15 @@ typedef struct El {
     int nframes, capframes;
     /* module */
     ScFuncDecl *funcs;
-    int nfuncs;
+    int nfuncs, capfuncs;
+    ScScope func_names; /* each function's name bound to its SV_FUNC value */
     const char *class_name;
     bool module_started; /* a function was seen: later `NAME = ...` lines are errors */
     const char **typevars; /* `M = TypeVar("M")`: an int64 shape variable of each function */
     int ntypevars;
     /* function */
     IrFunc *func;
+    const Ast *ret_none; /* the `None` of a function declared `-> None`, else NULL */
     bool s_tir;
     bool in_signature; /* quoted names in T.Buffer shapes define new vars */
     bool quoted;       /* evaluating a quoted shape expression: unbound names define vars */
@@ -255,6 +262,10 @@ typedef struct El {
 /* ---- elab.c: scopes, statements, module ---- */
 ScVal *el_lookup(El *E, const char *name, ScBinding **binding);
 ScBinding *el_bind(El *E, const char *name, ScVal v, ScBindKind kind, TxSpan def);
+/* el_bind into scope s; the binding of `name` in s itself (not its parents), or NULL. */
+ScBinding *el_scope_bind(El *E, ScScope *s, const char *name, ScVal v, ScBindKind kind,
+                         TxSpan def);
+ScBinding *el_scope_find(const ScScope *s, const char *name);
 void el_emit(El *E, IrStmt *s);
 /* Open a flat frame: the rest of the current block becomes its body. */
 void el_open_frame(El *E, IrStmt *stmt, IrStmt **body);

@@ -52,6 +52,32 @@ static ScVal fresh_buffer(IrExpr *buf, TxSpan sp)
 }
 
 /* Slots of the shared keyword layout of the buffer-declaring builtins. */
+/* The storage scopes tirx and the reference know. A scope outside the list
+ * is kept (the reference prints other targets' scopes, "trn.sbuf", which
+ * must round-trip) unless it is a near miss of one, a misspelling
+ * ("sharde") that would otherwise surface only when building. */
+static const char *const storage_scopes[] = {
+    "global", "shared", "shared.dyn", "local", "tmem", "warp", "local.var",
+    "wmma.matrix_a", "wmma.matrix_b", "wmma.accumulator", "shared.barrier",
+};
+
+/* A scope= argument: a string, and not a misspelt storage scope. */
+static const char *storage_scope(El *E, const ScVal *v)
+{
+    const char *scope = el_str_const(E, v, "scope");
+    if (!scope)
+        return NULL;
+    for (size_t i = 0; i < TX_ARRAY_LEN(storage_scopes); i++)
+        if (!strcmp(scope, storage_scopes[i]))
+            return scope;
+    const char *near = el_nearest(scope, storage_scopes, (int)TX_ARRAY_LEN(storage_scopes));
+    if (!near)
+        return scope;
+    el_error(E, TX_E_VALUE, v->span, "unknown storage scope '%s'; did you mean '%s'?", scope,
+             near);
+    return NULL;
+}
+
 enum { B_SHAPE, B_DTYPE, B_DATA, B_STRIDES, B_ELEM_OFFSET, B_SCOPE, B_ALIGN, B_OFFSET_FACTOR,
        B_LAYOUT, B_ADDR, B_ANNOT, B_BUFTYPE, B_AXSEP, B_BYTE_OFFSET, B_COUNT };
 #define BUFFER_PARAMS                                                                       \
@@ -200,7 +226,7 @@ static IrExpr *buffer_from_slots(El *E, const ScVal *s, const char *default_scop
     if (!shape_size_fits(E, shape, ndim, dt, s[B_SHAPE].span))
         return NULL;
     const char *scope = default_scope;
-    if (sv_given(&s[B_SCOPE]) && !(scope = el_str_const(E, &s[B_SCOPE], "scope")))
+    if (sv_given(&s[B_SCOPE]) && !(scope = storage_scope(E, &s[B_SCOPE])))
         return NULL;
     IrExpr *buf = el_new_buffer(E, dt, shape, ndim, scope, sp);
     IrBufferType *bt = buf->u.var.type->buf;
@@ -533,7 +559,7 @@ ScVal bi_scalar(El *E, ScArgs *args)
     if (!el_dtype_of(E, &b.v[0], &dt, "the dtype"))
         return sv_error();
     const char *scope = !strcmp(name, "shared_scalar") ? "shared" : "local";
-    if (any_scope && sv_given(&b.v[1]) && !(scope = el_str_const(E, &b.v[1], "scope")))
+    if (any_scope && sv_given(&b.v[1]) && !(scope = storage_scope(E, &b.v[1])))
         return sv_error();
     IrExpr *one = ir_int(E->a, IR_INT32, 1, args->span);
     IrExpr *buf = el_new_buffer(E, dt, &one, 1, scope, args->span);
@@ -555,7 +581,7 @@ ScVal bi_decl_scalar(El *E, ScArgs *args)
     if (!el_dtype_of(E, &b.v[0], &dt, "the dtype"))
         return sv_error();
     const char *scope = "global";
-    if (sv_given(&b.v[2]) && !(scope = el_str_const(E, &b.v[2], "scope")))
+    if (sv_given(&b.v[2]) && !(scope = storage_scope(E, &b.v[2])))
         return sv_error();
     IrExpr *data = el_prim(E, &b.v[1], "data");
     if (!data)
@@ -656,7 +682,7 @@ bool el_index_items(El *E, const Ast *index, ScIndexItem **out, int *n)
     int cnt = 1;
     if (index->kind == A_TUPLE)
         items = (const Ast *const *)index->items.items, cnt = index->items.n;
-    int cap = cnt + 8;
+    int cap = cnt; /* a starred item grows it */
     ScIndexItem *r = TX_NEW_ARRAY(E->a, ScIndexItem, cap);
     int k = 0;
     for (int i = 0; i < cnt; i++) {

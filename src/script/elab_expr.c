@@ -475,15 +475,15 @@ static bool t_dtype(const char *name, IrDType *out)
 
 static ScVal module_function(El *E, const char *name, TxSpan sp)
 {
-    const char **names = TX_NEW_ARRAY(E->a, const char *, E->nfuncs ? E->nfuncs : 1);
-    for (int i = 0; i < E->nfuncs; i++) {
-        if (!strcmp(E->funcs[i].name, name)) {
-            ScVal v = {.kind = SV_FUNC, .span = sp};
-            v.u.def = E->funcs[i].def;
-            return v;
-        }
-        names[i] = E->funcs[i].name;
+    ScBinding *b = el_scope_find(&E->func_names, name);
+    if (b) {
+        ScVal v = b->val;
+        v.span = sp;
+        return v;
     }
+    const char **names = TX_NEW_ARRAY(E->a, const char *, E->nfuncs ? E->nfuncs : 1);
+    for (int i = 0; i < E->nfuncs; i++)
+        names[i] = E->funcs[i].name;
     el_error(E, TX_E_UNKNOWN_ATTRIBUTE, sp, "module '%s' has no function '%s'%s",
              E->class_name ? E->class_name : "Module",
              name, el_suggest(E, name, names, E->nfuncs));

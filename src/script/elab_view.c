@@ -495,8 +495,18 @@ ScVal el_view_subscript(El *E, ScVal obj, const Ast *index, TxSpan sp)
 
 /* ---------------------------------------------------------------- declared buffers */
 /* Unknown axes and invalid swizzles are errors. Thread axes whose scopes do
- * not chain and shapes a layout does not admit are warnings: the reference
- * never checks either and prints such buffers, which must round-trip. */
+ * not chain are a warning: the reference never checks them and prints such
+ * layouts, which must round-trip. */
+static bool on_memory_axes_only(const IrLayout *l)
+{
+    const char *axes[LY_AXIS_COUNT + 8];
+    int n = ly_axes(l, axes, (int)TX_ARRAY_LEN(axes));
+    for (int i = 0; i < n && i < (int)TX_ARRAY_LEN(axes); i++)
+        if (ly_axis_kind(axes[i]) != LY_MEMORY)
+            return false;
+    return true;
+}
+
 bool el_check_layout(El *E, const IrLayout *l, TxSpan sp)
 {
     LyCtx c = ly_ctx(E->a), scope = ly_ctx(E->a);
@@ -517,8 +527,17 @@ bool el_check_buffer_layout(El *E, const IrExpr *buf, bool has_data, TxSpan sp)
     if (!bt->layout)
         return true;
     LyCtx c = ly_ctx(E->a);
-    if (!ly_admits(&c, bt->layout, bt->shape, bt->ndim))
-        tx_warning(E->d, TX_W_LAYOUT_SHAPE, sp, "%s", c.err);
+    /* A layout over memory only that does not admit the shape cannot be
+     * applied by lowering: an error (the reference never checks). Over thread
+     * axes the reference prints such buffers, which must round-trip: a warning. */
+    if (!ly_admits(&c, bt->layout, bt->shape, bt->ndim)) {
+        if (!on_memory_axes_only(bt->layout)) {
+            tx_warning(E->d, TX_W_LAYOUT_SHAPE, sp, "%s", c.err);
+        } else {
+            el_error(E, TX_E_LAYOUT, sp, "%s", c.err);
+            return false;
+        }
+    }
     /* A buffer over given data at a known offset: a swizzle needs the offset
      * aligned to its period (the storage root is assumed period-aligned). */
     IrDType dt = buf->u.var.type->dtype;

@@ -378,7 +378,17 @@ static int decode_escape(Lexer *L, uint32_t *p, char *out, size_t *n)
         *p = q;
         return 1;
     }
-    /* Unknown escapes keep the backslash, as Python does. */
+    /* Unknown escapes keep the backslash, as Python does, which warns (\N, \u
+     * and \U are escapes of Python's str that are kept as written here). */
+    bool str_escape = c == 'N' || c == 'u' || c == 'U';
+    if (!str_escape && c > ' ' && c < 0x7f)
+        tx_warning(L->d, TX_W_INVALID_ESCAPE, span_at(L, at, at + 2),
+                   "invalid escape sequence '\\%c' (kept as written); write '\\\\%c' or "
+                   "use a raw string", c, c);
+    else if (!str_escape)
+        tx_warning(L->d, TX_W_INVALID_ESCAPE, span_at(L, at, at + 1),
+                   "invalid escape sequence (the backslash is kept); write '\\\\' or use a "
+                   "raw string");
     out[(*n)++] = '\\';
     *p = at + 1;
     return 1;

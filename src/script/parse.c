@@ -4,6 +4,7 @@
  * definitions, @T.prim_func functions (top-level or in one @I.ir_module class
  * with I.module_attrs) and function signatures. Statements are elaborated by
  * elab.c, expressions by elab_expr.c. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,6 +238,7 @@ static void elab_func(El *E, ScFuncDecl *decl)
     elab_type_params(E, def);
     elab_params(E, def);
     f->ret_type = return_type(E, def->a);
+    E->ret_none = def->a && def->a->kind == A_NONE ? def->a : NULL;
     f->body = el_block(E, def->body);
     f->params = E->params, f->nparams = E->nparams;
     E->func = NULL;
@@ -390,17 +392,22 @@ static void check_defines(El *E)
 
 static void add_func_decl(El *E, const Ast *def)
 {
-    for (int i = 0; i < E->nfuncs; i++)
-        if (!strcmp(E->funcs[i].name, def->name)) {
-            el_error(E, TX_E_REDEFINITION, def->name_span, "function '%s' is defined twice",
-                     def->name);
-            return;
-        }
-    ScFuncDecl *fs = TX_NEW_ARRAY(E->a, ScFuncDecl, E->nfuncs + 1);
-    if (E->nfuncs)
-        memcpy(fs, E->funcs, sizeof(*fs) * (size_t)E->nfuncs);
-    fs[E->nfuncs++] = (ScFuncDecl){def->name, (Ast *)def, NULL};
-    E->funcs = fs;
+    if (el_scope_find(&E->func_names, def->name)) {
+        el_error(E, TX_E_REDEFINITION, def->name_span, "function '%s' is defined twice",
+                 def->name);
+        return;
+    }
+    if (E->nfuncs == E->capfuncs) { /* doubling: the copies add up to the final size */
+        E->capfuncs = E->capfuncs ? E->capfuncs * 2 : 8;
+        ScFuncDecl *fs = TX_NEW_ARRAY(E->a, ScFuncDecl, E->capfuncs);
+        if (E->nfuncs)
+            memcpy(fs, E->funcs, sizeof(*fs) * (size_t)E->nfuncs);
+        E->funcs = fs;
+    }
+    E->funcs[E->nfuncs++] = (ScFuncDecl){def->name, (Ast *)def, NULL};
+    ScVal v = {.kind = SV_FUNC, .span = def->name_span};
+    v.u.def = (Ast *)def;
+    el_scope_bind(E, &E->func_names, def->name, v, BIND_PLAIN, def->name_span);
     E->module_started = true;
 }
 
@@ -560,10 +567,39 @@ static void elab_module(El *E, AstList top)
         E->m->funcs[i] = E->funcs[i].func;
 }
 
+/* "64 MiB" when n is a whole number of MiB, else "N bytes". */
+static void format_size(char *out, size_t cap, size_t n)
+{
+    if (n && n % ((size_t)1 << 20) == 0)
+        snprintf(out, cap, "%zu MiB", n >> 20);
+    else
+        snprintf(out, cap, "%zu bytes", n);
+}
+
+IrModule *sc_refuse_large_input(const char *filename, size_t len, size_t limit)
+{
+    if (limit > SC_MAX_SOURCE_BYTES)
+        limit = SC_MAX_SOURCE_BYTES;
+    if (len <= limit)
+        return NULL;
+    char lim[64];
+    format_size(lim, sizeof lim, limit);
+    IrModule *m = ir_module_new();
+    tx_error(&m->diags, TX_E_INPUT_SIZE, (TxSpan){0},
+             "%s: the input (%zu bytes) is larger than the input size limit of %s%s",
+             filename ? filename : "<input>", len, lim,
+             limit < SC_MAX_SOURCE_BYTES ? " (--max-input-size or tirx_options.max_input_size "
+                                           "raises it)" : "");
+    return m;
+}
+
 IrModule *sc_parse(const char *text, size_t len, const char *filename, const ScDefine *defines,
                    size_t ndefines)
 {
-    IrModule *m = ir_module_new();
+    IrModule *m = sc_refuse_large_input(filename, text ? len : 0, SC_MAX_SOURCE_BYTES);
+    if (m)
+        return m;
+    m = ir_module_new();
     m->source = tx_source_new(&m->arena, filename ? filename : "<input>", text ? text : "",
                               text ? len : 0);
     ScTokens toks;

@@ -108,7 +108,7 @@ static void names_grow(Printer *P)
     P->name_cap = old_cap ? old_cap * 2 : 64;
     P->names = calloc((size_t)P->name_cap, sizeof *P->names);
     if (!P->names)
-        TX_UNREACHABLE();
+        tx_out_of_memory(sizeof *P->names * (size_t)P->name_cap);
     P->name_count = 0;
     for (int i = 0; i < old_cap; i++)
         if (old[i].name) {
@@ -438,7 +438,7 @@ static void print_func_attrs(Printer *P, const IrFunc *f)
 {
     IrKwarg *shown = malloc(sizeof(IrKwarg) * (size_t)(f->nattrs + 1));
     if (!shown)
-        TX_UNREACHABLE();
+        tx_out_of_memory(sizeof(IrKwarg) * (size_t)(f->nattrs + 1));
     int n = 0;
     for (int i = 0; i < f->nattrs; i++)
         if (attr_shown(f, &f->attrs[i]))

@@ -14,6 +14,11 @@ typedef struct ScDefine {
  * error was reported, the module's functions must not be used. */
 IrModule *sc_parse(const char *text, size_t len, const char *filename, const ScDefine *defines,
                    size_t ndefines);
+/* The most bytes a source can hold (its offsets are 32-bit); sc_parse refuses more. */
+#define SC_MAX_SOURCE_BYTES ((size_t)UINT32_MAX)
+/* When `len` bytes are more than `limit` or than a source can hold, a new
+ * module carrying the error (E0007) that says so, naming `filename`; else NULL. */
+IrModule *sc_refuse_large_input(const char *filename, size_t len, size_t limit);
 
 /* Parse `text` as one layout expression (T.TileLayout(...), T.ComposeLayout(...),
  * T.tmem_datapath_layout(...)) with m's arena; m->source becomes the text,

@@ -166,8 +166,8 @@ int bench_main(int argc, char **argv);
 /* `tirx sim` (sim.c, over the SPEC and data of bench): the exit status. */
 int tool_sim_main(int argc, char **argv);
 
-/* From tirx.c: reads a whole file (or stdin for "-"); NULL with a message on
- * stderr on failure. */
-char *tool_read_input(const char *path, size_t *len);
+/* From tirx.c: reads a whole file (or stdin for "-") of at most `limit`
+ * bytes; NULL with a message on stderr on failure or when it is larger. */
+char *tool_read_input(const char *path, size_t limit, size_t *len);
 
 #endif

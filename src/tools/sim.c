@@ -142,7 +142,7 @@ int tool_sim_main(int argc, char **argv)
     int rc = parse(argc, argv, &c);
     if (rc < 0) {
         size_t len;
-        char *text = tool_read_input(c.file, &len);
+        char *text = tool_read_input(c.file, TIRX_MAX_INPUT_SIZE_DEFAULT, &len);
         tirx_options o = {.arch = c.arch, .no_binary = 1};
         tirx_module *m = NULL;
         rc = 1;

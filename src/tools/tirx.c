@@ -1,9 +1,11 @@
 /* The tirx command-line tool. Uses only the public API of tirx.h.
  * Exit status: 0 success, 1 an error in the input, 2 a usage error,
- * 3 no CUDA driver/NVRTC where one is needed, 70 an internal error. */
+ * 3 no CUDA driver/NVRTC where one is needed, 70 an internal error or memory
+ * that ran out. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,8 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  print FILE     parse FILE and print its canonical form on stdout\n"
-    "  check FILE     parse and verify FILE; prints nothing on success\n"
+    "  check FILE     parse and verify FILE; prints nothing on success; with --target,\n"
+    "                 also lower it and generate CUDA (all that build does but compile)\n"
     "  opt FILE       run passes over FILE and print the IR after them\n"
     "  build FILE     lower and compile FILE for a GPU target\n"
     "  layout LAYOUT  print where each element of --shape lands under LAYOUT, a layout\n"
@@ -31,7 +34,7 @@ static const char usage[] =
     "options:\n"
     "  -D NAME=VALUE  override the module-level constant NAME (a Python literal or dtype)\n"
     "  --passes=A,B   opt: the passes to run, in order (default: the whole pipeline)\n"
-    "  --target=ARCH  build: sm_80, sm_90a or sm_100a (required)\n"
+    "  --target=ARCH  build (required), check, opt: sm_80, sm_90a or sm_100a\n"
     "  --emit=KIND    build: cuda (default), ptx, cubin (needs -o) or host (the host function)\n"
     "  -o OUT         build: write the output to OUT instead of stdout\n"
     "  --print-after=PASS  print the IR after PASS (or 'all') on stderr\n"
@@ -45,11 +48,14 @@ static const char usage[] =
     "  --shape=D0,D1  layout: the logical shape (required)\n"
     "  --at=I0,I1     layout: only this index (default: every index, row-major)\n"
     "  --dtype=T      layout: the element type; a swizzled layout then shows bank=B\n"
+    "  --max-input-size=N  refuse a FILE larger than N bytes (a K, M or G suffix\n"
+    "                 multiplies by 1024, 1024^2 or 1024^3; default 64M)\n"
     "  --help         show this help\n"
     "  --version      show the version\n"
     "\n"
     "A FILE of '-' reads standard input. Long options accept --opt=V and --opt V.\n"
-    "Exit status: 0 success, 1 input error, 2 usage error, 3 no CUDA, 70 internal error.\n";
+    "Exit status: 0 success, 1 input error, 2 usage error, 3 no CUDA, 70 internal error\n"
+    "or out of memory.\n";
 
 typedef struct Options {
     const char *command, *file;
@@ -62,6 +68,8 @@ typedef struct Options {
     bool verify_each, stats, fast_math, lineinfo, nvcc;
     /* layout (the LAYOUT text is `file`) */
     const char *shape, *at, *dtype;
+    const char *max_input_size; /* as given; input_limit is its value */
+    size_t input_limit;
 } Options;
 
 /* Long options of opt and build: a value (--name=V or --name V) or a flag. */
@@ -84,6 +92,7 @@ static const LongOption long_options[] = {
     {"shape", true, offsetof(Options, shape)},
     {"at", true, offsetof(Options, at)},
     {"dtype", true, offsetof(Options, dtype)},
+    {"max-input-size", true, offsetof(Options, max_input_size)},
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -138,6 +147,20 @@ static bool is_command(const char *c)
            !strcmp(c, "build") || !strcmp(c, "layout");
 }
 
+/* "64M" (K, M and G multiply by 1024, 1024^2, 1024^3) in bytes; 0 when
+ * malformed or past SIZE_MAX / 2 (so limit + 1 cannot wrap). */
+static size_t parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = !*end ? 0 : !strcmp(end, "K") ? 10 : !strcmp(end, "M") ? 20
+                                        : !strcmp(end, "G") ? 30 : -1;
+    if (end == s || *s == '-' || errno || shift < 0 || v > (SIZE_MAX / 2 >> shift))
+        return 0;
+    return (size_t)v << shift;
+}
+
 /* Returns -1 to continue, else an exit status. */
 static int parse_args(int argc, char **argv, Options *o)
 {
@@ -190,32 +213,54 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage_error("%s", "layout: missing LAYOUT");
     if (!o->file)
         return usage_error("%s: missing FILE", o->command);
+    o->input_limit = TIRX_MAX_INPUT_SIZE_DEFAULT;
+    if (o->max_input_size && !(o->input_limit = parse_size(o->max_input_size)))
+        return usage_error("--max-input-size takes a positive number of bytes with an optional "
+                           "K, M or G suffix, not '%s'", o->max_input_size);
     return -1;
 }
 
-char *tool_read_input(const char *path, size_t *len)
+/* Reads all of f into *buf (grown as needed) but stops after limit + 1 bytes,
+ * so an endless input (/dev/zero) costs bounded time and memory. The bytes
+ * read; *failed when a read failed or memory ran out. */
+static size_t read_capped(FILE *f, size_t limit, char **buf, bool *failed)
+{
+    size_t cap = 0, n = 0, got;
+    do {
+        if (n == cap) {
+            size_t want = cap ? cap * 2 : 1 << 16;
+            char *nb = realloc(*buf, want < limit + 1 ? want : limit + 1);
+            if (!nb) {
+                *failed = true;
+                return n;
+            }
+            *buf = nb, cap = want < limit + 1 ? want : limit + 1;
+        }
+        got = fread(*buf + n, 1, cap - n, f);
+        n += got;
+    } while (got > 0 && n <= limit);
+    *failed = ferror(f) != 0;
+    return n;
+}
+
+char *tool_read_input(const char *path, size_t limit, size_t *len)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     if (!f) {
         fprintf(stderr, "tirx: cannot open '%s': %s\n", path, strerror(errno));
         return NULL;
     }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-        n += got;
-        if (n == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb)
-                free(buf);
-            buf = nb;
-        }
-    }
-    int err = ferror(f);
+    char *buf = NULL;
+    bool failed = false;
+    size_t n = read_capped(f, limit, &buf, &failed);
     if (f != stdin)
         fclose(f);
-    if (!buf || err) {
-        fprintf(stderr, "tirx: cannot read '%s'\n", path);
+    if (failed || n > limit) {
+        if (failed)
+            fprintf(stderr, "tirx: cannot read '%s'\n", path);
+        else
+            fprintf(stderr, "tirx: '%s' is larger than the input size limit of %zu bytes "
+                    "(--max-input-size raises it)\n", path, limit);
         free(buf);
         return NULL;
     }
@@ -243,7 +288,8 @@ static tirx_options lowering_options(const Options *o)
     tirx_options t = {.arch = o->target, .fast_math = o->fast_math, .lineinfo = o->lineinfo,
                       .use_nvcc = o->nvcc, .verify_each = o->verify_each,
                       .print_after = o->print_after, .print_fn = print_after_pass,
-                      .nvrtc_options = o->nvrtc_options, .n_nvrtc_options = o->n_nvrtc_options};
+                      .nvrtc_options = o->nvrtc_options, .n_nvrtc_options = o->n_nvrtc_options,
+                      .max_input_size = o->input_limit};
     return t;
 }
 
@@ -356,9 +402,11 @@ static tirx_status emit(const Options *o, const tirx_module *m, const char *kind
     return st;
 }
 
-/* tirx build FILE --target ARCH [--emit KIND] [-o OUT] */
+/* tirx build FILE --target ARCH [--emit KIND] [-o OUT], and tirx check FILE
+ * --target ARCH: the same up to the CUDA, which is neither compiled nor shown. */
 static tirx_status run_build(const Options *o, const char *text, size_t len, const char *name)
 {
+    bool check = !strcmp(o->command, "check");
     const char *kind = o->emit ? o->emit : "cuda";
     if (!o->target)
         return usage_error("%s: --target is required (sm_80, sm_90a or sm_100a)", "build");
@@ -368,13 +416,13 @@ static tirx_status run_build(const Options *o, const char *text, size_t len, con
         return usage_error("%s", "--emit cubin needs -o OUT");
     tirx_options t = lowering_options(o);
     t.want_ptx = !strcmp(kind, "ptx");
-    t.no_binary = !o->stats && (!strcmp(kind, "cuda") || !strcmp(kind, "host"));
+    t.no_binary = check || (!o->stats && (!strcmp(kind, "cuda") || !strcmp(kind, "host")));
     tirx_module *m = NULL;
     tirx_status st = tirx_compile(text, len, name, o->defines, o->ndefines, &t, &m);
     print_diags(m);
-    if (st == TIRX_OK && o->stats)
+    if (st == TIRX_OK && o->stats && !check)
         print_stats(m);
-    if (st == TIRX_OK)
+    if (st == TIRX_OK && !check)
         st = emit(o, m, kind);
     tirx_module_free(m);
     return st;
@@ -393,11 +441,11 @@ static int run(int argc, char **argv)
     if (!strcmp(o.command, "layout"))
         return run_layout(&o);
     size_t len;
-    char *text = tool_read_input(o.file, &len);
+    char *text = tool_read_input(o.file, o.input_limit, &len);
     if (!text)
         return TIRX_ERR_INPUT;
     const char *name = strcmp(o.file, "-") ? o.file : "<stdin>";
-    if (!strcmp(o.command, "build")) {
+    if (!strcmp(o.command, "build") || (!strcmp(o.command, "check") && o.target)) {
         tirx_status bst = run_build(&o, text, len, name);
         free(text);
         return bst;
@@ -423,6 +471,10 @@ static int run(int argc, char **argv)
 int main(int argc, char **argv)
 {
     int rc = run(argc, argv);
+    if (rc == TIRX_ERR_NOMEM) {
+        fprintf(stderr, "tirx: out of memory\n");
+        rc = TIRX_ERR_INTERNAL;
+    }
     int err = fflush(stdout) ? errno : ferror(stdout) ? EIO : 0;
     if (err) {
         fprintf(stderr, "tirx: cannot write <stdout>: %s\n", strerror(err));

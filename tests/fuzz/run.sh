@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs the front-end fuzz target for a bounded time:
+# Runs a fuzz target (fuzz_parse or fuzz_pipeline) for a bounded time:
 #   tests/fuzz/run.sh FUZZER [SECONDS] [extra libFuzzer flags...]
 # Seeds: tests/fuzz/corpus (curated) plus the script, diagnostics and reference
 # corpora and the examples, read in place. New inputs go to a work directory
-# beside FUZZER (FUZZ_WORK overrides it), crashes to its artifacts/ folder.
+# beside FUZZER, findings/NAME for the target NAME (FUZZ_WORK overrides it),
+# crashes to its artifacts/ folder.
 set -euo pipefail
 if [ $# -lt 1 ]; then
     echo "usage: run.sh FUZZER [SECONDS] [libFuzzer flags...]" >&2
@@ -13,7 +14,7 @@ fuzzer=$1
 seconds=${2:-60}
 shift $(($# < 2 ? $# : 2))
 root=$(cd "$(dirname "$0")/../.." && pwd)
-work=${FUZZ_WORK:-$(dirname "$fuzzer")/findings}
+work=${FUZZ_WORK:-$(dirname "$fuzzer")/findings/$(basename "$fuzzer")}
 mkdir -p "$work/corpus" "$work/artifacts"
 seeds=()
 for d in tests/fuzz/corpus tests/script tests/err tests/reference/expected examples; do

@@ -7,8 +7,9 @@
  * and of -D), verify, print -> p1, parse p1, verify, print -> p2; p1 == p2 and
  * the modules are structurally equal. --expect-same-as-input also requires
  * p1 == FILE byte for byte (modulo one trailing newline). --markdown checks
- * each ```tirx fenced block of a Markdown FILE instead, each padded with blank
- * lines so that diagnostics carry the line numbers of the Markdown file.
+ * each ```tirx (or ```tirx fragment) fenced block of a Markdown FILE instead,
+ * each padded with blank lines so that diagnostics carry the line numbers of
+ * the Markdown file.
  * Exit status: 0 all passed, 1 a check failed, 2 a usage error. */
 #include <errno.h>
 #include <stdio.h>
@@ -88,8 +89,13 @@ static bool is_fence(const char *line, const char *end, bool opening)
     if (!opening)
         return true;
     const char *info = line + 3;
-    size_t rest = (size_t)(end - info);
-    return rest >= 4 && !memcmp(info, "tirx", 4) && strspn(info + 4, " \t\r") >= rest - 4;
+    if ((size_t)(end - info) < 4 || memcmp(info, "tirx", 4))
+        return false;
+    info += 4;
+    info += strspn(info, " \t\r");
+    if ((size_t)(end - info) >= 8 && !memcmp(info, "fragment", 8)) /* not built (docs_build) */
+        info += 8 + strspn(info + 8, " \t\r");
+    return info >= end;
 }
 
 /* The block's text, preceded by one blank line for each Markdown line

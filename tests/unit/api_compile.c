@@ -4,7 +4,8 @@
  * several threads compile at once; usage and input errors are statuses with
  * diagnostics; extra NVRTC options ($TIRX_NVRTC_EXTRA_OPTS, then
  * options.nvrtc_options) reach NVRTC and the cache key; tirx_check_args checks
- * a launch's arguments on host memory, without a GPU. */
+ * a launch's arguments on host memory, without a GPU; a text over the input
+ * size limit is refused. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -292,6 +293,41 @@ static void test_parse_and_lower_usage(void **state)
     tirx_module_free(m);
 }
 
+/* The code of the first diagnostic of m, and whether its message has `part`. */
+static void assert_first_diag(const tirx_module *m, const char *code, const char *part)
+{
+    tirx_diag d;
+    assert_int_equal(tirx_diag_get(m, 0, &d), 0);
+    assert_string_equal(d.code, code);
+    assert_non_null(strstr(d.message, part));
+}
+
+/* A text over options.max_input_size (64 MiB when 0) is refused with E0007
+ * before anything is parsed; a raised limit takes it. */
+static void test_max_input_size(void **state)
+{
+    (void)state;
+    tirx_module *m;
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1, .max_input_size = 100};
+    assert_int_equal(tirx_compile(source, sizeof source - 1, "vadd.tirx", NULL, 0, &o, &m),
+                     TIRX_ERR_INPUT);
+    assert_first_diag(m, "E0007", "vadd.tirx: the input (");
+    tirx_module_free(m);
+    size_t big = TIRX_MAX_INPUT_SIZE_DEFAULT + 1;
+    char *text = malloc(big);
+    assert_non_null(text);
+    memcpy(text, source, sizeof source - 1);
+    memset(text + sizeof source - 1, '\n', big - (sizeof source - 1));
+    o.max_input_size = 0;
+    assert_int_equal(tirx_compile(text, big, "big.tirx", NULL, 0, &o, &m), TIRX_ERR_INPUT);
+    assert_first_diag(m, "E0007", "limit of 64 MiB");
+    tirx_module_free(m);
+    o.max_input_size = big;
+    assert_int_equal(tirx_compile(text, big, "big.tirx", NULL, 0, &o, &m), TIRX_OK);
+    tirx_module_free(m);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_nvrtc_options_key),
         cmocka_unit_test(test_check_args),
         cmocka_unit_test(test_parse_and_lower_usage),
+        cmocka_unit_test(test_max_input_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

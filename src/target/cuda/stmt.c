@@ -83,10 +83,12 @@ static void alloc_stmt(Cg *cg, const IrStmt *s)
         alloc_shared(cg, buf, type);
     else if (!strcmp(scope, "local"))
         alloc_local(cg, buf, type);
-    else
+    else {
         cg_error(cg, TX_E_CODEGEN, s->span,
                  "buffer '%s' in scope '%s' cannot be allocated in a CUDA kernel",
                  buf->u.var.name, scope);
+        cg_define(cg, buf); /* its uses are not also reported as undefined */
+    }
 }
 
 /* Whether data is already a pointer of the buffer's element type: the buffer

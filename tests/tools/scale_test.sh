@@ -1,0 +1,30 @@
+#!/bin/sh
+# scale_test.sh TIRX: the front end's cost is linear in the input. Generates
+# 20,000 small functions (about 1.8 MB) and one function of 40,000 names
+# (about 1 MB) and checks each with `tirx check`, which must succeed within
+# LIMIT seconds (generous, so a loaded machine does not flake; both take well
+# under a second in a release build). Prints the times.
+set -u
+tirx=$1
+limit=${SCALE_LIMIT_SECONDS:-5}
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+awk 'BEGIN {
+    for (i = 0; i < 20000; i++)
+        printf "@T.prim_func\ndef f%d(A: T.Buffer((16,), \"float32\")):\n    A[%d] = A[0] + T.float32(1.5)\n\n", i, i % 16
+}' >"$dir/funcs.tirx"
+awk 'BEGIN {
+    print "@T.prim_func\ndef g(A: T.Buffer((16,), \"float32\")):"
+    for (i = 0; i < 40000; i++)
+        printf "    v%d: T.let = A[%d]\n", i, i % 16
+    print "    A[0] = v39999"
+}' >"$dir/names.tirx"
+fails=0
+for f in funcs names; do
+    start=$(date +%s%N)
+    "$tirx" check "$dir/$f.tirx" || { echo "FAILED: tirx check $f.tirx"; fails=1; }
+    ms=$((($(date +%s%N) - start) / 1000000))
+    echo "$f.tirx: $(wc -c <"$dir/$f.tirx") bytes checked in $ms ms"
+    [ "$ms" -lt $((limit * 1000)) ] || { echo "FAILED: $f.tirx took over $limit s"; fails=1; }
+done
+exit $fails
