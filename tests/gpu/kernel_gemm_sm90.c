@@ -20,7 +20,7 @@ typedef struct Shape {
     const char *split_k, *tma_store; /* -D values, or NULL for the kernel's own */
 } Shape;
 
-/* The workspace's first words (the counters) are all zero. */
+/* The workspace's header of COUNTERS = 1024 counters is all zero. */
 static void check_counters(tirx_device *gpu, const OpTensor *ws)
 {
     int32_t head[1024];
