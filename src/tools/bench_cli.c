@@ -30,7 +30,7 @@ const char bench_usage[] =
     "  --kernel FILE     gemm: the kernel (default kernels/gemm_sm90.tirx, fp8:\n"
     "                    kernels/gemm_fp8_sm90.tirx); it gets -D M= N= K= DTYPE= and\n"
     "                    takes (A, B, C[, workspace]): a zeroed int32 workspace of\n"
-    "                    32 MiB; fp8 (A, B, C, scale_a, scale_b)\n"
+    "                    32 MiB; fp8 (A, B, C[, workspace], scale_a, scale_b)\n"
     "  --out-dtype T     gemm: C's dtype in the kernel (default: cuBLAS's: bf16, fp16, f32)\n"
     "  --no-cublas       gemm: time the kernel alone, without the check\n"
     "  -D NAME=VALUE     override a module-level constant of the file\n"

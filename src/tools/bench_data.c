@@ -34,11 +34,11 @@ static const BenchDType dtypes[] = {
  * the tensor cores); a wrong kernel is off by O(1). The fp8 scales are not 1,
  * so that a kernel that drops one is caught. */
 #define GEMM_SM90 "kernels/gemm_sm90.tirx"
-#define GEMM_WS (32 << 20) /* gemm_sm90's workspace (its WORKSPACE_BYTES) */
+#define GEMM_WS (32 << 20) /* the split-K workspace of both kernels (WORKSPACE_BYTES) */
 #define BENCH_GEMM_TYPES(X)                                                                       \
     X("bf16", "bfloat16", "bfloat16", 1e-2, GEMM_SM90, GEMM_WS, 0, 0)                             \
     X("fp16", "float16", "float16", 5e-3, GEMM_SM90, GEMM_WS, 0, 0)                               \
-    X("fp8", "float8_e4m3fn", "bfloat16", 2e-2, "kernels/gemm_fp8_sm90.tirx", 0, 0.5f, 2.5f)      \
+    X("fp8", "float8_e4m3fn", "bfloat16", 2e-2, "kernels/gemm_fp8_sm90.tirx", GEMM_WS, 0.5f, 2.5f)      \
     X("tf32", "float32", "float32", 1e-2, GEMM_SM90, GEMM_WS, 0, 0)
 
 static const BenchGemmType gemm_types[] = {

@@ -7,8 +7,11 @@
  * accumulation keeps the wgmma accumulator's fewer mantissa bits from
  * adding up over K). Several shapes (the 128- and 64-column tiles, fewer CTAs than tiles
  * so that each CTA walks several, ragged M, N and K), promotion every stage
- * and every second stage, and scales other than 1. Skips (77) without a GPU
- * or on a device other than sm_90. */
+ * and every second stage, and scales other than 1; split-K (the heuristic's
+ * at small M and long K, and one forced on ragged shapes), every launch
+ * sharing one workspace, zeroed once, whose counters must be zero again
+ * after each launch. Skips (77) without a GPU or on a device other than
+ * sm_90. */
 #include <math.h>
 
 #include "op_kernel.h"
@@ -16,7 +19,11 @@
 typedef struct Shape {
     int m, n, k, ctas, promote;
     float scale_a, scale_b;
+    const char *split_k; /* -D SPLIT_K, or NULL for the kernel's own */
 } Shape;
+
+/* The kernel's default WORKSPACE_BYTES, as int32 elements. */
+#define WORKSPACE_WORDS (32 * 1024 * 1024 / 4)
 
 /* float8_e4m3fn: 1 sign, 4 exponent (bias 7), 3 mantissa bits, no
  * infinities, NaN at S.1111.111. */
@@ -36,17 +43,32 @@ static uint8_t random_e4m3(GpuRng *rng)
     return b;
 }
 
-static void check(tirx_device *gpu, GpuRng *rng, const Shape *s)
+/* The workspace's header of COUNTERS = 1024 split-K counters is all zero. */
+static void check_counters(tirx_device *gpu, const OpTensor *ws)
+{
+    int32_t head[1024];
+    tirx_error err;
+    op_ok(tirx_device_synchronize(gpu, NULL, &err), &err, "synchronize");
+    op_ok(tirx_copy_to_host(gpu, head, ws->data, sizeof head, &err), &err, "copy to host");
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        GPU_CHECK(head[i] == 0, "the split-K counters are back at zero");
+}
+
+static void check(tirx_device *gpu, GpuRng *rng, const Shape *s, const OpTensor *ws)
 {
     char v[5][16];
     snprintf(v[0], 16, "%d", s->m), snprintf(v[1], 16, "%d", s->n);
     snprintf(v[2], 16, "%d", s->k), snprintf(v[3], 16, "%d", s->ctas);
     snprintf(v[4], 16, "%d", s->promote);
-    tirx_define d[] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}, {"NUM_CTAS", v[3]},
-                       {"PROMOTE", v[4]}};
-    printf("gemm_fp8_sm90 %d x %d x %d on %d CTAs, promoted every %d stage(s), scales %g, %g:\n",
-           s->m, s->n, s->k, s->ctas, s->promote, s->scale_a, s->scale_b);
-    tirx_module *mod = op_compile(gpu, "kernels/gemm_fp8_sm90.tirx", d, 5);
+    tirx_define d[6] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}, {"NUM_CTAS", v[3]},
+                        {"PROMOTE", v[4]}};
+    size_t nd = 5;
+    if (s->split_k)
+        d[nd++] = (tirx_define){"SPLIT_K", s->split_k};
+    printf("gemm_fp8_sm90 %d x %d x %d on %d CTAs, promoted every %d stage(s), scales %g, %g, "
+           "SPLIT_K %s:\n", s->m, s->n, s->k, s->ctas, s->promote, s->scale_a, s->scale_b,
+           s->split_k ? s->split_k : "default");
+    tirx_module *mod = op_compile(gpu, "kernels/gemm_fp8_sm90.tirx", d, nd);
     size_t na = (size_t)s->m * s->k, nb = (size_t)s->n * s->k, nc = (size_t)s->m * s->n;
     uint8_t *a = malloc(na), *b = malloc(nb);
     uint16_t *c = malloc(nc * 2);
@@ -75,9 +97,11 @@ static void check(tirx_device *gpu, GpuRng *rng, const Shape *s)
     tirx_function *f;
     op_ok(tirx_get_function(mod, "gemm", &f, &err), &err, "tirx_get_function");
     tirx_arg args[] = {tirx_arg_tensor(&A.t), tirx_arg_tensor(&B.t), tirx_arg_tensor(&C.t),
-                       tirx_arg_float(s->scale_a), tirx_arg_float(s->scale_b)};
-    op_ok(tirx_launch(f, args, 5, NULL, &err), &err, "tirx_launch");
+                       tirx_arg_tensor(&ws->t), tirx_arg_float(s->scale_a),
+                       tirx_arg_float(s->scale_b)};
+    op_ok(tirx_launch(f, args, 6, NULL, &err), &err, "tirx_launch");
     op_download(gpu, &C, c);
+    check_counters(gpu, ws);
     for (size_t i = 0; i < nc; i++)
         out[i] = op_bf16_to_f32(c[i]);
     double rel = gpu_rel_l2(out, ref, nc);
@@ -95,10 +119,19 @@ int main(void)
     const Shape shapes[] = {
         {2048, 2048, 512, 132, 1, 1.0f, 1.0f},  {2048, 1536, 640, 132, 2, 0.5f, 3.0f},
         {512, 1024, 1024, 3, 1, 2.0f, 0.375f}, {256, 512, 384, 132, 1, 1.5f, 1.0f},
-        {200, 328, 272, 132, 2, 1.0f, 0.75f},
+        {200, 328, 272, 132, 2, 1.0f, 0.75f},   {128, 2048, 7168, 132, 1, 0.5f, 2.5f},
+        {200, 136, 1008, 5, 1, 1.0f, 1.5f, "3"}, {64, 512, 4096, 132, 2, 2.0f, 0.5f},
     };
+    OpTensor ws;
+    op_tensor(gpu, &ws, WORKSPACE_WORDS, 1, kDLInt, 32);
+    ws.t.ndim = 1;
+    int32_t *zeros = calloc(WORKSPACE_WORDS, 4);
+    GPU_CHECK(zeros != NULL, "host memory");
+    op_upload(gpu, &ws, zeros);
+    free(zeros);
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        check(gpu, &rng, &shapes[i]);
+        check(gpu, &rng, &shapes[i], &ws);
+    tirx_device_free(gpu, ws.data);
     tirx_device_close(gpu);
     printf("PASSED\n");
     return 0;

@@ -122,7 +122,7 @@ static void test_args_gemm(void **state)
     assert_true(bench_gemm_type("fp8")->scale_a != 0 && bench_gemm_type("fp8")->scale_b != 0);
     assert_true(bench_gemm_type("bf16")->scale_a == 0);
     assert_true(bench_gemm_type("bf16")->workspace == 32 << 20);
-    assert_true(bench_gemm_type("fp8")->workspace == 0);
+    assert_true(bench_gemm_type("fp8")->workspace == 32 << 20);
     assert_string_equal(c.func, "gemm");
     assert_int_equal(c.nshapes, 2);
     assert_int_equal(c.shapes[1].m, 128);

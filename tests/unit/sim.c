@@ -516,7 +516,7 @@ static void gemm_sm90(const char *file, IrDType in, const char *const *dims, int
     enum { WORKSPACE = 1 << 18 }; /* int32 elements */
     tirx_define defs[] = {{"M", dims[0]}, {"N", dims[1]}, {"K", dims[2]}, {"NUM_SMS", dims[3]},
                           {"WORKSPACE_BYTES", "1048576"}};
-    tirx_module *m = compile_example(file, defs, in.bits == 8 ? 4 : 5);
+    tirx_module *m = compile_example(file, defs, 5);
     unsigned seed = 10;
     int bytes = in.bits / 8;
     float *af = random_floats((size_t)(M * K), &seed), *bf = random_floats((size_t)(N * K), &seed);
@@ -539,17 +539,17 @@ static void gemm_sm90(const char *file, IrDType in, const char *const *dims, int
     Tensor W = tensor(ws, 1, WORKSPACE, 0, kDLInt, 32);
     Tensor *ts[] = {&A, &B, &C, &W};
     double scale = in.bits == 8 ? 0.5 * 2.5 : 1;
-    tirx_arg args[5];
+    tirx_arg args[6];
     for (int i = 0; i < 4; i++) {
         ts[i]->t.shape = ts[i]->shape;
         args[i] = tirx_arg_tensor((const struct DLTensor *)&ts[i]->t);
     }
-    if (in.bits == 8)
-        args[3] = tirx_arg_float(0.5), args[4] = tirx_arg_float(2.5);
+    if (in.bits == 8) /* fp8: the scales after the workspace */
+        args[4] = tirx_arg_float(0.5), args[5] = tirx_arg_float(2.5);
     tirx_error err = {{0}};
-    if (tirx_simulate(m, "gemm", args, in.bits == 8 ? 5 : 4, &err) != TIRX_OK)
+    if (tirx_simulate(m, "gemm", args, in.bits == 8 ? 6 : 4, &err) != TIRX_OK)
         fail_msg("%s: %s", file, err.message);
-    for (int i = 0; i < 4; i++) /* the first split-K counters are back at zero */
+    for (int i = 0; i < 1024; i++) /* the split-K counters are back at zero */
         assert_int_equal(ws[i], 0);
     double *ref = calloc((size_t)(M * N), sizeof *ref);
     float *got = malloc(sizeof *got * (size_t)(M * N));
@@ -576,6 +576,8 @@ static void test_gemm_sm90(void **state)
     gemm_sm90("kernels/gemm_sm90.tirx", IR_BFLOAT16, ragged, 200, 136, 192);
     gemm_sm90("kernels/gemm_sm90.tirx", IR_BFLOAT16, split, 128, 128, 1024);
     gemm_sm90("kernels/gemm_fp8_sm90.tirx", e4m3, square, 256, 256, 256);
+    const char *split8[] = {"128", "128", "2048", "8"}; /* SPLIT_K 2 */
+    gemm_sm90("kernels/gemm_fp8_sm90.tirx", e4m3, split8, 128, 128, 2048);
 }
 
 /* ---------------------------------------------------------------- values */
