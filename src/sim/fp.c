@@ -3,8 +3,12 @@
  * (the PTX ISA's .rn), the narrow formats encoded and decoded bit for bit.
  * float16 and bfloat16 overflow to infinity as cvt.rn does; the fp8 and
  * smaller formats saturate to their largest finite value as cvt.rn.satfinite
- * does (the only fp8 conversion PTX has), NaN staying NaN. One generic codec
- * serves every narrow format, from a table of their fields by dtype code. */
+ * does (the only fp8 conversion PTX has), NaN staying NaN. A NaN keeps its
+ * sign and payload bits through a decode and an encode of the same format
+ * (the double carries them at the top of its mantissa), so a copy through
+ * the simulator's values is bit-exact for every pattern, as ld/st are. One
+ * generic codec serves every narrow format, from a table of their fields by
+ * dtype code. */
 #include <math.h>
 #include <string.h>
 
@@ -99,13 +103,34 @@ double sim_round(IrDType t, double x)
     return f ? round_format(f, x) : x;
 }
 
+/* A NaN double carrying `sign` and the mbits-bit `payload` at the top of
+ * its mantissa (a signalling payload stays signalling: the bits are set,
+ * not computed). */
+static double nan_with_payload(bool sign, uint64_t payload, int mbits)
+{
+    uint64_t u = (uint64_t)sign << 63 | (uint64_t)0x7ff << 52 | payload << (52 - mbits);
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+
+/* The top mbits of a NaN double's mantissa, or the quiet NaN's (top bit
+ * set) when those are all zero. */
+static uint64_t nan_payload(double x, int mbits)
+{
+    uint64_t u;
+    memcpy(&u, &x, 8);
+    uint64_t p = (u >> (52 - mbits)) & (((uint64_t)1 << mbits) - 1);
+    return p ? p : (uint64_t)1 << (mbits - 1);
+}
+
 static uint64_t encode(const Format *f, double x)
 {
     int nbits = 1 + f->ebits + f->mbits;
     uint64_t sign = signbit(x) ? (uint64_t)1 << (nbits - 1) : 0;
     uint64_t emask = ((uint64_t)1 << f->ebits) - 1, mmask = ((uint64_t)1 << f->mbits) - 1;
     if (isnan(x))
-        return f->fn ? sign | emask << f->mbits | mmask : emask << f->mbits | (uint64_t)1 << (f->mbits - 1);
+        return sign | emask << f->mbits | (f->fn ? mmask : nan_payload(x, f->mbits));
     if (isinf(x))
         return sign | emask << f->mbits;
     double a = fabs(x);
@@ -128,8 +153,10 @@ static double decode(const Format *f, uint64_t b)
     uint64_t emask = ((uint64_t)1 << f->ebits) - 1, mmask = ((uint64_t)1 << f->mbits) - 1;
     uint64_t ef = (b >> f->mbits) & emask, m = b & mmask;
     double v;
+    if (f->ieee && ef == emask && m)
+        return nan_with_payload(neg, m, f->mbits);
     if (f->ieee && ef == emask)
-        v = m ? NAN : INFINITY;
+        v = INFINITY;
     else if (f->fn && ef == emask && m == mmask)
         v = NAN;
     else if (ef == 0)
@@ -150,6 +177,8 @@ uint64_t sim_to_bits(IrDType t, SimVal v)
         return u;
     }
     if (t.code == IR_DT_FLOAT && t.bits == 32) {
+        if (isnan(v.f))
+            return (uint64_t)(signbit(v.f) != 0) << 31 | 0x7f800000u | nan_payload(v.f, 23);
         float f = (float)v.f;
         uint32_t u;
         memcpy(&u, &f, 4);
@@ -172,7 +201,7 @@ SimVal sim_from_bits(IrDType t, uint64_t bits)
         uint32_t u = (uint32_t)bits;
         float f;
         memcpy(&f, &u, 4);
-        v.f = f;
+        v.f = isnan(f) ? nan_with_payload(u >> 31, u & 0x7fffff, 23) : f;
     } else {
         const Format *f = format_of(t);
         v.f = f ? decode(f, bits) : 0;

@@ -348,7 +348,9 @@ SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
     case IR_PTX_stmatrix: fragment_op(l, t, &p, e, SIM_COLL_STMATRIX); break;
     case IR_PTX_mma: case IR_PTX_mma_f16acc: fragment_op(l, t, &p, e, SIM_COLL_MMA); break;
     case IR_PTX_wgmma_f16_ss: case IR_PTX_wgmma_bf16_ss: case IR_PTX_wgmma_f16_f16acc_ss:
-    case IR_PTX_wgmma_fp8_ss: case IR_PTX_wgmma_fp8_f16acc_ss:
+    case IR_PTX_wgmma_fp8_ss: case IR_PTX_wgmma_fp8_f16acc_ss: case IR_PTX_wgmma_tf32_ss:
+    case IR_PTX_wgmma_f16_rs: case IR_PTX_wgmma_bf16_rs: case IR_PTX_wgmma_f16_f16acc_rs:
+    case IR_PTX_wgmma_fp8_rs: case IR_PTX_wgmma_fp8_f16acc_rs: case IR_PTX_wgmma_tf32_rs:
         sim_group_coll(l, t, &e->u.call, e->span);
         break;
     case IR_PTX_fence: case IR_PTX_fence_proxy: case IR_PTX_fence_mbarrier_init:

@@ -2,15 +2,24 @@
  * descriptors. wgmma.mma_async is a rendezvous of the warpgroup's 128
  * threads; when the last one arrives the product is computed at once (so
  * fence, commit_group and wait_group have nothing left to order) from the
- * descriptors of A and B and every thread's accumulator registers, which
- * are read and written in each thread's own context. A descriptor (9.7.15.5.1)
- * holds the start address, the leading and stride byte offsets and the
- * swizzle mode; an operand is read K-major: 8-row core-matrix groups SBO
- * apart, rows of 16 bytes (no swizzle, core matrices LBO apart along K) or
- * of the swizzle's width (32/64/128 bytes, the XOR pattern of the shared
- * addresses, as TMA writes it). The accumulator's fragment: register i of
- * lane l of warp w holds row 16w + l/4 + 8 (i/2 % 2), column 8 (i/4) +
- * 2 (l % 4) + i % 2. Products are summed in double and rounded once. */
+ * descriptors of A and B (or A from the threads' registers) and every
+ * thread's accumulator registers, which are read and written in each
+ * thread's own context. A descriptor (9.7.15.5.1) holds the start address,
+ * the leading and stride byte offsets and the swizzle mode, and the
+ * canonical layouts are read as the hardware does. K-major: 8-row
+ * core-matrix groups SBO apart, rows of 16 bytes (no swizzle, core matrices
+ * LBO apart along K) or of the swizzle's width (32/64/128 bytes). MN-major
+ * (trans_a / trans_b): 8 K-rows of the swizzle's width along M or N, the
+ * next atom along MN LBO apart and the next 8 K SBO apart (without swizzle,
+ * 16-byte atoms: SBO along MN, LBO along K). The swizzles are the XOR
+ * pattern of the shared addresses, as TMA writes it. The accumulator's
+ * fragment, and A's from registers (elements of 2, 1 or 4 per 32-bit
+ * register for 16-bit, tf32 and fp8 inputs): element i of lane l of warp w
+ * is row 16w + l/4 + 8 (r % 2), column (r / 2) K/2 + (l % 4) e + i % e,
+ * with e elements per register and r = i / e (for the f32 accumulator,
+ * e = 2 and K/2 = 8). tf32 inputs keep their top 10 mantissa bits (the
+ * tensor cores ignore the low 13). Products are summed in double and
+ * rounded once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +52,11 @@ void sim_encode_smem_desc(SimLaunch *l, SimThread *t, const IrExpr *e)
         sim_assign(l, t, c->args[0]->u.call.args[0], (SimVal){.i = (int64_t)d});
 }
 
-/* A K-major operand read through a wgmma descriptor. */
+/* An operand read through a wgmma descriptor. */
 typedef struct Operand {
     uint32_t start, lbo, sbo;
     int swizzle; /* bytes: 0, 32, 64, 128 */
+    bool mn_major;
 } Operand;
 
 static bool decode(SimLaunch *l, SimThread *t, uint64_t d, Operand *o, TxSpan at)
@@ -63,15 +73,23 @@ static bool decode(SimLaunch *l, SimThread *t, uint64_t d, Operand *o, TxSpan at
     return true;
 }
 
-/* The shared-window address of element (row, k) of a K-major operand. */
+/* The shared-window address of element (row, k) of an operand (row: along
+ * M or N). */
 static uint32_t element_addr(const Operand *o, int row, int k, int esize)
 {
-    uint32_t kb = (uint32_t)(k * esize);
-    if (!o->swizzle)
+    uint32_t kb = (uint32_t)(k * esize), rb = (uint32_t)(row * esize);
+    uint32_t w = o->swizzle ? (uint32_t)o->swizzle : 16, a;
+    if (o->mn_major)
+        a = o->start + rb % w + (uint32_t)(k % 8) * w + rb / w * (o->swizzle ? o->lbo : o->sbo) +
+            (uint32_t)(k / 8) * (o->swizzle ? o->sbo : o->lbo);
+    else if (!o->swizzle)
         return o->start + (uint32_t)(row / 8) * o->sbo + kb / 16 * o->lbo +
                (uint32_t)(row % 8) * 16 + kb % 16;
-    uint32_t a = o->start + (uint32_t)(row / 8) * o->sbo + (uint32_t)(row % 8) * (uint32_t)o->swizzle +
-                 kb % (uint32_t)o->swizzle + kb / (uint32_t)o->swizzle * o->lbo;
+    else
+        a = o->start + (uint32_t)(row / 8) * o->sbo + (uint32_t)(row % 8) * w + kb % w +
+            kb / w * o->lbo;
+    if (!o->swizzle)
+        return a;
     uint32_t mask = (uint32_t)o->swizzle / 16 - 1;
     return a ^ ((a >> 7 & mask) << 4);
 }
@@ -91,11 +109,20 @@ static bool read_operand(SimLaunch *l, SimThread *t, const Operand *o, IrDType d
     return true;
 }
 
+/* The tensor cores' value of a tf32 input: the float32's top 10 mantissa
+ * bits. */
+static double tf32_value(double f)
+{
+    SimVal v = {.f = f};
+    return sim_from_bits(IR_FLOAT32, sim_to_bits(IR_FLOAT32, v) & ~(uint64_t)0x1fff).f;
+}
+
 /* ---------------------------------------------------------------- the MMA */
 
 static IrDType wgmma_type(const char *tok)
 {
     return !strcmp(tok, "bf16") ? IR_BFLOAT16 : !strcmp(tok, "f16") ? IR_FLOAT16
+           : !strcmp(tok, "tf32") ? IR_FLOAT32
            : !strcmp(tok, "e4m3") ? (IrDType){IR_DT_F8E4M3FN, 8, 1}
            : !strcmp(tok, "e5m2") ? (IrDType){IR_DT_F8E5M2, 8, 1} : IR_VOID;
 }
@@ -111,21 +138,39 @@ static bool shape_of(SimLaunch *l, SimThread *t, const SimPtx *p, Shape *s, TxSp
     s->b = wgmma_type(sim_ptx_slot(p, "btype"));
     s->d = !strcmp(sim_ptx_slot(p, "dtype"), "f32") ? IR_FLOAT32 : IR_FLOAT16;
     bool ok = sscanf(sim_ptx_slot(p, "shape"), "m%dn%dk%d", &s->m, &s->n, &s->k) == 3 &&
-              s->a.code != IR_DT_VOID && s->b.code != IR_DT_VOID && sim_ptx_operand(p, "a_desc") &&
-              !sim_ptx_value(l, t, p, "trans_a", 0) && !sim_ptx_value(l, t, p, "trans_b", 0);
+              s->a.code != IR_DT_VOID && s->b.code != IR_DT_VOID;
     if (!ok)
-        sim_fail(l, t, at, "not modelled: wgmma.%s.%s.%s.%s with these operands (register A or "
-                 "transposed operands)", sim_ptx_slot(p, "shape"), sim_ptx_slot(p, "dtype"),
-                 sim_ptx_slot(p, "atype"), sim_ptx_slot(p, "btype"));
+        sim_fail(l, t, at, "not modelled: wgmma.%s.%s.%s.%s", sim_ptx_slot(p, "shape"),
+                 sim_ptx_slot(p, "dtype"), sim_ptx_slot(p, "atype"), sim_ptx_slot(p, "btype"));
     return ok;
 }
 
-/* Row and column of accumulator register i of thread tid (0..127). */
-static void acc_pos(int tid, int i, int *row, int *col)
+/* Row and column of element i of thread tid (0..127) in a fragment of
+ * `per` elements per register and k columns (the accumulator: per 2, k 16). */
+static void frag_pos(int tid, int i, int per, int k, int *row, int *col)
 {
-    int w = tid / 32, lane = tid % 32;
-    *row = 16 * w + lane / 4 + 8 * (i / 2 % 2);
-    *col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+    int w = tid / 32, lane = tid % 32, r = i / per;
+    *row = 16 * w + lane / 4 + 8 * (r % 2);
+    *col = r / 2 * (k / 2) + lane % 4 * per + i % per;
+}
+
+static void acc_pos(int tid, int i, int *row, int *col) { frag_pos(tid, i, 2, 16, row, col); }
+
+/* A (64 x K) from the four registers `a` of the warpgroup's threads. */
+static void read_register_a(SimLaunch *l, SimCta *c, int first, const SimPtx *p, const Shape *s,
+                            double *A)
+{
+    int per = 32 / s->a.bits;
+    for (int tid = 0; tid < 128; tid++) {
+        SimThread *t = &c->threads[first + tid];
+        for (int i = 0; i < 4 * per; i++) {
+            int row, col;
+            frag_pos(tid, i, per, s->k, &row, &col);
+            uint64_t reg = (uint64_t)sim_ptx_value(l, t, p, "a", i / per);
+            uint64_t bits = reg >> (s->a.bits * (i % per)) & (((uint64_t)1 << s->a.bits) - 1);
+            A[row * s->k + col] = sim_from_bits(s->a, bits).f;
+        }
+    }
 }
 
 /* Register i of an f16 accumulator packs two halves; f32 is one value. */
@@ -186,14 +231,31 @@ void sim_wgmma(SimLaunch *l, SimCta *c, int group, const IrCall *call, TxSpan at
     int first = group * 128;
     SimThread *t0 = &c->threads[first];
     Shape s;
-    Operand oa, ob;
+    Operand oa = {0}, ob = {0};
+    bool rs = !sim_ptx_operand(&p, "a_desc");
     if (!shape_of(l, t0, &p, &s, at) ||
-        !decode(l, t0, (uint64_t)sim_ptx_value(l, t0, &p, "a_desc", 0), &oa, at) ||
+        (!rs && !decode(l, t0, (uint64_t)sim_ptx_value(l, t0, &p, "a_desc", 0), &oa, at)) ||
         !decode(l, t0, (uint64_t)sim_ptx_value(l, t0, &p, "b_desc", 0), &ob, at))
         return;
+    oa.mn_major = sim_ptx_value(l, t0, &p, "trans_a", 0) != 0;
+    ob.mn_major = sim_ptx_value(l, t0, &p, "trans_b", 0) != 0;
     double *A = malloc(sizeof *A * (size_t)(s.m * s.k)), *B = malloc(sizeof *B * (size_t)(s.n * s.k));
-    if (A && B && read_operand(l, t0, &oa, s.a, s.m, s.k, A, at) &&
-        read_operand(l, t0, &ob, s.b, s.n, s.k, B, at))
+    if (!A || !B) {
+        sim_fail(l, t0, at, "out of memory");
+    } else if (rs) {
+        read_register_a(l, c, first, &p, &s, A);
+    } else {
+        read_operand(l, t0, &oa, s.a, s.m, s.k, A, at);
+    }
+    if (!sim_failed(l))
+        read_operand(l, t0, &ob, s.b, s.n, s.k, B, at);
+    if (!sim_failed(l) && !strcmp(sim_ptx_slot(&p, "atype"), "tf32")) {
+        for (int i = 0; i < s.m * s.k; i++)
+            A[i] = tf32_value(A[i]);
+        for (int i = 0; i < s.n * s.k; i++)
+            B[i] = tf32_value(B[i]);
+    }
+    if (!sim_failed(l))
         product(l, c, first, &p, &s, A, B, at);
     free(A);
     free(B);
