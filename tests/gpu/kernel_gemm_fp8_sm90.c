@@ -11,7 +11,8 @@
  * at small M and long K, and one forced on ragged shapes), every launch
  * sharing one workspace, zeroed once, whose counters must be zero again
  * after each launch. Skips (77) without a GPU or on a device other than
- * sm_90. */
+ * sm_90. Simulated (sim.kernel_gemm_fp8_sm90) at small shapes of the same
+ * kinds on a machine of 8 SMs. */
 #include <math.h>
 
 #include "op_kernel.h"
@@ -23,7 +24,7 @@ typedef struct Shape {
 } Shape;
 
 /* The kernel's default WORKSPACE_BYTES, as int32 elements. */
-#define WORKSPACE_WORDS (32 * 1024 * 1024 / 4)
+#define WORKSPACE_WORDS OP_SIZE(32 * 1024 * 1024 / 4, 1024 * 1024 / 4)
 
 /* float8_e4m3fn: 1 sign, 4 exponent (bias 7), 3 mantissa bits, no
  * infinities, NaN at S.1111.111. */
@@ -47,9 +48,7 @@ static uint8_t random_e4m3(GpuRng *rng)
 static void check_counters(tirx_device *gpu, const OpTensor *ws)
 {
     int32_t head[1024];
-    tirx_error err;
-    op_ok(tirx_device_synchronize(gpu, NULL, &err), &err, "synchronize");
-    op_ok(tirx_copy_to_host(gpu, head, ws->data, sizeof head, &err), &err, "copy to host");
+    op_copy_out(gpu, head, ws->data, sizeof head);
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
         GPU_CHECK(head[i] == 0, "the split-K counters are back at zero");
 }
@@ -60,9 +59,13 @@ static void check(tirx_device *gpu, GpuRng *rng, const Shape *s, const OpTensor 
     snprintf(v[0], 16, "%d", s->m), snprintf(v[1], 16, "%d", s->n);
     snprintf(v[2], 16, "%d", s->k), snprintf(v[3], 16, "%d", s->ctas);
     snprintf(v[4], 16, "%d", s->promote);
-    tirx_define d[6] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}, {"NUM_CTAS", v[3]},
+    tirx_define d[8] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}, {"NUM_CTAS", v[3]},
                         {"PROMOTE", v[4]}};
     size_t nd = 5;
+    if (OP_SIM) { /* a machine of 8 SMs (the tile and split heuristics), a smaller workspace */
+        d[nd++] = (tirx_define){"NUM_SMS", "8"};
+        d[nd++] = (tirx_define){"WORKSPACE_BYTES", "1048576"};
+    }
     if (s->split_k)
         d[nd++] = (tirx_define){"SPLIT_K", s->split_k};
     printf("gemm_fp8_sm90 %d x %d x %d on %d CTAs, promoted every %d stage(s), scales %g, %g, "
@@ -93,13 +96,10 @@ static void check(tirx_device *gpu, GpuRng *rng, const Shape *s, const OpTensor 
     op_tensor(gpu, &B, s->n, s->k, kDLFloat8_e4m3fn, 8);
     op_tensor(gpu, &C, s->m, s->n, kDLBfloat, 16);
     op_upload(gpu, &A, a), op_upload(gpu, &B, b), op_poison(gpu, &C);
-    tirx_error err;
-    tirx_function *f;
-    op_ok(tirx_get_function(mod, "gemm", &f, &err), &err, "tirx_get_function");
     tirx_arg args[] = {tirx_arg_tensor(&A.t), tirx_arg_tensor(&B.t), tirx_arg_tensor(&C.t),
                        tirx_arg_tensor(&ws->t), tirx_arg_float(s->scale_a),
                        tirx_arg_float(s->scale_b)};
-    op_ok(tirx_launch(f, args, 6, NULL, &err), &err, "tirx_launch");
+    op_launch_args(mod, "gemm", args, 6);
     op_download(gpu, &C, c);
     check_counters(gpu, ws);
     for (size_t i = 0; i < nc; i++)
@@ -107,7 +107,7 @@ static void check(tirx_device *gpu, GpuRng *rng, const Shape *s, const OpTensor 
     double rel = gpu_rel_l2(out, ref, nc);
     printf("  rel L2 error %.3g\n", rel);
     GPU_CHECK(rel <= 5e-3, "the fp8 GEMM matches the float64 reference");
-    tirx_device_free(gpu, A.data), tirx_device_free(gpu, B.data), tirx_device_free(gpu, C.data);
+    op_free(gpu, &A), op_free(gpu, &B), op_free(gpu, &C);
     tirx_module_free(mod);
     free(a), free(b), free(c), free(av), free(bv), free(ref), free(out);
 }
@@ -116,12 +116,20 @@ int main(void)
 {
     tirx_device *gpu = op_open_gpu(OP_SM90_ONLY, "the kernel needs sm_90a");
     GpuRng rng = gpu_rng();
-    const Shape shapes[] = {
+    const Shape gpu_shapes[] = {
         {2048, 2048, 512, 132, 1, 1.0f, 1.0f},  {2048, 1536, 640, 132, 2, 0.5f, 3.0f},
         {512, 1024, 1024, 3, 1, 2.0f, 0.375f}, {256, 512, 384, 132, 1, 1.5f, 1.0f},
         {200, 328, 272, 132, 2, 1.0f, 0.75f},   {128, 2048, 7168, 132, 1, 0.5f, 2.5f},
         {200, 136, 1008, 5, 1, 1.0f, 1.5f, "3"}, {64, 512, 4096, 132, 2, 2.0f, 0.5f},
     };
+    /* both tile widths, several tiles per CTA, ragged, split-K (the
+     * heuristic's: 1 tile on 8 SMs; forced on a ragged shape) */
+    const Shape sim_shapes[] = {{256, 512, 256, 3, 1, 2.0f, 0.375f},
+                                {200, 136, 272, 8, 2, 1.0f, 0.75f},
+                                {128, 128, 2048, 8, 1, 0.5f, 2.5f},
+                                {200, 136, 528, 5, 1, 1.0f, 1.5f, "3"}};
+    const Shape *shapes = OP_SIZE(gpu_shapes, sim_shapes);
+    size_t nshapes = OP_SIZE(sizeof gpu_shapes, sizeof sim_shapes) / sizeof(Shape);
     OpTensor ws;
     op_tensor(gpu, &ws, WORKSPACE_WORDS, 1, kDLInt, 32);
     ws.t.ndim = 1;
@@ -129,10 +137,10 @@ int main(void)
     GPU_CHECK(zeros != NULL, "host memory");
     op_upload(gpu, &ws, zeros);
     free(zeros);
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    for (size_t i = 0; i < nshapes; i++)
         check(gpu, &rng, &shapes[i], &ws);
-    tirx_device_free(gpu, ws.data);
-    tirx_device_close(gpu);
+    op_free(gpu, &ws);
+    op_close(gpu);
     printf("PASSED\n");
     return 0;
 }

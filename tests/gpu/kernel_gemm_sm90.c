@@ -9,11 +9,12 @@
  * epilogue): a split-K result must be the same bits on a second launch (the
  * parts are summed in a fixed order), and every launch shares one workspace,
  * zeroed once, whose counters must be zero again after each launch. Skips
- * (77) without a GPU or on a device other than sm_90. */
+ * (77) without a GPU or on a device other than sm_90. Simulated
+ * (sim.kernel_gemm_sm90) at small shapes of the same kinds. */
 #include "op_kernel.h"
 
 /* The kernel's default WORKSPACE_BYTES, as int32 elements. */
-#define WORKSPACE_WORDS (32 * 1024 * 1024 / 4)
+#define WORKSPACE_WORDS OP_SIZE(32 * 1024 * 1024 / 4, 1024 * 1024 / 4)
 
 typedef struct Shape {
     int m, n, k, ctas;
@@ -24,9 +25,7 @@ typedef struct Shape {
 static void check_counters(tirx_device *gpu, const OpTensor *ws)
 {
     int32_t head[1024];
-    tirx_error err;
-    op_ok(tirx_device_synchronize(gpu, NULL, &err), &err, "synchronize");
-    op_ok(tirx_copy_to_host(gpu, head, ws->data, sizeof head, &err), &err, "copy to host");
+    op_copy_out(gpu, head, ws->data, sizeof head);
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
         GPU_CHECK(head[i] == 0, "the split-K counters are back at zero");
 }
@@ -36,8 +35,12 @@ static void check(tirx_device *gpu, GpuRng *rng, const Shape *s, OpTensor *ws)
     char v[4][16];
     snprintf(v[0], 16, "%d", s->m), snprintf(v[1], 16, "%d", s->n);
     snprintf(v[2], 16, "%d", s->k), snprintf(v[3], 16, "%d", s->ctas);
-    tirx_define d[6] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}, {"NUM_CTAS", v[3]}};
+    tirx_define d[8] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}, {"NUM_CTAS", v[3]}};
     size_t nd = 4;
+    if (OP_SIM) { /* a machine of 8 SMs (the tile and split heuristics), a smaller workspace */
+        d[nd++] = (tirx_define){"NUM_SMS", "8"};
+        d[nd++] = (tirx_define){"WORKSPACE_BYTES", "1048576"};
+    }
     if (s->split_k)
         d[nd++] = (tirx_define){"SPLIT_K", s->split_k};
     if (s->tma_store)
@@ -84,7 +87,7 @@ static void check(tirx_device *gpu, GpuRng *rng, const Shape *s, OpTensor *ws)
     double rel = gpu_rel_l2(out, ref, nc);
     printf("  rel L2 error %.3g\n", rel);
     GPU_CHECK(rel <= 5e-3, "the GEMM matches the float64 reference");
-    tirx_device_free(gpu, A.data), tirx_device_free(gpu, B.data), tirx_device_free(gpu, C.data);
+    op_free(gpu, &A), op_free(gpu, &B), op_free(gpu, &C);
     tirx_module_free(mod);
     free(a), free(b), free(c), free(av), free(bv), free(ref), free(out);
 }
@@ -93,11 +96,18 @@ int main(void)
 {
     tirx_device *gpu = op_open_gpu(OP_SM90_ONLY, "the kernel needs sm_90a");
     GpuRng rng = gpu_rng();
-    const Shape shapes[] = {{1024, 1024, 1024, 132}, {512, 1024, 2048, 3}, {2048, 512, 256, 132},
-                            {1000, 1000, 1000, 132}, {4097, 136, 72, 132}, {128, 7168, 512, 132},
-                            {4096, 4096, 512, 132}, {128, 2048, 7168, 132},
-                            {200, 520, 3000, 132}, {256, 264, 1000, 7, "3"},
-                            {128, 1024, 4096, 132, "6", "False"}, {64, 512, 128, 132, "2"}};
+    const Shape gpu_shapes[] = {
+        {1024, 1024, 1024, 132}, {512, 1024, 2048, 3}, {2048, 512, 256, 132},
+        {1000, 1000, 1000, 132}, {4097, 136, 72, 132}, {128, 7168, 512, 132},
+        {4096, 4096, 512, 132}, {128, 2048, 7168, 132}, {200, 520, 3000, 132},
+        {256, 264, 1000, 7, "3"}, {128, 1024, 4096, 132, "6", "False"}, {64, 512, 128, 132, "2"}};
+    /* several tiles per CTA, ragged edges, narrow M, split-K (the heuristic's:
+     * 1 tile on 8 CTAs; forced on a ragged K; with the register epilogue) */
+    const Shape sim_shapes[] = {{256, 256, 256, 2}, {200, 136, 192, 8}, {64, 128, 128, 8},
+                                {128, 128, 1024, 8}, {128, 136, 328, 4, "3"},
+                                {128, 128, 512, 8, "2", "False"}};
+    const Shape *shapes = OP_SIZE(gpu_shapes, sim_shapes);
+    size_t nshapes = OP_SIZE(sizeof gpu_shapes, sizeof sim_shapes) / sizeof(Shape);
     OpTensor ws;
     op_tensor(gpu, &ws, WORKSPACE_WORDS, 1, kDLInt, 32);
     ws.t.ndim = 1;
@@ -105,10 +115,10 @@ int main(void)
     GPU_CHECK(zeros != NULL, "host memory");
     op_upload(gpu, &ws, zeros);
     free(zeros);
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    for (size_t i = 0; i < nshapes; i++)
         check(gpu, &rng, &shapes[i], &ws);
-    tirx_device_free(gpu, ws.data);
-    tirx_device_close(gpu);
+    op_free(gpu, &ws);
+    op_close(gpu);
     printf("PASSED\n");
     return 0;
 }

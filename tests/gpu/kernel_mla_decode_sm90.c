@@ -19,12 +19,13 @@
  * L2 flushed before each run, the median of at least 30 runs, reported as
  * TB/s of KV, Q and output bytes and TFLOP/s = 2 b s_q h_q s_k (576 + 512)
  * / t.
- * Skips (77) without a GPU or on a device other than sm_90. */
+ * Skips (77) without a GPU or on a device other than sm_90. Simulated
+ * (sim.kernel_mla_decode_sm90) on a machine of 8 SMs with short requests. */
 #include "op_kernel.h"
 
 #include <math.h>
 
-enum { DK = 576, DV = 512, PAGE = 64 };
+enum { DK = 576, DV = 512, PAGE = 64, SMS = OP_SIZE(132, 8) };
 static const double LOG2E = 1.4426950408889634;
 
 typedef struct Tensor {
@@ -37,28 +38,24 @@ typedef struct Tensor {
 static void tensor(tirx_device *gpu, Tensor *x, int ndim, const int64_t *shape, uint8_t code,
                    uint8_t bits)
 {
-    tirx_error err;
     size_t n = 1;
     for (int i = 0; i < ndim; i++)
         x->shape[i] = shape[i], n *= (size_t)shape[i];
     x->bytes = n * bits / 8;
-    op_ok(tirx_device_alloc(gpu, x->bytes ? x->bytes : 1, &x->data, &err), &err, "alloc");
-    DLTensor t = {.data = x->data, .device = {kDLCUDA, 0}, .ndim = ndim,
+    x->data = op_alloc(gpu, x->bytes);
+    DLTensor t = {.data = x->data, .device = op_dl_device(), .ndim = ndim,
                   .dtype = {code, bits, 1}, .shape = x->shape};
     x->t = t;
 }
 
 static void upload(tirx_device *gpu, Tensor *x, const void *host)
 {
-    tirx_error err;
-    op_ok(tirx_copy_to_device(gpu, x->data, host, x->bytes, &err), &err, "copy to device");
+    op_copy_in(gpu, x->data, host, x->bytes);
 }
 
 static void download(tirx_device *gpu, Tensor *x, void *host)
 {
-    tirx_error err;
-    op_ok(tirx_device_synchronize(gpu, NULL, &err), &err, "synchronize");
-    op_ok(tirx_copy_to_host(gpu, host, x->data, x->bytes, &err), &err, "copy to host");
+    op_copy_out(gpu, host, x->data, x->bytes);
 }
 
 static void poison(tirx_device *gpu, Tensor *x)
@@ -72,7 +69,7 @@ static void poison(tirx_device *gpu, Tensor *x)
 
 static void release(tirx_device *gpu, Tensor *x)
 {
-    tirx_device_free(gpu, x->data);
+    op_free_ptr(gpu, x->data);
 }
 
 static tirx_function *function(tirx_module *m, const char *name)
@@ -91,14 +88,14 @@ typedef struct Problem {
     float *qf, *kvf; /* the same values as float, for the references */
     float scale;
     Tensor Q, KV, Table, Lens, Meta, Splits, Out, Lse, OAcc, LseAcc;
-    tirx_function *meta_f, *decode_f, *combine_f;
+    tirx_module *m;
     tirx_arg decode_args[11], combine_args[5];
 } Problem;
 
 static int parts_of(int s_q, int h_q)
 {
     int m_blocks = (s_q * h_q + 63) / 64;
-    return 132 / m_blocks > 0 ? 132 / m_blocks : 1;
+    return SMS / m_blocks > 0 ? SMS / m_blocks : 1;
 }
 
 static void shuffle(GpuRng *rng, int *x, int n)
@@ -165,9 +162,7 @@ static void problem_init(tirx_device *gpu, tirx_module *m, GpuRng *rng, Problem 
     upload(gpu, &p->Table, p->table), upload(gpu, &p->Lens, p->seqlens);
     poison(gpu, &p->Out), poison(gpu, &p->Lse), poison(gpu, &p->OAcc), poison(gpu, &p->LseAcc);
     poison(gpu, &p->Meta), poison(gpu, &p->Splits);
-    p->meta_f = function(m, "mla_metadata");
-    p->decode_f = function(m, "mla_decode");
-    p->combine_f = function(m, "mla_combine");
+    p->m = m;
     tirx_arg a[] = {tirx_arg_tensor(&p->Q.t),     tirx_arg_tensor(&p->KV.t),
                     tirx_arg_tensor(&p->Table.t), tirx_arg_tensor(&p->Lens.t),
                     tirx_arg_tensor(&p->Meta.t),  tirx_arg_tensor(&p->Splits.t),
@@ -190,24 +185,18 @@ static void problem_free(tirx_device *gpu, Problem *p)
     free(p->seqlens), free(p->table), free(p->q), free(p->kv), free(p->qf), free(p->kvf);
 }
 
-static void launch(tirx_function *f, const tirx_arg *args, size_t n, const char *what)
-{
-    tirx_error err;
-    op_ok(tirx_launch(f, args, n, NULL, &err), &err, what);
-}
-
 static void run_metadata(Problem *p)
 {
     tirx_arg a[] = {tirx_arg_tensor(&p->Lens.t), tirx_arg_tensor(&p->Meta.t),
                     tirx_arg_tensor(&p->Splits.t)};
-    launch(p->meta_f, a, 3, "mla_metadata");
+    op_launch_args(p->m, "mla_metadata", a, 3);
 }
 
 /* The decode call: the main kernel, then the combine. */
 static void run_decode(Problem *p)
 {
-    launch(p->decode_f, p->decode_args, 11, "mla_decode");
-    launch(p->combine_f, p->combine_args, 5, "mla_combine");
+    op_launch_args(p->m, "mla_decode", p->decode_args, 11);
+    op_launch_args(p->m, "mla_combine", p->combine_args, 5);
 }
 
 /* A request's length as the kernel takes it: clamped to the block table. */
@@ -335,9 +324,11 @@ static void check(tirx_device *gpu, GpuRng *rng, int b, int s_q, int h_q, const 
 {
     char vs[16], vh[16];
     snprintf(vs, 16, "%d", s_q), snprintf(vh, 16, "%d", h_q);
-    tirx_define d[] = {{"S_Q", vs}, {"H_Q", vh}};
+    char sms[16];
+    snprintf(sms, 16, "%d", SMS);
+    tirx_define d[] = {{"S_Q", vs}, {"H_Q", vh}, {"NUM_SMS", sms}};
     printf("mla_decode b=%d s_q=%d h_q=%d%s:\n", b, s_q, h_q, cap ? " (lengths past the table)" : "");
-    tirx_module *m = op_compile(gpu, "kernels/mla_decode_sm90.tirx", d, 2);
+    tirx_module *m = op_compile(gpu, "kernels/mla_decode_sm90.tirx", d, 3);
     Problem p;
     problem_init(gpu, m, rng, &p, b, s_q, h_q, lens, cap);
     run_metadata(&p);
@@ -399,8 +390,10 @@ static int *lengths(GpuRng *rng, int b, const int *first, int nfirst, int max)
 static tirx_status decode_on(void *user, void *stream, tirx_error *err)
 {
     Problem *p = user;
-    tirx_status st = tirx_launch(p->decode_f, p->decode_args, 11, stream, err);
-    return st != TIRX_OK ? st : tirx_launch(p->combine_f, p->combine_args, 5, stream, err);
+    tirx_status st = tirx_launch(function(p->m, "mla_decode"), p->decode_args, 11, stream, err);
+    return st != TIRX_OK ? st
+                         : tirx_launch(function(p->m, "mla_combine"), p->combine_args, 5, stream,
+                                       err);
 }
 
 /* Times the decode call (main kernel + combine, metadata reused) at
@@ -440,24 +433,29 @@ int main(void)
     const int edge[] = {1, 63, 64, 65, 200, 1000, 2, 129};
     /* b, s_q, h_q, how many of the edge lengths come first, the longest
      * random length, the block table's width (0: wide enough) */
-    struct { int b, s_q, h_q, nedge, max, cap; } cases[] = {
+    typedef struct { int b, s_q, h_q, nedge, max, cap; } Case;
+    const Case gpu_cases[] = {
         {8, 1, 16, 8, 4096, 0}, {8, 1, 64, 4, 2000, 0}, {8, 1, 128, 8, 1500, 0},
         {8, 2, 16, 4, 3000, 0}, {8, 2, 64, 8, 1000, 0}, {8, 2, 128, 4, 700, 0},
         {37, 1, 128, 8, 300, 0}, {2, 1, 64, 0, 20000, 0}, {3, 2, 128, 1, 9000, 0},
         {6, 2, 64, 4, 3000, 20},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    /* split requests, parts holding several requests, causal s_q 2, a clamped table */
+    const Case sim_cases[] = {{4, 1, 16, 4, 300, 0}, {6, 2, 64, 4, 130, 0}, {3, 2, 16, 2, 400, 2}};
+    const Case *cases = OP_SIZE(gpu_cases, sim_cases);
+    size_t ncases = OP_SIZE(sizeof gpu_cases, sizeof sim_cases) / sizeof(Case);
+    for (size_t i = 0; i < ncases; i++) {
         int *l = lengths(&rng, cases[i].b, edge, cases[i].nedge, cases[i].max);
         check(gpu, &rng, cases[i].b, cases[i].s_q, cases[i].h_q, l, cases[i].cap);
         free(l);
     }
     const char *b = getenv("TIRX_MLA_BENCH");
-    if (b && strcmp(b, "0")) {
+    if (!OP_SIM && b && strcmp(b, "0")) {
         bench(gpu, &rng, 1, 64);
         bench(gpu, &rng, 1, 128);
         bench(gpu, &rng, 2, 128);
     }
-    tirx_device_close(gpu);
+    op_close(gpu);
     printf("PASSED\n");
     return 0;
 }

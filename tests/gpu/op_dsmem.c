@@ -31,10 +31,10 @@ int main(void)
     printf("  B (row chunks): %s, C (one chunk): %s\n", at_b < 0 ? "bit-exact" : "differs",
            at_c < 0 ? "bit-exact" : "differs");
     GPU_CHECK(at_b < 0 && at_c < 0, "the swapped tiles are bit-exact");
-    tirx_device_free(gpu, A.data), tirx_device_free(gpu, B.data), tirx_device_free(gpu, C.data);
+    op_free(gpu, &A), op_free(gpu, &B), op_free(gpu, &C);
     free(a), free(want), free(b), free(c);
     tirx_module_free(m);
-    tirx_device_close(gpu);
+    op_close(gpu);
     printf("PASSED\n");
     return 0;
 }

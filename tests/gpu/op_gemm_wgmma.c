@@ -121,9 +121,9 @@ static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
     printf("  rel L2 error %.3g\n", rel);
     bool fp8 = c->a == E4M3 || c->a == E5M2;
     GPU_CHECK(rel <= (fp8 ? 1e-3 : 1e-5), "the wgmma product matches the float64 reference");
-    tirx_device_free(gpu, A.data);
-    tirx_device_free(gpu, B.data);
-    tirx_device_free(gpu, D.data);
+    op_free(gpu, &A);
+    op_free(gpu, &B);
+    op_free(gpu, &D);
     tirx_module_free(mod);
     free(a), free(b), free(av), free(bv), free(ref), free(out);
 }
@@ -154,7 +154,7 @@ int main(void)
     GpuRng rng = gpu_rng();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check(gpu, &rng, &cases[i]);
-    tirx_device_close(gpu);
+    op_close(gpu);
     printf("PASSED\n");
     return 0;
 }

@@ -1,15 +1,29 @@
-/* What the tile-primitive GPU tests share (op_*.c): compiling a kernel file
- * of examples/ or tests/gpu/ through the public API with -D overrides,
- * device buffers as DLTensors, launching, float16/bfloat16 conversions on
- * the host, and bit-exact comparison. Each test checks against a float64
- * CPU reference (or the input bits) on fresh random inputs, with the output
- * poisoned before the launch (gpu_test.h). */
+/* What the kernel GPU tests share (op_*.c, wgmma_tile.c, kernel_*.c):
+ * compiling a kernel file of examples/, kernels/ or tests/gpu/ through the
+ * public API with -D overrides, device buffers as DLTensors, launching,
+ * float16/bfloat16 conversions on the host, and bit-exact comparison. Each
+ * test checks against a float64 CPU reference (or the input bits) on fresh
+ * random inputs, with the output poisoned before the launch (gpu_test.h).
+ *
+ * Built with OP_SIM=1 (the sim.* tests of the CPU suite), the same test runs
+ * its kernels in the simulator instead (tirx_simulate: sm_90a, no GPU or
+ * CUDA toolkit): "device" buffers are host memory (kDLCPU), a launch is a
+ * simulation, and OP_SIZE(gpu, sim) picks the smaller problem sizes. The
+ * checks are the GPU test's own. */
 #ifndef TIRX_OP_KERNEL_H
 #define TIRX_OP_KERNEL_H
 
 #include "gpu_test.h"
 #include "runtime/dlpack.h"
 #include "tirx.h"
+
+#ifndef OP_SIM
+#define OP_SIM 0
+#endif
+/* A problem size (or list) on the GPU, and the smaller one simulated. */
+#define OP_SIZE(gpu, sim) (OP_SIM ? (sim) : (gpu))
+/* The architecture the simulator's kernels are compiled for. */
+#define OP_SIM_ARCH "sm_90a"
 
 static inline void op_ok(tirx_status st, const tirx_error *err, const char *what)
 {
@@ -43,7 +57,8 @@ static inline tirx_module *op_compile(tirx_device *gpu, const char *rel, const t
                                       size_t ndefs)
 {
     char *text = op_read_source(rel);
-    tirx_options o = {.arch = tirx_device_arch(gpu), .lineinfo = 1};
+    tirx_options o = {.arch = OP_SIM ? OP_SIM_ARCH : tirx_device_arch(gpu), .lineinfo = 1,
+                      .no_binary = OP_SIM};
     tirx_module *m;
     tirx_status st = tirx_compile(text, strlen(text), rel, defs, ndefs, &o, &m);
     free(text);
@@ -69,6 +84,10 @@ typedef enum { OP_ANY_GPU, OP_SM90_OR_NEWER, OP_SM90_ONLY } OpGpuNeed;
  * saying `why` when the architecture does not meet `need`. */
 static inline tirx_device *op_open_gpu(OpGpuNeed need, const char *why)
 {
+    if (OP_SIM) {
+        printf("simulator: %s\n", OP_SIM_ARCH);
+        return NULL;
+    }
     tirx_device *gpu;
     tirx_error err;
     if (tirx_device_open(0, &gpu, &err) != TIRX_OK)
@@ -91,22 +110,87 @@ typedef struct OpTensor {
     size_t bytes;
 } OpTensor;
 
+/* The device's architecture (the simulator's under OP_SIM). */
+static inline const char *op_arch(tirx_device *gpu)
+{
+    return OP_SIM ? OP_SIM_ARCH : tirx_device_arch(gpu);
+}
+
+static inline void op_close(tirx_device *gpu)
+{
+    if (!OP_SIM)
+        tirx_device_close(gpu);
+}
+
+/* n bytes of device memory (host memory under OP_SIM, 256-byte aligned as
+ * TMA wants). */
+static inline void *op_alloc(tirx_device *gpu, size_t n)
+{
+    void *p = NULL;
+    if (OP_SIM) {
+        p = aligned_alloc(256, (n + 255) / 256 * 256);
+        GPU_CHECK(p != NULL, "host memory");
+    } else {
+        tirx_error err;
+        op_ok(tirx_device_alloc(gpu, n ? n : 1, &p, &err), &err, "tirx_device_alloc");
+    }
+    return p;
+}
+
+static inline void op_free_ptr(tirx_device *gpu, void *p)
+{
+    if (OP_SIM)
+        free(p);
+    else
+        tirx_device_free(gpu, p);
+}
+
+static inline void op_copy_in(tirx_device *gpu, void *dev, const void *host, size_t n)
+{
+    tirx_error err;
+    if (OP_SIM)
+        memcpy(dev, host, n);
+    else
+        op_ok(tirx_copy_to_device(gpu, dev, host, n, &err), &err, "copy to device");
+}
+
+/* Waits for the device, then copies n bytes back. */
+static inline void op_copy_out(tirx_device *gpu, void *host, const void *dev, size_t n)
+{
+    tirx_error err;
+    if (OP_SIM) {
+        memcpy(host, dev, n);
+        return;
+    }
+    op_ok(tirx_device_synchronize(gpu, NULL, &err), &err, "synchronize");
+    op_ok(tirx_copy_to_host(gpu, host, dev, n, &err), &err, "copy to host");
+}
+
+/* The DLDevice of the buffers op_alloc returns. */
+static inline DLDevice op_dl_device(void)
+{
+    return (DLDevice){OP_SIM ? kDLCPU : kDLCUDA, 0};
+}
+
 static inline void op_tensor(tirx_device *gpu, OpTensor *x, int64_t rows, int64_t cols,
                              uint8_t code, uint8_t bits)
 {
-    tirx_error err;
     x->shape[0] = rows, x->shape[1] = cols;
     x->bytes = (size_t)(rows * cols) * bits / 8;
-    op_ok(tirx_device_alloc(gpu, x->bytes, &x->data, &err), &err, "tirx_device_alloc");
-    DLTensor t = {.data = x->data, .device = {kDLCUDA, 0}, .ndim = 2,
+    x->data = op_alloc(gpu, x->bytes);
+    DLTensor t = {.data = x->data, .device = op_dl_device(), .ndim = 2,
                   .dtype = {code, bits, 1}, .shape = x->shape};
     x->t = t;
 }
 
+static inline void op_free(tirx_device *gpu, OpTensor *x)
+{
+    op_free_ptr(gpu, x->data);
+}
+
 static inline void op_upload(tirx_device *gpu, OpTensor *x, const void *host)
 {
-    tirx_error err;
-    op_ok(tirx_copy_to_device(gpu, x->data, host, x->bytes, &err), &err, "copy to device");
+    op_copy_in(gpu, x->data, host, x->bytes);
 }
 
 /* Poison the device buffer (all bits set: NaN for floats). */
@@ -121,21 +205,31 @@ static inline void op_poison(tirx_device *gpu, OpTensor *x)
 
 static inline void op_download(tirx_device *gpu, OpTensor *x, void *host)
 {
+    op_copy_out(gpu, host, x->data, x->bytes);
+}
+
+/* Launches function `name` of m on the default stream (simulates it under
+ * OP_SIM; a kernel error fails the test with the simulator's message). */
+static inline void op_launch_args(tirx_module *m, const char *name, const tirx_arg *args,
+                                  size_t n)
+{
     tirx_error err;
-    op_ok(tirx_device_synchronize(gpu, NULL, &err), &err, "synchronize");
-    op_ok(tirx_copy_to_host(gpu, host, x->data, x->bytes, &err), &err, "copy to host");
+    if (OP_SIM) {
+        op_ok(tirx_simulate(m, name, args, n, &err), &err, name);
+        return;
+    }
+    tirx_function *f;
+    op_ok(tirx_get_function(m, name, &f, &err), &err, "tirx_get_function");
+    op_ok(tirx_launch(f, args, n, NULL, &err), &err, "tirx_launch");
 }
 
 static inline void op_launch(tirx_module *m, const char *name, OpTensor *const *t, size_t n)
 {
-    tirx_error err;
-    tirx_function *f;
-    op_ok(tirx_get_function(m, name, &f, &err), &err, "tirx_get_function");
     tirx_arg args[8];
     GPU_CHECK(n <= 8, "at most 8 tensors");
     for (size_t i = 0; i < n; i++)
         args[i] = tirx_arg_tensor(&t[i]->t);
-    op_ok(tirx_launch(f, args, n, NULL, &err), &err, "tirx_launch");
+    op_launch_args(m, name, args, n);
 }
 
 /* ---- 16-bit floats on the host ---- */

@@ -38,7 +38,7 @@ static void epilogue(tirx_device *gpu, tirx_module *m, GpuRng *rng)
     op_download(gpu, &D, d);
     expect_equal(c, want, n * 2, "C (stmatrix into the 128-byte swizzle)");
     expect_equal(d, want, n * 2, "D (stmatrix into a row-major tile)");
-    tirx_device_free(gpu, A.data), tirx_device_free(gpu, C.data), tirx_device_free(gpu, D.data);
+    op_free(gpu, &A), op_free(gpu, &C), op_free(gpu, &D);
     free(a), free(want), free(c), free(d);
 }
 
@@ -67,8 +67,8 @@ static void load_trans(tirx_device *gpu, tirx_module *m, GpuRng *rng)
     op_download(gpu, &To, t_out);
     expect_equal(b_out, b, sizeof b, "B through ldmatrix.trans");
     expect_equal(t_out, t, 64 * 64 * 2, "the swizzled tile through ldmatrix");
-    tirx_device_free(gpu, B.data), tirx_device_free(gpu, Bo.data);
-    tirx_device_free(gpu, T.data), tirx_device_free(gpu, To.data);
+    op_free(gpu, &B), op_free(gpu, &Bo);
+    op_free(gpu, &T), op_free(gpu, &To);
     free(t), free(t_out);
 }
 
@@ -80,7 +80,7 @@ int main(void)
     epilogue(gpu, m, &rng);
     load_trans(gpu, m, &rng);
     tirx_module_free(m);
-    tirx_device_close(gpu);
+    op_close(gpu);
     printf("PASSED\n");
     return 0;
 }

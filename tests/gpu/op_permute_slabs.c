@@ -26,7 +26,7 @@ static void check_permute(tirx_device *gpu, tirx_module *m, GpuRng *rng)
         printf("  permute: B differs first at byte %lld\n", at);
     GPU_CHECK(at < 0, "permute_layout re-lays the tile out exactly");
     printf("  permute: exact\n");
-    tirx_device_free(gpu, A.data), tirx_device_free(gpu, B.data);
+    op_free(gpu, &A), op_free(gpu, &B);
 }
 
 static void check_slabs(tirx_device *gpu, tirx_module *m, GpuRng *rng)
@@ -51,7 +51,7 @@ static void check_slabs(tirx_device *gpu, tirx_module *m, GpuRng *rng)
         printf("  slabs: Y differs first at byte %lld\n", at);
     GPU_CHECK(at < 0, "the register slabs move exactly");
     printf("  slabs: exact\n");
-    tirx_device_free(gpu, X.data), tirx_device_free(gpu, Y.data);
+    op_free(gpu, &X), op_free(gpu, &Y);
     free(x), free(y), free(want);
 }
 
@@ -63,7 +63,7 @@ int main(void)
     check_permute(gpu, m, &rng);
     check_slabs(gpu, m, &rng);
     tirx_module_free(m);
-    tirx_device_close(gpu);
+    op_close(gpu);
     printf("PASSED\n");
     return 0;
 }

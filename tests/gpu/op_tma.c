@@ -32,7 +32,7 @@ static void expect_equal(const void *got, const void *want, size_t bytes, const 
 static void free_tensors(tirx_device *gpu, OpTensor *const *t, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        tirx_device_free(gpu, t[i]->data);
+        op_free(gpu, t[i]);
 }
 
 static void layouts(tirx_device *gpu, tirx_module *m, GpuRng *rng)
@@ -173,7 +173,7 @@ int main(void)
     views(gpu, m, &rng);
     ragged(gpu, m, &rng);
     tirx_module_free(m);
-    tirx_device_close(gpu);
+    op_close(gpu);
     printf("PASSED\n");
     return 0;
 }

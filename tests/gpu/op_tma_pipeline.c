@@ -6,19 +6,22 @@
  * reference, with B poisoned first; a stage overwritten before its consumers
  * were done, a wrong phase or a tile the scheduler skipped shows up as a large
  * error (or a hang, which the test's timeout catches). Also checked with
- * fewer stages than CTAs have tiles, through -D STAGES=2. */
+ * fewer stages than CTAs have tiles, through -D STAGES=2. Simulated
+ * (sim.op_tma_pipeline) at 512 x 256 on 4 CTAs. */
 #include <math.h>
 
 #include "op_kernel.h"
 
-#define ROWS 4096
+#define ROWS OP_SIZE(4096, 512)
 #define COLS 256
 
 static void run(tirx_device *gpu, GpuRng *rng, const char *stages)
 {
-    tirx_define def = {"STAGES", stages};
+    char rows[16];
+    snprintf(rows, sizeof rows, "%d", ROWS);
+    tirx_define d[] = {{"STAGES", stages}, {"M", rows}, {"NUM_CTAS", OP_SIZE("32", "4")}};
     printf("tma_pipeline_copy %d x %d float16, STAGES=%s:\n", ROWS, COLS, stages);
-    tirx_module *m = op_compile(gpu, "examples/tma_pipeline_copy.tirx", &def, 1);
+    tirx_module *m = op_compile(gpu, "examples/tma_pipeline_copy.tirx", d, 3);
     size_t n = (size_t)ROWS * COLS;
     uint16_t *a = malloc(n * 2), *b = malloc(n * 2);
     GPU_CHECK(a && b, "host memory");
@@ -29,11 +32,8 @@ static void run(tirx_device *gpu, GpuRng *rng, const char *stages)
     op_tensor(gpu, &A, ROWS, COLS, kDLFloat, 16);
     op_tensor(gpu, &B, ROWS, COLS, kDLFloat, 16);
     op_upload(gpu, &A, a), op_poison(gpu, &B);
-    tirx_error err;
-    tirx_function *f;
-    op_ok(tirx_get_function(m, "tma_pipeline_copy", &f, &err), &err, "tirx_get_function");
     tirx_arg args[] = {tirx_arg_tensor(&A.t), tirx_arg_tensor(&B.t), tirx_arg_float(scale)};
-    op_ok(tirx_launch(f, args, 3, NULL, &err), &err, "tirx_launch");
+    op_launch_args(m, "tma_pipeline_copy", args, 3);
     op_download(gpu, &B, b);
     double num = 0, den = 0;
     for (size_t i = 0; i < n; i++) {
@@ -44,7 +44,7 @@ static void run(tirx_device *gpu, GpuRng *rng, const char *stages)
     double rel = sqrt(num / den);
     printf("  relative error %.3g (float16 output)\n", rel);
     GPU_CHECK(rel <= 1e-3, "B = A * scale matches the float64 reference");
-    tirx_device_free(gpu, A.data), tirx_device_free(gpu, B.data);
+    op_free(gpu, &A), op_free(gpu, &B);
     tirx_module_free(m);
     free(a), free(b);
 }
@@ -55,7 +55,7 @@ int main(void)
     GpuRng rng = gpu_rng();
     run(gpu, &rng, "4");
     run(gpu, &rng, "2");
-    tirx_device_close(gpu);
+    op_close(gpu);
     printf("PASSED\n");
     return 0;
 }

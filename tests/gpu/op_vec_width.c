@@ -28,10 +28,10 @@ int main(void)
         printf("  B differs first at byte %lld\n", at);
     GPU_CHECK(at < 0, "the copies are bit-exact");
     printf("  B: bit-exact\n");
-    tirx_device_free(gpu, A.data), tirx_device_free(gpu, B.data);
+    op_free(gpu, &A), op_free(gpu, &B);
     free(a), free(b);
     tirx_module_free(m);
-    tirx_device_close(gpu);
+    op_close(gpu);
     printf("PASSED\n");
     return 0;
 }

@@ -50,9 +50,9 @@ static void check(tirx_device *gpu, tirx_module *m, GpuRng *rng, const char *fun
     double rel = gpu_rel_l2(d, ref, (size_t)M * n);
     printf("  rel L2 error %.3g\n", rel);
     GPU_CHECK(rel <= 2e-3, "wgmma tile matches the float64 reference");
-    tirx_device_free(gpu, A.data);
-    tirx_device_free(gpu, B.data);
-    tirx_device_free(gpu, D.data);
+    op_free(gpu, &A);
+    op_free(gpu, &B);
+    op_free(gpu, &D);
 }
 
 int main(void)
@@ -63,7 +63,7 @@ int main(void)
     check(gpu, m, &rng, "wgmma_n8", 8);
     check(gpu, m, &rng, "wgmma_n16", 16);
     tirx_module_free(m);
-    tirx_device_close(gpu);
+    op_close(gpu);
     printf("PASSED\n");
     return 0;
 }
