@@ -245,6 +245,19 @@ class Function:
         if st != _capi.OK:
             raise LaunchError(err.message.decode("utf-8", "replace"))
 
+    def simulate(self, *args: Any) -> None:
+        """Runs the function in the CPU simulator on host arrays (NumPy, or any DLPack tensor
+        in CPU memory) and writes the kernels' outputs into them: no GPU or CUDA toolkit
+        (compile with ``no_binary=True``). Raises LaunchError for a mismatched argument and
+        for a kernel error, which names the .tirx line, the thread and the CTA."""
+        arr, keep = self._args(args, None)
+        err = _capi.Error()
+        st = _capi.lib.tirx_simulate(self.module._handle, self.name.encode(), arr, len(args),
+                                     ctypes.byref(err))
+        del keep
+        if st != _capi.OK:
+            raise LaunchError(err.message.decode("utf-8", "replace"))
+
     def _load(self) -> int:
         if self._handle is None:
             fn = ctypes.c_void_p()
@@ -358,6 +371,11 @@ class Module:
 
     def __contains__(self, name: object) -> bool:
         return name in self.functions
+
+    def simulate(self, name: str, *args: Any) -> None:
+        """``module.simulate("name", *arrays)``: runs function ``name`` in the CPU simulator
+        (Function.simulate)."""
+        self[name].simulate(*args)
 
 
 _OPTIONS = {"fast_math", "lineinfo", "use_nvcc", "nvcc", "verify_each", "cache_dir",

@@ -164,6 +164,8 @@ _SIGNATURES: List[Any] = [
      [_P, ctypes.POINTER(Arg), ctypes.c_size_t, _P, ctypes.POINTER(Error)]),
     ("tirx_check_args", ctypes.c_int,
      [_P, _S, ctypes.POINTER(Arg), ctypes.c_size_t, ctypes.POINTER(Error)]),
+    ("tirx_simulate", ctypes.c_int,
+     [_P, _S, ctypes.POINTER(Arg), ctypes.c_size_t, ctypes.POINTER(Error)]),
 ]
 for _name, _res, _args in _SIGNATURES:
     _fn = getattr(lib, _name)

@@ -1,0 +1,73 @@
+"""Kernels run in the CPU simulator (Module.simulate) on NumPy arrays: no GPU or CUDA toolkit.
+Results against NumPy, a kernel error naming its line, a mismatched argument naming it."""
+
+from __future__ import annotations
+
+import pytest
+
+import tirx
+from common import AXPB, REPO, VECTOR_ADD, aligned
+
+np = pytest.importorskip("numpy")
+
+# S[tx + 1] past the end of S for the last thread: line 9.
+OFF_BY_ONE = '''@T.prim_func
+def f(X: T.Buffer((64,), "float32"), Y: T.Buffer((64,), "float32")):
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx = T.thread_id([64])
+    S = T.alloc_shared((64,), "float32")
+    S[tx] = X[tx]
+    T.cuda.cta_sync()
+    Y[tx] = S[tx + 1]
+'''
+
+
+def test_vector_add() -> None:
+    mod = tirx.compile(VECTOR_ADD, target="sm_90a", no_binary=True)
+    rng = np.random.default_rng()
+    a, b, c = aligned(np, 1000), aligned(np, 1000), aligned(np, 1000)
+    a[:] = rng.standard_normal(1000)
+    b[:] = rng.standard_normal(1000)
+    c[:] = np.nan
+    mod.simulate("vector_add", a, b, c, 1000)
+    assert np.array_equal(c, a + b)
+
+
+def test_scalars_and_function_form() -> None:
+    x, y = aligned(np, 300), aligned(np, 300)
+    x[:] = np.arange(300)
+    y[:] = np.nan
+    tirx.compile(AXPB, target="sm_90a", no_binary=True)["axpb"].simulate(x, y, 0.5, 2)
+    assert np.array_equal(y, x * np.float32(0.5) + 2)
+
+
+def test_row_softmax() -> None:
+    mod = tirx.compile(REPO / "examples" / "row_softmax.tirx", target="sm_90a", no_binary=True,
+                       defines={"ROWS": 4, "N": 300})
+    x = aligned(np, 4 * 300).reshape(4, 300)
+    x[:] = np.random.default_rng().standard_normal((4, 300))
+    y = aligned(np, 4 * 300).reshape(4, 300)
+    y[:] = np.nan
+    mod.simulate("row_softmax", x, y)
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    ref = e / e.sum(axis=1, keepdims=True)
+    assert np.linalg.norm(y - ref) / np.linalg.norm(ref) < 1e-6
+
+
+def test_kernel_error_names_the_line() -> None:
+    mod = tirx.compile(OFF_BY_ONE, target="sm_90a", no_binary=True, filename="bug.tirx")
+    x, y = aligned(np, 64), aligned(np, 64)
+    x[:] = 1
+    with pytest.raises(tirx.LaunchError, match=r"bug\.tirx:9:.*out of bounds of S.*"
+                                               r"thread \(63,0,0\) of CTA \(0,0,0\)"):
+        mod.simulate("f", x, y)
+
+
+def test_mismatched_argument() -> None:
+    mod = tirx.compile(VECTOR_ADD, target="sm_90a", no_binary=True)
+    a, c = aligned(np, 1000), aligned(np, 1000)
+    with pytest.raises(tirx.LaunchError, match="argument B: expected dtype float32"):
+        mod.simulate("vector_add", a, aligned(np, 1000, "float64"), c, 1000)
+    with pytest.raises(KeyError, match="no function 'nope'"):
+        mod.simulate("nope", a)
