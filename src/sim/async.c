@@ -125,8 +125,8 @@ static void mbar_init(SimLaunch *l, SimThread *t, uint64_t addr, uint32_t count,
     l->events++;
 }
 
-static void arrive(SimLaunch *l, SimThread *t, uint64_t addr, uint32_t count, int64_t tx,
-                   TxSpan at)
+void sim_mbarrier_arrive(SimLaunch *l, SimThread *t, uint64_t addr, uint32_t count, int64_t tx,
+                         TxSpan at)
 {
     SimMbarrier *m = find(l, t, addr, at);
     if (!m)
@@ -141,7 +141,7 @@ static void arrive(SimLaunch *l, SimThread *t, uint64_t addr, uint32_t count, in
     check_phase(l, t, m, at);
 }
 
-static void complete_tx(SimLaunch *l, SimThread *t, uint64_t addr, int64_t bytes, TxSpan at)
+void sim_mbarrier_complete_tx(SimLaunch *l, SimThread *t, uint64_t addr, int64_t bytes, TxSpan at)
 {
     SimMbarrier *m = find(l, t, addr, at);
     if (!m)
@@ -447,7 +447,7 @@ static void tma(SimLaunch *l, SimThread *t, const SimPtx *p, TmaDir dir, TxSpan 
         SimCta *c = &l->ctas[k];
         int64_t bytes = tma_box(l, t, p, m, dir, coord, c, off, at);
         if (!sim_failed(l))
-            complete_tx(l, t, (uint64_t)(uintptr_t)c->smem + moff, bytes, at);
+            sim_mbarrier_complete_tx(l, t, (uint64_t)(uintptr_t)c->smem + moff, bytes, at);
     }
 }
 
@@ -459,7 +459,7 @@ static void bulk(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
     if (sim_failed(l) || !copy_bytes(l, t, dst, src, (size_t)n, (size_t)n, at))
         return;
     if (sim_ptx_operand(p, "mbar"))
-        complete_tx(l, t, address(l, t, p, "mbar"), n, at);
+        sim_mbarrier_complete_tx(l, t, address(l, t, p, "mbar"), n, at);
 }
 
 /* ---------------------------------------------------------------- dispatch */
@@ -493,18 +493,18 @@ static void mbarrier_op(SimLaunch *l, SimThread *t, const SimPtx *p, int entry, 
     uint64_t a = address(l, t, p, "addr");
     switch (entry) {
     case IR_PTX_mbarrier_init: mbar_init(l, t, a, (uint32_t)sim_ptx_value(l, t, p, "count", 0), at); break;
-    case IR_PTX_mbarrier_arrive: arrive(l, t, a, (uint32_t)sim_ptx_value(l, t, p, "count", 0), 0, at); break;
+    case IR_PTX_mbarrier_arrive: sim_mbarrier_arrive(l, t, a, (uint32_t)sim_ptx_value(l, t, p, "count", 0), 0, at); break;
     case IR_PTX_mbarrier_arrive_nocount: case IR_PTX_mbarrier_arrive_state:
-        arrive(l, t, a, 1, 0, at);
+        sim_mbarrier_arrive(l, t, a, 1, 0, at);
         break;
     case IR_PTX_mbarrier_arrive_count_state:
-        arrive(l, t, a, (uint32_t)sim_ptx_value(l, t, p, "count", 0), 0, at);
+        sim_mbarrier_arrive(l, t, a, (uint32_t)sim_ptx_value(l, t, p, "count", 0), 0, at);
         break;
     case IR_PTX_mbarrier_arrive_expect_tx:
-        arrive(l, t, a, 1, sim_ptx_value(l, t, p, "tx_count", 0), at);
+        sim_mbarrier_arrive(l, t, a, 1, sim_ptx_value(l, t, p, "tx_count", 0), at);
         break;
     case IR_PTX_mbarrier_arrive_expect_tx_state:
-        arrive(l, t, a, 1, sim_ptx_value(l, t, p, "count", 0), at);
+        sim_mbarrier_arrive(l, t, a, 1, sim_ptx_value(l, t, p, "count", 0), at);
         break;
     case IR_PTX_mbarrier_expect_tx: {
         SimMbarrier *m = find(l, t, a, at);
@@ -512,7 +512,7 @@ static void mbarrier_op(SimLaunch *l, SimThread *t, const SimPtx *p, int entry, 
             m->tx += sim_ptx_value(l, t, p, "tx_count", 0), l->events++;
         break;
     }
-    case IR_PTX_mbarrier_complete_tx: complete_tx(l, t, a, sim_ptx_value(l, t, p, "tx_count", 0), at); break;
+    case IR_PTX_mbarrier_complete_tx: sim_mbarrier_complete_tx(l, t, a, sim_ptx_value(l, t, p, "tx_count", 0), at); break;
     default: { /* test_wait / try_wait .parity */
         bool done = phase_done(l, t, a, (int)sim_ptx_value(l, t, p, "phase", 0), at);
         set_out(l, t, p, "wait_complete", done);
@@ -540,7 +540,7 @@ bool sim_ptx_async(SimLaunch *l, SimThread *t, const IrExpr *e, int entry)
         return true;
     case IR_PTX_cp_async_mbarrier_arrive:
         if (sim_ptx_slot(&p, "noinc")[0])
-            arrive(l, t, address(l, t, &p, "addr"), 1, 0, at);
+            sim_mbarrier_arrive(l, t, address(l, t, &p, "addr"), 1, 0, at);
         return true;
     case IR_PTX_cp_async_commit_group: case IR_PTX_cp_async_wait_group: case IR_PTX_cp_async_wait_all:
     case IR_PTX_cp_async_bulk_commit_group: case IR_PTX_cp_async_bulk_wait_group:

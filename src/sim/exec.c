@@ -436,6 +436,7 @@ static void free_cta(SimLaunch *l, SimCta *c)
     free(c->warps);
     free(c->groups);
     free(c->smem);
+    free(c->tmem);
 }
 
 /* The CTAs of the cluster whose first CTA is `base`, run together. */

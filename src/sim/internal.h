@@ -8,7 +8,8 @@
  * builtin calls, ptx.c the T.ptx instructions (and the ldmatrix, stmatrix
  * and mma fragments), coll.c the rendezvous of barriers, warp and warpgroup
  * collectives, async.c mbarriers, asynchronous copies, TMA and clusters,
- * wgmma.c the warpgroup MMA, exec.c statements, threads and scheduling,
+ * wgmma.c the warpgroup MMA and the matrix descriptors' layouts, tcgen05.c
+ * tensor memory and the tcgen05 instructions, exec.c statements, threads and scheduling,
  * launch.c the session and the launch's plan. Prefix: sim_. */
 #ifndef TX_SIM_INTERNAL_H
 #define TX_SIM_INTERNAL_H
@@ -127,6 +128,7 @@ typedef struct SimCta {
     SimWarpColl *warps;
     SimGroupColl *groups; /* per warpgroup */
     uint32_t epoch;      /* full-CTA barriers completed */
+    struct SimTmem *tmem; /* tensor memory, made at its first use */
     bool race_check;     /* only CTA-wide barriers order threads so far */
 } SimCta;
 
@@ -217,6 +219,10 @@ const IrPtxOperand *sim_ptx_operand(const SimPtx *p, const char *name);
 int64_t sim_ptx_value(SimLaunch *l, SimThread *t, const SimPtx *p, const char *name, int lane);
 /* The generic address of an address operand, from its state space. */
 uint64_t sim_ptx_address(SimLaunch *l, SimThread *t, const SimPtx *p, const IrPtxOperand *o);
+/* An argument's bits as its dtype stores them; writes a register of bits_w
+ * bits into an output argument (converted when the widths differ). */
+uint64_t sim_arg_bits(SimLaunch *l, SimThread *t, const IrExpr *a);
+bool sim_set_bits(SimLaunch *l, SimThread *t, const IrExpr *a, uint64_t bits, int bits_w);
 
 /* ---------------------------------------------------------------- coll.c */
 
@@ -251,6 +257,11 @@ void sim_cluster_sync(SimLaunch *l, SimThread *t, TxSpan at);
 void sim_cluster_exited(SimLaunch *l);
 /* The generic address of a shared::cluster address (mapa's encoding). */
 uint64_t sim_cluster_generic(SimLaunch *l, uint64_t caddr);
+/* mbarrier.arrive (count arrivals, tx more transaction bytes expected) and
+ * complete_tx on the mbarrier at a generic address. */
+void sim_mbarrier_arrive(SimLaunch *l, SimThread *t, uint64_t addr, uint32_t count, int64_t tx,
+                         TxSpan at);
+void sim_mbarrier_complete_tx(SimLaunch *l, SimThread *t, uint64_t addr, int64_t bytes, TxSpan at);
 /* What a thread waiting on an mbarrier waits for, for a deadlock report. */
 void sim_mbarrier_describe(SimLaunch *l, const SimThread *t, char *buf, size_t n);
 
@@ -260,6 +271,36 @@ void sim_mbarrier_describe(SimLaunch *l, const SimThread *t, char *buf, size_t n
 void sim_encode_smem_desc(SimLaunch *l, SimThread *t, const IrExpr *e);
 /* The product of warpgroup `group`'s wgmma.mma_async, into its threads' accumulators. */
 void sim_wgmma(SimLaunch *l, SimCta *c, int group, const IrCall *call, TxSpan at);
+
+/* The canonical shared-memory layouts a matrix descriptor describes
+ * (wgmma and tcgen05): start, leading and stride byte offsets, the swizzle
+ * in bytes (0, 32, 64, 128) and whether rows run along M/N (MN-major). */
+typedef struct SimSmemOperand {
+    uint32_t start, lbo, sbo;
+    int swizzle;
+    bool mn_major;
+} SimSmemOperand;
+/* rows x k elements of dtype dt through o into out (row-major), checked
+ * shared-memory reads by t. */
+bool sim_read_smem_operand(SimLaunch *l, SimThread *t, const SimSmemOperand *o, IrDType dt,
+                           int rows, int k, double *out, TxSpan at);
+/* The tensor cores' value of a tf32 input: the float32's top 10 mantissa bits. */
+double sim_tf32_value(double f);
+
+/* ---------------------------------------------------------------- tcgen05.c */
+
+/* Tensor memory of a CTA: 128 lanes x 512 columns of 32 bits, with a state
+ * per cell (unwritten, ready, written by an MMA not yet committed) and the
+ * allocated columns. */
+typedef struct SimTmem {
+    uint32_t v[128 * 512];
+    uint8_t st[128 * 512];
+    uint8_t allocated[512];
+    bool pending;
+} SimTmem;
+/* The tcgen05 and clusterlaunchcontrol T.ptx entries; false when p is none
+ * of them. */
+bool sim_tcgen05(SimLaunch *l, SimThread *t, const IrExpr *e, const SimPtx *p);
 
 /* ---------------------------------------------------------------- exec.c */
 

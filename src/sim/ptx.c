@@ -72,14 +72,14 @@ static IrDType type_of(const char *tok)
     return bits == 8 || bits == 16 || bits == 32 || bits == 64 ? t : (IrDType){IR_DT_UINT, 0, 1};
 }
 
-static uint64_t arg_bits(SimLaunch *l, SimThread *t, const IrExpr *a)
+uint64_t sim_arg_bits(SimLaunch *l, SimThread *t, const IrExpr *a)
 {
     IrDType dt = ir_dtype_with_lanes(a->dtype, 1);
     return sim_to_bits(dt, sim_eval(l, t, a, 0));
 }
 
 /* Writes `bits` (a register of `bits_w` bits) into the output argument a. */
-static bool set_bits(SimLaunch *l, SimThread *t, const IrExpr *a, uint64_t bits, int bits_w)
+bool sim_set_bits(SimLaunch *l, SimThread *t, const IrExpr *a, uint64_t bits, int bits_w)
 {
     IrDType dt = ir_dtype_with_lanes(a->dtype, 1);
     if (dt.bits == bits_w || !bits_w)
@@ -107,7 +107,7 @@ static void ld(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e)
     for (int i = 0; i < d->lanes && !sim_failed(l); i++) {
         SimVal v;
         if (sim_load(l, t, addr + (uint64_t)i * dt.bits / 8, dt, &v, e->span))
-            set_bits(l, t, arg(p, d, i), sim_to_bits(dt, v), dt.bits);
+            sim_set_bits(l, t, arg(p, d, i), sim_to_bits(dt, v), dt.bits);
     }
 }
 
@@ -121,7 +121,7 @@ static void st(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e)
     }
     uint64_t addr = sim_ptx_address(l, t, p, a);
     for (int i = 0; i < v->lanes && !sim_failed(l); i++) {
-        uint64_t bits = arg_bits(l, t, arg(p, v, i));
+        uint64_t bits = sim_arg_bits(l, t, arg(p, v, i));
         sim_store(l, t, addr + (uint64_t)i * dt.bits / 8, dt, sim_from_bits(dt, bits), e->span);
     }
 }
@@ -143,7 +143,7 @@ static void collective(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr
     const IrPtxOperand *mo = sim_ptx_operand(p, "membermask"), *in = sim_ptx_operand(p, in_name);
     const IrPtxOperand *out = sim_ptx_operand(p, out_name);
     uint32_t mask = mo ? (uint32_t)sim_eval(l, t, arg(p, mo, 0), 0).i : 0xffffffffu;
-    uint64_t vin[3] = {in ? arg_bits(l, t, arg(p, in, 0)) : 0, 0, 32};
+    uint64_t vin[3] = {in ? sim_arg_bits(l, t, arg(p, in, 0)) : 0, 0, 32};
     if (op <= SIM_COLL_SHFL_XOR) {
         uint64_t c = (uint64_t)sim_eval(l, t, arg(p, sim_ptx_operand(p, "c"), 0), 0).i;
         vin[1] = (uint64_t)sim_eval(l, t, arg(p, sim_ptx_operand(p, "b"), 0), 0).i;
@@ -154,10 +154,10 @@ static void collective(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr
     if (sim_failed(l) || !sim_coll(l, t, op, mask, p->c, vin, 3, res, e->span))
         return;
     if (out && op != SIM_COLL_ELECT)
-        set_bits(l, t, arg(p, out, 0), res[0], 32);
+        sim_set_bits(l, t, arg(p, out, 0), res[0], 32);
     const IrPtxOperand *pr = sim_ptx_operand(p, "p");
     if (pr && op == SIM_COLL_ELECT)
-        set_bits(l, t, arg(p, pr, 0), res[0], 0);
+        sim_set_bits(l, t, arg(p, pr, 0), res[0], 0);
 }
 
 static SimCollOp shfl_mode(const char *m)
@@ -189,14 +189,14 @@ static void fragment_op(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExp
             continue;
         for (int i = 0; i < o->lanes && nin < SIM_COLL_MAX; i++)
             in[nin++] = o->kind == IR_PTX_OPND_ADDR ? sim_ptx_address(l, t, p, o)
-                                                    : arg_bits(l, t, arg(p, o, i));
+                                                    : sim_arg_bits(l, t, arg(p, o, i));
     }
     uint64_t res[SIM_COLL_MAX];
     if (sim_failed(l) || !sim_coll(l, t, op, 0xffffffffu, p->c, in, nin, res, e->span))
         return;
     const IrPtxOperand *d = &p->ops[0];
     for (int i = 0; d->rw == 'w' && i < d->lanes && i < SIM_COLL_MAX; i++)
-        set_bits(l, t, arg(p, d, i), res[i], 32);
+        sim_set_bits(l, t, arg(p, d, i), res[i], 32);
 }
 
 static int count_of(const char *num) { return num[0] == 'x' ? num[1] - '0' : 1; }
@@ -315,10 +315,10 @@ static void mov(SimLaunch *l, SimThread *t, const SimPtx *p)
     int w = dt.bits ? dt.bits : 32;
     uint64_t bits = 0;
     for (int i = 0; i < a->lanes; i++)
-        bits |= arg_bits(l, t, arg(p, a, i)) << (i * (w / a->lanes));
+        bits |= sim_arg_bits(l, t, arg(p, a, i)) << (i * (w / a->lanes));
     int per = w / d->lanes;
     for (int i = 0; i < d->lanes; i++)
-        set_bits(l, t, arg(p, d, i), per >= 64 ? bits : bits >> (i * per) & ((1ull << per) - 1),
+        sim_set_bits(l, t, arg(p, d, i), per >= 64 ? bits : bits >> (i * per) & ((1ull << per) - 1),
                  per);
 }
 
@@ -358,7 +358,7 @@ SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
     case IR_PTX_wgmma_wait_group:
         break;
     default: {
-        if (sim_ptx_async(l, t, e, p.r.entry))
+        if (sim_ptx_async(l, t, e, p.r.entry) || sim_tcgen05(l, t, e, &p))
             break;
         char mn[128];
         ir_ptx_mnemonic(&p.r, mn, sizeof mn);

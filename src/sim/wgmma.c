@@ -52,12 +52,7 @@ void sim_encode_smem_desc(SimLaunch *l, SimThread *t, const IrExpr *e)
         sim_assign(l, t, c->args[0]->u.call.args[0], (SimVal){.i = (int64_t)d});
 }
 
-/* An operand read through a wgmma descriptor. */
-typedef struct Operand {
-    uint32_t start, lbo, sbo;
-    int swizzle; /* bytes: 0, 32, 64, 128 */
-    bool mn_major;
-} Operand;
+typedef SimSmemOperand Operand;
 
 static bool decode(SimLaunch *l, SimThread *t, uint64_t d, Operand *o, TxSpan at)
 {
@@ -94,8 +89,8 @@ static uint32_t element_addr(const Operand *o, int row, int k, int esize)
     return a ^ ((a >> 7 & mask) << 4);
 }
 
-static bool read_operand(SimLaunch *l, SimThread *t, const Operand *o, IrDType dt, int rows,
-                         int k, double *out, TxSpan at)
+bool sim_read_smem_operand(SimLaunch *l, SimThread *t, const SimSmemOperand *o, IrDType dt,
+                           int rows, int k, double *out, TxSpan at)
 {
     int esize = dt.bits / 8;
     for (int r = 0; r < rows; r++)
@@ -104,14 +99,12 @@ static bool read_operand(SimLaunch *l, SimThread *t, const Operand *o, IrDType d
             uint64_t a = sim_shared_generic(l, element_addr(o, r, kk, esize));
             if (!sim_load(l, t, a, dt, &v, at))
                 return false;
-            out[r * k + kk] = v.f;
+            out[r * k + kk] = sim_is_float(dt) ? v.f : (double)v.i;
         }
     return true;
 }
 
-/* The tensor cores' value of a tf32 input: the float32's top 10 mantissa
- * bits. */
-static double tf32_value(double f)
+double sim_tf32_value(double f)
 {
     SimVal v = {.f = f};
     return sim_from_bits(IR_FLOAT32, sim_to_bits(IR_FLOAT32, v) & ~(uint64_t)0x1fff).f;
@@ -245,15 +238,15 @@ void sim_wgmma(SimLaunch *l, SimCta *c, int group, const IrCall *call, TxSpan at
     } else if (rs) {
         read_register_a(l, c, first, &p, &s, A);
     } else {
-        read_operand(l, t0, &oa, s.a, s.m, s.k, A, at);
+        sim_read_smem_operand(l, t0, &oa, s.a, s.m, s.k, A, at);
     }
     if (!sim_failed(l))
-        read_operand(l, t0, &ob, s.b, s.n, s.k, B, at);
+        sim_read_smem_operand(l, t0, &ob, s.b, s.n, s.k, B, at);
     if (!sim_failed(l) && !strcmp(sim_ptx_slot(&p, "atype"), "tf32")) {
         for (int i = 0; i < s.m * s.k; i++)
-            A[i] = tf32_value(A[i]);
+            A[i] = sim_tf32_value(A[i]);
         for (int i = 0; i < s.n * s.k; i++)
-            B[i] = tf32_value(B[i]);
+            B[i] = sim_tf32_value(B[i]);
     }
     if (!sim_failed(l))
         product(l, c, first, &p, &s, A, B, at);

@@ -22,8 +22,9 @@
 #endif
 /* A problem size (or list) on the GPU, and the smaller one simulated. */
 #define OP_SIZE(gpu, sim) (OP_SIM ? (sim) : (gpu))
-/* The architecture the simulator's kernels are compiled for. */
-#define OP_SIM_ARCH "sm_90a"
+/* The architecture the simulator's kernels are compiled for: sm_90a, or
+ * sm_100a for a test that needs it (op_open_gpu). */
+static const char *op_sim_arch = "sm_90a";
 
 static inline void op_ok(tirx_status st, const tirx_error *err, const char *what)
 {
@@ -57,7 +58,7 @@ static inline tirx_module *op_compile(tirx_device *gpu, const char *rel, const t
                                       size_t ndefs)
 {
     char *text = op_read_source(rel);
-    tirx_options o = {.arch = OP_SIM ? OP_SIM_ARCH : tirx_device_arch(gpu), .lineinfo = 1,
+    tirx_options o = {.arch = OP_SIM ? op_sim_arch : tirx_device_arch(gpu), .lineinfo = 1,
                       .no_binary = OP_SIM};
     tirx_module *m;
     tirx_status st = tirx_compile(text, strlen(text), rel, defs, ndefs, &o, &m);
@@ -78,14 +79,15 @@ static inline tirx_module *op_compile(tirx_device *gpu, const char *rel, const t
 }
 
 /* What a test needs of the GPU's architecture. */
-typedef enum { OP_ANY_GPU, OP_SM90_OR_NEWER, OP_SM90_ONLY } OpGpuNeed;
+typedef enum { OP_ANY_GPU, OP_SM90_OR_NEWER, OP_SM90_ONLY, OP_SM100_ONLY } OpGpuNeed;
 
 /* Device 0, its architecture printed; skips (77) without a usable GPU, or
  * saying `why` when the architecture does not meet `need`. */
 static inline tirx_device *op_open_gpu(OpGpuNeed need, const char *why)
 {
     if (OP_SIM) {
-        printf("simulator: %s\n", OP_SIM_ARCH);
+        op_sim_arch = need == OP_SM100_ONLY ? "sm_100a" : "sm_90a";
+        printf("simulator: %s\n", op_sim_arch);
         return NULL;
     }
     tirx_device *gpu;
@@ -95,7 +97,8 @@ static inline tirx_device *op_open_gpu(OpGpuNeed need, const char *why)
     const char *arch = tirx_device_arch(gpu);
     printf("device arch: %s\n", arch);
     bool hopper = !strncmp(arch, "sm_9", 4), newer = !strncmp(arch, "sm_1", 4);
-    if ((need == OP_SM90_ONLY && !hopper) || (need == OP_SM90_OR_NEWER && !hopper && !newer)) {
+    if ((need == OP_SM90_ONLY && !hopper) || (need == OP_SM90_OR_NEWER && !hopper && !newer) ||
+        (need == OP_SM100_ONLY && strncmp(arch, "sm_100", 6) != 0)) {
         tirx_device_close(gpu);
         gpu_skip(why);
     }
@@ -113,7 +116,7 @@ typedef struct OpTensor {
 /* The device's architecture (the simulator's under OP_SIM). */
 static inline const char *op_arch(tirx_device *gpu)
 {
-    return OP_SIM ? OP_SIM_ARCH : tirx_device_arch(gpu);
+    return OP_SIM ? op_sim_arch : tirx_device_arch(gpu);
 }
 
 static inline void op_close(tirx_device *gpu)

@@ -1,0 +1,525 @@
+/* tcgen05 (PTX ISA 9.7.16) and clusterlaunchcontrol: Blackwell's tensor
+ * memory and the instructions around it. Each CTA has 128 lanes x 512
+ * columns of 32 bits (SimTmem, made at its first use), with a state per cell
+ * so that a read of a cell nothing wrote, or of one an MMA wrote that no
+ * tcgen05.commit has covered yet, is an error naming the line.
+ *
+ *   alloc / dealloc / relinquish_alloc_permit: warp-wide (a rendezvous of
+ *     the warp); alloc takes the first free power-of-two range of columns
+ *     aligned to its size and writes its address (lane 0, the column) to
+ *     shared memory; dealloc frees it; an allocation that does not fit, a
+ *     dealloc of columns not allocated and an access to an unallocated
+ *     column are errors. cta_group::2 allocates the same columns in each CTA.
+ *   ld / st: each thread moves its own registers. A warp reaches the 32-lane
+ *     slab of its warp id mod 4 (the address's lane within the slab); the
+ *     shapes place register j of lane l (per = 1, 2, 4 registers per
+ *     repetition for 16x64b, 16x128b, 16x256b; rep = j / per, q = j % per):
+ *       32x32b    lane l,                       column j
+ *       16x64b    lane 8 (l % 2) + l / 4,       column 2 rep + (l / 2) % 2
+ *       16x128b   lane l / 4 + 8 q,             column 4 rep + l % 4
+ *       16x256b   lane l / 4 + 8 (q / 2),       column 8 rep + 2 (l % 4) + q % 2
+ *     (rows of the slab from the address's lane). The wait is a no-op.
+ *   mma (ss, ts, .ws): the instruction descriptor decoded (D, A and B
+ *     formats, negation, MN-major A and B, N, M) against the .kind (f16:
+ *     f16/bf16 inputs; tf32; f8f6f4: e4m3/e5m2), A from a shared-memory
+ *     descriptor or tensor memory, B from a descriptor (the layouts of
+ *     wgmma.c; the sm_100 descriptor's swizzle codes), the product summed in
+ *     double and rounded once to float32, D in the data path of M and the
+ *     CTA group: M = 128 (and 256 over a CTA pair) row i in lane i; M = 64
+ *     16 rows per 32-lane slab (.ws: the column halves in lanes 0-63 and
+ *     64-127); .ws M = 32 the column quarters across the slabs; cta_group::2
+ *     M = 128 the column halves as for .ws M = 64. cta_group::2 is issued by
+ *     the even CTA of a pair: each CTA supplies its half of A's rows and of
+ *     B's N rows at the same shared offsets and receives its rows of D. The
+ *     product is computed at issue; its cells are pending until a commit.
+ *   commit (and .multicast::cluster): the issuing CTA's (and its pair's)
+ *     pending cells become ready, then one arrival on the mbarrier (in each
+ *     CTA of the mask).
+ *   cp 128x256b, 128x128b, 4x256b: rows of 32 or 16 bytes from a shared
+ *     descriptor's rows into lanes.
+ *   fence::before/after_thread_sync: no-ops.
+ *   clusterlaunchcontrol.try_cancel: the simulator cancels no cluster (every
+ *     CTA of the grid runs): the 16-byte response says "not canceled" and
+ *     its bytes complete on the mbarrier (of each CTA, multicast);
+ *     query_cancel answers from it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum { TM_LANES = 128, TM_COLS = 512, TM_EMPTY = 0, TM_READY = 1, TM_PENDING = 2 };
+
+static SimTmem *tmem_of(SimLaunch *l, SimThread *t, SimCta *c, TxSpan at)
+{
+    if (!c->tmem && !(c->tmem = calloc(1, sizeof *c->tmem)))
+        sim_fail(l, t, at, "out of memory for tensor memory");
+    return c->tmem;
+}
+
+/* The cell at (lane, col), or NULL after an error. */
+static SimTmem *cell(SimLaunch *l, SimThread *t, SimCta *c, int lane, int col, TxSpan at)
+{
+    SimTmem *m = tmem_of(l, t, c, at);
+    if (!m)
+        return NULL;
+    if (lane < 0 || lane >= TM_LANES || col < 0 || col >= TM_COLS) {
+        sim_fail(l, t, at, "tensor memory lane %d, column %d is outside the 128 lanes x 512 "
+                 "columns", lane, col);
+        return NULL;
+    }
+    if (!m->allocated[col]) {
+        sim_fail(l, t, at, "tensor memory column %d is not allocated (tcgen05.alloc)", col);
+        return NULL;
+    }
+    return m;
+}
+
+static bool tm_read(SimLaunch *l, SimThread *t, SimCta *c, int lane, int col, uint32_t *v,
+                    TxSpan at)
+{
+    SimTmem *m = cell(l, t, c, lane, col, at);
+    if (!m)
+        return false;
+    int i = lane * TM_COLS + col;
+    if (m->st[i] == TM_EMPTY) {
+        sim_fail(l, t, at, "read of tensor memory no one wrote (lane %d, column %d)", lane, col);
+        return false;
+    }
+    if (m->st[i] == TM_PENDING) {
+        sim_fail(l, t, at, "tensor memory (lane %d, column %d) read before the MMA that writes "
+                 "it was committed (tcgen05.commit) and waited for", lane, col);
+        return false;
+    }
+    *v = m->v[i];
+    return true;
+}
+
+static bool tm_write(SimLaunch *l, SimThread *t, SimCta *c, int lane, int col, uint32_t v,
+                     int state, TxSpan at)
+{
+    SimTmem *m = cell(l, t, c, lane, col, at);
+    if (!m)
+        return false;
+    m->v[lane * TM_COLS + col] = v;
+    m->st[lane * TM_COLS + col] = (uint8_t)state;
+    m->pending |= state == TM_PENDING;
+    return true;
+}
+
+static int warp_lane(const SimThread *t) { return t->tid % 32; }
+
+/* The peer of a CTA in its pair (cta_group::2). */
+static SimCta *peer_of(SimLaunch *l, SimCta *c)
+{
+    int r = c->rank ^ 1;
+    return r < l->nctas ? &l->ctas[r] : NULL;
+}
+
+/* ---------------------------------------------------------------- allocation */
+
+static void tm_alloc(SimLaunch *l, SimThread *t, SimCta *c, uint64_t dst, uint32_t ncols,
+                     TxSpan at)
+{
+    if (ncols < 32 || ncols > TM_COLS || (ncols & (ncols - 1))) {
+        sim_fail(l, t, at, "tcgen05.alloc of %u columns: a power of two from 32 to 512", ncols);
+        return;
+    }
+    SimTmem *m = tmem_of(l, t, c, at);
+    if (!m)
+        return;
+    for (uint32_t col = 0; col < TM_COLS; col += ncols) {
+        bool free_ = true;
+        for (uint32_t k = 0; k < ncols && free_; k++)
+            free_ = !m->allocated[col + k];
+        if (free_) {
+            memset(m->allocated + col, 1, ncols);
+            sim_store(l, t, dst, IR_UINT32, (SimVal){.i = col}, at);
+            return;
+        }
+    }
+    sim_fail(l, t, at, "tcgen05.alloc of %u columns: no free range (the CTA waits forever)",
+             ncols);
+}
+
+static void tm_dealloc(SimLaunch *l, SimThread *t, SimCta *c, uint32_t taddr, uint32_t ncols,
+                       TxSpan at)
+{
+    SimTmem *m = tmem_of(l, t, c, at);
+    uint32_t col = taddr & 0xffff;
+    if (!m)
+        return;
+    for (uint32_t k = 0; k < ncols; k++)
+        if (col + k >= TM_COLS || !m->allocated[col + k]) {
+            sim_fail(l, t, at, "tcgen05.dealloc of columns %u-%u, which are not all allocated",
+                     col, col + ncols - 1);
+            return;
+        }
+    memset(m->allocated + col, 0, ncols);
+    for (int lane = 0; lane < TM_LANES; lane++)
+        memset(m->st + lane * TM_COLS + col, TM_EMPTY, ncols);
+}
+
+/* alloc, dealloc, relinquish: a rendezvous of the warp, then lane 0 acts. */
+static void warp_op(SimLaunch *l, SimThread *t, const SimPtx *p, const char *action, TxSpan at)
+{
+    uint64_t in[1] = {0}, res[SIM_COLL_MAX];
+    if (!sim_coll(l, t, SIM_COLL_SYNC, 0xffffffffu, p->c, in, 1, res, at) ||
+        warp_lane(t) != 0)
+        return;
+    bool pair = !strcmp(sim_ptx_slot(p, "cta_group"), "cta_group::2");
+    SimCta *c = l->cta, *peer = pair ? peer_of(l, c) : NULL;
+    if (!strcmp(action, "alloc")) {
+        const IrPtxOperand *d = sim_ptx_operand(p, "dst");
+        uint32_t n = (uint32_t)sim_ptx_value(l, t, p, "ncols", 0);
+        tm_alloc(l, t, c, sim_ptx_address(l, t, p, d), n, at);
+        if (peer && tmem_of(l, t, peer, at))
+            memcpy(peer->tmem->allocated, c->tmem->allocated, TM_COLS);
+    } else if (!strcmp(action, "dealloc")) {
+        uint32_t a = (uint32_t)sim_ptx_value(l, t, p, "taddr", 0);
+        uint32_t n = (uint32_t)sim_ptx_value(l, t, p, "ncols", 0);
+        tm_dealloc(l, t, c, a, n, at);
+    }
+}
+
+/* ---------------------------------------------------------------- ld / st */
+
+/* Lane (within the warp's 16 or 32 rows) and column of register j of lane
+ * l for `shape`. */
+static void ldst_pos(const char *shape, int l, int j, int *row, int *col)
+{
+    if (!strcmp(shape, "32x32b")) {
+        *row = l, *col = j;
+    } else if (!strcmp(shape, "16x64b")) {
+        *row = 8 * (l % 2) + l / 4, *col = 2 * j + l / 2 % 2;
+    } else if (!strcmp(shape, "16x128b")) {
+        *row = l / 4 + 8 * (j % 2), *col = 4 * (j / 2) + l % 4;
+    } else { /* 16x256b */
+        int q = j % 4;
+        *row = l / 4 + 8 * (q / 2), *col = 8 * (j / 4) + 2 * (l % 4) + q % 2;
+    }
+}
+
+static void ldst(SimLaunch *l, SimThread *t, const SimPtx *p, bool load, TxSpan at)
+{
+    if (*sim_ptx_slot(p, load ? "pack" : "unpack")) {
+        sim_fail(l, t, at, "not modelled: tcgen05.%s with .%s", load ? "ld" : "st",
+                 load ? "pack::16b" : "unpack::16b");
+        return;
+    }
+    const char *shape = sim_ptx_slot(p, "shape");
+    const IrPtxOperand *r = sim_ptx_operand(p, "r");
+    uint32_t taddr = (uint32_t)sim_ptx_value(l, t, p, "taddr", 0);
+    int slab = 32 * (t->tid / 32 % 4), base = (int)(taddr >> 16 & 31), col0 = (int)(taddr & 0xffff);
+    for (int j = 0; j < r->lanes && !sim_failed(l); j++) {
+        int row, col;
+        ldst_pos(shape, warp_lane(t), j, &row, &col);
+        const IrExpr *reg = p->c->args[r->first_arg + j];
+        uint32_t v;
+        if (!load)
+            tm_write(l, t, l->cta, slab + base + row, col0 + col,
+                     (uint32_t)sim_arg_bits(l, t, reg), TM_READY, at);
+        else if (tm_read(l, t, l->cta, slab + base + row, col0 + col, &v, at))
+            sim_set_bits(l, t, reg, v, 32);
+    }
+}
+
+/* ---------------------------------------------------------------- mma */
+
+/* The instruction descriptor's fields (PTX ISA 9.7.16.4.2). */
+typedef struct Idesc {
+    int m, n, k, dfmt, afmt, bfmt;
+    bool neg_a, neg_b, mn_a, mn_b;
+    IrDType a, b;
+} Idesc;
+
+static IrDType kind_type(const char *kind, int fmt)
+{
+    IrDType e4m3 = {IR_DT_F8E4M3FN, 8, 1}, e5m2 = {IR_DT_F8E5M2, 8, 1};
+    if (!strcmp(kind, "kind::f16"))
+        return fmt == 0 ? IR_FLOAT16 : fmt == 1 ? IR_BFLOAT16 : IR_VOID;
+    if (!strcmp(kind, "kind::tf32"))
+        return fmt == 2 ? IR_FLOAT32 : IR_VOID;
+    if (!strcmp(kind, "kind::f8f6f4"))
+        return fmt == 0 ? e4m3 : fmt == 1 ? e5m2 : IR_VOID;
+    return IR_VOID;
+}
+
+static bool decode_idesc(SimLaunch *l, SimThread *t, const SimPtx *p, uint32_t d, bool ws,
+                         int group, Idesc *o, TxSpan at)
+{
+    const char *kind = sim_ptx_slot(p, "kind");
+    *o = (Idesc){.m = (int)(d >> 24 & 31) << 4, .n = (int)(d >> 17 & 63) << 3,
+                 .dfmt = (int)(d >> 4 & 3), .afmt = (int)(d >> 7 & 7), .bfmt = (int)(d >> 10 & 7),
+                 .neg_a = d >> 13 & 1, .neg_b = d >> 14 & 1, .mn_a = d >> 15 & 1,
+                 .mn_b = d >> 16 & 1};
+    o->k = !strcmp(kind, "kind::tf32") ? 8 : !strcmp(kind, "kind::f16") ? 16 : 32;
+    o->a = kind_type(kind, o->afmt);
+    o->b = kind_type(kind, o->bfmt);
+    if (d & 0xc || o->a.code == IR_DT_VOID || o->b.code == IR_DT_VOID || o->dfmt != 1) {
+        sim_fail(l, t, at, "not modelled: tcgen05.mma .%s with instruction descriptor 0x%08x "
+                 "(D format %d, A format %d, B format %d; sparse or saturating bits %u)", kind,
+                 d, o->dfmt, o->afmt, o->bfmt, d >> 2 & 3);
+        return false;
+    }
+    bool m_ok = group == 2 ? o->m == 128 || o->m == 256
+                : ws ? o->m == 32 || o->m == 64 || o->m == 128 : o->m == 64 || o->m == 128;
+    int step = group == 2 ? 32 : ws ? 64 : o->m == 64 ? 8 : 16;
+    if (!m_ok || o->n < step || o->n > 256 || o->n % step) {
+        sim_fail(l, t, at, "tcgen05.mma%s.cta_group::%d: the instruction descriptor 0x%08x asks "
+                 "for M = %d, N = %d, which the instruction does not have", ws ? ".ws" : "",
+                 group, d, o->m, o->n);
+        return false;
+    }
+    return true;
+}
+
+/* The sm_100 shared-memory descriptor: start, LBO, SBO, swizzle codes 0
+ * none, 1 128B with 32B atoms (not modelled), 2 128B, 4 64B, 6 32B. */
+static bool decode_desc(SimLaunch *l, SimThread *t, uint64_t d, bool mn, SimSmemOperand *o,
+                        TxSpan at)
+{
+    int code = (int)(d >> 61 & 7);
+    static const int bytes[8] = {0, -1, 128, -1, 64, -1, 32, -1};
+    *o = (SimSmemOperand){.start = (uint32_t)(d & 0x3fff) << 4,
+                          .lbo = (uint32_t)(d >> 16 & 0x3fff) << 4,
+                          .sbo = (uint32_t)(d >> 32 & 0x3fff) << 4, .swizzle = bytes[code],
+                          .mn_major = mn};
+    if (o->swizzle < 0 || (d >> 49 & 7) || (d >> 52 & 1)) {
+        sim_fail(l, t, at, "not modelled: a tcgen05 matrix descriptor 0x%016llx (swizzle mode "
+                 "%d, base offset %u, absolute LBO mode %u)", (unsigned long long)d, code,
+                 (unsigned)(d >> 49 & 7), (unsigned)(d >> 52 & 1));
+        return false;
+    }
+    return true;
+}
+
+/* Lane and column of D's (row, col) in the CTA that holds the row (rows:
+ * that CTA's), for the data path of M, N, the CTA group and .ws. */
+static void d_pos(const Idesc *id, int group, bool ws, int row, int col, int *lane, int *tcol)
+{
+    int rows = id->m / group;
+    if (rows == 128) {
+        *lane = row, *tcol = col;
+    } else if (rows == 64 && !ws && group == 1) { /* F: 16 rows per slab */
+        *lane = 32 * (row / 16) + row % 16, *tcol = col;
+    } else if (rows == 64) { /* B, E: the column halves */
+        *lane = row + 64 * (col / (id->n / 2)), *tcol = col % (id->n / 2);
+    } else { /* G: the column quarters */
+        *lane = row + 32 * (col / (id->n / 4)), *tcol = col % (id->n / 4);
+    }
+}
+
+/* A (rows x K) from tensor memory: row i at D's lane for that row, K
+ * packed 32 / bits elements per column. */
+static bool read_tmem_a(SimLaunch *l, SimThread *t, SimCta *c, const Idesc *id, int group,
+                        bool ws, uint32_t taddr, double *A, TxSpan at)
+{
+    int rows = id->m / group, per = 32 / id->a.bits;
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < id->k; k++) {
+            int lane, tcol;
+            d_pos(id, group, ws, r, 0, &lane, &tcol);
+            uint32_t v;
+            if (!tm_read(l, t, c, lane + (int)(taddr >> 16), (int)(taddr & 0xffff) + k / per, &v, at))
+                return false;
+            uint64_t bits = v >> (id->a.bits * (k % per)) & ((1ull << id->a.bits) - 1);
+            A[r * id->k + k] = sim_from_bits(id->a, bits).f;
+        }
+    return true;
+}
+
+/* One CTA's part of the product: its rows of A (A: rows x K) times all of B
+ * (N x K) into its D. */
+static void mma_cta(SimLaunch *l, SimThread *t, SimCta *c, const Idesc *id, int group, bool ws,
+                    uint32_t dtaddr, bool acc, const double *A, const double *B, TxSpan at)
+{
+    int rows = id->m / group;
+    for (int r = 0; r < rows && !sim_failed(l); r++)
+        for (int n = 0; n < id->n && !sim_failed(l); n++) {
+            int lane, tcol;
+            d_pos(id, group, ws, r, n, &lane, &tcol);
+            lane += (int)(dtaddr >> 16), tcol += (int)(dtaddr & 0xffff);
+            double sum = 0;
+            if (acc) {
+                SimTmem *m = cell(l, t, c, lane, tcol, at);
+                if (!m)
+                    return;
+                if (m->st[lane * TM_COLS + tcol] == TM_EMPTY) {
+                    sim_fail(l, t, at, "tcgen05.mma accumulates onto tensor memory no one wrote "
+                             "(lane %d, column %d)", lane, tcol);
+                    return;
+                }
+                sum = sim_from_bits(IR_FLOAT32, m->v[lane * TM_COLS + tcol]).f;
+            }
+            for (int k = 0; k < id->k; k++)
+                sum += A[r * id->k + k] * B[n * id->k + k];
+            uint32_t bits = (uint32_t)sim_to_bits(IR_FLOAT32, (SimVal){.f = sum});
+            tm_write(l, t, c, lane, tcol, bits, TM_PENDING, at);
+        }
+}
+
+static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
+{
+    if (*sim_ptx_slot(p, "block_scale")) {
+        sim_fail(l, t, at, "not modelled: tcgen05.mma with block scaling");
+        return;
+    }
+    bool ws = *sim_ptx_slot(p, "ws") != 0, ts = sim_ptx_operand(p, "a_tmem") != NULL;
+    int group = !strcmp(sim_ptx_slot(p, "cta_group"), "cta_group::2") ? 2 : 1;
+    Idesc id;
+    if (!decode_idesc(l, t, p, (uint32_t)sim_ptx_value(l, t, p, "idesc", 0), ws, group, &id, at))
+        return;
+    if (group == 2 && (l->cta->rank % 2 || !peer_of(l, l->cta))) {
+        sim_fail(l, t, at, "tcgen05.mma.cta_group::2 issued by CTA rank %d, which does not lead "
+                 "a pair of its cluster", l->cta->rank);
+        return;
+    }
+    SimSmemOperand oa, ob;
+    if ((!ts && !decode_desc(l, t, (uint64_t)sim_ptx_value(l, t, p, "a_desc", 0), id.mn_a, &oa,
+                             at)) ||
+        !decode_desc(l, t, (uint64_t)sim_ptx_value(l, t, p, "b_desc", 0), id.mn_b, &ob, at))
+        return;
+    int rows = id.m / group, nb = id.n / group;
+    double *A = malloc(sizeof *A * (size_t)(rows * id.k)), *B = malloc(sizeof *B * (size_t)(id.n * id.k));
+    if (!A || !B)
+        sim_fail(l, t, at, "out of memory");
+    /* B: each CTA of the group holds nb of its N rows at the same offset */
+    for (int g = 0; g < group && !sim_failed(l); g++) {
+        SimCta *saved = l->cta;
+        l->cta = g ? peer_of(l, saved) : saved;
+        sim_read_smem_operand(l, t, &ob, id.b, nb, id.k, B + g * nb * id.k, at);
+        l->cta = saved;
+    }
+    bool acc = sim_ptx_value(l, t, p, "enable_input_d", 0) != 0;
+    uint32_t dt = (uint32_t)sim_ptx_value(l, t, p, "d_tmem", 0);
+    for (int g = 0; g < group && !sim_failed(l); g++) {
+        SimCta *saved = l->cta, *c = g ? peer_of(l, saved) : saved;
+        l->cta = c;
+        if (ts)
+            read_tmem_a(l, t, c, &id, group, ws, (uint32_t)sim_ptx_value(l, t, p, "a_tmem", 0),
+                        A, at);
+        else
+            sim_read_smem_operand(l, t, &oa, id.a, rows, id.k, A, at);
+        for (int i = 0; i < rows * id.k && !sim_failed(l); i++)
+            A[i] = (id.neg_a ? -1 : 1) * (id.a.bits == 32 ? sim_tf32_value(A[i]) : A[i]);
+        if (g == 0)
+            for (int i = 0; i < id.n * id.k && !sim_failed(l); i++)
+                B[i] = (id.neg_b ? -1 : 1) * (id.b.bits == 32 ? sim_tf32_value(B[i]) : B[i]);
+        if (!sim_failed(l))
+            mma_cta(l, t, c, &id, group, ws, dt, acc, A, B, at);
+        l->cta = saved;
+    }
+    free(A);
+    free(B);
+}
+
+/* ---------------------------------------------------------------- commit, cp */
+
+static void settle(SimCta *c)
+{
+    if (!c || !c->tmem || !c->tmem->pending)
+        return;
+    for (int i = 0; i < TM_LANES * TM_COLS; i++)
+        if (c->tmem->st[i] == TM_PENDING)
+            c->tmem->st[i] = TM_READY;
+    c->tmem->pending = false;
+}
+
+static void commit(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
+{
+    settle(l->cta);
+    if (!strcmp(sim_ptx_slot(p, "cta_group"), "cta_group::2"))
+        settle(peer_of(l, l->cta));
+    uint64_t bar = sim_ptx_address(l, t, p, sim_ptx_operand(p, "mbar"));
+    if (!sim_ptx_operand(p, "mask")) {
+        sim_mbarrier_arrive(l, t, bar, 1, 0, at);
+        return;
+    }
+    uint32_t mask = (uint32_t)sim_ptx_value(l, t, p, "mask", 0);
+    uint64_t off = sim_shared_window(l, bar);
+    for (int r = 0; r < l->nctas && !sim_failed(l); r++)
+        if (mask >> r & 1)
+            sim_mbarrier_arrive(l, t, (uint64_t)(uintptr_t)l->ctas[r].smem + off, 1, 0, at);
+}
+
+static void cp(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
+{
+    const char *shape = sim_ptx_slot(p, "shape");
+    int lanes = !strcmp(shape, "4x256b") ? 4 : !strcmp(shape, "128x256b") || !strcmp(shape, "128x128b") ? 128 : 0;
+    int bytes = strstr(shape, "256b") ? 32 : 16;
+    if (!lanes || *sim_ptx_slot(p, "multicast") || *sim_ptx_slot(p, "dst_fmt") ||
+        !strcmp(sim_ptx_slot(p, "cta_group"), "cta_group::2")) {
+        sim_fail(l, t, at, "not modelled: tcgen05.cp.%s with these qualifiers", shape);
+        return;
+    }
+    SimSmemOperand o;
+    if (!decode_desc(l, t, (uint64_t)sim_ptx_value(l, t, p, "s_desc", 0), false, &o, at))
+        return;
+    double *rows = malloc(sizeof *rows * (size_t)(lanes * bytes));
+    if (!rows || !sim_read_smem_operand(l, t, &o, IR_UINT8, lanes, bytes, rows, at)) {
+        free(rows);
+        return;
+    }
+    uint32_t taddr = (uint32_t)sim_ptx_value(l, t, p, "taddr", 0);
+    for (int r = 0; r < lanes && !sim_failed(l); r++)
+        for (int w = 0; w < bytes / 4; w++) {
+            uint32_t v = 0;
+            for (int b = 0; b < 4; b++)
+                v |= (uint32_t)rows[r * bytes + 4 * w + b] << (8 * b);
+            tm_write(l, t, l->cta, (int)(taddr >> 16) + r, (int)(taddr & 0xffff) + w, v, TM_READY,
+                     at);
+        }
+    free(rows);
+}
+
+/* ---------------------------------------------------------------- clusterlaunchcontrol */
+
+static void try_cancel(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
+{
+    uint64_t dst = sim_ptx_address(l, t, p, sim_ptx_operand(p, "addr"));
+    uint64_t bar = sim_ptx_address(l, t, p, sim_ptx_operand(p, "mbar"));
+    bool all = *sim_ptx_slot(p, "multicast") != 0;
+    uint64_t doff = sim_shared_window(l, dst), boff = sim_shared_window(l, bar);
+    for (int r = 0; r < l->nctas && !sim_failed(l); r++) {
+        if (!all && &l->ctas[r] != l->cta)
+            continue;
+        uint64_t base = (uint64_t)(uintptr_t)l->ctas[r].smem;
+        for (int w = 0; w < 4 && !sim_failed(l); w++)
+            sim_store(l, t, base + doff + 4 * (uint64_t)w, IR_UINT32, (SimVal){.i = 0}, at);
+        sim_mbarrier_complete_tx(l, t, base + boff, 16, at);
+    }
+}
+
+static void query_cancel(SimLaunch *l, SimThread *t, const SimPtx *p)
+{
+    const IrPtxOperand *o = sim_ptx_operand(p, sim_ptx_operand(p, "p") ? "p" : "d");
+    if (o->rw == 'w')
+        sim_assign(l, t, p->c->args[o->first_arg], (SimVal){.i = 0});
+}
+
+bool sim_tcgen05(SimLaunch *l, SimThread *t, const IrExpr *e, const SimPtx *p)
+{
+    TxSpan at = e->span;
+    switch (p->r.entry) {
+    case IR_PTX_tcgen05_alloc: warp_op(l, t, p, "alloc", at); break;
+    case IR_PTX_tcgen05_dealloc: warp_op(l, t, p, "dealloc", at); break;
+    case IR_PTX_tcgen05_relinquish_alloc_permit: warp_op(l, t, p, "relinquish", at); break;
+    case IR_PTX_tcgen05_ld: ldst(l, t, p, true, at); break;
+    case IR_PTX_tcgen05_st: ldst(l, t, p, false, at); break;
+    case IR_PTX_tcgen05_mma_ss: case IR_PTX_tcgen05_mma_ts: case IR_PTX_tcgen05_mma_ws_ss:
+    case IR_PTX_tcgen05_mma_ws_ts: case IR_PTX_tcgen05_mma_block_scale_ss:
+    case IR_PTX_tcgen05_mma_block_scale_ts:
+        mma(l, t, p, at);
+        break;
+    case IR_PTX_tcgen05_commit: case IR_PTX_tcgen05_commit_multicast: commit(l, t, p, at); break;
+    case IR_PTX_tcgen05_cp: cp(l, t, p, at); break;
+    case IR_PTX_tcgen05_wait: case IR_PTX_tcgen05_fence: break;
+    case IR_PTX_clusterlaunchcontrol_try_cancel: try_cancel(l, t, p, at); break;
+    case IR_PTX_clusterlaunchcontrol_query_cancel_is_canceled:
+    case IR_PTX_clusterlaunchcontrol_query_cancel_get_first_ctaid:
+        query_cancel(l, t, p);
+        break;
+    default: return false;
+    }
+    return true;
+}

@@ -1,0 +1,124 @@
+/* GPU test of gemm_async's tcgen05 variant (tests/gpu/op_gemm_tcgen05.tirx,
+ * sm_100a): one CTA computes D = A' @ B'^T into tensor memory and reads it
+ * back with tcgen05.ld, for bfloat16, float16, tf32 (float32 inputs) and
+ * fp8 (e4m3), M = 128 (data path D) and 64 (F), several N, and an MN-major
+ * B. Fresh random inputs exactly representable in the input type (products
+ * exact in float64), D poisoned first, against a float64 reference;
+ * relative L2 error at most 1e-5 (the float32 accumulation order is all
+ * that differs). Skips (77) without a GPU or on a device other than
+ * sm_100; runs in the simulator as sim.op_gemm_tcgen05, which also checks
+ * that a wrong instruction descriptor is caught. */
+#include "op_kernel.h"
+
+typedef enum { BF16, F16, TF32, E4M3 } Elem;
+
+typedef struct Case {
+    Elem e;
+    int m, n, k;
+    bool tb;
+} Case;
+
+static const char *elem_name(Elem e)
+{
+    static const char *const names[] = {"bfloat16", "float16", "float32", "float8_e4m3fn"};
+    return names[e];
+}
+
+static int elem_bits(Elem e) { return e == TF32 ? 32 : e == E4M3 ? 8 : 16; }
+
+static uint8_t elem_code(Elem e)
+{
+    return e == BF16 ? kDLBfloat : e == E4M3 ? kDLFloat8_e4m3fn : kDLFloat;
+}
+
+/* A small value exactly representable in e, its bits stored at dst. */
+static double random_elem(GpuRng *rng, Elem e, void *dst)
+{
+    uint64_t r = gpu_next(rng);
+    int sign = r & 1 ? -1 : 1, mant = (int)(r >> 1 & 7), exp = (int)((r >> 4) % 4) - 2;
+    double v = sign * (1.0 + mant / 8.0) * ldexp(1.0, exp);
+    float f = (float)v;
+    switch (e) {
+    case BF16: *(uint16_t *)dst = op_f32_to_bf16(f); break;
+    case F16: *(uint16_t *)dst = op_f32_to_f16(f); break;
+    case TF32: memcpy(dst, &f, 4); break;
+    case E4M3: *(uint8_t *)dst = (uint8_t)((sign < 0) << 7 | (exp + 7) << 3 | mant); break;
+    }
+    return v;
+}
+
+/* Compiles the kernel for c, with extra defines (NULL: none). */
+static tirx_module *compile_case(tirx_device *gpu, const Case *c, const tirx_define *extra,
+                                 size_t nextra)
+{
+    char v[3][16];
+    snprintf(v[0], 16, "%d", c->m), snprintf(v[1], 16, "%d", c->n), snprintf(v[2], 16, "%d", c->k);
+    tirx_define d[8] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}, {"DTYPE", elem_name(c->e)},
+                        {"TB", c->tb ? "True" : "False"}};
+    for (size_t i = 0; i < nextra && i < 3; i++)
+        d[5 + i] = extra[i];
+    return op_compile(gpu, "tests/gpu/op_gemm_tcgen05.tirx", d, 5 + nextra);
+}
+
+/* Runs c on fresh inputs; the relative L2 error against float64. */
+static double run(tirx_device *gpu, tirx_module *mod, GpuRng *rng, const Case *c)
+{
+    int br = c->tb ? c->k : c->n, bc = c->tb ? c->n : c->k, bits = elem_bits(c->e);
+    size_t na = (size_t)c->m * c->k, nb = (size_t)c->n * c->k, nd = (size_t)c->m * c->n;
+    uint8_t *a = malloc(na * 4), *b = malloc(nb * 4);
+    double *av = malloc(na * 8), *bv = malloc(nb * 8), *ref = malloc(nd * 8);
+    float *out = malloc(nd * 4);
+    GPU_CHECK(a && b && av && bv && ref && out, "host memory");
+    for (size_t i = 0; i < na; i++)
+        av[i] = random_elem(rng, c->e, a + i * bits / 8);
+    for (int j = 0; j < c->n; j++) /* bv[j * K + k] = B'[j, k], stored at B[j, k] or B[k, j] */
+        for (int k = 0; k < c->k; k++) {
+            size_t at = c->tb ? (size_t)k * c->n + j : (size_t)j * c->k + k;
+            bv[(size_t)j * c->k + k] = random_elem(rng, c->e, b + at * bits / 8);
+        }
+    for (int i = 0; i < c->m; i++)
+        for (int j = 0; j < c->n; j++) {
+            double s = 0;
+            for (int k = 0; k < c->k; k++)
+                s += av[(size_t)i * c->k + k] * bv[(size_t)j * c->k + k];
+            ref[(size_t)i * c->n + j] = s;
+        }
+    OpTensor A, B, D;
+    op_tensor(gpu, &A, c->m, c->k, elem_code(c->e), (uint8_t)bits);
+    op_tensor(gpu, &B, br, bc, elem_code(c->e), (uint8_t)bits);
+    op_tensor(gpu, &D, c->m, c->n, kDLFloat, 32);
+    op_upload(gpu, &A, a), op_upload(gpu, &B, b), op_poison(gpu, &D);
+    OpTensor *args[] = {&A, &B, &D};
+    op_launch(mod, "gemm", args, 3);
+    op_download(gpu, &D, out);
+    double rel = gpu_rel_l2(out, ref, nd);
+    op_free(gpu, &A), op_free(gpu, &B), op_free(gpu, &D);
+    free(a), free(b), free(av), free(bv), free(ref), free(out);
+    return rel;
+}
+
+static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
+{
+    printf("%s, %d x %d x %d, %s-major B:\n", elem_name(c->e), c->m, c->n, c->k,
+           c->tb ? "N" : "K");
+    tirx_module *mod = compile_case(gpu, c, NULL, 0);
+    double rel = run(gpu, mod, rng, c);
+    printf("  rel L2 error %.3g\n", rel);
+    GPU_CHECK(rel <= 1e-5, "the tcgen05 product matches the float64 reference");
+    tirx_module_free(mod);
+}
+
+int main(void)
+{
+    tirx_device *gpu = op_open_gpu(OP_SM100_ONLY, "tcgen05 needs sm_100a");
+    static const Case cases[] = {
+        {BF16, 128, 128, 64, false}, {F16, 128, 256, 128, false}, {BF16, 64, 64, 64, false},
+        {TF32, 128, 64, 32, false},  {E4M3, 128, 128, 128, false}, {BF16, 128, 128, 64, true},
+    };
+    GpuRng rng = gpu_rng();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check(gpu, &rng, &cases[i]);
+    op_close(gpu);
+    printf("PASSED\n");
+    return 0;
+}
