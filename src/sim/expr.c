@@ -504,6 +504,11 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
         sim_encode_smem_desc(l, t, e);
         return ival(0);
     case IR_OP_CUDA_WGMMA_NOOP_BARRIER: return ival(0);
+    case IR_OP_CUDA_GET_TMEM_ADDR: { /* (base, lane, col): each field wraps at 16 bits */
+        uint64_t base = (uint64_t)eval_int(l, t, c->args[0], lane);
+        uint64_t ln = ((base >> 16) + (uint64_t)eval_int(l, t, c->args[1], lane)) & 0xffff;
+        return ival((int64_t)(ln << 16 | (((base & 0xffff) + (uint64_t)eval_int(l, t, c->args[2], lane)) & 0xffff)));
+    }
     case IR_OP_CUDA_THREAD_RANK: return ival(t->tid);
     case IR_OP_CUDA_MOV_SREG: return special_reg(l, t, e);
     case IR_OP_PTX: return sim_ptx(l, t, e);

@@ -320,7 +320,8 @@ static bool read_tmem_a(SimLaunch *l, SimThread *t, SimCta *c, const Idesc *id, 
             int lane, tcol;
             d_pos(id, group, ws, r, 0, &lane, &tcol);
             uint32_t v;
-            if (!tm_read(l, t, c, lane + (int)(taddr >> 16), (int)(taddr & 0xffff) + k / per, &v, at))
+            int tcol0 = (int)(taddr & 0xffff);
+            if (!tm_read(l, t, c, lane + (int)(taddr >> 16), tcol0 + k / per, &v, at))
                 return false;
             uint64_t bits = v >> (id->a.bits * (k % per)) & ((1ull << id->a.bits) - 1);
             A[r * id->k + k] = sim_from_bits(id->a, bits).f;

@@ -276,6 +276,146 @@ static void test_wrong_expect_tx(void **state)
                     "bytes");
 }
 
+/* ---------------------------------------------------------------- tcgen05 */
+
+/* A hand-written tcgen05 GEMM tile (sm_100a): D (128 x 64, float32) = A
+ * (128 x 16) @ B (64 x 16)^T in bfloat16, the operands in unswizzled K-major
+ * core matrices, one MMA from T.ptx with the instruction descriptor IDESC
+ * and the descriptors' swizzle SWZ, committed to an mbarrier and waited for
+ * (COMMIT; else only a CTA barrier follows the MMA), read back with
+ * tcgen05.ld SHAPE (16 registers per issue). Line 38 is the ld. */
+static const char TC_KERNEL[] =
+    "IDESC = 1 << 4 | 1 << 7 | 1 << 10 | (64 >> 3) << 17 | (128 >> 4) << 24\n"
+    "SWZ = 0\n"
+    "COMMIT = True\n"
+    "SHAPE = \"32x32b.x16\"\n"
+    "@T.prim_func\n"
+    "def f(A: T.Buffer((128, 16), \"bfloat16\"), B: T.Buffer((64, 16), \"bfloat16\"), D: T.Buffer((128, 64), \"float32\")):\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([1])\n"
+    "    tx = T.thread_id([128])\n"
+    "    As = T.alloc_shared((2048,), \"bfloat16\", align=1024)\n"
+    "    Bs = T.alloc_shared((1024,), \"bfloat16\", align=1024)\n"
+    "    taddr = T.alloc_shared((1,), \"uint32\")\n"
+    "    bar = T.alloc_shared((1,), \"uint64\")\n"
+    "    da = T.alloc_local((1,), \"uint64\")\n"
+    "    db = T.alloc_local((1,), \"uint64\")\n"
+    "    regs = T.alloc_local((16,), \"uint32\")\n"
+    "    for k in range(16):\n"
+    "        As[tx // 8 * 128 + k // 8 * 64 + tx % 8 * 8 + k % 8] = A[tx, k]\n"
+    "        if tx < 64:\n"
+    "            Bs[tx // 8 * 128 + k // 8 * 64 + tx % 8 * 8 + k % 8] = B[tx, k]\n"
+    "    if tx < 32:\n"
+    "        T.ptx.tcgen05.alloc.cta_group__1.sync.aligned.shared__cta.b32(T.address_of(taddr[0]), T.uint32(64))\n"
+    "    if tx == 0:\n"
+    "        T.ptx.mbarrier.init.shared__cta.b64(T.address_of(bar[0]), T.uint32(1))\n"
+    "    T.cuda.fence_proxy_async()\n"
+    "    T.cuda.cta_sync()\n"
+    "    if tx == 0:\n"
+    "        T.cuda.tcgen05.encode_matrix_descriptor(T.address_of(da[0]), T.address_of(As[0]), 8, 16, SWZ)\n"
+    "        T.cuda.tcgen05.encode_matrix_descriptor(T.address_of(db[0]), T.address_of(Bs[0]), 8, 16, SWZ)\n"
+    "        T.ptx[\"tcgen05.mma.cta_group::1.kind::f16\"](taddr[0], da[0], db[0], T.uint32(IDESC), T.uint32(0), T.uint32(0), T.uint32(0), T.uint32(0), False)\n"
+    "        if COMMIT:\n"
+    "            T.ptx.tcgen05.commit.cta_group__1.mbarrier__arrive__one.shared__cluster.b64(T.address_of(bar[0]))\n"
+    "    if COMMIT:\n"
+    "        T.cuda.mbarrier_wait(T.address_of(bar[0]), 0)\n"
+    "    else:\n"
+    "        T.cuda.cta_sync()\n"
+    "    for c in range(4):\n"
+    "        T.ptx[\"tcgen05.ld.sync.aligned.\" + SHAPE + \".b32\"](regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6], regs[7], regs[8], regs[9], regs[10], regs[11], regs[12], regs[13], regs[14], regs[15], T.cuda.get_tmem_addr(taddr[0], tx // 32 * 32, c * 16))\n"
+    "        for j in range(16):\n"
+    "            D[tx, c * 16 + j] = T.reinterpret(\"float32\", regs[j])\n"
+    "    T.cuda.cta_sync()\n"
+    "    if tx < 32:\n"
+    "        T.ptx.tcgen05.dealloc.cta_group__1.sync.aligned.b32(taddr[0], T.uint32(64))\n";
+
+/* Runs TC_KERNEL with `defs`: NULL when it fails (*err set), else the
+ * relative error of D against float64. */
+static double tc_run(const tirx_define *defs, size_t ndefs, tirx_error *err, bool *ok)
+{
+    tirx_options o = {.arch = "sm_100a", .no_binary = 1};
+    tirx_module *m = NULL;
+    tirx_status st = tirx_compile(TC_KERNEL, strlen(TC_KERNEL), "tc.tirx", defs, ndefs, &o, &m);
+    if (st != TIRX_OK) {
+        char *d = tirx_diag_render(m);
+        fail_msg("%s", d ? d : "compile failed");
+    }
+    unsigned seed = 11;
+    _Alignas(64) uint16_t a[128 * 16];
+    _Alignas(64) uint16_t b[64 * 16];
+    double av[128 * 16], bv[64 * 16];
+    float *d = random_floats(128 * 64, &seed);
+    for (int i = 0; i < 128 * 16; i++) {
+        a[i] = (uint16_t)sim_to_bits(IR_BFLOAT16, (SimVal){.f = (rand_r(&seed) % 17 - 8) / 4.0});
+        av[i] = sim_from_bits(IR_BFLOAT16, a[i]).f;
+    }
+    for (int i = 0; i < 64 * 16; i++) {
+        b[i] = (uint16_t)sim_to_bits(IR_BFLOAT16, (SimVal){.f = (rand_r(&seed) % 17 - 8) / 4.0});
+        bv[i] = sim_from_bits(IR_BFLOAT16, b[i]).f;
+    }
+    Tensor A = tensor(a, 2, 128, 16, kDLBfloat, 16), B = tensor(b, 2, 64, 16, kDLBfloat, 16);
+    Tensor D = tensor(d, 2, 128, 64, kDLFloat, 32);
+    Tensor *ts[] = {&A, &B, &D};
+    *ok = simulate(m, "f", ts, 3, NULL, 0, err) == TIRX_OK;
+    double num = 0, den = 0;
+    for (int i = 0; *ok && i < 128; i++)
+        for (int j = 0; j < 64; j++) {
+            double ref = 0;
+            for (int k = 0; k < 16; k++)
+                ref += av[i * 16 + k] * bv[j * 16 + k];
+            num += (d[i * 64 + j] - ref) * (d[i * 64 + j] - ref), den += ref * ref;
+        }
+    free(d);
+    tirx_module_free(m);
+    return *ok ? sqrt(num / den) : INFINITY;
+}
+
+static void tc_expect_error(const char *name, const char *value, const char *frag)
+{
+    tirx_define def = {name, value};
+    tirx_error err;
+    bool ok;
+    tc_run(&def, 1, &err, &ok);
+    if (ok || !strstr(err.message, frag))
+        fail_msg("%s=%s: '%s' is not in: %s", name, value, frag, ok ? "(no error)" : err.message);
+}
+
+static void test_tcgen05_planted(void **state)
+{
+    (void)state;
+    tirx_error err;
+    bool ok;
+    double e = tc_run(NULL, 0, &err, &ok);
+    if (!ok)
+        fail_msg("%s", err.message);
+    assert_true(e == 0); /* small integers / 4: every sum is exact */
+    /* the MMA's result read before its commit (no commit, no wait) */
+    tc_expect_error("COMMIT", "False", "tc.tirx:38:9: error: tensor memory (lane 32, column 0) "
+                    "read before the MMA that writes it was committed");
+    /* a wrong instruction descriptor: N = 32 leaves columns 32-63 unwritten;
+     * M = 64 puts D in 16 lanes per slab (data path F); a bad M is refused */
+    tc_expect_error("IDESC", "1 << 4 | 1 << 7 | 1 << 10 | (32 >> 3) << 17 | (128 >> 4) << 24",
+                    "tc.tirx:38:9: error: read of tensor memory no one wrote (lane 0, column 32)");
+    tc_expect_error("IDESC", "1 << 4 | 1 << 7 | 1 << 10 | (64 >> 3) << 17 | (64 >> 4) << 24",
+                    "read of tensor memory no one wrote (lane 16, column 0)");
+    tc_expect_error("IDESC", "1 << 4 | 1 << 7 | 1 << 10 | (64 >> 3) << 17 | (96 >> 4) << 24",
+                    "tc.tirx:30:9: error: tcgen05.mma.cta_group::1: the instruction descriptor "
+                    "0x06100490 asks for M = 96, N = 64");
+    /* float16 instead of bfloat16 inputs: wrong values */
+    tirx_define f16 = {"IDESC", "1 << 4 | 0 << 7 | 0 << 10 | (64 >> 3) << 17 | (128 >> 4) << 24"};
+    e = tc_run(&f16, 1, &err, &ok);
+    assert_true(!ok || e > 0.1);
+    /* a wrong swizzle in the descriptors (64-byte instead of none): the
+     * operands are read from the wrong addresses */
+    tirx_define swz = {"SWZ", "2"};
+    e = tc_run(&swz, 1, &err, &ok);
+    assert_true(!ok || e > 0.1);
+    /* a wrong TMEM layout: the accumulator read as 16x256b fragments */
+    tirx_define shape = {"SHAPE", "\"16x256b.x4\""};
+    e = tc_run(&shape, 1, &err, &ok);
+    assert_true(!ok || e > 0.1);
+}
+
 /* ---------------------------------------------------------------- values */
 
 static void test_rounding(void **state)
@@ -321,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_warp_collective_deadlock),
         cmocka_unit_test(test_not_modelled),
         cmocka_unit_test(test_rounding),
+        cmocka_unit_test(test_tcgen05_planted),
         cmocka_unit_test(test_wrong_expect_tx),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
