@@ -439,15 +439,19 @@ static void tma(SimLaunch *l, SimThread *t, const SimPtx *p, TmaDir dir, TxSpan 
         return;
     }
     uint64_t dst = address(l, t, p, "dst_mem"), mbar = address(l, t, p, "mbar");
-    uint32_t off = (uint32_t)sim_shared_window(l, dst), moff = (uint32_t)sim_shared_window(l, mbar);
+    int mrank;
+    uint32_t off = (uint32_t)sim_shared_window(l, dst), moff = sim_cluster_offset(l, mbar, &mrank);
     int mask = sim_ptx_operand(p, "cta_mask") ? (int)sim_ptx_value(l, t, p, "cta_mask", 0) : 1 << l->cta->rank;
+    /* .cta_group::2: each destination's bytes complete on the mbarrier of the
+     * CTA of its pair that the mbarrier operand names (the pair's leader) */
+    bool pair = !strcmp(sim_ptx_slot(p, "cta_group"), "cta_group::2");
     for (int k = 0; k < l->nctas && !sim_failed(l); k++) {
         if (!(mask >> k & 1))
             continue;
-        SimCta *c = &l->ctas[k];
+        SimCta *c = &l->ctas[k], *bc = &l->ctas[pair ? (k & ~1) | (mrank & 1) : k];
         int64_t bytes = tma_box(l, t, p, m, dir, coord, c, off, at);
         if (!sim_failed(l))
-            sim_mbarrier_complete_tx(l, t, (uint64_t)(uintptr_t)c->smem + moff, bytes, at);
+            sim_mbarrier_complete_tx(l, t, (uint64_t)(uintptr_t)bc->smem + moff, bytes, at);
     }
 }
 

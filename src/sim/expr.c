@@ -453,8 +453,11 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     case IR_OP_BUFFER_DATA: return var_value(l, t, c->args[0]);
     case IR_OP_PTX_ADDR:
         return ival(eval_int(l, t, c->args[0], lane) + eval_int(l, t, c->args[1], lane));
-    case IR_OP_CUDA_CVTA_TO_SHARED:
-        return ival((int64_t)sim_shared_window(l, (uint64_t)eval_int(l, t, c->args[0], lane)));
+    case IR_OP_CUDA_CVTA_TO_SHARED: { /* another CTA's (after mapa): its shared::cluster address */
+        int rank;
+        uint32_t off = sim_cluster_offset(l, (uint64_t)eval_int(l, t, c->args[0], lane), &rank);
+        return ival(rank == l->cta->rank ? off : 0x80000000u | (uint32_t)rank << 24 | off);
+    }
     case IR_OP_CUDA_SMEM_ADDR_FROM_UINT64:
         return ival((int64_t)sim_shared_window(l, (uint64_t)eval_int(l, t, c->args[0], lane)));
     case IR_OP_CUDA_CTA_SYNC: sim_barrier(l, t, 0, 0, e->span); return ival(0);

@@ -76,6 +76,19 @@ uint64_t sim_shared_window(SimLaunch *l, uint64_t addr)
     return (uint32_t)(addr - (uint64_t)(uintptr_t)l->cta->smem);
 }
 
+uint32_t sim_cluster_offset(const SimLaunch *l, uint64_t addr, int *rank)
+{
+    for (int r = 0; r < l->nctas; r++) {
+        uint64_t base = (uint64_t)(uintptr_t)l->ctas[r].smem;
+        if (addr >= base && addr < base + (l->smem_size ? l->smem_size : 1)) {
+            *rank = r;
+            return (uint32_t)(addr - base);
+        }
+    }
+    *rank = l->cta->rank;
+    return (uint32_t)(addr - (uint64_t)(uintptr_t)l->cta->smem);
+}
+
 static void out_of_bounds(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, bool write,
                           TxSpan at)
 {

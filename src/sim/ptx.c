@@ -95,10 +95,31 @@ static const IrExpr *arg(const SimPtx *p, const IrPtxOperand *o, int lane)
 
 /* ---------------------------------------------------------------- memory */
 
+/* ld.b128 into one 128-bit value: the simulator's values hold 64 bits, so
+ * it is modelled while the high half is zero (a clusterlaunchcontrol
+ * response, which the simulator leaves "not canceled") and refused after. */
+static void ld_b128(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e)
+{
+    const IrPtxOperand *d = sim_ptx_operand(p, "d");
+    uint64_t addr = sim_ptx_address(l, t, p, sim_ptx_operand(p, "addr"));
+    SimVal lo, hi;
+    if (!sim_load(l, t, addr, IR_UINT64, &lo, e->span) ||
+        !sim_load(l, t, addr + 8, IR_UINT64, &hi, e->span))
+        return;
+    if (hi.i)
+        sim_fail(l, t, e->span, "not modelled: ld.b128 of a value with its high 64 bits set");
+    else
+        sim_assign(l, t, arg(p, d, 0), lo);
+}
+
 static void ld(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e)
 {
     IrDType dt = type_of(sim_ptx_slot(p, "type"));
     const IrPtxOperand *d = sim_ptx_operand(p, "d"), *a = sim_ptx_operand(p, "addr");
+    if (!strcmp(sim_ptx_slot(p, "type"), "b128") && d && a && d->lanes == 1) {
+        ld_b128(l, t, p, e);
+        return;
+    }
     if (!dt.bits || !d || !a) {
         sim_fail(l, t, e->span, "not modelled: ld.%s", sim_ptx_slot(p, "type"));
         return;

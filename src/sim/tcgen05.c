@@ -166,14 +166,11 @@ static void warp_op(SimLaunch *l, SimThread *t, const SimPtx *p, const char *act
     if (!sim_coll(l, t, SIM_COLL_SYNC, 0xffffffffu, p->c, in, 1, res, at) ||
         warp_lane(t) != 0)
         return;
-    bool pair = !strcmp(sim_ptx_slot(p, "cta_group"), "cta_group::2");
-    SimCta *c = l->cta, *peer = pair ? peer_of(l, c) : NULL;
+    SimCta *c = l->cta;
     if (!strcmp(action, "alloc")) {
         const IrPtxOperand *d = sim_ptx_operand(p, "dst");
         uint32_t n = (uint32_t)sim_ptx_value(l, t, p, "ncols", 0);
         tm_alloc(l, t, c, sim_ptx_address(l, t, p, d), n, at);
-        if (peer && tmem_of(l, t, peer, at))
-            memcpy(peer->tmem->allocated, c->tmem->allocated, TM_COLS);
     } else if (!strcmp(action, "dealloc")) {
         uint32_t a = (uint32_t)sim_ptx_value(l, t, p, "taddr", 0);
         uint32_t n = (uint32_t)sim_ptx_value(l, t, p, "ncols", 0);
@@ -437,7 +434,8 @@ static void commit(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
         return;
     }
     uint32_t mask = (uint32_t)sim_ptx_value(l, t, p, "mask", 0);
-    uint64_t off = sim_shared_window(l, bar);
+    int rank;
+    uint64_t off = sim_cluster_offset(l, bar, &rank);
     for (int r = 0; r < l->nctas && !sim_failed(l); r++)
         if (mask >> r & 1)
             sim_mbarrier_arrive(l, t, (uint64_t)(uintptr_t)l->ctas[r].smem + off, 1, 0, at);
@@ -480,7 +478,8 @@ static void try_cancel(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
     uint64_t dst = sim_ptx_address(l, t, p, sim_ptx_operand(p, "addr"));
     uint64_t bar = sim_ptx_address(l, t, p, sim_ptx_operand(p, "mbar"));
     bool all = *sim_ptx_slot(p, "multicast") != 0;
-    uint64_t doff = sim_shared_window(l, dst), boff = sim_shared_window(l, bar);
+    int rank;
+    uint64_t doff = sim_cluster_offset(l, dst, &rank), boff = sim_cluster_offset(l, bar, &rank);
     for (int r = 0; r < l->nctas && !sim_failed(l); r++) {
         if (!all && &l->ctas[r] != l->cta)
             continue;
