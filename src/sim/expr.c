@@ -200,8 +200,8 @@ static SimVal load(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
         return ival(0);
     SimVal v = ival(0);
     if (is_local(b)) {
-        uint64_t bits = 0;
-        memcpy(&bits, (void *)(uintptr_t)addr, dt.bits < 8 ? 1 : dt.bits / 8);
+        uint64_t bits = 0; /* values hold 64 bits: the low half of a 128-bit local */
+        memcpy(&bits, (void *)(uintptr_t)addr, dt.bits < 8 ? 1 : dt.bits > 64 ? 8 : dt.bits / 8);
         return sim_from_bits(dt, bits);
     }
     sim_load(l, t, addr, dt, &v, e->span);
@@ -221,7 +221,10 @@ bool sim_assign(SimLaunch *l, SimThread *t, const IrExpr *lhs, SimVal v)
         return false;
     if (is_local(b)) {
         uint64_t bits = sim_to_bits(lhs->dtype, v);
-        memcpy((void *)(uintptr_t)addr, &bits, lhs->dtype.bits < 8 ? 1 : lhs->dtype.bits / 8);
+        size_t n = lhs->dtype.bits < 8 ? 1 : lhs->dtype.bits / 8;
+        memcpy((void *)(uintptr_t)addr, &bits, n > 8 ? 8 : n);
+        if (n > 8) /* a 128-bit local: its high half is zero */
+            memset((uint8_t *)(uintptr_t)addr + 8, 0, n - 8);
         return true;
     }
     return sim_store(l, t, addr, lhs->dtype, v, lhs->span);
