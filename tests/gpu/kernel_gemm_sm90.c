@@ -103,7 +103,7 @@ int main(void)
         {256, 264, 1000, 7, "3"}, {128, 1024, 4096, 132, "6", "False"}, {64, 512, 128, 132, "2"}};
     /* several tiles per CTA, ragged edges, narrow M, split-K (the heuristic's:
      * 1 tile on 8 CTAs; forced on a ragged K; with the register epilogue) */
-    const Shape sim_shapes[] = {{256, 256, 256, 2}, {200, 136, 192, 8}, {64, 128, 128, 8},
+    const Shape sim_shapes[] = {{256, 128, 128, 2}, {200, 136, 192, 8}, {64, 128, 128, 8},
                                 {128, 128, 1024, 8}, {128, 136, 328, 4, "3"},
                                 {128, 128, 512, 8, "2", "False"}};
     const Shape *shapes = OP_SIZE(gpu_shapes, sim_shapes);
