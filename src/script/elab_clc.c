@@ -424,7 +424,13 @@ ScVal lg_worker_method(El *E, ScLang *h, const char *name, ScArgs *args)
              release_slot(E, x.w->clc, args);
     else if (!strcmp(name, "consume_wg"))
         ok = el_bind_args(E, args, "wg_id, warp_id, lane_id", &b) && consume_wg(E, &x, &b);
-    else if (!strcmp(name, "advance_coords"))
+    else if (!strcmp(name, "advance_coords") && x.w->clc->num_m.kind != SV_INT) {
+        /* the decoded id is uint32, the tile counts int32: the reference fails too */
+        el_error(E, TX_E_HELPER, sp, "%s: the CTA id of a response is a uint32 and this "
+                 "scheduler's num_m_tiles a runtime int32; mapping one onto the other needs "
+                 "num_m_tiles as a constant", args->fname);
+        return sv_error();
+    } else if (!strcmp(name, "advance_coords"))
         ok = el_bind_args(E, args, "", &b) &&
              lg_if(E, is_no_cta(E, x.w->nxt, SC_TK_NOTEQUAL, sp), emit_advance, &x, false, sp);
     else if (!strcmp(name, "mark_done_if_drained"))
