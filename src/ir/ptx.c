@@ -1357,20 +1357,25 @@ static bool uniform_condition(const PtxEntry *e, const IrPtxResolved *r, const c
     return false;
 }
 
+/* Every condition of one PTX_UNIFORM row holds for r. */
+static bool uniform_row(const PtxEntry *e, const IrPtxResolved *r, const char *conditions)
+{
+    for (const char *c = conditions; *c;) {
+        size_t n = strcspn(c, " ");
+        if (!uniform_condition(e, r, c, n))
+            return false;
+        c += n + (c[n] == ' ');
+    }
+    return true;
+}
+
+/* Some row of r's entry holds (an entry may have several). */
 bool ir_ptx_uniform_result(const IrPtxResolved *r)
 {
     const PtxEntry *e = ptx_entry(r->entry);
-    for (size_t i = 0; e && i < TX_ARRAY_LEN(ptx_uniform); i++) {
-        if (ptx_uniform[i].entry != r->entry)
-            continue;
-        for (const char *c = ptx_uniform[i].conditions; *c;) {
-            size_t n = strcspn(c, " ");
-            if (!uniform_condition(e, r, c, n))
-                return false;
-            c += n + (c[n] == ' ');
-        }
-        return true;
-    }
+    for (size_t i = 0; e && i < TX_ARRAY_LEN(ptx_uniform); i++)
+        if (ptx_uniform[i].entry == r->entry && uniform_row(e, r, ptx_uniform[i].conditions))
+            return true;
     return false;
 }
 

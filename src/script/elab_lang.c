@@ -1,6 +1,7 @@
 /* The helpers of the reference's kernel library, tvm.tirx.lang (also
  * tvm.backend.cuda.lang): barriers and pipelines (elab_pipeline.c), warp roles
- * (here), tile schedulers and the shared-memory descriptor (elab_sched.c).
+ * (here), tile schedulers and the shared-memory descriptor (elab_sched.c),
+ * the cluster launch control scheduler and its response decode (elab_clc.c).
  * They are bound by an import, as in Python:
  *
  *     from tvm.tirx.lang.pipeline import MBarrier, TMABar, Pipeline, PipelineState
@@ -79,7 +80,8 @@ bool el_lang_import(El *E, const Ast *s)
         return false;
     if (s->op == SC_TK_STAR) {
         for (size_t i = 0; i < TX_ARRAY_LEN(lang_classes); i++)
-            if (!*module || !strcmp(module, lang_classes[i].module))
+            if ((!*module || !strcmp(module, lang_classes[i].module)) &&
+                lang_classes[i].name[0] != '_')
                 bind_lang_name(E, module, lang_classes[i].name, lang_classes[i].name, s->span);
         return true;
     }
@@ -152,7 +154,8 @@ ScVal el_lang_attr(El *E, ScVal obj, const char *name, TxSpan sp)
     switch (h->kind) {
     case LANG_PIPELINE: return lg_pipeline_attr(E, obj, name, sp);
     case LANG_PIPE_STATE: return lg_state_attr(E, obj, name, sp);
-    case LANG_SCHED_2D: return lg_sched_attr(E, obj, name, sp);
+    case LANG_SCHED_2D: case LANG_CLC_WORKER: return lg_sched_attr(E, obj, name, sp);
+    case LANG_CLC: return lg_clc_attr(E, obj, name, sp);
     case LANG_SMEM_DESC: return lg_desc_attr(E, obj, name, sp);
     default:
         el_error(E, TX_E_UNKNOWN_ATTRIBUTE, sp,
@@ -171,6 +174,8 @@ ScVal el_lang_method(El *E, ScVal obj, const char *name, ScArgs *args)
     switch (h->kind) {
     case LANG_PIPE_STATE: return lg_state_method(E, h, name, args);
     case LANG_SCHED_2D: return lg_sched_method(E, h, name, args);
+    case LANG_CLC_WORKER: return lg_worker_method(E, h, name, args);
+    case LANG_CLC: return lg_clc_method(E, h, name, args);
     case LANG_SMEM_DESC: return lg_desc_method(E, h, name, args);
     default: TX_UNREACHABLE();
     }
@@ -198,6 +203,7 @@ static void name_lang(El *E, ScLang *h, const char *name)
         h->u.state.phase->u.var.name = tx_arena_printf(E->a, "%s_phase", name);
         return;
     case LANG_SCHED_2D: lg_sched_named(E, h, name); return;
+    case LANG_CLC: case LANG_CLC_WORKER: lg_clc_named(E, h, name); return;
     case LANG_SMEM_DESC:
         h->u.desc.buf->u.var.name = tx_arena_printf(E->a, "%s__buf", name);
         return;
@@ -216,13 +222,41 @@ void lg_kw(LgCall *k, const char *name, ScVal v)
     k->names[k->nkw] = name, k->spans[k->nkw] = v.span, k->kw[k->nkw++] = v;
 }
 
+ScArgs lg_args(LgCall *k, const ScArgs *at, const char *fname)
+{
+    return (ScArgs){.call = at->call, .span = at->span, .fname = fname, .npos = k->npos,
+                    .pos = k->pos, .nkw = k->nkw, .kw = k->kw, .kwnames = k->names,
+                    .kwspans = k->spans};
+}
+
 ScVal lg_call(El *E, const char *path, LgCall *k, const ScArgs *at)
 {
-    ScArgs a = {.call = at->call, .span = at->span, .npos = k->npos, .pos = k->pos,
-                .nkw = k->nkw, .kw = k->kw, .kwnames = k->names, .kwspans = k->spans};
-    a.fname = tx_arena_printf(E->a, "T.%s", path);
+    ScArgs a = lg_args(k, at, tx_arena_printf(E->a, "T.%s", path));
     ScBuiltinFn f = el_builtin(path);
     return f ? f(E, &a) : el_call_path(E, path, &a);
+}
+
+ScVal lg_method(El *E, ScLang *h, const char *name, LgCall *k, const ScArgs *at)
+{
+    ScArgs a = lg_args(k, at, name);
+    ScVal v = lg_val(h, at->span);
+    v.fresh = false;
+    return el_lang_method(E, v, name, &a);
+}
+
+ScVal lg_seq1(El *E, ScValKind kind, ScVal item, TxSpan sp)
+{
+    ScVal v = {.kind = kind, .span = sp};
+    v.u.seq.items = TX_NEW(E->a, ScVal);
+    v.u.seq.items[0] = item, v.u.seq.n = 1;
+    return v;
+}
+
+ScVal lg_addr0(El *E, IrExpr *buf, const ScArgs *at)
+{
+    LgCall k = {0};
+    lg_pos(&k, sv_expr(el_load(E, buf, lg_index0(E, at->span), 1, at->span), at->span));
+    return lg_call(E, "address_of", &k, at);
 }
 
 bool lg_stmt(El *E, const char *path, LgCall *k, const ScArgs *at)
@@ -295,6 +329,19 @@ bool lg_if(El *E, ScVal cond, LgEmitFn emit, void *ctx, bool has_else, TxSpan sp
     IrStmt *s = ir_stmt(E->a, IR_S_IF, sp);
     s->u.ifs.cond = c, s->u.ifs.then_s = then_s, s->u.ifs.else_s = else_s;
     el_emit(E, s);
+    return ok;
+}
+
+bool lg_while(El *E, ScVal cond, LgEmitFn emit, void *ctx, TxSpan sp)
+{
+    IrExpr *c = cond.kind == SV_ERROR ? NULL : el_prim(E, &cond, "a condition");
+    if (!c)
+        return false;
+    ScStmtList outer = el_block_begin(E);
+    bool ok = emit(E, ctx, 0);
+    IrStmt *w = ir_stmt(E->a, IR_S_WHILE, sp);
+    w->u.whl.cond = c, w->u.whl.body = el_block_end(E, outer, sp);
+    el_emit(E, w);
     return ok;
 }
 

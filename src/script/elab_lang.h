@@ -1,5 +1,5 @@
 /* Private to the language helpers (elab_lang.c, elab_pipeline.c,
- * elab_sched.c): the helper object, and the builders that expand a helper's
+ * elab_sched.c, elab_clc.c): the helper object, and the builders that expand a helper's
  * method into the statements the script would have written, by calling the
  * same builtins (T.ptx..., T.cuda..., T.decl_buffer) the parser calls. */
 #ifndef TX_SCRIPT_ELAB_LANG_H
@@ -13,6 +13,15 @@ typedef enum {
 #undef X
     LANG_COUNT
 } ScLangKind;
+
+/* A ClusterPersistentScheduler2D (elab_sched.c); a ClusterLaunchControlScheduler's
+ * worker is one too, with its handshake state (elab_clc.c). */
+typedef struct ScSched {
+    IrExpr *m_idx, *n_idx, *linear, *tile_count;
+    ScVal clusters, total, full_groups, tail_rows;
+    int64_t group, cluster_m, cluster_n, n_cols;
+    struct ScClcWorker *worker; /* NULL but for a worker */
+} ScSched;
 
 struct ScLang {
     ScLangKind kind;
@@ -37,7 +46,8 @@ struct ScLang {
             int64_t regs; /* 0: no setmaxnreg */
             bool increase;
         } role;
-        struct ScSched *sched;
+        ScSched *sched; /* ClusterPersistentScheduler2D, _CLCWorker */
+        struct ScClc *clc;
         struct { /* SmemDescriptor */
             IrExpr *buf; /* a uint64 local scalar */
         } desc;
@@ -73,6 +83,16 @@ ScVal lg_u32(El *E, ScVal v, TxSpan sp);
  * which = 0 (then) and 1 (else); a Python condition keeps only the taken block. */
 typedef bool (*LgEmitFn)(El *E, void *ctx, int which);
 bool lg_if(El *E, ScVal cond, LgEmitFn emit, void *ctx, bool has_else, TxSpan sp);
+/* while cond: (what emit(E, ctx, 0) adds) */
+bool lg_while(El *E, ScVal cond, LgEmitFn emit, void *ctx, TxSpan sp);
+/* The arguments of k as a call's, for a helper's own constructor or method. */
+ScArgs lg_args(LgCall *k, const ScArgs *at, const char *fname);
+/* h.name(args) of another helper, as the script would call it. */
+ScVal lg_method(El *E, ScLang *h, const char *name, LgCall *k, const ScArgs *at);
+/* A one-item list or tuple (kind SV_LIST or SV_TUPLE): [item], (item,). */
+ScVal lg_seq1(El *E, ScValKind kind, ScVal item, TxSpan sp);
+/* T.address_of(buf[0]) */
+ScVal lg_addr0(El *E, IrExpr *buf, const ScArgs *at);
 /* An int argument: dflt when absent or None. */
 bool lg_int(El *E, const ScVal *v, int64_t dflt, int64_t *out, const char *what);
 ScLang *lg_new(El *E, ScLangKind kind);
@@ -90,8 +110,18 @@ ScVal lg_state_attr(El *E, ScVal obj, const char *name, TxSpan sp);
 ScVal lg_state_method(El *E, ScLang *h, const char *name, ScArgs *args);
 ScVal lg_sched_attr(El *E, ScVal obj, const char *name, TxSpan sp);
 ScVal lg_sched_method(El *E, ScLang *h, const char *name, ScArgs *args);
+ScVal lg_clc_attr(El *E, ScVal obj, const char *name, TxSpan sp);
+ScVal lg_clc_method(El *E, ScLang *h, const char *name, ScArgs *args);
+ScVal lg_worker_method(El *E, ScLang *h, const char *name, ScArgs *args);
+/* ClusterPersistentScheduler2D(...) from checked arguments: its locals and totals. */
+ScSched *lg_sched_make(El *E, ScVal num_m, int64_t num_n, ScVal clusters, int64_t group,
+                       int64_t cluster_m, int64_t cluster_n, const ScArgs *at);
+/* init(cluster_id) and update_current_m_n_idx(work_idx) of a scheduler. */
+bool lg_sched_init(El *E, ScSched *s, ScVal cluster_id, TxSpan sp);
+bool lg_sched_update(El *E, ScSched *s, ScVal work, TxSpan sp);
 ScVal lg_desc_attr(El *E, ScVal obj, const char *name, TxSpan sp);
 ScVal lg_desc_method(El *E, ScLang *h, const char *name, ScArgs *args);
 void lg_sched_named(El *E, ScLang *h, const char *name);
+void lg_clc_named(El *E, ScLang *h, const char *name);
 
 #endif

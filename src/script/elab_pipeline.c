@@ -26,18 +26,10 @@ static ScVal buffer_val(IrExpr *buf, TxSpan sp)
     return v;
 }
 
-static ScVal one_item(El *E, ScValKind k, ScVal item, TxSpan sp)
-{
-    ScVal v = {.kind = k, .span = sp};
-    v.u.seq.items = TX_NEW(E->a, ScVal);
-    v.u.seq.items[0] = item, v.u.seq.n = 1;
-    return v;
-}
-
 /* buf.ptr_to([idx]): T.address_of(buf[idx]). */
 static ScVal bar_ptr(El *E, const ScLang *h, ScVal idx, const ScArgs *at)
 {
-    ScVal list = one_item(E, SV_LIST, idx, at->span);
+    ScVal list = lg_seq1(E, SV_LIST, idx, at->span);
     ScArgs a = {.call = at->call, .span = at->span, .fname = "ptr_to", .npos = 1, .pos = &list};
     return el_buffer_method(E, buffer_val(h->u.bar.buf, at->span), "ptr_to", &a);
 }
@@ -68,7 +60,7 @@ static ScLang *new_barrier(El *E, ScLangKind k, const ScVal *pool, int64_t depth
     }
     h->u.bar.leader = leader;
     LgCall k2 = {0};
-    lg_pos(&k2, one_item(E, SV_TUPLE, sv_int(depth, at->span), at->span));
+    lg_pos(&k2, lg_seq1(E, SV_TUPLE, sv_int(depth, at->span), at->span));
     lg_pos(&k2, sv_str(E, "uint64", at->span));
     lg_kw(&k2, "align", sv_int(8, at->span));
     ScArgs a = {.call = at->call, .span = at->span, .npos = k2.npos, .pos = k2.pos,
@@ -137,7 +129,7 @@ static ScVal phase_xor(El *E, ScVal phase, int64_t off, TxSpan sp)
 static ScVal map_addr(El *E, ScVal ptr, ScVal rank, const ScArgs *at)
 {
     LgCall k = {0};
-    lg_pos(&k, one_item(E, SV_LIST, sv_int(1, at->span), at->span));
+    lg_pos(&k, lg_seq1(E, SV_LIST, sv_int(1, at->span), at->span));
     lg_pos(&k, sv_str(E, "uint32", at->span));
     ScVal mapped = lg_call(E, "alloc_local", &k, at);
     if (mapped.kind != SV_BUFFER)
@@ -311,7 +303,7 @@ static ScVal remote_view(El *E, ScLang *h, ScArgs *args)
     }
     TxSpan sp = args->span;
     LgCall k = {0};
-    lg_pos(&k, one_item(E, SV_LIST, sv_int(1, sp), sp));
+    lg_pos(&k, lg_seq1(E, SV_LIST, sv_int(1, sp), sp));
     lg_pos(&k, sv_str(E, "uint64", sp));
     ScVal mapped = lg_call(E, "alloc_local", &k, args);
     if (mapped.kind != SV_BUFFER)
@@ -337,7 +329,7 @@ static ScVal remote_view(El *E, ScLang *h, ScArgs *args)
     bind->u.bind.var = var, bind->u.bind.value = pe;
     el_emit(E, bind);
     LgCall d = {0};
-    lg_pos(&d, one_item(E, SV_TUPLE, sv_int(h->u.bar.depth, sp), sp));
+    lg_pos(&d, lg_seq1(E, SV_TUPLE, sv_int(h->u.bar.depth, sp), sp));
     lg_pos(&d, sv_str(E, "uint64", sp));
     lg_kw(&d, "data", sv_expr(var, sp));
     lg_kw(&d, "scope", sv_str(E, "shared", sp));

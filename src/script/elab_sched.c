@@ -21,12 +21,6 @@
  * keeps a tcgen05 shared-memory matrix descriptor in a uint64 local. */
 #include "elab_lang.h"
 
-typedef struct ScSched {
-    IrExpr *m_idx, *n_idx, *linear, *tile_count;
-    ScVal clusters, total, full_groups, tail_rows;
-    int64_t group, cluster_m, cluster_n, n_cols;
-} ScSched;
-
 static ScVal load(El *E, IrExpr *scalar, TxSpan sp)
 {
     ScVal s = lg_scalar(scalar, sp);
@@ -114,7 +108,7 @@ static bool gm_emit(El *E, void *ctx, int which)
 static bool is_zero(const ScVal *v) { return v->kind == SV_INT && v->u.i == 0; }
 
 /* update_current_m_n_idx(work_idx) */
-static bool sched_update(El *E, ScSched *s, ScVal work, TxSpan sp)
+bool lg_sched_update(El *E, ScSched *s, ScVal work, TxSpan sp)
 {
     GmChain c = {.s = s, .sp = sp};
     c.cm_off = opi(E, SC_TK_PERCENT, work, s->cluster_m, sp);
@@ -181,20 +175,42 @@ static ScVal trunc_div(El *E, ScVal a, int64_t b, const ScArgs *at)
     return lg_call(E, "truncdiv", &k, at);
 }
 
+ScSched *lg_sched_make(El *E, ScVal num_m, int64_t num_n, ScVal clusters, int64_t group,
+                       int64_t cluster_m, int64_t cluster_n, const ScArgs *at)
+{
+    ScSched *s = TX_NEW(E->a, ScSched);
+    s->group = group, s->cluster_m = cluster_m, s->cluster_n = cluster_n;
+    s->clusters = clusters;
+    s->n_cols = (num_n + cluster_n - 1) / cluster_n;
+    ScVal rows = ceil_div(E, num_m, cluster_m, at);
+    s->full_groups = trunc_div(E, rows, group, at);
+    s->tail_rows = op(E, SC_TK_MINUS, rows, opi(E, SC_TK_STAR, s->full_groups, group, at->span),
+                      at->span);
+    s->total = opi(E, SC_TK_STAR, opi(E, SC_TK_STAR, opi(E, SC_TK_STAR, rows, s->n_cols,
+                                                         at->span),
+                                      cluster_m, at->span), cluster_n, at->span);
+    if (s->total.kind == SV_ERROR || s->tail_rows.kind == SV_ERROR ||
+        !(s->m_idx = lg_local_scalar(E, "int32", at)) ||
+        !(s->n_idx = lg_local_scalar(E, "int32", at)) ||
+        !(s->linear = lg_local_scalar(E, "int32", at)) ||
+        !(s->tile_count = lg_local_scalar(E, "int32", at)))
+        return NULL;
+    return s;
+}
+
 /* ClusterPersistentScheduler2D(prefix, num_m_tiles, num_n_tiles, num_clusters,
  *     l2_group_size=8, cluster_m=1, cluster_n=1, serpentine=False) */
 ScVal lg_new_sched_2d(El *E, ScArgs *args, ScLangKind k)
 {
     ScBound b;
-    ScSched *s = TX_NEW(E->a, ScSched);
-    int64_t num_n;
+    int64_t num_n, group, cluster_m, cluster_n;
     bool serpentine = false;
     if (!el_bind_args(E, args, "prefix, num_m_tiles, num_n_tiles, num_clusters, "
                                "l2_group_size=, cluster_m=, cluster_n=, serpentine=", &b) ||
         !pos_int(E, &b.v[2], 1, &num_n, "num_n_tiles", args) ||
-        !pos_int(E, &b.v[4], 8, &s->group, "l2_group_size", args) ||
-        !pos_int(E, &b.v[5], 1, &s->cluster_m, "cluster_m", args) ||
-        !pos_int(E, &b.v[6], 1, &s->cluster_n, "cluster_n", args))
+        !pos_int(E, &b.v[4], 8, &group, "l2_group_size", args) ||
+        !pos_int(E, &b.v[5], 1, &cluster_m, "cluster_m", args) ||
+        !pos_int(E, &b.v[6], 1, &cluster_n, "cluster_n", args))
         return sv_error();
     if (sv_given(&b.v[7]) && (!sv_truth(&b.v[7], &serpentine) || serpentine)) {
         el_error(E, TX_E_HELPER, b.v[7].span, "%s: the serpentine order is not supported; use the "
@@ -206,20 +222,8 @@ ScVal lg_new_sched_2d(El *E, ScArgs *args, ScLangKind k)
         return sv_error();
     if (!el_prim(E, &b.v[3], "num_clusters"))
         return sv_error();
-    s->clusters = b.v[3];
-    s->n_cols = (num_n + s->cluster_n - 1) / s->cluster_n;
-    ScVal rows = ceil_div(E, num_m, s->cluster_m, args);
-    s->full_groups = trunc_div(E, rows, s->group, args);
-    s->tail_rows = op(E, SC_TK_MINUS, rows, opi(E, SC_TK_STAR, s->full_groups, s->group,
-                                                args->span), args->span);
-    s->total = opi(E, SC_TK_STAR, opi(E, SC_TK_STAR, opi(E, SC_TK_STAR, rows, s->n_cols,
-                                                         args->span),
-                                      s->cluster_m, args->span), s->cluster_n, args->span);
-    if (s->total.kind == SV_ERROR || s->tail_rows.kind == SV_ERROR ||
-        !(s->m_idx = lg_local_scalar(E, "int32", args)) ||
-        !(s->n_idx = lg_local_scalar(E, "int32", args)) ||
-        !(s->linear = lg_local_scalar(E, "int32", args)) ||
-        !(s->tile_count = lg_local_scalar(E, "int32", args)))
+    ScSched *s = lg_sched_make(E, num_m, num_n, b.v[3], group, cluster_m, cluster_n, args);
+    if (!s)
         return sv_error();
     ScLang *h = lg_new(E, k);
     h->u.sched = s;
@@ -234,7 +238,9 @@ void lg_sched_named(El *E, ScLang *h, const char *name)
 ScVal lg_sched_attr(El *E, ScVal obj, const char *name, TxSpan sp)
 {
     static const char *const methods[] = {"init", "next_tile", "next_tile_stride", "valid",
-                                          "update_current_m_n_idx"};
+                                          "update_current_m_n_idx", "reset", "consume",
+                                          "consume_wg", "advance_coords",
+                                          "mark_done_if_drained"};
     static const struct {
         const char *name;
         size_t field;
@@ -246,8 +252,10 @@ ScVal lg_sched_attr(El *E, ScVal obj, const char *name, TxSpan sp)
     for (size_t i = 0; i < TX_ARRAY_LEN(scalars); i++)
         if (!strcmp(name, scalars[i].name))
             return lg_scalar(*(IrExpr **)((char *)s + scalars[i].field), sp);
-    return el_method_attr(E, obj, methods, (int)TX_ARRAY_LEN(methods), name, sp,
-                          "ClusterPersistentScheduler2D");
+    /* a worker has the scheduler's methods and its handshake's (the last five) */
+    bool worker = s->worker != NULL;
+    return el_method_attr(E, obj, methods, (int)TX_ARRAY_LEN(methods) - (worker ? 0 : 5), name,
+                          sp, worker ? "_CLCWorker" : "ClusterPersistentScheduler2D");
 }
 
 /* linear_idx = start; tile_count = 0 (init) or linear_idx += stride; tile_count += 1 */
@@ -257,7 +265,12 @@ static bool sched_step(El *E, ScSched *s, ScVal start, ScVal stride, TxSpan sp)
     ScVal next = init ? start : op(E, SC_TK_PLUS, load(E, s->linear, sp), stride, sp);
     ScVal count = init ? sv_int(0, sp) : opi(E, SC_TK_PLUS, load(E, s->tile_count, sp), 1, sp);
     return lg_store(E, s->linear, next, sp) && lg_store(E, s->tile_count, count, sp) &&
-           sched_update(E, s, init ? start : load(E, s->linear, sp), sp);
+           lg_sched_update(E, s, init ? start : load(E, s->linear, sp), sp);
+}
+
+bool lg_sched_init(El *E, ScSched *s, ScVal cluster_id, TxSpan sp)
+{
+    return sched_step(E, s, cluster_id, (ScVal){.kind = SV_COUNT}, sp);
 }
 
 ScVal lg_sched_method(El *E, ScLang *h, const char *name, ScArgs *args)
@@ -272,13 +285,13 @@ ScVal lg_sched_method(El *E, ScLang *h, const char *name, ScArgs *args)
                    ? el_compare(E, SC_TK_LESS, load(E, s->linear, sp), s->total, sp)
                    : sv_error();
     if (!strcmp(name, "init"))
-        ok = el_bind_args(E, args, "cluster_id", &b) && sched_step(E, s, b.v[0], none, sp);
+        ok = el_bind_args(E, args, "cluster_id", &b) && lg_sched_init(E, s, b.v[0], sp);
     else if (!strcmp(name, "next_tile"))
         ok = el_bind_args(E, args, "", &b) && sched_step(E, s, none, s->clusters, sp);
     else if (!strcmp(name, "next_tile_stride"))
         ok = el_bind_args(E, args, "stride", &b) && sched_step(E, s, none, b.v[0], sp);
     else
-        ok = el_bind_args(E, args, "work_idx", &b) && sched_update(E, s, b.v[0], sp);
+        ok = el_bind_args(E, args, "work_idx", &b) && lg_sched_update(E, s, b.v[0], sp);
     return ok ? sv_none(sp) : sv_error();
 }
 
@@ -383,9 +396,8 @@ ScVal lg_desc_method(El *E, ScLang *h, const char *name, ScArgs *args)
     /* init(smem_ptr, ldo, sdo, swizzle) */
     if (!el_bind_args(E, args, "smem_ptr, ldo, sdo, swizzle", &b))
         return sv_error();
-    LgCall k = {0}, addr = {0};
-    lg_pos(&addr, sv_expr(el_load(E, h->u.desc.buf, lg_index0(E, sp), 1, sp), sp));
-    lg_pos(&k, lg_call(E, "address_of", &addr, args));
+    LgCall k = {0};
+    lg_pos(&k, lg_addr0(E, h->u.desc.buf, args));
     for (int i = 0; i < 4; i++)
         lg_pos(&k, b.v[i]);
     return lg_stmt(E, "cuda.tcgen05.encode_matrix_descriptor", &k, args) ? sv_none(sp)

@@ -27,7 +27,8 @@ from tvm.script import ir as I  # noqa: E741
 from tvm.script import tirx as T
 from tvm.tirx.lang.pipeline import MBarrier, Pipeline, PipelineState, TCGen05Bar, TMABar
 from tvm.tirx.lang.smem_desc import SmemDescriptor
-from tvm.tirx.lang.tile_scheduler import ClusterPersistentScheduler2D
+from tvm.tirx.lang.tile_scheduler import ClusterLaunchControlScheduler, ClusterPersistentScheduler2D
+from tvm.backend.cuda.lang.clc import query_cancel_first_ctaid_x
 from tvm.tirx.lang.warp_role import WarpgroupRole, WarpRole
 from tvm.tirx.layout import (
     Axis,
@@ -2844,6 +2845,74 @@ def g_lang_scheduler(A: T.Buffer((128, 64), "float32"), m: T.int32):
     d.init(T.address_of(A[0, 0]), 1, 64, 3)
     A[1, 1] = T.reinterpret("float32", T.Cast("uint32", d.add_16B_offset(2)))
     A[2, 2] = T.reinterpret("float32", T.Cast("uint32", d.desc))
+
+
+@T.prim_func
+def g_lang_clc(A: T.Buffer((128, 64), "float32")):
+    T.device_entry()
+    cbx = T.cta_id_in_cluster([2])
+    bx = T.cta_id([16])
+    wg = T.warpgroup_id([2])
+    warp = T.warp_id_in_wg([4])
+    lane = T.lane_id([32])
+    pool = T.SMEMPool()
+    clc = ClusterLaunchControlScheduler(pool, num_m_tiles=4, num_n_tiles=2, l2_group_size=8, cta_group=2, finish_arrivals=5)
+    pool.commit()
+    if wg == 1:
+        if warp == 0:
+            ld = clc.worker("ld")
+            ld.init(bx // 2)
+            if T.cuda.elect_sync():
+                while ld.valid():
+                    A[ld.m_idx, ld.n_idx] = T.float32(1)
+                    ld.consume()
+                    ld.advance_coords()
+                    ld.mark_done_if_drained()
+        elif warp == 1:
+            mm = clc.worker("mm")
+            mm.reset()
+            if T.cuda.elect_sync():
+                while mm.valid():
+                    mm.consume()
+                    mm.mark_done_if_drained()
+        elif warp == 2:
+            clc.run_scheduler(cbx)
+    else:
+        wb = clc.worker("wb")
+        wb.init(bx // 2)
+        while wb.valid():
+            wb.consume_wg(wg, warp, lane)
+            wb.advance_coords()
+            wb.mark_done_if_drained()
+
+
+@T.prim_func
+def g_lang_clc_dynamic(A: T.Buffer((128, 64), "float32"), m: T.int32):
+    T.device_entry()
+    cbx = T.cta_id_in_cluster([4])
+    bx = T.cta_id([64])
+    tx = T.thread_id([128])
+    pool = T.SMEMPool()
+    sched = ClusterLaunchControlScheduler(pool, num_m_tiles=20, num_n_tiles=3, l2_group_size=8, cta_group=4, finish_arrivals=8)
+    dyn = ClusterLaunchControlScheduler(pool, m, 5, 4, 2, 3)
+    pool.commit()
+    w = sched.worker("w")
+    w.init(bx // 4)
+    while w.valid():
+        A[w.m_idx, w.n_idx] = T.float32(1)
+        A[w.tile_count, w.linear_idx] = T.float32(2)
+        w.consume()
+        w.advance_coords()
+        w.mark_done_if_drained()
+    d = dyn.worker("d")
+    d.init(bx // 2)
+    d.next_tile()
+    nxt: T.uint32
+    query_cancel_first_ctaid_x(nxt, T.address_of(sched.clc_handle[0]), use_ld_acquire=False)
+    query_cancel_first_ctaid_x(nxt, T.address_of(dyn.clc_handle[0]))
+    dyn.sched_arr.full.wait(0, 0)
+    sched.run_scheduler(cbx)
+    A[0, 0] = T.Cast("float32", nxt)
 
 
 # ---------------------------------------------------------------------------

@@ -637,7 +637,10 @@ static void test_uniform_results(void **state)
     } cases[] = {
         {"ld.shared.b128", 2, true},          {"ld.weak.shared::cta.u32", 2, true},
         {"ld.global.nc.v4.u32", 5, true},    
-        {"ldu.global.u32", 2, true},          {"ld.acquire.cta.shared.b128", 2, false},
+        {"ldu.global.u32", 2, true},          {"ld.acquire.cta.shared.b128", 2, true},
+        {"ld.acquire.cta.shared::cta.b128", 2, true}, {"ld.acquire.cta.shared.u32", 2, false},
+        {"ld.acquire.gpu.shared.b128", 2, false}, {"ld.acquire.cta.global.b128", 2, false},
+        {"ld.relaxed.cta.shared.b128", 2, false},
         {"ld.relaxed.gpu.global.u32", 2, false}, {"ld.volatile.shared.u32", 2, false},
         {"ld.mmio.relaxed.sys.global.u32", 2, false}, {"ld.local.u32", 2, false},
         {"ld.u32", 2, false},                 {"mov.u32", 2, false},
