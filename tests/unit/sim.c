@@ -509,19 +509,28 @@ static void test_wrong_expect_tx(void **state)
 /* kernels/gemm_sm90.tirx (TMA pipeline, warp specialization, wgmma from
  * 128B-swizzled shared memory, stmatrix and TMA epilogue, split-K through
  * its workspace) and gemm_fp8_sm90.tirx (e4m3 inputs, per-tensor scales,
- * promotion) against float64 of the rounded inputs, square, ragged and split.
- * dims: M, N, K and NUM_SMS. */
-static void gemm_sm90(const char *file, IrDType in, const char *const *dims, int M, int N, int K)
+ * promotion) against float64 of the rounded inputs, square, ragged and split;
+ * the register epilogue (clipped at C's edges) with a bfloat16 C, and with
+ * the float32 C that tf32 uses (OUT_DTYPE). dims: M, N, K, NUM_SMS and
+ * TMA_STORE (NULL: the kernel's own). */
+static void gemm_sm90(const char *file, IrDType in, IrDType out, const char *const *dims, int M,
+                      int N, int K)
 {
     enum { WORKSPACE = 1 << 18 }; /* int32 elements */
-    tirx_define defs[] = {{"M", dims[0]}, {"N", dims[1]}, {"K", dims[2]}, {"NUM_SMS", dims[3]},
-                          {"WORKSPACE_BYTES", "1048576"}};
-    tirx_module *m = compile_example(file, defs, 5);
+    bool f32 = out.code == IR_DT_FLOAT;
+    tirx_define defs[7] = {{"M", dims[0]}, {"N", dims[1]}, {"K", dims[2]}, {"NUM_SMS", dims[3]},
+                           {"WORKSPACE_BYTES", "1048576"}};
+    size_t nd = 5;
+    if (f32)
+        defs[nd++] = (tirx_define){"OUT_DTYPE", "float32"};
+    if (dims[4])
+        defs[nd++] = (tirx_define){"TMA_STORE", dims[4]};
+    tirx_module *m = compile_example(file, defs, nd);
     unsigned seed = 10;
     int bytes = in.bits / 8;
     float *af = random_floats((size_t)(M * K), &seed), *bf = random_floats((size_t)(N * K), &seed);
     uint8_t *a = (uint8_t *)poisoned((size_t)(M * K)), *b = (uint8_t *)poisoned((size_t)(N * K));
-    uint16_t *c = poisoned((size_t)(M * N));
+    uint16_t *c = poisoned((size_t)(M * N) * (f32 ? 2 : 1));
     for (int i = 0; i < M * K; i++) {
         uint64_t bits = sim_to_bits(in, (SimVal){.f = af[i]});
         memcpy(a + i * bytes, &bits, (size_t)bytes);
@@ -534,7 +543,7 @@ static void gemm_sm90(const char *file, IrDType in, const char *const *dims, int
     }
     uint8_t code = in.bits == 8 ? kDLFloat8_e4m3fn : kDLBfloat;
     Tensor A = tensor(a, 2, M, K, code, in.bits), B = tensor(b, 2, N, K, code, in.bits);
-    Tensor C = tensor(c, 2, M, N, kDLBfloat, 16);
+    Tensor C = tensor(c, 2, M, N, f32 ? kDLFloat : kDLBfloat, f32 ? 32 : 16);
     int32_t *ws = calloc(WORKSPACE, sizeof *ws);
     Tensor W = tensor(ws, 1, WORKSPACE, 0, kDLInt, 32);
     Tensor *ts[] = {&A, &B, &C, &W};
@@ -557,7 +566,8 @@ static void gemm_sm90(const char *file, IrDType in, const char *const *dims, int
         for (int j = 0; j < N; j++) {
             for (int k = 0; k < K; k++)
                 ref[i * N + j] += (double)af[i * K + k] * bf[j * K + k] * scale;
-            got[i * N + j] = (float)sim_from_bits(IR_BFLOAT16, c[i * N + j]).f;
+            got[i * N + j] = f32 ? ((float *)c)[i * N + j]
+                                 : (float)sim_from_bits(IR_BFLOAT16, c[i * N + j]).f;
         }
     double e = rel_err(got, ref, (size_t)(M * N));
     if (!(e < 4e-3))
@@ -570,14 +580,20 @@ static void test_gemm_sm90(void **state)
 {
     (void)state;
     IrDType e4m3 = {IR_DT_F8E4M3FN, 8, 1};
-    const char *square[] = {"256", "256", "256", "4"}, *ragged[] = {"200", "136", "192", "4"};
-    const char *split[] = {"128", "128", "1024", "8"}; /* SPLIT_K 2 */
-    gemm_sm90("kernels/gemm_sm90.tirx", IR_BFLOAT16, square, 256, 256, 256);
-    gemm_sm90("kernels/gemm_sm90.tirx", IR_BFLOAT16, ragged, 200, 136, 192);
-    gemm_sm90("kernels/gemm_sm90.tirx", IR_BFLOAT16, split, 128, 128, 1024);
-    gemm_sm90("kernels/gemm_fp8_sm90.tirx", e4m3, square, 256, 256, 256);
-    const char *split8[] = {"128", "128", "2048", "8"}; /* SPLIT_K 2 */
-    gemm_sm90("kernels/gemm_fp8_sm90.tirx", e4m3, split8, 128, 128, 2048);
+    const char *square[] = {"256", "256", "256", "4", NULL};
+    const char *ragged[] = {"200", "136", "192", "4", NULL};
+    const char *split[] = {"128", "128", "1024", "8", NULL}; /* SPLIT_K 2 */
+    const char *ragged_regs[] = {"200", "136", "192", "4", "False"};
+    const char *sm90 = "kernels/gemm_sm90.tirx";
+    gemm_sm90(sm90, IR_BFLOAT16, IR_BFLOAT16, square, 256, 256, 256);
+    gemm_sm90(sm90, IR_BFLOAT16, IR_BFLOAT16, ragged, 200, 136, 192);
+    gemm_sm90(sm90, IR_BFLOAT16, IR_BFLOAT16, split, 128, 128, 1024);
+    gemm_sm90(sm90, IR_BFLOAT16, IR_BFLOAT16, ragged_regs, 200, 136, 192);
+    gemm_sm90(sm90, IR_BFLOAT16, IR_FLOAT32, ragged, 200, 136, 192);
+    gemm_sm90(sm90, IR_BFLOAT16, IR_FLOAT32, split, 128, 128, 1024);
+    gemm_sm90("kernels/gemm_fp8_sm90.tirx", e4m3, IR_BFLOAT16, square, 256, 256, 256);
+    const char *split8[] = {"128", "128", "2048", "8", NULL}; /* SPLIT_K 2 */
+    gemm_sm90("kernels/gemm_fp8_sm90.tirx", e4m3, IR_BFLOAT16, split8, 128, 128, 2048);
 }
 
 /* ---------------------------------------------------------------- values */
