@@ -371,6 +371,33 @@ static void elab_constant(El *E, const Ast *s)
     el_bind(E, t->name, v, BIND_CONST, t->span);
 }
 
+/* assert := 'assert' cond [',' message] at module level: a check of the
+ * constants as -D left them, made when the file is elaborated. False when
+ * it fails: a condition that is false is an error carrying the message, and
+ * the rest of the file, written for constants that hold, is not elaborated. */
+static bool elab_constant_assert(El *E, const Ast *s)
+{
+    ScVal c = el_eval(E, s->a);
+    bool holds;
+    if (c.kind == SV_ERROR)
+        return true;
+    if (!sv_truth(&c, &holds)) {
+        el_error(E, TX_E_MODULE, s->a->span,
+                 "a module-level assert checks compile-time constants; this condition is not one");
+        return true;
+    }
+    if (holds)
+        return true;
+    ScVal m = s->b ? el_eval(E, s->b) : sv_error();
+    if (s->b && m.kind != SV_STR) {
+        if (m.kind != SV_ERROR)
+            el_error(E, TX_E_TYPE, s->b->span, "a module-level assert's message is a string");
+        return true;
+    }
+    el_error(E, TX_E_CONSTANT_ASSERT, s->span, "%s", s->b ? m.u.str.s : "assertion failed");
+    return false;
+}
+
 static void check_defines(El *E)
 {
     const char **names = TX_NEW_ARRAY(E->a, const char *, 256);
@@ -538,7 +565,8 @@ static void elab_class(El *E, const Ast *c)
 
 static void elab_module(El *E, AstList top)
 {
-    for (int i = 0; i < top.n; i++) {
+    bool holds = true;
+    for (int i = 0; holds && i < top.n; i++) {
         const Ast *s = top.items[i];
         switch (s->kind) {
         case A_S_IMPORT: el_import(E, s); break;
@@ -550,6 +578,7 @@ static void elab_module(El *E, AstList top)
                                                   "module level");
             break;
         case A_S_ASSIGN: elab_constant(E, s); break;
+        case A_S_ASSERT: holds = elab_constant_assert(E, s); break;
         case A_S_DEF: elab_def(E, s); break;
         case A_S_CLASS: elab_class(E, s); break;
         default:
@@ -558,7 +587,10 @@ static void elab_module(El *E, AstList top)
             break;
         }
     }
-    check_defines(E);
+    if (holds)
+        check_defines(E);
+    else
+        E->nfuncs = 0;
     for (int i = 0; i < E->nfuncs; i++)
         elab_func(E, &E->funcs[i]);
     E->m->nfuncs = E->nfuncs;

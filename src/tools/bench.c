@@ -164,7 +164,7 @@ typedef struct Gemm {
 static int gemm_compile(Session *s, Gemm *g)
 {
     const BenchConfig *c = s->c;
-    tirx_define defs[BENCH_MAX_DEFINES + 4];
+    tirx_define defs[BENCH_MAX_DEFINES + 5];
     char mv[24], nv[24], kv[24];
     snprintf(mv, sizeof mv, "%lld", g->shape.m);
     snprintf(nv, sizeof nv, "%lld", g->shape.n);
@@ -177,6 +177,9 @@ static int gemm_compile(Session *s, Gemm *g)
     defs[n++] = (tirx_define){"DTYPE", g->type->input};
     s->file = c->kernel ? c->kernel : g->type->kernel;
     s->text = tool_read_input(s->file, TIRX_MAX_INPUT_SIZE_DEFAULT, &s->len);
+    /* a kernel of one layout (no LAYOUT constant) is taken at its word */
+    if (s->text && bench_declares(s->text, "LAYOUT"))
+        defs[n++] = (tirx_define){"LAYOUT", c->layout_nn ? "\"nn\"" : "\"nt\""};
     int rc = s->text ? compile(s, defs, n, &g->module, &g->launch.fn) : TIRX_ERR_INPUT;
     free(s->text);
     s->text = NULL;

@@ -125,6 +125,9 @@ typedef struct BenchConfig {
 /* Parses `tirx bench ...` (argv[0] is "bench"). Returns -1 to go on, else the
  * exit status (0 after --help; 2 after a usage error, printed on stderr). */
 int bench_parse_args(int argc, char **argv, BenchConfig *c);
+/* Whether a kernel's text declares the module-level constant name (a line
+ * "name = ..."): `bench gemm` passes LAYOUT only to a kernel that has one. */
+bool bench_declares(const char *text, const char *name);
 extern const char bench_usage[];
 
 /* ---- results and reports (bench_report.c) ---- */

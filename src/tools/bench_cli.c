@@ -28,7 +28,8 @@ const char bench_usage[] =
     "  --dtype T[,T]     gemm: bf16 (default), fp16, fp8 (e4m3 in, bf16 out), tf32\n"
     "  --layout L        gemm: nt (default; B is [N,K]) or nn (B is [K,N])\n"
     "  --kernel FILE     gemm: the kernel (default kernels/gemm_sm90.tirx, fp8:\n"
-    "                    kernels/gemm_fp8_sm90.tirx); it gets -D M= N= K= DTYPE= and\n"
+    "                    kernels/gemm_fp8_sm90.tirx); it gets -D M= N= K= DTYPE=\n"
+    "                    (and LAYOUT=\"nt\" or \"nn\" when it declares LAYOUT) and\n"
     "                    takes (A, B, C[, workspace]): a zeroed int32 workspace of\n"
     "                    32 MiB; fp8 (A, B, C[, workspace], scale_a, scale_b)\n"
     "  --out-dtype T     gemm: C's dtype in the kernel (default: cuBLAS's: bf16, fp16, f32)\n"
@@ -240,6 +241,22 @@ static int add_define(BenchConfig *c, char *arg)
     return 0;
 }
 
+/* Whether text declares the module-level constant name: a line "name = ..."
+ * (constants are assignments at column 0). */
+bool bench_declares(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *l = text; l; l = strchr(l, '\n')) {
+        l += *l == '\n';
+        if (strncmp(l, name, n))
+            continue;
+        const char *p = l + n + strspn(l + n, " ");
+        if (p[0] == '=' && p[1] != '=')
+            return true;
+    }
+    return false;
+}
+
 /* What `gemm` needs and refuses. */
 static int check_gemm(BenchConfig *c)
 {
@@ -249,8 +266,9 @@ static int check_gemm(BenchConfig *c)
         return usage_error("gemm: --args and --flops are for FILE (gemm makes A, B and C)");
     for (size_t i = 0; i < c->ndefines; i++) {
         const char *n = c->defines[i].name;
-        if (!strcmp(n, "M") || !strcmp(n, "N") || !strcmp(n, "K") || !strcmp(n, "DTYPE"))
-            return usage_error("gemm: -D %s is set from --shape and --dtype", n);
+        if (!strcmp(n, "M") || !strcmp(n, "N") || !strcmp(n, "K") || !strcmp(n, "DTYPE") ||
+            !strcmp(n, "LAYOUT"))
+            return usage_error("gemm: -D %s is set from --shape, --dtype and --layout", n);
     }
     if (!c->ndtypes)
         c->dtypes[c->ndtypes++] = bench_gemm_type("bf16");

@@ -207,6 +207,7 @@ static void test_args_errors(void **state)
         "bench gemm --shape 1,2,3 --layout tn",
         "bench gemm --shape 1,2,3 -D M=4",
         "bench gemm --shape 1,2,3 -D DTYPE=float16",
+        "bench gemm --shape 1,2,3 --layout nn -D LAYOUT=\"nn\"",
         "bench gemm --shape 1,2,3 --args A=1",
         "bench gemm --shape 1,2,3 --budget-ms 0",
         "bench gemm --shape 1,2,3 --max-reps x",
@@ -226,6 +227,20 @@ static void test_args_errors(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         if (parse(&c, bad[i]) != 2)
             fail_msg("'%s' is not a usage error", bad[i]);
+}
+
+/* `bench gemm` gives LAYOUT to a kernel that declares it (a module-level
+ * constant: a line "LAYOUT = ..."), not to one that only mentions it. */
+static void test_declares(void **state)
+{
+    (void)state;
+    assert_true(bench_declares("LAYOUT = \"nt\"\n", "LAYOUT"));
+    assert_true(bench_declares("# a GEMM\n\nM = 4\nLAYOUT=\"nn\"", "LAYOUT"));
+    assert_false(bench_declares("M = 4\nassert LAYOUT == \"nt\"\n", "LAYOUT"));
+    assert_false(bench_declares("    LAYOUT = 1\n", "LAYOUT"));
+    assert_false(bench_declares("LAYOUT_NN = 1\nLAYOUT == 2\n", "LAYOUT"));
+    assert_false(bench_declares("LAYOUT", "LAYOUT"));
+    assert_false(bench_declares("", "LAYOUT"));
 }
 
 /* ---- element types ---- */
@@ -541,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_spec_items),     cmocka_unit_test(test_spec_errors),
         cmocka_unit_test(test_args_gemm),      cmocka_unit_test(test_args_shapes_file),
         cmocka_unit_test(test_args_file),      cmocka_unit_test(test_args_errors),
+        cmocka_unit_test(test_declares),
         cmocka_unit_test(test_encode_known),   cmocka_unit_test(test_decode),
         cmocka_unit_test(test_fill_and_error), cmocka_unit_test(test_summarize),
         cmocka_unit_test(test_table),          cmocka_unit_test(test_json),
