@@ -23,8 +23,6 @@ typedef struct Shape {
     const char *split_k; /* -D SPLIT_K, or NULL for the kernel's own */
 } Shape;
 
-/* The kernel's default WORKSPACE_BYTES, as int32 elements. */
-#define WORKSPACE_WORDS OP_SIZE(32 * 1024 * 1024 / 4, 1024 * 1024 / 4)
 
 /* float8_e4m3fn: 1 sign, 4 exponent (bias 7), 3 mantissa bits, no
  * infinities, NaN at S.1111.111. */
@@ -42,15 +40,6 @@ static uint8_t random_e4m3(GpuRng *rng)
         b = (uint8_t)gpu_next(rng);
     while ((b & 0x7f) == 0x7f);
     return b;
-}
-
-/* The workspace's header of COUNTERS = 1024 split-K counters is all zero. */
-static void check_counters(tirx_device *gpu, const OpTensor *ws)
-{
-    int32_t head[1024];
-    op_copy_out(gpu, head, ws->data, sizeof head);
-    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
-        GPU_CHECK(head[i] == 0, "the split-K counters are back at zero");
 }
 
 static void check(tirx_device *gpu, GpuRng *rng, const Shape *s, const OpTensor *ws)
@@ -101,7 +90,7 @@ static void check(tirx_device *gpu, GpuRng *rng, const Shape *s, const OpTensor 
                        tirx_arg_float(s->scale_b)};
     op_launch_args(mod, "gemm", args, 6);
     op_download(gpu, &C, c);
-    check_counters(gpu, ws);
+    op_check_split_k_counters(gpu, ws);
     for (size_t i = 0; i < nc; i++)
         out[i] = op_bf16_to_f32(c[i]);
     double rel = gpu_rel_l2(out, ref, nc);
@@ -131,12 +120,7 @@ int main(void)
     const Shape *shapes = OP_SIZE(gpu_shapes, sim_shapes);
     size_t nshapes = OP_SIZE(sizeof gpu_shapes, sizeof sim_shapes) / sizeof(Shape);
     OpTensor ws;
-    op_tensor(gpu, &ws, WORKSPACE_WORDS, 1, kDLInt, 32);
-    ws.t.ndim = 1;
-    int32_t *zeros = calloc(WORKSPACE_WORDS, 4);
-    GPU_CHECK(zeros != NULL, "host memory");
-    op_upload(gpu, &ws, zeros);
-    free(zeros);
+    op_split_k_workspace(gpu, &ws);
     for (size_t i = 0; i < nshapes; i++)
         check(gpu, &rng, &shapes[i], &ws);
     op_free(gpu, &ws);

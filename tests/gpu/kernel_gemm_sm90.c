@@ -19,8 +19,6 @@
  * same kinds. */
 #include "op_kernel.h"
 
-/* The kernel's default WORKSPACE_BYTES, as int32 elements. */
-#define WORKSPACE_WORDS OP_SIZE(32 * 1024 * 1024 / 4, 1024 * 1024 / 4)
 
 typedef struct Shape {
     int m, n, k, ctas;
@@ -64,15 +62,6 @@ static float get(const Type *t, const void *x, size_t i)
         return ((const float *)x)[i];
     const uint16_t *h = x;
     return t->code == kDLBfloat ? op_bf16_to_f32(h[i]) : op_f16_to_f32(h[i]);
-}
-
-/* The workspace's header of COUNTERS = 1024 counters is all zero. */
-static void check_counters(tirx_device *gpu, const OpTensor *ws)
-{
-    int32_t head[1024];
-    op_copy_out(gpu, head, ws->data, sizeof head);
-    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
-        GPU_CHECK(head[i] == 0, "the split-K counters are back at zero");
 }
 
 static void check(tirx_device *gpu, GpuRng *rng, const Shape *s, OpTensor *ws)
@@ -127,13 +116,13 @@ static void check(tirx_device *gpu, GpuRng *rng, const Shape *s, OpTensor *ws)
     OpTensor *args[] = {&A, &B, &C, ws};
     op_launch(mod, "gemm", args, 4);
     op_download(gpu, &C, c);
-    check_counters(gpu, ws);
+    op_check_split_k_counters(gpu, ws);
     void *again = malloc(nc * t->bytes);
     GPU_CHECK(again != NULL, "host memory");
     op_poison(gpu, &C);
     op_launch(mod, "gemm", args, 4);
     op_download(gpu, &C, again);
-    check_counters(gpu, ws);
+    op_check_split_k_counters(gpu, ws);
     GPU_CHECK(op_first_difference(c, again, nc * t->bytes) < 0,
               "a second launch gives the same bits");
     free(again);
@@ -184,12 +173,7 @@ int main(void)
     const Shape *shapes = OP_SIZE(gpu_shapes, sim_shapes);
     size_t nshapes = OP_SIZE(sizeof gpu_shapes, sizeof sim_shapes) / sizeof(Shape);
     OpTensor ws;
-    op_tensor(gpu, &ws, WORKSPACE_WORDS, 1, kDLInt, 32);
-    ws.t.ndim = 1;
-    int32_t *zeros = calloc(WORKSPACE_WORDS, 4);
-    GPU_CHECK(zeros != NULL, "host memory");
-    op_upload(gpu, &ws, zeros);
-    free(zeros);
+    op_split_k_workspace(gpu, &ws);
     for (size_t i = 0; i < nshapes; i++)
         check(gpu, &rng, &shapes[i], &ws);
     op_free(gpu, &ws);

@@ -303,4 +303,30 @@ static inline long long op_first_difference(const void *a, const void *b, size_t
     return -1;
 }
 
+/* ---------------------------------------------------------------- split-K */
+
+/* The split-K workspace of kernels/gemm_sm90.tirx and gemm_fp8_sm90.tirx:
+ * WORKSPACE_BYTES of int32 (32 MiB; 1 MiB under OP_SIM, where the tests pass
+ * -D WORKSPACE_BYTES=1048576), zeroed once; its header of COUNTERS = 1024
+ * counters must be zero again after every launch. */
+#define OP_SPLIT_K_WORDS OP_SIZE(32 * 1024 * 1024 / 4, 1024 * 1024 / 4)
+
+static inline void op_split_k_workspace(tirx_device *gpu, OpTensor *ws)
+{
+    op_tensor(gpu, ws, OP_SPLIT_K_WORDS, 1, kDLInt, 32);
+    ws->t.ndim = 1;
+    int32_t *zeros = calloc(OP_SPLIT_K_WORDS, 4);
+    GPU_CHECK(zeros != NULL, "host memory");
+    op_upload(gpu, ws, zeros);
+    free(zeros);
+}
+
+static inline void op_check_split_k_counters(tirx_device *gpu, const OpTensor *ws)
+{
+    int32_t head[1024];
+    op_copy_out(gpu, head, ws->data, sizeof head);
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        GPU_CHECK(head[i] == 0, "the split-K counters are back at zero");
+}
+
 #endif
