@@ -6,7 +6,8 @@
  * list instead of waiting again. A warp collective's participants are the
  * lanes of its mask (those of the warp that exist); `.aligned` instructions
  * (ldmatrix, stmatrix, mma) take the whole warp. Barriers count threads: bar.sync 0
- * without a count waits for every thread of the CTA that has not exited.
+ * without a count waits for every thread of the CTA that has not exited;
+ * bar.arrive counts toward a barrier without waiting for it.
  * Fragment semantics (PTX ISA 9.7.14, in ptx.c): ldmatrix and stmatrix m8n8
  * .b16 (x1/x2/x4, .trans),
  * mma.sync m16n8k8 / m16n8k16 with f16 or bf16 inputs and f16 or f32
@@ -66,7 +67,7 @@ static void release(SimLaunch *l, SimCta *c, int id)
     (void)l;
 }
 
-bool sim_barrier(SimLaunch *l, SimThread *t, int id, int count, TxSpan at)
+bool sim_barrier(SimLaunch *l, SimThread *t, int id, int count, bool arrive, TxSpan at)
 {
     if (take_replay(t, NULL))
         return true;
@@ -84,6 +85,13 @@ bool sim_barrier(SimLaunch *l, SimThread *t, int id, int count, TxSpan at)
     }
     b->expected = count;
     b->arrived++;
+    if (arrive) {
+        /* counted, not awaited: a re-run of the statement passes it */
+        wake(t, NULL);
+        t->ncoll++;
+        release(l, c, id);
+        return true;
+    }
     sim_wait(l, t, id, at);
     release(l, c, id);
     return false;

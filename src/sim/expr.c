@@ -463,10 +463,10 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     }
     case IR_OP_CUDA_SMEM_ADDR_FROM_UINT64:
         return ival((int64_t)sim_shared_window(l, (uint64_t)eval_int(l, t, c->args[0], lane)));
-    case IR_OP_CUDA_CTA_SYNC: sim_barrier(l, t, 0, 0, e->span); return ival(0);
+    case IR_OP_CUDA_CTA_SYNC: sim_barrier(l, t, 0, 0, false, e->span); return ival(0);
     case IR_OP_CUDA_CLUSTER_SYNC: sim_cluster_sync(l, t, e->span); return ival(0);
     case IR_OP_CUDA_WARPGROUP_SYNC: /* bar.sync id, 128 */
-        sim_barrier(l, t, (int)eval_int(l, t, c->args[0], lane), 128, e->span);
+        sim_barrier(l, t, (int)eval_int(l, t, c->args[0], lane), 128, false, e->span);
         return ival(0);
     case IR_OP_CUDA_MBARRIER_WAIT: case IR_OP_CUDA_MBARRIER_WAIT_ACQUIRE_CLUSTER: {
         uint64_t a = (uint64_t)eval_int(l, t, c->args[0], lane);

@@ -235,8 +235,9 @@ bool sim_set_bits(SimLaunch *l, SimThread *t, const IrExpr *a, uint64_t bits, in
  * (t->blocked). in: this lane's inputs. */
 bool sim_coll(SimLaunch *l, SimThread *t, SimCollOp op, uint32_t mask, const IrCall *call,
               const uint64_t *in, int nin, uint64_t *out, TxSpan at);
-/* bar.sync `id` for `count` threads (0: the whole CTA). */
-bool sim_barrier(SimLaunch *l, SimThread *t, int id, int count, TxSpan at);
+/* bar.sync `id` for `count` threads (0: the whole CTA); with arrive,
+ * bar.arrive: counted without waiting. */
+bool sim_barrier(SimLaunch *l, SimThread *t, int id, int count, bool arrive, TxSpan at);
 /* A thread waits (kind: a barrier id or SIM_WAIT_*) and its statement stops. */
 void sim_wait(SimLaunch *l, SimThread *t, int kind, TxSpan at);
 /* Completes the barriers a thread's exit lets complete. */

@@ -2,7 +2,8 @@
  * (ir_ptx_operands: which arguments are read, which written, how many
  * registers a group has, the state space of an address), the semantics from
  * the entry: loads and stores (scalar and vector, global, shared and
- * generic), mov, bar.sync / barrier.sync (named barriers, counts), warp
+ * generic), mov, bar.sync / barrier.sync and bar.arrive (named barriers,
+ * counts), warp
  * shuffles, votes, elect.sync, redux.sync, ldmatrix and mma.sync (coll.c
  * rendezvous; the fragments here), fences and setmaxnreg as no-ops. Any
  * other entry is an error "not modelled: ptx.<mnemonic>". */
@@ -154,8 +155,9 @@ static void bar(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e)
     const IrPtxOperand *a = sim_ptx_operand(p, "a"), *b = sim_ptx_operand(p, "b");
     int id = (int)sim_eval(l, t, arg(p, a, 0), 0).i;
     int count = b ? (int)sim_eval(l, t, arg(p, b, 0), 0).i : 0;
+    bool arrive = !strcmp(sim_ptx_slot(p, "action"), "arrive");
     if (!sim_failed(l))
-        sim_barrier(l, t, id, count, e->span);
+        sim_barrier(l, t, id, count, arrive, e->span);
 }
 
 static void collective(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e, SimCollOp op,
@@ -355,7 +357,7 @@ SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
         mov(l, t, &p);
         break;
     case IR_PTX_bar_sync: case IR_PTX_bar_sync_count: case IR_PTX_barrier_sync:
-    case IR_PTX_barrier_sync_count:
+    case IR_PTX_barrier_sync_count: case IR_PTX_bar_arrive: case IR_PTX_barrier_arrive:
         bar(l, t, &p, e);
         break;
     case IR_PTX_bar_warp_sync: collective(l, t, &p, e, SIM_COLL_SYNC, "", ""); break;

@@ -196,6 +196,45 @@ static void test_deadlock(void **state)
     expect_error(src, frags, 2);
 }
 
+/* bar.arrive counts toward a named barrier without waiting: warp 0 produces
+ * into shared memory and arrives on barrier 1, warp 1 waits there and
+ * consumes, then frees the buffer through barrier 2, twice (two generations
+ * of each barrier); without the arrive, the consumer deadlocks. */
+static void test_named_barrier_arrive(void **state)
+{
+    (void)state;
+    const char *src = KERNEL_HEAD
+        "    for k in range(2):\n"
+        "        if tx < 32:\n"
+        "            S[tx] = X[k * 32 + tx]\n"
+        "            T.ptx.bar.arrive(1, 64)\n"
+        "            T.ptx.bar.sync(2, 64)\n"
+        "        else:\n"
+        "            T.ptx.bar.sync(1, 64)\n"
+        "            Y[k * 32 + tx - 32] = S[63 - tx]\n"
+        "            T.ptx.bar.arrive(2, 64)\n";
+    tirx_module *m = compile_text(src, strlen(src), "arrive.tirx", NULL, 0);
+    unsigned seed = 5;
+    float *x = random_floats(64, &seed), *y = random_floats(64, &seed);
+    Tensor X = tensor(x, 1, 64, 0, kDLFloat, 32), Y = tensor(y, 1, 64, 0, kDLFloat, 32);
+    Tensor *ts[] = {&X, &Y};
+    tirx_error err;
+    assert_int_equal(simulate(m, "f", ts, 2, NULL, 0, &err), TIRX_OK);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 32; i++)
+            assert_true(y[k * 32 + i] == x[k * 32 + 31 - i]);
+    free(x), free(y);
+    tirx_module_free(m);
+    const char *bug = KERNEL_HEAD
+        "    if tx < 32:\n"
+        "        S[tx] = X[tx]\n"
+        "    else:\n"
+        "        T.ptx.bar.sync(1, 64)\n"
+        "        Y[tx] = S[tx - 32]\n";
+    const char *frags[] = {"bug.tirx:10:", "deadlock: barrier 1 waits for 64 threads, 32 arrived"};
+    expect_error(bug, frags, 2);
+}
+
 static void test_warp_collective_deadlock(void **state)
 {
     (void)state;
@@ -458,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_off_by_one),
         cmocka_unit_test(test_uninitialised_shared),
         cmocka_unit_test(test_deadlock),
+        cmocka_unit_test(test_named_barrier_arrive),
         cmocka_unit_test(test_warp_collective_deadlock),
         cmocka_unit_test(test_not_modelled),
         cmocka_unit_test(test_rounding),
