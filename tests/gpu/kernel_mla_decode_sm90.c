@@ -440,8 +440,10 @@ int main(void)
         {37, 1, 128, 8, 300, 0}, {2, 1, 64, 0, 20000, 0}, {3, 2, 128, 1, 9000, 0},
         {6, 2, 64, 4, 3000, 20},
     };
-    /* split requests, parts holding several requests, causal s_q 2, a clamped table */
-    const Case sim_cases[] = {{4, 1, 16, 4, 300, 0}, {4, 2, 64, 4, 130, 0}, {3, 2, 16, 2, 400, 2}};
+    /* split requests, parts holding several requests, causal s_q 2, a clamped table,
+     * two CTAs of 64 query rows per part */
+    const Case sim_cases[] = {{4, 1, 16, 4, 300, 0}, {4, 2, 64, 4, 130, 0}, {3, 2, 16, 2, 400, 2},
+                              {3, 1, 128, 3, 300, 0}};
     const Case *cases = OP_SIZE(gpu_cases, sim_cases);
     size_t ncases = OP_SIZE(sizeof gpu_cases, sizeof sim_cases) / sizeof(Case);
     for (size_t i = 0; i < ncases; i++) {
