@@ -147,6 +147,9 @@ typedef struct tirx_options {
     /* tirx_compile refuses a text longer than this many bytes (an error,
      * E0007); 0: TIRX_MAX_INPUT_SIZE_DEFAULT. */
     size_t max_input_size;
+    /* T.cuda.iket calls record per-warp events (tirx_function_trace); without
+     * it they generate nothing */
+    int trace;
 } tirx_options;
 
 /* The input size limit unless raised (64 MiB). Whatever the limit, no input

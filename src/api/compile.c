@@ -194,6 +194,7 @@ static tirx_status make_key(Job *j)
     for (int i = 0; i < j->extra.len; i++)
         rt_key_add_str(&k, "tirx.nvrtc_option", j->extra.items[i]);
     rt_key_add_int(&k, "tirx.fast_math", j->rt.fast_math);
+    rt_key_add_int(&k, "tirx.trace", j->o->trace != 0);
     rt_key_add_int(&k, "tirx.lineinfo", j->rt.lineinfo);
     rt_key_add_int(&k, "tirx.want_ptx", j->rt.want_ptx);
     rt_key_add_int(&k, "tirx.compiler", j->rt.compiler);
@@ -315,7 +316,7 @@ static tirx_status generate(Job *j, int sm)
     tirx_status st = api_lower(ir, NULL, j->o);
     if (st != TIRX_OK)
         return st;
-    CgOptions cg = {.sm = sm, .fast_math = j->o->fast_math != 0};
+    CgOptions cg = {.sm = sm, .fast_math = j->o->fast_math != 0, .trace = j->o->trace != 0};
     TxBuf out = {0};
     bool ok = cg_emit_module(ir, &cg, &out);
     j->m->compiled->cuda = tx_buf_take(&out);

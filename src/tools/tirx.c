@@ -41,6 +41,7 @@ static const char usage[] =
     "  --verify-each  run the verifier after every pass\n"
     "  --stats        build: registers, spills and shared memory of each kernel, on stderr\n"
     "  --fast-math    build: compile with fast math (off by default)\n"
+    "  --trace        build: T.cuda.iket calls record trace events\n"
     "  --lineinfo     build: line information for profilers and compute-sanitizer\n"
     "  --nvcc         build: compile with nvcc instead of NVRTC\n"
     "  -Xnvrtc OPT    build: pass OPT to NVRTC after tirx's options (repeatable; also\n"
@@ -65,7 +66,7 @@ typedef struct Options {
     size_t n_nvrtc_options;
     /* opt and build */
     const char *passes, *target, *emit, *output, *print_after;
-    bool verify_each, stats, fast_math, lineinfo, nvcc;
+    bool verify_each, stats, fast_math, lineinfo, nvcc, trace;
     /* layout (the LAYOUT text is `file`) */
     const char *shape, *at, *dtype;
     const char *max_input_size; /* as given; input_limit is its value */
@@ -89,6 +90,7 @@ static const LongOption long_options[] = {
     {"fast-math", false, offsetof(Options, fast_math)},
     {"lineinfo", false, offsetof(Options, lineinfo)},
     {"nvcc", false, offsetof(Options, nvcc)},
+    {"trace", false, offsetof(Options, trace)},
     {"shape", true, offsetof(Options, shape)},
     {"at", true, offsetof(Options, at)},
     {"dtype", true, offsetof(Options, dtype)},
@@ -289,7 +291,7 @@ static tirx_options lowering_options(const Options *o)
                       .use_nvcc = o->nvcc, .verify_each = o->verify_each,
                       .print_after = o->print_after, .print_fn = print_after_pass,
                       .nvrtc_options = o->nvrtc_options, .n_nvrtc_options = o->n_nvrtc_options,
-                      .max_input_size = o->input_limit};
+                      .max_input_size = o->input_limit, .trace = o->trace};
     return t;
 }
 

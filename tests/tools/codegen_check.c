@@ -3,7 +3,7 @@
  * with attribute "calling_conv" 2, written in the IR contract's form), so the
  * tests do not depend on the pass pipeline.
  *
- *   codegen_check [--arch ARCH] [--fast-math] [--no-lines] [--nvrtc] [--twice] FILE
+ *   codegen_check [--arch ARCH] [--fast-math] [--no-lines] [--trace] [--nvrtc] [--twice] FILE
  *
  * Prints the CUDA source generated for ARCH (default sm_90a) on stdout.
  * --nvrtc also compiles it with NVRTC for ARCH (ptxas validates every
@@ -22,11 +22,11 @@
 
 typedef struct Options {
     const char *arch, *file;
-    bool fast_math, no_lines, nvrtc, twice;
+    bool fast_math, no_lines, trace, nvrtc, twice;
 } Options;
 
 static const char usage[] =
-    "usage: codegen_check [--arch ARCH] [--fast-math] [--no-lines] [--nvrtc] [--twice] FILE\n";
+    "usage: codegen_check [--arch ARCH] [--fast-math] [--no-lines] [--trace] [--nvrtc] [--twice] FILE\n";
 
 static void print_diags(const IrModule *m)
 {
@@ -42,7 +42,7 @@ static void print_diags(const IrModule *m)
 static char *generate(const Options *o, const char *text, size_t len)
 {
     IrModule *m = sc_parse(text, len, o->file, NULL, 0);
-    CgOptions co = {ir_target_sm(o->arch), o->fast_math, o->no_lines};
+    CgOptions co = {ir_target_sm(o->arch), o->fast_math, o->no_lines, o->trace};
     TxBuf out = {0};
     bool ok = !m->diags.nerrors;
     int kernels = 0;
@@ -123,6 +123,8 @@ static int parse_args(int argc, char **argv, Options *o)
             o->fast_math = true;
         else if (!strcmp(a, "--no-lines"))
             o->no_lines = true;
+        else if (!strcmp(a, "--trace"))
+            o->trace = true;
         else if (!strcmp(a, "--nvrtc"))
             o->nvrtc = true;
         else if (!strcmp(a, "--twice"))

@@ -432,7 +432,7 @@ static const CudaFn *cuda_fn(IrOp op)
 
 /* Builtins tirx reads and prints but has no CUDA lowering for (LLVM, vector
  * and runtime builtins of other targets, the apache-style MMA helpers, the
- * profiler, the fp16 packing helpers). */
+ * profiler, IKET's official events, the fp16 packing helpers). */
 static const IrOp unlowered_ops[] = {
     IR_OP_CALL_LLVM_INTRIN, IR_OP_CALL_LLVM_PURE_INTRIN, IR_OP_VECTORLOW, IR_OP_VECTORHIGH,
     IR_OP_VECTORCOMBINE, IR_OP_DP4A, IR_OP_GET_ACTIVE_LANE_MASK, IR_OP_Q_MULTIPLY_SHIFT,
@@ -442,9 +442,7 @@ static const IrOp unlowered_ops[] = {
     IR_OP_CUDA_TCGEN05_INSTR_DESC_BLOCK_SCALED, IR_OP_CUDA_FLOAT22HALF2, IR_OP_CUDA_HALF8TOFLOAT8,
     IR_OP_CUDA_FLOAT8TOHALF8, IR_OP_CUDA_RUNTIME_INSTR_DESC, IR_OP_CUDA_MMA_STORE,
     IR_OP_CUDA_MMA_FILL, IR_OP_CUDA_TIMER_INIT, IR_OP_CUDA_TIMER_START, IR_OP_CUDA_TIMER_END,
-    IR_OP_CUDA_TIMER_FINALIZE, IR_OP_CUDA_IKET_MARK, IR_OP_CUDA_IKET_RANGE_START,
-    IR_OP_CUDA_IKET_RANGE_END, IR_OP_CUDA_IKET_RANGE_PUSH, IR_OP_CUDA_IKET_RANGE_POP,
-    IR_OP_CUDA_IKET_SENTINEL_TOKEN, IR_OP_CUDA_IKET_OFFICIAL_EVENT,
+    IR_OP_CUDA_TIMER_FINALIZE, IR_OP_CUDA_IKET_OFFICIAL_EVENT,
 };
 
 static bool unlowered(IrOp op)
@@ -547,6 +545,8 @@ static int emit_cuda(Cg *cg, const IrExpr *e, TxBuf *b)
     case IR_OP_CUDA_FUNC_CALL: return emit_func_call(cg, e, b);
     case IR_OP_CUDA_PRINTF: return emit_printf(cg, e, b);
     case IR_OP_CUDA_MOV_SREG: return emit_mov_sreg(cg, e, b);
+    case IR_OP_CUDA_IKET_RANGE_START:
+    case IR_OP_CUDA_IKET_SENTINEL_TOKEN: return cg_iket_expr(cg, e, b);
     default: return emit_unsupported(cg, e, b);
     }
 }
@@ -719,6 +719,8 @@ static void noop_barrier_stmt(Cg *cg, const IrExpr *e)
 bool cg_call_stmt(Cg *cg, const IrExpr *e)
 {
     const IrCall *c = &e->u.call;
+    if (cg_iket_stmt(cg, e))
+        return true;
     switch (c->op) {
     case IR_OP_PTX: cg_ptx(cg, e); return true;
     case IR_OP_CUDA_WGMMA_SMEM_DESC: smem_desc_stmt(cg, e, "tx_wgmma_smem_desc", 3); return true;

@@ -395,11 +395,13 @@ bool cg_emit_module(IrModule *m, const CgOptions *o, TxBuf *out)
                   cg_prelude_name());
     if (cg.helpers.len)
         tx_buf_puts(out, cg.helpers.data);
+    cg_trace_globals(&cg, out);
     if (kernels.len)
         tx_buf_puts(out, kernels.data);
     free_kernel_state(&cg);
     tx_buf_free(&kernels);
     tx_buf_free(&cg.helpers);
+    tx_buf_free(&cg.trace_names);
     tx_arena_free(&cg.arena);
     return !cg.failed;
 }

@@ -1,7 +1,8 @@
 /* The CUDA code generator's internal state and the functions its files share:
  * codegen.c (module, kernels, output lines, #line, errors), names.c (C
  * identifiers), types.c (C types), expr.c (scalar expressions), vector.c
- * (vector values and accesses), call.c (builtin and T.cuda calls), asm.c
+ * (vector values and accesses), call.c (builtin and T.cuda calls), trace.c
+ * (T.cuda.iket event records), asm.c
  * (T.ptx as inline asm), stmt.c (statements), descriptors.c (descriptor
  * encoders). Everything a run allocates lives in its arena. */
 #ifndef TX_TARGET_CUDA_INTERNAL_H
@@ -30,6 +31,8 @@ typedef struct Cg {
     int indent;
     TxBuf helpers;      /* T.cuda.func_call sources, in first-use order */
     CgNameSet helper_names;
+    TxBuf trace_names;  /* T.cuda.iket names, NUL-terminated, in first-use order */
+    bool trace_used;    /* a kernel records trace events */
 
     /* #line bookkeeping: the source line the compiler gives the next line of
      * out, valid up to out->len == line_pos */
@@ -148,6 +151,12 @@ int cg_call(Cg *cg, const IrExpr *e, TxBuf *b);
 /* A call as a statement (T.ptx, descriptor encoders, syncs); false when it is
  * an ordinary value call the caller should print as an expression statement. */
 bool cg_call_stmt(Cg *cg, const IrExpr *e);
+
+/* trace.c: T.cuda.iket calls as a statement (true when e is one, also when
+ * it generates nothing) and as a token expression; the tracing globals. */
+bool cg_iket_stmt(Cg *cg, const IrExpr *e);
+int cg_iket_expr(Cg *cg, const IrExpr *e, TxBuf *b);
+void cg_trace_globals(Cg *cg, TxBuf *out);
 /* The C function a math op calls on float/double (fast-math aware); NULL if
  * the op is not a math function. */
 const char *cg_math_name(Cg *cg, IrOp op, IrDType t);
