@@ -125,6 +125,24 @@ RtStatus rt_module_function(RtModule *m, const char *name, RtFunction **out, RtE
     return s;
 }
 
+RtStatus rt_module_global(RtModule *m, const char *name, RtDevPtr *addr, size_t *bytes,
+                          RtError *err)
+{
+    *addr = 0;
+    *bytes = 0;
+    RtStatus s = rt_enter(m->dev, err);
+    if (s != RT_OK)
+        return s;
+    CUdeviceptr p = 0;
+    CUresult r = m->dev->cu->cuModuleGetGlobal(&p, bytes, m->mod, name);
+    if (r == CUDA_ERROR_NOT_FOUND)
+        return rt_fail(err, RT_ERR_USAGE, "the module has no global %s", name);
+    if (r != CUDA_SUCCESS)
+        return rt_cu_fail(err, m->dev->cu, r, "cuModuleGetGlobal");
+    *addr = (RtDevPtr)p;
+    return RT_OK;
+}
+
 const RtResources *rt_function_resources(const RtFunction *f)
 {
     return &f->res;

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/base.h"
+
 /* ---- status and errors ---- */
 
 /* X(NAME, short name) */
@@ -302,6 +304,34 @@ void rt_module_unload(RtModule *m);
  * Thread-safe. */
 RtStatus rt_module_function(RtModule *m, const char *name, RtFunction **out, RtError *err);
 const RtResources *rt_function_resources(const RtFunction *f);
+/* The address and size of a __device__ variable of the module;
+ * RT_ERR_USAGE when it has none of that name. */
+RtStatus rt_module_global(RtModule *m, const char *name, RtDevPtr *addr, size_t *bytes,
+                          RtError *err);
+
+/* ---- trace records (T.cuda.iket under the trace option) ---- */
+
+/* Chrome / Perfetto trace events from the record buffers of kernel launches
+ * (the layout tx_trace_event of the CUDA prelude writes: [0] records per
+ * warp, [1] warp slots, then per slot {count | smid << 32, records
+ * {globaltimer, payload << 32 | name << 3 | kind}}). A track per warp (its
+ * CTA and warp) in a process per SM; marks are instant events, a
+ * range_start/range_end pair (by token) and a push/pop pair are complete
+ * events, in microseconds from the earliest record of the first launch. */
+typedef struct RtTrace {
+    TxBuf events;
+    uint64_t t0;
+    int launches;
+    uint64_t dropped;  /* records past a warp's capacity */
+    uint64_t unpaired; /* starts or pushes with no end, ends with no start */
+    uint8_t sm_named[512]; /* a bit per SM whose process_name is out */
+} RtTrace;
+/* Adds one launch of kernel: words of its buffer, names the NUL-separated
+ * event names (names_len bytes), warps_per_cta from its block. */
+void rt_trace_add(RtTrace *t, const char *kernel, const uint64_t *words, size_t nwords,
+                  const char *names, size_t names_len, uint64_t warps_per_cta);
+/* The JSON document ({"traceEvents": [...]}); the caller frees it. Resets t. */
+char *rt_trace_json(RtTrace *t);
 
 typedef struct RtLaunchConfig {
     unsigned grid[3], block[3];
