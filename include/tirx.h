@@ -284,6 +284,15 @@ TIRX_API size_t tirx_function_num_args(const tirx_function *f);
  * how); TIRX_ERR_CUDA when the driver fails. Thread-safe. */
 TIRX_API tirx_status tirx_launch(tirx_function *f, const tirx_arg *args, size_t nargs,
                                  void *stream, tirx_error *err);
+/* Runs the function once as tirx_launch does, on the legacy default stream,
+ * and waits for it. Each kernel it launches that has T.cuda.iket calls
+ * (compiled with options.trace) gets a buffer of records_per_warp event
+ * records (0: 4096) for each of its warps; *json receives the events as a
+ * Chrome / Perfetto trace (docs/cli.md, "Tracing"; free it with tirx_free).
+ * A warp's records past the capacity are counted, not kept.
+ * TIRX_ERR_USAGE as tirx_launch, and when no kernel records events. */
+TIRX_API tirx_status tirx_launch_trace(tirx_function *f, const tirx_arg *args, size_t nargs,
+                                       size_t records_per_warp, char **json, tirx_error *err);
 /* Checks `args` against function `name` of a compiled module as tirx_launch
  * does (count, kind, dtype, ndim, shape, strides, alignment, the launch
  * configuration they imply), without a GPU: nothing is loaded or launched,

@@ -1,7 +1,9 @@
-/* tirx_get_function, tirx_launch, tirx_check_args and tirx_simulate: a
+/* tirx_get_function, tirx_launch, tirx_launch_trace, tirx_check_args and tirx_simulate: a
  * compiled module is loaded into GPU 0's primary context on first use (once,
  * under the module's lock), and a launch runs the function's host part in the
- * runtime's evaluator with the module's kernels; a check runs it dry, without
+ * runtime's evaluator with the module's kernels (a traced launch gives each
+ * kernel with trace events a record buffer sized from its grid and block,
+ * waits for it and decodes it); a check runs it dry, without
  * a GPU; a simulation runs it with the simulator's launch and encode. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +156,101 @@ tirx_status tirx_launch(tirx_function *f, const tirx_arg *args, size_t nargs, vo
                      .encode = encode_on_gpu, .user = c, .stream = stream,
                      .device_id = rt_device_info(c->device)->ordinal};
     return run_host(f, args, nargs, &env, err);
+}
+
+typedef struct TraceRun {
+    ApiCompiled *c;
+    size_t cap; /* records per warp */
+    RtTrace trace;
+    bool traced; /* a kernel had a trace buffer */
+} TraceRun;
+
+/* The bytes of the module's global name (NULL when it has none). */
+static char *read_global(ApiCompiled *c, const char *name, size_t *bytes)
+{
+    RtError ignored;
+    RtDevPtr p;
+    char *host = NULL;
+    if (rt_module_global(c->loaded, name, &p, bytes, &ignored) != RT_OK ||
+        !(host = malloc(*bytes ? *bytes : 1)))
+        return NULL;
+    if (rt_memcpy_dtoh(c->device, host, p, *bytes, &ignored) == RT_OK)
+        return host;
+    free(host);
+    return NULL;
+}
+
+/* Launches with tx_trace_buf pointing at a fresh buffer, waits, and adds
+ * the records to the trace; a kernel without the global launches as is. */
+static RtStatus launch_traced(void *user, const IrFunc *kernel, const RtLaunchConfig *cfg,
+                              void **args, RtError *err)
+{
+    TraceRun *t = user;
+    RtDevice *d = t->c->device;
+    RtDevPtr var, buf = 0;
+    size_t var_bytes;
+    RtError none_here;
+    if (rt_module_global(t->c->loaded, "tx_trace_buf", &var, &var_bytes, &none_here) != RT_OK)
+        return launch_on_gpu(t->c, kernel, cfg, args, err);
+    uint64_t warps = ((uint64_t)cfg->block[0] * cfg->block[1] * cfg->block[2] + 31) / 32;
+    uint64_t slots = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2] * warps;
+    size_t nwords = 2 + (size_t)slots * (1 + 2 * t->cap), bytes = nwords * sizeof(uint64_t);
+    uint64_t *host = calloc(nwords, sizeof *host);
+    if (!host) {
+        snprintf(err->message, sizeof err->message, "out of host memory for %zu trace bytes", bytes);
+        return err->status = RT_ERR_USAGE;
+    }
+    host[0] = t->cap;
+    host[1] = slots;
+    RtStatus s = rt_mem_alloc(d, bytes, &buf, err);
+    if (s == RT_OK)
+        s = rt_memcpy_htod(d, buf, host, bytes, err);
+    if (s == RT_OK)
+        s = rt_memcpy_htod(d, var, &buf, sizeof buf, err);
+    if (s == RT_OK)
+        s = launch_on_gpu(t->c, kernel, cfg, args, err);
+    if (s == RT_OK)
+        s = rt_synchronize(d, cfg->stream, err);
+    if (s == RT_OK)
+        s = rt_memcpy_dtoh(d, host, buf, bytes, err);
+    if (s == RT_OK) {
+        size_t names_len = 0;
+        char *names = read_global(t->c, "tx_trace_names", &names_len);
+        rt_trace_add(&t->trace, kernel->name, host, nwords, names, names ? names_len : 0, warps);
+        free(names);
+        RtDevPtr none = 0;
+        s = rt_memcpy_htod(d, var, &none, sizeof none, err);
+        t->traced = true;
+    }
+    if (buf)
+        rt_mem_free(d, buf);
+    free(host);
+    return s;
+}
+
+tirx_status tirx_launch_trace(tirx_function *f, const tirx_arg *args, size_t nargs,
+                              size_t records_per_warp, char **json, tirx_error *err)
+{
+    if (!f || !json)
+        return fail(err, TIRX_ERR_USAGE, "no function or no place for the trace");
+    *json = NULL;
+    ApiCompiled *c = f->module->compiled;
+    TraceRun t = {.c = c, .cap = records_per_warp ? records_per_warp : 4096};
+    if (t.cap > ((size_t)1 << 24))
+        return fail(err, TIRX_ERR_USAGE, "records_per_warp is larger than 16777216");
+    RtHostEnv env = {.module = f->module->ir, .launch = launch_traced, .encode = encode_on_gpu,
+                     .user = &t, .device_id = rt_device_info(c->device)->ordinal};
+    tirx_status st = run_host(f, args, nargs, &env, err);
+    char *text = rt_trace_json(&t.trace);
+    if (st == TIRX_OK && !t.traced)
+        st = fail(err, TIRX_ERR_USAGE, "no kernel of the function records trace events (it has "
+                                       "no T.cuda.iket calls, or its module was compiled "
+                                       "without the trace option)");
+    if (st == TIRX_OK)
+        *json = text;
+    else
+        free(text);
+    return st;
 }
 
 tirx_status tirx_check_args(const tirx_module *m, const char *name, const tirx_arg *args,

@@ -27,6 +27,8 @@ typedef struct Session {
     const char *file; /* the source being compiled */
     char *text;
     size_t len;
+    bool tracing; /* compile with the trace option */
+    bool traced;  /* the trace file is written */
 } Session;
 
 /* `tirx bench: [WHAT: ]message` on stderr; returns st. */
@@ -93,7 +95,7 @@ static int tensor_download(Session *s, Tensor *t)
 static int compile(Session *s, const tirx_define *defs, size_t ndefs, tirx_module **m,
                    tirx_function **fn)
 {
-    tirx_options o = {.arch = tirx_device_arch(s->dev)};
+    tirx_options o = {.arch = tirx_device_arch(s->dev), .trace = s->tracing};
     tirx_status st = tirx_compile(s->text, s->len, s->file, defs, ndefs, &o, m);
     char *diags = tirx_diag_render(*m);
     if (diags)
@@ -122,6 +124,29 @@ static tirx_status launch_tirx(void *user, void *stream, tirx_error *err)
 {
     Launch *l = user;
     return tirx_launch(l->fn, l->args, l->nargs, stream, err);
+}
+
+/* One traced run of l's function (its module compiled with the trace
+ * option) into the --trace file. */
+static int write_trace(Session *s, Launch *l)
+{
+    tirx_error err;
+    char *json = NULL;
+    fprintf(stderr, "  tracing %s ...\n", s->c->func);
+    tirx_status st = tirx_launch_trace(l->fn, l->args, l->nargs, s->c->trace_records, &json, &err);
+    if (st != TIRX_OK)
+        return cuda_error(st, "--trace", &err);
+    FILE *f = fopen(s->c->trace, "w");
+    bool ok = f && fputs(json, f) >= 0;
+    ok = f && !fclose(f) && ok;
+    tirx_free(json);
+    if (!ok) {
+        fprintf(stderr, "tirx bench: cannot write '%s'\n", s->c->trace);
+        return TIRX_ERR_USAGE;
+    }
+    s->traced = true;
+    fprintf(stderr, "  trace written to %s\n", s->c->trace);
+    return 0;
 }
 
 typedef struct CublasRun {
@@ -304,6 +329,15 @@ static int gemm_row(Session *s, const BenchShape *shape, const BenchGemmType *ty
         rc = gemm_check(s, &g, row);
     if (!rc)
         rc = gemm_time(s, &g, row);
+    if (!rc && s->c->trace && !s->traced) {
+        tirx_module_free(g.module);
+        g.module = NULL;
+        s->tracing = true;
+        rc = gemm_compile(s, &g);
+        s->tracing = false;
+        if (!rc)
+            rc = write_trace(s, &g.launch);
+    }
     gemm_free(s, &g);
     return rc;
 }
@@ -332,6 +366,14 @@ static int function_row(Session *s, BenchRow *row)
     }
     if (!rc)
         rc = time_it(s, c->func, launch_tirx, &l, &row->tirx);
+    if (!rc && c->trace) {
+        tirx_module_free(m);
+        m = NULL;
+        s->tracing = true;
+        rc = compile(s, c->defines, c->ndefines, &m, &l.fn);
+        if (!rc)
+            rc = write_trace(s, &l);
+    }
     for (int i = 0; t && i < c->nargs; i++)
         tensor_free(s, &t[i]);
     free(t);

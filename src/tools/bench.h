@@ -117,6 +117,8 @@ typedef struct BenchConfig {
     bool layout_nn;
     const BenchDType *out_dtype; /* --out-dtype: C's type in the kernel; NULL: the GEMM's */
     const char *json, *plot;
+    const char *trace;      /* --trace FILE */
+    size_t trace_records;   /* --trace-records; 0: the default */
     double flops;           /* --flops of a FILE's function; 0: not reported */
     tirx_bench_options timing;
     bool no_cublas;         /* gemm: time the kernel alone, unchecked */

@@ -41,13 +41,18 @@ const char bench_usage[] =
     "  --no-flush        keep L2 warm (no flush before each run)\n"
     "  --json FILE       write the results as JSON\n"
     "  --plot FILE       draw the results (tirx vs cuBLAS per row) as an SVG chart\n"
+    "  --trace FILE      after timing, run once more built with --trace and write\n"
+    "                    its T.cuda.iket events as a Chrome/Perfetto trace (gemm: the\n"
+    "                    first row)\n"
+    "  --trace-records N records kept per warp (default 4096)\n"
     "  --help            show this help\n";
 
 /* X(option, takes a value) */
 #define BENCH_OPTIONS(X)                                                     \
     X(func, 1) X(args, 1) X(flops, 1) X(shape, 1) X(shapes, 1) X(dtype, 1)   \
     X(layout, 1) X(kernel, 1) X(out_dtype, 1) X(no_cublas, 0) X(budget_ms, 1) \
-    X(warmup_ms, 1) X(max_reps, 1) X(no_flush, 0) X(json, 1) X(plot, 1)
+    X(warmup_ms, 1) X(max_reps, 1) X(no_flush, 0) X(json, 1) X(plot, 1)   \
+    X(trace, 1) X(trace_records, 1)
 
 typedef enum OptionId {
 #define X(name, value) OPT_##name,
@@ -203,6 +208,11 @@ static int take_value(BenchConfig *c, OptionId id, const char *v)
         break;
     case OPT_json: c->json = v; break;
     case OPT_plot: c->plot = v; break;
+    case OPT_trace: c->trace = v; break;
+    case OPT_trace_records:
+        rc = number("trace-records", v, 1, &x);
+        c->trace_records = x < 16777216 ? (size_t)x : 16777216;
+        break;
     default: break;
     }
     return rc;

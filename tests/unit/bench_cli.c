@@ -135,7 +135,8 @@ static void test_args_gemm(void **state)
     assert_int_equal(parse(&c, "bench gemm --kernel k.tirx --func tiled_gemm --layout nn "
                                "--dtype fp16,fp8,tf32 --out-dtype f32 -D BM=64 -DBN=32 "
                                "--shape 1,2,3 --budget-ms 250 --warmup-ms 0 --max-reps 77 "
-                               "--no-flush --json o.json --plot o.svg --no-cublas"),
+                               "--no-flush --json o.json --plot o.svg --no-cublas --trace t.json "
+                               "--trace-records 64"),
                      -1);
     assert_string_equal(c.file, "k.tirx");
     assert_string_equal(c.func, "tiled_gemm");
@@ -153,6 +154,8 @@ static void test_args_gemm(void **state)
     assert_true(c.no_cublas);
     assert_string_equal(c.json, "o.json");
     assert_string_equal(c.plot, "o.svg");
+    assert_string_equal(c.trace, "t.json");
+    assert_int_equal(c.trace_records, 64);
 }
 
 static void test_args_shapes_file(void **state)
@@ -213,6 +216,8 @@ static void test_args_errors(void **state)
         "bench gemm --shape 1,2,3 --max-reps x",
         "bench gemm --shape 1,2,3 --no-flush=1",
         "bench gemm --shape 1,2,3 --json",
+        "bench gemm --shape 1,2,3 --trace",
+        "bench gemm --shape 1,2,3 --trace t.json --trace-records 0",
         "bench gemm --shape 1,2,3 --frobnicate",
         "bench gemm --shape 1,2,3 -x",
         "bench gemm gemm --shape 1,2,3",
