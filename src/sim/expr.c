@@ -510,6 +510,10 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
         sim_encode_smem_desc(l, t, e);
         return ival(0);
     case IR_OP_CUDA_WGMMA_NOOP_BARRIER: return ival(0);
+    /* trace annotations record nothing here (as in a build without trace) */
+    case IR_OP_CUDA_IKET_MARK: case IR_OP_CUDA_IKET_RANGE_START: case IR_OP_CUDA_IKET_RANGE_END:
+    case IR_OP_CUDA_IKET_RANGE_PUSH: case IR_OP_CUDA_IKET_RANGE_POP:
+    case IR_OP_CUDA_IKET_SENTINEL_TOKEN: return ival(0);
     case IR_OP_CUDA_GET_TMEM_ADDR: { /* (base, lane, col): each field wraps at 16 bits */
         uint64_t base = (uint64_t)eval_int(l, t, c->args[0], lane);
         uint64_t ln = ((base >> 16) + (uint64_t)eval_int(l, t, c->args[1], lane)) & 0xffff;

@@ -5,20 +5,22 @@
 # which must pass FILE's `CHECK:` lines (FileCheck), and then to a cubin with
 # NVRTC (ptxas validates every instruction). Each `# BUILD-DEFINES: A=1 B=2`
 # line is one more configuration (its -D overrides) built to a cubin for each
-# target as well (the CHECK lines apply to the file's own constants). Without
+# target as well (the CHECK lines apply to the file's own constants). A
+# `# BUILD-FLAGS: --trace` line adds its flags to every build. Without
 # NVRTC (exit 3) the test reports SKIPPED after the CUDA checks.
 set -u
 tirx=$1 filecheck=$2 file=$3
 archs=$(sed -n 's/^# ARCHS: *//p' "$file")
+flags=$(sed -n 's/^# BUILD-FLAGS: *//p' "$file")
 [ -n "$archs" ] || { echo "$file: no '# ARCHS:' line"; exit 1; }
 skipped=0
 out=$(basename "$file" .tirx)
 for arch in $archs; do
-    "$tirx" build --target="$arch" "$file" >"$out-$arch.cu" || exit 1
+    "$tirx" build $flags --target="$arch" "$file" >"$out-$arch.cu" || exit 1
     if grep -q "CHECK:" "$file"; then
         "$filecheck" --input-file="$out-$arch.cu" "$file" || { echo "FAILED: $file ($arch): FileCheck"; exit 1; }
     fi
-    "$tirx" build --target="$arch" --emit=cubin -o "$out-$arch.cubin" "$file"
+    "$tirx" build $flags --target="$arch" --emit=cubin -o "$out-$arch.cubin" "$file"
     rc=$?
     [ $rc -eq 3 ] && skipped=1 && continue
     [ $rc -eq 0 ] || { echo "FAILED: $file ($arch): cubin"; exit 1; }
@@ -26,7 +28,7 @@ for arch in $archs; do
     sed -n 's/^# BUILD-DEFINES: *//p' "$file" | while read -r defines; do
         set --
         for d in $defines; do set -- "$@" -D "$d"; done
-        "$tirx" build --target="$arch" --emit=cubin -o "$out-$arch-defines.cubin" "$@" "$file" ||
+        "$tirx" build $flags --target="$arch" --emit=cubin -o "$out-$arch-defines.cubin" "$@" "$file" ||
             { echo "FAILED: $file ($arch, $defines): cubin"; exit 1; }
         echo "$file: $arch: $defines: cubin built"
     done || exit 1

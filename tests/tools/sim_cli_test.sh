@@ -1,6 +1,7 @@
 #!/bin/sh
 # cli.sim: `tirx sim` runs examples/vector_add.tirx on random a and zero b (c
-# must come out as a: the same checksum), reports a planted out-of-bounds
+# must come out as a: the same checksum), runs a kernel with T.cuda.iket
+# annotations (they record nothing in the simulator), reports a planted out-of-bounds
 # read at its line with exit status 1, and a missing --func with status 2.
 # Usage: sim_cli_test.sh TIRX SOURCE_DIR
 set -u
@@ -14,6 +15,12 @@ c=$(echo "$out" | sed -n 's/^c: 1000 float32 \(sum=.*\)$/\1/p')
 if [ -z "$a" ] || [ "$a" != "$c" ]; then
     echo "FAIL: c is not a:"; echo "$out"; exit 1
 fi
+out=$("$tirx" sim "$src/tests/build/iket_trace.tirx" --func traced_scale \
+      --args 'A=ones(1000:f32) n=1000' 2>&1)
+case "$out" in
+*"A: 1000 float32 sum=2000 "*) ;;
+*) echo "FAIL: the annotated kernel: $out"; exit 1 ;;
+esac
 err=$("$tirx" sim "$src/tests/tools/sim_bug.tirx" --func shift \
       --args 'X=rand(64:f32) Y=empty(64:f32)' 2>&1 >/dev/null)
 rc=$?
