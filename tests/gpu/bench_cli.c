@@ -4,7 +4,9 @@
  * written); the same kernel given B as [N, K] (nt), which it reads as
  * [K, N]: the check against cuBLAS must refuse it (exit 1, no table); the
  * default kernels, bf16 and fp8 (kernels/gemm_fp8_sm90.tirx with its scales),
- * beside cuBLAS; and `bench FILE --args` on the same function. Skipped without a GPU. */
+ * beside cuBLAS; `bench FILE --args` on the same function; and --trace of the
+ * annotated gemm_sm90 and of tests/build/iket_trace.tirx (a Chrome trace with
+ * their spans, nothing dropped). Skipped without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +100,26 @@ int main(void)
     fputs(slurp("err"), stdout);
     fputs(out, stdout);
     GPU_CHECK(rc == 0 && strstr(out, "tiled_gemm ") != NULL, "tirx bench FILE times the function");
+
+    snprintf(args, sizeof args, "gemm --shape 1024,1024,1024 --budget-ms 20 --trace %s/g.json", dir);
+    rc = bench(args);
+    fputs(slurp("err"), stdout);
+    char *trace = slurp("g.json");
+    printf("%.800s\n", trace);
+    GPU_CHECK(rc == 0, "bench gemm --trace succeeds");
+    GPU_CHECK(strstr(trace, "\"dropped_records\": 0, \"unpaired_ranges\": 0") != NULL,
+              "the gemm trace is complete");
+    GPU_CHECK(strstr(trace, "{\"name\": \"load tile\", \"ph\": \"X\"") != NULL &&
+                  strstr(trace, "{\"name\": \"wait empty\", \"ph\": \"X\"") != NULL,
+              "the producer's spans");
+
+    snprintf(args, sizeof args, "tests/build/iket_trace.tirx --func traced_scale --args "
+             "'A=rand(1000:f32) n=1000' --budget-ms 20 --trace %s/t.json", dir);
+    rc = bench(args);
+    fputs(slurp("err"), stdout);
+    trace = slurp("t.json");
+    GPU_CHECK(rc == 0 && strstr(trace, "{\"name\": \"half\", \"ph\": \"X\"") != NULL,
+              "bench FILE --trace writes the function's spans");
     gpu_remove_tree(dir);
     printf("PASSED\n");
     return 0;
