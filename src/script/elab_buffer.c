@@ -106,8 +106,10 @@ ScVal el_eval_quoted(El *E, const ScVal *str)
     }
     ScTokens toks;
     AstList ast;
-    if (!sc_lex(src, content, content + str->u.str.n, true, E->a, E->d, &toks) ||
-        !sc_parse_tokens(src, &toks, true, E->a, E->d, &ast) || ast.n != 1)
+    bool ok = sc_lex(src, content, content + str->u.str.n, true, E->a, E->d, &toks) &&
+              sc_parse_tokens(src, &toks, true, E->a, E->d, &ast) && ast.n == 1;
+    sc_tokens_free(&toks);
+    if (!ok)
         return sv_error();
     bool saved = E->quoted;
     E->quoted = true;

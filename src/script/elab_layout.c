@@ -730,8 +730,10 @@ IrLayout *sc_parse_layout(IrModule *m, const char *text, size_t len, const char 
     m->source = tx_source_new(&m->arena, filename, text, len);
     ScTokens toks;
     AstList ast;
-    if (!sc_lex(m->source, 0, m->source->len, true, &m->arena, &m->diags, &toks) ||
-        !sc_parse_tokens(m->source, &toks, true, &m->arena, &m->diags, &ast) || ast.n != 1)
+    bool ok = sc_lex(m->source, 0, m->source->len, true, &m->arena, &m->diags, &toks) &&
+              sc_parse_tokens(m->source, &toks, true, &m->arena, &m->diags, &ast) && ast.n == 1;
+    sc_tokens_free(&toks);
+    if (!ok)
         return NULL;
     El E = {0};
     E.m = m, E.a = &m->arena, E.d = &m->diags, E.src = m->source;

@@ -80,6 +80,10 @@ typedef struct Lexer {
     bool expr_only, failed, line_has_tokens;
     ScToken *toks;
     int n, cap;
+    /* The names seen, one arena copy each: open addressing on the heap
+     * (capacity a power of two, at most half full), freed by sc_lex. */
+    const char **names;
+    int nnames, names_cap;
     uint32_t indents[MAX_INDENT];
     int nindent;
     struct {
@@ -111,13 +115,9 @@ static int first_capacity(const Lexer *L)
 
 static ScToken *push(Lexer *L, ScTokKind k, uint32_t off, uint32_t len)
 {
-    if (L->n == L->cap) {
-        int cap = L->cap ? L->cap * 2 : first_capacity(L);
-        ScToken *t = TX_NEW_ARRAY(L->a, ScToken, cap);
-        if (L->n)
-            memcpy(t, L->toks, sizeof(ScToken) * (size_t)L->n);
-        L->toks = t, L->cap = cap;
-    }
+    if (L->n == L->cap)
+        tx_vec_grow_((void **)&L->toks, &L->cap, sizeof(ScToken),
+                     L->cap ? L->cap + 1 : first_capacity(L));
     ScToken *t = &L->toks[L->n++];
     memset(t, 0, sizeof *t);
     t->kind = k, t->off = off, t->len = len;
@@ -491,6 +491,39 @@ static void lex_prefixed_string(Lexer *L, uint32_t begin)
 
 /* ---------------------------------------------------------------- names */
 
+/* The slot of the name text[0, n) in the names index: its copy, or NULL where
+ * it would go. */
+static const char **name_slot(const char **names, int cap, const char *text, uint32_t n)
+{
+    size_t mask = (size_t)cap - 1;
+    for (size_t h = tx_hash_bytes(text, n, 0) & mask;; h = (h + 1) & mask)
+        if (!names[h] || (!strncmp(names[h], text, n) && names[h][n] == '\0'))
+            return &names[h];
+}
+
+/* A name's text as a NUL-terminated arena string, one copy per distinct name:
+ * a long input repeats a few names many times. */
+static const char *intern_name(Lexer *L, const char *text, uint32_t n)
+{
+    if (2 * (L->nnames + 1) > L->names_cap) {
+        const char **old = L->names, **bigger = NULL;
+        int oldcap = L->names_cap, cap = 0;
+        tx_vec_grow_((void **)&bigger, &cap, sizeof *bigger, oldcap ? oldcap * 2 : 256);
+        memset(bigger, 0, sizeof *bigger * (size_t)cap);
+        for (int i = 0; i < oldcap; i++)
+            if (old[i])
+                *name_slot(bigger, cap, old[i], (uint32_t)strlen(old[i])) = old[i];
+        free(old);
+        L->names = bigger, L->names_cap = cap;
+    }
+    const char **slot = name_slot(L->names, L->names_cap, text, n);
+    if (!*slot) {
+        *slot = tx_arena_strndup(L->a, text, n);
+        L->nnames++;
+    }
+    return *slot;
+}
+
 static void lex_name(Lexer *L)
 {
     uint32_t begin = L->pos;
@@ -513,7 +546,7 @@ static void lex_name(Lexer *L)
         }
     }
     ScToken *t = push(L, SC_TK_NAME, begin, n);
-    t->v.str.s = tx_arena_strndup(L->a, L->s + begin, n);
+    t->v.str.s = intern_name(L, L->s + begin, n);
     t->v.str.n = n;
 }
 
@@ -671,6 +704,13 @@ bool sc_lex(const TxSource *src, uint32_t begin, uint32_t end, bool expr_only, T
     }
     if (!L.failed)
         lex_finish(&L);
+    free(L.names);
     out->t = L.toks, out->n = L.n;
     return !L.failed;
+}
+
+void sc_tokens_free(ScTokens *toks)
+{
+    free(toks->t);
+    toks->t = NULL, toks->n = 0;
 }

@@ -38,11 +38,16 @@ typedef struct ScTokens {
 /* The spelling of a token kind ("(", "def") or its description ("name"). */
 const char *sc_tok_kind_name(ScTokKind k);
 
-/* Lex the bytes [begin, end) of src into an arena-owned token array ending in
- * SC_TK_EOF. With 'expr_only', newlines are plain whitespace and no
- * NEWLINE/INDENT/DEDENT tokens are produced (for the small expressions quoted in
- * buffer shapes). Returns false after reporting the first error into d. */
+/* Lex the bytes [begin, end) of src into a token array ending in SC_TK_EOF.
+ * The array is on the heap, to be released by sc_tokens_free (also after an
+ * error) once parsed; the strings of its tokens are in arena a (one copy per
+ * distinct name) and outlive it. With 'expr_only', newlines are plain
+ * whitespace and no NEWLINE/INDENT/DEDENT tokens are produced (for the small
+ * expressions quoted in buffer shapes). Returns false after reporting the first
+ * error into d. */
 bool sc_lex(const TxSource *src, uint32_t begin, uint32_t end, bool expr_only, TxArena *a,
             TxDiags *d, ScTokens *out);
+/* Free a token array of sc_lex. */
+void sc_tokens_free(ScTokens *toks);
 
 #endif

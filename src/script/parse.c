@@ -283,8 +283,10 @@ static ScVal define_value(El *E, const ScDefine *d, const ScVal *declared)
                                   strlen(text));
     ScTokens toks;
     AstList ast;
-    if (!sc_lex(src, 0, src->len, true, E->a, E->d, &toks) ||
-        !sc_parse_tokens(src, &toks, true, E->a, E->d, &ast) || ast.n != 1)
+    bool ok = sc_lex(src, 0, src->len, true, E->a, E->d, &toks) &&
+              sc_parse_tokens(src, &toks, true, E->a, E->d, &ast) && ast.n == 1;
+    sc_tokens_free(&toks);
+    if (!ok)
         return sv_error();
     const Ast *x = ast.items[0];
     IrDType dt;
@@ -636,8 +638,10 @@ IrModule *sc_parse(const char *text, size_t len, const char *filename, const ScD
                               text ? len : 0);
     ScTokens toks;
     AstList top;
-    if (!sc_lex(m->source, 0, m->source->len, false, &m->arena, &m->diags, &toks) ||
-        !sc_parse_tokens(m->source, &toks, false, &m->arena, &m->diags, &top))
+    bool ok = sc_lex(m->source, 0, m->source->len, false, &m->arena, &m->diags, &toks) &&
+              sc_parse_tokens(m->source, &toks, false, &m->arena, &m->diags, &top);
+    sc_tokens_free(&toks); /* the tree does not point into the tokens */
+    if (!ok)
         return m;
     El E = {0};
     E.m = m, E.a = &m->arena, E.d = &m->diags, E.src = m->source;

@@ -32,6 +32,7 @@ static Lexed *lex(const char *text)
 
 static void lexed_free(Lexed *l)
 {
+    sc_tokens_free(&l->toks);
     tx_diags_free(&l->diags);
     tx_arena_free(&l->arena);
     free(l);
@@ -225,6 +226,7 @@ static void test_expr_only(void **state)
     assert_int_equal(toks.t[0].off, 6);
     assert_int_equal(toks.t[1].kind, SC_TK_STAR);
     assert_int_equal(toks.t[3].kind, SC_TK_EOF);
+    sc_tokens_free(&toks);
     tx_diags_free(&d);
     tx_arena_free(&a);
 }
