@@ -11,17 +11,25 @@
 
 void ps_vec_push(Parser *p, AstVec *v, Ast *x)
 {
-    if (v->n == v->cap) {
-        int cap = v->cap ? v->cap * 2 : 4;
+    if (!v->cap) {
+        v->items = &v->one, v->cap = 1;
+    } else if (v->n == v->cap) {
+        int cap = v->cap == 1 ? 4 : v->cap * 2;
         Ast **items = TX_NEW_ARRAY(p->a, Ast *, cap);
-        if (v->n)
-            memcpy(items, v->items, sizeof(Ast *) * (size_t)v->n);
+        memcpy(items, v->items, sizeof(Ast *) * (size_t)v->n);
         v->items = items, v->cap = cap;
     }
     v->items[v->n++] = x;
 }
 
-AstList ps_vec_list(AstVec *v) { return (AstList){v->items, v->n}; }
+AstList ps_vec_list(Parser *p, AstVec *v)
+{
+    if (v->items == &v->one) {
+        v->items = TX_NEW_ARRAY(p->a, Ast *, 1);
+        v->items[0] = v->one, v->cap = 1;
+    }
+    return (AstList){v->items, v->n};
+}
 
 const ScToken *ps_tok(Parser *p) { return &p->t[p->i]; }
 
@@ -89,9 +97,42 @@ bool ps_expect(Parser *p, ScTokKind k, const char *what)
     return false;
 }
 
+/* The bytes of a node of kind k: up to the end of the last field it uses. */
+static size_t node_size(AstKind k)
+{
+    switch (k) {
+    case A_NAME: case A_NONE: case A_ELLIPSIS:
+        return AST_UPTO(name);
+    case A_UNARY: case A_NOT: case A_STARRED: case A_BINOP: case A_BOOLOP: case A_SUBSCRIPT:
+    case A_S_EXPR: case A_S_AUGASSIGN:
+        return AST_UPTO(b);
+    case A_INT: case A_FLOAT: case A_STR: case A_BOOL:
+        return AST_UPTO(lit);
+    case A_ATTR:
+        return AST_UPTO(name_span);
+    case A_SLICE: case A_IFEXP: case A_S_ANNASSIGN:
+        return AST_UPTO(c);
+    case A_TUPLE: case A_LIST: case A_S_ASSIGN:
+        return AST_UPTO(items);
+    case A_DICT:
+        return AST_UPTO(items2);
+    case A_CALL: case A_LAMBDA:
+        return AST_UPTO(nnames);
+    case A_COMPARE:
+        return AST_UPTO(ops);
+    default:
+        return sizeof(Ast);
+    }
+}
+
 Ast *ps_node(Parser *p, AstKind k, const ScToken *first)
 {
-    Ast *x = TX_NEW(p->a, Ast);
+    return ps_node_upto(p, k, first, node_size(k));
+}
+
+Ast *ps_node_upto(Parser *p, AstKind k, const ScToken *first, size_t bytes)
+{
+    Ast *x = tx_arena_alloc(p->a, bytes);
     x->kind = k;
     x->span = (TxSpan){p->src, first->off, first->off + first->len};
     return x;
@@ -188,7 +229,7 @@ static Ast *parse_paren(Parser *p)
         return ps_finish(p, inner);
     }
     Ast *x = ps_node(p, A_TUPLE, open);
-    x->items = ps_vec_list(&v);
+    x->items = ps_vec_list(p, &v);
     return ps_finish(p, x);
 }
 
@@ -207,7 +248,7 @@ static Ast *parse_list(Parser *p)
     if (!ps_expect(p, SC_TK_RSQB, NULL))
         return NULL;
     Ast *x = ps_node(p, A_LIST, open);
-    x->items = ps_vec_list(&v);
+    x->items = ps_vec_list(p, &v);
     return ps_finish(p, x);
 }
 
@@ -232,7 +273,7 @@ static Ast *parse_dict(Parser *p)
     if (!ps_expect(p, SC_TK_RBRACE, NULL))
         return NULL;
     Ast *x = ps_node(p, A_DICT, open);
-    x->items = ps_vec_list(&keys), x->items2 = ps_vec_list(&vals);
+    x->items = ps_vec_list(p, &keys), x->items2 = ps_vec_list(p, &vals);
     return ps_finish(p, x);
 }
 
@@ -332,7 +373,7 @@ static Ast *parse_call(Parser *p, Ast *fn)
     }
     if (!ps_expect(p, SC_TK_RPAR, NULL))
         return NULL;
-    x->items = ps_vec_list(&pos), x->items2 = ps_vec_list(&kwv), x->nnames = nkw;
+    x->items = ps_vec_list(p, &pos), x->items2 = ps_vec_list(p, &kwv), x->nnames = nkw;
     return ps_finish(p, x);
 }
 
@@ -392,7 +433,7 @@ static Ast *parse_index(Parser *p, Ast *obj)
         x->b = v.items[0];
     } else {
         Ast *tup = ps_node(p, A_TUPLE, open);
-        tup->items = ps_vec_list(&v);
+        tup->items = ps_vec_list(p, &v);
         x->b = ps_finish(p, tup);
     }
     return ps_finish(p, x);
@@ -556,7 +597,7 @@ static Ast *parse_comparison(Parser *p)
         ps_vec_push(p, &operands, rhs);
         op = accept_compare_op(p);
     }
-    x->items = ps_vec_list(&operands);
+    x->items = ps_vec_list(p, &operands);
     return ps_finish(p, x);
 }
 
@@ -673,7 +714,7 @@ static Ast *testlist(Parser *p, bool allow_star)
     if (v.n == 1 && !comma)
         return v.items[0];
     Ast *t = ps_node(p, A_TUPLE, first);
-    t->items = ps_vec_list(&v);
+    t->items = ps_vec_list(p, &v);
     return ps_finish(p, t);
 }
 

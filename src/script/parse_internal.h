@@ -6,6 +6,8 @@
 #ifndef TX_SCRIPT_PARSE_INTERNAL_H
 #define TX_SCRIPT_PARSE_INTERNAL_H
 
+#include <stddef.h>
+
 #include "lex.h"
 
 typedef enum {
@@ -65,12 +67,15 @@ typedef struct AstParam {
     Ast *ann, *def; /* may be NULL */
 } AstParam;
 
+/* The fields are ordered so that each kind uses a prefix: a node is allocated
+ * only up to the last field its kind uses (ps_node, node_size), which keeps the
+ * tree of a large input small. Fields past a kind's prefix must not be touched. */
 struct Ast {
     AstKind kind;
-    TxSpan span;
     int op;
+    TxSpan span;
     const char *name;
-    TxSpan name_span; /* ATTR, DEF, CLASS: where the name is */
+    Ast *a, *b;
     union {
         uint64_t i;
         double f;
@@ -81,7 +86,8 @@ struct Ast {
             bool verbatim; /* content equals the source between the quotes */
         } str;
     } lit;
-    Ast *a, *b, *c;
+    TxSpan name_span; /* ATTR, DEF, CLASS: where the name is */
+    Ast *c;
     AstList items, items2;
     const char **names; /* CALL: keyword names (parallel to items2); LAMBDA: params */
     TxSpan *name_spans; /* CALL: spans of the keyword names; LAMBDA: of the params */
@@ -103,13 +109,16 @@ typedef struct Parser {
     int depth;
 } Parser;
 
-/* A growable list of nodes in the arena. */
+/* A growable list of nodes in the arena. Its first item is kept in `one`, so
+ * the many lists that end up with one item (or are dropped) allocate little:
+ * ps_vec_list copies the items out, and the vector must not be copied. */
 typedef struct AstVec {
     Ast **items;
     int n, cap;
+    Ast *one;
 } AstVec;
 void ps_vec_push(Parser *p, AstVec *v, Ast *x);
-AstList ps_vec_list(AstVec *v);
+AstList ps_vec_list(Parser *p, AstVec *v);
 
 const ScToken *ps_tok(Parser *p);             /* the current token */
 const ScToken *ps_peek(Parser *p, int ahead);
@@ -120,7 +129,12 @@ bool ps_expect(Parser *p, ScTokKind k, const char *what);
 /* Report an error (usually TX_E_SYNTAX) at token t (once) and return NULL. */
 Ast *ps_error_at(Parser *p, TxCode code, const ScToken *t, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* A new node of kind k, its span the token first's, allocated as its kind needs. */
 Ast *ps_node(Parser *p, AstKind k, const ScToken *first);
+/* The same, allocated up to `bytes` (AST_UPTO): for a node that uses a field its
+ * kind usually does not (a NAME with `a`). */
+Ast *ps_node_upto(Parser *p, AstKind k, const ScToken *first, size_t bytes);
+#define AST_UPTO(field) (offsetof(Ast, field) + sizeof(((Ast *)0)->field))
 /* Extend a node's span to the end of the previous token. */
 Ast *ps_finish(Parser *p, Ast *x);
 bool ps_enter(Parser *p);

@@ -124,7 +124,7 @@ static Ast *parse_expr_stmt(Parser *p)
         if (!(value = ps_star_testlist(p)))
             return NULL;
     }
-    x->items = ps_vec_list(&targets);
+    x->items = ps_vec_list(p, &targets);
     x->a = value;
     return ps_finish(p, x);
 }
@@ -147,7 +147,7 @@ static Ast *import_name(Parser *p)
     const ScToken *t = ps_tok(p);
     if (!ps_expect(p, SC_TK_NAME, "in the import"))
         return NULL;
-    Ast *x = ps_node(p, A_NAME, t);
+    Ast *x = ps_node_upto(p, A_NAME, t, AST_UPTO(a)); /* a: the alias */
     x->name = t->v.str.s;
     if (ps_accept(p, SC_TK_AS)) {
         const ScToken *alias = ps_tok(p);
@@ -191,7 +191,7 @@ static Ast *parse_import(Parser *p)
         } while (ps_accept(p, SC_TK_COMMA));
         if (paren && !ps_expect(p, SC_TK_RPAR, NULL))
             return NULL;
-        x->items = ps_vec_list(&names);
+        x->items = ps_vec_list(p, &names);
         return ps_finish(p, x);
     }
     ps_accept(p, SC_TK_IMPORT);
@@ -262,7 +262,7 @@ static bool parse_suite(Parser *p, const ScToken *head, AstList *out)
     if (!ps_at(p, SC_TK_NEWLINE)) {
         if (!parse_simple_stmts(p, &v))
             return false;
-        *out = ps_vec_list(&v);
+        *out = ps_vec_list(p, &v);
         return true;
     }
     ps_accept(p, SC_TK_NEWLINE);
@@ -280,7 +280,7 @@ static bool parse_suite(Parser *p, const ScToken *head, AstList *out)
     ps_leave(p);
     if (p->failed || !ps_expect(p, SC_TK_DEDENT, NULL))
         return false;
-    *out = ps_vec_list(&v);
+    *out = ps_vec_list(p, &v);
     return true;
 }
 
@@ -345,7 +345,7 @@ static Ast *parse_exprlist(Parser *p)
     if (v.n == 1 && !comma)
         return v.items[0];
     Ast *t = ps_node(p, A_TUPLE, first);
-    t->items = ps_vec_list(&v);
+    t->items = ps_vec_list(p, &v);
     return ps_finish(p, t);
 }
 
@@ -381,7 +381,7 @@ static Ast *parse_with(Parser *p)
         ps_vec_push(p, &items, it);
         ps_vec_push(p, &targets, tg);
     } while (ps_accept(p, SC_TK_COMMA));
-    x->items = ps_vec_list(&items), x->items2 = ps_vec_list(&targets);
+    x->items = ps_vec_list(p, &items), x->items2 = ps_vec_list(p, &targets);
     if (!parse_suite(p, head, &x->body))
         return NULL;
     return x;
@@ -436,7 +436,7 @@ static bool parse_type_params(Parser *p, Ast *def)
         const ScToken *t = ps_tok(p);
         if (!ps_expect(p, SC_TK_NAME, "as a type parameter"))
             return false;
-        Ast *x = ps_node(p, A_NAME, t);
+        Ast *x = ps_node_upto(p, A_NAME, t, AST_UPTO(a)); /* a: the bound */
         x->name = t->v.str.s;
         if (ps_accept(p, SC_TK_COLON) && !(x->a = ps_test(p)))
             return false;
@@ -448,7 +448,7 @@ static bool parse_type_params(Parser *p, Ast *def)
         ps_error_at(p, TX_E_SYNTAX, open, "empty type parameter list");
         return false;
     }
-    def->items2 = ps_vec_list(&names);
+    def->items2 = ps_vec_list(p, &names);
     return ps_expect(p, SC_TK_RSQB, "to close the type parameters");
 }
 
@@ -507,9 +507,9 @@ static Ast *parse_decorated(Parser *p)
         ps_vec_push(p, &decos, d);
     }
     if (ps_at(p, SC_TK_DEF))
-        return parse_def(p, ps_vec_list(&decos));
+        return parse_def(p, ps_vec_list(p, &decos));
     if (ps_at(p, SC_TK_CLASS))
-        return parse_class(p, ps_vec_list(&decos));
+        return parse_class(p, ps_vec_list(p, &decos));
     return ps_error_at(p, TX_E_SYNTAX, ps_tok(p), "expected 'def' or 'class' after a decorator");
 }
 
@@ -553,6 +553,6 @@ bool sc_parse_tokens(const TxSource *src, const ScTokens *toks, bool expr_only, 
             parse_stmt(&p, &v);
         }
     }
-    *out = ps_vec_list(&v);
+    *out = ps_vec_list(&p, &v);
     return !p.failed;
 }
