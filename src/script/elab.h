@@ -387,9 +387,12 @@ ScVal el_buffer_attr(El *E, ScVal obj, const char *name, TxSpan sp);
 ScVal el_buffer_method(El *E, ScVal recv, const char *name, ScArgs *args);
 ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp);
 /* The items of a subscript: indices and slices (starred tuples expanded). */
+typedef struct ScSliceParts {
+    ScVal lo, hi, step; /* kind SV_COUNT when omitted */
+} ScSliceParts;
 typedef struct ScIndexItem {
-    bool is_slice;
-    ScVal v, lo, hi, step; /* slice parts: kind SV_COUNT when omitted */
+    ScVal v;
+    ScSliceParts *slice; /* NULL for an index: slices are rare, so out of line */
     TxSpan span;
 } ScIndexItem;
 bool el_index_items(El *E, const Ast *index, ScIndexItem **out, int *n);

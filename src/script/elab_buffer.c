@@ -691,11 +691,12 @@ bool el_index_items(El *E, const Ast *index, ScIndexItem **out, int *n)
         const Ast *it = items[i];
         if (it->kind == A_SLICE) {
             ScIndexItem *x = &r[k++];
-            x->is_slice = true, x->span = it->span;
-            x->lo.kind = x->hi.kind = x->step.kind = SV_COUNT;
-            if ((it->a && (x->lo = el_eval_value(E, it->a)).kind == SV_ERROR) ||
-                (it->b && (x->hi = el_eval_value(E, it->b)).kind == SV_ERROR) ||
-                (it->c && (x->step = el_eval_value(E, it->c)).kind == SV_ERROR))
+            ScSliceParts *sl = x->slice = TX_NEW(E->a, ScSliceParts);
+            x->span = it->span;
+            sl->lo.kind = sl->hi.kind = sl->step.kind = SV_COUNT;
+            if ((it->a && (sl->lo = el_eval_value(E, it->a)).kind == SV_ERROR) ||
+                (it->b && (sl->hi = el_eval_value(E, it->b)).kind == SV_ERROR) ||
+                (it->c && (sl->step = el_eval_value(E, it->c)).kind == SV_ERROR))
                 return false;
             continue;
         }
@@ -741,11 +742,12 @@ static bool slice_bounds(El *E, IrExpr *buffer, int dim, const ScIndexItem *it, 
                          IrExpr **hi, int64_t *step)
 {
     *step = 1;
-    *lo = sv_given(&it->lo) ? el_index_expr(E, &it->lo) : ir_int(E->a, IR_INT32, 0, it->span);
-    *hi = sv_given(&it->hi) ? el_index_expr(E, &it->hi) : ir_buf(buffer)->shape[dim];
+    const ScSliceParts *sl = it->slice;
+    *lo = sv_given(&sl->lo) ? el_index_expr(E, &sl->lo) : ir_int(E->a, IR_INT32, 0, it->span);
+    *hi = sv_given(&sl->hi) ? el_index_expr(E, &sl->hi) : ir_buf(buffer)->shape[dim];
     if (!*lo || !*hi)
         return false;
-    if (sv_given(&it->step) && !el_int_const(E, &it->step, step, "a slice step"))
+    if (sv_given(&sl->step) && !el_int_const(E, &sl->step, step, "a slice step"))
         return false;
     if (*step <= 0) {
         el_error(E, TX_E_BUFFER, it->span, "a slice step must be positive");
@@ -793,8 +795,9 @@ ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp)
     int ndim = ir_buf(buffer)->ndim;
     bool region = n < ndim;
     for (int i = 0; i < n; i++)
-        if (items[i].is_slice && (!sv_given(&items[i].step) ||
-                                  (items[i].step.kind == SV_INT && items[i].step.u.i == 1)))
+        if (items[i].slice && (!sv_given(&items[i].slice->step) ||
+                               (items[i].slice->step.kind == SV_INT &&
+                                items[i].slice->step.u.i == 1)))
             region = true;
     if (region) {
         IrExpr **mins = TX_NEW_ARRAY(E->a, IrExpr *, ndim ? ndim : 1);
@@ -805,7 +808,7 @@ ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp)
                 exts[i] = ir_buf(buffer)->shape[i];
                 continue;
             }
-            if (!items[i].is_slice) {
+            if (!items[i].slice) {
                 if (!(mins[i] = el_index_expr(E, &items[i].v)))
                     return sv_error();
                 exts[i] = ar_make_int(E->a, mins[i]->dtype, 1, items[i].span);
@@ -833,7 +836,7 @@ ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp)
     }
     IrExpr **idx = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
     for (int i = 0; i < n; i++) {
-        if (items[i].is_slice) {
+        if (items[i].slice) {
             IrExpr *lo, *hi;
             int64_t step;
             if (!slice_bounds(E, buffer, i, &items[i], &lo, &hi, &step) ||
@@ -853,7 +856,7 @@ bool el_store_indices(El *E, IrExpr *buffer, const Ast *index, IrExpr ***out, in
         return false;
     *out = TX_NEW_ARRAY(E->a, IrExpr *, *n ? *n : 1);
     for (int i = 0; i < *n; i++) {
-        if (items[i].is_slice) {
+        if (items[i].slice) {
             IrExpr *lo, *hi;
             int64_t step;
             if (!slice_bounds(E, buffer, i, &items[i], &lo, &hi, &step) ||

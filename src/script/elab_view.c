@@ -319,14 +319,15 @@ ScVal el_view_method(El *E, IrExpr *buf, const char *name, ScArgs *args)
 static bool pick_of(El *E, const ScIndexItem *it, LyPick *p)
 {
     *p = (LyPick){LY_PICK_ALL, NULL, NULL, 1};
-    if (!it->is_slice) {
+    if (!it->slice) {
         p->kind = LY_PICK_INDEX;
         return (p->start = el_index_expr(E, &it->v)) != NULL;
     }
-    if ((sv_given(&it->lo) && !(p->start = el_index_expr(E, &it->lo))) ||
-        (sv_given(&it->hi) && !(p->stop = el_index_expr(E, &it->hi))) ||
-        (sv_given(&it->step) && it->step.kind != SV_NONE &&
-         !el_int_const(E, &it->step, &p->step, "a slice step")))
+    const ScSliceParts *sl = it->slice;
+    if ((sv_given(&sl->lo) && !(p->start = el_index_expr(E, &sl->lo))) ||
+        (sv_given(&sl->hi) && !(p->stop = el_index_expr(E, &sl->hi))) ||
+        (sv_given(&sl->step) && sl->step.kind != SV_NONE &&
+         !el_int_const(E, &sl->step, &p->step, "a slice step")))
         return false;
     if (p->step != 1)
         p->kind = LY_PICK_STEP;
