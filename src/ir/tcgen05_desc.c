@@ -1,9 +1,13 @@
-/* The dense tcgen05 instruction descriptor (reference cuda_backend.md 2.5),
+/* The tcgen05 instruction descriptor (reference cuda_backend.md 2.5),
  * computed at compile time with the reference's checks: the MMA kind from the
- * D/A/B dtypes, the legal M/N/K for the kind and CTA group, which operands may
- * be MN-major, negated or saturated. Bits: 2 sparse, 3 saturate, 4-5 D
- * format, 7-9 A format, 10-12 B format, 13/14 negate A/B, 15/16 A/B major
- * (1 = MN-major), 17-22 N >> 3, 24-28 M >> 4. Shared by the tcgen05 gemm
+ * D/A/B dtypes (and the scale-factor dtype of the block-scaled kinds), the
+ * legal M/N/K for the kind and CTA group, which operands may be MN-major,
+ * negated or saturated. Bits: 2 sparse, 3 saturate, 4-5 D format (block
+ * scaled: B's scale-factor id), 7-9 A format, 10-12 B format, 13/14 negate
+ * A/B, 15/16 A/B major (1 = MN-major), 17-22 N >> 3, 23 the scale-factor
+ * format (block scaled: 0 e4m3, 1 e8m0), 24-28 M >> 4, 29-30 A's
+ * scale-factor id (block scaled). The scale-factor ids pick the byte of each
+ * 32-bit TMEM column the MMA reads its scale factors from. Shared by the tcgen05 gemm
  * variant, which folds it while lowering, and the code generator, which
  * folds T.cuda.tcgen05.encode_instr_descriptor. */
 #include <stdio.h>
@@ -41,8 +45,34 @@ static bool is_fp8_family(MmaType t)
     return t == E4M3 || t == E5M2 || t == E2M3 || t == E3M2 || t == E2M1;
 }
 
-typedef enum { KIND_F16, KIND_TF32, KIND_F8F6F4, KIND_I8, KIND_NONE } MmaKind;
-static const char *const kind_names[] = {"f16", "tf32", "f8f6f4", "i8"};
+typedef enum {
+    KIND_F16, KIND_TF32, KIND_F8F6F4, KIND_I8, KIND_MXF8F6F4, KIND_MXF4, KIND_MXF4NVF4, KIND_NONE
+} MmaKind;
+static const char *const kind_names[] = {"f16", "tf32", "f8f6f4", "i8", "mxf8f6f4", "mxf4",
+                                         "mxf4nvf4"};
+static const int kind_k[] = {16, 8, 32, 32, 32, 64, 64}; /* dense K per kind */
+
+static bool block_scaled(MmaKind k) { return k >= KIND_MXF8F6F4 && k < KIND_NONE; }
+
+/* The scale-factor format bit: 1 e8m0, 0 e4m3; -1 for other types. */
+static int sf_format(const char *name)
+{
+    if (name && (!strcmp(name, "float8_e8m0fnu") || !strcmp(name, "ue8m0")))
+        return 1;
+    if (name && (!strcmp(name, "float8_e4m3fn") || !strcmp(name, "ue4m3")))
+        return 0;
+    return -1;
+}
+
+/* A block-scaled kind: the float32 D, the operand and scale-factor types. */
+static MmaKind block_kind(MmaType d, MmaType a, MmaType b, int sf)
+{
+    if (d != F32 || !is_fp8_family(a) || !is_fp8_family(b) || sf < 0)
+        return KIND_NONE;
+    if (a == E2M1 && b == E2M1)
+        return sf ? KIND_MXF4 : KIND_MXF4NVF4;
+    return sf ? KIND_MXF8F6F4 : KIND_NONE;
+}
 
 static MmaKind mma_kind(MmaType d, MmaType a, MmaType b)
 {
@@ -64,6 +94,8 @@ static MmaKind mma_kind(MmaType d, MmaType a, MmaType b)
 static int n_step(MmaKind k, int cta_group, int m, bool *extra_8_24)
 {
     *extra_8_24 = false;
+    if (block_scaled(k))
+        return cta_group == 1 ? (m == 128 ? 8 : 0) : (m == 128 || m == 256 ? 16 : 0);
     if (cta_group == 2)
         return m == 128 || m == 256 ? 32 : 0;
     if (k == KIND_I8) {
@@ -75,13 +107,12 @@ static int n_step(MmaKind k, int cta_group, int m, bool *extra_8_24)
 
 static bool shape_ok(MmaKind k, const IrInstrDesc *d)
 {
-    static const int dense_k[] = {16, 8, 32, 32};
     bool extra;
     int step = n_step(k, d->cta_group, d->m, &extra);
     if (!step || (d->cta_group != 1 && d->cta_group != 2))
         return false;
     bool n_ok = (extra && (d->n == 8 || d->n == 24)) || (d->n >= step && d->n <= 256 && d->n % step == 0);
-    return n_ok && d->k == dense_k[k] * (d->sparse ? 2 : 1);
+    return n_ok && d->k == kind_k[k] * (d->sparse ? 2 : 1);
 }
 
 static bool transposable(MmaType t)
@@ -89,20 +120,37 @@ static bool transposable(MmaType t)
     return t == E4M3 || t == E5M2 || t == S8 || t == U8 || t == F16 || t == BF16 || t == TF32;
 }
 
-const char *ir_tcgen05_kind(const char *d, const char *a, const char *b)
+static MmaKind kind_of(const TypeName *dt, const TypeName *at, const TypeName *bt, const char *sf)
 {
-    const TypeName *dt = mma_type(d), *at = mma_type(a), *bt = mma_type(b);
-    MmaKind k = dt && at && bt ? mma_kind(dt->type, at->type, bt->type) : KIND_NONE;
+    if (!dt || !at || !bt)
+        return KIND_NONE;
+    return sf ? block_kind(dt->type, at->type, bt->type, sf_format(sf))
+              : mma_kind(dt->type, at->type, bt->type);
+}
+
+const char *ir_tcgen05_kind(const char *d, const char *a, const char *b, const char *sf)
+{
+    MmaKind k = kind_of(mma_type(d), mma_type(a), mma_type(b), sf);
     return k == KIND_NONE ? NULL : kind_names[k];
+}
+
+int ir_tcgen05_mma_k(const char *kind)
+{
+    for (size_t i = 0; kind && i < TX_ARRAY_LEN(kind_names); i++)
+        if (!strcmp(kind, kind_names[i]))
+            return kind_k[i];
+    return 0;
 }
 
 bool ir_tcgen05_instr_desc(const IrInstrDesc *d, uint32_t *out, char *err, size_t errlen)
 {
     const TypeName *dt = mma_type(d->d_dtype), *at = mma_type(d->a_dtype), *bt = mma_type(d->b_dtype);
-    MmaKind k = dt && at && bt ? mma_kind(dt->type, at->type, bt->type) : KIND_NONE;
+    MmaKind k = kind_of(dt, at, bt, d->sf_dtype);
     if (k == KIND_NONE) {
-        snprintf(err, errlen, "tcgen05.mma has no kind for d %s, a %s, b %s", d->d_dtype ? d->d_dtype : "?",
-                 d->a_dtype ? d->a_dtype : "?", d->b_dtype ? d->b_dtype : "?");
+        snprintf(err, errlen, "tcgen05.mma has no kind for d %s, a %s, b %s%s%s",
+                 d->d_dtype ? d->d_dtype : "?", d->a_dtype ? d->a_dtype : "?",
+                 d->b_dtype ? d->b_dtype : "?", d->sf_dtype ? ", scale factors " : "",
+                 d->sf_dtype ? d->sf_dtype : "");
         return false;
     }
     if (!shape_ok(k, d)) {
@@ -122,10 +170,22 @@ bool ir_tcgen05_instr_desc(const IrInstrDesc *d, uint32_t *out, char *err, size_
         snprintf(err, errlen, "tcgen05.mma saturates kind::i8 results only");
         return false;
     }
-    int d_format = dt->type == F16 ? 0 : dt->format;
-    *out = (uint32_t)d->sparse << 2 | (uint32_t)d->sat_d << 3 | (uint32_t)d_format << 4 |
-           (uint32_t)at->format << 7 | (uint32_t)bt->format << 10 | (uint32_t)d->neg_a << 13 |
-           (uint32_t)d->neg_b << 14 | (uint32_t)d->trans_a << 15 | (uint32_t)d->trans_b << 16 |
-           (uint32_t)(d->n >> 3) << 17 | (uint32_t)(d->m >> 4) << 24;
+    if (d->sf_id_a < 0 || d->sf_id_a > 3 || d->sf_id_b < 0 || d->sf_id_b > 3 ||
+        ((d->sf_id_a || d->sf_id_b) && !block_scaled(k))) {
+        snprintf(err, errlen, "tcgen05.mma scale-factor ids are 0-3, of the block-scaled kinds");
+        return false;
+    }
+    uint32_t fmt_a = k == KIND_MXF4 || k == KIND_MXF4NVF4 ? 1 : (uint32_t)at->format;
+    uint32_t fmt_b = k == KIND_MXF4 || k == KIND_MXF4NVF4 ? 1 : (uint32_t)bt->format;
+    uint32_t v = (uint32_t)d->sparse << 2 | fmt_a << 7 | fmt_b << 10 | (uint32_t)d->neg_a << 13 |
+                 (uint32_t)d->neg_b << 14 | (uint32_t)d->trans_a << 15 |
+                 (uint32_t)d->trans_b << 16 | (uint32_t)(d->n >> 3) << 17 |
+                 (uint32_t)(d->m >> 4) << 24;
+    if (block_scaled(k))
+        v |= (uint32_t)d->sf_id_b << 4 | (uint32_t)sf_format(d->sf_dtype) << 23 |
+             (uint32_t)d->sf_id_a << 29;
+    else
+        v |= (uint32_t)d->sat_d << 3 | (uint32_t)(dt->type == F16 ? 0 : dt->format) << 4;
+    *out = v;
     return true;
 }

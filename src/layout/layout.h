@@ -237,6 +237,13 @@ IrLayout *ly_tmem_mma_operand_layout(LyCtx *c, char operand, const int64_t *shap
                                      int64_t M, int64_t cta_group, bool ws, bool sparse,
                                      const int64_t *group);
 
+/* The TMEM layout of a block-scaled tcgen05.mma's scale factors (8-bit): a
+ * (rows, sf_k * sf_reuse) buffer, or (pipe_depth, rows, ...) with pipe_depth
+ * > 0; sf_per_mma factors per MMA (1 for mxf8f6f4, 2 for mxf4, 4 for
+ * mxf4nvf4 with e4m3 factors). Canonicalized, no target. */
+IrLayout *ly_tmem_sf_layout(LyCtx *c, int64_t rows, int64_t sf_k, int64_t sf_per_mma,
+                            int64_t sf_reuse, int64_t pipe_depth);
+
 /* ---------------------------------------------------------------- expressions */
 /* An expression as TIRx script text (for messages). */
 const char *ly_expr_str(LyCtx *c, const IrExpr *e);

@@ -354,3 +354,45 @@ IrLayout *ly_tmem_mma_operand_layout(LyCtx *c, char operand, const int64_t *shap
     return operand == 'D' ? mma_d_layout(c, &m, shape, ndim, group)
                           : mma_a_layout(c, &m, shape, ndim);
 }
+
+/* The scale factors of a block-scaled tcgen05.mma (8-bit elements, four to a
+ * 32-bit column), as the reference's sf_tmem_layout: rows in 32-row chunks,
+ * chunk m in column m (element 4m) of lanes 0-31, replicated on the other
+ * three 32-lane slabs (what tcgen05.cp .32x128b.warpx4 writes); along K the
+ * sf_per_mma factors of one MMA side by side, then consecutive MMAs packed
+ * into the free bytes of the column (the instruction descriptor's sf_id
+ * picks the byte), then further groups of 4 * chunks elements. A reuse
+ * factor is an innermost stride-0 iter; a pipeline depth an outer one. */
+IrLayout *ly_tmem_sf_layout(LyCtx *c, int64_t rows, int64_t sf_k, int64_t sf_per_mma,
+                            int64_t sf_reuse, int64_t pipe_depth)
+{
+    enum { EPC = 4 };
+    if (rows < 32 || rows % 32 || rows > 512)
+        return ly_fail(c, "alloc_sf: rows=%lld must be a multiple of 32 up to 512",
+                       (long long)rows), NULL;
+    if (sf_per_mma != 1 && sf_per_mma != 2 && sf_per_mma != 4)
+        return ly_fail(c, "alloc_sf: sf_per_mma=%lld must be 1, 2 or 4", (long long)sf_per_mma),
+               NULL;
+    if (sf_k < 1 || sf_k % sf_per_mma || sf_reuse < 1 || pipe_depth < 0)
+        return ly_fail(c, "alloc_sf: the scale factors along K (%lld) must be a positive "
+                          "multiple of sf_per_mma=%lld, and sf_reuse positive",
+                       (long long)sf_k, (long long)sf_per_mma), NULL;
+    int64_t chunks = rows / 32, k = sf_k / sf_per_mma, pack = EPC / sf_per_mma;
+    while (pack > 1 && k % pack)
+        pack /= 2;
+    int64_t stage = chunks * EPC * (k / pack);
+    LyBuild b = {0};
+    if (pipe_depth)
+        lyb_shard(c, &b, on(c, pipe_depth, stage, "TCol"));
+    lyb_shard(c, &b, on(c, chunks, EPC, "TCol"));
+    lyb_shard(c, &b, on(c, 32, 1, "TLane"));
+    if (k / pack > 1)
+        lyb_shard(c, &b, on(c, k / pack, chunks * EPC, "TCol"));
+    if (pack > 1)
+        lyb_shard(c, &b, on(c, pack, sf_per_mma, "TCol"));
+    lyb_shard(c, &b, on(c, sf_per_mma, 1, "TCol"));
+    if (sf_reuse > 1)
+        lyb_shard(c, &b, on(c, sf_reuse, 0, "TCol"));
+    lyb_replica(c, &b, on(c, 4, 32, "TLane"));
+    return ly_canonicalize(c, lyb_finish(c, &b), LY_TARGET_NONE);
+}

@@ -56,6 +56,12 @@ bool op_tmem_at(OpCtx *c, const OpTmemRegion *t, const int64_t *idx, int64_t *la
     int64_t full[OP_MAX_DIMS] = {0};
     for (int d = 0; d < t->ndim; d++)
         full[t->dim[d]] = idx[d];
+    return op_tmem_at_full(c, t, full, lane, col);
+}
+
+bool op_tmem_at_full(OpCtx *c, const OpTmemRegion *t, const int64_t *full, int64_t *lane,
+                     int64_t *col)
+{
     LyCtx lc = ly_ctx(c->arena);
     LyCoords co;
     if (!ly_apply_at(&lc, t->tile, t->r.extent, full, t->r.ndim, &co) || co.npoints < 1)

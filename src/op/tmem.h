@@ -26,6 +26,9 @@ const char *op_tmem_read(OpCtx *c, int arg, OpTmemRegion *t);
  * index per non-unit dimension); false when the layout does not place it at
  * one TMEM point. */
 bool op_tmem_at(OpCtx *c, const OpTmemRegion *t, const int64_t *idx, int64_t *lane, int64_t *col);
+/* The same with one index per dimension of the region (unit ones included). */
+bool op_tmem_at_full(OpCtx *c, const OpTmemRegion *t, const int64_t *full, int64_t *lane,
+                     int64_t *col);
 /* The 32-bit TMEM address (lane << 16 | column) of the point `lane` lanes and
  * `col32` 32-bit columns from the region's origin. */
 IrExpr *op_tmem_addr(OpCtx *c, const OpTmemRegion *t, IrExpr *lane, int64_t col32);

@@ -34,7 +34,8 @@
  *
  * MMA operands: pool.alloc_tcgen05_mma_AB allocates with the MMA shared-memory
  * layout of a swizzle (ly_mma_shared_layout), tmem.alloc_tcgen05_mma_A/_D/_C
- * with the data-path layout of the instruction (ly_tmem_mma_operand_layout).
+ * with the data-path layout of the instruction (ly_tmem_mma_operand_layout),
+ * tmem.alloc_sf the scale factors of a block-scaled MMA (ly_tmem_sf_layout).
  * An assignment names the pool's buffers after it, as the reference does
  * (`smem = T.SMEMPool()` declares smem_buf), and its messages ("smem.alloc"). */
 #include "../layout/layout.h"
@@ -92,7 +93,7 @@ ScVal el_pool_attr(El *E, ScVal pool, const char *name, TxSpan sp)
                                                "commit"};
     static const char *const tmem_methods[] = {
         "alloc", "alloc_tcgen05_mma_A", "alloc_tcgen05_mma_D", "alloc_tcgen05_mma_C",
-        "move_base_to", "commit", "dealloc", "addr"};
+        "alloc_sf", "move_base_to", "commit", "dealloc", "addr"};
     const ScPool *p = pool.u.pool;
     if (p->tmem && !strcmp(name, "addr"))
         return sv_expr(p->addr, sp);
@@ -590,6 +591,51 @@ static ScVal tmem_alloc_mma(El *E, ScPool *p, ScArgs *args, char operand)
     return tmem_alloc(E, p, &alloc);
 }
 
+/* tmem.alloc_sf(shape, dtype, *, sf_per_mma, sf_reuse=1): the scale factors of a
+ * block-scaled tcgen05.mma, shape (rows, SF_K * sf_reuse) or (pipe_depth, rows,
+ * SF_K * sf_reuse), 8-bit; whole 32-bit columns. */
+static ScVal tmem_alloc_sf(El *E, ScPool *p, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "shape, dtype, *, sf_per_mma, sf_reuse=", &b))
+        return sv_error();
+    int64_t elems, dims[POOL_MAX_DIMS], per_mma, reuse = 1;
+    int ndim;
+    IrDType t;
+    if (!shape_elems(E, &b.v[0], "a scale-factor shape", &elems, &ndim, dims) ||
+        !el_dtype_of(E, &b.v[1], &t, "the dtype") ||
+        !el_int_const(E, &b.v[2], &per_mma, "sf_per_mma") ||
+        (sv_given(&b.v[3]) && !el_int_const(E, &b.v[3], &reuse, "sf_reuse")))
+        return sv_error();
+    if (ndim != 2 && ndim != 3) {
+        el_error(E, TX_E_POOL, b.v[0].span, "%s: the shape is (rows, SF_K * sf_reuse) or "
+                 "(pipe_depth, rows, SF_K * sf_reuse)", args->fname);
+        return sv_error();
+    }
+    if (t.bits * t.lanes != 8 || reuse < 1 || dims[ndim - 1] % reuse) {
+        el_error(E, TX_E_POOL, args->span, "%s: scale factors are 8-bit (float8_e8m0fnu, "
+                 "float8_e4m3fn) and the last dimension (%lld) a multiple of sf_reuse (%lld)",
+                 args->fname, (long long)dims[ndim - 1], (long long)reuse);
+        return sv_error();
+    }
+    LyCtx c = ly_ctx(E->a);
+    ScVal lay = {.kind = SV_LAYOUT, .span = args->span};
+    lay.u.layout = ly_tmem_sf_layout(&c, dims[ndim - 2], dims[ndim - 1] / reuse, per_mma, reuse,
+                                     ndim == 3 ? dims[0] : 0);
+    IrExpr *span = lay.u.layout ? ly_span(&c, lay.u.layout, "TCol") : NULL;
+    int64_t n = 0;
+    if (!span || !ar_const_int(span, &n)) {
+        el_error(E, TX_E_POOL, args->span, "%s: %s", args->fname, c.err ? c.err : "no layout");
+        return sv_error();
+    }
+    CallArgs k = {.npos = 2};
+    k.pos[0] = b.v[0], k.pos[1] = b.v[1];
+    kw_add(&k, "layout", lay);
+    kw_add(&k, "cols", sv_int((n + 3) / 4, args->span));
+    ScArgs alloc = call_args(&k, args, args->fname);
+    return tmem_alloc(E, p, &alloc);
+}
+
 /* Emit `v = T.warp_id()` and `if v == warp:` around the statements `emit` adds. */
 static bool in_warp(El *E, ScPool *p, int64_t warp, const ScArgs *args,
                     bool (*emit)(El *, ScPool *, const ScArgs *))
@@ -696,6 +742,8 @@ ScVal el_pool_method(El *E, ScVal pool, const char *name, ScArgs *args)
         return !strcmp(name, "alloc") ? smem_alloc(E, p, args) : smem_commit(E, p, args);
     if (!strcmp(name, "alloc"))
         return tmem_alloc(E, p, args);
+    if (!strcmp(name, "alloc_sf"))
+        return tmem_alloc_sf(E, p, args);
     if (!strncmp(name, "alloc_tcgen05_mma_", 18))
         return tmem_alloc_mma(E, p, args, name[18] == 'A' ? 'A' : 'D');
     return tmem_commit(E, p, args, !strcmp(name, "dealloc"));

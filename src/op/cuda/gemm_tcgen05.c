@@ -8,6 +8,18 @@
  * of CTAs computes one 2M x N product, each holding half of B's rows. Kinds:
  * f16 (float16, bfloat16), tf32 (float32), f8f6f4 (e4m3, e5m2).
  *
+ * Block scaled (gemm_async(C, A, B, SFA, SFB, ...)): SFA [M, SF_K] and SFB
+ * [>= N, SF_K] are 8-bit scale factors in TMEM (tmem.alloc_sf) and the kind
+ * follows from them: mxf8f6f4 (fp8 operands, e8m0 factors, one per 32 K),
+ * mxf4 (e2m1, e8m0, two per MMA), mxf4nvf4 (e2m1, e4m3, four per MMA); M is
+ * 128. SF_K is the factors of one MMA (every K step reads them), of each K
+ * step, or of four K steps per step. Each MMA reads its factors from the
+ * TMEM column its first one is in, and its instruction descriptor carries
+ * the byte of the column (sf_id, folded per MMA: consecutive K steps rotate
+ * through the four bytes). The factors' layout is checked against the one
+ * the instruction reads: row r on lane r % 32 and element 4 * (r / 32) of
+ * the column group, one MMA's factors side by side.
+ *
  * The data path follows from M, cta_group and weight_stationary (PTX
  * "Matrix fragments for tcgen05.mma"), and C's layout must be it, element by
  * element: D (M 128) and A (cta_group::2, M 128): row i on lane i; F (M
@@ -37,13 +49,16 @@
 #include "../smem_desc.h"
 #include "../tmem.h"
 
-#define TC_K_BYTES 32 /* K bytes per instruction */
-
 typedef enum { DESC_HOIST, DESC_LOCAL_HOIST, DESC_ENCODE, DESC_RECOMPUTE } DescMode;
 static const char *const desc_modes[] = {"hoist", "local_hoist", "encode", "recompute"};
 
 typedef struct Tc05 {
     OpTmemRegion c, at;   /* C; A in TMEM (ts) */
+    OpTmemRegion sf[2];   /* block scaled: SFA, SFB */
+    bool scaled;
+    const char *sf_type;  /* the scale factors' dtype name */
+    int64_t sf_mma;       /* scale factors per row of one MMA (the scale_vec) */
+    int64_t sf_step;      /* scale-factor elements per K step */
     OpSmemOperand a, b;
     bool a_tmem, trans_a, trans_b, ws;
     IrExpr *accum;        /* NULL: False */
@@ -92,11 +107,11 @@ static const char *read_config(OpCtx *c, Tc05 *g)
 
 static const char *read_flags(OpCtx *c, Tc05 *g)
 {
-    if (op_nargs(c) > 6)
-        return op_reason(c, "block scaling (SFA, SFB) is not supported by this variant yet");
-    if (!op_flag(op_arg(c, 3), &g->trans_a) || !op_flag(op_arg(c, 4), &g->trans_b))
+    g->scaled = op_nargs(c) > 6;
+    int f = g->scaled ? 5 : 3;
+    if (!op_flag(op_arg(c, f), &g->trans_a) || !op_flag(op_arg(c, f + 1), &g->trans_b))
         return op_reason(c, "transA and transB must be constants");
-    IrExpr *acc = op_arg(c, 5);
+    IrExpr *acc = op_arg(c, f + 2);
     bool v;
     g->accum = acc && !(op_flag(acc, &v) && !v) ? acc : NULL;
     if (g->accum && op_flag(acc, &v))
@@ -186,6 +201,20 @@ static const char *check_a_tmem(OpCtx *c, Tc05 *g)
     return NULL;
 }
 
+/* The scale factors' dtype (the same for SFA and SFB) and how many one MMA
+ * reads per row: its K over the block size (32 for e8m0, 16 for e4m3). */
+static const char *read_sf_type(OpCtx *c, Tc05 *g)
+{
+    char buf[2][IR_DTYPE_STR_MAX];
+    const char *sa = ir_dtype_str(g->sf[0].r.dtype, buf[0]);
+    const char *sb = ir_dtype_str(g->sf[1].r.dtype, buf[1]);
+    if (strcmp(sa, sb) || (strcmp(sa, "float8_e8m0fnu") && strcmp(sa, "float8_e4m3fn")))
+        return op_reason(c, "SFA (%s) and SFB (%s) must both be float8_e8m0fnu or both "
+                            "float8_e4m3fn", sa, sb);
+    g->sf_type = tx_arena_printf(c->arena, "%s", sa);
+    return NULL;
+}
+
 /* The MMA's types and kind; tf32 and fp8 rules. */
 static const char *read_types(OpCtx *c, Tc05 *g)
 {
@@ -194,12 +223,21 @@ static const char *read_types(OpCtx *c, Tc05 *g)
     if (!g->ab[0] || !g->ab[1])
         return op_reason(c, "A and B must be float16, bfloat16, float32 (as tf32) or fp8 "
                             "(e4m3, e5m2)");
-    g->kind = ir_tcgen05_kind("f32", g->ab[0], g->ab[1]);
+    const char *why = g->scaled ? read_sf_type(c, g) : NULL;
+    if (why)
+        return why;
+    g->kind = ir_tcgen05_kind("f32", g->ab[0], g->ab[1], g->sf_type);
+    if (!g->kind && g->scaled)
+        return op_reason(c, "A (%s) and B (%s) with %s scale factors make no block-scaled "
+                            "tcgen05.mma kind (mxf8f6f4: fp8 operands, float8_e8m0fnu factors)",
+                         g->ab[0], g->ab[1], g->sf_type);
     if (!g->kind)
         return op_reason(c, "A (%s) and B (%s) make no tcgen05.mma kind", g->ab[0], g->ab[1]);
     if (!ir_dtype_eq(g->c.r.dtype, IR_FLOAT32))
         return op_reason(c, "C must be float32");
-    g->k_mma = TC_K_BYTES / g->b.esize;
+    g->k_mma = ir_tcgen05_mma_k(g->kind);
+    if (g->scaled)
+        g->sf_mma = g->k_mma / (strcmp(g->sf_type, "float8_e8m0fnu") ? 16 : 32);
     return NULL;
 }
 
@@ -248,16 +286,103 @@ static const char *choose_path(OpCtx *c, Tc05 *g)
     return why;
 }
 
-static const char *fold_idesc(OpCtx *c, Tc05 *g)
+/* ---------------------------------------------------------------- scale factors */
+
+/* Where the scale factor (row, k) of sf[w] is: lane and column (elements)
+ * from the region's origin. */
+static bool sf_at(OpCtx *c, const Tc05 *g, int w, int64_t row, int64_t k, int64_t *lane,
+                  int64_t *col)
+{
+    const OpTmemRegion *t = &g->sf[w];
+    int64_t full[OP_MAX_DIMS] = {0};
+    full[t->r.ndim - 2] = row, full[t->r.ndim - 1] = k;
+    return op_tmem_at_full(c, t, full, lane, col);
+}
+
+/* The factors of one MMA from row `row0`, step ki, laid out as the
+ * instruction reads them (relative to the first). */
+static const char *check_sf_mma(OpCtx *c, const Tc05 *g, int w, int64_t row0, int64_t rows,
+                                int64_t ki)
+{
+    int64_t k0 = ki * g->sf_step, l0, c0;
+    if (!sf_at(c, g, w, row0, k0, &l0, &c0))
+        return "its layout places no factor";
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t s = 0; s < g->sf_mma; s++) {
+            int64_t lane, col;
+            if (!sf_at(c, g, w, row0 + r, k0 + s, &lane, &col) || lane != l0 + r % 32 ||
+                col != c0 + r / 32 * 4 + s)
+                return tx_arena_printf(c->arena, "its factor [%lld, %lld] must be at lane "
+                                       "%lld, column element %lld (tmem.alloc_sf with "
+                                       "sf_per_mma=%lld)", (long long)(row0 + r),
+                                       (long long)(k0 + s), (long long)(l0 + r % 32),
+                                       (long long)(c0 + r / 32 * 4 + s), (long long)g->sf_mma);
+        }
+    return NULL;
+}
+
+/* SFA [M, SF_K], SFB [>= N, SF_K]: SF_K is sf_mma, sf_mma per K step or
+ * 4 * sf_mma per K step; every MMA's factors where the instruction reads them. */
+static const char *read_sf(OpCtx *c, Tc05 *g)
+{
+    static const char *const names[] = {"SFA", "SFB"};
+    int64_t steps = g->k / g->k_mma;
+    if (g->ws)
+        return op_reason(c, "block-scaled MMAs have no weight-stationary (.ws) form");
+    for (int w = 0; w < 2; w++) {
+        const OpTmemRegion *t = &g->sf[w];
+        int nd = t->r.ndim;
+        int64_t rows = w ? g->n : g->m, sf_k = nd >= 2 ? t->r.extent[nd - 1] : 0;
+        bool flat = nd >= 2 && t->ndim <= 2 && (t->ndim < 1 || t->dim[0] >= nd - 2);
+        if (!flat || (w ? t->r.extent[nd - 2] < rows : t->r.extent[nd - 2] != rows))
+            return op_reason(c, "%s '%s' must be a [%s%lld, SF_K] region of tensor memory (its last two dimensions)",
+                             names[w], t->name, w ? ">= " : "", (long long)rows);
+        if (sf_k != g->sf_mma && sf_k != g->sf_mma * steps && sf_k != 4 * g->sf_mma * steps)
+            return op_reason(c, "%s '%s' has %lld factors along K; %lld K steps of kind::%s "
+                                "take %lld, %lld or %lld", names[w], t->name, (long long)sf_k,
+                             (long long)steps, g->kind, (long long)g->sf_mma,
+                             (long long)(g->sf_mma * steps), (long long)(4 * g->sf_mma * steps));
+        int64_t step = sf_k / steps, per = w ? g->n_mma / g->cta_group : g->m;
+        if (w == 0)
+            g->sf_step = step;
+        else if (step != g->sf_step)
+            return op_reason(c, "SFA and SFB must have as many factors along K");
+        for (int64_t row0 = 0; row0 < (w ? g->n / g->cta_group : rows); row0 += per)
+            for (int64_t ki = 0; ki < steps; ki++) {
+                const char *why = check_sf_mma(c, g, w, row0, per, ki);
+                if (why)
+                    return op_reason(c, "%s '%s' is not laid out as tcgen05.mma reads scale "
+                                        "factors: %s", names[w], t->name, why);
+            }
+    }
+    return NULL;
+}
+
+/* The instruction descriptor of the MMA at N tile ni, K step ki (block
+ * scaled: the bytes its factors are in). */
+static uint32_t mma_idesc(OpCtx *c, const Tc05 *g, int64_t ni, int64_t ki, char *err,
+                          size_t errlen, bool *ok)
 {
     IrInstrDesc d = {.d_dtype = "f32", .a_dtype = g->ab[0], .b_dtype = g->ab[1],
-                     .m = (int)(g->m * g->cta_group), .n = (int)g->n_mma, .k = (int)g->k_mma,
-                     .cta_group = g->cta_group, .trans_a = !g->a_tmem && g->a.mn_major,
-                     .trans_b = g->b.mn_major};
+                     .sf_dtype = g->sf_type, .m = (int)(g->m * g->cta_group),
+                     .n = (int)g->n_mma, .k = (int)g->k_mma, .cta_group = g->cta_group,
+                     .trans_a = !g->a_tmem && g->a.mn_major, .trans_b = g->b.mn_major};
+    int64_t lane, col;
+    if (g->scaled && sf_at(c, g, 0, 0, ki * g->sf_step, &lane, &col))
+        d.sf_id_a = (int)(col % 4);
+    if (g->scaled && sf_at(c, g, 1, ni * g->n_mma / g->cta_group, ki * g->sf_step, &lane, &col))
+        d.sf_id_b = (int)(col % 4);
+    uint32_t v = 0;
+    *ok = ir_tcgen05_instr_desc(&d, &v, err, errlen);
+    return v;
+}
+
+static const char *fold_idesc(OpCtx *c, Tc05 *g)
+{
     char err[256];
-    if (!ir_tcgen05_instr_desc(&d, &g->idesc, err, sizeof err))
-        return op_reason(c, "%s", err);
-    return NULL;
+    bool ok;
+    g->idesc = mma_idesc(c, g, 0, 0, err, sizeof err, &ok);
+    return ok ? NULL : op_reason(c, "%s", err);
 }
 
 static const char *shared_operand(OpCtx *c, OpSmemOperand *o, int64_t inst_mn, int64_t k_mma)
@@ -276,8 +401,10 @@ static const char *read_call(OpCtx *c, Tc05 *g)
     const char *why;
     if ((why = read_flags(c, g)) || (why = op_tmem_read(c, 0, &g->c)) ||
         (why = read_a(c, g, &am, &ak)) || (why = op_smem_read(c, 2, &g->b, g->trans_b)) ||
+        (g->scaled && ((why = op_tmem_read(c, 3, &g->sf[0])) ||
+                       (why = op_tmem_read(c, 4, &g->sf[1])))) ||
         (why = read_types(c, g)) || (why = read_shapes(c, g, am, ak)) ||
-        (why = choose_path(c, g)))
+        (why = choose_path(c, g)) || (g->scaled && (why = read_sf(c, g))))
         return why;
     if (g->a_tmem)
         why = check_a_tmem(c, g);
@@ -291,6 +418,9 @@ static const char *read_call(OpCtx *c, Tc05 *g)
 /* The spelling of the instruction for this call. */
 static const char *spelling(OpCtx *c, const Tc05 *g)
 {
+    if (g->scaled)
+        return tx_arena_printf(c->arena, "tcgen05.mma.cta_group::%d.kind::%s.block_scale"
+                               ".scale_vec::%lldX", g->cta_group, g->kind, (long long)g->sf_mma);
     return tx_arena_printf(c->arena, "tcgen05.mma%s.cta_group::%d.kind::%s", g->ws ? ".ws" : "",
                            g->cta_group, g->kind);
 }
@@ -307,7 +437,11 @@ const char *op_tcgen05_mma_accept(OpCtx *c)
     IrPtxArg ops[4 + 8 + 1] = {{IR_UINT32, false}, {g.a_tmem ? IR_UINT32 : IR_UINT64, false},
                         {IR_UINT64, false}, {IR_UINT32, false}};
     int n = 4;
-    if (g.ws) {
+    if (g.scaled) {
+        ops[n++] = (IrPtxArg){IR_UINT32, false};
+        ops[n++] = (IrPtxArg){IR_UINT32, false};
+        ops[n++] = (IrPtxArg){IR_BOOL, true};
+    } else if (g.ws) {
         ops[n++] = (IrPtxArg){IR_BOOL, true};
         ops[n++] = (IrPtxArg){IR_UINT64, false};
     } else {
@@ -413,6 +547,14 @@ static IrExpr *tile_desc(OpCtx *c, OpSeq *s, const Tc05 *g, const Desc *d, int64
 
 /* ---------------------------------------------------------------- emission */
 
+/* The TMEM address of the column holding sf[w]'s factor (row0, first of step ki). */
+static IrExpr *sf_addr(OpCtx *c, const Tc05 *g, int w, int64_t row0, int64_t ki)
+{
+    int64_t lane = 0, col = 0;
+    sf_at(c, g, w, row0, ki * g->sf_step, &lane, &col);
+    return op_tmem_addr(c, &g->sf[w], op_i32(c, lane), col / 4);
+}
+
 static void emit_mma(OpCtx *c, OpSeq *s, const Tc05 *g, const Desc *da, const Desc *db,
                      int64_t ni, int64_t k0, const char *form)
 {
@@ -425,10 +567,17 @@ static void emit_mma(OpCtx *c, OpSeq *s, const Tc05 *g, const Desc *da, const De
     else
         args[n++] = tile_desc(c, s, g, da, 0, k0);
     args[n++] = tile_desc(c, s, g, db, ni * g->n_mma / g->cta_group, k0);
-    args[n++] = ir_int(c->arena, IR_UINT32, g->idesc, c->call->span);
+    char err[256];
+    bool ok;
+    uint32_t idesc = mma_idesc(c, g, ni, k0 / g->k_mma, err, sizeof err, &ok);
+    args[n++] = ir_int(c->arena, IR_UINT32, idesc, c->call->span);
     IrExpr *enable = k0 == 0 ? (g->accum ? g->accum : ir_int(c->arena, IR_BOOL, 0, c->call->span))
                              : ir_int(c->arena, IR_BOOL, 1, c->call->span);
-    if (g->ws) {
+    if (g->scaled) {
+        args[n++] = sf_addr(c, g, 0, 0, k0 / g->k_mma);
+        args[n++] = sf_addr(c, g, 1, ni * g->n_mma / g->cta_group, k0 / g->k_mma);
+        args[n++] = op_cast(c, IR_BOOL, enable);
+    } else if (g->ws) {
         args[n++] = op_cast(c, IR_BOOL, enable);
         args[n++] = ir_int(c->arena, IR_UINT64, 0, c->call->span);
     } else {
