@@ -146,10 +146,10 @@ void ir_ptx_pred_marker(const IrPtxResolved *r, char *buf, size_t n);
  * shape is not a tcgen05.mma. */
 typedef struct IrInstrDesc {
     const char *d_dtype, *a_dtype, *b_dtype;
-    const char *sf_dtype; /* block scaled: the scale factors' dtype; NULL: dense */
     int m, n, k, cta_group;
-    int sf_id_a, sf_id_b; /* block scaled: the byte of the scale factors' columns */
     bool trans_a, trans_b, neg_a, neg_b, sat_d, sparse;
+    const char *sf_dtype; /* block scaled: the scale factors' dtype; NULL: dense */
+    int sf_id_a, sf_id_b; /* block scaled: the byte of the scale factors' columns */
 } IrInstrDesc;
 bool ir_tcgen05_instr_desc(const IrInstrDesc *d, uint32_t *out, char *err, size_t errlen);
 /* The .kind of a tcgen05.mma for d/a/b ("f16", "tf32", "f8f6f4", "i8"), with

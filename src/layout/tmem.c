@@ -368,13 +368,13 @@ IrLayout *ly_tmem_sf_layout(LyCtx *c, int64_t rows, int64_t sf_k, int64_t sf_per
 {
     enum { EPC = 4 };
     if (rows < 32 || rows % 32 || rows > 512)
-        return ly_fail(c, "alloc_sf: rows=%lld must be a multiple of 32 up to 512",
+        return ly_fail(c, "sf_tmem_layout: rows=%lld must be a multiple of 32 up to 512",
                        (long long)rows), NULL;
     if (sf_per_mma != 1 && sf_per_mma != 2 && sf_per_mma != 4)
-        return ly_fail(c, "alloc_sf: sf_per_mma=%lld must be 1, 2 or 4", (long long)sf_per_mma),
+        return ly_fail(c, "sf_tmem_layout: sf_per_mma=%lld must be 1, 2 or 4", (long long)sf_per_mma),
                NULL;
     if (sf_k < 1 || sf_k % sf_per_mma || sf_reuse < 1 || pipe_depth < 0)
-        return ly_fail(c, "alloc_sf: the scale factors along K (%lld) must be a positive "
+        return ly_fail(c, "sf_tmem_layout: the scale factors along K (%lld) must be a positive "
                           "multiple of sf_per_mma=%lld, and sf_reuse positive",
                        (long long)sf_k, (long long)sf_per_mma), NULL;
     int64_t chunks = rows / 32, k = sf_k / sf_per_mma, pack = EPC / sf_per_mma;

@@ -612,10 +612,14 @@ static ScVal tmem_alloc_sf(El *E, ScPool *p, ScArgs *args)
                  "(pipe_depth, rows, SF_K * sf_reuse)", args->fname);
         return sv_error();
     }
-    if (t.bits * t.lanes != 8 || reuse < 1 || dims[ndim - 1] % reuse) {
-        el_error(E, TX_E_POOL, args->span, "%s: scale factors are 8-bit (float8_e8m0fnu, "
-                 "float8_e4m3fn) and the last dimension (%lld) a multiple of sf_reuse (%lld)",
-                 args->fname, (long long)dims[ndim - 1], (long long)reuse);
+    if (t.bits * t.lanes != 8) {
+        el_error(E, TX_E_POOL, b.v[1].span, "%s: scale factors are 8-bit (float8_e8m0fnu, "
+                 "float8_e4m3fn)", args->fname);
+        return sv_error();
+    }
+    if (reuse < 1 || dims[ndim - 1] % reuse) {
+        el_error(E, TX_E_POOL, args->span, "%s: the last dimension (%lld) must be a multiple "
+                 "of sf_reuse (%lld)", args->fname, (long long)dims[ndim - 1], (long long)reuse);
         return sv_error();
     }
     LyCtx c = ly_ctx(E->a);

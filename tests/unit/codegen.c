@@ -95,6 +95,35 @@ static void test_instr_desc_errors(void **state)
     desc_fails((IrInstrDesc){"f32", "f16", "f16", 128, 128, 16, .sat_d = true}, "saturates");
 }
 
+static void test_instr_desc_block_scaled(void **state)
+{
+    (void)state;
+    /* mxf8f6f4: e8m0 factors (bit 23), M 128 only at cta_group::1, N steps of 8 */
+    assert_int_equal(desc_ok((IrInstrDesc){"f32", "e4m3", "e4m3", 128, 64, 32,
+                                           .sf_dtype = "float8_e8m0fnu"}),
+                     1u << 23 | (64u >> 3) << 17 | (128u >> 4) << 24);
+    /* the scale-factor ids: B's in bits 4-5, A's in bits 29-30 */
+    assert_int_equal(desc_ok((IrInstrDesc){"f32", "e5m2", "e4m3", 128, 8, 32, .sf_id_a = 3,
+                                           .sf_id_b = 2, .sf_dtype = "ue8m0"}),
+                     2u << 4 | 1u << 7 | 1u << 17 | 1u << 23 | 8u << 24 | 3u << 29);
+    /* e2m1 with e8m0 factors is mxf4, with e4m3 mxf4nvf4: formats 1, K 64 */
+    assert_int_equal(desc_ok((IrInstrDesc){"f32", "e2m1", "e2m1", 128, 256, 64,
+                                           .sf_dtype = "float8_e4m3fn"}),
+                     1u << 7 | 1u << 10 | (256u >> 3) << 17 | (128u >> 4) << 24);
+    assert_string_equal(ir_tcgen05_kind("f32", "e2m1", "e2m1", "float8_e8m0fnu"), "mxf4");
+    assert_string_equal(ir_tcgen05_kind("f32", "e2m1", "e2m1", "float8_e4m3fn"), "mxf4nvf4");
+    assert_string_equal(ir_tcgen05_kind("f32", "e4m3", "e2m3", "float8_e8m0fnu"), "mxf8f6f4");
+    assert_null(ir_tcgen05_kind("f32", "e4m3", "e4m3", "float8_e4m3fn"));
+    assert_null(ir_tcgen05_kind("f32", "f16", "f16", "float8_e8m0fnu"));
+    assert_int_equal(ir_tcgen05_mma_k("mxf4nvf4"), 64);
+    assert_int_equal(ir_tcgen05_mma_k("mxf8f6f4"), 32);
+    desc_fails((IrInstrDesc){"f32", "e4m3", "e4m3", 64, 64, 32, .sf_dtype = "ue8m0"}, "shape");
+    desc_fails((IrInstrDesc){"f32", "e4m3", "e4m3", 128, 64, 32, .sf_dtype = "ue8m0",
+                             .sf_id_a = 4}, "scale-factor ids");
+    desc_fails((IrInstrDesc){"f32", "e4m3", "e4m3", 128, 64, 32, .sf_id_b = 1}, "block-scaled");
+    desc_fails((IrInstrDesc){"f32", "e4m3", "e4m3", 128, 64, 32, .sf_dtype = "uint8"}, "no kind");
+}
+
 /* ---------------------------------------------------------------- targets and kernels */
 
 static void test_targets(void **state)
@@ -224,6 +253,7 @@ int main(void)
         cmocka_unit_test(test_instr_desc_worked_values),
         cmocka_unit_test(test_instr_desc_fields),
         cmocka_unit_test(test_instr_desc_errors),
+        cmocka_unit_test(test_instr_desc_block_scaled),
         cmocka_unit_test(test_targets),
         cmocka_unit_test(test_kernels_only),
         cmocka_unit_test(test_byte_identical),
