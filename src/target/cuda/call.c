@@ -439,8 +439,8 @@ static const IrOp unlowered_ops[] = {
     IR_OP_Q_MULTIPLY_SHIFT_PER_AXIS, IR_OP_UNDEF, IR_OP_VSCALE, IR_OP_ANYLIST_GETITEM,
     IR_OP_ANYLIST_RESETITEM, IR_OP_ANYLIST_SETITEM_CALL_PACKED, IR_OP_ANYLIST_SETITEM_CALL_CPACKED,
     IR_OP_START_PROFILE_INTRINSIC, IR_OP_END_PROFILE_INTRINSIC, IR_OP_SELECTOR,
-    IR_OP_CUDA_TCGEN05_INSTR_DESC_BLOCK_SCALED, IR_OP_CUDA_FLOAT22HALF2, IR_OP_CUDA_HALF8TOFLOAT8,
-    IR_OP_CUDA_FLOAT8TOHALF8, IR_OP_CUDA_RUNTIME_INSTR_DESC, IR_OP_CUDA_MMA_STORE,
+    IR_OP_CUDA_FLOAT22HALF2, IR_OP_CUDA_HALF8TOFLOAT8,
+    IR_OP_CUDA_FLOAT8TOHALF8, IR_OP_CUDA_MMA_STORE,
     IR_OP_CUDA_MMA_FILL, IR_OP_CUDA_TIMER_INIT, IR_OP_CUDA_TIMER_START, IR_OP_CUDA_TIMER_END,
     IR_OP_CUDA_TIMER_FINALIZE, IR_OP_CUDA_IKET_OFFICIAL_EVENT,
 };
@@ -643,23 +643,40 @@ static const char *bool_name(const IrExpr *e, bool *out)
 }
 
 /* T.cuda.tcgen05.encode_instr_descriptor(desc_ptr, d, a, b, M, N, K, trans_a,
- * trans_b[, n_cta_groups, neg_a, neg_b, sat_d, is_sparse]): folded here. */
+ * trans_b[, n_cta_groups, neg_a, neg_b, sat_d, is_sparse]) and
+ * encode_instr_descriptor_block_scaled(desc_ptr, d, a, b, sfa, sfb, sfa_tmem,
+ * sfb_tmem, M, N, K, trans_a, trans_b[, n_cta_groups, neg_a, neg_b,
+ * is_sparse]): folded here. The block-scaled one leaves the scale-factor ids
+ * 0 (T.cuda.runtime_instr_desc sets them), as the reference's encoder does. */
 static void instr_desc_stmt(Cg *cg, const IrExpr *e)
 {
     const IrCall *c = &e->u.call;
+    bool bs = c->op == IR_OP_CUDA_TCGEN05_INSTR_DESC_BLOCK_SCALED;
+    int at = bs ? 8 : 4; /* M */
     IrInstrDesc d = {.cta_group = 1};
     int64_t m = 0, n = 0, k = 0, ctag = 1;
-    bool *flags[] = {&d.trans_a, &d.trans_b, NULL, &d.neg_a, &d.neg_b, &d.sat_d, &d.sparse};
-    bool ok = c->nargs >= 9 && c->nargs <= 14 && (d.d_dtype = str_arg(c->args[1])) &&
-              (d.a_dtype = str_arg(c->args[2])) && (d.b_dtype = str_arg(c->args[3])) &&
-              cg_const_int(c->args[4], &m) && cg_const_int(c->args[5], &n) &&
-              cg_const_int(c->args[6], &k) && (c->nargs < 10 || cg_const_int(c->args[9], &ctag));
-    for (int i = 7; ok && i < c->nargs; i++)
-        ok = !flags[i - 7] || !bool_name(c->args[i], flags[i - 7]);
+    bool *dense_flags[] = {&d.trans_a, &d.trans_b, NULL, &d.neg_a, &d.neg_b, &d.sat_d, &d.sparse};
+    bool *bs_flags[] = {&d.trans_a, &d.trans_b, NULL, &d.neg_a, &d.neg_b, &d.sparse};
+    bool **flags = bs ? bs_flags : dense_flags;
+    const char *sfb = NULL;
+    bool ok = c->nargs >= at + 5 && c->nargs <= at + (bs ? 9 : 10) &&
+              (d.d_dtype = str_arg(c->args[1])) && (d.a_dtype = str_arg(c->args[2])) &&
+              (d.b_dtype = str_arg(c->args[3])) &&
+              (!bs || ((d.sf_dtype = str_arg(c->args[4])) && (sfb = str_arg(c->args[5])))) &&
+              cg_const_int(c->args[at], &m) && cg_const_int(c->args[at + 1], &n) &&
+              cg_const_int(c->args[at + 2], &k) &&
+              (c->nargs < at + 6 || cg_const_int(c->args[at + 5], &ctag));
+    for (int i = at + 3; ok && i < c->nargs; i++)
+        ok = !flags[i - at - 3] || !bool_name(c->args[i], flags[i - at - 3]);
     if (!ok) {
-        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e),
-                 "T.cuda.tcgen05.encode_instr_descriptor needs constant "
-                                                   "dtypes, M, N, K and flags");
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e), "T.%s needs constant dtypes, M, N, K and flags",
+                 ir_ops[c->op].name);
+        return;
+    }
+    if (bs && strcmp(d.sf_dtype, sfb)) {
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e), "T.%s: the descriptor has one scale-factor "
+                 "format; sfa_dtype %s and sfb_dtype %s differ", ir_ops[c->op].name, d.sf_dtype,
+                 sfb);
         return;
     }
     d.m = (int)m, d.n = (int)n, d.k = (int)k, d.cta_group = (int)ctag;
@@ -670,6 +687,16 @@ static void instr_desc_stmt(Cg *cg, const IrExpr *e)
         return;
     }
     cg_line(cg, "%s = 0x%08xu;", deref(cg, c->args[0], "uint32_t"), value);
+}
+
+/* T.cuda.runtime_instr_desc(desc_ptr, sf_id): a block-scaled instruction
+ * descriptor's A and B scale-factor ids (bits 29-30, 4-5) set to sf_id. */
+static void runtime_instr_desc_stmt(Cg *cg, const IrExpr *e)
+{
+    const IrCall *c = &e->u.call;
+    const char *desc = deref(cg, c->args[0], "uint32_t");
+    cg_line(cg, "{ const uint32_t tx_sf = %s; %s = (%s & ~0x60000030u) | tx_sf << 29 | tx_sf << 4; }",
+            cg_expr_str(cg, c->args[1], CG_PREC_NONE), desc, desc);
 }
 
 /* T.cuda.wait_until(dst, ptr, cond, scope, space, ptx_type, backoff_ns): poll
@@ -725,7 +752,9 @@ bool cg_call_stmt(Cg *cg, const IrExpr *e)
     case IR_OP_PTX: cg_ptx(cg, e); return true;
     case IR_OP_CUDA_WGMMA_SMEM_DESC: smem_desc_stmt(cg, e, "tx_wgmma_smem_desc", 3); return true;
     case IR_OP_CUDA_TCGEN05_SMEM_DESC: smem_desc_stmt(cg, e, "tx_tcgen05_smem_desc", 4); return true;
-    case IR_OP_CUDA_TCGEN05_INSTR_DESC: instr_desc_stmt(cg, e); return true;
+    case IR_OP_CUDA_TCGEN05_INSTR_DESC:
+    case IR_OP_CUDA_TCGEN05_INSTR_DESC_BLOCK_SCALED: instr_desc_stmt(cg, e); return true;
+    case IR_OP_CUDA_RUNTIME_INSTR_DESC: runtime_instr_desc_stmt(cg, e); return true;
     case IR_OP_CUDA_WAIT_UNTIL: wait_until_stmt(cg, e); return true;
     case IR_OP_CUDA_WGMMA_NOOP_BARRIER: noop_barrier_stmt(cg, e); return true;
     case IR_OP_CUDA_TRAP_WHEN_ASSERT_FAILED:
