@@ -59,6 +59,8 @@ int cg_iket_expr(Cg *cg, const IrExpr *e, TxBuf *b)
         return CG_PREC_POSTFIX;
     }
     int id = name_id(cg, e, c->args[0]);
+    if (id < 0) /* the error is reported */
+        id = 0;
     if (c->op == IR_OP_CUDA_IKET_SENTINEL_TOKEN)
         tx_buf_printf(b, "%du", id);
     else {
@@ -81,7 +83,9 @@ bool cg_iket_stmt(Cg *cg, const IrExpr *e)
     case IR_OP_CUDA_IKET_MARK:
     case IR_OP_CUDA_IKET_RANGE_PUSH: {
         int kind = c->op == IR_OP_CUDA_IKET_MARK ? TRACE_MARK : TRACE_PUSH;
-        event(cg, cg_printf(cg, "%du", name_id(cg, e, c->args[0]) << 3 | kind), payload(cg, e, 1));
+        int id = name_id(cg, e, c->args[0]);
+        if (id >= 0) /* else the error is reported */
+            event(cg, cg_printf(cg, "%du", id << 3 | kind), payload(cg, e, 1));
         break;
     }
     case IR_OP_CUDA_IKET_RANGE_POP: event(cg, cg_printf(cg, "%du", TRACE_POP), "0u"); break;
