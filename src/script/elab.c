@@ -971,9 +971,21 @@ static bool macro_budget(El *E)
     return false;
 }
 
+/* False once the module has SC_MAX_ERRORS errors (said once, at statement s). */
+static bool errors_budget(El *E, const Ast *s)
+{
+    if (E->errors_over)
+        return false;
+    if (E->d->nerrors < SC_MAX_ERRORS)
+        return true;
+    E->errors_over = true;
+    tx_note(E->d, s->span, "%d errors: elaboration stops here", E->d->nerrors);
+    return false;
+}
+
 static void elab_stmt(El *E, const Ast *s)
 {
-    if (E->nmacro && !macro_budget(E))
+    if ((E->nmacro && !macro_budget(E)) || !errors_budget(E, s))
         return;
     switch (s->kind) {
     case A_S_EXPR: elab_expr_stmt(E, s); break;

@@ -243,6 +243,7 @@ typedef struct El {
     int nmacro, capmacro;
     int64_t macro_stmts; /* statements elaborated inside macro expansions */
     bool macro_over;     /* macro_stmts passed SC_MAX_MACRO_STMTS (reported once) */
+    bool errors_over;    /* SC_MAX_ERRORS reached: no statement is elaborated after it */
     ScVal macro_ret;
     bool returned;
     /* the number of assignment targets of the statement being elaborated (for

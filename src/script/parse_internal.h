@@ -157,5 +157,9 @@ bool sc_parse_tokens(const TxSource *src, const ScTokens *toks, bool expr_only, 
  * expansion that doubles at each level would otherwise take exponential time
  * and memory. */
 #define SC_MAX_MACRO_STMTS 100000
+/* Errors after which elaboration stops (as a C compiler's error limit): a
+ * mistake inside a macro expanded a hundred thousand times reports once per
+ * expansion otherwise, in unbounded time. */
+#define SC_MAX_ERRORS 100
 
 #endif

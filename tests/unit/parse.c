@@ -13,6 +13,7 @@
 
 #include "ir/ptx.h"
 #include "ir/visit.h"
+#include "script/parse_internal.h"
 #include "script/script.h"
 
 #define HDR "@T.prim_func\n"
@@ -477,6 +478,24 @@ static void test_errors(void **state)
                  3, 22);
 }
 
+/* An error inside a macro expanded 2^20 times stops at SC_MAX_ERRORS errors
+ * (and a note), not one per expansion. */
+static void test_error_limit(void **state)
+{
+    (void)state;
+    TxBuf b = {0};
+    tx_buf_puts(&b, "@T.macro\ndef m0(A):\n    A[0] = T.gloat32(1)\n");
+    for (int i = 1; i <= 20; i++)
+        tx_buf_printf(&b, "@T.macro\ndef m%d(A):\n    m%d(A)\n    m%d(A)\n", i, i - 1, i - 1);
+    tx_buf_puts(&b, HDR "def f(A: T.Buffer((4,), \"float32\")):\n    m20(A)\n");
+    IrModule *m = sc_parse(b.data, b.len, "t.tirx", NULL, 0);
+    assert_int_equal(m->diags.nerrors, SC_MAX_ERRORS);
+    const TxDiag *last = &m->diags.list.items[m->diags.list.len - 1];
+    assert_non_null(strstr(last->msg, "errors: elaboration stops here"));
+    ir_module_free(m);
+    tx_buf_free(&b);
+}
+
 static void test_nesting_limit(void **state)
 {
     (void)state;
@@ -506,6 +525,7 @@ int main(void)
         cmocka_unit_test(test_scope_ids_and_frames),  cmocka_unit_test(test_layout),
         cmocka_unit_test(test_ptx),          cmocka_unit_test(test_module),
         cmocka_unit_test(test_errors),       cmocka_unit_test(test_nesting_limit),
+        cmocka_unit_test(test_error_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
