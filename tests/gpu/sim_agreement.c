@@ -403,8 +403,11 @@ static void check_case(tirx_device *gpu, GpuRng *rng, const KernelCase *c)
             GPU_CHECK(rel <= c->tol, "the GPU and the simulator agree within the tolerance");
         } else {
             long long at = op_first_difference(hw[i], sim[i], n * a->bits / 8);
-            if (at >= 0)
-                printf("  argument %d differs first at byte %lld\n", i, at);
+            if (at >= 0) {
+                const unsigned char *in = init[i], *g = hw[i], *s = sim[i];
+                printf("  argument %d differs first at byte %lld: initial %02x, GPU %02x, "
+                       "simulator %02x\n", i, at, in[at], g[at], s[at]);
+            }
             else
                 printf("  argument %d: bit-identical\n", i);
             GPU_CHECK(at < 0, "the GPU and the simulator agree bit for bit");
