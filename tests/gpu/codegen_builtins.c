@@ -789,7 +789,7 @@ int main(void)
         char why[128];
         snprintf(why, sizeof why, "codegen does not target %s", info->arch);
         rt_device_close(d);
-        gpu_skip(why);
+        gpu_skip_arch(why);
     }
     char *source = cg_test_generate(kernels, "codegen_builtins.tirx", sm);
     RtModule *hw = cg_test_build(d, source, false), *sw = cg_test_build(d, source, true);

@@ -100,7 +100,7 @@ static inline tirx_device *op_open_gpu(OpGpuNeed need, const char *why)
     if ((need == OP_SM90_ONLY && !hopper) || (need == OP_SM90_OR_NEWER && !hopper && !newer) ||
         (need == OP_SM100_ONLY && strncmp(arch, "sm_100", 6) != 0)) {
         tirx_device_close(gpu);
-        gpu_skip(why);
+        gpu_skip_arch(why);
     }
     return gpu;
 }

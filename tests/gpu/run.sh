@@ -3,7 +3,9 @@
 # C compiler and the CUDA toolkit's headers; no cmocka, FileCheck or Python)
 # and runs every ctest labelled gpu, then prints the executed and skipped
 # counts. Without a GPU each test skips (exit 77); with TIRX_REQUIRE_GPU=1 a
-# skip is a failure, so a run on a GPU machine proves that everything ran.
+# skip for want of a GPU is a failure, so a run on a GPU machine proves that
+# everything ran; a test for another architecture (sm_100a on a Hopper) still
+# skips, and says so.
 #
 #   TIRX_REQUIRE_GPU=1 tests/gpu/run.sh [BUILD_DIR]     (default: build-gpu)
 #
