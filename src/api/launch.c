@@ -292,10 +292,8 @@ tirx_status tirx_simulate(tirx_module *m, const char *name, const tirx_arg *args
     const tirx_function *f = api_find_function(m, name, err);
     if (!f)
         return TIRX_ERR_USAGE;
-    bool kernels = false;
-    for (int i = 0; i < m->ir->nfuncs; i++)
-        kernels = kernels || cg_is_kernel(m->ir->funcs[i]);
-    if (!kernels && m->compiled->cached)
+    /* a cache hit holds the host part and the kernels' signatures, not their bodies */
+    if (m->compiled->cached)
         return fail(err, TIRX_ERR_USAGE, "the module came from the compile cache without its "
                     "device code: compile it with no_binary or no_cache to simulate it");
     SimSession ss;

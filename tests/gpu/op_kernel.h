@@ -58,8 +58,9 @@ static inline tirx_module *op_compile(tirx_device *gpu, const char *rel, const t
                                       size_t ndefs)
 {
     char *text = op_read_source(rel);
+    /* no_cache: a test compiles for real (and a cached module cannot be simulated) */
     tirx_options o = {.arch = OP_SIM ? op_sim_arch : tirx_device_arch(gpu), .lineinfo = 1,
-                      .no_binary = OP_SIM};
+                      .no_binary = OP_SIM, .no_cache = 1};
     tirx_module *m;
     tirx_status st = tirx_compile(text, strlen(text), rel, defs, ndefs, &o, &m);
     free(text);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "runtime/dlpack.h"
@@ -120,6 +121,42 @@ static void test_vector_add(void **state)
         assert_true(c[i] == a[i] + b[i]);
     free(a), free(b), free(c);
     tirx_module_free(m);
+}
+
+/* A module from the compile cache has its kernels' signatures, not their
+ * bodies: simulating it is an error that says so, never a silent no-op. */
+static void test_cached_module_refused(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tirx-sim-cache-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    size_t len;
+    char *text = read_file(TIRX_SOURCE_DIR "/examples/vector_add.tirx", &len);
+    tirx_options o = {.arch = "sm_90a", .cache_dir = dir};
+    tirx_module *first = NULL, *second = NULL;
+    if (tirx_compile(text, len, "vector_add.tirx", NULL, 0, &o, &first) != TIRX_OK) {
+        tirx_module_free(first);
+        free(text);
+        rmdir(dir);
+        skip(); /* no NVRTC here: nothing is cached */
+    }
+    assert_int_equal(tirx_compile(text, len, "vector_add.tirx", NULL, 0, &o, &second), TIRX_OK);
+    assert_true(tirx_module_cached(second));
+    unsigned seed = 7;
+    float *c = random_floats(16, &seed);
+    Tensor A = tensor(c, 1, 16, 0, kDLFloat, 32);
+    Tensor *ts[] = {&A, &A, &A};
+    long long ints[] = {16};
+    tirx_error err;
+    assert_int_equal(simulate(first, "vector_add", ts, 3, ints, 1, &err), TIRX_OK);
+    assert_int_equal(simulate(second, "vector_add", ts, 3, ints, 1, &err), TIRX_ERR_USAGE);
+    assert_non_null(strstr(err.message, "compile cache"));
+    tirx_module_free(first);
+    tirx_module_free(second);
+    free(text), free(c);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 /* ---------------------------------------------------------------- planted bugs */
@@ -493,6 +530,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vector_add),
+        cmocka_unit_test(test_cached_module_refused),
         cmocka_unit_test(test_missing_sync),
         cmocka_unit_test(test_off_by_one),
         cmocka_unit_test(test_uninitialised_shared),
