@@ -217,14 +217,17 @@ static bool wrap_once(LyCtx *c, const IrIter *g, int p, IrExpr **digit, IrExpr *
 /* Slice [begin, begin+n) of one group (canonical, outermost first): the start
  * digits go to the offsets; the region is the innermost iters it covers whole,
  * under one partial iter, or two runs when it wraps once into the next outer
- * digit. False when the region is not such a layout. */
+ * digit. False when the region is not such a layout. The outermost digit has
+ * nothing to wrap into: a region inside the shape (the caller's contract, as
+ * for a one-iter group) fits in it, so a run-time start whose inner digits
+ * are provably 0 (a start such as 64 * k over 64-element slabs) slices. */
 static bool slice_group(LyCtx *c, const IrIter *g, int m, IrExpr *begin, IrExpr *n, LyBuild *out)
 {
     IrExpr **digit = TX_NEW_ARRAY(c->arena, IrExpr *, m);
     IrExpr *inner = ar_index_int(c->arena, 1);
     for (int k = m - 1; k >= 0; k--) {
         IrExpr *q = ar_floordiv(c->arena, begin, inner);
-        digit[k] = m == 1 ? q : ar_floormod(c->arena, q, g[k].extent); /* one iter: begin < E is the contract */
+        digit[k] = k == 0 ? q : ar_floormod(c->arena, q, g[k].extent); /* in the shape: q < E_0 */
         lyb_offset(c, out, g[k].axis, ar_mul(c->arena, digit[k], g[k].stride));
         inner = ar_mul(c->arena, inner, g[k].extent);
     }
@@ -237,7 +240,7 @@ static bool slice_group(LyCtx *c, const IrIter *g, int m, IrExpr *begin, IrExpr 
         n = ar_floordiv(c->arena, n, g[p].extent);
     if (p < 0 && !ar_is_const(n, 1))
         return false;
-    if (p >= 0 && provably_le(c, ar_add(c->arena, digit[p], n), g[p].extent))
+    if (p == 0 || (p > 0 && provably_le(c, ar_add(c->arena, digit[p], n), g[p].extent)))
         lyb_shard(c, out, ly_iter(n, g[p].stride, g[p].axis));
     else if (p >= 0 && !wrap_once(c, g, p, digit, n, out))
         return false;

@@ -124,6 +124,18 @@ static const IrLayout *buffer_layout(OpCtx *c, const IrBufferType *bt)
     return ly_row_major(&lc, bt->shape, bt->ndim);
 }
 
+/* Why a run-time start may not slice: it must be provably a multiple of the
+ * layout's inner extent on its dimension (e.g. 64 * k over the 64-element
+ * slabs of a 128-byte swizzle of 16-bit values), as written. */
+static const char *runtime_start_hint(const OpSmemOperand *o)
+{
+    for (int d = 0; d < o->r.ndim; d++)
+        if (!op_const(o->r.start[d], &(int64_t){0}))
+            return "; a run-time start must be written as a multiple of the swizzle slab or "
+                   "core-matrix width, such as 64 * k for the 128-byte slabs of 16-bit values";
+    return "";
+}
+
 /* The region's own layout with its origin split off, and the swizzle. */
 static const char *slice_operand(OpCtx *c, OpSmemOperand *o, const char *inst)
 {
@@ -135,8 +147,8 @@ static const char *slice_operand(OpCtx *c, OpSmemOperand *o, const char *inst)
     const IrLayout *full = buffer_layout(c, bt);
     IrLayout *sl = ly_slice(&lc, full, bt->shape, o->r.start, ext, o->r.ndim, LY_TARGET_NONE);
     if (!sl)
-        return op_reason(c, "the region of '%s' is not a layout of its own (%s)", o->name,
-                         lc.err ? lc.err : "slice failed");
+        return op_reason(c, "the region of '%s' is not a layout of its own (%s)%s", o->name,
+                         lc.err ? lc.err : "slice failed", runtime_start_hint(o));
     o->swizzle = 0;
     if (sl->kind == IR_LAYOUT_COMPOSE) {
         o->swizzle = ly_swizzle_bytes(sl, o->r.dtype);

@@ -3,6 +3,7 @@
  * of reinterpret/call_extern, cuda.func_call's return_type), and the dispatch
  * to the tile primitives (elab_tile.c) and the PTX dialect. Unknown names get
  * near-match suggestions. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -386,19 +387,47 @@ ScVal bi_leader_smem_addr(El *E, ScArgs *args)
     return sv_expr(ar_bitwise(E->a, IR_OP_BITWISE_AND, addr, mask), args->span);
 }
 
-/* The named helpers for the PTX of barrier setup and the TMA-store epilogue
- * (docs/language.md, "T.cuda calls"), printed as the T.ptx call each makes:
- * T.cuda.fence_barrier_init() after mbarrier.init, T.cuda.fence_proxy_async()
- * after generic-proxy writes to shared memory that TMA reads, and
- * T.cuda.tma_store_wait(n=0): at most n committed TMA stores may still be
- * reading their shared memory. */
+/* The named helpers for the PTX of barrier setup, the TMA-store epilogue and
+ * named barriers (docs/language.md, "T.cuda calls"), printed as the T.ptx call
+ * each makes: T.cuda.fence_barrier_init() after mbarrier.init,
+ * T.cuda.fence_proxy_async() after generic-proxy writes to shared memory that
+ * TMA reads, T.cuda.tma_store_wait(n=0): at most n committed TMA stores may
+ * still be reading their shared memory, and T.cuda.named_barrier_sync /
+ * named_barrier_arrive(bar_no, num_threads): bar.sync / bar.arrive on one of
+ * the 16 named barriers of the CTA (the spelling of the reference's
+ * T.cuda.warpgroup_sync(bar_no), which is bar.sync bar_no, 128). */
 static const struct {
     const char *name, *ptx, *params;
+    bool named_barrier; /* bar_no and num_threads checked where constant */
 } ptx_helpers[] = {
-    {"T.cuda.fence_barrier_init", "ptx.fence.mbarrier_init.release.cluster", ""},
-    {"T.cuda.fence_proxy_async", "ptx.fence.proxy.async_.shared__cta", ""},
-    {"T.cuda.tma_store_wait", "ptx.cp.async_.bulk.wait_group.read", "n="},
+    {"T.cuda.fence_barrier_init", "ptx.fence.mbarrier_init.release.cluster", "", false},
+    {"T.cuda.fence_proxy_async", "ptx.fence.proxy.async_.shared__cta", "", false},
+    {"T.cuda.tma_store_wait", "ptx.cp.async_.bulk.wait_group.read", "n=", false},
+    {"T.cuda.named_barrier_sync", "ptx.bar.sync", "bar_no, num_threads", true},
+    {"T.cuda.named_barrier_arrive", "ptx.bar.arrive", "bar_no, num_threads", true},
 };
+
+/* An integer argument; a constant one outside [lo, hi] or not a multiple of `step` is an
+ * error at the argument; a run-time value is the hardware's to check. */
+static bool check_const_arg(El *E, const char *helper, const ScVal *v, const char *what,
+                            int64_t lo, int64_t hi, int64_t step)
+{
+    IrExpr *e = el_prim(E, v, what);
+    if (!e)
+        return false;
+    if (!ir_dtype_is_int(e->dtype) || e->dtype.lanes != 1) {
+        char buf[IR_DTYPE_STR_MAX];
+        el_error(E, TX_E_TYPE, v->span, "%s: %s is an integer, not %s", helper, what,
+                 ir_dtype_str(e->dtype, buf));
+        return false;
+    }
+    if (e->kind != IR_E_INT ||
+        (e->u.int_val >= lo && e->u.int_val <= hi && e->u.int_val % step == 0))
+        return true;
+    el_error(E, TX_E_VALUE, v->span, "%s: %s is %s%" PRId64 " to %" PRId64 ", not %" PRId64, helper,
+             what, step > 1 ? "a multiple of 32 from " : "", lo, hi, e->u.int_val);
+    return false;
+}
 
 ScVal bi_cuda_ptx_helper(El *E, ScArgs *args)
 {
@@ -409,11 +438,19 @@ ScVal bi_cuda_ptx_helper(El *E, ScArgs *args)
     ScBound b;
     if (!el_bind_args(E, args, ptx_helpers[i].params, &b))
         return sv_error();
+    if (ptx_helpers[i].named_barrier &&
+        (!check_const_arg(E, args->fname, &b.v[0], "the barrier id", 0, 15, 1) ||
+         !check_const_arg(E, args->fname, &b.v[1], "the thread count", 32, 1024, 32)))
+        return sv_error();
+    const char *p = ptx_helpers[i].params;
+    int n = *p ? 1 : 0;
+    while ((p = strchr(p, ',')))
+        p++, n++;
     ScArgs call = *args;
-    call.pos = TX_NEW_ARRAY(E->a, ScVal, 1);
-    call.npos = *ptx_helpers[i].params ? 1 : 0, call.nkw = 0;
-    if (call.npos)
-        call.pos[0] = sv_given(&b.v[0]) ? b.v[0] : sv_int(0, args->span);
+    call.pos = TX_NEW_ARRAY(E->a, ScVal, 2);
+    call.npos = n, call.nkw = 0;
+    for (int k = 0; k < n; k++)
+        call.pos[k] = sv_given(&b.v[k]) ? b.v[k] : sv_int(0, args->span);
     return el_call_ptx(E, ptx_helpers[i].ptx, &call);
 }
 

@@ -11,42 +11,20 @@
 #include "../runtime/dlpack.h"
 #include "bench.h"
 
-/* A device tensor and the host copy it was filled from (or is read into). */
-typedef struct Tensor {
-    DLTensor dl;
-    int64_t shape[BENCH_MAX_DIMS];
-    const BenchDType *dtype;
-    size_t elems, bytes;
-    void *host;
-} Tensor;
-
-typedef struct Session {
-    const BenchConfig *c;
-    tirx_device *dev;
-    uint64_t seed;
-    const char *file; /* the source being compiled */
-    char *text;
-    size_t len;
-    bool tracing; /* compile with the trace option */
-    bool traced;  /* the trace file is written */
-} Session;
-
-/* `tirx bench: [WHAT: ]message` on stderr; returns st. */
-static int cuda_error(tirx_status st, const char *what, const tirx_error *err)
+int bench_cuda_error(tirx_status st, const char *what, const tirx_error *err)
 {
     fprintf(stderr, "tirx bench: %s%s%s\n", what ? what : "", what ? ": " : "", err->message);
     return st;
 }
 
-static void tensor_free(Session *s, Tensor *t)
+void bench_tensor_free(BenchSession *s, BenchTensor *t)
 {
     tirx_device_free(s->dev, t->dl.data);
     free(t->host);
     memset(t, 0, sizeof *t);
 }
 
-/* Allocates the tensor on the device and a host buffer of its size. */
-static int tensor_alloc(Session *s, Tensor *t, const BenchDType *dt, int ndim,
+int bench_tensor_alloc(BenchSession *s, BenchTensor *t, const BenchDType *dt, int ndim,
                         const int64_t *shape)
 {
     tirx_error err;
@@ -64,36 +42,39 @@ static int tensor_alloc(Session *s, Tensor *t, const BenchDType *dt, int ndim,
     void *p = NULL;
     tirx_status st = tirx_device_alloc(s->dev, t->bytes ? t->bytes : 1, &p, &err);
     if (st != TIRX_OK)
-        return cuda_error(st, "device memory", &err);
+        return bench_cuda_error(st, "device memory", &err);
     t->dl = (DLTensor){.data = p, .device = {kDLCUDA, 0}, .ndim = ndim,
                        .dtype = {dt->dl_code, dt->bits, 1}, .shape = t->shape};
     return 0;
 }
 
-/* Fills the host copy and uploads it. */
-static int tensor_init(Session *s, Tensor *t, BenchInit init)
+int bench_tensor_upload(BenchSession *s, BenchTensor *t)
 {
     tirx_error err;
+    tirx_status st = tirx_copy_to_device(s->dev, t->dl.data, t->host, t->bytes, &err);
+    return st == TIRX_OK ? 0 : bench_cuda_error(st, "upload", &err);
+}
+
+int bench_tensor_init(BenchSession *s, BenchTensor *t, BenchInit init)
+{
     if (init == BENCH_EMPTY)
         return 0;
     bench_fill(t->dtype, init, t->host, t->elems, &s->seed);
-    tirx_status st = tirx_copy_to_device(s->dev, t->dl.data, t->host, t->bytes, &err);
-    return st == TIRX_OK ? 0 : cuda_error(st, "upload", &err);
+    return bench_tensor_upload(s, t);
 }
 
-static int tensor_download(Session *s, Tensor *t)
+int bench_tensor_download(BenchSession *s, BenchTensor *t)
 {
     tirx_error err;
     tirx_status st = tirx_device_synchronize(s->dev, NULL, &err);
     if (st == TIRX_OK)
         st = tirx_copy_to_host(s->dev, t->host, t->dl.data, t->bytes, &err);
-    return st == TIRX_OK ? 0 : cuda_error(st, "download", &err);
+    return st == TIRX_OK ? 0 : bench_cuda_error(st, "download", &err);
 }
 
 /* ---- compiling ---- */
 
-static int compile(Session *s, const tirx_define *defs, size_t ndefs, tirx_module **m,
-                   tirx_function **fn)
+int bench_compile(BenchSession *s, const tirx_define *defs, size_t ndefs, tirx_module **m)
 {
     tirx_options o = {.arch = tirx_device_arch(s->dev), .trace = s->tracing};
     tirx_status st = tirx_compile(s->text, s->len, s->file, defs, ndefs, &o, m);
@@ -105,37 +86,42 @@ static int compile(Session *s, const tirx_define *defs, size_t ndefs, tirx_modul
         const char *log = tirx_module_log(*m);
         if (log && *log)
             fprintf(stderr, "%s\n", log);
-        return st;
     }
+    return st;
+}
+
+int bench_function(BenchSession *s, tirx_module *m, const char *name, tirx_function **fn)
+{
     tirx_error err;
-    st = tirx_get_function(*m, s->c->func, fn, &err);
-    return st == TIRX_OK ? 0 : cuda_error(st, s->file, &err);
+    tirx_status st = tirx_get_function(m, name, fn, &err);
+    return st == TIRX_OK ? 0 : bench_cuda_error(st, s->file, &err);
+}
+
+static int compile(BenchSession *s, const tirx_define *defs, size_t ndefs, tirx_module **m,
+                   tirx_function **fn)
+{
+    int rc = bench_compile(s, defs, ndefs, m);
+    return rc ? rc : bench_function(s, *m, s->c->func, fn);
 }
 
 /* ---- timing ---- */
 
-typedef struct Launch {
-    tirx_function *fn;
-    tirx_arg args[BENCH_MAX_ARGS];
-    size_t nargs;
-} Launch;
-
-static tirx_status launch_tirx(void *user, void *stream, tirx_error *err)
+tirx_status bench_launch(void *user, void *stream, tirx_error *err)
 {
-    Launch *l = user;
+    BenchLaunch *l = user;
     return tirx_launch(l->fn, l->args, l->nargs, stream, err);
 }
 
 /* One traced run of l's function (its module compiled with the trace
  * option) into the --trace file. */
-static int write_trace(Session *s, Launch *l)
+static int write_trace(BenchSession *s, BenchLaunch *l)
 {
     tirx_error err;
     char *json = NULL;
     fprintf(stderr, "  tracing %s ...\n", s->c->func);
     tirx_status st = tirx_launch_trace(l->fn, l->args, l->nargs, s->c->trace_records, &json, &err);
     if (st != TIRX_OK)
-        return cuda_error(st, "--trace", &err);
+        return bench_cuda_error(st, "--trace", &err);
     FILE *f = fopen(s->c->trace, "w");
     bool ok = f && fputs(json, f) >= 0;
     ok = f && !fclose(f) && ok;
@@ -151,7 +137,7 @@ static int write_trace(Session *s, Launch *l)
 
 typedef struct CublasRun {
     tirx_cublas_gemm *g;
-    const Tensor *a, *b, *c;
+    const BenchTensor *a, *b, *c;
 } CublasRun;
 
 static tirx_status launch_cublas(void *user, void *stream, tirx_error *err)
@@ -160,7 +146,7 @@ static tirx_status launch_cublas(void *user, void *stream, tirx_error *err)
     return tirx_cublas_gemm_run(r->g, r->a->dl.data, r->b->dl.data, r->c->dl.data, stream, err);
 }
 
-static int time_it(Session *s, const char *who, tirx_bench_fn fn, void *user,
+int bench_time_it(BenchSession *s, const char *who, tirx_bench_fn fn, void *user,
                    tirx_bench_stats *out)
 {
     tirx_error err;
@@ -168,7 +154,7 @@ static int time_it(Session *s, const char *who, tirx_bench_fn fn, void *user,
     tirx_status st = tirx_bench_time(s->dev, fn, user, &s->c->timing, out, &err);
     if (st != TIRX_OK) {
         fputc('\n', stderr);
-        return cuda_error(st, who, &err);
+        return bench_cuda_error(st, who, &err);
     }
     fprintf(stderr, " %.4f ms median (%d runs)%s\n", out->median_ms, out->reps,
             out->held ? "" : "; launch overhead may be included (the stream could not be held)");
@@ -180,13 +166,13 @@ static int time_it(Session *s, const char *who, tirx_bench_fn fn, void *user,
 typedef struct Gemm {
     BenchShape shape;
     const BenchGemmType *type;
-    Tensor a, b, c, ref, ws;
+    BenchTensor a, b, c, ref, ws;
     tirx_module *module;
-    Launch launch;
+    BenchLaunch launch;
     tirx_cublas_gemm *cublas;
 } Gemm;
 
-static int gemm_compile(Session *s, Gemm *g)
+static int gemm_compile(BenchSession *s, Gemm *g)
 {
     const BenchConfig *c = s->c;
     tirx_define defs[BENCH_MAX_DEFINES + 5];
@@ -211,25 +197,25 @@ static int gemm_compile(Session *s, Gemm *g)
     return rc;
 }
 
-static int gemm_tensors(Session *s, Gemm *g)
+static int gemm_tensors(BenchSession *s, Gemm *g)
 {
     const BenchDType *in = bench_dtype(g->type->input), *out = bench_dtype(g->type->output);
     const BenchShape *p = &g->shape;
     int64_t sa[2] = {p->m, p->k}, sb[2] = {p->n, p->k}, sc[2] = {p->m, p->n};
     if (s->c->layout_nn)
         sb[0] = p->k, sb[1] = p->n;
-    int rc = tensor_alloc(s, &g->a, in, 2, sa);
+    int rc = bench_tensor_alloc(s, &g->a, in, 2, sa);
     if (!rc)
-        rc = tensor_alloc(s, &g->b, in, 2, sb);
+        rc = bench_tensor_alloc(s, &g->b, in, 2, sb);
     if (!rc)
-        rc = tensor_alloc(s, &g->c, s->c->out_dtype ? s->c->out_dtype : out, 2, sc);
+        rc = bench_tensor_alloc(s, &g->c, s->c->out_dtype ? s->c->out_dtype : out, 2, sc);
     if (!rc && !s->c->no_cublas)
-        rc = tensor_alloc(s, &g->ref, out, 2, sc);
+        rc = bench_tensor_alloc(s, &g->ref, out, 2, sc);
     if (!rc)
-        rc = tensor_init(s, &g->a, BENCH_RAND);
+        rc = bench_tensor_init(s, &g->a, BENCH_RAND);
     if (!rc)
-        rc = tensor_init(s, &g->b, BENCH_RAND);
-    const Tensor *args[] = {&g->a, &g->b, &g->c};
+        rc = bench_tensor_init(s, &g->b, BENCH_RAND);
+    const BenchTensor *args[] = {&g->a, &g->b, &g->c};
     for (int i = 0; i < 3; i++)
         g->launch.args[i] = tirx_arg_tensor(&args[i]->dl);
     g->launch.nargs = 3;
@@ -238,9 +224,9 @@ static int gemm_tensors(Session *s, Gemm *g)
     size_t scales = g->type->scale_a ? 2 : 0;
     if (!rc && g->type->workspace && tirx_function_num_args(g->launch.fn) > 3 + scales) {
         int64_t words = g->type->workspace / 4;
-        rc = tensor_alloc(s, &g->ws, bench_dtype("int32"), 1, &words);
+        rc = bench_tensor_alloc(s, &g->ws, bench_dtype("int32"), 1, &words);
         if (!rc)
-            rc = tensor_init(s, &g->ws, BENCH_ZEROS);
+            rc = bench_tensor_init(s, &g->ws, BENCH_ZEROS);
         g->launch.args[g->launch.nargs++] = tirx_arg_tensor(&g->ws.dl);
     }
     if (g->type->scale_a) {
@@ -250,35 +236,36 @@ static int gemm_tensors(Session *s, Gemm *g)
     return rc;
 }
 
-static int gemm_plan_cublas(Session *s, Gemm *g)
+static int gemm_plan_cublas(BenchSession *s, Gemm *g)
 {
     tirx_error err;
     tirx_gemm_problem p = {.m = g->shape.m, .n = g->shape.n, .k = g->shape.k,
                            .dtype = g->type->name, .b_kn = s->c->layout_nn,
                            .scale_a = g->type->scale_a, .scale_b = g->type->scale_b};
     tirx_status st = tirx_cublas_gemm_create(s->dev, &p, &g->cublas, &err);
-    return st == TIRX_OK ? 0 : cuda_error(st, "cuBLAS", &err);
+    return st == TIRX_OK ? 0 : bench_cuda_error(st, "cuBLAS", &err);
 }
 
 /* The kernel's C (poisoned first: all bits set) against cuBLAS's. */
-static int gemm_check(Session *s, Gemm *g, BenchRow *row)
+static int gemm_check(BenchSession *s, Gemm *g, BenchRow *row)
 {
     tirx_error err;
     memset(g->c.host, 0xff, g->c.bytes);
     tirx_status st = tirx_copy_to_device(s->dev, g->c.dl.data, g->c.host, g->c.bytes, &err);
     if (st == TIRX_OK)
-        st = launch_tirx(&g->launch, NULL, &err);
+        st = bench_launch(&g->launch, NULL, &err);
     if (st != TIRX_OK)
-        return cuda_error(st, s->c->func, &err);
+        return bench_cuda_error(st, s->c->func, &err);
     CublasRun r = {g->cublas, &g->a, &g->b, &g->ref};
     if ((st = launch_cublas(&r, NULL, &err)) != TIRX_OK)
-        return cuda_error(st, "cuBLAS", &err);
-    int rc = tensor_download(s, &g->c);
+        return bench_cuda_error(st, "cuBLAS", &err);
+    int rc = bench_tensor_download(s, &g->c);
     if (!rc)
-        rc = tensor_download(s, &g->ref);
+        rc = bench_tensor_download(s, &g->ref);
     if (rc)
         return rc;
     row->checked = true;
+    row->against = "cuBLASLt";
     row->tolerance = g->type->tolerance;
     row->rel_error = bench_rel_l2(g->c.dtype, g->c.host, g->ref.dtype, g->ref.host, g->c.elems);
     fprintf(stderr, "  check against cuBLAS: relative L2 error %.3g (tolerance %g)\n",
@@ -291,26 +278,26 @@ static int gemm_check(Session *s, Gemm *g, BenchRow *row)
     return TIRX_ERR_INPUT;
 }
 
-static int gemm_time(Session *s, Gemm *g, BenchRow *row)
+static int gemm_time(BenchSession *s, Gemm *g, BenchRow *row)
 {
-    int rc = time_it(s, "tirx", launch_tirx, &g->launch, &row->tirx);
+    int rc = bench_time_it(s, "tirx", bench_launch, &g->launch, &row->tirx);
     if (rc || !g->cublas)
         return rc;
     CublasRun r = {g->cublas, &g->a, &g->b, &g->ref};
     row->has_cublas = true;
     snprintf(row->cublas_algo, sizeof row->cublas_algo, "%s", tirx_cublas_gemm_describe(g->cublas));
-    return time_it(s, "cuBLAS", launch_cublas, &r, &row->cublas);
+    return bench_time_it(s, "cuBLAS", launch_cublas, &r, &row->cublas);
 }
 
-static void gemm_free(Session *s, Gemm *g)
+static void gemm_free(BenchSession *s, Gemm *g)
 {
-    tensor_free(s, &g->a), tensor_free(s, &g->b), tensor_free(s, &g->c), tensor_free(s, &g->ref);
-    tensor_free(s, &g->ws);
+    bench_tensor_free(s, &g->a), bench_tensor_free(s, &g->b), bench_tensor_free(s, &g->c), bench_tensor_free(s, &g->ref);
+    bench_tensor_free(s, &g->ws);
     tirx_cublas_gemm_free(g->cublas);
     tirx_module_free(g->module);
 }
 
-static int gemm_row(Session *s, const BenchShape *shape, const BenchGemmType *type, BenchRow *row)
+static int gemm_row(BenchSession *s, const BenchShape *shape, const BenchGemmType *type, BenchRow *row)
 {
     Gemm g = {.shape = *shape, .type = type};
     snprintf(row->label, sizeof row->label, "%lldx%lldx%lld", shape->m, shape->n, shape->k);
@@ -344,11 +331,11 @@ static int gemm_row(Session *s, const BenchShape *shape, const BenchGemmType *ty
 
 /* ---- tirx bench FILE ---- */
 
-static int function_row(Session *s, BenchRow *row)
+static int function_row(BenchSession *s, BenchRow *row)
 {
     const BenchConfig *c = s->c;
-    Tensor *t = calloc(BENCH_MAX_ARGS, sizeof *t);
-    Launch l = {.nargs = (size_t)c->nargs};
+    BenchTensor *t = calloc(BENCH_MAX_ARGS, sizeof *t);
+    BenchLaunch l = {.nargs = (size_t)c->nargs};
     tirx_module *m = NULL;
     snprintf(row->label, sizeof row->label, "%s", c->func);
     row->flops = c->flops;
@@ -359,13 +346,13 @@ static int function_row(Session *s, BenchRow *row)
             l.args[i] = a->is_float ? tirx_arg_float(a->f) : tirx_arg_int(a->i);
             continue;
         }
-        rc = tensor_alloc(s, &t[i], a->dtype, a->ndim, a->shape);
+        rc = bench_tensor_alloc(s, &t[i], a->dtype, a->ndim, a->shape);
         if (!rc)
-            rc = tensor_init(s, &t[i], a->init);
+            rc = bench_tensor_init(s, &t[i], a->init);
         l.args[i] = tirx_arg_tensor(&t[i].dl);
     }
     if (!rc)
-        rc = time_it(s, c->func, launch_tirx, &l, &row->tirx);
+        rc = bench_time_it(s, c->func, bench_launch, &l, &row->tirx);
     if (!rc && c->trace) {
         tirx_module_free(m);
         m = NULL;
@@ -375,7 +362,7 @@ static int function_row(Session *s, BenchRow *row)
             rc = write_trace(s, &l);
     }
     for (int i = 0; t && i < c->nargs; i++)
-        tensor_free(s, &t[i]);
+        bench_tensor_free(s, &t[i]);
     free(t);
     tirx_module_free(m);
     return rc;
@@ -399,10 +386,12 @@ static int write_report(const char *path, void (*write)(FILE *, const BenchRepor
     return 0;
 }
 
-static int run_rows(Session *s, BenchRow *rows, int nrows)
+static int run_rows(BenchSession *s, BenchRow *rows, int nrows)
 {
     const BenchConfig *c = s->c;
     for (int i = 0; i < nrows; i++) {
+        if (c->mla)
+            return bench_mla_row(s, &rows[i]);
         if (!c->gemm)
             return function_row(s, &rows[i]);
         const BenchShape *p = &c->shapes[i / c->ndtypes];
@@ -423,7 +412,7 @@ static void command_line(int argc, char **argv, char *buf, size_t size)
         n += snprintf(buf + n, size - n, " %s", argv[i]);
 }
 
-static int report(Session *s, const BenchRow *rows, int nrows, const char *command)
+static int report(BenchSession *s, const BenchRow *rows, int nrows, const char *command)
 {
     BenchReport r = {.timing = &s->c->timing, .command = command, .rows = rows, .nrows = nrows};
     tirx_device_get_info(s->dev, &r.device);
@@ -434,12 +423,12 @@ static int report(Session *s, const BenchRow *rows, int nrows, const char *comma
     return rc;
 }
 
-static int run(Session *s, int argc, char **argv)
+static int run(BenchSession *s, int argc, char **argv)
 {
     tirx_error err;
     tirx_status st = tirx_device_open(0, &s->dev, &err);
     if (st != TIRX_OK)
-        return cuda_error(st, NULL, &err);
+        return bench_cuda_error(st, NULL, &err);
     tirx_device_info info;
     tirx_device_get_info(s->dev, &info);
     fprintf(stderr, "tirx bench: %s (%s, %d SMs)\n", info.name, info.arch, info.sm_count);
@@ -462,11 +451,12 @@ int bench_main(int argc, char **argv)
         return TIRX_ERR_INTERNAL;
     int rc = bench_parse_args(argc, argv, c);
     if (rc < 0) {
-        Session s = {.c = c, .seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull | 1,
+        BenchSession s = {.c = c, .seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull | 1,
                      .file = c->file};
-        if (!c->gemm)
+        bool builtin = c->gemm || c->mla; /* they read their kernels themselves */
+        if (!builtin)
             s.text = tool_read_input(c->file, TIRX_MAX_INPUT_SIZE_DEFAULT, &s.len);
-        rc = c->gemm || s.text ? run(&s, argc, argv) : TIRX_ERR_INPUT;
+        rc = builtin || s.text ? run(&s, argc, argv) : TIRX_ERR_INPUT;
         free(s.text);
     }
     free(c);

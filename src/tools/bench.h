@@ -1,8 +1,8 @@
 /* `tirx bench`, shared by its files in src/tools (all over tirx.h alone):
  * the command line (bench_cli.c), the tensor SPEC of --args
  * (bench_spec.c), element types and host data (bench_data.c), the reports:
- * table, JSON and SVG (bench_report.c), and the runs on the GPU (bench.c).
- * Prefix: bench_. */
+ * table, JSON and SVG (bench_report.c), the runs on the GPU (bench.c) and
+ * the MLA decode rows (bench_mla.c). Prefix: bench_. */
 #ifndef TIRX_TOOLS_BENCH_H
 #define TIRX_TOOLS_BENCH_H
 
@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "tirx.h"
+#include "../runtime/dlpack.h"
 
 #define BENCH_MAX_DIMS 8
 #define BENCH_MAX_ARGS 64
@@ -46,6 +47,8 @@ double bench_decode(const BenchDType *t, uint64_t bits);
 /* How a tensor starts. */
 typedef enum BenchInit { BENCH_RAND, BENCH_ZEROS, BENCH_ONES, BENCH_EMPTY } BenchInit;
 
+/* xorshift64* over the state *seed: uniform in [-1, 1). */
+double bench_uniform(uint64_t *seed);
 /* Fills n elements of `t` at `dst` (host memory): rand is uniform in [-1, 1)
  * (integers: uniform in [-8, 8), unsigned ones in [0, 16)) from the
  * xorshift64* state *seed; empty leaves the memory alone. */
@@ -101,9 +104,17 @@ typedef struct BenchShape {
     long long m, n, k;
 } BenchShape;
 
+/* `tirx bench mla`: one decode problem (FlashMLA's benchmark shapes). */
+typedef struct BenchMla {
+    int batch, s_q, h_q, s_k; /* s_k: every request's length, or the mean with varlen */
+    bool varlen;              /* lengths ~ N(s_k, s_k / 2), at least s_q */
+    bool causal;
+} BenchMla;
+
 typedef struct BenchConfig {
     bool gemm;              /* `tirx bench gemm` */
-    const char *file;       /* FILE, or the GEMM's --kernel (NULL: each dtype's own) */
+    bool mla;               /* `tirx bench mla` */
+    const char *file;       /* FILE, or the GEMM's or MLA's --kernel (NULL: the default) */
     const char *kernel;     /* --kernel */
     const char *func;       /* --func */
     tirx_define defines[BENCH_MAX_DEFINES];
@@ -122,6 +133,7 @@ typedef struct BenchConfig {
     double flops;           /* --flops of a FILE's function; 0: not reported */
     tirx_bench_options timing;
     bool no_cublas;         /* gemm: time the kernel alone, unchecked */
+    BenchMla mla_problem;   /* mla */
 } BenchConfig;
 
 /* Parses `tirx bench ...` (argv[0] is "bench"). Returns -1 to go on, else the
@@ -135,16 +147,20 @@ extern const char bench_usage[];
 /* ---- results and reports (bench_report.c) ---- */
 
 typedef struct BenchRow {
-    char label[96];         /* "4096x4096x4096", or the function's name */
+    char label[96];         /* "4096x4096x4096", "mla b=128 s_q=1 h_q=64 s_k=8192", or the
+                               function's name */
     char dtype[16], layout[8];
     long long m, n, k;      /* GEMM rows; 0 otherwise */
     double flops;           /* per run; 0: unknown */
+    double bytes;           /* moved per run (MLA rows: TB/s); 0: not reported */
     tirx_bench_stats tirx;
     bool has_cublas;
     tirx_bench_stats cublas;
     char cublas_algo[128];
     bool checked;
+    const char *against;    /* what the check compares with: "cuBLASLt" */
     double rel_error, tolerance;
+    double lse_error, lse_tolerance; /* MLA rows: max |lse - reference| */
 } BenchRow;
 
 typedef struct BenchReport {
@@ -157,6 +173,8 @@ typedef struct BenchReport {
 
 /* TFLOP/s of a median; 0 when flops is unknown. */
 double bench_tflops(double flops, const tirx_bench_stats *s);
+/* TB/s of a median; 0 when bytes is unknown. */
+double bench_tbps(double bytes, const tirx_bench_stats *s);
 /* tirx's speed over cuBLAS's (cuBLAS median / tirx median; > 1: tirx is faster). */
 double bench_ratio(const BenchRow *r);
 void bench_print_table(FILE *f, const BenchReport *r);
@@ -165,8 +183,62 @@ void bench_write_svg(FILE *f, const BenchReport *r);
 
 /* ---- running (bench.c) ---- */
 
+/* A device tensor and the host copy it was filled from (or is read into). */
+typedef struct BenchTensor {
+    DLTensor dl;
+    int64_t shape[BENCH_MAX_DIMS];
+    const BenchDType *dtype;
+    size_t elems, bytes;
+    void *host;
+} BenchTensor;
+
+typedef struct BenchSession {
+    const BenchConfig *c;
+    tirx_device *dev;
+    uint64_t seed;
+    const char *file; /* the source being compiled */
+    char *text;
+    size_t len;
+    bool tracing; /* compile with the trace option */
+    bool traced;  /* the trace file is written */
+} BenchSession;
+
+/* A function and its arguments, timed by bench_launch. */
+typedef struct BenchLaunch {
+    tirx_function *fn;
+    tirx_arg args[BENCH_MAX_ARGS];
+    size_t nargs;
+} BenchLaunch;
+
+/* `tirx bench: [WHAT: ]message` on stderr; returns st. */
+int bench_cuda_error(tirx_status st, const char *what, const tirx_error *err);
+/* Allocates the tensor on the device and a host buffer of its size. */
+int bench_tensor_alloc(BenchSession *s, BenchTensor *t, const BenchDType *dt, int ndim,
+                       const int64_t *shape);
+/* Fills the host copy (empty: leaves it) and uploads it. */
+int bench_tensor_init(BenchSession *s, BenchTensor *t, BenchInit init);
+int bench_tensor_upload(BenchSession *s, BenchTensor *t);
+int bench_tensor_download(BenchSession *s, BenchTensor *t);
+void bench_tensor_free(BenchSession *s, BenchTensor *t);
+/* Compiles s->text for the session's GPU (diagnostics on stderr). */
+int bench_compile(BenchSession *s, const tirx_define *defs, size_t ndefs, tirx_module **m);
+/* Function `name` of m. */
+int bench_function(BenchSession *s, tirx_module *m, const char *name, tirx_function **fn);
+/* Enqueues a BenchLaunch (a tirx_bench_fn). */
+tirx_status bench_launch(void *launch, void *stream, tirx_error *err);
+/* Times fn with the command's timing options, progress on stderr. */
+int bench_time_it(BenchSession *s, const char *who, tirx_bench_fn fn, void *user,
+                  tirx_bench_stats *out);
+
 /* `tirx bench`: the exit status. */
 int bench_main(int argc, char **argv);
+
+/* ---- tirx bench mla (bench_mla.c) ---- */
+
+/* The MLA decode row: compiles the kernel for the problem, makes its
+ * inputs, runs the metadata once, checks the decode against float64 on a
+ * sample of rows and times it. */
+int bench_mla_row(BenchSession *s, BenchRow *row);
 
 /* `tirx sim` (sim.c, over the SPEC and data of bench): the exit status. */
 int tool_sim_main(int argc, char **argv);

@@ -1,6 +1,6 @@
 /* The command line of `tirx bench`: its options in one table, their
  * values checked as they are read (shapes, dtypes, numbers, the --args SPEC,
- * --shapes files), then what each form (FILE or gemm) requires. Usage errors
+ * --shapes files), then what each form (FILE, gemm or mla) requires. Usage errors
  * are printed on stderr as `tirx bench: ...` and give exit status 2. */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,10 +13,13 @@ const char bench_usage[] =
     "usage: tirx bench FILE --func NAME [--args SPEC] [-D NAME=VALUE]... [options]\n"
     "       tirx bench gemm --shape M,N,K [--shape ...] [--dtype bf16|fp16|fp8|tf32[,...]]\n"
     "                       [--layout nt|nn] [--kernel FILE] [options]\n"
+    "       tirx bench mla [--batch B] [--sq S] [--hq H] [--sk N] [--varlen] [--causal]\n"
+    "                      [--kernel FILE] [options]\n"
     "\n"
-    "Times a function of FILE on the GPU, or a GEMM kernel side by side with cuBLASLt after\n"
-    "checking its result against cuBLASLt's. The median, minimum and 90th percentile of CUDA\n"
-    "event times, each run after an L2 flush; a table on stdout, progress on stderr.\n"
+    "Times a function of FILE on the GPU, a GEMM kernel side by side with cuBLASLt after\n"
+    "checking its result against cuBLASLt's, or the MLA decode (main kernel + combine) after\n"
+    "checking it against float64 on a sample of rows. The median, minimum and 90th percentile\n"
+    "of CUDA event times, each run after an L2 flush; a table on stdout, progress on stderr.\n"
     "\n"
     "options:\n"
     "  --func NAME       the function to time (gemm: default 'gemm')\n"
@@ -27,13 +30,22 @@ const char bench_usage[] =
     "  --shapes FILE     gemm: problem sizes, one M,N,K a line ('#' starts a comment)\n"
     "  --dtype T[,T]     gemm: bf16 (default), fp16, fp8 (e4m3 in, bf16 out), tf32\n"
     "  --layout L        gemm: nt (default; B is [N,K]) or nn (B is [K,N])\n"
-    "  --kernel FILE     gemm: the kernel (default kernels/gemm_sm90.tirx, fp8:\n"
+    "  --kernel FILE     gemm, mla: the kernel (gemm: default kernels/gemm_sm90.tirx, fp8:\n"
     "                    kernels/gemm_fp8_sm90.tirx); it gets -D M= N= K= DTYPE=\n"
     "                    (and LAYOUT=\"nt\" or \"nn\" when it declares LAYOUT) and\n"
     "                    takes (A, B, C[, workspace]): a zeroed int32 workspace of\n"
     "                    32 MiB; fp8 (A, B, C[, workspace], scale_a, scale_b)\n"
+    "                    mla: default kernels/mla_decode_sm90.tirx; it gets -D S_Q=\n"
+    "                    H_Q= CAUSAL= NUM_SMS= and FlashMLA's interface\n"
     "  --out-dtype T     gemm: C's dtype in the kernel (default: cuBLAS's: bf16, fp16, f32)\n"
     "  --no-cublas       gemm: time the kernel alone, without the check\n"
+    "  --batch B         mla: requests (default 128)\n"
+    "  --sq S            mla: query tokens per request, 1 to 4 (default 1)\n"
+    "  --hq H            mla: query heads, 16 to 128 (default 64)\n"
+    "  --sk N            mla: every request's cache length, or with --varlen their\n"
+    "                    mean (default 8192)\n"
+    "  --varlen          mla: lengths ~ N(sk, sk/2), at least sq\n"
+    "  --causal          mla: causal over the query tokens (default: not)\n"
     "  -D NAME=VALUE     override a module-level constant of the file\n"
     "  --budget-ms MS    GPU time of the timed runs of one measurement (default 1000)\n"
     "  --warmup-ms MS    GPU time of the warm-up runs (default 100; 0: none)\n"
@@ -52,7 +64,8 @@ const char bench_usage[] =
     X(func, 1) X(args, 1) X(flops, 1) X(shape, 1) X(shapes, 1) X(dtype, 1)   \
     X(layout, 1) X(kernel, 1) X(out_dtype, 1) X(no_cublas, 0) X(budget_ms, 1) \
     X(warmup_ms, 1) X(max_reps, 1) X(no_flush, 0) X(json, 1) X(plot, 1)   \
-    X(trace, 1) X(trace_records, 1)
+    X(trace, 1) X(trace_records, 1) X(batch, 1) X(sq, 1) X(hq, 1) X(sk, 1)    \
+    X(varlen, 0) X(causal, 0)
 
 typedef enum OptionId {
 #define X(name, value) OPT_##name,
@@ -172,8 +185,21 @@ static int number(const char *name, const char *v, double lo, double *out)
     return 0;
 }
 
+/* An integer option of `mla` from lo to hi. */
+static int integer(const char *name, const char *v, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end || errno || x < lo || x > hi)
+        return usage_error("--%s expects an integer from %ld to %ld, not '%s'", name, lo, hi, v);
+    *out = (int)x;
+    return 0;
+}
+
 static int take_value(BenchConfig *c, OptionId id, const char *v)
 {
+    BenchMla *p = &c->mla_problem;
     char msg[512];
     double x = 0;
     int rc = 0;
@@ -209,6 +235,10 @@ static int take_value(BenchConfig *c, OptionId id, const char *v)
     case OPT_json: c->json = v; break;
     case OPT_plot: c->plot = v; break;
     case OPT_trace: c->trace = v; break;
+    case OPT_batch: rc = integer("batch", v, 1, 65536, &p->batch); break;
+    case OPT_sq: rc = integer("sq", v, 1, 4, &p->s_q); break;
+    case OPT_hq: rc = integer("hq", v, 16, 128, &p->h_q); break;
+    case OPT_sk: rc = integer("sk", v, 1, 1 << 20, &p->s_k); break;
     case OPT_trace_records:
         rc = number("trace-records", v, 1, &x);
         c->trace_records = x < 16777216 ? (size_t)x : 16777216;
@@ -227,10 +257,12 @@ static int long_option(BenchConfig *c, int argc, char **argv, int *i)
     if (!options[k].takes_value) {
         if (eq)
             return usage_error("option '%s' takes no value", argv[*i]);
-        if (k == OPT_no_cublas)
-            c->no_cublas = true;
-        else
-            c->timing.no_flush = 1;
+        switch (k) {
+        case OPT_no_cublas: c->no_cublas = true; break;
+        case OPT_varlen: c->mla_problem.varlen = true; break;
+        case OPT_causal: c->mla_problem.causal = true; break;
+        default: c->timing.no_flush = 1; break;
+        }
         return 0;
     }
     const char *v = eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL;
@@ -267,9 +299,22 @@ bool bench_declares(const char *text, const char *name)
     return false;
 }
 
+/* The options of `mla` given to another form. */
+static int mla_options(const BenchConfig *c, const char *form)
+{
+    const BenchMla *p = &c->mla_problem;
+    if (p->batch || p->s_q || p->h_q || p->s_k || p->varlen || p->causal)
+        return usage_error("--batch, --sq, --hq, --sk, --varlen and --causal are for "
+                           "'tirx bench mla', not %s", form);
+    return 0;
+}
+
 /* What `gemm` needs and refuses. */
 static int check_gemm(BenchConfig *c)
 {
+    int rc = mla_options(c, "gemm");
+    if (rc)
+        return rc;
     if (!c->nshapes)
         return usage_error("gemm: --shape M,N,K (or --shapes FILE) is required");
     if (c->nargs || c->flops)
@@ -288,8 +333,35 @@ static int check_gemm(BenchConfig *c)
     return 0;
 }
 
+/* What `mla` needs and refuses; the problem's defaults. */
+static int check_mla(BenchConfig *c)
+{
+    if (c->nshapes || c->ndtypes || c->layout_nn || c->out_dtype || c->no_cublas || c->nargs ||
+        c->flops || c->func || c->plot || c->trace)
+        return usage_error("mla: --shape, --shapes, --dtype, --layout, --out-dtype, --no-cublas, "
+                           "--args, --flops, --func, --plot and --trace are not for the MLA "
+                           "decode");
+    for (size_t i = 0; i < c->ndefines; i++) {
+        const char *n = c->defines[i].name;
+        if (!strcmp(n, "S_Q") || !strcmp(n, "H_Q") || !strcmp(n, "CAUSAL") ||
+            !strcmp(n, "NUM_SMS"))
+            return usage_error("mla: -D %s is set from --sq, --hq, --causal and the GPU", n);
+    }
+    BenchMla *p = &c->mla_problem;
+    p->batch = p->batch ? p->batch : 128;
+    p->s_q = p->s_q ? p->s_q : 1;
+    p->h_q = p->h_q ? p->h_q : 64;
+    p->s_k = p->s_k ? p->s_k : 8192;
+    c->timing.min_reps = c->timing.min_reps > 30 ? c->timing.min_reps : 30;
+    c->file = c->kernel;
+    return 0;
+}
+
 static int check_file(BenchConfig *c)
 {
+    int rc = mla_options(c, c->file);
+    if (rc)
+        return rc;
     if (c->nshapes || c->ndtypes || c->layout_nn || c->kernel || c->out_dtype || c->no_cublas)
         return usage_error("--shape, --shapes, --dtype, --layout, --kernel, --out-dtype and "
                            "--no-cublas are for 'tirx bench gemm'");
@@ -300,10 +372,12 @@ static int check_file(BenchConfig *c)
 
 static int positional(BenchConfig *c, const char *a)
 {
-    if (c->gemm || c->file)
+    if (c->gemm || c->mla || c->file)
         return usage_error("unexpected argument '%s'", a);
     if (!strcmp(a, "gemm"))
         c->gemm = true;
+    else if (!strcmp(a, "mla"))
+        c->mla = true;
     else
         c->file = a;
     return 0;
@@ -329,8 +403,8 @@ int bench_parse_args(int argc, char **argv, BenchConfig *c)
     }
     if (rc)
         return rc;
-    if (!c->gemm && !c->file)
-        return usage_error("missing FILE (or 'gemm')");
-    rc = c->gemm ? check_gemm(c) : check_file(c);
+    if (!c->gemm && !c->mla && !c->file)
+        return usage_error("missing FILE (or 'gemm' or 'mla')");
+    rc = c->gemm ? check_gemm(c) : c->mla ? check_mla(c) : check_file(c);
     return rc ? rc : -1;
 }

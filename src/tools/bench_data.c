@@ -177,8 +177,7 @@ static void store(const BenchDType *t, void *p, size_t i, uint64_t v)
     memcpy((unsigned char *)p + i * (t->bits / 8), &v, t->bits / 8);
 }
 
-/* xorshift64*: uniform in [-1, 1). */
-static double uniform(uint64_t *s)
+double bench_uniform(uint64_t *s)
 {
     *s ^= *s >> 12;
     *s ^= *s << 25;
@@ -197,7 +196,7 @@ void bench_fill(const BenchDType *t, BenchInit init, void *dst, size_t n, uint64
             store(t, dst, i, fixed);
             continue;
         }
-        double u = uniform(seed);
+        double u = bench_uniform(seed);
         double v = !integer ? u : t->kind == BENCH_UINT ? floor((u + 1) * 8) : floor(u * 8);
         store(t, dst, i, bench_encode(t, v));
     }

@@ -1,5 +1,6 @@
 /* The reports of `tirx bench`: the table on stdout (one form for GEMM rows
- * beside cuBLAS, one for a FILE's function), the JSON record (--json) and
+ * beside cuBLAS, one for an MLA decode with its bandwidth, one for a FILE's
+ * function), the JSON record (--json) and
  * a hand-written SVG bar chart of tirx and cuBLAS per row (--plot). None of
  * them needs a GPU, so the tests write them from made-up rows. */
 #include <math.h>
@@ -10,6 +11,11 @@
 double bench_tflops(double flops, const tirx_bench_stats *s)
 {
     return flops > 0 && s->median_ms > 0 ? flops / (s->median_ms * 1e-3) / 1e12 : 0;
+}
+
+double bench_tbps(double bytes, const tirx_bench_stats *s)
+{
+    return bytes > 0 && s->median_ms > 0 ? bytes / (s->median_ms * 1e-3) / 1e12 : 0;
 }
 
 double bench_ratio(const BenchRow *r)
@@ -52,10 +58,24 @@ static void print_function_row(FILE *f, const BenchRow *w)
         fprintf(f, " %9s\n", "-");
 }
 
+static void print_mla_row(FILE *f, const BenchRow *w)
+{
+    fprintf(f, "%-46s %10.4f %10.4f %10.4f %7d %7.3f %9.1f\n", w->label, w->tirx.median_ms,
+            w->tirx.min_ms, w->tirx.p90_ms, w->tirx.reps, bench_tbps(w->bytes, &w->tirx),
+            bench_tflops(w->flops, &w->tirx));
+}
+
 void bench_print_table(FILE *f, const BenchReport *r)
 {
-    bool gemm = r->nrows && r->rows[0].m;
+    bool gemm = r->nrows && r->rows[0].m, mla = r->nrows && r->rows[0].bytes > 0;
     print_header(f, r);
+    if (mla) {
+        fprintf(f, "%-46s %10s %10s %10s %7s %7s %9s\n", "problem", "median ms", "min ms",
+                "p90 ms", "runs", "TB/s", "TFLOP/s");
+        for (int i = 0; i < r->nrows; i++)
+            print_mla_row(f, &r->rows[i]);
+        return;
+    }
     if (gemm)
         fprintf(f, "%-22s %-5s %-6s %10s %9s %10s %9s %7s\n", "shape", "dtype", "layout",
                 "tirx ms", "TFLOP/s", "cuBLAS ms", "TFLOP/s", "ratio");
@@ -90,7 +110,7 @@ static void json_number(FILE *f, double v)
         fputs("null", f);
 }
 
-static void json_stats(FILE *f, const tirx_bench_stats *s, double flops)
+static void json_stats(FILE *f, const tirx_bench_stats *s, double flops, double bytes)
 {
     fprintf(f, "{\"reps\": %d, \"median_ms\": ", s->reps);
     json_number(f, s->median_ms);
@@ -107,6 +127,10 @@ static void json_stats(FILE *f, const tirx_bench_stats *s, double flops)
         json_number(f, bench_tflops(flops, s));
     else
         fputs("null", f);
+    if (bytes > 0) {
+        fputs(", \"tbps\": ", f);
+        json_number(f, bench_tbps(bytes, s));
+    }
     fprintf(f, ", \"l2_flush_bytes\": %zu, \"held\": %s", s->flush_bytes,
             s->held ? "true" : "false");
 }
@@ -124,21 +148,33 @@ static void json_row(FILE *f, const BenchRow *w)
     }
     fputs(", \"flops\": ", f);
     json_number(f, w->flops > 0 ? w->flops : NAN);
+    if (w->bytes > 0) {
+        fputs(", \"bytes\": ", f);
+        json_number(f, w->bytes);
+    }
     fputs(",\n     \"check\": ", f);
     if (w->checked) {
-        fputs("{\"against\": \"cuBLASLt\", \"rel_l2_error\": ", f);
+        fputs("{\"against\": ", f);
+        json_string(f, w->against);
+        fputs(", \"rel_l2_error\": ", f);
         json_number(f, w->rel_error);
         fputs(", \"tolerance\": ", f);
         json_number(f, w->tolerance);
+        if (w->lse_tolerance > 0) {
+            fputs(", \"lse_max_abs_error\": ", f);
+            json_number(f, w->lse_error);
+            fputs(", \"lse_tolerance\": ", f);
+            json_number(f, w->lse_tolerance);
+        }
         fputs("}", f);
     } else {
         fputs("null", f);
     }
     fputs(",\n     \"tirx\": ", f);
-    json_stats(f, &w->tirx, w->flops);
+    json_stats(f, &w->tirx, w->flops, w->bytes);
     fputs("},\n     \"cublas\": ", f);
     if (w->has_cublas) {
-        json_stats(f, &w->cublas, w->flops);
+        json_stats(f, &w->cublas, w->flops, 0);
         fputs(", \"algo\": ", f);
         json_string(f, w->cublas_algo);
         fputs("},\n     \"ratio\": ", f);

@@ -6,7 +6,10 @@
  * default kernels, bf16 and fp8 (kernels/gemm_fp8_sm90.tirx with its scales),
  * beside cuBLAS; `bench FILE --args` on the same function; and --trace of the
  * annotated gemm_sm90 and of tests/build/iket_trace.tirx (a Chrome trace with
- * their spans, nothing dropped). Skipped without a GPU. */
+ * their spans, nothing dropped); `bench mla` at the issue's memory-bound
+ * shape (the defaults) and on a small varlen causal problem with --json, and
+ * on a copy of the kernel with a wrong softmax constant, which the check
+ * against float64 must refuse (exit 1, no table). Skipped without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +47,27 @@ static char *slurp(const char *name)
     fclose(f);
     buf[n] = 0;
     return buf;
+}
+
+/* A copy of the MLA kernel in the run's directory whose softmax uses a wrong
+ * log2(e). */
+static void write_wrong_mla(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/kernels/mla_decode_sm90.tirx", TIRX_SOURCE_DIR);
+    FILE *f = fopen(path, "rb");
+    GPU_CHECK(f != NULL, "the MLA kernel");
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    char *at = strstr(text, "LOG2E = 1.4426950408889634");
+    GPU_CHECK(at != NULL, "the kernel defines LOG2E");
+    memcpy(at, "LOG2E = 1.3", 11);
+    memset(at + 11, ' ', strlen("LOG2E = 1.4426950408889634") - 11);
+    snprintf(path, sizeof path, "%s/wrong_mla.tirx", dir);
+    f = fopen(path, "wb");
+    GPU_CHECK(f && fwrite(text, 1, n, f) == n && !fclose(f), "the wrong kernel is written");
 }
 
 static int lines(const char *s)
@@ -120,6 +144,32 @@ int main(void)
     trace = slurp("t.json");
     GPU_CHECK(rc == 0 && strstr(trace, "{\"name\": \"half\", \"ph\": \"X\"") != NULL,
               "bench FILE --trace writes the function's spans");
+    rc = bench("mla --budget-ms 50");
+    out = slurp("out");
+    fputs(slurp("err"), stdout);
+    fputs(out, stdout);
+    GPU_CHECK(rc == 0 && strstr(out, "mla b=128 s_q=1 h_q=64 s_k=8192 ") != NULL,
+              "bench mla checks and times the issue's memory-bound row");
+
+    snprintf(args, sizeof args, "mla --batch 16 --sq 2 --hq 128 --sk 1000 --varlen --causal "
+             "--budget-ms 20 --json %s/m.json", dir);
+    rc = bench(args);
+    out = slurp("out");
+    fputs(slurp("err"), stdout);
+    fputs(out, stdout);
+    GPU_CHECK(rc == 0 && strstr(out, "mla b=16 s_q=2 h_q=128 s_k=1000 varlen causal") != NULL,
+              "bench mla runs a varlen causal problem");
+    GPU_CHECK(strstr(slurp("m.json"), "\"tbps\": ") != NULL, "the JSON record has TB/s");
+
+    write_wrong_mla();
+    snprintf(args, sizeof args, "mla --batch 8 --sk 500 --budget-ms 20 --kernel %s/wrong_mla.tirx",
+             dir);
+    rc = bench(args);
+    e = slurp("err");
+    fputs(e, stdout);
+    GPU_CHECK(rc == 1 && strstr(e, "differs from the float64 reference") != NULL,
+              "a wrong MLA kernel is refused");
+    GPU_CHECK(slurp("out")[0] == 0, "no number is reported for a wrong MLA kernel");
     gpu_remove_tree(dir);
     printf("PASSED\n");
     return 0;

@@ -4,7 +4,9 @@
  * (transA / transB), for bfloat16, float16, tf32 (float32 inputs) and fp8
  * (e4m3, e5m2), several N, M = 64 and 128, and a product
  * split into two calls over halves of K (sub-region descriptors, accum=True),
- * and A from the warpgroup's registers (rs).
+ * A from the warpgroup's registers (rs), and windows of wider tiles chosen
+ * at run time (gemm_window: A's K window ka, B's N window nb, each a whole
+ * number of swizzle slabs, the descriptors' bases computed at run time).
  * Fresh random inputs, D poisoned first, against a float64 reference of the
  * rounded inputs (tf32: inputs rounded to 10 mantissa bits by the test, so
  * the hardware's truncation does not matter); relative L2 error at most
@@ -20,6 +22,7 @@ typedef struct Case {
     Elem a, b;
     int m, n, k, swizzle;
     bool ta, tb, split, rs;
+    int win; /* gemm_window over WIN windows (K-major A, N-major B); 0: gemm */
 } Case;
 
 static const char *elem_name(Elem e)
@@ -65,46 +68,67 @@ static double random_elem(GpuRng *rng, Elem e, void *dst)
     return v;
 }
 
+static void launch(tirx_module *mod, const Case *c, OpTensor *a, OpTensor *b, OpTensor *d,
+                   int ka, int nb)
+{
+    if (!c->win) {
+        OpTensor *args[] = {a, b, d};
+        op_launch(mod, "gemm", args, 3);
+        return;
+    }
+    tirx_arg args[] = {tirx_arg_tensor(&a->t), tirx_arg_tensor(&b->t), tirx_arg_tensor(&d->t),
+                       tirx_arg_int(ka), tirx_arg_int(nb)};
+    op_launch_args(mod, "gemm_window", args, 5);
+}
+
 static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
 {
+    /* the windows: the last of A's, the middle of B's */
+    int w = c->win ? c->win : 1, ka = w - 1, nb = (w - 1) / 2;
     int ar = c->ta ? c->k : c->m, acol = c->ta ? c->m : c->k;
     int br = c->tb ? c->k : c->n, bcol = c->tb ? c->n : c->k;
     char v[9][16];
     snprintf(v[0], 16, "%d", c->m), snprintf(v[1], 16, "%d", c->n), snprintf(v[2], 16, "%d", c->k);
     snprintf(v[3], 16, "%d", c->swizzle), snprintf(v[4], 16, "%d", ar);
     snprintf(v[5], 16, "%d", acol), snprintf(v[6], 16, "%d", br), snprintf(v[7], 16, "%d", bcol);
-    tirx_define d[] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}, {"SW", v[3]}, {"AR", v[4]},
-                       {"AC", v[5]}, {"BR", v[6]}, {"BC", v[7]},
-                       {"DTYPE", elem_name(c->a)}, {"TA", c->ta ? "True" : "False"},
+    snprintf(v[8], 16, "%d", w);
+    acol = c->ta ? acol : acol * w, bcol = c->tb ? bcol * w : bcol;
+    tirx_define d[] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}, {"SW", v[3]},
+                       {"DTYPE", elem_name(c->a)}, {"AR", v[4]}, {"AC", v[5]}, {"BR", v[6]},
+                       {"BC", v[7]}, {"TA", c->ta ? "True" : "False"},
                        {"TB", c->tb ? "True" : "False"}, {"SPLIT", c->split ? "True" : "False"},
                        {"RS", c->rs ? "True" : "False"}};
-    printf("%s x %s, %d x %d x %d, swizzle %d, %s A, %s-major B%s:\n", elem_name(c->a),
+    printf("%s x %s, %d x %d x %d, swizzle %d, %s A, %s-major B%s", elem_name(c->a),
            elem_name(c->b), c->m, c->n, c->k, c->swizzle,
            c->rs ? "registers" : c->ta ? "M-major" : "K-major", c->tb ? "N" : "K",
            c->split ? ", split K" : "");
-    tirx_module *mod = op_compile(gpu, "tests/gpu/op_gemm_wgmma.tirx", d, 13);
-    size_t na = (size_t)c->m * c->k, nb = (size_t)c->n * c->k, nd = (size_t)c->m * c->n;
-    uint8_t *a = malloc(na * 4), *b = malloc(nb * 4);
-    double *av = malloc(na * sizeof(double)), *bv = malloc(nb * sizeof(double));
+    if (c->win) {
+        printf(", K window %d and N window %d of %d", ka, nb, c->win);
+        d[5] = (tirx_define){"WIN", v[8]};
+    }
+    printf(":\n");
+    tirx_module *mod = c->win ? op_compile(gpu, "tests/gpu/op_gemm_wgmma_window.tirx", d, 6)
+                              : op_compile(gpu, "tests/gpu/op_gemm_wgmma.tirx", d, 13);
+    size_t na = (size_t)ar * acol, nbe = (size_t)br * bcol, nd = (size_t)c->m * c->n;
+    uint8_t *a = malloc(na * 4), *b = malloc(nbe * 4);
+    double *av = malloc(na * sizeof(double)), *bv = malloc(nbe * sizeof(double));
     double *ref = malloc(nd * sizeof(double));
     float *out = malloc(nd * sizeof(float));
     GPU_CHECK(a && b && av && bv && ref && out, "host memory");
-    /* av[i * K + k] = A'[i, k], stored at A[i, k] or A[k, i] */
-    for (int i = 0; i < c->m; i++)
-        for (int k = 0; k < c->k; k++) {
-            size_t at = c->ta ? (size_t)k * c->m + i : (size_t)i * c->k + k;
-            av[(size_t)i * c->k + k] = random_elem(rng, c->a, a + at * elem_bits(c->a) / 8);
-        }
-    for (int j = 0; j < c->n; j++)
-        for (int k = 0; k < c->k; k++) {
-            size_t at = c->tb ? (size_t)k * c->n + j : (size_t)j * c->k + k;
-            bv[(size_t)j * c->k + k] = random_elem(rng, c->b, b + at * elem_bits(c->b) / 8);
-        }
+    /* av, bv: every stored element; A'[i, k] is stored at A[i, ka * K + k] or
+     * A[k, i], B'[j, k] at B[j, k] or B[k, nb * N + j] */
+    for (size_t i = 0; i < na; i++)
+        av[i] = random_elem(rng, c->a, a + i * elem_bits(c->a) / 8);
+    for (size_t i = 0; i < nbe; i++)
+        bv[i] = random_elem(rng, c->b, b + i * elem_bits(c->b) / 8);
     for (int i = 0; i < c->m; i++)
         for (int j = 0; j < c->n; j++) {
             double s = 0;
-            for (int k = 0; k < c->k; k++)
-                s += av[(size_t)i * c->k + k] * bv[(size_t)j * c->k + k];
+            for (int k = 0; k < c->k; k++) {
+                size_t pa = c->ta ? (size_t)k * c->m + i : (size_t)i * acol + ka * c->k + k;
+                size_t pb = c->tb ? (size_t)k * bcol + nb * c->n + j : (size_t)j * c->k + k;
+                s += av[pa] * bv[pb];
+            }
             ref[(size_t)i * c->n + j] = s;
         }
     OpTensor A, B, D;
@@ -114,8 +138,7 @@ static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
     op_upload(gpu, &A, a);
     op_upload(gpu, &B, b);
     op_poison(gpu, &D);
-    OpTensor *args[] = {&A, &B, &D};
-    op_launch(mod, "gemm", args, 3);
+    launch(mod, c, &A, &B, &D, ka, nb);
     op_download(gpu, &D, out);
     double rel = gpu_rel_l2(out, ref, nd);
     printf("  rel L2 error %.3g\n", rel);
@@ -150,6 +173,11 @@ int main(void)
         {E5M2, E5M2, 64, 64, 64, 64, false, false, false},
         {BF16, BF16, 64, 128, 64, 128, false, false, false, true},
         {F16, F16, 128, 64, 64, 128, false, true, false, true},
+        {BF16, BF16, 64, 128, 64, 128, false, true, false, false, 2},
+        {BF16, BF16, 64, 256, 64, 128, false, true, false, false, 3},
+        {F16, F16, 64, 64, 32, 64, false, true, false, false, 4},
+        {BF16, BF16, 64, 32, 16, 32, false, true, false, false, 2},
+        {F16, F16, 64, 64, 32, 0, false, true, false, false, 3},
     };
     GpuRng rng = gpu_rng();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

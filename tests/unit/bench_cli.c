@@ -197,6 +197,36 @@ static void test_args_file(void **state)
     assert_int_equal(parse(&c, "bench --help"), 0);
 }
 
+static void test_args_mla(void **state)
+{
+    (void)state;
+    static BenchConfig c;
+    assert_int_equal(parse(&c, "bench mla"), -1);
+    assert_true(c.mla);
+    assert_false(c.gemm);
+    assert_null(c.file); /* kernels/mla_decode_sm90.tirx */
+    assert_int_equal(c.mla_problem.batch, 128);
+    assert_int_equal(c.mla_problem.s_q, 1);
+    assert_int_equal(c.mla_problem.h_q, 64);
+    assert_int_equal(c.mla_problem.s_k, 8192);
+    assert_false(c.mla_problem.varlen);
+    assert_false(c.mla_problem.causal);
+    assert_int_equal(c.timing.min_reps, 30);
+    assert_int_equal(parse(&c, "bench mla --batch 16 --sq=2 --hq 128 --sk 16384 --varlen --causal "
+                               "--kernel k.tirx -D STAGES=3 --json m.json --budget-ms 50 "
+                               "--no-flush"),
+                     -1);
+    assert_int_equal(c.mla_problem.batch, 16);
+    assert_int_equal(c.mla_problem.s_q, 2);
+    assert_int_equal(c.mla_problem.h_q, 128);
+    assert_int_equal(c.mla_problem.s_k, 16384);
+    assert_true(c.mla_problem.varlen && c.mla_problem.causal);
+    assert_string_equal(c.file, "k.tirx");
+    assert_int_equal(c.ndefines, 1);
+    assert_string_equal(c.json, "m.json");
+    assert_true(c.timing.budget_ms == 50 && c.timing.no_flush);
+}
+
 static void test_args_errors(void **state)
 {
     (void)state;
@@ -228,6 +258,31 @@ static void test_args_errors(void **state)
         "bench k.tirx --func f --args A=",
         "bench k.tirx --func f -D",
         "bench k.tirx --func f -D =1",
+        "bench mla mla",
+        "bench mla k.tirx",
+        "bench mla --hq 8",
+        "bench mla --hq 129",
+        "bench mla --sq 0",
+        "bench mla --sq 5",
+        "bench mla --batch 0",
+        "bench mla --batch x",
+        "bench mla --sk 0",
+        "bench mla --sk 2.5",
+        "bench mla --varlen=1",
+        "bench mla --causal 1",
+        "bench mla --shape 1,2,3",
+        "bench mla --dtype fp8",
+        "bench mla --func mla_decode",
+        "bench mla --args A=1",
+        "bench mla --plot m.svg",
+        "bench mla --trace t.json",
+        "bench mla -D S_Q=2",
+        "bench mla -D H_Q=16",
+        "bench mla -D CAUSAL=True",
+        "bench mla -D NUM_SMS=8",
+        "bench gemm --shape 1,2,3 --hq 64",
+        "bench gemm --shape 1,2,3 --varlen",
+        "bench k.tirx --func f --sk 8",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         if (parse(&c, bad[i]) != 2)
@@ -423,7 +478,7 @@ static BenchReport report(void)
     r->has_cublas = true;
     r->cublas = stats(0.18);
     snprintf(r->cublas_algo, sizeof r->cublas_algo, "cuBLASLt 130001 algo 66 tile 27");
-    r->checked = true, r->rel_error = 0.0021, r->tolerance = 0.01;
+    r->checked = true, r->against = "cuBLASLt", r->rel_error = 0.0021, r->tolerance = 0.01;
     r = &rows[1];
     snprintf(r->label, sizeof r->label, "128x7168x2048");
     snprintf(r->dtype, sizeof r->dtype, "fp8");
@@ -520,6 +575,36 @@ static void test_json(void **state)
     free(j);
 }
 
+/* An MLA row: the table with TB/s beside TFLOP/s, the JSON with its bytes
+ * and the check's lse. */
+static void test_mla_reports(void **state)
+{
+    (void)state;
+    BenchReport r = report();
+    BenchRow *w = &rows[2];
+    memset(w, 0, sizeof *w);
+    snprintf(w->label, sizeof w->label, "mla b=128 s_q=1 h_q=64 s_k=8192 varlen causal");
+    w->flops = 2.0 * 64 * 128 * 8192 * 1088, w->bytes = 1.2e9;
+    w->tirx = stats(0.3);
+    w->checked = true, w->against = "float64 attention of sampled rows";
+    w->rel_error = 0.002, w->tolerance = 0.003, w->lse_error = 2e-5, w->lse_tolerance = 1e-3;
+    r.rows = w, r.nrows = 1;
+    char *t = written(bench_print_table, &r);
+    assert_non_null(strstr(t, "\nproblem                                         median ms     "
+                              "min ms     p90 ms    runs    TB/s   TFLOP/s\n"
+                              "mla b=128 s_q=1 h_q=64 s_k=8192 varlen causal      0.3000     "
+                              "0.2940     0.3030     100   4.000     486.8\n"));
+    free(t);
+    char *j = written(bench_write_json, &r);
+    assert_non_null(strstr(j, "\"label\": \"mla b=128 s_q=1 h_q=64 s_k=8192 varlen causal\", "
+                              "\"flops\": 1.46029e+11, \"bytes\": 1.2e+09,\n"
+                              "     \"check\": {\"against\": \"float64 attention of sampled "
+                              "rows\", \"rel_l2_error\": 0.002, \"tolerance\": 0.003, "
+                              "\"lse_max_abs_error\": 2e-05, \"lse_tolerance\": 0.001},\n"));
+    assert_non_null(strstr(j, "\"tflops\": 486.763, \"tbps\": 4, \"l2_flush_bytes\""));
+    free(j);
+}
+
 static int count(const char *s, const char *what)
 {
     int n = 0;
@@ -560,7 +645,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spec_items),     cmocka_unit_test(test_spec_errors),
         cmocka_unit_test(test_args_gemm),      cmocka_unit_test(test_args_shapes_file),
-        cmocka_unit_test(test_args_file),      cmocka_unit_test(test_args_errors),
+        cmocka_unit_test(test_args_file),      cmocka_unit_test(test_args_mla),
+        cmocka_unit_test(test_args_errors),    cmocka_unit_test(test_mla_reports),
         cmocka_unit_test(test_declares),
         cmocka_unit_test(test_encode_known),   cmocka_unit_test(test_decode),
         cmocka_unit_test(test_fill_and_error), cmocka_unit_test(test_summarize),

@@ -178,6 +178,20 @@ static void test_t20_t21_symbolic_slice(void **state)
                  ints(c, (int64_t[]){1, 128, 128}, 3), 3, LY_TARGET_NONE);
     assert_non_null(s);
     assert_string_equal(ly_expr_str(c, s->offset[0].value), "stage * 16384"); /* no % 3 */
+    /* a run-time start over whole 64-element slabs: the slab digit is the
+     * offset, the region two slabs (one past the last would leave the shape,
+     * the caller's contract); a start that may fall inside a slab is refused */
+    IrLayout *slabs = spec(c, "Cmp(3,3,3;S[(64,4,64):(64,4096,1)])");
+    IrExpr *k = var(c, "k");
+    IrExpr *cols[] = {ir_i32(c->arena, 0), ir_binary(c->arena, IR_E_MUL, k, ir_i32(c->arena, 128),
+                                                     (TxSpan){0})};
+    s = ly_slice(c, slabs, ints(c, (int64_t[]){64, 256}, 2), cols,
+                 ints(c, (int64_t[]){64, 128}, 2), 2, LY_TARGET_NONE);
+    assert_non_null(s);
+    assert_string_equal(ly_str(c, s), "T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(64, 2, 64):(64, 4096, 1)] + k * 8192))");
+    cols[1] = ir_binary(c->arena, IR_E_MUL, k, ir_i32(c->arena, 32), (TxSpan){0});
+    assert_null(ly_slice(c, slabs, ints(c, (int64_t[]){64, 256}, 2), cols,
+                         ints(c, (int64_t[]){64, 128}, 2), 2, LY_TARGET_NONE));
 }
 
 static void test_z4_z6_storage_pack(void **state)

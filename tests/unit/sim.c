@@ -237,10 +237,13 @@ static void test_deadlock(void **state)
  * into shared memory and arrives on barrier 1, warp 1 waits there and
  * consumes, then frees the buffer through barrier 2, twice (two generations
  * of each barrier); without the arrive, the consumer deadlocks. */
+/* A producer warp arrives, a consumer warp waits, twice on two barriers: as
+ * raw PTX and through the T.cuda.named_barrier_* helpers. */
 static void test_named_barrier_arrive(void **state)
 {
     (void)state;
-    const char *src = KERNEL_HEAD
+    const char *srcs[] = {
+        KERNEL_HEAD
         "    for k in range(2):\n"
         "        if tx < 32:\n"
         "            S[tx] = X[k * 32 + tx]\n"
@@ -249,19 +252,32 @@ static void test_named_barrier_arrive(void **state)
         "        else:\n"
         "            T.ptx.bar.sync(1, 64)\n"
         "            Y[k * 32 + tx - 32] = S[63 - tx]\n"
-        "            T.ptx.bar.arrive(2, 64)\n";
-    tirx_module *m = compile_text(src, strlen(src), "arrive.tirx", NULL, 0);
-    unsigned seed = 5;
-    float *x = random_floats(64, &seed), *y = random_floats(64, &seed);
-    Tensor X = tensor(x, 1, 64, 0, kDLFloat, 32), Y = tensor(y, 1, 64, 0, kDLFloat, 32);
-    Tensor *ts[] = {&X, &Y};
-    tirx_error err;
-    assert_int_equal(simulate(m, "f", ts, 2, NULL, 0, &err), TIRX_OK);
-    for (int k = 0; k < 2; k++)
-        for (int i = 0; i < 32; i++)
-            assert_true(y[k * 32 + i] == x[k * 32 + 31 - i]);
-    free(x), free(y);
-    tirx_module_free(m);
+        "            T.ptx.bar.arrive(2, 64)\n",
+        KERNEL_HEAD
+        "    for k in range(2):\n"
+        "        if tx < 32:\n"
+        "            S[tx] = X[k * 32 + tx]\n"
+        "            T.cuda.named_barrier_arrive(1, 64)\n"
+        "            T.cuda.named_barrier_sync(2, num_threads=64)\n"
+        "        else:\n"
+        "            T.cuda.named_barrier_sync(bar_no=1, num_threads=64)\n"
+        "            Y[k * 32 + tx - 32] = S[63 - tx]\n"
+        "            T.cuda.named_barrier_arrive(tx // 32 + 1, 64)\n",
+    };
+    for (int s = 0; s < 2; s++) {
+        tirx_module *m = compile_text(srcs[s], strlen(srcs[s]), "arrive.tirx", NULL, 0);
+        unsigned seed = 5;
+        float *x = random_floats(64, &seed), *y = random_floats(64, &seed);
+        Tensor X = tensor(x, 1, 64, 0, kDLFloat, 32), Y = tensor(y, 1, 64, 0, kDLFloat, 32);
+        Tensor *ts[] = {&X, &Y};
+        tirx_error err;
+        assert_int_equal(simulate(m, "f", ts, 2, NULL, 0, &err), TIRX_OK);
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < 32; i++)
+                assert_true(y[k * 32 + i] == x[k * 32 + 31 - i]);
+        free(x), free(y);
+        tirx_module_free(m);
+    }
     const char *bug = KERNEL_HEAD
         "    if tx < 32:\n"
         "        S[tx] = X[tx]\n"

@@ -11,7 +11,8 @@
  *
  * The descriptors come from the layouts, checked element by element: the
  * region's layout (sliced out of its buffer; a symbolic origin such as a
- * pipeline stage stays symbolic) must place every element of every
+ * pipeline stage, or a run-time column start written as a whole number of
+ * swizzle slabs, stays symbolic) must place every element of every
  * instruction's tile where the hardware's canonical layout for some swizzle
  * mode (none, 32, 64, 128 bytes), leading and stride byte offsets puts it,
  * before the swizzle; the swizzle itself must be the hardware's mode on an
