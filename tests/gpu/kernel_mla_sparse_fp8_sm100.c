@@ -11,10 +11,13 @@
  * attention over the exactly dequantized cache (rounding the output to
  * bfloat16 alone is about 1.7e-3). The indices hold padding (-1 and
  * positions past the cache), repeats, and one query token with nothing
- * but padding. Skips (77) without a GPU or on a device other than sm_100.
- * Simulated (sim.kernel_mla_sparse_fp8_sm100) at b 1-2, s_q 1-2, h_q 64 and
- * 128, top-k 128 and 256, on machines of few SMs, so that a request is split
- * over parts and a part holds several requests. */
+ * but padding; top-k is not always a multiple of 64 (the last block's
+ * missing entries are padding); with ATTN_SINK a random sink per head (one
+ * head's -inf: no sink) joins the softmax's denominator. Skips (77) without
+ * a GPU or on a device other than sm_100. Simulated
+ * (sim.kernel_mla_sparse_fp8_sm100) at b 1-2, s_q 1-2, h_q 64 and 128, top-k
+ * 100 to 256, on machines of few SMs, so that a request is split over parts
+ * and a part holds several requests. */
 #include "op_kernel.h"
 
 #include <math.h>
@@ -84,8 +87,9 @@ typedef struct Problem {
     uint8_t *kv;   /* [blocks * PAGE, ROW] */
     double *exact; /* [tokens, DK]: fp8 * scale exactly, and the rope values */
     double *kern;  /* the same as the kernel dequantizes it (bfloat16) */
+    float *sink;   /* [h_q]; NULL without ATTN_SINK */
     float scale;
-    Tensor Q, KV, Idx, Meta, Splits, Out, Lse, OAcc, LseAcc;
+    Tensor Q, KV, Idx, Meta, Splits, Out, Lse, OAcc, LseAcc, Sink;
 } Problem;
 
 static int tokens(const Problem *p) { return p->blocks * PAGE; }
@@ -137,7 +141,7 @@ static void fill_indices(GpuRng *rng, Problem *p, bool empty)
 }
 
 static void problem_init(tirx_device *gpu, GpuRng *rng, Problem *p, int b, int s_q, int h_q,
-                         int topk, int blocks, int sms, bool empty)
+                         int topk, int blocks, int sms, bool empty, bool sink)
 {
     memset(p, 0, sizeof *p);
     p->b = b, p->s_q = s_q, p->h_q = h_q, p->topk = topk, p->blocks = blocks;
@@ -152,10 +156,15 @@ static void problem_init(tirx_device *gpu, GpuRng *rng, Problem *p, int b, int s
     fill_cache(rng, p);
     fill_indices(rng, p, empty);
     p->scale = 1.0f / sqrtf((float)DK);
+    float *sk = malloc(sizeof(float) * h_q);
+    GPU_CHECK(sk != NULL, "host memory");
+    for (int h = 0; h < h_q; h++)
+        sk[h] = h == 1 ? -INFINITY : 2 * gpu_uniform(rng) + 1;
+    p->sink = sink ? sk : NULL;
     int64_t sq[4] = {b, s_q, h_q, DK}, skv[4] = {blocks, PAGE, 1, ROW}, sidx[3] = {b, s_q, topk};
     int64_t smeta[2] = {p->parts, 8}, ssplit[1] = {b + 1}, sout[4] = {b, s_q, h_q, DV};
     int64_t slse[3] = {b, h_q, s_q}, soacc[3] = {b + p->parts, s_q * h_q, DV};
-    int64_t slacc[2] = {b + p->parts, s_q * h_q};
+    int64_t slacc[2] = {b + p->parts, s_q * h_q}, ssink[1] = {h_q};
     tensor(gpu, &p->Q, 4, sq, kDLBfloat, 16);
     tensor(gpu, &p->KV, 4, skv, kDLUInt, 8);
     tensor(gpu, &p->Idx, 3, sidx, kDLInt, 32);
@@ -165,9 +174,13 @@ static void problem_init(tirx_device *gpu, GpuRng *rng, Problem *p, int b, int s
     tensor(gpu, &p->Lse, 3, slse, kDLFloat, 32);
     tensor(gpu, &p->OAcc, 3, soacc, kDLFloat, 32);
     tensor(gpu, &p->LseAcc, 2, slacc, kDLFloat, 32);
+    tensor(gpu, &p->Sink, 1, ssink, kDLFloat, 32);
     op_copy_in(gpu, p->Q.data, p->q, p->Q.bytes);
     op_copy_in(gpu, p->KV.data, p->kv, p->KV.bytes);
     op_copy_in(gpu, p->Idx.data, p->idx, p->Idx.bytes);
+    op_copy_in(gpu, p->Sink.data, sk, p->Sink.bytes);
+    if (!sink)
+        free(sk);
     Tensor *poisoned[] = {&p->Meta, &p->Splits, &p->Out, &p->Lse, &p->OAcc, &p->LseAcc};
     for (size_t i = 0; i < sizeof poisoned / sizeof poisoned[0]; i++)
         poison(gpu, poisoned[i]);
@@ -175,11 +188,11 @@ static void problem_init(tirx_device *gpu, GpuRng *rng, Problem *p, int b, int s
 
 static void problem_free(tirx_device *gpu, Problem *p)
 {
-    Tensor *all[] = {&p->Q, &p->KV, &p->Idx, &p->Meta, &p->Splits,
-                     &p->Out, &p->Lse, &p->OAcc, &p->LseAcc};
+    Tensor *all[] = {&p->Q,   &p->KV,  &p->Idx,  &p->Meta,   &p->Splits,
+                     &p->Out, &p->Lse, &p->OAcc, &p->LseAcc, &p->Sink};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         op_free_ptr(gpu, all[i]->data);
-    free(p->q), free(p->kv), free(p->idx), free(p->exact), free(p->kern);
+    free(p->q), free(p->kv), free(p->idx), free(p->exact), free(p->kern), free(p->sink);
 }
 
 /* metadata, decode, combine */
@@ -191,13 +204,14 @@ static void run(tirx_module *m, Problem *p)
                       tirx_arg_tensor(&p->Idx.t),  tirx_arg_tensor(&p->Meta.t),
                       tirx_arg_tensor(&p->Splits.t), tirx_arg_tensor(&p->Out.t),
                       tirx_arg_tensor(&p->Lse.t),  tirx_arg_tensor(&p->OAcc.t),
-                      tirx_arg_tensor(&p->LseAcc.t), tirx_arg_float(p->scale)};
-    tirx_arg comb[] = {tirx_arg_tensor(&p->Out.t), tirx_arg_tensor(&p->Lse.t),
-                       tirx_arg_tensor(&p->OAcc.t), tirx_arg_tensor(&p->LseAcc.t),
-                       tirx_arg_tensor(&p->Splits.t)};
+                      tirx_arg_tensor(&p->LseAcc.t), tirx_arg_tensor(&p->Sink.t),
+                      tirx_arg_float(p->scale)};
+    tirx_arg comb[] = {tirx_arg_tensor(&p->Out.t),    tirx_arg_tensor(&p->Lse.t),
+                       tirx_arg_tensor(&p->OAcc.t),   tirx_arg_tensor(&p->LseAcc.t),
+                       tirx_arg_tensor(&p->Splits.t), tirx_arg_tensor(&p->Sink.t)};
     op_launch_args(m, "mla_sparse_metadata", meta, 3);
-    op_launch_args(m, "mla_sparse_decode", dec, 10);
-    op_launch_args(m, "mla_combine", comb, 5);
+    op_launch_args(m, "mla_sparse_decode", dec, 11);
+    op_launch_args(m, "mla_sparse_combine", comb, 6);
 }
 
 /* The scaled scores of one query row over its top-k indices against a
@@ -218,9 +232,9 @@ static void scores(const Problem *p, const double *cache, int bi, int si, int hi
     }
 }
 
-/* Exact float64 attention of one row; returns the natural-log lse (+inf
- * when every index is padding, out 0). */
-static double exact_row(const Problem *p, const int *x, const double *s, double *out)
+/* Exact float64 attention of one row (head hi); returns the natural-log
+ * lse (+inf when every index is padding, out 0; without the sink). */
+static double exact_row(const Problem *p, int hi, const int *x, const double *s, double *out)
 {
     double mx = -INFINITY, sum = 0;
     for (int d = 0; d < DV; d++)
@@ -237,8 +251,9 @@ static double exact_row(const Problem *p, const int *x, const double *s, double 
         for (int d = 0; d < DV; d++)
             out[d] += e * p->exact[(size_t)x[k] * DK + d];
     }
+    double denom = sum + (p->sink ? exp(p->sink[hi] - mx) : 0);
     for (int d = 0; d < DV; d++)
-        out[d] /= sum;
+        out[d] /= denom;
     return mx + log(sum);
 }
 
@@ -255,13 +270,14 @@ static double emulate_part(const Problem *p, const int *x, const double *s, int 
         out[d] = 0;
     for (int blk = b0; blk < b1; blk++) {
         double bm = -INFINITY;
-        for (int k = blk * BLK; k < blk * BLK + BLK; k++)
+        int end = blk * BLK + BLK < p->topk ? blk * BLK + BLK : p->topk;
+        for (int k = blk * BLK; k < end; k++)
             bm = fmax(bm, s[k] * LOG2E);
         double m_new = fmax(m, bm), alpha = exp2(m - m_new);
         m = m_new, l *= alpha;
         for (int d = 0; d < DV; d++)
             out[d] *= alpha;
-        for (int k = blk * BLK; k < blk * BLK + BLK; k++) {
+        for (int k = blk * BLK; k < end; k++) {
             if (isinf(s[k]))
                 continue;
             float e = (float)exp2(s[k] * LOG2E - m);
@@ -276,13 +292,14 @@ static double emulate_part(const Problem *p, const int *x, const double *s, int 
     return l > 0 ? log2(l) + m : -INFINITY;
 }
 
-/* The row through the metadata's splits and the combine's weights. */
-static void emulate_row(const Problem *p, const int *meta, int bi, const int *x, const double *s,
-                        double *out)
+/* The row (head hi) through the metadata's splits and the combine's
+ * weights, the sink in their denominator. */
+static void emulate_row(const Problem *p, const int *meta, int bi, int hi_, const int *x,
+                        const double *s, double *out)
 {
     enum { MAX_SPLITS = 160 };
     double lse2[MAX_SPLITS], hi = -INFINITY, *outs = malloc(sizeof(double) * DV * MAX_SPLITS);
-    int n = 0, nb = p->topk / BLK;
+    int n = 0, nb = (p->topk + BLK - 1) / BLK;
     GPU_CHECK(outs != NULL, "host memory");
     for (int pp = 0; pp < p->parts; pp++) {
         const int *mp = meta + pp * 8;
@@ -299,6 +316,10 @@ static void emulate_row(const Problem *p, const int *meta, int bi, const int *x,
     for (int i = 0; i < n; i++)
         total += exp2(lse2[i] - hi);
     double glse = total > 0 ? log2(total) + hi : INFINITY;
+    if (p->sink && p->sink[hi_] > -INFINITY) {
+        double s2 = p->sink[hi_] * LOG2E;
+        glse = isinf(glse) ? s2 : fmax(glse, s2) + log2(1 + exp2(-fabs(glse - s2)));
+    }
     for (int d = 0; d < DV; d++) {
         out[d] = 0;
         for (int i = 0; i < n; i++)
@@ -309,20 +330,24 @@ static void emulate_row(const Problem *p, const int *meta, int bi, const int *x,
 
 typedef struct Case {
     int b, s_q, h_q, topk, blocks, sms;
-    bool empty;
+    bool empty, sink;
 } Case;
 
 static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
 {
-    char v[4][16];
+    char v[3][16];
     snprintf(v[0], 16, "%d", c->s_q), snprintf(v[1], 16, "%d", c->h_q);
-    snprintf(v[2], 16, "%d", c->topk), snprintf(v[3], 16, "%d", c->sms);
-    tirx_define d[] = {{"S_Q", v[0]}, {"H_Q", v[1]}, {"TOPK", v[2]}, {"NUM_SMS", v[3]}};
-    printf("mla_sparse_decode b=%d s_q=%d h_q=%d topk=%d, %d cache blocks, %d SMs:\n", c->b,
-           c->s_q, c->h_q, c->topk, c->blocks, c->sms);
+    snprintf(v[2], 16, "%d", c->sms);
+    tirx_define d[] = {{"S_Q", v[0]},
+                       {"H_Q", v[1]},
+                       {"NUM_SMS", v[2]},
+                       {"ATTN_SINK", c->sink ? "True" : "False"}};
+    printf("mla_sparse_decode b=%d s_q=%d h_q=%d topk=%d, %d cache blocks, %d SMs%s:\n", c->b,
+           c->s_q, c->h_q, c->topk, c->blocks, c->sms, c->sink ? ", a sink" : "");
     tirx_module *m = op_compile(gpu, "kernels/mla_sparse_fp8_sm100.tirx", d, 4);
     Problem p;
-    problem_init(gpu, rng, &p, c->b, c->s_q, c->h_q, c->topk, c->blocks, c->sms, c->empty);
+    problem_init(gpu, rng, &p, c->b, c->s_q, c->h_q, c->topk, c->blocks, c->sms, c->empty,
+                 c->sink);
     run(m, &p);
     size_t nout = (size_t)c->b * c->s_q * c->h_q * DV, nlse = (size_t)c->b * c->h_q * c->s_q;
     uint16_t *out = malloc(nout * 2);
@@ -343,8 +368,8 @@ static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
                 const int *x = p.idx + ((size_t)bi * c->s_q + si) * c->topk;
                 scores(&p, p.exact, bi, si, hi, s);
                 scores(&p, p.kern, bi, si, hi, sk);
-                double l = exact_row(&p, x, s, ref + row * DV);
-                emulate_row(&p, meta, bi, x, sk, emu + row * DV);
+                double l = exact_row(&p, hi, x, s, ref + row * DV);
+                emulate_row(&p, meta, bi, hi, x, sk, emu + row * DV);
                 float got = lse[((size_t)bi * c->h_q + hi) * c->s_q + si];
                 if (isinf(l)) {
                     empty_rows++;
@@ -374,14 +399,16 @@ int main(void)
     tirx_device *gpu = op_open_gpu(OP_SM100_ONLY, "the kernel needs sm_100a");
     GpuRng rng = gpu_rng();
     const Case gpu_cases[] = {
-        {8, 1, 64, 2048, 1024, 148, true}, {64, 2, 64, 2048, 4096, 148, false},
-        {3, 2, 128, 512, 64, 148, true},   {128, 1, 128, 2048, 8192, 148, false},
+        {8, 1, 64, 2048, 1024, 148, true, false},   {64, 2, 64, 2048, 4096, 148, false, true},
+        {3, 2, 128, 500, 64, 148, true, true},      {128, 1, 128, 2048, 8192, 148, false, false},
+        {16, 2, 128, 4000, 2048, 148, false, false},
     };
-    /* a request split over two parts; two query tokens and a part holding
-     * both requests; two CTAs of 64 heads per token */
-    const Case sim_cases[] = {{1, 1, 64, 256, 6, 8, false},
-                              {2, 2, 64, 128, 4, 2, true},
-                              {1, 1, 128, 128, 3, 4, false}};
+    /* a request split over two parts (the sink added by the combine); two
+     * query tokens, a part holding both requests and a partial last block;
+     * two CTAs of 64 heads per token (the sink added by the main kernel) */
+    const Case sim_cases[] = {{1, 1, 64, 256, 6, 8, false, true},
+                              {2, 2, 64, 100, 4, 2, true, false},
+                              {1, 1, 128, 200, 3, 4, false, true}};
     const Case *cases = OP_SIZE(gpu_cases, sim_cases);
     size_t n = OP_SIZE(sizeof gpu_cases, sizeof sim_cases) / sizeof(Case);
     for (size_t i = 0; i < n; i++)
