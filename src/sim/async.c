@@ -3,8 +3,9 @@
  * parity and the blocking T.cuda.mbarrier_wait), cp.async (the copy done
  * when it is issued, so commit and wait groups have nothing left to wait
  * for), TMA (cp.async.bulk.tensor loads with out-of-bounds fill, 32/64/128B
- * swizzles and multicast within the cluster, stores and reduce stores,
- * decoded from the tensor map the host part encoded) and non-tensor bulk
+ * swizzles and multicast within the cluster, .tile::gather4 loads of four
+ * rows, stores and reduce stores, decoded from the tensor map the host part
+ * encoded) and non-tensor bulk
  * copies, the cluster barrier, and distributed shared memory: mapa encodes
  * a shared::cluster address as bit 31, the target CTA's rank in bits 24-30
  * and the offset in its shared memory below (an address of the CTA's own
@@ -419,6 +420,21 @@ static int64_t tma_box(SimLaunch *l, SimThread *t, const SimPtx *p, const SimMap
     return (int64_t)(total * (uint64_t)esize);
 }
 
+/* .tile::gather4: the column, then four rows of a rank-2 map, each a box of
+ * one row written after the previous one. */
+static int64_t gather4(SimLaunch *l, SimThread *t, const SimPtx *p, const SimMap *m,
+                       SimCta *cta, uint32_t saddr, TxSpan at)
+{
+    int64_t bytes = 0;
+    uint32_t row_bytes = (uint32_t)m->box[0] * (uint32_t)(tma_bits(m->dtype) / 8);
+    for (int i = 0; i < 4 && !sim_failed(l); i++) {
+        int64_t coord[5] = {(int32_t)sim_ptx_value(l, t, p, "coords", 0),
+                            (int32_t)sim_ptx_value(l, t, p, "coords", i + 1)};
+        bytes += tma_box(l, t, p, m, TMA_LOAD, coord, cta, saddr + (uint32_t)i * row_bytes, at);
+    }
+    return bytes;
+}
+
 static void tma(SimLaunch *l, SimThread *t, const SimPtx *p, TmaDir dir, TxSpan at)
 {
     const SimMap *m = tensor_map(l, t, p, at);
@@ -426,12 +442,18 @@ static void tma(SimLaunch *l, SimThread *t, const SimPtx *p, TmaDir dir, TxSpan 
         return;
     int64_t coord[5] = {0};
     const IrPtxOperand *co = sim_ptx_operand(p, "coords");
-    if (!co || co->lanes != m->rank) {
-        sim_fail(l, t, at, "%d TMA coordinates for a tensor map of rank %d", co ? co->lanes : 0,
-                 m->rank);
+    bool g4 = !strcmp(sim_ptx_slot(p, "load_mode"), "tile::gather4");
+    if (g4 && (m->rank != 2 || m->box[1] != 1)) {
+        sim_fail(l, t, at, "tile::gather4 with a tensor map of rank %d and a box of %d rows",
+                 m->rank, m->rank > 1 ? m->box[1] : 1);
         return;
     }
-    for (int d = 0; d < m->rank; d++)
+    if (!co || co->lanes != (g4 ? 5 : m->rank)) {
+        sim_fail(l, t, at, "%d TMA coordinates for a tensor map of rank %d%s", co ? co->lanes : 0,
+                 m->rank, g4 ? " (tile::gather4: five)" : "");
+        return;
+    }
+    for (int d = 0; d < m->rank && !g4; d++)
         coord[d] = (int32_t)sim_ptx_value(l, t, p, "coords", d);
     if (dir != TMA_LOAD) {
         uint64_t src = address(l, t, p, "src_mem");
@@ -449,7 +471,8 @@ static void tma(SimLaunch *l, SimThread *t, const SimPtx *p, TmaDir dir, TxSpan 
         if (!(mask >> k & 1))
             continue;
         SimCta *c = &l->ctas[k], *bc = &l->ctas[pair ? (k & ~1) | (mrank & 1) : k];
-        int64_t bytes = tma_box(l, t, p, m, dir, coord, c, off, at);
+        int64_t bytes = g4 ? gather4(l, t, p, m, c, off, at)
+                           : tma_box(l, t, p, m, dir, coord, c, off, at);
         if (!sim_failed(l))
             sim_mbarrier_complete_tx(l, t, (uint64_t)(uintptr_t)bc->smem + moff, bytes, at);
     }

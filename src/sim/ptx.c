@@ -2,8 +2,8 @@
  * (ir_ptx_operands: which arguments are read, which written, how many
  * registers a group has, the state space of an address), the semantics from
  * the entry: loads and stores (scalar and vector, global, shared and
- * generic), mov, bar.sync / barrier.sync and bar.arrive (named barriers,
- * counts), warp
+ * generic), mov, fp8 pairs to f16x2 / bf16x2 (cvt), bar.sync / barrier.sync
+ * and bar.arrive (named barriers, counts), warp
  * shuffles, votes, elect.sync, redux.sync, ldmatrix and mma.sync (coll.c
  * rendezvous; the fragments here), fences and setmaxnreg as no-ops. Any
  * other entry is an error "not modelled: ptx.<mnemonic>". */
@@ -345,6 +345,30 @@ static void mov(SimLaunch *l, SimThread *t, const SimPtx *p)
                  per);
 }
 
+/* cvt.rn[.relu][.satfinite].{f16x2,bf16x2}.{e4m3x2,e5m2x2}: the two fp8
+ * values of a's 16 bits (the high byte to the high half), each exact in the
+ * destination; .relu takes negatives to 0. .satfinite changes nothing from
+ * e4m3 (finite); from e5m2, and the scaled form, it is not modelled. */
+static void cvt_f8x2(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e)
+{
+    bool e4m3 = !strcmp(sim_ptx_slot(p, "atype"), "e4m3x2");
+    if (sim_ptx_slot(p, "scaled")[0] || (!e4m3 && sim_ptx_slot(p, "satfinite")[0])) {
+        sim_fail(l, t, e->span, "not modelled: a scaled or satfinite cvt from e5m2x2");
+        return;
+    }
+    IrDType from = {e4m3 ? IR_DT_F8E4M3FN : IR_DT_F8E5M2, 8, 1};
+    IrDType to = !strcmp(sim_ptx_slot(p, "dtype"), "f16x2") ? IR_FLOAT16 : IR_BFLOAT16;
+    bool relu = sim_ptx_slot(p, "relu")[0] != 0;
+    uint64_t a = sim_arg_bits(l, t, arg(p, sim_ptx_operand(p, "a"), 0)), d = 0;
+    for (int i = 0; i < 2; i++) {
+        SimVal v = sim_from_bits(from, a >> (8 * i) & 0xff);
+        if (relu && v.f < 0)
+            v.f = 0;
+        d |= sim_to_bits(to, v) << (16 * i);
+    }
+    sim_set_bits(l, t, arg(p, sim_ptx_operand(p, "d"), 0), d, 32);
+}
+
 SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
 {
     SimPtx p;
@@ -360,6 +384,7 @@ SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
     case IR_PTX_barrier_sync_count: case IR_PTX_bar_arrive: case IR_PTX_barrier_arrive:
         bar(l, t, &p, e);
         break;
+    case IR_PTX_cvt_f16x2_f8x2: case IR_PTX_cvt_bf16x2_f8x2: cvt_f8x2(l, t, &p, e); break;
     case IR_PTX_bar_warp_sync: collective(l, t, &p, e, SIM_COLL_SYNC, "", ""); break;
     case IR_PTX_shfl_sync: collective(l, t, &p, e, shfl_mode(sim_ptx_slot(&p, "mode")), "a", "d"); break;
     case IR_PTX_vote_sync: case IR_PTX_vote_sync_ballot:

@@ -3,7 +3,8 @@
  * missing barrier, an off-by-one shared index, uninitialised shared memory,
  * a warp collective or barrier some threads never reach, a wrong mbarrier
  * expect-tx count) are errors naming the .tirx line, the thread and the CTA;
- * an operation the simulator does not model is an error saying so; the
+ * an operation the simulator does not model is an error saying so; a
+ * tile::gather4 load and the fp8-pair conversion to bfloat16 (sm_100a); the
  * dtypes' rounding and NaN bits. The kernels of the GPU tests run in the
  * simulator as the sim.* tests (tests/gpu, OP_SIM). */
 #include <math.h>
@@ -508,6 +509,71 @@ static void test_tcgen05_planted(void **state)
     assert_true(!ok || e > 0.1);
 }
 
+/* ---------------------------------------------------------------- sm_100a loads and conversions */
+
+/* A tma_explicit gather4 of rows r, -1 (out of bounds: zeros), 1023 and r + 1
+ * of G into stage 1 of a two-stage buffer, copied out to Y; and every pair of
+ * e4m3 codes H[i] = (2i + 1) << 8 | 2i converted to bfloat16 pairs in U. */
+static const char G4_KERNEL[] =
+    "@T.prim_func\n"
+    "def g4(G: T.Buffer((1024, 64), \"float16\"), Y: T.Buffer((4, 64), \"float16\"), H: T.Buffer((128,), \"uint16\"), U: T.Buffer((128,), \"uint32\"), r: T.int32):\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([1])\n"
+    "    tx = T.thread_id([128])\n"
+    "    S = T.alloc_shared((2, 4, 64), \"float16\", align=1024)\n"
+    "    bar = T.alloc_shared((1,), \"uint64\")\n"
+    "    c = T.alloc_local((1,), \"uint32\")\n"
+    "    if tx == 0:\n"
+    "        T.ptx.mbarrier.init.shared__cta.b64(bar.ptr_to([0]), T.uint32(1))\n"
+    "        T.ptx.fence.proxy.async_.shared__cta()\n"
+    "    T.cuda.cta_sync()\n"
+    "    if tx == 0:\n"
+    "        T.ptx.mbarrier.arrive.expect_tx.shared__cta.b64(bar.ptr_to([0]), T.uint32(512))\n"
+    "        Tx.copy_async(S[1, :, :], G[0:1, 0:64], dispatch=\"tma_explicit\", mbar=bar[0], gather4=[r, -1, 1023, r + 1])\n"
+    "    T.cuda.mbarrier_wait(bar.ptr_to([0]), 0)\n"
+    "    for i in range(2):\n"
+    "        Y[tx // 64 + 2 * i, tx % 64] = S[1, tx // 64 + 2 * i, tx % 64]\n"
+    "    T.ptx[\"cvt.rn.bf16x2.e4m3x2\"](c[0], H[tx])\n"
+    "    U[tx] = c[0]\n";
+
+static void test_gather4_fp8(void **state)
+{
+    (void)state;
+    tirx_options o = {.arch = "sm_100a", .no_binary = 1};
+    tirx_module *m = NULL;
+    if (tirx_compile(G4_KERNEL, strlen(G4_KERNEL), "g4.tirx", NULL, 0, &o, &m) != TIRX_OK) {
+        char *d = tirx_diag_render(m);
+        fail_msg("%s", d ? d : "compile failed");
+    }
+    unsigned seed = 5;
+    uint16_t *g = random_halves(1024 * 64, &seed), *y = poisoned(4 * 64), *h = poisoned(128);
+    _Alignas(64) uint32_t u[128];
+    IrDType e4m3 = {IR_DT_F8E4M3FN, 8, 1};
+    for (int i = 0; i < 128; i++)
+        h[i] = (uint16_t)((2 * i + 1) << 8 | 2 * i);
+    Tensor G = tensor(g, 2, 1024, 64, kDLFloat, 16), Y = tensor(y, 2, 4, 64, kDLFloat, 16);
+    Tensor H = tensor(h, 1, 128, 0, kDLUInt, 16), U = tensor(u, 1, 128, 0, kDLUInt, 32);
+    Tensor *ts[] = {&G, &Y, &H, &U};
+    long long r = 17;
+    tirx_error err;
+    if (simulate(m, "g4", ts, 4, &r, 1, &err) != TIRX_OK)
+        fail_msg("%s", err.message);
+    const int rows[4] = {17, -1, 1023, 18};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 64; j++)
+            assert_int_equal(y[i * 64 + j], rows[i] < 0 ? 0 : g[rows[i] * 64 + j]);
+    for (int code = 0; code < 256; code++) {
+        uint32_t got = u[code / 2] >> (code % 2 * 16) & 0xffff;
+        double v = sim_from_bits(e4m3, (uint64_t)code).f;
+        if (isnan(v))
+            assert_true((got & 0x7f80) == 0x7f80 && (got & 0x7f) != 0);
+        else
+            assert_int_equal(got, sim_to_bits(IR_BFLOAT16, (SimVal){.f = v}));
+    }
+    free(g), free(y), free(h);
+    tirx_module_free(m);
+}
+
 /* ---------------------------------------------------------------- values */
 
 static void test_rounding(void **state)
@@ -557,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_rounding),
         cmocka_unit_test(test_tcgen05_planted),
         cmocka_unit_test(test_wrong_expect_tx),
+        cmocka_unit_test(test_gather4_fp8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

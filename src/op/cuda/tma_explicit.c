@@ -77,10 +77,12 @@ static const char *gather4_shape(OpCtx *c, const TmaCall *t)
 {
     if (t->gmem.ndim != 2 || t->gmem.extent[0] != 1)
         return op_reason(c, "gather4 reads one row of a rank-2 global tensor per coordinate");
-    if (t->smem.ndim < 1 || t->smem.extent[0] != 4 || t->smem.ndim != 2 ||
-        t->smem.extent[1] != t->gmem.extent[1])
-        return op_reason(c, "gather4 writes four rows of the box's width into shared memory");
-    return NULL;
+    int n = t->smem.ndim;
+    bool fits = n >= 2 && t->smem.extent[n - 2] == 4 && t->smem.extent[n - 1] == t->gmem.extent[1];
+    for (int d = 0; fits && d < n - 2; d++) /* a stage of a pipelined buffer: [s, r:r + 4, :] */
+        fits = t->smem.extent[d] == 1;
+    return fits ? NULL
+                : op_reason(c, "gather4 writes four rows of the box's width into shared memory");
 }
 
 static const char *plan_call(OpCtx *c, TmaCall *t, TmaPlan *p)
