@@ -470,7 +470,16 @@ static int emit_load(Cg *cg, const IrExpr *e, TxBuf *b)
     if (e->u.access.predicate)
         cg_error(cg, TX_E_CODEGEN, cg_span(cg, e),
                  "predicated loads are not supported by the CUDA code generator");
-    cg_element(cg, e->u.access.buffer, e->u.access.indices[0], b);
+    const IrExpr *buf = e->u.access.buffer;
+    int sub = cg_subbyte(buf->u.var.type->dtype);
+    if (sub) {
+        tx_buf_printf(b, "%s::from_bits(tx_ld_bits<%d>(%s, ", cg_ctype_at(cg, e->dtype, cg_span(cg, e)),
+                      sub, cg_name(cg, buf));
+        cg_expr(cg, e->u.access.indices[0], b, CG_PREC_NONE);
+        tx_buf_puts(b, "))");
+        return CG_PREC_POSTFIX;
+    }
+    cg_element(cg, buf, e->u.access.indices[0], b);
     return CG_PREC_POSTFIX;
 }
 

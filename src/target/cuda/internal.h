@@ -115,11 +115,15 @@ void cg_names_reset(Cg *cg);
 const char *cg_ctype(Cg *cg, IrDType t);
 /* As cg_ctype, reporting an error at span when there is none. */
 const char *cg_ctype_at(Cg *cg, IrDType t, TxSpan span);
+/* The bits of a sub-byte scalar float (4: fp4, 6: fp6), stored packed; else 0. */
+int cg_subbyte(IrDType t);
+/* The C type of a buffer's memory: uint8_t for the sub-byte types. */
+const char *cg_storage_ctype(Cg *cg, IrDType t, TxSpan span);
 /* The C type of a variable's type: scalars, pointers (T*), tensor maps. */
 const char *cg_var_ctype(Cg *cg, const IrType *t, TxSpan span);
 /* Lane k of a vector held in the variable named v of dtype t. */
 char *cg_lane_of(Cg *cg, const char *v, IrDType t, int k);
-bool cg_is_low_float(IrDType t);    /* half, bfloat16, fp8: storage types converted via float */
+bool cg_is_low_float(IrDType t);    /* half, bfloat16, fp8/6/4: storage types converted via float */
 
 /* ---- expr.c ---- */
 /* Write scalar e to b, parenthesized when it binds less tightly than min_prec. */

@@ -26,7 +26,7 @@ static const char *const reserved_words[] = {
     /* the prelude and the generated file */
     "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
     "half", "half2", "half4", "half8", "bfloat16", "bfloat162", "bfloat164", "bfloat168",
-    "fp8_e4m3", "fp8_e5m2", "fp8_e8m0", "CUtensorMap", "dyn_smem",
+    "fp8_e4m3", "fp8_e5m2", "fp8_e8m0", "fp4_e2m1", "fp6_e2m3", "fp6_e3m2", "tx_fpn", "CUtensorMap", "dyn_smem",
 };
 
 /* ---------------------------------------------------------------- the set */

@@ -34,6 +34,12 @@ static bool const_size(Cg *cg, const IrExpr *buf, int64_t *n)
     return true;
 }
 
+/* A sub-byte buffer's n elements as the bytes that hold them. */
+static int64_t storage_elems(IrDType t, int64_t n)
+{
+    return cg_subbyte(t) ? (n * t.bits + 7) / 8 : n;
+}
+
 static int64_t elem_bytes(IrDType t)
 {
     int64_t bits = (int64_t)t.bits * (t.lanes ? t.lanes : 1);
@@ -48,6 +54,7 @@ static void alloc_shared(Cg *cg, const IrExpr *buf, const char *type)
     if (!const_size(cg, buf, &n))
         return;
     int align = ir_buf(buf)->align > 0 ? ir_buf(buf)->align : 16;
+    n = storage_elems(buf->u.var.type->dtype, n);
     cg_stmt_line(cg, "__shared__ alignas(%d) %s %s[%lld];", align, type, cg_define(cg, buf), (long long)n);
 }
 
@@ -57,6 +64,11 @@ static void alloc_local(Cg *cg, const IrExpr *buf, const char *type)
     if (!const_size(cg, buf, &n))
         return;
     const char *name = cg_define(cg, buf);
+    if (cg_subbyte(buf->u.var.type->dtype)) {
+        cg_stmt_line(cg, "%s %s[%lld];", type, name,
+                     (long long)storage_elems(buf->u.var.type->dtype, n));
+        return;
+    }
     if (n == 1) {
         ir_ptrmap_put(&cg->scalars, buf, 1);
         cg_stmt_line(cg, "%s %s;", type, name);
@@ -76,7 +88,7 @@ static void alloc_stmt(Cg *cg, const IrStmt *s)
 {
     const IrExpr *buf = s->u.alloc.buffer;
     const char *scope = buf->u.var.type->scope ? buf->u.var.type->scope : "global";
-    const char *type = cg_ctype_at(cg, buf->u.var.type->dtype, s->span);
+    const char *type = cg_storage_ctype(cg, buf->u.var.type->dtype, s->span);
     if (!strcmp(scope, "shared.dyn"))
         cg_stmt_line(cg, "%s* %s = (%s*)dyn_smem;", type, cg_define(cg, buf), type);
     else if (!strcmp(scope, "shared"))
@@ -118,7 +130,7 @@ static void decl_stmt(Cg *cg, const IrStmt *s)
         cg_alias(cg, buf, alias);
         return;
     }
-    const char *type = cg_ctype_at(cg, buf->u.var.type->dtype, s->span);
+    const char *type = cg_storage_ctype(cg, buf->u.var.type->dtype, s->span);
     const IrType *pt = data->kind == IR_E_CALL ? data->u.call.ptr_type : NULL;
     if (pt && pt->kind == IR_TY_PTR && ir_dtype_eq(pt->dtype, buf->u.var.type->dtype)) {
         char *value = cg_expr_str(cg, data, CG_PREC_NONE); /* already a T* */
@@ -329,6 +341,13 @@ static void store_stmt(Cg *cg, const IrStmt *s)
     }
     TxBuf lv = {0};
     char *value = cg_expr_str(cg, s->u.store.value, CG_PREC_NONE);
+    int sub = cg_subbyte(s->u.store.buffer->u.var.type->dtype);
+    if (sub) {
+        char *index = cg_expr_str(cg, s->u.store.indices[0], CG_PREC_NONE);
+        cg_stmt_line(cg, "tx_st_bits<%d>(%s, %s, (%s).bits);", sub, cg_name(cg, s->u.store.buffer),
+                     index, value);
+        return;
+    }
     cg_element(cg, s->u.store.buffer, s->u.store.indices[0], &lv);
     cg_stmt_line(cg, "%s = %s;", lv.data, value);
     tx_buf_free(&lv);

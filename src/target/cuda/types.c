@@ -1,6 +1,7 @@
 /* C types of tirx dtypes. Scalars map to the fixed-width integers, float,
  * double, bool and the prelude's storage types (half, bfloat16, fp8_e4m3,
- * fp8_e5m2, fp8_e8m0); vectors to CUDA's built-in vector types where one
+ * fp8_e5m2, fp8_e8m0, fp4_e2m1, fp6_e2m3, fp6_e3m2); memory of the sub-byte
+ * types is bytes (uint8_t), their elements packed (cg_subbyte); vectors to CUDA's built-in vector types where one
  * exists (float4, int2, uchar4, ...), to the prelude's half2/bfloat164/
  * fp8_e4m3x8 names, and otherwise to tx_vec<T, N>. */
 #include <string.h>
@@ -24,6 +25,9 @@ static const char *scalar_ctype(IrDType t)
     case IR_DT_F8E4M3FN: return "fp8_e4m3";
     case IR_DT_F8E5M2: return "fp8_e5m2";
     case IR_DT_F8E8M0FNU: return "fp8_e8m0";
+    case IR_DT_F4E2M1FN: return "fp4_e2m1";
+    case IR_DT_F6E2M3FN: return "fp6_e2m3";
+    case IR_DT_F6E3M2FN: return "fp6_e3m2";
     default: return NULL;
     }
 }
@@ -74,6 +78,8 @@ const char *cg_ctype(Cg *cg, IrDType t)
     const char *scalar = scalar_ctype(ir_dtype_with_lanes(t, 1));
     if (t.lanes <= 1 || !scalar)
         return scalar;
+    if (cg_subbyte(ir_dtype_with_lanes(t, 1)))
+        return NULL;
     if (!is_pow2(t.lanes) || t.code == IR_DT_BOOL || t.code == IR_DT_HANDLE)
         return NULL;
     const BuiltinVec *b = builtin_vec(t);
@@ -95,6 +101,18 @@ const char *cg_ctype_at(Cg *cg, IrDType t, TxSpan span)
     return c;
 }
 
+int cg_subbyte(IrDType t)
+{
+    return t.lanes == 1 && (t.bits == 4 || t.bits == 6) && ir_dtype_is_float(t) ? t.bits : 0;
+}
+
+const char *cg_storage_ctype(Cg *cg, IrDType t, TxSpan span)
+{
+    if (cg_subbyte(t))
+        return "uint8_t";
+    return cg_ctype_at(cg, t, span);
+}
+
 const char *cg_var_ctype(Cg *cg, const IrType *t, TxSpan span)
 {
     switch (t->kind) {
@@ -103,7 +121,7 @@ const char *cg_var_ctype(Cg *cg, const IrType *t, TxSpan span)
     case IR_TY_BUFFER:
         if (t->dtype.code == IR_DT_VOID)
             return "void*";
-        return cg_printf(cg, "%s*", cg_ctype_at(cg, t->dtype, span));
+        return cg_printf(cg, "%s*", cg_storage_ctype(cg, t->dtype, span));
     case IR_TY_TENSORMAP: return "CUtensorMap";
     default: cg_error(cg, TX_E_CODEGEN, span,
                       "a variable of this type cannot appear in device code"); return "int";
@@ -121,5 +139,6 @@ char *cg_lane_of(Cg *cg, const char *v, IrDType t, int k)
 bool cg_is_low_float(IrDType t)
 {
     return (t.code == IR_DT_FLOAT && t.bits == 16) || t.code == IR_DT_BFLOAT ||
-           t.code == IR_DT_F8E4M3FN || t.code == IR_DT_F8E5M2 || t.code == IR_DT_F8E8M0FNU;
+           t.code == IR_DT_F8E4M3FN || t.code == IR_DT_F8E5M2 || t.code == IR_DT_F8E8M0FNU ||
+           cg_subbyte(ir_dtype_with_lanes(t, 1));
 }
