@@ -28,23 +28,26 @@ static int64_t offset_at(OpCtx *c, const OpSmemOperand *o, int64_t mn, int64_t k
     return m;
 }
 
-/* Where the hardware puts (mn, k) of an instruction's tile, in bytes from the
+/* Where the hardware puts (mn, k) of an instruction's tile, in bits from the
  * tile's origin, before the swizzle (the canonical layouts of PTX 9.7.15.5.1
- * and 9.7.16.4). */
+ * and 9.7.16.4; 4-bit elements packed two to a byte, the lower first). */
 static int64_t canonical(const OpSmemOperand *o, int64_t mn, int64_t k)
 {
-    int64_t w = o->swizzle, esize = o->esize;
+    int64_t w = o->swizzle * 8, lbo = o->lbo * 8, sbo = o->sbo * 8;
     if (!o->mn_major) {
-        int64_t kb = k * esize;
+        int64_t kb = k * o->ebits;
         if (!w)
-            return mn % 8 * 16 + mn / 8 * o->sbo + kb % 16 + kb / 16 * o->lbo;
-        return mn % 8 * w + mn / 8 * o->sbo + kb;
+            return mn % 8 * 128 + mn / 8 * sbo + kb % 128 + kb / 128 * lbo;
+        return mn % 8 * w + mn / 8 * sbo + kb;
     }
-    int64_t mb = mn * esize;
+    int64_t mb = mn * o->ebits;
     if (!w)
-        return mb % 16 + mb / 16 * o->sbo + k % 8 * 16 + k / 8 * o->lbo;
-    return mb % w + mb / w * o->lbo + k % 8 * w + k / 8 * o->sbo;
+        return mb % 128 + mb / 128 * sbo + k % 8 * 128 + k / 8 * lbo;
+    return mb % w + mb / w * lbo + k % 8 * w + k / 8 * sbo;
 }
+
+/* Bytes of n elements (n * bits a whole number of bytes where it is used). */
+static int64_t bytes_of(const OpSmemOperand *o, int64_t n) { return n * o->ebits / 8; }
 
 /* A byte offset between two points of the tile, or `dflt` when the tile does
  * not reach the second point. */
@@ -53,7 +56,7 @@ static int64_t step_bytes(OpCtx *c, const OpSmemOperand *o, int64_t mn, int64_t 
 {
     if (mn >= inst_mn || k >= inst_k)
         return dflt;
-    return (offset_at(c, o, mn, k) - offset_at(c, o, 0, 0)) * o->esize;
+    return bytes_of(o, offset_at(c, o, mn, k) - offset_at(c, o, 0, 0));
 }
 
 /* The majorness and the byte offsets, read off the first instruction's tile. */
@@ -69,7 +72,10 @@ static const char *derive(OpCtx *c, OpSmemOperand *o, int64_t inst_mn, int64_t i
         o->mn_major = true;
     else
         return op_reason(c, "neither K nor M/N is contiguous in '%s'", o->name);
-    int64_t per16 = 16 / o->esize, w = o->swizzle;
+    if (o->mn_major && o->ebits < 8)
+        return op_reason(c, "'%s' has %d-bit elements, which are read K-major only", o->name,
+                         o->ebits);
+    int64_t per16 = 128 / o->ebits, w = o->swizzle;
     if (!o->mn_major) {
         o->sbo = step_bytes(c, o, 8, 0, inst_mn, inst_k, 16);
         o->lbo = w ? 16 : step_bytes(c, o, 0, per16, inst_mn, inst_k, 16);
@@ -77,7 +83,7 @@ static const char *derive(OpCtx *c, OpSmemOperand *o, int64_t inst_mn, int64_t i
         o->sbo = step_bytes(c, o, per16, 0, inst_mn, inst_k, 16);
         o->lbo = step_bytes(c, o, 0, 8, inst_mn, inst_k, 16);
     } else {
-        o->lbo = step_bytes(c, o, w / o->esize, 0, inst_mn, inst_k, 16);
+        o->lbo = step_bytes(c, o, w * 8 / o->ebits, 0, inst_mn, inst_k, 16);
         o->sbo = step_bytes(c, o, 0, 8, inst_mn, inst_k, 16);
     }
     if (o->lbo <= 0 || o->sbo <= 0 || o->lbo % 16 || o->sbo % 16 || o->lbo >= (1 << 18) ||
@@ -95,13 +101,13 @@ static const char *check_tiles(OpCtx *c, const OpSmemOperand *o, int64_t inst_mn
     for (int64_t t0 = 0; t0 < o->mn; t0 += inst_mn)
         for (int64_t k0 = 0; k0 < o->k; k0 += inst_k) {
             int64_t base = offset_at(c, o, t0, k0);
-            if (base < 0 || base * o->esize % 16)
+            if (base < 0 || base * o->ebits % 128)
                 return op_reason(c, "the tile of '%s' at [%lld, %lld] does not start on 16 "
                                     "bytes", o->name, (long long)t0, (long long)k0);
             for (int64_t i = 0; i < inst_mn; i++)
                 for (int64_t j = 0; j < inst_k; j++) {
                     int64_t got = offset_at(c, o, t0 + i, k0 + j);
-                    if (got < 0 || (got - base) * o->esize != canonical(o, i, j))
+                    if (got < 0 || (got - base) * o->ebits != canonical(o, i, j))
                         return op_reason(
                             c, "'%s' is not in a %s shared-memory layout: its element "
                                "(MN %lld, K %lld) is not where a %s %s descriptor puts it "
@@ -171,7 +177,7 @@ static const char *slice_operand(OpCtx *c, OpSmemOperand *o, const char *inst)
     o->tile = t;
     int64_t align = op_known_pow2(bt->elem_offset) < op_known_pow2(o->origin)
                         ? op_known_pow2(bt->elem_offset) : op_known_pow2(o->origin);
-    if (bt->align < 16 || align * o->esize < 16)
+    if (bt->align < 16 || align * o->ebits < 128)
         return op_reason(c, "'%s' does not start on 16 bytes", o->name);
     return NULL;
 }
@@ -192,6 +198,8 @@ const char *op_smem_mma_type(IrDType t)
         return "e4m3";
     if (!strcmp(name, "float8_e5m2"))
         return "e5m2";
+    if (!strcmp(name, "float4_e2m1fn"))
+        return "e2m1";
     return NULL;
 }
 
@@ -211,10 +219,11 @@ const char *op_smem_read(OpCtx *c, int arg, OpSmemOperand *o, bool trans)
     o->mn_dim = dim[trans ? 1 : 0], o->k_dim = dim[trans ? 0 : 1];
     o->mn = ext[trans ? 1 : 0];
     o->k = ext[trans ? 0 : 1];
-    o->esize = op_dtype_bytes(o->r.dtype);
-    if (o->esize <= 0)
-        return op_reason(c, "'%s' has sub-byte elements, which a shared-memory descriptor of "
-                            "this variant does not describe", o->name);
+    o->ebits = o->r.dtype.bits * o->r.dtype.lanes;
+    if (o->ebits != 4 && o->ebits % 8)
+        return op_reason(c, "'%s' has %d-bit elements, which a shared-memory descriptor does "
+                            "not describe (4-bit elements packed two to a byte do)", o->name,
+                         o->ebits);
     return NULL;
 }
 
@@ -229,14 +238,14 @@ const char *op_smem_describe(OpCtx *c, OpSmemOperand *o, int64_t inst_mn, int64_
 
 int64_t op_smem_tile_units(OpCtx *c, const OpSmemOperand *o, int64_t mn, int64_t k)
 {
-    return offset_at(c, o, mn, k) * o->esize / 16;
+    return bytes_of(o, offset_at(c, o, mn, k)) / 16;
 }
 
 IrExpr *op_smem_origin_units(OpCtx *c, const OpSmemOperand *o)
 {
     IrExpr *origin = op_bin(c, IR_E_ADD, ir_buf(o->r.buffer)->elem_offset, o->origin);
-    return op_bin(c, IR_E_FLOORDIV, op_bin(c, IR_E_MUL, origin, op_i32(c, o->esize)),
-                  op_i32(c, 16));
+    return op_bin(c, IR_E_FLOORDIV, op_bin(c, IR_E_MUL, origin, op_i32(c, o->ebits)),
+                  op_i32(c, 128));
 }
 
 int op_smem_swizzle_code(const OpSmemOperand *o)

@@ -18,7 +18,7 @@ typedef struct OpSmemOperand {
     const char *name;
     int mn_dim, k_dim;   /* region dims of MN and K */
     int64_t mn, k;       /* extents */
-    int esize;           /* bytes per element */
+    int ebits;           /* bits per element (4: packed two to a byte) */
     bool mn_major;       /* MN contiguous: the transpose bit */
     int swizzle;         /* 0, 32, 64 or 128 bytes */
     int64_t lbo, sbo;    /* bytes */
@@ -26,8 +26,8 @@ typedef struct OpSmemOperand {
     IrExpr *origin;      /* the region origin's element offset before the swizzle */
 } OpSmemOperand;
 
-/* The PTX name of an MMA operand type: f16, bf16, tf32 (float32), e4m3, e5m2;
- * NULL for others. */
+/* The PTX name of an MMA operand type: f16, bf16, tf32 (float32), e4m3, e5m2,
+ * e2m1 (float4_e2m1fn); NULL for others. */
 const char *op_smem_mma_type(IrDType t);
 
 /* Argument `arg` as a shared operand [mn, k] or, transposed, [k, mn]: a 2-D

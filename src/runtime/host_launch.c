@@ -158,7 +158,7 @@ static bool tma_dtype(const char *name, RtTmaDtype *out)
         {"int64", RT_TMA_INT64}, {"uint64", RT_TMA_UINT64}, {"float16", RT_TMA_FLOAT16},
         {"float32", RT_TMA_FLOAT32}, {"tf32", RT_TMA_TFLOAT32}, {"float64", RT_TMA_FLOAT64},
         {"bfloat16", RT_TMA_BFLOAT16}, {"float8_e4m3fn", RT_TMA_UINT8},
-        {"float8_e5m2", RT_TMA_UINT8}, {"float4_e2m1fn", RT_TMA_16U4_ALIGN16B},
+        {"float8_e5m2", RT_TMA_UINT8}, {"float4_e2m1fn", RT_TMA_16U4_ALIGN8B},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (!strcmp(table[i].name, name)) {

@@ -221,8 +221,8 @@ static const char *read_types(OpCtx *c, Tc05 *g)
     IrDType at = g->a_tmem ? g->at.r.dtype : g->a.r.dtype;
     g->ab[0] = op_smem_mma_type(at), g->ab[1] = op_smem_mma_type(g->b.r.dtype);
     if (!g->ab[0] || !g->ab[1])
-        return op_reason(c, "A and B must be float16, bfloat16, float32 (as tf32) or fp8 "
-                            "(e4m3, e5m2)");
+        return op_reason(c, "A and B must be float16, bfloat16, float32 (as tf32), fp8 "
+                            "(e4m3, e5m2) or float4_e2m1fn");
     const char *why = g->scaled ? read_sf_type(c, g) : NULL;
     if (why)
         return why;
@@ -233,6 +233,12 @@ static const char *read_types(OpCtx *c, Tc05 *g)
                          g->ab[0], g->ab[1], g->sf_type);
     if (!g->kind)
         return op_reason(c, "A (%s) and B (%s) make no tcgen05.mma kind", g->ab[0], g->ab[1]);
+    bool fp4 = !strcmp(g->ab[0], "e2m1") || !strcmp(g->ab[1], "e2m1");
+    if (fp4 && strncmp(g->kind, "mxf4", 4))
+        return op_reason(c, "float4_e2m1fn operands, packed two to a byte in shared memory, are "
+                            "read by the block-scaled kinds mxf4 and mxf4nvf4 only (A and B both "
+                            "e2m1, with scale factors); kind::%s would need them one to a byte",
+                         g->kind);
     if (!ir_dtype_eq(g->c.r.dtype, IR_FLOAT32))
         return op_reason(c, "C must be float32");
     g->k_mma = ir_tcgen05_mma_k(g->kind);
@@ -388,7 +394,7 @@ static const char *fold_idesc(OpCtx *c, Tc05 *g)
 static const char *shared_operand(OpCtx *c, OpSmemOperand *o, int64_t inst_mn, int64_t k_mma)
 {
     const char *why = op_smem_describe(c, o, inst_mn, k_mma, "tcgen05.mma");
-    if (!why && o->mn_major && o->esize == 4)
+    if (!why && o->mn_major && o->ebits == 32)
         return op_reason(c, "a tf32 operand cannot be MN-major; lay %s out with K contiguous",
                          o->name);
     return why;

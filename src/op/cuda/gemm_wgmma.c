@@ -154,7 +154,7 @@ static const char *shared_operand(OpCtx *c, OpSmemOperand *o, int64_t inst_mn, i
     const char *why = op_smem_describe(c, o, inst_mn, inst_k, "wgmma");
     if (why)
         return why;
-    if (o->mn_major && o->esize != 2)
+    if (o->mn_major && o->ebits != 16)
         return op_reason(c, "an MN-major operand (M or N contiguous) needs a 16-bit dtype; lay "
                             "%s out with K contiguous", o->name);
     return NULL;
@@ -228,7 +228,7 @@ static const char *read_call(OpCtx *c, Wgmma *g)
         return op_reason(c, "C must be a float32 register tile");
     IrDType at = g->a_in_regs ? g->a_frag.dtype : g->a.r.dtype;
     g->ab[0] = op_smem_mma_type(at), g->ab[1] = op_smem_mma_type(g->b.r.dtype);
-    if (!g->ab[0] || !g->ab[1])
+    if (!g->ab[0] || !g->ab[1] || !strcmp(g->ab[0], "e2m1") || !strcmp(g->ab[1], "e2m1"))
         return op_reason(c, "A and B must be float16, bfloat16, float32 (as tf32) or fp8 "
                             "(e4m3, e5m2)");
     bool fp8 = g->ab[0][0] == 'e';

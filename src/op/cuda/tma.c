@@ -296,7 +296,7 @@ const char *tma_descriptor_type(OpCtx *c, const TmaCall *t, TmaSpec *s)
         case IR_DT_FLOAT: code = d.bits == 16 ? 6 : d.bits == 32 ? 7 : d.bits == 64 ? 8 : -1; break;
         case IR_DT_BFLOAT: code = d.bits == 16 ? 9 : -1; break;
         case IR_DT_F8E4M3FN: case IR_DT_F8E5M2: code = 0; break; /* fp8 travels as bytes */
-        case IR_DT_F4E2M1FN: code = 14, s->packed = true; break; /* 16U4_ALIGN16B */
+        case IR_DT_F4E2M1FN: code = 13, s->packed = true; break; /* 16U4_ALIGN8B */
         default: break;
         }
     if (code < 0)
@@ -504,15 +504,9 @@ static void check_box(Check *k, const TmaSpec *s)
     if (!s->rank)
         return;
     int64_t inner = s->box[0] * s->bits / 8;
-    if (s->packed) {
-        rule(k, "packed_box", truth(s->box[0] == 128), false,
-             "a packed 4-bit descriptor needs boxDim[0] == 128, not %lld", (long long)s->box[0]);
-        rule(k, "packed_shape", tma_multiple(k->c, s->dim[0], 128), false,
-             "a packed 4-bit descriptor needs globalDim[0] a multiple of 128");
-        rule(k, "packed_swizzle", truth(s->swizzle == 0 || s->swizzle == 3), false,
-             "a packed 4-bit descriptor takes no swizzle or the 128-byte one");
-        return;
-    }
+    if (s->packed)
+        rule(k, "packed_shape", tma_multiple(k->c, s->dim[0], 2), false,
+             "a packed 4-bit descriptor needs an even globalDim[0]");
     rule(k, "inner_box_bytes", truth(inner % 16 == 0), false,
          "the innermost box is %lld bytes, not a multiple of 16", (long long)inner);
     if (s->swizzle)
@@ -589,8 +583,8 @@ static void remove_dim(TmaPlan *p, int d)
 /* The rules that change when (dim, box) becomes dimension 0. */
 static bool inner_legal(OpCtx *c, const TmaSpec *s, IrExpr *dim, int64_t box)
 {
-    if (s->packed)
-        return tma_multiple(c, dim, 128) == TMA_PROVEN && box == 128;
+    if (s->packed && tma_multiple(c, dim, 2) != TMA_PROVEN)
+        return false;
     int64_t bytes = box * s->bits / 8;
     return bytes % 16 == 0 && (!s->swizzle || bytes <= (16 << s->swizzle));
 }
@@ -629,6 +623,16 @@ static bool promote_for_merge(OpCtx *c, TmaPlan *p, const TmaCall *t)
     return true;
 }
 
+/* Bits between consecutive elements of dimension d: the element itself for
+ * the innermost dimension of unit stride (whose byte stride a 4-bit element
+ * does not have). */
+static IrExpr *stride_bits(OpCtx *c, const TmaSpec *s, int d)
+{
+    if (d == 0 && s->inner_stride == 1)
+        return c64(c, s->bits);
+    return ar_mul(c->arena, s->stride[d], c64(c, 8));
+}
+
 /* Flatten an adjacent pair whose inner dimension is copied whole from
  * coordinate 0 and whose outer stride follows it: 0 none, 1 merged, 2 the
  * element was widened to allow a merge. */
@@ -643,7 +647,8 @@ static int merge_pair(OpCtx *c, TmaPlan *p, const TmaCall *t)
         int64_t box = s->box[in] * s->box[out];
         if (tma_equal(c, c64(c, s->box[in]), s->dim[in]) != TMA_PROVEN ||
             tma_equal(c, s->coord[in], c64(c, 0)) != TMA_PROVEN ||
-            tma_equal(c, s->stride[out], ar_mul(c->arena, s->dim[in], s->stride[in])) != TMA_PROVEN ||
+            tma_equal(c, ar_mul(c->arena, s->stride[out], c64(c, 8)),
+                      ar_mul(c->arena, s->dim[in], stride_bits(c, s, in))) != TMA_PROVEN ||
             tma_in_range(dim, 1, (int64_t)1 << 32) != TMA_PROVEN ||
             (in == 0 && !inner_legal(c, s, dim, box)))
             continue;

@@ -340,7 +340,9 @@ static const char *prefix_plan(OpCtx *c, const Auto *a, int prefix, TmaPlan *p)
         for (int j = 0; j < prefix; j++)
             boxed |= g->smem == a->order[j];
         IrExpr *bits = ar_mul(c->arena, g->stride, c64(c, s->bits));
-        if (tma_multiple(c, bits, 8) != TMA_PROVEN)
+        int64_t unit;
+        bool element = k == 0 && op_const(g->stride, &unit) && unit == 1;
+        if (!element && tma_multiple(c, bits, 8) != TMA_PROVEN)
             return op_reason(c, "a global stride of '%s' is not a whole number of bytes",
                              a->call.gmem.buffer->u.var.name);
         s->dim[k] = g->dim, s->coord[k] = g->coord, s->box[k] = boxed ? g->extent : 1;

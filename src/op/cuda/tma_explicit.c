@@ -60,7 +60,9 @@ static const char *global_dims(OpCtx *c, const TmaCall *t, TmaSpec *s)
             return op_reason(c, "dimension %d of '%s' does not match its layout", g->ndim - 1 - d,
                              g->buffer->u.var.name);
         IrExpr *bits = ar_mul(c->arena, it->stride, c64(c, s->bits));
-        if (tma_multiple(c, bits, 8) == TMA_DISPROVEN)
+        int64_t unit;
+        bool element = d == 0 && op_const(it->stride, &unit) && unit == 1;
+        if (!element && tma_multiple(c, bits, 8) == TMA_DISPROVEN)
             return op_reason(c, "a stride of '%s' is not a whole number of bytes",
                              g->buffer->u.var.name);
         s->dim[d] = bt->shape[g->ndim - 1 - d];
