@@ -142,8 +142,7 @@ static const char *runtime_start_hint(const OpSmemOperand *o)
     return "";
 }
 
-/* The region's own layout with its origin split off, and the swizzle. */
-static const char *slice_operand(OpCtx *c, OpSmemOperand *o, const char *inst)
+const char *op_smem_slice(OpCtx *c, OpSmemOperand *o, const char *inst)
 {
     const IrBufferType *bt = ir_buf(o->r.buffer);
     LyCtx lc = ly_ctx(c->arena);
@@ -231,7 +230,7 @@ const char *op_smem_describe(OpCtx *c, OpSmemOperand *o, int64_t inst_mn, int64_
                              const char *inst)
 {
     const char *why;
-    if ((why = slice_operand(c, o, inst)) || (why = derive(c, o, inst_mn, inst_k)))
+    if ((why = op_smem_slice(c, o, inst)) || (why = derive(c, o, inst_mn, inst_k)))
         return why;
     return check_tiles(c, o, inst_mn, inst_k, inst);
 }

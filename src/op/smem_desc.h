@@ -34,6 +34,11 @@ const char *op_smem_mma_type(IrDType t);
  * region (after dropping unit dimensions) in shared memory. */
 const char *op_smem_read(OpCtx *c, int arg, OpSmemOperand *o, bool trans);
 
+/* The region's own layout (o->tile) with its origin (o->origin) split off and
+ * the swizzle (o->swizzle) checked on an aligned base; o->r, o->name and
+ * o->ebits must be set. */
+const char *op_smem_slice(OpCtx *c, OpSmemOperand *o, const char *inst);
+
 /* The descriptor of an operand whose instructions each read an inst_mn x
  * inst_k tile: the swizzle, the majorness and the byte offsets read off the
  * region's layout, then every element of every tile checked against the
