@@ -278,9 +278,10 @@ static tirx_status host_tensors(const tirx_function *f, const tirx_arg *args, si
                      "tensor", f->host->name, i);
             return fail(err, TIRX_ERR_USAGE, msg);
         }
-        size_t n = (t->dtype.bits * (size_t)t->dtype.lanes + 7) / 8;
+        size_t n = t->dtype.bits * (size_t)t->dtype.lanes; /* bits: fp4 and fp6 are packed */
         for (int d = 0; d < t->ndim && t->shape; d++)
             n *= (size_t)(t->shape[d] > 0 ? t->shape[d] : 0);
+        n = (n + 7) / 8;
         sim_add_global(ss, (char *)t->data + t->byte_offset, n);
     }
     return TIRX_OK;

@@ -299,7 +299,8 @@ static const SimMap *tensor_map(SimLaunch *l, SimThread *t, const SimPtx *p, TxS
         return NULL;
     }
     int bits = tma_bits(m->dtype), span = swizzle_span(m->swizzle);
-    if (bits < 8 || m->interleave || span < 0 || m->swizzle > 3) {
+    if ((bits < 8 && m->dtype != RT_TMA_16U4_ALIGN8B) || m->interleave || span < 0 ||
+        m->swizzle > 3) {
         sim_fail(l, t, at, "not modelled: a tensor map with dtype %d, interleave %d or swizzle %d",
                  m->dtype, m->interleave, m->swizzle);
         return NULL;
@@ -374,9 +375,29 @@ static void reduce_elem(SimLaunch *l, SimThread *t, const char *op, IrDType dt, 
 
 /* Moves the box at coord between global memory and the shared memory at
  * `saddr` (a shared-window address) of CTA `cta`. Returns the box's bytes. */
-static int64_t tma_box(SimLaunch *l, SimThread *t, const SimPtx *p, const SimMap *m, TmaDir dir,
-                       const int64_t *coord, SimCta *cta, uint32_t saddr, TxSpan at)
+/* A packed 4-bit map (16U4_ALIGN8B) as the byte map that moves the same
+ * bytes: dimension 0, its box and coordinate halved (each even). */
+static bool as_bytes(SimLaunch *l, SimThread *t, SimMap *m, int64_t *coord, TxSpan at)
 {
+    if (m->dim[0] % 2 || m->box[0] % 2 || coord[0] % 2) {
+        sim_fail(l, t, at, "a packed 4-bit tensor map needs an even dimension 0, box and "
+                 "coordinate (%llu, %u, %lld)", (unsigned long long)m->dim[0], (unsigned)m->box[0],
+                 (long long)coord[0]);
+        return false;
+    }
+    m->dim[0] /= 2, m->box[0] /= 2, coord[0] /= 2, m->dtype = RT_TMA_UINT8;
+    return true;
+}
+
+static int64_t tma_box(SimLaunch *l, SimThread *t, const SimPtx *p, const SimMap *packed,
+                       TmaDir dir, const int64_t *at_coord, SimCta *cta, uint32_t saddr, TxSpan at)
+{
+    SimMap bytes_map = *packed;
+    const SimMap *m = &bytes_map;
+    int64_t coord[5];
+    memcpy(coord, at_coord, sizeof coord);
+    if (packed->dtype == RT_TMA_16U4_ALIGN8B && !as_bytes(l, t, &bytes_map, coord, at))
+        return 0;
     int esize = tma_bits(m->dtype) / 8;
     int span = swizzle_span(m->swizzle);
     if (span > 0 && m->box[0] * esize > span) {

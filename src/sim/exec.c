@@ -143,7 +143,7 @@ static void store(SimLaunch *l, SimThread *t, const IrStmt *s)
         vals[i] = sim_eval(l, t, v, i);
         on[i] = !s->u.store.predicate || sim_eval(l, t, s->u.store.predicate, i).i;
     }
-    if (t->blocked || sim_failed(l))
+    if (t->blocked || sim_failed(l) || sim_packed_access(l, t, s->u.store.buffer, s->span))
         return;
     IrExpr lhs = {.kind = IR_E_LOAD, .dtype = v->dtype, .span = s->span};
     lhs.u.access.buffer = s->u.store.buffer;

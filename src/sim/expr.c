@@ -157,7 +157,10 @@ bool sim_access_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *c
     flat += eval_int(l, t, bt->elem_offset, 0);
     IrDType et = buffer->u.var.type->dtype;
     int64_t bytes = et.bits < 8 ? 1 : (int64_t)(et.bits / 8) * et.lanes;
-    *addr = (uint64_t)var_value(l, t, buffer).i + (uint64_t)(flat * bytes);
+    if (sim_packed(et)) /* the byte that holds the element's first bit */
+        *addr = (uint64_t)var_value(l, t, buffer).i + (uint64_t)(flat * et.bits / 8);
+    else
+        *addr = (uint64_t)var_value(l, t, buffer).i + (uint64_t)(flat * bytes);
     return !sim_failed(l);
 }
 
@@ -189,10 +192,22 @@ static bool lane_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *
     return true;
 }
 
+bool sim_packed_access(SimLaunch *l, SimThread *t, const IrExpr *buffer, TxSpan at)
+{
+    if (!sim_packed(buffer->u.var.type->dtype))
+        return false;
+    char dt[IR_DTYPE_STR_MAX];
+    sim_fail(l, t, at, "not modelled: an element of '%s', a packed %s buffer", buffer->u.var.name,
+             ir_dtype_str(buffer->u.var.type->dtype, dt));
+    return true;
+}
+
 static SimVal load(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
 {
     const IrExpr *b = e->u.access.buffer;
     IrDType dt = ir_dtype_with_lanes(e->dtype, 1);
+    if (sim_packed_access(l, t, b, e->span))
+        return ival(0);
     if (e->u.access.predicate && !sim_eval(l, t, e->u.access.predicate, lane).i)
         return ival(0);
     uint64_t addr;
@@ -216,7 +231,8 @@ bool sim_assign(SimLaunch *l, SimThread *t, const IrExpr *lhs, SimVal v)
     }
     const IrExpr *b = lhs->u.access.buffer;
     uint64_t addr;
-    if (!lane_addr(l, t, b, lhs->u.access.indices, lhs->u.access.n, lhs->dtype, 0, lhs->span,
+    if (sim_packed_access(l, t, b, lhs->span) ||
+        !lane_addr(l, t, b, lhs->u.access.indices, lhs->u.access.n, lhs->dtype, 0, lhs->span,
                    &addr))
         return false;
     if (is_local(b)) {

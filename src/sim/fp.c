@@ -42,6 +42,8 @@ static const Format *format_of(IrDType t)
 
 bool sim_is_float(IrDType t) { return ir_dtype_is_float(t); }
 
+bool sim_packed(IrDType t) { return t.lanes == 1 && (t.bits == 4 || t.bits == 6); }
+
 int64_t sim_wrap(IrDType t, int64_t v)
 {
     if (t.code == IR_DT_BOOL)

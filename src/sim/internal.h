@@ -37,6 +37,8 @@ SimVal sim_convert(IrDType from, IrDType to, SimVal v);
 /* An integer wrapped to dtype t. */
 int64_t sim_wrap(IrDType t, int64_t v);
 bool sim_is_float(IrDType t);
+/* Whether t is a sub-byte float stored packed (fp4, fp6). */
+bool sim_packed(IrDType t);
 
 /* ---------------------------------------------------------------- memory */
 
@@ -193,6 +195,9 @@ bool sim_store(SimLaunch *l, SimThread *t, uint64_t addr, IrDType t_, SimVal v, 
 /* ---------------------------------------------------------------- expr.c */
 
 SimVal sim_eval(SimLaunch *l, SimThread *t, const IrExpr *e, int lane);
+/* Element loads and stores of packed fp4 / fp6 buffers are not modelled (TMA
+ * and the MMAs read them): for such a buffer, fails and returns true. */
+bool sim_packed_access(SimLaunch *l, SimThread *t, const IrExpr *buffer, TxSpan at);
 /* The address of element `lane` of a buffer access (indices flattened);
  * with `check`, an index outside the buffer's shape is an error. */
 bool sim_access_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *const *idx, int n,

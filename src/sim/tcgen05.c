@@ -21,7 +21,8 @@
  *     (rows of the slab from the address's lane). The wait is a no-op.
  *   mma (ss, ts, .ws): the instruction descriptor decoded (D, A and B
  *     formats, negation, MN-major A and B, N, M) against the .kind (f16:
- *     f16/bf16 inputs; tf32; f8f6f4: e4m3/e5m2), A from a shared-memory
+ *     f16/bf16 inputs; tf32; f8f6f4 and mxf8f6f4: e4m3/e5m2; mxf4 and
+ *     mxf4nvf4: e2m1 packed two to a byte), A from a shared-memory
  *     descriptor or tensor memory, B from a descriptor (the layouts of
  *     wgmma.c; the sm_100 descriptor's swizzle codes), the product summed in
  *     double and rounded once to float32, D in the data path of M and the
@@ -32,16 +33,27 @@
  *     the even CTA of a pair: each CTA supplies its half of A's rows and of
  *     B's N rows at the same shared offsets and receives its rows of D. The
  *     product is computed at issue; its cells are pending until a commit.
+ *     Block scaled (cta_group::1): each element of A's row r (B's row n) is
+ *     multiplied by its factor, read from lane r mod 128 and column r / 32
+ *     of the SFA (SFB) address, byte sf_id + j for the j-th of the
+ *     scale_vec's 1, 2 or 4 blocks of K (sf_id from the instruction
+ *     descriptor: bits 29-30 A, 4-5 B); e8m0 factors are 2^(b - 127), e4m3
+ *     ones (mxf4nvf4) unsigned; the kind, vector and factor format must be
+ *     a form of the instruction.
  *   commit (and .multicast::cluster): the issuing CTA's (and its pair's)
  *     pending cells become ready, then one arrival on the mbarrier (in each
  *     CTA of the mask).
- *   cp 128x256b, 128x128b, 4x256b: rows of 32 or 16 bytes from a shared
- *     descriptor's rows into lanes.
+ *   cp: rows of 32 or 16 bytes from a no-swizzle shared descriptor's rows
+ *     into lanes: 128x256b and 128x128b row r to lane r, 4x256b to lane 32 r,
+ *     64x128b.warpx2::02_13 to lanes r and r + 64, .warpx2::01_23 rows 0-31
+ *     to lanes r and r + 32, rows 32-63 to lanes r + 32 and r + 64,
+ *     32x128b.warpx4 to lane r of each 32-lane slab.
  *   fence::before/after_thread_sync: no-ops.
  *   clusterlaunchcontrol.try_cancel: the simulator cancels no cluster (every
  *     CTA of the grid runs): the 16-byte response says "not canceled" and
  *     its bytes complete on the mbarrier (of each CTA, multicast);
  *     query_cancel answers from it. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,6 +239,8 @@ typedef struct Idesc {
     int m, n, k, dfmt, afmt, bfmt;
     bool neg_a, neg_b, mn_a, mn_b;
     IrDType a, b;
+    int sf_a, sf_b;  /* block scaled: the byte of the factors' columns */
+    bool sf_e8m0;    /* the factors' format: e8m0, else (unsigned) e4m3 */
 } Idesc;
 
 static IrDType kind_type(const char *kind, int fmt)
@@ -236,8 +250,10 @@ static IrDType kind_type(const char *kind, int fmt)
         return fmt == 0 ? IR_FLOAT16 : fmt == 1 ? IR_BFLOAT16 : IR_VOID;
     if (!strcmp(kind, "kind::tf32"))
         return fmt == 2 ? IR_FLOAT32 : IR_VOID;
-    if (!strcmp(kind, "kind::f8f6f4"))
+    if (!strcmp(kind, "kind::f8f6f4") || !strcmp(kind, "kind::mxf8f6f4"))
         return fmt == 0 ? e4m3 : fmt == 1 ? e5m2 : IR_VOID;
+    if (!strcmp(kind, "kind::mxf4") || !strcmp(kind, "kind::mxf4nvf4"))
+        return fmt == 1 ? (IrDType){IR_DT_F4E2M1FN, 4, 1} : IR_VOID;
     return IR_VOID;
 }
 
@@ -245,11 +261,15 @@ static bool decode_idesc(SimLaunch *l, SimThread *t, const SimPtx *p, uint32_t d
                          int group, Idesc *o, TxSpan at)
 {
     const char *kind = sim_ptx_slot(p, "kind");
+    bool scaled = *sim_ptx_slot(p, "block_scale") != 0;
     *o = (Idesc){.m = (int)(d >> 24 & 31) << 4, .n = (int)(d >> 17 & 63) << 3,
-                 .dfmt = (int)(d >> 4 & 3), .afmt = (int)(d >> 7 & 7), .bfmt = (int)(d >> 10 & 7),
-                 .neg_a = d >> 13 & 1, .neg_b = d >> 14 & 1, .mn_a = d >> 15 & 1,
-                 .mn_b = d >> 16 & 1};
-    o->k = !strcmp(kind, "kind::tf32") ? 8 : !strcmp(kind, "kind::f16") ? 16 : 32;
+                 .dfmt = scaled ? 1 : (int)(d >> 4 & 3), .afmt = (int)(d >> 7 & 7),
+                 .bfmt = (int)(d >> 10 & 7), .neg_a = d >> 13 & 1, .neg_b = d >> 14 & 1,
+                 .mn_a = d >> 15 & 1, .mn_b = d >> 16 & 1};
+    if (scaled)
+        o->sf_b = (int)(d >> 4 & 3), o->sf_a = (int)(d >> 29 & 3), o->sf_e8m0 = d >> 23 & 1;
+    o->k = !strcmp(kind, "kind::tf32") ? 8 : !strcmp(kind, "kind::f16") ? 16
+           : !strncmp(kind, "kind::mxf4", 10) ? 64 : 32;
     o->a = kind_type(kind, o->afmt);
     o->b = kind_type(kind, o->bfmt);
     if (d & 0xc || o->a.code == IR_DT_VOID || o->b.code == IR_DT_VOID || o->dfmt != 1) {
@@ -356,10 +376,55 @@ static void mma_cta(SimLaunch *l, SimThread *t, SimCta *c, const Idesc *id, int 
         }
 }
 
+/* The value of a scale-factor byte: e8m0 2^(b - 127) (0xff NaN), or ue4m3. */
+static double sf_value(const Idesc *id, uint32_t b)
+{
+    if (id->sf_e8m0)
+        return b == 0xff ? NAN : ldexp(1.0, (int)b - 127);
+    return sim_from_bits((IrDType){IR_DT_F8E4M3FN, 8, 1}, b & 0x7f).f;
+}
+
+/* The factors per row of one MMA (the scale_vec), checked against the kind,
+ * the factor format and the sf_ids; 0 after a failure. */
+static int scale_vec(SimLaunch *l, SimThread *t, const SimPtx *p, const Idesc *id, TxSpan at)
+{
+    const char *kind = sim_ptx_slot(p, "kind"), *vec = sim_ptx_slot(p, "scale_vec");
+    int n = !strcmp(vec, "scale_vec::4X") ? 4 : !strcmp(vec, "scale_vec::2X") ? 2 : 1;
+    bool ok = !strcmp(kind, "kind::mxf8f6f4") ? n == 1 && id->sf_e8m0
+              : !strcmp(kind, "kind::mxf4") ? n == 2 && id->sf_e8m0
+              : (n == 2 && id->sf_e8m0) || (n == 4 && !id->sf_e8m0);
+    if (!ok || id->sf_a + n > 4 || id->sf_b + n > 4) {
+        sim_fail(l, t, at, "tcgen05.mma.%s.block_scale.%s: %s scale factors with sf_id A %d, "
+                 "B %d are not a form of the instruction", kind + 6, vec,
+                 id->sf_e8m0 ? "e8m0" : "e4m3", id->sf_a, id->sf_b);
+        return 0;
+    }
+    return n;
+}
+
+/* Rows x K values times their scale factors: row r's at lane r (mod 128) and
+ * column r / 32 from taddr, in bytes sf_id .. sf_id + nsf - 1, each factor
+ * covering K / nsf consecutive elements. */
+static bool apply_scale(SimLaunch *l, SimThread *t, SimCta *c, const Idesc *id, int nsf,
+                        int sf_id, uint32_t taddr, int rows, double *x, TxSpan at)
+{
+    int per = id->k / nsf;
+    for (int r = 0; r < rows; r++) {
+        uint32_t v;
+        if (!tm_read(l, t, c, (int)(taddr >> 16) + r % 128, (int)(taddr & 0xffff) + r / 32, &v,
+                     at))
+            return false;
+        for (int k = 0; k < id->k; k++)
+            x[r * id->k + k] *= sf_value(id, v >> (8 * (sf_id + k / per)) & 0xff);
+    }
+    return true;
+}
+
 static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
 {
-    if (*sim_ptx_slot(p, "block_scale")) {
-        sim_fail(l, t, at, "not modelled: tcgen05.mma with block scaling");
+    bool scaled = *sim_ptx_slot(p, "block_scale") != 0;
+    if (scaled && strcmp(sim_ptx_slot(p, "cta_group"), "cta_group::1")) {
+        sim_fail(l, t, at, "not modelled: block-scaled tcgen05.mma.cta_group::2");
         return;
     }
     bool ws = *sim_ptx_slot(p, "ws") != 0, ts = sim_ptx_operand(p, "a_tmem") != NULL;
@@ -372,6 +437,9 @@ static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
                  "a pair of its cluster", l->cta->rank);
         return;
     }
+    int nsf = scaled ? scale_vec(l, t, p, &id, at) : 0;
+    if (scaled && !nsf)
+        return;
     SimSmemOperand oa, ob;
     if ((!ts && !decode_desc(l, t, (uint64_t)sim_ptx_value(l, t, p, "a_desc", 0), id.mn_a, &oa,
                              at)) ||
@@ -403,6 +471,11 @@ static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
         if (g == 0)
             for (int i = 0; i < id.n * id.k && !sim_failed(l); i++)
                 B[i] = (id.neg_b ? -1 : 1) * (id.b.bits == 32 ? sim_tf32_value(B[i]) : B[i]);
+        if (scaled && !sim_failed(l) && /* cta_group::1: one pass */
+            apply_scale(l, t, c, &id, nsf, id.sf_a,
+                        (uint32_t)sim_ptx_value(l, t, p, "sfa_tmem", 0), rows, A, at))
+            apply_scale(l, t, c, &id, nsf, id.sf_b,
+                        (uint32_t)sim_ptx_value(l, t, p, "sfb_tmem", 0), id.n, B, at);
         if (!sim_failed(l))
             mma_cta(l, t, c, &id, group, ws, dt, acc, A, B, at);
         l->cta = saved;
@@ -441,34 +514,54 @@ static void commit(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
             sim_mbarrier_arrive(l, t, (uint64_t)(uintptr_t)l->ctas[r].smem + off, 1, 0, at);
 }
 
+/* The lanes (up to 4) that row r of a tcgen05.cp shape goes to. */
+static int cp_lanes(const char *shape, const char *mc, int r, int lane[4])
+{
+    if (!strcmp(shape, "4x256b"))
+        return lane[0] = 32 * r, 1;
+    if (!strcmp(mc, "warpx4")) {
+        for (int k = 0; k < 4; k++)
+            lane[k] = r + 32 * k;
+        return 4;
+    }
+    if (!strcmp(mc, "warpx2::02_13"))
+        return lane[0] = r, lane[1] = r + 64, 2;
+    if (!strcmp(mc, "warpx2::01_23")) {
+        int base = r < 32 ? r : r + 32;
+        return lane[0] = base, lane[1] = base + 32, 2;
+    }
+    return lane[0] = r, 1;
+}
+
 static void cp(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
 {
-    const char *shape = sim_ptx_slot(p, "shape");
-    int lanes = !strcmp(shape, "4x256b") ? 4 : !strcmp(shape, "128x256b") || !strcmp(shape, "128x128b") ? 128 : 0;
-    int bytes = strstr(shape, "256b") ? 32 : 16;
-    if (!lanes || *sim_ptx_slot(p, "multicast") || *sim_ptx_slot(p, "dst_fmt") ||
-        !strcmp(sim_ptx_slot(p, "cta_group"), "cta_group::2")) {
+    const char *shape = sim_ptx_slot(p, "shape"), *mc = sim_ptx_slot(p, "multicast");
+    int rows = atoi(shape), bytes = strstr(shape, "256b") ? 32 : 16;
+    if (*sim_ptx_slot(p, "dst_fmt") || !strcmp(sim_ptx_slot(p, "cta_group"), "cta_group::2")) {
         sim_fail(l, t, at, "not modelled: tcgen05.cp.%s with these qualifiers", shape);
         return;
     }
     SimSmemOperand o;
     if (!decode_desc(l, t, (uint64_t)sim_ptx_value(l, t, p, "s_desc", 0), false, &o, at))
         return;
-    double *rows = malloc(sizeof *rows * (size_t)(lanes * bytes));
-    if (!rows || !sim_read_smem_operand(l, t, &o, IR_UINT8, lanes, bytes, rows, at)) {
-        free(rows);
+    double *src = malloc(sizeof *src * (size_t)(rows * bytes));
+    if (!src || !sim_read_smem_operand(l, t, &o, IR_UINT8, rows, bytes, src, at)) {
+        free(src);
         return;
     }
     uint32_t taddr = (uint32_t)sim_ptx_value(l, t, p, "taddr", 0);
-    for (int r = 0; r < lanes && !sim_failed(l); r++)
+    for (int r = 0; r < rows && !sim_failed(l); r++) {
+        int lane[4], n = cp_lanes(shape, mc, r, lane);
         for (int w = 0; w < bytes / 4; w++) {
             uint32_t v = 0;
             for (int b = 0; b < 4; b++)
-                v |= (uint32_t)rows[r * bytes + 4 * w + b] << (8 * b);
-            tm_write(l, t, l->cta, (int)(taddr >> 16) + r, (int)(taddr & 0xffff) + w, v, TM_READY,
-                     at);
+                v |= (uint32_t)src[r * bytes + 4 * w + b] << (8 * b);
+            for (int k = 0; k < n; k++)
+                tm_write(l, t, l->cta, (int)(taddr >> 16) + lane[k], (int)(taddr & 0xffff) + w, v,
+                         TM_READY, at);
         }
-    free(rows);
+    }
+    free(src);
 }
 
 /* ---------------------------------------------------------------- clusterlaunchcontrol */

@@ -92,13 +92,17 @@ static uint32_t element_addr(const Operand *o, int row, int k, int esize)
 bool sim_read_smem_operand(SimLaunch *l, SimThread *t, const SimSmemOperand *o, IrDType dt,
                            int rows, int k, double *out, TxSpan at)
 {
-    int esize = dt.bits / 8;
+    bool packed = dt.bits == 4; /* two to a byte along K, the lower nibble first */
+    int esize = packed ? 1 : dt.bits / 8;
+    IrDType unit = packed ? IR_UINT8 : dt;
     for (int r = 0; r < rows; r++)
         for (int kk = 0; kk < k; kk++) {
             SimVal v;
-            uint64_t a = sim_shared_generic(l, element_addr(o, r, kk, esize));
-            if (!sim_load(l, t, a, dt, &v, at))
+            uint64_t a = sim_shared_generic(l, element_addr(o, r, packed ? kk / 2 : kk, esize));
+            if (!sim_load(l, t, a, unit, &v, at))
                 return false;
+            if (packed)
+                v = sim_from_bits(dt, (uint64_t)v.i >> (4 * (kk % 2)) & 15);
             out[r * k + kk] = sim_is_float(dt) ? v.f : (double)v.i;
         }
     return true;

@@ -5,9 +5,13 @@
  * B. Fresh random inputs exactly representable in the input type (products
  * exact in float64), D poisoned first, against a float64 reference;
  * relative L2 error at most 1e-5 (the float32 accumulation order is all
- * that differs). Skips (77) without a GPU or on a device other than
- * sm_100; runs in the simulator as sim.op_gemm_tcgen05, which also checks
- * that a wrong instruction descriptor is caught. */
+ * that differs). Block scaled (tests/gpu/op_gemm_tcgen05_bs.tirx): e4m3
+ * with e8m0 factors (kind::mxf8f6f4), fp4 with e8m0 factors (mxf4) and fp4
+ * with e4m3 factors (mxf4nvf4), the factors small powers of two (e8m0) or
+ * small e4m3 values, so that every partial sum is exact in float32 and the
+ * result must equal the float64 reference bit for bit, on the GPU and in
+ * the simulator. Skips (77) without a GPU or on a device
+ * other than sm_100; runs in the simulator as sim.op_gemm_tcgen05. */
 #include "op_kernel.h"
 
 typedef enum { BF16, F16, TF32, E4M3 } Elem;
@@ -97,6 +101,123 @@ static double run(tirx_device *gpu, tirx_module *mod, GpuRng *rng, const Case *c
     return rel;
 }
 
+/* ---------------------------------------------------------------- block scaled */
+
+typedef enum { MXF8F6F4, MXF4, MXF4NVF4 } Kind;
+
+typedef struct ScaledCase {
+    Kind kind;
+    int n, k;
+} ScaledCase;
+
+/* A random e2m1 value (its nibble at *bits), or e4m3 through random_elem. */
+static double random_op(GpuRng *rng, Kind kind, uint8_t *bits)
+{
+    if (kind == MXF8F6F4)
+        return random_elem(rng, E4M3, bits);
+    static const double mag[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+    uint64_t r = gpu_next(rng);
+    *bits = (uint8_t)(r & 15);
+    return (r & 8 ? -1 : 1) * mag[r & 7];
+}
+
+/* A random scale factor: e8m0 2^0 .. 2^1 (e4m3 operands) or 2^-1 .. 2^1
+ * (fp4), or e4m3 1 or 1.5 times 2^-1 .. 2^1: narrow enough that every
+ * partial sum of the products is exact in float32, whatever the order. */
+static double random_sf(GpuRng *rng, Kind kind, uint8_t *bits)
+{
+    uint64_t r = gpu_next(rng);
+    if (kind != MXF4NVF4) {
+        int e = kind == MXF8F6F4 ? (int)(r % 2) : (int)(r % 3) - 1;
+        *bits = (uint8_t)(127 + e);
+        return ldexp(1.0, e);
+    }
+    int mant = (int)(r >> 3 & 1) * 4, e = (int)(r % 3) - 1;
+    *bits = (uint8_t)((e + 7) << 3 | mant);
+    return (1.0 + mant / 8.0) * ldexp(1.0, e);
+}
+
+/* Random rows x k operand values (packed two to a byte for fp4) and their
+ * rows x k / vec factors, each value multiplied by its factor in val. */
+static void scaled_operand(GpuRng *rng, Kind kind, int rows, int k, int vec, uint8_t *data,
+                           uint8_t *sf, double *val)
+{
+    int bits = kind == MXF8F6F4 ? 8 : 4;
+    memset(data, 0, (size_t)rows * k * bits / 8);
+    for (int r = 0; r < rows; r++) {
+        double f = 1;
+        for (int i = 0; i < k; i++) {
+            if (i % vec == 0)
+                f = random_sf(rng, kind, &sf[(size_t)r * (k / vec) + i / vec]);
+            uint8_t b;
+            size_t at = (size_t)r * k + i;
+            val[at] = random_op(rng, kind, &b) * f;
+            if (bits == 8)
+                data[at] = b;
+            else
+                data[at / 2] |= (uint8_t)(b << (4 * (at % 2)));
+        }
+    }
+}
+
+static tirx_module *compile_scaled(tirx_device *gpu, const ScaledCase *c)
+{
+    static const char *const dtype[] = {"float8_e4m3fn", "float4_e2m1fn", "float4_e2m1fn"};
+    static const char *const bits[] = {"8", "4", "4"}, *const per[] = {"1", "2", "4"};
+    char v[2][16];
+    snprintf(v[0], 16, "%d", c->n), snprintf(v[1], 16, "%d", c->k);
+    tirx_define d[] = {{"N", v[0]}, {"K", v[1]}, {"DTYPE", dtype[c->kind]},
+                       {"BITS", bits[c->kind]},
+                       {"SF_DTYPE", c->kind == MXF4NVF4 ? "float8_e4m3fn" : "float8_e8m0fnu"},
+                       {"SF_VEC", c->kind == MXF4NVF4 ? "16" : "32"}, {"SF_PER_MMA", per[c->kind]}};
+    return op_compile(gpu, "tests/gpu/op_gemm_tcgen05_bs.tirx", d, sizeof d / sizeof d[0]);
+}
+
+static void check_scaled(tirx_device *gpu, GpuRng *rng, const ScaledCase *c)
+{
+    static const char *const names[] = {"mxf8f6f4 (e4m3, e8m0)", "mxf4 (e2m1, e8m0)",
+                                        "mxf4nvf4 (e2m1, e4m3)"};
+    printf("block scaled %s, 128 x %d x %d:\n", names[c->kind], c->n, c->k);
+    tirx_module *mod = compile_scaled(gpu, c);
+    int m = 128, vec = c->kind == MXF4NVF4 ? 16 : 32, bits = c->kind == MXF8F6F4 ? 8 : 4;
+    size_t na = (size_t)m * c->k, nb = (size_t)c->n * c->k, nd = (size_t)m * c->n;
+    uint8_t *a = malloc(na), *b = malloc(nb), *sfa = malloc(na / vec), *sfb = malloc(nb / vec);
+    double *av = malloc(na * 8), *bv = malloc(nb * 8), *ref = malloc(nd * 8);
+    float *out = malloc(nd * 4);
+    GPU_CHECK(a && b && sfa && sfb && av && bv && ref && out, "host memory");
+    scaled_operand(rng, c->kind, m, c->k, vec, a, sfa, av);
+    scaled_operand(rng, c->kind, c->n, c->k, vec, b, sfb, bv);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < c->n; j++) {
+            double s = 0;
+            for (int k = 0; k < c->k; k++)
+                s += av[(size_t)i * c->k + k] * bv[(size_t)j * c->k + k];
+            ref[(size_t)i * c->n + j] = s;
+        }
+    uint8_t code = c->kind == MXF8F6F4 ? kDLFloat8_e4m3fn : kDLFloat4_e2m1fn;
+    OpTensor A, B, SA, SB, D;
+    op_tensor(gpu, &A, m, c->k, code, (uint8_t)bits);
+    op_tensor(gpu, &B, c->n, c->k, code, (uint8_t)bits);
+    op_tensor(gpu, &SA, m, c->k / vec, kDLUInt, 8);
+    op_tensor(gpu, &SB, c->n, c->k / vec, kDLUInt, 8);
+    op_tensor(gpu, &D, m, c->n, kDLFloat, 32);
+    op_upload(gpu, &A, a), op_upload(gpu, &B, b), op_upload(gpu, &SA, sfa);
+    op_upload(gpu, &SB, sfb), op_poison(gpu, &D);
+    OpTensor *args[] = {&A, &B, &SA, &SB, &D};
+    op_launch(mod, "gemm_bs", args, 5);
+    op_download(gpu, &D, out);
+    double rel = gpu_rel_l2(out, ref, nd);
+    size_t inexact = 0;
+    for (size_t i = 0; i < nd; i++)
+        inexact += out[i] != (float)ref[i];
+    printf("  rel L2 error %.3g, %zu of %zu not the rounded reference\n", rel, inexact, nd);
+    GPU_CHECK(rel <= 1e-5, "the block-scaled product matches the float64 reference");
+    GPU_CHECK(inexact == 0, "the block-scaled product is exact");
+    op_free(gpu, &A), op_free(gpu, &B), op_free(gpu, &SA), op_free(gpu, &SB), op_free(gpu, &D);
+    free(a), free(b), free(sfa), free(sfb), free(av), free(bv), free(ref), free(out);
+    tirx_module_free(mod);
+}
+
 static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
 {
     printf("%s, %d x %d x %d, %s-major B:\n", elem_name(c->e), c->m, c->n, c->k,
@@ -115,9 +236,12 @@ int main(void)
         {BF16, 128, 128, 64, false}, {F16, 128, 256, 128, false}, {BF16, 64, 64, 64, false},
         {TF32, 128, 64, 32, false},  {E4M3, 128, 128, 128, false}, {BF16, 128, 128, 64, true},
     };
+    static const ScaledCase scaled[] = {{MXF8F6F4, 64, 128}, {MXF4, 64, 256}, {MXF4NVF4, 128, 256}};
     GpuRng rng = gpu_rng();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check(gpu, &rng, &cases[i]);
+    for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++)
+        check_scaled(gpu, &rng, &scaled[i]);
     op_close(gpu);
     printf("PASSED\n");
     return 0;

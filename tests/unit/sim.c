@@ -3,10 +3,11 @@
  * missing barrier, an off-by-one shared index, uninitialised shared memory,
  * a warp collective or barrier some threads never reach, a wrong mbarrier
  * expect-tx count) are errors naming the .tirx line, the thread and the CTA;
- * an operation the simulator does not model is an error saying so; a
- * tile::gather4 load and the fp8-pair conversion to bfloat16 (sm_100a); the
- * dtypes' rounding and NaN bits. The kernels of the GPU tests run in the
- * simulator as the sim.* tests (tests/gpu, OP_SIM). */
+ * an operation the simulator does not model is an error saying so (an
+ * element of a packed fp4 buffer among them); a tile::gather4 load and the
+ * fp8-pair conversion to bfloat16 (sm_100a); the lanes each tcgen05.cp shape
+ * and multicast writes; the dtypes' rounding and NaN bits. The kernels of
+ * the GPU tests run in the simulator as the sim.* tests (tests/gpu, OP_SIM). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -574,6 +575,121 @@ static void test_gather4_fp8(void **state)
     tirx_module_free(m);
 }
 
+/* tcgen05.cp SHAPE (with its multicast) of 128 rows of 32 bytes in shared
+ * memory, word w of row r being r * 8 + w + 1 (unswizzled core matrices:
+ * row r at r % 8 * 16 + r / 8 * 256 bytes, its second 16 bytes 128 on), read
+ * back from every lane's first 8 columns with tcgen05.ld 32x32b (unwritten
+ * cells read as 0 after a first st of zeros). */
+static const char CP_KERNEL[] =
+    "SHAPE = \"128x256b\"\n"
+    "@T.prim_func\n"
+    "def f(D: T.Buffer((128, 8), \"uint32\")):\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([1])\n"
+    "    tx = T.thread_id([128])\n"
+    "    Ss = T.alloc_shared((1024,), \"uint32\", align=1024)\n"
+    "    taddr = T.alloc_shared((1,), \"uint32\")\n"
+    "    bar = T.alloc_shared((1,), \"uint64\")\n"
+    "    desc = T.alloc_local((1,), \"uint64\")\n"
+    "    regs = T.alloc_local((8,), \"uint32\")\n"
+    "    for w in range(8):\n"
+    "        Ss[tx // 8 * 64 + w // 4 * 32 + tx % 8 * 4 + w % 4] = T.uint32(tx * 8 + w + 1)\n"
+    "        regs[w] = T.uint32(0)\n"
+    "    if tx < 32:\n"
+    "        T.ptx.tcgen05.alloc.cta_group__1.sync.aligned.shared__cta.b32(T.address_of(taddr[0]), T.uint32(32))\n"
+    "    if tx == 0:\n"
+    "        T.ptx.mbarrier.init.shared__cta.b64(T.address_of(bar[0]), T.uint32(1))\n"
+    "    T.cuda.fence_proxy_async()\n"
+    "    T.cuda.cta_sync()\n"
+    "    T.ptx[\"tcgen05.st.sync.aligned.32x32b.x8.b32\"](T.cuda.get_tmem_addr(taddr[0], tx // 32 * 32, 0), regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6], regs[7])\n"
+    "    T.ptx.tcgen05.wait__st.sync.aligned()\n"
+    "    T.cuda.cta_sync()\n"
+    "    if tx == 0:\n"
+    "        T.cuda.tcgen05.encode_matrix_descriptor(T.address_of(desc[0]), T.address_of(Ss[0]), 8, 16, 0)\n"
+    "        T.ptx[\"tcgen05.cp.cta_group::1.\" + SHAPE](taddr[0], desc[0])\n"
+    "        T.ptx.tcgen05.commit.cta_group__1.mbarrier__arrive__one.shared__cluster.b64(T.address_of(bar[0]))\n"
+    "    T.cuda.mbarrier_wait(T.address_of(bar[0]), 0)\n"
+    "    T.ptx[\"tcgen05.ld.sync.aligned.32x32b.x8.b32\"](regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6], regs[7], T.cuda.get_tmem_addr(taddr[0], tx // 32 * 32, 0))\n"
+    "    T.ptx.tcgen05.wait__ld.sync.aligned()\n"
+    "    for w in range(8):\n"
+    "        D[tx, w] = regs[w]\n"
+    "    T.cuda.cta_sync()\n"
+    "    if tx < 32:\n"
+    "        T.ptx.tcgen05.dealloc.cta_group__1.sync.aligned.b32(taddr[0], T.uint32(32))\n";
+
+/* The source row that lands in `lane` (-1: none) for a shape and multicast. */
+static int cp_row(const char *shape, int lane)
+{
+    if (!strcmp(shape, "4x256b"))
+        return lane % 32 ? -1 : lane / 32;
+    if (!strcmp(shape, "64x128b.warpx2::02_13"))
+        return lane % 64;
+    if (!strcmp(shape, "64x128b.warpx2::01_23"))
+        return lane % 32 + (lane >= 64 ? 32 : 0);
+    if (!strcmp(shape, "32x128b.warpx4"))
+        return lane % 32;
+    return lane;
+}
+
+static void test_tcgen05_cp_shapes(void **state)
+{
+    (void)state;
+    static const char *const shapes[] = {"128x256b", "128x128b", "4x256b",
+                                         "64x128b.warpx2::02_13", "64x128b.warpx2::01_23",
+                                         "32x128b.warpx4"};
+    tirx_options o = {.arch = "sm_100a", .no_binary = 1};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        char value[64];
+        snprintf(value, sizeof value, "\"%s\"", shapes[i]);
+        tirx_define def = {"SHAPE", value};
+        tirx_module *m = NULL;
+        if (tirx_compile(CP_KERNEL, strlen(CP_KERNEL), "cp.tirx", &def, 1, &o, &m) != TIRX_OK) {
+            char *d = tirx_diag_render(m);
+            fail_msg("%s", d ? d : "compile failed");
+        }
+        _Alignas(64) uint32_t d[128 * 8];
+        memset(d, 0xee, sizeof d);
+        Tensor D = tensor(d, 2, 128, 8, kDLUInt, 32);
+        Tensor *ts[] = {&D};
+        tirx_error err;
+        if (simulate(m, "f", ts, 1, NULL, 0, &err) != TIRX_OK)
+            fail_msg("%s: %s", shapes[i], err.message);
+        int words = strstr(shapes[i], "256b") ? 8 : 4;
+        for (int lane = 0; lane < 128; lane++)
+            for (int w = 0; w < 8; w++) {
+                int row = cp_row(shapes[i], lane);
+                uint32_t want = row < 0 || w >= words ? 0 : (uint32_t)(row * 8 + w + 1);
+                if (d[lane * 8 + w] != want)
+                    fail_msg("%s: lane %d word %d is %u, not %u", shapes[i], lane, w,
+                             d[lane * 8 + w], want);
+            }
+        tirx_module_free(m);
+    }
+}
+
+/* An element of a packed fp4 buffer is not modelled: an error, not a wrong value. */
+static void test_packed_access(void **state)
+{
+    (void)state;
+    const char *src = "@T.prim_func\n"
+                      "def f(Q: T.Buffer((64,), \"float4_e2m1fn\"), Y: T.Buffer((64,), \"float32\")):\n"
+                      "    T.device_entry()\n"
+                      "    bx = T.cta_id([1])\n"
+                      "    tx = T.thread_id([64])\n"
+                      "    Y[tx] = T.Cast(\"float32\", Q[tx])\n";
+    tirx_module *m = compile_text(src, strlen(src), "q.tirx", NULL, 0);
+    _Alignas(64) uint8_t q[32] = {0};
+    _Alignas(64) float y[64];
+    Tensor Q = tensor(q, 1, 64, 0, kDLFloat4_e2m1fn, 4), Y = tensor(y, 1, 64, 0, kDLFloat, 32);
+    Tensor *ts[] = {&Q, &Y};
+    tirx_error err;
+    assert_int_equal(simulate(m, "f", ts, 2, NULL, 0, &err), TIRX_ERR_USAGE);
+    if (!strstr(err.message, "q.tirx:6:") ||
+        !strstr(err.message, "not modelled: an element of 'Q', a packed float4_e2m1fn buffer"))
+        fail_msg("%s", err.message);
+    tirx_module_free(m);
+}
+
 /* ---------------------------------------------------------------- values */
 
 static void test_rounding(void **state)
@@ -622,6 +738,8 @@ int main(void)
         cmocka_unit_test(test_not_modelled),
         cmocka_unit_test(test_rounding),
         cmocka_unit_test(test_tcgen05_planted),
+        cmocka_unit_test(test_tcgen05_cp_shapes),
+        cmocka_unit_test(test_packed_access),
         cmocka_unit_test(test_wrong_expect_tx),
         cmocka_unit_test(test_gather4_fp8),
     };
