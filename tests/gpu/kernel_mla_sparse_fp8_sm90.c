@@ -118,9 +118,12 @@ static void fill_cache(GpuRng *rng, Problem *p, bool dequant)
         uint8_t *row = p->kv + t * TOKEN;
         float scales[4];
         uint16_t rope[64];
-        for (int d = 0; d < DV; d++) {
-            uint8_t c = (uint8_t)gpu_next(rng);
-            row[d] = (c & 0x7f) == 0x7f ? c ^ 1 : c;
+        for (int d = 0; d < DV; d += 8) {
+            uint64_t r = gpu_next(rng);
+            for (int i = 0; i < 8; i++) {
+                uint8_t c = (uint8_t)(r >> (8 * i));
+                row[d + i] = (c & 0x7f) == 0x7f ? c ^ 1 : c;
+            }
         }
         for (int i = 0; i < 4; i++)
             scales[i] = (1.0f + gpu_uniform(rng) * 0.5f) / 448.0f;
