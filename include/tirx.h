@@ -189,11 +189,15 @@ TIRX_API char *tirx_module_host(const tirx_module *m);
 /* 1 when the module came from the cache, 0 when it was compiled now. */
 TIRX_API int tirx_module_cached(const tirx_module *m);
 
-/* Resource usage of one kernel, from ptxas. */
+/* Resource usage of one kernel: ptxas's report in the compiler's log, or, for a
+ * kernel the log does not report (some NVRTC builds leave the report out of
+ * all but a process's first compile), what the cubin records. The cubin has
+ * no spill figures: both spill fields are then -1 (unknown). */
 typedef struct tirx_kernel_stats {
     const char *name;     /* owned by the module */
     int registers;        /* per thread */
-    int spill_store_bytes, spill_load_bytes, stack_bytes;
+    int spill_store_bytes, spill_load_bytes; /* -1: unknown (the report was not in the log) */
+    int stack_bytes;
     int smem_bytes;       /* static shared memory */
     long long dyn_smem_bytes; /* the launch's dynamic shared memory; -1 when it is not constant */
 } tirx_kernel_stats;

@@ -47,6 +47,21 @@ def have_nvrtc() -> bool:
         return False
 
 
+def only_kernel(module: tirx.Module, name: str) -> tirx.KernelStats:
+    """The module's one kernel, checked: registers always (from ptxas's report in the log, else
+    from the cubin); no spills when the log reports the kernel, unknown (None) when it does
+    not and the figures came from the cubin."""
+    assert [k.name for k in module.kernels] == [name], \
+        f"kernels {module.kernels} ({module.target}): {module.log!r}"
+    (k,) = module.kernels
+    assert k.registers > 0
+    if f"Compiling entry function '{name}'" in module.log:
+        assert k.spill_store_bytes == 0 and k.spill_load_bytes == 0
+    else:
+        assert k.spill_store_bytes is None and k.spill_load_bytes is None
+    return k
+
+
 def aligned(np: Any, n: int, dtype: str = "float32", align: int = 256) -> Any:
     """A 1-d NumPy array of n elements whose data is aligned to `align` bytes."""
     itemsize = np.dtype(dtype).itemsize

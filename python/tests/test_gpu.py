@@ -9,7 +9,7 @@ import re
 import pytest
 
 import tirx
-from common import AXPB, REPO, VECTOR_ADD, gpu_arch
+from common import AXPB, REPO, VECTOR_ADD, gpu_arch, only_kernel
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.skipif(gpu_arch() is None or not torch.cuda.is_available(),
@@ -88,12 +88,14 @@ def test_mismatched_arguments_name_the_argument() -> None:
 
 
 def test_kernels_and_cache() -> None:
+    # torch's NVRTC may leave ptxas's report out of all but the process's first compile: the
+    # stats then come from the cubin (only_kernel checks both ways)
     first = tirx.compile(VECTOR_ADD, no_cache=True)
-    assert len(first.kernels) == 1, f"no ptxas report ({first.target}): {first.log!r}"
-    (k,) = first.kernels
-    assert k.name == "vector_add_kernel" and k.registers > 0 and k.spill_store_bytes == 0
+    k = only_kernel(first, "vector_add_kernel")
     tirx.compile(VECTOR_ADD)
-    assert tirx.compile(VECTOR_ADD).cached
+    hit = tirx.compile(VECTOR_ADD)
+    assert hit.cached
+    assert only_kernel(hit, "vector_add_kernel").registers == k.registers
 
 
 def test_defines_size_a_kernel() -> None:

@@ -207,14 +207,20 @@ def device_arch(ordinal: int = 0) -> str:
 # ---------------------------------------------------------------- compiled modules
 
 
+def _known(value: int) -> Optional[int]:
+    """The C API's -1 (unknown) as None."""
+    return None if value < 0 else value
+
+
 @dataclass(frozen=True)
 class KernelStats:
-    """One kernel's resources, from ptxas."""
+    """One kernel's resources: ptxas's report, or what the cubin records when the compiler's
+    log has no report for the kernel; the cubin has no spill figures (then ``None``)."""
 
     name: str
     registers: int                  # per thread
-    spill_store_bytes: int
-    spill_load_bytes: int
+    spill_store_bytes: Optional[int]  # None: unknown (no ptxas report in the log)
+    spill_load_bytes: Optional[int]
     stack_bytes: int
     smem_bytes: int                 # static shared memory
     dyn_smem_bytes: Optional[int]   # the launch's dynamic shared memory; None if not constant
@@ -347,7 +353,8 @@ class Module:
             _capi.lib.tirx_kernel_stats_get(self._handle, i, ctypes.byref(k))
             out.append(KernelStats(
                 name=_capi.text(k.name) or "", registers=k.registers,
-                spill_store_bytes=k.spill_store_bytes, spill_load_bytes=k.spill_load_bytes,
+                spill_store_bytes=_known(k.spill_store_bytes),
+                spill_load_bytes=_known(k.spill_load_bytes),
                 stack_bytes=k.stack_bytes, smem_bytes=k.smem_bytes,
                 dyn_smem_bytes=None if k.dyn_smem_bytes < 0 else k.dyn_smem_bytes))
         return out

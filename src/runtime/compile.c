@@ -2,7 +2,8 @@
  * function builds it, and the cache key hashes exactly that list), the
  * in-process NVRTC compile with the in-memory headers, the cache lookup
  * before a compile and the store after it, and the parse of ptxas's -v report
- * into per-kernel register, shared memory, stack and spill figures. */
+ * into per-kernel register, shared memory, stack and spill figures, completed
+ * from the cubin (cubin.c) for the kernels the log does not report. */
 #define _GNU_SOURCE /* dladdr */
 #include <ctype.h>
 #include <dlfcn.h>
@@ -321,8 +322,7 @@ RtStatus rt_compile(const char *source, const RtCompileOptions *o, RtBinary *out
             binary_to_cache(o->cache, &key, out);
     }
     opt_list_free(&opts);
-    if (out->log)
-        rt_parse_ptxas_log(out->log, &out->kernels, &out->nkernels);
+    rt_kernel_stats(out->log, out->cubin, out->cubin_size, &out->kernels, &out->nkernels);
     if (s != RT_OK) {
         free(out->cubin);
         free(out->ptx);
@@ -414,6 +414,35 @@ void rt_parse_ptxas_log(const char *log, RtKernelStats **out, size_t *n)
     }
     *out = v.items;
     *n = (size_t)v.len;
+}
+
+static bool reported(const RtKernelStats *k, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(k[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+void rt_kernel_stats(const char *log, const void *cubin, size_t cubin_size, RtKernelStats **out,
+                     size_t *n)
+{
+    rt_parse_ptxas_log(log ? log : "", out, n);
+    RtKernelStats *found;
+    size_t nfound;
+    if (!cubin || !rt_cubin_kernels(cubin, cubin_size, &found, &nfound))
+        return;
+    size_t nlog = *n;
+    RtKernelStats *all = realloc(*out, (nlog + nfound + 1) * sizeof *all);
+    for (size_t i = 0; i < nfound; i++) {
+        if (all && !reported(all, nlog, found[i].name))
+            all[(*n)++] = found[i];
+        else
+            free(found[i].name);
+    }
+    free(found);
+    if (all)
+        *out = all;
 }
 
 void rt_kernel_stats_free(RtKernelStats *k, size_t n)

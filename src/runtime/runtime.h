@@ -167,7 +167,9 @@ typedef struct RtCompileOptions {
     const RtCache *cache; /* NULL: no caching */
 } RtCompileOptions;
 
-/* ptxas's report for one kernel (from `ptxas -v`, so it is there without a GPU). */
+/* One kernel's resources: ptxas's report (`ptxas -v`, so it is there without
+ * a GPU), or what the cubin records when the log has no report for it; the
+ * cubin does not record spills, which are then -1 (unknown). */
 typedef struct RtKernelStats {
     char *name;
     int registers, barriers;
@@ -199,6 +201,15 @@ void rt_binary_free(RtBinary *b);
 /* ptxas -v lines of a compile log → per-kernel stats (heap; free with
  * rt_kernel_stats_free). Lines it does not know are skipped. */
 void rt_parse_ptxas_log(const char *log, RtKernelStats **out, size_t *n);
+/* The kernels of a cubin (cubin.c) with the resources the cubin records:
+ * registers, barriers, static shared memory and stack frame; spills -1.
+ * false and no kernels when the cubin is malformed or truncated; nothing
+ * outside [cubin, cubin + size) is read. */
+bool rt_cubin_kernels(const void *cubin, size_t size, RtKernelStats **out, size_t *n);
+/* Each kernel's stats: the log's ptxas report, and for every kernel of the
+ * cubin the log does not report, the cubin's figures (log and cubin may be NULL). */
+void rt_kernel_stats(const char *log, const void *cubin, size_t cubin_size, RtKernelStats **out,
+                     size_t *n);
 void rt_kernel_stats_free(RtKernelStats *k, size_t n);
 
 /* ---- devices, memory, events ---- */

@@ -378,9 +378,13 @@ static void print_stats(const tirx_module *m)
     for (size_t i = 0; i < tirx_kernel_count(m); i++) {
         tirx_kernel_stats k;
         tirx_kernel_stats_get(m, i, &k);
-        fprintf(stderr, "%s: %d registers, %d B spill stores, %d B spill loads, %d B stack, "
-                "%d B static shared memory, ", k.name, k.registers, k.spill_store_bytes,
-                k.spill_load_bytes, k.stack_bytes, k.smem_bytes);
+        fprintf(stderr, "%s: %d registers, ", k.name, k.registers);
+        if (k.spill_store_bytes >= 0)
+            fprintf(stderr, "%d B spill stores, %d B spill loads, ", k.spill_store_bytes,
+                    k.spill_load_bytes);
+        else
+            fprintf(stderr, "spills unknown, ");
+        fprintf(stderr, "%d B stack, %d B static shared memory, ", k.stack_bytes, k.smem_bytes);
         if (k.dyn_smem_bytes >= 0)
             fprintf(stderr, "%lld B dynamic shared memory\n", k.dyn_smem_bytes);
         else
