@@ -28,58 +28,6 @@
 enum { DK = 576, DV = 512, PAGE = 64, SMS = OP_SIZE(132, 8) };
 static const double LOG2E = 1.4426950408889634;
 
-typedef struct Tensor {
-    DLTensor t;
-    int64_t shape[4];
-    void *data;
-    size_t bytes;
-} Tensor;
-
-static void tensor(tirx_device *gpu, Tensor *x, int ndim, const int64_t *shape, uint8_t code,
-                   uint8_t bits)
-{
-    size_t n = 1;
-    for (int i = 0; i < ndim; i++)
-        x->shape[i] = shape[i], n *= (size_t)shape[i];
-    x->bytes = n * bits / 8;
-    x->data = op_alloc(gpu, x->bytes);
-    DLTensor t = {.data = x->data, .device = op_dl_device(), .ndim = ndim,
-                  .dtype = {code, bits, 1}, .shape = x->shape};
-    x->t = t;
-}
-
-static void upload(tirx_device *gpu, Tensor *x, const void *host)
-{
-    op_copy_in(gpu, x->data, host, x->bytes);
-}
-
-static void download(tirx_device *gpu, Tensor *x, void *host)
-{
-    op_copy_out(gpu, host, x->data, x->bytes);
-}
-
-static void poison(tirx_device *gpu, Tensor *x)
-{
-    void *p = malloc(x->bytes);
-    GPU_CHECK(p != NULL, "host memory");
-    memset(p, 0xff, x->bytes);
-    upload(gpu, x, p);
-    free(p);
-}
-
-static void release(tirx_device *gpu, Tensor *x)
-{
-    op_free_ptr(gpu, x->data);
-}
-
-static tirx_function *function(tirx_module *m, const char *name)
-{
-    tirx_error err;
-    tirx_function *f;
-    op_ok(tirx_get_function(m, name, &f, &err), &err, "tirx_get_function");
-    return f;
-}
-
 /* One problem: its sizes, host inputs and device tensors. */
 typedef struct Problem {
     int b, s_q, h_q, pages, max_pages, parts;
@@ -87,7 +35,7 @@ typedef struct Problem {
     uint16_t *q, *kv;
     float *qf, *kvf; /* the same values as float, for the references */
     float scale;
-    Tensor Q, KV, Table, Lens, Meta, Splits, Out, Lse, OAcc, LseAcc;
+    OpTensor Q, KV, Table, Lens, Meta, Splits, Out, Lse, OAcc, LseAcc;
     tirx_module *m;
     tirx_arg decode_args[11], combine_args[5];
 } Problem;
@@ -148,20 +96,20 @@ static void problem_init(tirx_device *gpu, tirx_module *m, GpuRng *rng, Problem 
     int64_t stab[2] = {b, p->max_pages}, slen[1] = {b}, smeta[2] = {p->parts, 8};
     int64_t ssplit[1] = {b + 1}, sout[4] = {b, s_q, h_q, DV}, slse[3] = {b, h_q, s_q};
     int64_t soacc[3] = {b + p->parts, s_q * h_q, DV}, slacc[2] = {b + p->parts, s_q * h_q};
-    tensor(gpu, &p->Q, 4, sq, kDLBfloat, 16);
-    tensor(gpu, &p->KV, 4, skv, kDLBfloat, 16);
-    tensor(gpu, &p->Table, 2, stab, kDLInt, 32);
-    tensor(gpu, &p->Lens, 1, slen, kDLInt, 32);
-    tensor(gpu, &p->Meta, 2, smeta, kDLInt, 32);
-    tensor(gpu, &p->Splits, 1, ssplit, kDLInt, 32);
-    tensor(gpu, &p->Out, 4, sout, kDLBfloat, 16);
-    tensor(gpu, &p->Lse, 3, slse, kDLFloat, 32);
-    tensor(gpu, &p->OAcc, 3, soacc, kDLFloat, 32);
-    tensor(gpu, &p->LseAcc, 2, slacc, kDLFloat, 32);
-    upload(gpu, &p->Q, p->q), upload(gpu, &p->KV, p->kv);
-    upload(gpu, &p->Table, p->table), upload(gpu, &p->Lens, p->seqlens);
-    poison(gpu, &p->Out), poison(gpu, &p->Lse), poison(gpu, &p->OAcc), poison(gpu, &p->LseAcc);
-    poison(gpu, &p->Meta), poison(gpu, &p->Splits);
+    op_tensor_nd(gpu, &p->Q, 4, sq, kDLBfloat, 16);
+    op_tensor_nd(gpu, &p->KV, 4, skv, kDLBfloat, 16);
+    op_tensor_nd(gpu, &p->Table, 2, stab, kDLInt, 32);
+    op_tensor_nd(gpu, &p->Lens, 1, slen, kDLInt, 32);
+    op_tensor_nd(gpu, &p->Meta, 2, smeta, kDLInt, 32);
+    op_tensor_nd(gpu, &p->Splits, 1, ssplit, kDLInt, 32);
+    op_tensor_nd(gpu, &p->Out, 4, sout, kDLBfloat, 16);
+    op_tensor_nd(gpu, &p->Lse, 3, slse, kDLFloat, 32);
+    op_tensor_nd(gpu, &p->OAcc, 3, soacc, kDLFloat, 32);
+    op_tensor_nd(gpu, &p->LseAcc, 2, slacc, kDLFloat, 32);
+    op_upload(gpu, &p->Q, p->q), op_upload(gpu, &p->KV, p->kv);
+    op_upload(gpu, &p->Table, p->table), op_upload(gpu, &p->Lens, p->seqlens);
+    op_poison(gpu, &p->Out), op_poison(gpu, &p->Lse), op_poison(gpu, &p->OAcc), op_poison(gpu, &p->LseAcc);
+    op_poison(gpu, &p->Meta), op_poison(gpu, &p->Splits);
     p->m = m;
     tirx_arg a[] = {tirx_arg_tensor(&p->Q.t),     tirx_arg_tensor(&p->KV.t),
                     tirx_arg_tensor(&p->Table.t), tirx_arg_tensor(&p->Lens.t),
@@ -178,10 +126,10 @@ static void problem_init(tirx_device *gpu, tirx_module *m, GpuRng *rng, Problem 
 
 static void problem_free(tirx_device *gpu, Problem *p)
 {
-    Tensor *all[] = {&p->Q, &p->KV, &p->Table, &p->Lens, &p->Meta,
+    OpTensor *all[] = {&p->Q, &p->KV, &p->Table, &p->Lens, &p->Meta,
                      &p->Splits, &p->Out, &p->Lse, &p->OAcc, &p->LseAcc};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        release(gpu, all[i]);
+        op_free(gpu, all[i]);
     free(p->seqlens), free(p->table), free(p->q), free(p->kv), free(p->qf), free(p->kvf);
 }
 
@@ -342,9 +290,9 @@ static void check(tirx_device *gpu, GpuRng *rng, int b, int s_q, int h_q, const 
     double *ref = malloc(nout * 8), *emu = malloc(nout * 8), *s = malloc(sizeof(double) * longest);
     int *meta = malloc(sizeof(int) * 8 * p.parts);
     GPU_CHECK(out && lse && outf && ref && emu && s && meta, "host memory");
-    download(gpu, &p.Out, out);
-    download(gpu, &p.Lse, lse);
-    download(gpu, &p.Meta, meta);
+    op_download(gpu, &p.Out, out);
+    op_download(gpu, &p.Lse, lse);
+    op_download(gpu, &p.Meta, meta);
     double lse_err = 0;
     int empty_rows = 0;
     for (int bi = 0; bi < b; bi++)
@@ -390,9 +338,9 @@ static int *lengths(GpuRng *rng, int b, const int *first, int nfirst, int max)
 static tirx_status decode_on(void *user, void *stream, tirx_error *err)
 {
     Problem *p = user;
-    tirx_status st = tirx_launch(function(p->m, "mla_decode"), p->decode_args, 11, stream, err);
+    tirx_status st = tirx_launch(op_function(p->m, "mla_decode"), p->decode_args, 11, stream, err);
     return st != TIRX_OK ? st
-                         : tirx_launch(function(p->m, "mla_combine"), p->combine_args, 5, stream,
+                         : tirx_launch(op_function(p->m, "mla_combine"), p->combine_args, 5, stream,
                                        err);
 }
 

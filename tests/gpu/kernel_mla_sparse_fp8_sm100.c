@@ -50,35 +50,6 @@ static uint8_t to_e4m3(double x)
     return (uint8_t)(c | (x < 0 ? 0x80 : 0));
 }
 
-typedef struct Tensor {
-    DLTensor t;
-    int64_t shape[4];
-    void *data;
-    size_t bytes;
-} Tensor;
-
-static void tensor(tirx_device *gpu, Tensor *x, int ndim, const int64_t *shape, uint8_t code,
-                   uint8_t bits)
-{
-    size_t n = 1;
-    for (int i = 0; i < ndim; i++)
-        x->shape[i] = shape[i], n *= (size_t)shape[i];
-    x->bytes = n * bits / 8;
-    x->data = op_alloc(gpu, x->bytes);
-    DLTensor t = {.data = x->data, .device = op_dl_device(), .ndim = ndim,
-                  .dtype = {code, bits, 1}, .shape = x->shape};
-    x->t = t;
-}
-
-static void poison(tirx_device *gpu, Tensor *x)
-{
-    void *p = malloc(x->bytes);
-    GPU_CHECK(p != NULL, "host memory");
-    memset(p, 0xff, x->bytes);
-    op_copy_in(gpu, x->data, p, x->bytes);
-    free(p);
-}
-
 /* One problem: sizes, host inputs, device tensors. */
 typedef struct Problem {
     int b, s_q, h_q, topk, blocks, parts;
@@ -89,7 +60,7 @@ typedef struct Problem {
     double *kern;  /* the same as the kernel dequantizes it (bfloat16) */
     float *sink;   /* [h_q]; NULL without ATTN_SINK */
     float scale;
-    Tensor Q, KV, Idx, Meta, Splits, Out, Lse, OAcc, LseAcc, Sink;
+    OpTensor Q, KV, Idx, Meta, Splits, Out, Lse, OAcc, LseAcc, Sink;
 } Problem;
 
 static int tokens(const Problem *p) { return p->blocks * PAGE; }
@@ -165,30 +136,30 @@ static void problem_init(tirx_device *gpu, GpuRng *rng, Problem *p, int b, int s
     int64_t smeta[2] = {p->parts, 8}, ssplit[1] = {b + 1}, sout[4] = {b, s_q, h_q, DV};
     int64_t slse[3] = {b, h_q, s_q}, soacc[3] = {b + p->parts, s_q * h_q, DV};
     int64_t slacc[2] = {b + p->parts, s_q * h_q}, ssink[1] = {h_q};
-    tensor(gpu, &p->Q, 4, sq, kDLBfloat, 16);
-    tensor(gpu, &p->KV, 4, skv, kDLUInt, 8);
-    tensor(gpu, &p->Idx, 3, sidx, kDLInt, 32);
-    tensor(gpu, &p->Meta, 2, smeta, kDLInt, 32);
-    tensor(gpu, &p->Splits, 1, ssplit, kDLInt, 32);
-    tensor(gpu, &p->Out, 4, sout, kDLBfloat, 16);
-    tensor(gpu, &p->Lse, 3, slse, kDLFloat, 32);
-    tensor(gpu, &p->OAcc, 3, soacc, kDLFloat, 32);
-    tensor(gpu, &p->LseAcc, 2, slacc, kDLFloat, 32);
-    tensor(gpu, &p->Sink, 1, ssink, kDLFloat, 32);
+    op_tensor_nd(gpu, &p->Q, 4, sq, kDLBfloat, 16);
+    op_tensor_nd(gpu, &p->KV, 4, skv, kDLUInt, 8);
+    op_tensor_nd(gpu, &p->Idx, 3, sidx, kDLInt, 32);
+    op_tensor_nd(gpu, &p->Meta, 2, smeta, kDLInt, 32);
+    op_tensor_nd(gpu, &p->Splits, 1, ssplit, kDLInt, 32);
+    op_tensor_nd(gpu, &p->Out, 4, sout, kDLBfloat, 16);
+    op_tensor_nd(gpu, &p->Lse, 3, slse, kDLFloat, 32);
+    op_tensor_nd(gpu, &p->OAcc, 3, soacc, kDLFloat, 32);
+    op_tensor_nd(gpu, &p->LseAcc, 2, slacc, kDLFloat, 32);
+    op_tensor_nd(gpu, &p->Sink, 1, ssink, kDLFloat, 32);
     op_copy_in(gpu, p->Q.data, p->q, p->Q.bytes);
     op_copy_in(gpu, p->KV.data, p->kv, p->KV.bytes);
     op_copy_in(gpu, p->Idx.data, p->idx, p->Idx.bytes);
     op_copy_in(gpu, p->Sink.data, sk, p->Sink.bytes);
     if (!sink)
         free(sk);
-    Tensor *poisoned[] = {&p->Meta, &p->Splits, &p->Out, &p->Lse, &p->OAcc, &p->LseAcc};
+    OpTensor *poisoned[] = {&p->Meta, &p->Splits, &p->Out, &p->Lse, &p->OAcc, &p->LseAcc};
     for (size_t i = 0; i < sizeof poisoned / sizeof poisoned[0]; i++)
-        poison(gpu, poisoned[i]);
+        op_poison(gpu, poisoned[i]);
 }
 
 static void problem_free(tirx_device *gpu, Problem *p)
 {
-    Tensor *all[] = {&p->Q,   &p->KV,  &p->Idx,  &p->Meta,   &p->Splits,
+    OpTensor *all[] = {&p->Q,   &p->KV,  &p->Idx,  &p->Meta,   &p->Splits,
                      &p->Out, &p->Lse, &p->OAcc, &p->LseAcc, &p->Sink};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         op_free_ptr(gpu, all[i]->data);

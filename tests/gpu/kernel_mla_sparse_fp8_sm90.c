@@ -36,53 +36,6 @@
 enum { DK = 576, DV = 512, BLK = 64, TOKEN = 656, SMS = OP_SIZE(132, 8) };
 static const double LOG2E = 1.4426950408889634;
 
-typedef struct Tensor {
-    DLTensor t;
-    int64_t shape[4];
-    void *data;
-    size_t bytes;
-} Tensor;
-
-static void tensor(tirx_device *gpu, Tensor *x, int ndim, const int64_t *shape, uint8_t code,
-                   uint8_t bits)
-{
-    size_t n = 1;
-    for (int i = 0; i < ndim; i++)
-        x->shape[i] = shape[i], n *= (size_t)shape[i];
-    x->bytes = n * bits / 8;
-    x->data = op_alloc(gpu, x->bytes);
-    DLTensor t = {.data = x->data, .device = op_dl_device(), .ndim = ndim,
-                  .dtype = {code, bits, 1}, .shape = x->shape};
-    x->t = t;
-}
-
-static void upload(tirx_device *gpu, Tensor *x, const void *host)
-{
-    op_copy_in(gpu, x->data, host, x->bytes);
-}
-
-static void download(tirx_device *gpu, Tensor *x, void *host)
-{
-    op_copy_out(gpu, host, x->data, x->bytes);
-}
-
-static void poison(tirx_device *gpu, Tensor *x)
-{
-    void *p = malloc(x->bytes);
-    GPU_CHECK(p != NULL, "host memory");
-    memset(p, 0xff, x->bytes);
-    upload(gpu, x, p);
-    free(p);
-}
-
-static tirx_function *function(tirx_module *m, const char *name)
-{
-    tirx_error err;
-    tirx_function *f;
-    op_ok(tirx_get_function(m, name, &f, &err), &err, "tirx_get_function");
-    return f;
-}
-
 static float e4m3_to_f32(uint8_t c)
 {
     int e = c >> 3 & 15, m = c & 7;
@@ -98,7 +51,7 @@ typedef struct Problem {
     uint16_t *q;
     float *qf, *kvf, *sinkv; /* kvf: the dequantized cache (checks only) */
     float scale;
-    Tensor Q, KV, Idx, Meta, Splits, Out, Lse, OAcc, LseAcc, Sink;
+    OpTensor Q, KV, Idx, Meta, Splits, Out, Lse, OAcc, LseAcc, Sink;
     tirx_module *m;
     tirx_arg decode_args[11], combine_args[6];
 } Problem;
@@ -185,18 +138,18 @@ static void problem_init(tirx_device *gpu, tirx_module *m, GpuRng *rng, Problem 
     int64_t sidx[3] = {b, s_q, topk}, smeta[2] = {p->parts, 8}, ssplit[1] = {b + 1};
     int64_t sout[4] = {b, s_q, h_q, DV}, slse[3] = {b, h_q, s_q}, ssink[1] = {h_q};
     int64_t soacc[3] = {b + p->parts, s_q * h_q, DV}, slacc[2] = {b + p->parts, s_q * h_q};
-    tensor(gpu, &p->Q, 4, sq, kDLBfloat, 16);
-    tensor(gpu, &p->KV, 4, skv, kDLUInt, 8);
-    tensor(gpu, &p->Idx, 3, sidx, kDLInt, 32);
-    tensor(gpu, &p->Meta, 2, smeta, kDLInt, 32);
-    tensor(gpu, &p->Splits, 1, ssplit, kDLInt, 32);
-    tensor(gpu, &p->Out, 4, sout, kDLBfloat, 16);
-    tensor(gpu, &p->Lse, 3, slse, kDLFloat, 32);
-    tensor(gpu, &p->OAcc, 3, soacc, kDLFloat, 32);
-    tensor(gpu, &p->LseAcc, 2, slacc, kDLFloat, 32);
-    tensor(gpu, &p->Sink, 1, ssink, kDLFloat, 32);
-    upload(gpu, &p->Q, p->q), upload(gpu, &p->KV, p->kv), upload(gpu, &p->Sink, p->sinkv);
-    poison(gpu, &p->Meta), poison(gpu, &p->Splits);
+    op_tensor_nd(gpu, &p->Q, 4, sq, kDLBfloat, 16);
+    op_tensor_nd(gpu, &p->KV, 4, skv, kDLUInt, 8);
+    op_tensor_nd(gpu, &p->Idx, 3, sidx, kDLInt, 32);
+    op_tensor_nd(gpu, &p->Meta, 2, smeta, kDLInt, 32);
+    op_tensor_nd(gpu, &p->Splits, 1, ssplit, kDLInt, 32);
+    op_tensor_nd(gpu, &p->Out, 4, sout, kDLBfloat, 16);
+    op_tensor_nd(gpu, &p->Lse, 3, slse, kDLFloat, 32);
+    op_tensor_nd(gpu, &p->OAcc, 3, soacc, kDLFloat, 32);
+    op_tensor_nd(gpu, &p->LseAcc, 2, slacc, kDLFloat, 32);
+    op_tensor_nd(gpu, &p->Sink, 1, ssink, kDLFloat, 32);
+    op_upload(gpu, &p->Q, p->q), op_upload(gpu, &p->KV, p->kv), op_upload(gpu, &p->Sink, p->sinkv);
+    op_poison(gpu, &p->Meta), op_poison(gpu, &p->Splits);
     p->m = m;
     tirx_arg a[] = {tirx_arg_tensor(&p->Q.t),      tirx_arg_tensor(&p->KV.t),
                     tirx_arg_tensor(&p->Idx.t),    tirx_arg_tensor(&p->Meta.t),
@@ -213,7 +166,7 @@ static void problem_init(tirx_device *gpu, tirx_module *m, GpuRng *rng, Problem 
 
 static void problem_free(tirx_device *gpu, Problem *p)
 {
-    Tensor *all[] = {&p->Q, &p->KV, &p->Idx, &p->Meta, &p->Splits,
+    OpTensor *all[] = {&p->Q, &p->KV, &p->Idx, &p->Meta, &p->Splits,
                      &p->Out, &p->Lse, &p->OAcc, &p->LseAcc, &p->Sink};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         op_free_ptr(gpu, all[i]->data);
@@ -231,8 +184,8 @@ static void run_metadata(Problem *p)
  * combine, out and lse poisoned first. */
 static void run_decode(tirx_device *gpu, Problem *p)
 {
-    upload(gpu, &p->Idx, p->idx);
-    poison(gpu, &p->Out), poison(gpu, &p->Lse), poison(gpu, &p->OAcc), poison(gpu, &p->LseAcc);
+    op_upload(gpu, &p->Idx, p->idx);
+    op_poison(gpu, &p->Out), op_poison(gpu, &p->Lse), op_poison(gpu, &p->OAcc), op_poison(gpu, &p->LseAcc);
     op_launch_args(p->m, "mla_sparse_decode", p->decode_args, 11);
     op_launch_args(p->m, "mla_sparse_combine", p->combine_args, 6);
 }
@@ -378,9 +331,9 @@ static void check_outputs(tirx_device *gpu, Problem *p)
     double *ref = malloc(nout * 8), *emu = malloc(nout * 8), *s = malloc(sizeof(double) * p->topk);
     int *meta = malloc(sizeof(int) * 8 * p->parts);
     GPU_CHECK(out && lse && outf && ref && emu && s && meta, "host memory");
-    download(gpu, &p->Out, out);
-    download(gpu, &p->Lse, lse);
-    download(gpu, &p->Meta, meta);
+    op_download(gpu, &p->Out, out);
+    op_download(gpu, &p->Lse, lse);
+    op_download(gpu, &p->Meta, meta);
     double lse_err = 0;
     int empty_rows = 0;
     for (int bi = 0; bi < p->b; bi++)
@@ -438,11 +391,11 @@ static void check_out_of_range(tirx_device *gpu, Problem *p)
     size_t nout = (size_t)p->b * p->s_q * p->h_q * DV * 2, nlse = (size_t)p->b * p->h_q * p->s_q * 4;
     char *o1 = malloc(nout), *o2 = malloc(nout), *l1 = malloc(nlse), *l2 = malloc(nlse);
     GPU_CHECK(o1 && o2 && l1 && l2, "host memory");
-    download(gpu, &p->Out, o1), download(gpu, &p->Lse, l1);
+    op_download(gpu, &p->Out, o1), op_download(gpu, &p->Lse, l1);
     int n = pad_out_of_range(p);
     GPU_CHECK(n > 0, "the lists hold out-of-range indices");
     run_decode(gpu, p);
-    download(gpu, &p->Out, o2), download(gpu, &p->Lse, l2);
+    op_download(gpu, &p->Out, o2), op_download(gpu, &p->Lse, l2);
     printf("  %d out-of-range indices act as -1\n", n);
     GPU_CHECK(memcmp(o1, o2, nout) == 0 && memcmp(l1, l2, nlse) == 0,
               "out-of-range indices give the bits of padding");
@@ -462,7 +415,7 @@ static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
     Problem p;
     problem_init(gpu, m, rng, &p, c->b, c->s_q, c->h_q, c->topk, c->blocks, c->sink, true);
     fill_indices(rng, &p, c->oor, c->empty);
-    upload(gpu, &p.Idx, p.idx);
+    op_upload(gpu, &p.Idx, p.idx);
     run_metadata(&p);
     run_decode(gpu, &p);
     check_outputs(gpu, &p);
@@ -477,7 +430,7 @@ static tirx_status launch(tirx_module *m, const char *name, const tirx_arg *a, s
 {
     if (OP_SIM)
         return tirx_simulate(m, name, a, n, err);
-    tirx_function *f = function(m, name);
+    tirx_function *f = op_function(m, name);
     return tirx_launch(f, a, n, NULL, err);
 }
 
@@ -517,9 +470,9 @@ static tirx_status decode_on(void *user, void *stream, tirx_error *err)
 {
     Problem *p = user;
     tirx_status st =
-        tirx_launch(function(p->m, "mla_sparse_decode"), p->decode_args, 11, stream, err);
+        tirx_launch(op_function(p->m, "mla_sparse_decode"), p->decode_args, 11, stream, err);
     return st != TIRX_OK ? st
-                         : tirx_launch(function(p->m, "mla_sparse_combine"), p->combine_args, 6,
+                         : tirx_launch(op_function(p->m, "mla_sparse_combine"), p->combine_args, 6,
                                        stream, err);
 }
 
@@ -536,7 +489,7 @@ static void bench(tirx_device *gpu, GpuRng *rng, int s_q, int h_q, int topk)
     for (int r = 0; r < B * s_q; r++)
         for (int k = 0; k < topk; k++)
             p.idx[(size_t)r * topk + k] = r / s_q * SK + (int)(gpu_next(rng) % SK);
-    upload(gpu, &p.Idx, p.idx);
+    op_upload(gpu, &p.Idx, p.idx);
     run_metadata(&p);
     tirx_error err;
     tirx_bench_options o = {.min_reps = 30};

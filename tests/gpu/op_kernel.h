@@ -106,10 +106,10 @@ static inline tirx_device *op_open_gpu(OpGpuNeed need, const char *why)
     return gpu;
 }
 
-/* A 2-D device tensor. */
+/* A device tensor of up to four dimensions. */
 typedef struct OpTensor {
     DLTensor t;
-    int64_t shape[2];
+    int64_t shape[4];
     void *data;
     size_t bytes;
 } OpTensor;
@@ -176,15 +176,25 @@ static inline DLDevice op_dl_device(void)
     return (DLDevice){OP_SIM ? kDLCPU : kDLCUDA, 0};
 }
 
+static inline void op_tensor_nd(tirx_device *gpu, OpTensor *x, int ndim, const int64_t *shape,
+                                uint8_t code, uint8_t bits)
+{
+    GPU_CHECK(ndim >= 1 && ndim <= 4, "a tensor of 1 to 4 dimensions");
+    size_t n = 1;
+    for (int i = 0; i < ndim; i++)
+        x->shape[i] = shape[i], n *= (size_t)shape[i];
+    x->bytes = n * bits / 8;
+    x->data = op_alloc(gpu, x->bytes);
+    DLTensor t = {.data = x->data, .device = op_dl_device(), .ndim = ndim,
+                  .dtype = {code, bits, 1}, .shape = x->shape};
+    x->t = t;
+}
+
 static inline void op_tensor(tirx_device *gpu, OpTensor *x, int64_t rows, int64_t cols,
                              uint8_t code, uint8_t bits)
 {
-    x->shape[0] = rows, x->shape[1] = cols;
-    x->bytes = (size_t)(rows * cols) * bits / 8;
-    x->data = op_alloc(gpu, x->bytes);
-    DLTensor t = {.data = x->data, .device = op_dl_device(), .ndim = 2,
-                  .dtype = {code, bits, 1}, .shape = x->shape};
-    x->t = t;
+    int64_t shape[2] = {rows, cols};
+    op_tensor_nd(gpu, x, 2, shape, code, bits);
 }
 
 static inline void op_free(tirx_device *gpu, OpTensor *x)
@@ -210,6 +220,14 @@ static inline void op_poison(tirx_device *gpu, OpTensor *x)
 static inline void op_download(tirx_device *gpu, OpTensor *x, void *host)
 {
     op_copy_out(gpu, host, x->data, x->bytes);
+}
+
+static inline tirx_function *op_function(tirx_module *m, const char *name)
+{
+    tirx_error err;
+    tirx_function *f;
+    op_ok(tirx_get_function(m, name, &f, &err), &err, "tirx_get_function");
+    return f;
 }
 
 /* Launches function `name` of m on the default stream (simulates it under
