@@ -1,22 +1,21 @@
 /* Runtime internals shared by the files of src/runtime: the loaded entry
  * point tables (from cuda.def and nvrtc.def), the device and module structs,
- * and the error helpers. Only this header includes the CUDA headers, and only
- * for types and enums: no libcuda or libnvrtc symbol is referenced. */
+ * and the error helpers. The driver's and NVRTC's types come from
+ * cuda_api.h (no toolkit header is needed): no libcuda or libnvrtc symbol is
+ * referenced. */
 #ifndef TX_RUNTIME_INTERNAL_H
 #define TX_RUNTIME_INTERNAL_H
 
-#include <cuda.h>
-#include <cudaTypedefs.h>
-#include <nvrtc.h>
 #include <pthread.h>
 
+#include "cuda_api.h"
 #include "runtime.h"
 
 /* The driver's entry points, one member per cuda.def entry. */
 typedef struct RtCuda {
     void *lib;
     int driver_version;
-#define X(name, version) PFN_##name##_v##version name;
+#define X(name, version, params) PFN_##name##_v##version name;
 #include "cuda.def"
 #undef X
 } RtCuda;

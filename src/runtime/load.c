@@ -14,13 +14,6 @@
 
 #define MIN_DRIVER_VERSION 12000
 
-/* nvrtc.def's signatures must be nvrtc.h's. _Generic does not evaluate its
- * operand, so no NVRTC symbol is referenced. */
-#define X(ret, name, params) \
-    _Static_assert(_Generic(&name, ret(*) params: 1, default: 0), #name " differs from nvrtc.h");
-#include "nvrtc.def"
-#undef X
-
 bool rt_lookup(void *lib, const char *name, void *fn_out)
 {
     void *p = dlsym(lib, name);
@@ -91,7 +84,7 @@ static RtStatus fetch_entry(RtCuda *cu, PFN_cuGetProcAddress_v12000 get_proc, co
 static RtStatus driver_fetch_table(RtCuda *cu, PFN_cuGetProcAddress_v12000 get_proc, RtError *err)
 {
     RtStatus s = RT_OK;
-#define X(name, version)                                                              \
+#define X(name, version, params)                                                      \
     if (s == RT_OK)                                                                   \
         s = fetch_entry(cu, get_proc, #name, version, &cu->name, err);
 #include "cuda.def"

@@ -2,25 +2,11 @@
  * documentation in cuda.h), checked on the CPU so a violation is a message
  * naming the field, the dimension and the rule rather than a bare
  * CUDA_ERROR_INVALID_VALUE, then the encode itself. runtime.h's enums carry
- * CUDA's values; the asserts below keep them so. */
+ * CUDA's values (unit.cuda_api checks them against cuda.h). */
 #include <inttypes.h>
 #include <string.h>
 
 #include "internal.h"
-
-#define X(name, value, bits, kind) \
-    _Static_assert(RT_TMA_##name == (int)CU_TENSOR_MAP_DATA_TYPE_##name, #name);
-RT_TMA_DTYPES(X)
-#undef X
-#define X(name, value, span) \
-    _Static_assert(RT_TMA_SWIZZLE_##name == (int)CU_TENSOR_MAP_SWIZZLE_##name, #name);
-RT_TMA_SWIZZLES(X)
-#undef X
-_Static_assert(RT_TMA_INTERLEAVE_32B == (int)CU_TENSOR_MAP_INTERLEAVE_32B, "interleave");
-_Static_assert(RT_TMA_L2_256B == (int)CU_TENSOR_MAP_L2_PROMOTION_L2_256B, "l2 promotion");
-_Static_assert(RT_TMA_OOB_NAN == (int)CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA, "oob fill");
-_Static_assert(sizeof(RtTensorMap) == sizeof(CUtensorMap), "tensor map size");
-_Static_assert(_Alignof(RtTensorMap) == _Alignof(CUtensorMap), "tensor map alignment");
 
 enum DtypeKind { KIND_I, KIND_F, KIND_P8, KIND_P16 };
 
