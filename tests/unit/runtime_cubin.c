@@ -239,8 +239,10 @@ static void only_entry(const char *dir, RtDigest *key)
         DIR *s = opendir(sub);
         struct dirent *f;
         while (s && (f = readdir(s)))
-            if (strlen(f->d_name) == 62 && strspn(f->d_name, "0123456789abcdef") == 62)
-                snprintf(hex, sizeof hex, "%s%s", e->d_name, f->d_name);
+            if (strlen(f->d_name) == 62 && strspn(f->d_name, "0123456789abcdef") == 62) {
+                memcpy(hex, e->d_name, 2); /* both lengths checked: 2 + 62 + NUL */
+                memcpy(hex + 2, f->d_name, 63);
+            }
         if (s)
             closedir(s);
     }
