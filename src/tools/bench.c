@@ -391,7 +391,7 @@ static int run_rows(BenchSession *s, BenchRow *rows, int nrows)
     const BenchConfig *c = s->c;
     for (int i = 0; i < nrows; i++) {
         if (c->mla)
-            return bench_mla_row(s, &rows[i]);
+            return (c->mla_problem.topk ? bench_mla_sparse_row : bench_mla_row)(s, &rows[i]);
         if (!c->gemm)
             return function_row(s, &rows[i]);
         const BenchShape *p = &c->shapes[i / c->ndtypes];

@@ -2,7 +2,7 @@
  * the command line (bench_cli.c), the tensor SPEC of --args
  * (bench_spec.c), element types and host data (bench_data.c), the reports:
  * table, JSON and SVG (bench_report.c), the runs on the GPU (bench.c) and
- * the MLA decode rows (bench_mla.c). Prefix: bench_. */
+ * the MLA decode rows (bench_mla.c, bench_mla_sparse.c). Prefix: bench_. */
 #ifndef TIRX_TOOLS_BENCH_H
 #define TIRX_TOOLS_BENCH_H
 
@@ -47,8 +47,11 @@ double bench_decode(const BenchDType *t, uint64_t bits);
 /* How a tensor starts. */
 typedef enum BenchInit { BENCH_RAND, BENCH_ZEROS, BENCH_ONES, BENCH_EMPTY } BenchInit;
 
-/* xorshift64* over the state *seed: uniform in [-1, 1). */
+/* xorshift64* over the state *seed: 64 random bits; uniform in [-1, 1);
+ * uniform in [0, n). */
+uint64_t bench_random(uint64_t *seed);
 double bench_uniform(uint64_t *seed);
+long long bench_below(uint64_t *seed, long long n);
 /* Fills n elements of `t` at `dst` (host memory): rand is uniform in [-1, 1)
  * (integers: uniform in [-8, 8), unsigned ones in [0, 16)) from the
  * xorshift64* state *seed; empty leaves the memory alone. */
@@ -109,6 +112,8 @@ typedef struct BenchMla {
     int batch, s_q, h_q, s_k; /* s_k: every request's length, or the mean with varlen */
     bool varlen;              /* lengths ~ N(s_k, s_k / 2), at least s_q */
     bool causal;
+    int topk;                 /* > 0: the sparse fp8 decode, each query's top-k tokens */
+    bool sink;                /* sparse: the attention sink (-D ATTN_SINK=True) */
 } BenchMla;
 
 typedef struct BenchConfig {
@@ -233,12 +238,57 @@ int bench_time_it(BenchSession *s, const char *who, tirx_bench_fn fn, void *user
 /* `tirx bench`: the exit status. */
 int bench_main(int argc, char **argv);
 
-/* ---- tirx bench mla (bench_mla.c) ---- */
+/* ---- tirx bench mla (bench_mla.c: the dense decode and what the MLA rows
+ * share; bench_mla_sparse.c: the sparse fp8 decode) ---- */
 
-/* The MLA decode row: compiles the kernel for the problem, makes its
- * inputs, runs the metadata once, checks the decode against float64 on a
- * sample of rows and times it. */
+enum {
+    BENCH_MLA_DK = 576, BENCH_MLA_DV = 512, /* K's and V's dimensions (V: K's first 512) */
+    BENCH_MLA_CHECK_GROUPS = 8, BENCH_MLA_CHECK_ROWS = 8 /* sampled rows: groups of rows */
+};
+
+/* A decode kernel's module and its three functions' calls. */
+typedef struct BenchMlaKernel {
+    tirx_module *module;
+    BenchLaunch metadata, decode, combine;
+} BenchMlaKernel;
+
+/* A sampled query row and its float64 attention so far, an online softmax
+ * (out and sum are scaled by exp(-max)). */
+typedef struct BenchMlaRow {
+    int bi, si, hi; /* request, query token, head */
+    double sink;    /* the head's attention sink (docs/kernels.md); -inf: none */
+    double q[BENCH_MLA_DK], out[BENCH_MLA_DV], max, sum;
+} BenchMlaRow;
+
+/* The float64 references of group g of the sampled rows: fills and attends
+ * rows[0 .. BENCH_MLA_CHECK_ROWS). */
+typedef int (*BenchMlaReference)(BenchSession *s, void *problem, int g, BenchMlaRow *rows);
+
+/* Compiles --kernel (default `fallback`) with the command's -D and `defs`,
+ * and finds its functions names[0], [1], [2]: the metadata, decode and
+ * combine. */
+int bench_mla_compile(BenchSession *s, const char *fallback, const tirx_define *defs,
+                      size_t ndefs, const char *const names[3], BenchMlaKernel *k);
+/* 0 .. n-1 in random order (malloc'd); NULL, with a message, without memory. */
+int32_t *bench_shuffled(BenchSession *s, long long n);
+/* Request k of the check's sample of b: the first, the last, then random. */
+int bench_mla_request(BenchSession *s, int k, int b);
+/* Starts row (bi, si, hi) of q [b, s_q, h_q, 576] with no token seen. */
+void bench_mla_row_start(BenchMlaRow *r, const BenchTensor *q, int bi, int si, int hi,
+                         double sink);
+/* The row attends to one more token, kv its 576 values. */
+void bench_mla_attend(BenchMlaRow *r, const double *kv);
+/* Runs the metadata once; one decode call (decode, then combine) with out
+ * [b, s_q, h_q, 512] and lse [b, h_q, s_q] poisoned, checked against
+ * `groups` groups of reference rows (a wrong kernel gets no number); then
+ * times the decode call into row->tirx. */
+int bench_mla_measure(BenchSession *s, BenchMlaKernel *k, BenchTensor *out, BenchTensor *lse,
+                      BenchMlaReference reference, void *problem, int groups, BenchRow *row);
+
+/* The MLA decode rows: compile the kernel for the problem, make its
+ * inputs and measure (bench_mla_measure). */
 int bench_mla_row(BenchSession *s, BenchRow *row);
+int bench_mla_sparse_row(BenchSession *s, BenchRow *row);
 
 /* `tirx sim` (sim.c, over the SPEC and data of bench): the exit status. */
 int tool_sim_main(int argc, char **argv);

@@ -15,10 +15,12 @@ const char bench_usage[] =
     "                       [--layout nt|nn] [--kernel FILE] [options]\n"
     "       tirx bench mla [--batch B] [--sq S] [--hq H] [--sk N] [--varlen] [--causal]\n"
     "                      [--kernel FILE] [options]\n"
+    "       tirx bench mla --topk N [--batch B] [--sq S] [--hq H] [--sk N] [--sink]\n"
+    "                      [--kernel FILE] [options]\n"
     "\n"
     "Times a function of FILE on the GPU, a GEMM kernel side by side with cuBLASLt after\n"
-    "checking its result against cuBLASLt's, or the MLA decode (main kernel + combine) after\n"
-    "checking it against float64 on a sample of rows. The median, minimum and 90th percentile\n"
+    "checking its result against cuBLASLt's, or the MLA decode (main kernel + combine; with\n"
+    "--topk the sparse fp8 one) after checking it against float64 on a sample of rows. The median, minimum and 90th percentile\n"
     "of CUDA event times, each run after an L2 flush; a table on stdout, progress on stderr.\n"
     "\n"
     "options:\n"
@@ -36,16 +38,22 @@ const char bench_usage[] =
     "                    takes (A, B, C[, workspace]): a zeroed int32 workspace of\n"
     "                    32 MiB; fp8 (A, B, C[, workspace], scale_a, scale_b)\n"
     "                    mla: default kernels/mla_decode_sm90.tirx; it gets -D S_Q=\n"
-    "                    H_Q= CAUSAL= NUM_SMS= and FlashMLA's interface\n"
+    "                    H_Q= CAUSAL= NUM_SMS= and FlashMLA's interface; with --topk\n"
+    "                    kernels/mla_sparse_fp8_sm90.tirx, -D S_Q= H_Q= ATTN_SINK=\n"
+    "                    NUM_SMS=\n"
     "  --out-dtype T     gemm: C's dtype in the kernel (default: cuBLAS's: bf16, fp16, f32)\n"
     "  --no-cublas       gemm: time the kernel alone, without the check\n"
     "  --batch B         mla: requests (default 128)\n"
-    "  --sq S            mla: query tokens per request, 1 to 4 (default 1)\n"
-    "  --hq H            mla: query heads, 16 to 128 (default 64)\n"
+    "  --sq S            mla: query tokens per request, 1 to 4 (default 1; --topk: 2)\n"
+    "  --hq H            mla: query heads, 16 to 128 (default 64; --topk: 64 or 128,\n"
+    "                    default 128)\n"
     "  --sk N            mla: every request's cache length, or with --varlen their\n"
-    "                    mean (default 8192)\n"
+    "                    mean (default 8192; --topk: 32768)\n"
     "  --varlen          mla: lengths ~ N(sk, sk/2), at least sq\n"
     "  --causal          mla: causal over the query tokens (default: not)\n"
+    "  --topk N          mla: the sparse fp8 decode, each query token attending to N of\n"
+    "                    its request's tokens\n"
+    "  --sink            mla --topk: with the attention sink (-D ATTN_SINK=True)\n"
     "  -D NAME=VALUE     override a module-level constant of the file\n"
     "  --budget-ms MS    GPU time of the timed runs of one measurement (default 1000)\n"
     "  --warmup-ms MS    GPU time of the warm-up runs (default 100; 0: none)\n"
@@ -65,7 +73,7 @@ const char bench_usage[] =
     X(layout, 1) X(kernel, 1) X(out_dtype, 1) X(no_cublas, 0) X(budget_ms, 1) \
     X(warmup_ms, 1) X(max_reps, 1) X(no_flush, 0) X(json, 1) X(plot, 1)   \
     X(trace, 1) X(trace_records, 1) X(batch, 1) X(sq, 1) X(hq, 1) X(sk, 1)    \
-    X(varlen, 0) X(causal, 0)
+    X(varlen, 0) X(causal, 0) X(topk, 1) X(sink, 0)
 
 typedef enum OptionId {
 #define X(name, value) OPT_##name,
@@ -239,6 +247,7 @@ static int take_value(BenchConfig *c, OptionId id, const char *v)
     case OPT_sq: rc = integer("sq", v, 1, 4, &p->s_q); break;
     case OPT_hq: rc = integer("hq", v, 16, 128, &p->h_q); break;
     case OPT_sk: rc = integer("sk", v, 1, 1 << 20, &p->s_k); break;
+    case OPT_topk: rc = integer("topk", v, 1, 1 << 20, &p->topk); break;
     case OPT_trace_records:
         rc = number("trace-records", v, 1, &x);
         c->trace_records = x < 16777216 ? (size_t)x : 16777216;
@@ -261,6 +270,7 @@ static int long_option(BenchConfig *c, int argc, char **argv, int *i)
         case OPT_no_cublas: c->no_cublas = true; break;
         case OPT_varlen: c->mla_problem.varlen = true; break;
         case OPT_causal: c->mla_problem.causal = true; break;
+        case OPT_sink: c->mla_problem.sink = true; break;
         default: c->timing.no_flush = 1; break;
         }
         return 0;
@@ -303,9 +313,9 @@ bool bench_declares(const char *text, const char *name)
 static int mla_options(const BenchConfig *c, const char *form)
 {
     const BenchMla *p = &c->mla_problem;
-    if (p->batch || p->s_q || p->h_q || p->s_k || p->varlen || p->causal)
-        return usage_error("--batch, --sq, --hq, --sk, --varlen and --causal are for "
-                           "'tirx bench mla', not %s", form);
+    if (p->batch || p->s_q || p->h_q || p->s_k || p->varlen || p->causal || p->topk || p->sink)
+        return usage_error("--batch, --sq, --hq, --sk, --varlen, --causal, --topk and --sink are "
+                           "for 'tirx bench mla', not %s", form);
     return 0;
 }
 
@@ -333,6 +343,43 @@ static int check_gemm(BenchConfig *c)
     return 0;
 }
 
+/* -D of a constant the MLA row sets: the dense decode's (S_Q, H_Q, CAUSAL,
+ * NUM_SMS) or with --topk the sparse one's (ATTN_SINK for CAUSAL). */
+static int mla_defines(const BenchConfig *c)
+{
+    bool sparse = c->mla_problem.topk > 0;
+    const char *own = sparse ? "ATTN_SINK" : "CAUSAL";
+    for (size_t i = 0; i < c->ndefines; i++) {
+        const char *n = c->defines[i].name;
+        if (!strcmp(n, "S_Q") || !strcmp(n, "H_Q") || !strcmp(n, own) || !strcmp(n, "NUM_SMS"))
+            return usage_error("mla: -D %s is set from --sq, --hq, %s and the GPU", n,
+                               sparse ? "--sink" : "--causal");
+    }
+    return 0;
+}
+
+/* What the sparse decode (--topk) refuses; its defaults (the issue's
+ * problem: b 128, s_q 2, h_q 128, s_k 32768). */
+static int check_sparse(BenchMla *p)
+{
+    if (p->varlen || p->causal)
+        return usage_error("mla: --varlen and --causal are for the dense decode, not with --topk "
+                           "(a query attends to the tokens of its list)");
+    if (p->h_q && p->h_q % 64)
+        return usage_error("mla: --hq must be 64 or 128 with --topk (the sparse kernel takes "
+                           "heads in blocks of 64), not %d", p->h_q);
+    p->batch = p->batch ? p->batch : 128;
+    p->s_q = p->s_q ? p->s_q : 2;
+    p->h_q = p->h_q ? p->h_q : 128;
+    p->s_k = p->s_k ? p->s_k : 32768;
+    long long tokens = (long long)p->batch * ((p->s_k + 63) / 64 * 64);
+    if (tokens > 2147483647)
+        return usage_error("mla: --batch %d times --sk %d is %lld cached tokens; the sparse "
+                           "kernel's int32 indices address at most 2147483647", p->batch,
+                           p->s_k, tokens);
+    return 0;
+}
+
 /* What `mla` needs and refuses; the problem's defaults. */
 static int check_mla(BenchConfig *c)
 {
@@ -341,13 +388,14 @@ static int check_mla(BenchConfig *c)
         return usage_error("mla: --shape, --shapes, --dtype, --layout, --out-dtype, --no-cublas, "
                            "--args, --flops, --func, --plot and --trace are not for the MLA "
                            "decode");
-    for (size_t i = 0; i < c->ndefines; i++) {
-        const char *n = c->defines[i].name;
-        if (!strcmp(n, "S_Q") || !strcmp(n, "H_Q") || !strcmp(n, "CAUSAL") ||
-            !strcmp(n, "NUM_SMS"))
-            return usage_error("mla: -D %s is set from --sq, --hq, --causal and the GPU", n);
-    }
+    int rc = mla_defines(c);
+    if (rc)
+        return rc;
     BenchMla *p = &c->mla_problem;
+    if (p->sink && !p->topk)
+        return usage_error("mla: --sink is for the sparse decode (--topk N)");
+    if (p->topk && (rc = check_sparse(p)))
+        return rc;
     p->batch = p->batch ? p->batch : 128;
     p->s_q = p->s_q ? p->s_q : 1;
     p->h_q = p->h_q ? p->h_q : 64;

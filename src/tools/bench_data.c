@@ -177,12 +177,22 @@ static void store(const BenchDType *t, void *p, size_t i, uint64_t v)
     memcpy((unsigned char *)p + i * (t->bits / 8), &v, t->bits / 8);
 }
 
-double bench_uniform(uint64_t *s)
+uint64_t bench_random(uint64_t *s)
 {
     *s ^= *s >> 12;
     *s ^= *s << 25;
     *s ^= *s >> 27;
-    return (double)((*s * 2685821657736338717ull) >> 11) / 4503599627370496.0 - 1.0;
+    return *s * 2685821657736338717ull;
+}
+
+double bench_uniform(uint64_t *s)
+{
+    return (double)(bench_random(s) >> 11) / 4503599627370496.0 - 1.0;
+}
+
+long long bench_below(uint64_t *s, long long n)
+{
+    return (long long)((bench_uniform(s) + 1) / 2 * (double)n);
 }
 
 void bench_fill(const BenchDType *t, BenchInit init, void *dst, size_t n, uint64_t *seed)

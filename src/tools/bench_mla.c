@@ -1,27 +1,26 @@
 /* `tirx bench mla`: the dense MLA decode (kernels/mla_decode_sm90.tirx, or
- * --kernel with its interface) as FlashMLA's benchmark runs it. The kernel
- * is compiled with -D S_Q, H_Q, CAUSAL and NUM_SMS (the GPU's); its inputs
- * are random: q and the paged cache uniform bfloat16 in [-1, 1), the pages
- * dealt to the requests from a shuffled pool, the lengths fixed or, with
- * --varlen, ~ N(s_k, s_k / 2) clipped to [s_q, 2 s_k]. The metadata kernel
- * runs once; the decode call (main kernel + combine) runs once with out and
- * lse poisoned and is checked against a float64 attention of the same
- * bfloat16 inputs on a sample of rows (a few heads and query tokens of a
- * few requests): out within MLA_OUT_TOL relative L2 error, lse within
- * MLA_LSE_TOL; a wrong kernel gets no number. Then the decode call is timed
- * (L2 flushed, at least 30 runs). Bytes per run: q, the cache pages read,
- * out and lse; FLOPs: 2 s_q h_q (576 + 512) per cached token of each
- * request. */
+ * --kernel with its interface) as FlashMLA's benchmark runs it, and what
+ * the MLA rows share (the sparse one is bench_mla_sparse.c): compiling the
+ * three functions, the float64 attention of sampled rows, the check and the
+ * timing. The kernel is compiled with -D S_Q, H_Q, CAUSAL and NUM_SMS (the
+ * GPU's); its inputs are random: q and the paged cache uniform bfloat16 in
+ * [-1, 1), the pages dealt to the requests from a shuffled pool, the
+ * lengths fixed or, with --varlen, ~ N(s_k, s_k / 2) clipped to [s_q,
+ * 2 s_k]. The metadata kernel runs once; the decode call (main kernel +
+ * combine) runs once with out and lse poisoned and is checked against a
+ * float64 attention of the same inputs on a sample of rows (a few heads and
+ * query tokens of a few requests): out within MLA_OUT_TOL relative L2
+ * error, lse within MLA_LSE_TOL; a wrong kernel gets no number. Then the
+ * decode call is timed (L2 flushed, at least 30 runs). Bytes per run: q,
+ * the cache pages read, out and lse; FLOPs: 2 s_q h_q (576 + 512) per
+ * cached token of each request. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
 
-enum {
-    MLA_DK = 576, MLA_DV = 512, MLA_PAGE = 64, MLA_META = 8,
-    MLA_CHECK_REQUESTS = 8, MLA_CHECK_ROWS = 8 /* per request */
-};
+enum { MLA_DK = BENCH_MLA_DK, MLA_DV = BENCH_MLA_DV, MLA_PAGE = 64, MLA_META = 8 };
 
 /* out: rounding the exact output to bfloat16 alone is about 1.7e-3 and the
  * bfloat16 P of P @ V adds about as much again, 2.0e-3 to 2.3e-3 together
@@ -37,42 +36,43 @@ typedef struct Mla {
     int parts, max_pages;
     long long pages, tokens; /* pages and tokens of all requests */
     BenchTensor q, kv, table, lens, meta, splits, out, lse, oacc, lacc;
-    tirx_module *module;
-    BenchLaunch metadata, decode, combine;
+    BenchMlaKernel k;
 } Mla;
 
-/* ---- compiling ---- */
+/* ---- compiling (shared) ---- */
+
+int bench_mla_compile(BenchSession *s, const char *fallback, const tirx_define *defs,
+                      size_t ndefs, const char *const names[3], BenchMlaKernel *k)
+{
+    const BenchConfig *c = s->c;
+    tirx_define all[BENCH_MAX_DEFINES + 8];
+    memcpy(all, c->defines, c->ndefines * sizeof *all);
+    memcpy(all + c->ndefines, defs, ndefs * sizeof *defs);
+    s->file = c->kernel ? c->kernel : fallback;
+    s->text = tool_read_input(s->file, TIRX_MAX_INPUT_SIZE_DEFAULT, &s->len);
+    int rc = s->text ? bench_compile(s, all, c->ndefines + ndefs, &k->module) : TIRX_ERR_INPUT;
+    free(s->text);
+    s->text = NULL;
+    BenchLaunch *calls[] = {&k->metadata, &k->decode, &k->combine};
+    for (int i = 0; !rc && i < 3; i++)
+        rc = bench_function(s, k->module, names[i], &calls[i]->fn);
+    return rc;
+}
 
 static int mla_compile(BenchSession *s, Mla *m)
 {
-    const BenchConfig *c = s->c;
     tirx_device_info info;
     tirx_device_get_info(s->dev, &info);
     char sq[16], hq[16], sms[16];
     snprintf(sq, sizeof sq, "%d", m->p->s_q);
     snprintf(hq, sizeof hq, "%d", m->p->h_q);
     snprintf(sms, sizeof sms, "%d", info.sm_count);
-    tirx_define defs[BENCH_MAX_DEFINES + 4];
-    memcpy(defs, c->defines, c->ndefines * sizeof *defs);
-    size_t n = c->ndefines;
-    defs[n++] = (tirx_define){"S_Q", sq};
-    defs[n++] = (tirx_define){"H_Q", hq};
-    defs[n++] = (tirx_define){"CAUSAL", m->p->causal ? "True" : "False"};
-    defs[n++] = (tirx_define){"NUM_SMS", sms};
+    const tirx_define defs[] = {{"S_Q", sq}, {"H_Q", hq},
+                                {"CAUSAL", m->p->causal ? "True" : "False"}, {"NUM_SMS", sms}};
     int rows = m->p->s_q * m->p->h_q, blocks = (rows + 63) / 64;
     m->parts = info.sm_count / blocks > 0 ? info.sm_count / blocks : 1;
-    s->file = c->kernel ? c->kernel : mla_default_kernel;
-    s->text = tool_read_input(s->file, TIRX_MAX_INPUT_SIZE_DEFAULT, &s->len);
-    int rc = s->text ? bench_compile(s, defs, n, &m->module) : TIRX_ERR_INPUT;
-    free(s->text);
-    s->text = NULL;
-    if (!rc)
-        rc = bench_function(s, m->module, "mla_metadata", &m->metadata.fn);
-    if (!rc)
-        rc = bench_function(s, m->module, "mla_decode", &m->decode.fn);
-    if (!rc)
-        rc = bench_function(s, m->module, "mla_combine", &m->combine.fn);
-    return rc;
+    static const char *const names[3] = {"mla_metadata", "mla_decode", "mla_combine"};
+    return bench_mla_compile(s, mla_default_kernel, defs, 4, names, &m->k);
 }
 
 /* ---- the inputs ---- */
@@ -107,22 +107,9 @@ static int mla_block_table(BenchSession *s, Mla *m)
 {
     int64_t shape[2] = {m->p->batch, m->max_pages};
     int rc = bench_tensor_alloc(s, &m->table, bench_dtype("int32"), 2, shape);
-    int32_t *pool = malloc(sizeof(int32_t) * (size_t)m->pages);
-    if (!rc && !pool) {
-        fprintf(stderr, "tirx bench: out of host memory\n");
-        rc = TIRX_ERR_INTERNAL;
-    }
-    if (rc) {
-        free(pool);
-        return rc;
-    }
-    for (long long i = 0; i < m->pages; i++)
-        pool[i] = (int32_t)i;
-    for (long long i = m->pages - 1; i > 0; i--) {
-        long long j = (long long)((bench_uniform(&s->seed) + 1) / 2 * (double)(i + 1));
-        int32_t t = pool[i];
-        pool[i] = pool[j], pool[j] = t;
-    }
+    int32_t *pool = rc ? NULL : bench_shuffled(s, m->pages);
+    if (!pool)
+        return rc ? rc : TIRX_ERR_INTERNAL;
     int32_t *table = m->table.host;
     const int32_t *lens = m->lens.host;
     memset(table, 0, m->table.bytes);
@@ -169,37 +156,70 @@ static void mla_arguments(Mla *m)
     BenchTensor *decode[] = {&m->q,   &m->kv,  &m->table, &m->lens, &m->meta,
                              &m->splits, &m->out, &m->lse, &m->oacc, &m->lacc};
     BenchTensor *combine[] = {&m->out, &m->lse, &m->oacc, &m->lacc, &m->splits};
+    BenchMlaKernel *k = &m->k;
     for (size_t i = 0; i < 3; i++)
-        m->metadata.args[i] = tirx_arg_tensor(&meta[i]->dl);
+        k->metadata.args[i] = tirx_arg_tensor(&meta[i]->dl);
     for (size_t i = 0; i < 10; i++)
-        m->decode.args[i] = tirx_arg_tensor(&decode[i]->dl);
-    m->decode.args[10] = tirx_arg_float(1.0 / sqrt(MLA_DK));
+        k->decode.args[i] = tirx_arg_tensor(&decode[i]->dl);
+    k->decode.args[10] = tirx_arg_float(1.0 / sqrt(MLA_DK));
     for (size_t i = 0; i < 5; i++)
-        m->combine.args[i] = tirx_arg_tensor(&combine[i]->dl);
-    m->metadata.nargs = 3, m->decode.nargs = 11, m->combine.nargs = 5;
+        k->combine.args[i] = tirx_arg_tensor(&combine[i]->dl);
+    k->metadata.nargs = 3, k->decode.nargs = 11, k->combine.nargs = 5;
 }
 
-/* ---- the check ---- */
+/* ---- the float64 reference (shared) ---- */
 
-/* The decode call: the main kernel, then the combine (a tirx_bench_fn). */
-static tirx_status mla_call(void *user, void *stream, tirx_error *err)
+int32_t *bench_shuffled(BenchSession *s, long long n)
 {
-    Mla *m = user;
-    tirx_status st = bench_launch(&m->decode, stream, err);
-    return st == TIRX_OK ? bench_launch(&m->combine, stream, err) : st;
+    int32_t *v = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+    if (!v) {
+        fprintf(stderr, "tirx bench: out of host memory\n");
+        return NULL;
+    }
+    for (long long i = 0; i < n; i++)
+        v[i] = (int32_t)i;
+    for (long long i = n - 1; i > 0; i--) {
+        long long j = bench_below(&s->seed, i + 1);
+        int32_t t = v[i];
+        v[i] = v[j], v[j] = t;
+    }
+    return v;
 }
 
-static double bf16_at(const BenchTensor *t, size_t i)
+int bench_mla_request(BenchSession *s, int k, int b)
 {
-    return bench_decode(t->dtype, ((const uint16_t *)t->host)[i]);
+    return k == 0 ? 0 : k == 1 ? b - 1 : (int)bench_below(&s->seed, b);
 }
 
-/* One sampled row of a request: its query token, head and reference. */
-typedef struct MlaRow {
-    int si, hi, visible;
-    double q[MLA_DK], out[MLA_DV], max, sum;
-    double *score; /* per visible token */
-} MlaRow;
+void bench_mla_row_start(BenchMlaRow *r, const BenchTensor *q, int bi, int si, int hi,
+                         double sink)
+{
+    size_t at = (((size_t)bi * q->shape[1] + si) * q->shape[2] + hi) * MLA_DK;
+    *r = (BenchMlaRow){.bi = bi, .si = si, .hi = hi, .sink = sink, .max = -INFINITY};
+    for (int d = 0; d < MLA_DK; d++)
+        r->q[d] = bench_decode(q->dtype, ((const uint16_t *)q->host)[at + d]);
+}
+
+void bench_mla_attend(BenchMlaRow *r, const double *kv)
+{
+    double acc = 0;
+    for (int d = 0; d < MLA_DK; d++)
+        acc += r->q[d] * kv[d];
+    double score = acc / sqrt(MLA_DK);
+    if (score > r->max) {
+        double f = exp(r->max - score);
+        r->sum *= f;
+        for (int d = 0; d < MLA_DV; d++)
+            r->out[d] *= f;
+        r->max = score;
+    }
+    double e = exp(score - r->max);
+    r->sum += e;
+    for (int d = 0; d < MLA_DV; d++)
+        r->out[d] += e * kv[d];
+}
+
+/* ---- the dense reference ---- */
 
 /* The cache row of token t of request bi, decoded. */
 static void cache_row(const Mla *m, int bi, int t, double *row)
@@ -208,142 +228,137 @@ static void cache_row(const Mla *m, int bi, int t, double *row)
     size_t page = (size_t)table[(size_t)bi * m->max_pages + t / MLA_PAGE];
     size_t at = (page * MLA_PAGE + (size_t)(t % MLA_PAGE)) * MLA_DK;
     for (int d = 0; d < MLA_DK; d++)
-        row[d] = bf16_at(&m->kv, at + (size_t)d);
+        row[d] = bench_decode(m->kv.dtype, ((const uint16_t *)m->kv.host)[at + d]);
 }
 
-/* Exact float64 attention of the rows of request bi: the scores in a first
- * pass over its tokens, P @ V in a second. */
-static void reference(const Mla *m, int bi, MlaRow *rows, int n)
+/* Group g: rows of a request at random query tokens and heads, each over
+ * the tokens it sees (causal: all but the last s_q - 1 - si). */
+static int mla_reference(BenchSession *s, void *problem, int g, BenchMlaRow *rows)
 {
+    const Mla *m = problem;
     const BenchMla *p = m->p;
-    int len = ((const int32_t *)m->lens.host)[bi];
+    int bi = bench_mla_request(s, g, p->batch), len = ((const int32_t *)m->lens.host)[bi];
+    int visible[BENCH_MLA_CHECK_ROWS];
+    for (int r = 0; r < BENCH_MLA_CHECK_ROWS; r++) {
+        int si = (int)bench_below(&s->seed, p->s_q), hi = (int)bench_below(&s->seed, p->h_q);
+        bench_mla_row_start(&rows[r], &m->q, bi, si, hi, -INFINITY);
+        visible[r] = p->causal ? len - (p->s_q - 1 - si) : len;
+    }
     double kv[MLA_DK];
-    for (int r = 0; r < n; r++) {
-        size_t at = (((size_t)bi * p->s_q + rows[r].si) * p->h_q + rows[r].hi) * MLA_DK;
-        for (int d = 0; d < MLA_DK; d++)
-            rows[r].q[d] = bf16_at(&m->q, at + (size_t)d);
-        rows[r].visible = p->causal ? len - (p->s_q - 1 - rows[r].si) : len;
-        rows[r].max = -INFINITY, rows[r].sum = 0;
-        memset(rows[r].out, 0, sizeof rows[r].out);
-    }
     for (int t = 0; t < len; t++) {
         cache_row(m, bi, t, kv);
-        for (int r = 0; r < n; r++) {
-            if (t >= rows[r].visible)
-                continue;
-            double acc = 0;
-            for (int d = 0; d < MLA_DK; d++)
-                acc += rows[r].q[d] * kv[d];
-            rows[r].score[t] = acc / sqrt(MLA_DK);
-            rows[r].max = fmax(rows[r].max, rows[r].score[t]);
-        }
+        for (int r = 0; r < BENCH_MLA_CHECK_ROWS; r++)
+            if (t < visible[r])
+                bench_mla_attend(&rows[r], kv);
     }
-    for (int t = 0; t < len; t++) {
-        cache_row(m, bi, t, kv);
-        for (int r = 0; r < n; r++) {
-            if (t >= rows[r].visible)
-                continue;
-            double e = exp(rows[r].score[t] - rows[r].max);
-            rows[r].sum += e;
-            for (int d = 0; d < MLA_DV; d++)
-                rows[r].out[d] += e * kv[d];
-        }
-    }
+    return 0;
 }
+
+/* ---- the check and the timing (shared) ---- */
 
 typedef struct MlaError {
     double num, den, lse;
     bool empty_wrong; /* a row that sees no token without lse = +inf and out = 0 */
 } MlaError;
 
-/* The kernel's out and lse of the rows of request bi against theirs. */
-static void compare(const Mla *m, int bi, const MlaRow *rows, int n, MlaError *e)
+/* The kernel's out and lse of a row against its reference: the attention
+ * divided by the sum and, with a sink, scaled by 1 / (1 + exp(sink - lse)). */
+static void compare(const BenchMlaRow *w, const BenchTensor *out, const BenchTensor *lse,
+                    MlaError *e)
 {
-    const BenchMla *p = m->p;
-    const float *lse = m->lse.host;
-    for (int r = 0; r < n; r++) {
-        const MlaRow *w = &rows[r];
-        size_t at = (((size_t)bi * p->s_q + w->si) * p->h_q + w->hi) * MLA_DV;
-        float got = lse[((size_t)bi * p->h_q + w->hi) * p->s_q + w->si];
-        for (int d = 0; d < MLA_DV; d++) {
-            double ref = w->visible > 0 ? w->out[d] / w->sum : 0, x = bf16_at(&m->out, at + d);
-            e->num += isfinite(x) ? (x - ref) * (x - ref) : INFINITY;
-            e->den += ref * ref;
-        }
-        if (w->visible <= 0)
-            e->empty_wrong |= !(isinf(got) && got > 0);
-        else
-            e->lse = fmax(e->lse, isfinite(got) ? fabs(got - (w->max + log(w->sum))) : INFINITY);
+    int64_t s_q = out->shape[1], h_q = out->shape[2];
+    size_t at = (((size_t)w->bi * s_q + w->si) * h_q + w->hi) * MLA_DV;
+    float got = ((const float *)lse->host)[((size_t)w->bi * h_q + w->hi) * s_q + w->si];
+    double ref_lse = w->max + log(w->sum), f = 1 / (1 + exp(w->sink - ref_lse));
+    for (int d = 0; d < MLA_DV; d++) {
+        double ref = w->sum > 0 ? w->out[d] / w->sum * f : 0;
+        double x = bench_decode(out->dtype, ((const uint16_t *)out->host)[at + d]);
+        e->num += isfinite(x) ? (x - ref) * (x - ref) : INFINITY;
+        e->den += ref * ref;
     }
+    if (w->sum == 0)
+        e->empty_wrong |= !(isinf(got) && got > 0);
+    else
+        e->lse = fmax(e->lse, isfinite(got) ? fabs(got - ref_lse) : INFINITY);
 }
 
-/* Rows of MLA_CHECK_REQUESTS requests (the first, the last, others at
- * random), MLA_CHECK_ROWS random query tokens and heads of each. */
-static int check_rows(BenchSession *s, Mla *m, MlaError *e)
+/* The decode call: the main kernel, then the combine (a tirx_bench_fn). */
+static tirx_status mla_call(void *user, void *stream, tirx_error *err)
 {
-    const BenchMla *p = m->p;
-    const int32_t *lens = m->lens.host;
-    int longest = 0;
-    for (int i = 0; i < p->batch; i++)
-        longest = lens[i] > longest ? lens[i] : longest;
-    MlaRow *rows = calloc(MLA_CHECK_ROWS, sizeof *rows);
-    double *scores = malloc(sizeof(double) * MLA_CHECK_ROWS * (size_t)longest);
-    if (!rows || !scores) {
-        free(rows), free(scores);
+    BenchMlaKernel *k = user;
+    tirx_status st = bench_launch(&k->decode, stream, err);
+    return st == TIRX_OK ? bench_launch(&k->combine, stream, err) : st;
+}
+
+/* One decode call with out and lse poisoned (all bits set), downloaded. */
+static int poisoned_call(BenchSession *s, BenchMlaKernel *k, BenchTensor *out, BenchTensor *lse)
+{
+    tirx_error err;
+    memset(out->host, 0xff, out->bytes);
+    memset(lse->host, 0xff, lse->bytes);
+    int rc = bench_tensor_upload(s, out);
+    if (!rc)
+        rc = bench_tensor_upload(s, lse);
+    tirx_status st = rc ? TIRX_OK : mla_call(k, NULL, &err);
+    if (st != TIRX_OK)
+        return bench_cuda_error(st, "the decode call", &err);
+    if (!rc)
+        rc = bench_tensor_download(s, out);
+    return rc ? rc : bench_tensor_download(s, lse);
+}
+
+/* The sampled rows' errors. */
+static int check_rows(BenchSession *s, BenchTensor *out, BenchTensor *lse,
+                      BenchMlaReference reference, void *problem, int groups, MlaError *e)
+{
+    BenchMlaRow *rows = calloc(BENCH_MLA_CHECK_ROWS, sizeof *rows);
+    if (!rows) {
         fprintf(stderr, "tirx bench: out of host memory\n");
         return TIRX_ERR_INTERNAL;
     }
-    for (int k = 0; k < MLA_CHECK_REQUESTS && k < p->batch; k++) {
-        int bi = k == 0 ? 0 : k == 1 ? p->batch - 1
-                                     : (int)((bench_uniform(&s->seed) + 1) / 2 * p->batch);
-        for (int r = 0; r < MLA_CHECK_ROWS; r++) {
-            rows[r].si = (int)((bench_uniform(&s->seed) + 1) / 2 * p->s_q);
-            rows[r].hi = (int)((bench_uniform(&s->seed) + 1) / 2 * p->h_q);
-            rows[r].score = scores + (size_t)r * longest;
-        }
-        reference(m, bi, rows, MLA_CHECK_ROWS);
-        compare(m, bi, rows, MLA_CHECK_ROWS, e);
+    int rc = 0;
+    for (int g = 0; !rc && g < groups; g++) {
+        rc = reference(s, problem, g, rows);
+        for (int r = 0; !rc && r < BENCH_MLA_CHECK_ROWS; r++)
+            compare(&rows[r], out, lse, e);
     }
-    free(rows), free(scores);
-    return 0;
+    free(rows);
+    return rc;
 }
 
-/* One decode call with out and lse poisoned (all bits set), checked. */
-static int mla_check(BenchSession *s, Mla *m, BenchRow *row)
+/* The check's record in the row, and its verdict. */
+static int verdict(BenchRow *row, const MlaError *e, int nrows)
 {
-    tirx_error err;
-    memset(m->out.host, 0xff, m->out.bytes);
-    memset(m->lse.host, 0xff, m->lse.bytes);
-    int rc = bench_tensor_upload(s, &m->out);
-    if (!rc)
-        rc = bench_tensor_upload(s, &m->lse);
-    tirx_status st = rc ? TIRX_OK : mla_call(m, NULL, &err);
-    if (st != TIRX_OK)
-        return bench_cuda_error(st, "mla_decode", &err);
-    if (!rc)
-        rc = bench_tensor_download(s, &m->out);
-    if (!rc)
-        rc = bench_tensor_download(s, &m->lse);
-    MlaError e = {0};
-    if (!rc)
-        rc = check_rows(s, m, &e);
-    if (rc)
-        return rc;
     row->checked = true;
     row->against = "float64 attention of sampled rows";
-    row->rel_error = e.den > 0 ? sqrt(e.num / e.den) : sqrt(e.num);
+    row->rel_error = e->den > 0 ? sqrt(e->num / e->den) : sqrt(e->num);
     row->tolerance = MLA_OUT_TOL;
-    row->lse_error = e.empty_wrong ? INFINITY : e.lse;
+    row->lse_error = e->empty_wrong ? INFINITY : e->lse;
     row->lse_tolerance = MLA_LSE_TOL;
     fprintf(stderr, "  check against float64 (%d rows): out relative L2 error %.3g (tolerance %g), "
                     "lse max abs error %.3g (tolerance %g)\n",
-            MLA_CHECK_REQUESTS * MLA_CHECK_ROWS, row->rel_error, row->tolerance, row->lse_error,
-            row->lse_tolerance);
+            nrows, row->rel_error, row->tolerance, row->lse_error, row->lse_tolerance);
     if (row->rel_error <= row->tolerance && row->lse_error <= row->lse_tolerance)
         return 0;
     fprintf(stderr, "tirx bench: %s: the kernel's out or lse differs from the float64 reference; "
                     "no timing is reported for a wrong kernel\n", row->label);
     return TIRX_ERR_INPUT;
+}
+
+int bench_mla_measure(BenchSession *s, BenchMlaKernel *k, BenchTensor *out, BenchTensor *lse,
+                      BenchMlaReference reference, void *problem, int groups, BenchRow *row)
+{
+    tirx_error err;
+    tirx_status st = bench_launch(&k->metadata, NULL, &err);
+    int rc = st == TIRX_OK ? 0 : bench_cuda_error(st, "the metadata", &err);
+    if (!rc)
+        rc = poisoned_call(s, k, out, lse);
+    MlaError e = {0};
+    if (!rc)
+        rc = check_rows(s, out, lse, reference, problem, groups, &e);
+    if (!rc)
+        rc = verdict(row, &e, groups * BENCH_MLA_CHECK_ROWS);
+    return rc ? rc : bench_time_it(s, "tirx", mla_call, k, &row->tirx);
 }
 
 /* ---- the row ---- */
@@ -354,7 +369,7 @@ static void mla_free(BenchSession *s, Mla *m)
                           &m->splits, &m->out, &m->lse, &m->oacc, &m->lacc};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         bench_tensor_free(s, all[i]);
-    tirx_module_free(m->module);
+    tirx_module_free(m->k.module);
 }
 
 static void mla_label(const BenchMla *p, BenchRow *row)
@@ -385,14 +400,9 @@ int bench_mla_row(BenchSession *s, BenchRow *row)
         mla_arguments(&m);
         mla_work(&m, row);
         fprintf(stderr, "  %lld cached tokens in %lld pages\n", m.tokens, m.pages);
-        tirx_error err;
-        tirx_status st = bench_launch(&m.metadata, NULL, &err);
-        rc = st == TIRX_OK ? 0 : bench_cuda_error(st, "mla_metadata", &err);
+        int groups = m.p->batch < BENCH_MLA_CHECK_GROUPS ? m.p->batch : BENCH_MLA_CHECK_GROUPS;
+        rc = bench_mla_measure(s, &m.k, &m.out, &m.lse, mla_reference, &m, groups, row);
     }
-    if (!rc)
-        rc = mla_check(s, &m, row);
-    if (!rc)
-        rc = bench_time_it(s, "tirx", mla_call, &m, &row->tirx);
     mla_free(s, &m);
     return rc;
 }

@@ -58,11 +58,25 @@ static void print_function_row(FILE *f, const BenchRow *w)
         fprintf(f, " %9s\n", "-");
 }
 
-static void print_mla_row(FILE *f, const BenchRow *w)
+/* An MLA row, its label in a column `width` wide. */
+static void print_mla_row(FILE *f, int width, const BenchRow *w)
 {
-    fprintf(f, "%-46s %10.4f %10.4f %10.4f %7d %7.3f %9.1f\n", w->label, w->tirx.median_ms,
+    fprintf(f, "%-*s %10.4f %10.4f %10.4f %7d %7.3f %9.1f\n", width, w->label, w->tirx.median_ms,
             w->tirx.min_ms, w->tirx.p90_ms, w->tirx.reps, bench_tbps(w->bytes, &w->tirx),
             bench_tflops(w->flops, &w->tirx));
+}
+
+/* The MLA table: the problem column 46 wide, or as wide as its longest
+ * label (a sparse row's). */
+static void print_mla_table(FILE *f, const BenchReport *r)
+{
+    int width = 46;
+    for (int i = 0; i < r->nrows; i++)
+        width = (int)strlen(r->rows[i].label) > width ? (int)strlen(r->rows[i].label) : width;
+    fprintf(f, "%-*s %10s %10s %10s %7s %7s %9s\n", width, "problem", "median ms", "min ms",
+            "p90 ms", "runs", "TB/s", "TFLOP/s");
+    for (int i = 0; i < r->nrows; i++)
+        print_mla_row(f, width, &r->rows[i]);
 }
 
 void bench_print_table(FILE *f, const BenchReport *r)
@@ -70,10 +84,7 @@ void bench_print_table(FILE *f, const BenchReport *r)
     bool gemm = r->nrows && r->rows[0].m, mla = r->nrows && r->rows[0].bytes > 0;
     print_header(f, r);
     if (mla) {
-        fprintf(f, "%-46s %10s %10s %10s %7s %7s %9s\n", "problem", "median ms", "min ms",
-                "p90 ms", "runs", "TB/s", "TFLOP/s");
-        for (int i = 0; i < r->nrows; i++)
-            print_mla_row(f, &r->rows[i]);
+        print_mla_table(f, r);
         return;
     }
     if (gemm)

@@ -225,6 +225,38 @@ static void test_args_mla(void **state)
     assert_int_equal(c.ndefines, 1);
     assert_string_equal(c.json, "m.json");
     assert_true(c.timing.budget_ms == 50 && c.timing.no_flush);
+    assert_int_equal(c.mla_problem.topk, 0);
+}
+
+/* --topk: the sparse decode, with its own defaults (b 128, s_q 2, h_q 128,
+ * s_k 32768) and --sink. */
+static void test_args_mla_sparse(void **state)
+{
+    (void)state;
+    static BenchConfig c;
+    assert_int_equal(parse(&c, "bench mla --topk 2048"), -1);
+    assert_true(c.mla);
+    assert_null(c.file); /* kernels/mla_sparse_fp8_sm90.tirx */
+    assert_int_equal(c.mla_problem.topk, 2048);
+    assert_int_equal(c.mla_problem.batch, 128);
+    assert_int_equal(c.mla_problem.s_q, 2);
+    assert_int_equal(c.mla_problem.h_q, 128);
+    assert_int_equal(c.mla_problem.s_k, 32768);
+    assert_false(c.mla_problem.sink);
+    assert_int_equal(c.timing.min_reps, 30);
+    assert_int_equal(parse(&c, "bench mla --topk=100 --batch 4 --sq 1 --hq 64 --sk 1000 --sink "
+                               "--kernel k.tirx -D STAGES=3 -D CAUSAL=1 --json m.json"),
+                     -1);
+    assert_int_equal(c.mla_problem.topk, 100);
+    assert_int_equal(c.mla_problem.batch, 4);
+    assert_int_equal(c.mla_problem.s_q, 1);
+    assert_int_equal(c.mla_problem.h_q, 64);
+    assert_int_equal(c.mla_problem.s_k, 1000);
+    assert_true(c.mla_problem.sink);
+    assert_string_equal(c.file, "k.tirx");
+    assert_int_equal(c.ndefines, 2);
+    /* int32 indices address 2047 requests of 2^20 tokens (in whole pages of 64) */
+    assert_int_equal(parse(&c, "bench mla --topk 2048 --batch 2047 --sk 1048576"), -1);
 }
 
 static void test_args_errors(void **state)
@@ -280,6 +312,27 @@ static void test_args_errors(void **state)
         "bench mla -D H_Q=16",
         "bench mla -D CAUSAL=True",
         "bench mla -D NUM_SMS=8",
+        "bench mla --topk 0",
+        "bench mla --topk -5",
+        "bench mla --topk 2048.5",
+        "bench mla --topk",
+        "bench mla --topk 1048577",
+        "bench mla --topk 2048 --varlen",
+        "bench mla --topk 2048 --causal",
+        "bench mla --topk 2048 --hq 16",
+        "bench mla --topk 2048 --hq 96",
+        "bench mla --topk 2048 --sink=1",
+        "bench mla --topk 2048 -D S_Q=2",
+        "bench mla --topk 2048 -D H_Q=64",
+        "bench mla --topk 2048 -D ATTN_SINK=True",
+        "bench mla --topk 2048 -D NUM_SMS=8",
+        "bench mla --topk 2048 --batch 2048 --sk 1048545", /* 2^31 tokens in whole pages */
+        "bench mla --topk 2048 --dtype fp8",
+        "bench mla --sink",
+        "bench mla --varlen --sink",
+        "bench gemm --shape 1,2,3 --topk 64",
+        "bench gemm --shape 1,2,3 --sink",
+        "bench k.tirx --func f --topk 8",
         "bench gemm --shape 1,2,3 --hq 64",
         "bench gemm --shape 1,2,3 --varlen",
         "bench k.tirx --func f --sk 8",
@@ -605,6 +658,36 @@ static void test_mla_reports(void **state)
     free(j);
 }
 
+/* A sparse MLA row: its longer label widens the problem column (header and
+ * row stay aligned); the JSON as the dense row's. */
+static void test_mla_sparse_reports(void **state)
+{
+    (void)state;
+    BenchReport r = report();
+    BenchRow *w = &rows[2];
+    memset(w, 0, sizeof *w);
+    snprintf(w->label, sizeof w->label, "mla sparse b=128 s_q=2 h_q=128 topk=2048 s_k=32768 sink");
+    w->flops = 2.0 * 128 * 2 * 128 * 2048 * 1088, w->bytes = 4.5e8;
+    w->tirx = stats(0.7);
+    w->checked = true, w->against = "float64 attention of sampled rows";
+    w->rel_error = 0.0023, w->tolerance = 0.004, w->lse_error = 4e-7, w->lse_tolerance = 1e-3;
+    r.rows = w, r.nrows = 1;
+    char *t = written(bench_print_table, &r);
+    assert_non_null(strstr(t, "\nproblem                                                  median ms"
+                              "     min ms     p90 ms    runs    TB/s   TFLOP/s\n"
+                              "mla sparse b=128 s_q=2 h_q=128 topk=2048 s_k=32768 sink     0.7000"
+                              "     0.6860     0.7070     100   0.643     208.6\n"));
+    free(t);
+    char *j = written(bench_write_json, &r);
+    assert_non_null(strstr(j, "\"label\": \"mla sparse b=128 s_q=2 h_q=128 topk=2048 s_k=32768 "
+                              "sink\", \"flops\": 1.46029e+11, \"bytes\": 4.5e+08,\n"
+                              "     \"check\": {\"against\": \"float64 attention of sampled "
+                              "rows\", \"rel_l2_error\": 0.0023, \"tolerance\": 0.004, "
+                              "\"lse_max_abs_error\": 4e-07, \"lse_tolerance\": 0.001},\n"));
+    assert_non_null(strstr(j, "\"tflops\": 208.613, \"tbps\": 0.642857, \"l2_flush_bytes\""));
+    free(j);
+}
+
 static int count(const char *s, const char *what)
 {
     int n = 0;
@@ -646,7 +729,8 @@ int main(void)
         cmocka_unit_test(test_spec_items),     cmocka_unit_test(test_spec_errors),
         cmocka_unit_test(test_args_gemm),      cmocka_unit_test(test_args_shapes_file),
         cmocka_unit_test(test_args_file),      cmocka_unit_test(test_args_mla),
-        cmocka_unit_test(test_args_errors),    cmocka_unit_test(test_mla_reports),
+        cmocka_unit_test(test_args_mla_sparse), cmocka_unit_test(test_args_errors),
+        cmocka_unit_test(test_mla_reports),    cmocka_unit_test(test_mla_sparse_reports),
         cmocka_unit_test(test_declares),
         cmocka_unit_test(test_encode_known),   cmocka_unit_test(test_decode),
         cmocka_unit_test(test_fill_and_error), cmocka_unit_test(test_summarize),
