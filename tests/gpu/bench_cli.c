@@ -9,7 +9,11 @@
  * their spans, nothing dropped); `bench mla` at the issue's memory-bound
  * shape (the defaults) and on a small varlen causal problem with --json, and
  * on a copy of the kernel with a wrong softmax constant, which the check
- * against float64 must refuse (exit 1, no table). Skipped without a GPU. */
+ * against float64 must refuse (exit 1, no table); `bench mla --topk` (the
+ * sparse fp8 decode) at the issue's shape (the defaults: a 2.75 GB cache),
+ * on a small problem with the sink and more top-k than cached tokens
+ * (padding) with --json, and on a copy of the sparse kernel with the same
+ * wrong constant (refused). Skipped without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,12 +53,12 @@ static char *slurp(const char *name)
     return buf;
 }
 
-/* A copy of the MLA kernel in the run's directory whose softmax uses a wrong
- * log2(e). */
-static void write_wrong_mla(void)
+/* A copy of MLA kernel `kernel` (kernels/NAME) in the run's directory,
+ * named `copy`, whose softmax uses a wrong log2(e). */
+static void write_wrong_mla(const char *kernel, const char *copy)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/kernels/mla_decode_sm90.tirx", TIRX_SOURCE_DIR);
+    snprintf(path, sizeof path, "%s/kernels/%s", TIRX_SOURCE_DIR, kernel);
     FILE *f = fopen(path, "rb");
     GPU_CHECK(f != NULL, "the MLA kernel");
     static char text[1 << 16];
@@ -65,7 +69,7 @@ static void write_wrong_mla(void)
     GPU_CHECK(at != NULL, "the kernel defines LOG2E");
     memcpy(at, "LOG2E = 1.3", 11);
     memset(at + 11, ' ', strlen("LOG2E = 1.4426950408889634") - 11);
-    snprintf(path, sizeof path, "%s/wrong_mla.tirx", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, copy);
     f = fopen(path, "wb");
     GPU_CHECK(f && fwrite(text, 1, n, f) == n && !fclose(f), "the wrong kernel is written");
 }
@@ -161,7 +165,7 @@ int main(void)
               "bench mla runs a varlen causal problem");
     GPU_CHECK(strstr(slurp("m.json"), "\"tbps\": ") != NULL, "the JSON record has TB/s");
 
-    write_wrong_mla();
+    write_wrong_mla("mla_decode_sm90.tirx", "wrong_mla.tirx");
     snprintf(args, sizeof args, "mla --batch 8 --sk 500 --budget-ms 20 --kernel %s/wrong_mla.tirx",
              dir);
     rc = bench(args);
@@ -170,6 +174,33 @@ int main(void)
     GPU_CHECK(rc == 1 && strstr(e, "differs from the float64 reference") != NULL,
               "a wrong MLA kernel is refused");
     GPU_CHECK(slurp("out")[0] == 0, "no number is reported for a wrong MLA kernel");
+
+    rc = bench("mla --topk 2048 --budget-ms 50");
+    out = slurp("out");
+    fputs(slurp("err"), stdout);
+    fputs(out, stdout);
+    GPU_CHECK(rc == 0 && strstr(out, "mla sparse b=128 s_q=2 h_q=128 topk=2048 s_k=32768 ") != NULL,
+              "bench mla --topk checks and times the issue's sparse row");
+
+    snprintf(args, sizeof args, "mla --topk 300 --batch 9 --sq 1 --hq 64 --sk 200 --sink "
+             "--budget-ms 20 --json %s/s.json", dir);
+    rc = bench(args);
+    out = slurp("out");
+    fputs(slurp("err"), stdout);
+    fputs(out, stdout);
+    GPU_CHECK(rc == 0 && strstr(out, "mla sparse b=9 s_q=1 h_q=64 topk=300 s_k=200 sink ") != NULL,
+              "bench mla --topk runs a small problem with the sink and padded lists");
+    GPU_CHECK(strstr(slurp("s.json"), "\"tbps\": ") != NULL, "the sparse JSON record has TB/s");
+
+    write_wrong_mla("mla_sparse_fp8_sm90.tirx", "wrong_sparse.tirx");
+    snprintf(args, sizeof args, "mla --topk 256 --batch 8 --sk 500 --budget-ms 20 "
+             "--kernel %s/wrong_sparse.tirx", dir);
+    rc = bench(args);
+    e = slurp("err");
+    fputs(e, stdout);
+    GPU_CHECK(rc == 1 && strstr(e, "differs from the float64 reference") != NULL,
+              "a wrong sparse MLA kernel is refused");
+    GPU_CHECK(slurp("out")[0] == 0, "no number is reported for a wrong sparse MLA kernel");
     gpu_remove_tree(dir);
     printf("PASSED\n");
     return 0;
