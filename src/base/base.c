@@ -81,6 +81,19 @@ void tx_arena_free(TxArena *a)
     a->head = NULL;
 }
 
+TxArenaChunk *tx_arena_mark(const TxArena *a) { return a->head; }
+
+void tx_arena_free_before(TxArenaChunk *mark)
+{
+    if (!mark)
+        return;
+    for (TxArenaChunk *c = mark->next, *n; c; c = n) {
+        n = c->next;
+        free(c);
+    }
+    mark->next = NULL;
+}
+
 void *tx_arena_alloc(TxArena *a, size_t size)
 {
     if (size > SIZE_MAX - sizeof(TxArenaChunk) - 15)

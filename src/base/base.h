@@ -36,6 +36,11 @@ void tx_arena_init(TxArena *a);
 void tx_arena_free(TxArena *a);
 /* Zeroed, 16-byte aligned memory that lives until the arena is freed. */
 void *tx_arena_alloc(TxArena *a, size_t size);
+/* An arena whose contents are released in the order they were allocated: a
+ * mark is its current chunk (NULL when empty), and tx_arena_free_before frees
+ * every chunk filled before the mark's, leaving what was allocated since. */
+TxArenaChunk *tx_arena_mark(const TxArena *a);
+void tx_arena_free_before(TxArenaChunk *mark);
 char *tx_arena_strndup(TxArena *a, const char *s, size_t n);
 char *tx_arena_strdup(TxArena *a, const char *s);
 /* printf into the arena. */

@@ -211,6 +211,7 @@ typedef struct ScThreadTag {
 typedef struct El {
     IrModule *m;
     TxArena *a;
+    TxArena *tree; /* the module-level functions' part of the syntax tree (sc_parse_tokens) */
     TxDiags *d;
     const TxSource *src;
     ScScope *global; /* constants, macros, functions, the module class name */

@@ -107,7 +107,7 @@ ScVal el_eval_quoted(El *E, const ScVal *str)
     ScTokens toks;
     AstList ast;
     bool ok = sc_lex(src, content, content + str->u.str.n, true, E->a, E->d, &toks) &&
-              sc_parse_tokens(src, &toks, true, E->a, E->d, &ast) && ast.n == 1;
+              sc_parse_tokens(src, &toks, true, E->a, NULL, E->d, &ast) && ast.n == 1;
     sc_tokens_free(&toks);
     if (!ok)
         return sv_error();

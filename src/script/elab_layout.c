@@ -731,7 +731,7 @@ IrLayout *sc_parse_layout(IrModule *m, const char *text, size_t len, const char 
     ScTokens toks;
     AstList ast;
     bool ok = sc_lex(m->source, 0, m->source->len, true, &m->arena, &m->diags, &toks) &&
-              sc_parse_tokens(m->source, &toks, true, &m->arena, &m->diags, &ast) && ast.n == 1;
+              sc_parse_tokens(m->source, &toks, true, &m->arena, NULL, &m->diags, &ast) && ast.n == 1;
     sc_tokens_free(&toks);
     if (!ok)
         return NULL;

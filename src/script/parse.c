@@ -284,7 +284,7 @@ static ScVal define_value(El *E, const ScDefine *d, const ScVal *declared)
     ScTokens toks;
     AstList ast;
     bool ok = sc_lex(src, 0, src->len, true, E->a, E->d, &toks) &&
-              sc_parse_tokens(src, &toks, true, E->a, E->d, &ast) && ast.n == 1;
+              sc_parse_tokens(src, &toks, true, E->a, NULL, E->d, &ast) && ast.n == 1;
     sc_tokens_free(&toks);
     if (!ok)
         return sv_error();
@@ -565,6 +565,20 @@ static void elab_class(El *E, const Ast *c)
     }
 }
 
+/* Once function i is elaborated, nothing points into its part of the tree any
+ * more (a call of it reads only its name and return annotation): the tree
+ * arena's chunks before the next function's are freed. */
+static void release_tree(El *E, int i)
+{
+    Ast *def = E->funcs[i].def;
+    if (!def->in_tree)
+        return;
+    def->items = def->items2 = def->body = (AstList){0};
+    def->params = NULL, def->nparams = 0;
+    if (i + 1 < E->nfuncs && E->funcs[i + 1].def->in_tree)
+        tx_arena_free_before(E->funcs[i + 1].def->tree_mark);
+}
+
 static void elab_module(El *E, AstList top)
 {
     bool holds = true;
@@ -593,8 +607,10 @@ static void elab_module(El *E, AstList top)
         check_defines(E);
     else
         E->nfuncs = 0;
-    for (int i = 0; i < E->nfuncs; i++)
+    for (int i = 0; i < E->nfuncs; i++) {
         elab_func(E, &E->funcs[i]);
+        release_tree(E, i);
+    }
     E->m->nfuncs = E->nfuncs;
     E->m->funcs = TX_NEW_ARRAY(E->a, IrFunc *, E->nfuncs ? E->nfuncs : 1);
     for (int i = 0; i < E->nfuncs; i++)
@@ -638,17 +654,23 @@ IrModule *sc_parse(const char *text, size_t len, const char *filename, const ScD
                               text ? len : 0);
     ScTokens toks;
     AstList top;
+    TxArena tree;
+    tx_arena_init(&tree);
     bool ok = sc_lex(m->source, 0, m->source->len, false, &m->arena, &m->diags, &toks) &&
-              sc_parse_tokens(m->source, &toks, false, &m->arena, &m->diags, &top);
+              sc_parse_tokens(m->source, &toks, false, &m->arena, &tree, &m->diags, &top);
     sc_tokens_free(&toks); /* the tree does not point into the tokens */
-    if (!ok)
+    if (!ok) {
+        tx_arena_free(&tree);
         return m;
+    }
     El E = {0};
     E.m = m, E.a = &m->arena, E.d = &m->diags, E.src = m->source;
     E.global = TX_NEW(E.a, ScScope);
     E.scope = E.global;
     E.defines = defines, E.ndefines = ndefines;
     E.define_used = TX_NEW_ARRAY(E.a, bool, ndefines ? ndefines : 1);
+    E.tree = &tree;
     elab_module(&E, top);
+    tx_arena_free(&tree);
     return m;
 }

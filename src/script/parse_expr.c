@@ -179,7 +179,7 @@ static Ast *parse_strings(Parser *p)
     /* Adjacent literals concatenate. */
     while (ps_at(p, SC_TK_STRING)) {
         const ScToken *u = ps_tok(p);
-        char *s = tx_arena_alloc(p->a, x->lit.str.n + u->v.str.n + 1);
+        char *s = tx_arena_alloc(p->keep, x->lit.str.n + u->v.str.n + 1);
         memcpy(s, x->lit.str.s, x->lit.str.n);
         memcpy(s + x->lit.str.n, u->v.str.s, u->v.str.n);
         x->lit.str.s = s, x->lit.str.n += u->v.str.n, x->lit.str.verbatim = false;

@@ -96,6 +96,11 @@ struct Ast {
     AstList body, orelse;
     AstParam *params;
     int nparams;
+    /* DEF of a @T.prim_func at module level, when the parser was given a tree
+     * arena: its decorators, parameters and body are there, allocated from
+     * tree_mark's chunk on (sc_parse_tokens) */
+    bool in_tree;
+    TxArenaChunk *tree_mark;
 };
 
 /* ---- the parser's state, shared by parse_expr.c and parse_stmt.c ---- */
@@ -103,7 +108,9 @@ typedef struct Parser {
     const TxSource *src;
     const ScToken *t;
     int n, i;
-    TxArena *a;
+    TxArena *a;    /* nodes: the module's arena, or the body arena of a function */
+    TxArena *keep; /* the module's arena: strings, which the IR may keep */
+    TxArena *tree; /* NULL, or where module-level @T.prim_func functions go */
     TxDiags *d;
     bool failed;
     int depth;
@@ -147,9 +154,16 @@ Ast *ps_bitor(Parser *p);           /* an expression without comparisons (for ta
 
 /* Parse a token array into a list of top-level statements. With 'expr_only',
  * parse one expression (the tokens of a quoted shape string) into out->items[0].
+ * The tree is allocated in a; with a tree arena, the decorators, parameters and
+ * body of each module-level @T.prim_func are allocated there instead, one
+ * function after the other, so that a function's part is released (with
+ * tx_arena_free_before the next one's mark) once it is elaborated: the
+ * tree of a large module is then never whole beside its IR. The def node and
+ * its return annotation, which a call of the function reads, and the strings
+ * the parser makes (the IR keeps them) are in a.
  * Stops at the first syntax error (reported into d) and returns false. */
 bool sc_parse_tokens(const TxSource *src, const ScTokens *toks, bool expr_only, TxArena *a,
-                     TxDiags *d, AstList *out);
+                     TxArena *tree, TxDiags *d, AstList *out);
 
 /* Maximum nesting of expressions and blocks before "nested too deeply". */
 #define SC_MAX_DEPTH 200

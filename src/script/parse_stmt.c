@@ -138,7 +138,7 @@ static const char *dotted_name(Parser *p)
             return NULL;
     } while (ps_accept(p, SC_TK_DOT));
     const ScToken *last = &p->t[p->i - 1];
-    return tx_arena_strndup(p->a, p->src->text + first->off, last->off + last->len - first->off);
+    return tx_arena_strndup(p->keep, p->src->text + first->off, last->off + last->len - first->off);
 }
 
 /* import_name := NAME ['as' NAME]: an A_NAME whose 'a' is the alias (or NULL) */
@@ -452,11 +452,17 @@ static bool parse_type_params(Parser *p, Ast *def)
     return ps_expect(p, SC_TK_RSQB, "to close the type parameters");
 }
 
-/* funcdef := 'def' NAME [type_params] '(' params ')' ['->' test] suite */
-static Ast *parse_def(Parser *p, AstList decorators)
+/* funcdef := 'def' NAME [type_params] '(' params ')' ['->' test] suite
+ * (in_tree: the decorators are in the tree arena from mark on, and so go the
+ * rest but the def node and its return annotation) */
+static Ast *parse_def(Parser *p, AstList decorators, bool in_tree, TxArenaChunk *mark)
 {
     const ScToken *head = ps_tok(p);
+    TxArena *outer = p->a;
+    p->a = p->keep;
     Ast *x = ps_node(p, A_S_DEF, head);
+    x->in_tree = in_tree, x->tree_mark = mark;
+    p->a = outer;
     ps_accept(p, head->kind);
     const ScToken *name = ps_tok(p);
     if (!ps_expect(p, SC_TK_NAME, "after 'def'"))
@@ -468,8 +474,13 @@ static Ast *parse_def(Parser *p, AstList decorators)
         return NULL;
     if (!ps_expect(p, SC_TK_LPAR, "after the function name") || !parse_params(p, x))
         return NULL;
-    if (ps_accept(p, SC_TK_RARROW) && !(x->a = ps_test(p)))
-        return NULL;
+    if (ps_accept(p, SC_TK_RARROW)) {
+        p->a = p->keep;
+        x->a = ps_test(p);
+        p->a = outer;
+        if (!x->a)
+            return NULL;
+    }
     ps_finish(p, x);
     if (!parse_suite(p, head, &x->body))
         return NULL;
@@ -496,8 +507,17 @@ static Ast *parse_class(Parser *p, AstList decorators)
     return x;
 }
 
-/* decorated := ('@' test NEWLINE)+ (funcdef | classdef) */
-static Ast *parse_decorated(Parser *p)
+/* Whether the tokens at the parser are `@T.prim_func` (or Tx.), at module level. */
+static bool at_module_prim_func(Parser *p)
+{
+    const ScToken *t = ps_tok(p);
+    return p->tree && p->a == p->keep && t[1].kind == SC_TK_NAME &&
+           (!strcmp(t[1].v.str.s, "T") || !strcmp(t[1].v.str.s, "Tx")) &&
+           t[2].kind == SC_TK_DOT && t[3].kind == SC_TK_NAME &&
+           !strcmp(t[3].v.str.s, "prim_func");
+}
+
+static Ast *parse_decorated_in(Parser *p, bool in_tree, TxArenaChunk *mark)
 {
     AstVec decos = {0};
     while (ps_accept(p, SC_TK_AT)) {
@@ -507,10 +527,27 @@ static Ast *parse_decorated(Parser *p)
         ps_vec_push(p, &decos, d);
     }
     if (ps_at(p, SC_TK_DEF))
-        return parse_def(p, ps_vec_list(p, &decos));
-    if (ps_at(p, SC_TK_CLASS))
-        return parse_class(p, ps_vec_list(p, &decos));
+        return parse_def(p, ps_vec_list(p, &decos), in_tree, mark);
+    if (ps_at(p, SC_TK_CLASS)) {
+        AstList list = ps_vec_list(p, &decos);
+        p->a = p->keep; /* the class body is read at the end; its methods are sorted apart */
+        return parse_class(p, list);
+    }
     return ps_error_at(p, TX_E_SYNTAX, ps_tok(p), "expected 'def' or 'class' after a decorator");
+}
+
+/* decorated := ('@' test NEWLINE)+ (funcdef | classdef)
+ * A module-level function decorated @T.prim_func is parsed into the tree arena. */
+static Ast *parse_decorated(Parser *p)
+{
+    bool in_tree = at_module_prim_func(p);
+    TxArena *outer = p->a;
+    TxArenaChunk *mark = in_tree ? tx_arena_mark(p->tree) : NULL;
+    if (in_tree)
+        p->a = p->tree;
+    Ast *x = parse_decorated_in(p, in_tree, mark);
+    p->a = outer;
+    return x;
 }
 
 /* stmt := if_stmt | while_stmt | for_stmt | with_stmt | funcdef | classdef
@@ -523,7 +560,7 @@ static Ast *parse_stmt(Parser *p, AstVec *out)
     case SC_TK_WHILE: x = parse_while(p); break;
     case SC_TK_FOR: x = parse_for(p); break;
     case SC_TK_WITH: x = parse_with(p); break;
-    case SC_TK_DEF: x = parse_def(p, (AstList){0}); break;
+    case SC_TK_DEF: x = parse_def(p, (AstList){0}, false, NULL); break;
     case SC_TK_CLASS: x = parse_class(p, (AstList){0}); break;
     case SC_TK_AT: x = parse_decorated(p); break;
     default:
@@ -536,9 +573,9 @@ static Ast *parse_stmt(Parser *p, AstVec *out)
 }
 
 bool sc_parse_tokens(const TxSource *src, const ScTokens *toks, bool expr_only, TxArena *a,
-                     TxDiags *d, AstList *out)
+                     TxArena *tree, TxDiags *d, AstList *out)
 {
-    Parser p = {src, toks->t, toks->n, 0, a, d, false, 0};
+    Parser p = {src, toks->t, toks->n, 0, a, a, tree, d, false, 0};
     AstVec v = {0};
     if (expr_only) {
         Ast *x = ps_test(&p);
