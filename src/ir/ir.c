@@ -36,6 +36,33 @@ bool ir_dtype_is_float(IrDType t)
     return t.code == IR_DT_FLOAT || t.code == IR_DT_BFLOAT || t.code >= IR_DT_F8E3M4;
 }
 
+IrDType ir_dtype_unaligned(IrDType t)
+{
+    static const struct { uint8_t from, to, bits; } forms[] = {
+        {IR_DT_F4E2M1FN_A16, IR_DT_F4E2M1FN, 4},
+        {IR_DT_F6E2M3FN_A16, IR_DT_F6E2M3FN, 6},
+        {IR_DT_F6E3M2FN_A16, IR_DT_F6E3M2FN, 6},
+    };
+    for (size_t i = 0; i < TX_ARRAY_LEN(forms); i++)
+        if (t.code == forms[i].from)
+            return (IrDType){forms[i].to, forms[i].bits, t.lanes};
+    return t;
+}
+
+int ir_dtype_subbyte(IrDType t)
+{
+    IrDType u = ir_dtype_unaligned(t);
+    return t.lanes == 1 && ir_dtype_is_float(u) && (u.bits == 4 || u.bits == 6) ? u.bits : 0;
+}
+
+int64_t ir_subbyte_bit(IrDType t, int64_t i)
+{
+    int n = ir_dtype_subbyte(t);
+    if (t.code != ir_dtype_unaligned(t).code)
+        return i / 16 * 128 + i % 16 * n;
+    return i * n;
+}
+
 IrDType ir_dtype_with_lanes(IrDType t, int lanes)
 {
     t.lanes = (uint16_t)lanes;
@@ -130,7 +157,8 @@ int ir_dtype_names(const char **out, int max)
         "float16", "float32", "float64", "bfloat16", "handle", "void", "float8_e3m4",
         "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
         "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn",
-        "float4_e2m1fn"};
+        "float4_e2m1fn", "float4_e2m1fn_align16", "float6_e2m3fn_align16",
+        "float6_e3m2fn_align16"};
     int n = 0;
     for (size_t i = 0; i < TX_ARRAY_LEN(names) && n < max; i++)
         out[n++] = names[i];

@@ -39,6 +39,15 @@ bool ir_dtype_is_float(IrDType t); /* float, bfloat and the fp8/fp6/fp4 kinds */
 IrDType ir_dtype_with_lanes(IrDType t, int lanes);
 /* All dtype names without lanes, for near-match suggestions. */
 int ir_dtype_names(const char **out, int max);
+/* The packed sub-byte dtype whose values an _align16 dtype holds; t itself
+ * for any other. */
+IrDType ir_dtype_unaligned(IrDType t);
+/* The value bits (4 or 6) of a scalar sub-byte float, packed or _align16;
+ * 0 for other dtypes. */
+int ir_dtype_subbyte(IrDType t);
+/* The bit at which element i of a buffer of sub-byte dtype t starts:
+ * packed i * bits, _align16 16 elements to each 16 bytes. */
+int64_t ir_subbyte_bit(IrDType t, int64_t i);
 
 /* ---------------------------------------------------------------- nodes */
 typedef struct IrExpr IrExpr;

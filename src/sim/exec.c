@@ -143,8 +143,16 @@ static void store(SimLaunch *l, SimThread *t, const IrStmt *s)
         vals[i] = sim_eval(l, t, v, i);
         on[i] = !s->u.store.predicate || sim_eval(l, t, s->u.store.predicate, i).i;
     }
-    if (t->blocked || sim_failed(l) || sim_packed_access(l, t, s->u.store.buffer, s->span))
+    if (t->blocked || sim_failed(l))
         return;
+    if (sim_packed(s->u.store.buffer->u.var.type->dtype)) {
+        if (lanes > 1)
+            sim_fail(l, t, s->span, "not modelled: a vector store into a sub-byte buffer");
+        else if (on[0])
+            sim_subbyte_store(l, t, s->u.store.buffer, s->u.store.indices, s->u.store.n, vals[0],
+                              s->span);
+        return;
+    }
     IrExpr lhs = {.kind = IR_E_LOAD, .dtype = v->dtype, .span = s->span};
     lhs.u.access.buffer = s->u.store.buffer;
     lhs.u.access.n = s->u.store.n;

@@ -135,8 +135,9 @@ static int64_t eval_int(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     return sim_eval(l, t, e, lane).i;
 }
 
-bool sim_access_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *const *idx, int n,
-                     int lane, bool check, TxSpan at, uint64_t *addr)
+/* The byte of an access and, for a sub-byte element, its first bit in it. */
+static bool bit_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *const *idx, int n,
+                     int lane, bool check, TxSpan at, uint64_t *addr, int *shift)
 {
     const IrBufferType *bt = ir_buf(buffer);
     int64_t flat = 0, size = 1;
@@ -157,11 +158,17 @@ bool sim_access_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *c
     flat += eval_int(l, t, bt->elem_offset, 0);
     IrDType et = buffer->u.var.type->dtype;
     int64_t bytes = et.bits < 8 ? 1 : (int64_t)(et.bits / 8) * et.lanes;
-    if (sim_packed(et)) /* the byte that holds the element's first bit */
-        *addr = (uint64_t)var_value(l, t, buffer).i + (uint64_t)(flat * et.bits / 8);
-    else
-        *addr = (uint64_t)var_value(l, t, buffer).i + (uint64_t)(flat * bytes);
+    int64_t bit = sim_packed(et) ? ir_subbyte_bit(et, flat) : flat * bytes * 8;
+    *addr = (uint64_t)var_value(l, t, buffer).i + (uint64_t)(bit >> 3);
+    *shift = (int)(bit & 7);
     return !sim_failed(l);
+}
+
+bool sim_access_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *const *idx, int n,
+                     int lane, bool check, TxSpan at, uint64_t *addr)
+{
+    int shift;
+    return bit_addr(l, t, buffer, idx, n, lane, check, at, addr, &shift);
 }
 
 static bool is_local(const IrExpr *buffer)
@@ -192,13 +199,47 @@ static bool lane_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *
     return true;
 }
 
-bool sim_packed_access(SimLaunch *l, SimThread *t, const IrExpr *buffer, TxSpan at)
+/* The byte(s) holding a sub-byte element (one, or two when it straddles a
+ * byte boundary), read or about to be written, and its first bit in them. */
+static uint8_t *subbyte_bytes(SimLaunch *l, SimThread *t, const IrExpr *buffer,
+                              IrExpr *const *idx, int n, bool write, TxSpan at, int *shift)
 {
-    if (!sim_packed(buffer->u.var.type->dtype))
+    uint64_t addr;
+    if (!bit_addr(l, t, buffer, idx, n, 0, shaped(buffer), at, &addr, shift))
+        return NULL;
+    size_t bytes = *shift + ir_dtype_subbyte(buffer->u.var.type->dtype) > 8 ? 2 : 1;
+    if (is_local(buffer))
+        return (uint8_t *)(uintptr_t)addr;
+    return write ? sim_mem_write(l, t, addr, bytes, at) : sim_mem_read(l, t, addr, bytes, at);
+}
+
+static SimVal subbyte_load(SimLaunch *l, SimThread *t, const IrExpr *e)
+{
+    const IrExpr *b = e->u.access.buffer;
+    IrDType dt = b->u.var.type->dtype;
+    int shift, bits = ir_dtype_subbyte(dt);
+    const uint8_t *p = subbyte_bytes(l, t, b, e->u.access.indices, e->u.access.n, false, e->span,
+                                     &shift);
+    if (!p)
+        return ival(0);
+    uint32_t w = p[0] | (shift + bits > 8 ? (uint32_t)p[1] << 8 : 0u);
+    return sim_from_bits(dt, w >> shift & ((1u << bits) - 1));
+}
+
+bool sim_subbyte_store(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *const *idx,
+                       int n, SimVal v, TxSpan at)
+{
+    IrDType dt = buffer->u.var.type->dtype;
+    int shift, bits = ir_dtype_subbyte(dt);
+    uint8_t *p = subbyte_bytes(l, t, buffer, idx, n, true, at, &shift);
+    if (!p)
         return false;
-    char dt[IR_DTYPE_STR_MAX];
-    sim_fail(l, t, at, "not modelled: an element of '%s', a packed %s buffer", buffer->u.var.name,
-             ir_dtype_str(buffer->u.var.type->dtype, dt));
+    uint32_t mask = ((1u << bits) - 1) << shift, span = shift + bits > 8;
+    uint32_t w = p[0] | (span ? (uint32_t)p[1] << 8 : 0u);
+    w = (w & ~mask) | ((uint32_t)sim_to_bits(dt, v) << shift & mask);
+    p[0] = (uint8_t)w;
+    if (span)
+        p[1] = (uint8_t)(w >> 8);
     return true;
 }
 
@@ -206,8 +247,12 @@ static SimVal load(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
 {
     const IrExpr *b = e->u.access.buffer;
     IrDType dt = ir_dtype_with_lanes(e->dtype, 1);
-    if (sim_packed_access(l, t, b, e->span))
+    if (sim_packed(b->u.var.type->dtype)) {
+        if (!e->u.access.predicate)
+            return subbyte_load(l, t, e);
+        sim_fail(l, t, e->span, "not modelled: a predicated load of a sub-byte element");
         return ival(0);
+    }
     if (e->u.access.predicate && !sim_eval(l, t, e->u.access.predicate, lane).i)
         return ival(0);
     uint64_t addr;
@@ -231,8 +276,9 @@ bool sim_assign(SimLaunch *l, SimThread *t, const IrExpr *lhs, SimVal v)
     }
     const IrExpr *b = lhs->u.access.buffer;
     uint64_t addr;
-    if (sim_packed_access(l, t, b, lhs->span) ||
-        !lane_addr(l, t, b, lhs->u.access.indices, lhs->u.access.n, lhs->dtype, 0, lhs->span,
+    if (sim_packed(b->u.var.type->dtype))
+        return sim_subbyte_store(l, t, b, lhs->u.access.indices, lhs->u.access.n, v, lhs->span);
+    if (!lane_addr(l, t, b, lhs->u.access.indices, lhs->u.access.n, lhs->dtype, 0, lhs->span,
                    &addr))
         return false;
     if (is_local(b)) {

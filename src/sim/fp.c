@@ -30,6 +30,9 @@ static const Format formats[IR_DT_COUNT] = {
     [IR_DT_F6E2M3FN] = {2, 3, false, false, true},
     [IR_DT_F6E3M2FN] = {3, 2, false, false, true},
     [IR_DT_F4E2M1FN] = {2, 1, false, false, true},
+    [IR_DT_F4E2M1FN_A16] = {2, 1, false, false, true},
+    [IR_DT_F6E2M3FN_A16] = {2, 3, false, false, true},
+    [IR_DT_F6E3M2FN_A16] = {3, 2, false, false, true},
 };
 static const Format half = {5, 10, true, false, false};
 
@@ -42,7 +45,7 @@ static const Format *format_of(IrDType t)
 
 bool sim_is_float(IrDType t) { return ir_dtype_is_float(t); }
 
-bool sim_packed(IrDType t) { return t.lanes == 1 && (t.bits == 4 || t.bits == 6); }
+bool sim_packed(IrDType t) { return ir_dtype_subbyte(t) != 0; }
 
 int64_t sim_wrap(IrDType t, int64_t v)
 {

@@ -37,7 +37,7 @@ SimVal sim_convert(IrDType from, IrDType to, SimVal v);
 /* An integer wrapped to dtype t. */
 int64_t sim_wrap(IrDType t, int64_t v);
 bool sim_is_float(IrDType t);
-/* Whether t is a sub-byte float stored packed (fp4, fp6). */
+/* Whether t is a sub-byte float (fp4, fp6; packed or _align16). */
 bool sim_packed(IrDType t);
 
 /* ---------------------------------------------------------------- memory */
@@ -195,9 +195,10 @@ bool sim_store(SimLaunch *l, SimThread *t, uint64_t addr, IrDType t_, SimVal v, 
 /* ---------------------------------------------------------------- expr.c */
 
 SimVal sim_eval(SimLaunch *l, SimThread *t, const IrExpr *e, int lane);
-/* Element loads and stores of packed fp4 / fp6 buffers are not modelled (TMA
- * and the MMAs read them): for such a buffer, fails and returns true. */
-bool sim_packed_access(SimLaunch *l, SimThread *t, const IrExpr *buffer, TxSpan at);
+/* A store of v into an element of a sub-byte buffer (packed fp4 / fp6 or an
+ * _align16 form): rewrites the element's bits of its byte(s). */
+bool sim_subbyte_store(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *const *idx,
+                       int n, SimVal v, TxSpan at);
 /* The address of element `lane` of a buffer access (indices flattened);
  * with `check`, an index outside the buffer's shape is an error. */
 bool sim_access_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *const *idx, int n,

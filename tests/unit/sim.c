@@ -3,8 +3,8 @@
  * missing barrier, an off-by-one shared index, uninitialised shared memory,
  * a warp collective or barrier some threads never reach, a wrong mbarrier
  * expect-tx count) are errors naming the .tirx line, the thread and the CTA;
- * an operation the simulator does not model is an error saying so (an
- * element of a packed fp4 buffer among them); a tile::gather4 load and the
+ * an operation the simulator does not model is an error saying so; element
+ * loads and stores of packed and _align16 sub-byte buffers; a tile::gather4 load and the
  * fp8-pair conversion to bfloat16 (sm_100a); the lanes each tcgen05.cp shape
  * and multicast writes; the dtypes' rounding and NaN bits. The kernels of
  * the GPU tests run in the simulator as the sim.* tests (tests/gpu, OP_SIM). */
@@ -667,26 +667,74 @@ static void test_tcgen05_cp_shapes(void **state)
     }
 }
 
-/* An element of a packed fp4 buffer is not modelled: an error, not a wrong value. */
-static void test_packed_access(void **state)
+/* Element loads and stores of the sub-byte floats: packed fp4 / fp6 in
+ * global memory (element i at bit 4i / 6i), the _align16 forms in shared
+ * memory (16 elements to each 16 bytes), one thread writing where threads
+ * would share a byte. */
+static const char SUBBYTE_KERNEL[] =
+    "@T.prim_func\n"
+    "def f(Q: T.Buffer((64,), \"float4_e2m1fn\"), S: T.Buffer((64,), \"float6_e2m3fn\"), "
+    "R: T.Buffer((64,), \"float6_e3m2fn\"), X: T.Buffer((64,), \"float32\"), "
+    "P: T.Buffer((64,), \"float6_e2m3fn\"), Y: T.Buffer((4, 64), \"float32\")):\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([1])\n"
+    "    tx = T.thread_id([64])\n"
+    "    G = T.alloc_buffer((64,), \"float6_e3m2fn_align16\", scope=\"shared\")\n"
+    "    H = T.alloc_buffer((64,), \"float4_e2m1fn_align16\", scope=\"shared\")\n"
+    "    if tx == 0:\n"
+    "        for i in range(64):\n"
+    "            G[i] = T.Cast(\"float6_e3m2fn_align16\", R[i])\n"
+    "            H[i] = T.Cast(\"float4_e2m1fn_align16\", Q[i])\n"
+    "            P[i] = T.Cast(\"float6_e2m3fn\", X[i])\n"
+    "    T.cuda.cta_sync()\n"
+    "    Y[0, tx] = T.Cast(\"float32\", Q[tx])\n"
+    "    Y[1, tx] = T.Cast(\"float32\", S[tx])\n"
+    "    Y[2, tx] = T.Cast(\"float32\", G[tx])\n"
+    "    Y[3, tx] = T.Cast(\"float32\", H[63 - tx])\n";
+
+/* Code i of n-bit codes packed from the low bits of p up. */
+static uint32_t packed_code(const uint8_t *p, int n, int i)
+{
+    int bit = n * i;
+    uint32_t w = p[bit / 8] | (bit % 8 + n > 8 ? (uint32_t)p[bit / 8 + 1] << 8 : 0u);
+    return w >> (bit % 8) & ((1u << n) - 1);
+}
+
+static void test_subbyte_access(void **state)
 {
     (void)state;
-    const char *src = "@T.prim_func\n"
-                      "def f(Q: T.Buffer((64,), \"float4_e2m1fn\"), Y: T.Buffer((64,), \"float32\")):\n"
-                      "    T.device_entry()\n"
-                      "    bx = T.cta_id([1])\n"
-                      "    tx = T.thread_id([64])\n"
-                      "    Y[tx] = T.Cast(\"float32\", Q[tx])\n";
-    tirx_module *m = compile_text(src, strlen(src), "q.tirx", NULL, 0);
-    _Alignas(64) uint8_t q[32] = {0};
-    _Alignas(64) float y[64];
-    Tensor Q = tensor(q, 1, 64, 0, kDLFloat4_e2m1fn, 4), Y = tensor(y, 1, 64, 0, kDLFloat, 32);
-    Tensor *ts[] = {&Q, &Y};
+    tirx_module *m = compile_text(SUBBYTE_KERNEL, strlen(SUBBYTE_KERNEL), "q.tirx", NULL, 0);
+    _Alignas(64) uint8_t q[32], sv[48], r[48], pv[48];
+    _Alignas(64) float x[64], y[4 * 64];
+    srand(7);
+    for (int i = 0; i < 48; i++)
+        sv[i] = (uint8_t)rand(), r[i] = (uint8_t)rand(), q[i % 32] = (uint8_t)rand();
+    for (int i = 0; i < 64; i++)
+        x[i] = (float)(rand() % 2001 - 1000) / 128.0f;
+    memset(pv, 0, sizeof pv);
+    memset(y, 0xee, sizeof y);
+    Tensor Q = tensor(q, 1, 64, 0, kDLFloat4_e2m1fn, 4);
+    Tensor S = tensor(sv, 1, 64, 0, kDLFloat6_e2m3fn, 6), R = tensor(r, 1, 64, 0, kDLFloat6_e3m2fn, 6);
+    Tensor X = tensor(x, 1, 64, 0, kDLFloat, 32), P = tensor(pv, 1, 64, 0, kDLFloat6_e2m3fn, 6);
+    Tensor Y = tensor(y, 2, 4, 64, kDLFloat, 32);
+    Tensor *ts[] = {&Q, &S, &R, &X, &P, &Y};
     tirx_error err;
-    assert_int_equal(simulate(m, "f", ts, 2, NULL, 0, &err), TIRX_ERR_USAGE);
-    if (!strstr(err.message, "q.tirx:6:") ||
-        !strstr(err.message, "not modelled: an element of 'Q', a packed float4_e2m1fn buffer"))
+    if (simulate(m, "f", ts, 6, NULL, 0, &err) != TIRX_OK)
         fail_msg("%s", err.message);
+    IrDType e2m1 = {IR_DT_F4E2M1FN, 4, 1}, e2m3 = {IR_DT_F6E2M3FN, 6, 1};
+    IrDType e3m2 = {IR_DT_F6E3M2FN, 6, 1};
+    for (int i = 0; i < 64; i++) {
+        double want[4] = {sim_from_bits(e2m1, packed_code(q, 4, i)).f,
+                          sim_from_bits(e2m3, packed_code(sv, 6, i)).f,
+                          sim_from_bits(e3m2, packed_code(r, 6, i)).f,
+                          sim_from_bits(e2m1, packed_code(q, 4, 63 - i)).f};
+        for (int k = 0; k < 4; k++)
+            if (y[k * 64 + i] != (float)want[k])
+                fail_msg("Y[%d, %d] is %g, not %g", k, i, y[k * 64 + i], want[k]);
+        uint32_t code = packed_code(pv, 6, i);
+        if (code != (uint32_t)sim_to_bits(e2m3, (SimVal){.f = sim_round(e2m3, x[i])}))
+            fail_msg("P[%d] holds code %u for %g", i, code, x[i]);
+    }
     tirx_module_free(m);
 }
 
@@ -739,7 +787,7 @@ int main(void)
         cmocka_unit_test(test_rounding),
         cmocka_unit_test(test_tcgen05_planted),
         cmocka_unit_test(test_tcgen05_cp_shapes),
-        cmocka_unit_test(test_packed_access),
+        cmocka_unit_test(test_subbyte_access),
         cmocka_unit_test(test_wrong_expect_tx),
         cmocka_unit_test(test_gather4_fp8),
     };

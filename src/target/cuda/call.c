@@ -147,9 +147,10 @@ static int emit_address_of(Cg *cg, const IrExpr *e, TxBuf *b)
     const IrExpr *x = e->u.call.args[0];
     int sub = x->kind == IR_E_LOAD ? cg_subbyte(x->u.access.buffer->u.var.type->dtype) : 0;
     if (sub && x->u.access.n == 1) { /* the byte that holds the element's first bit */
-        tx_buf_printf(b, "(%s + (", cg_name(cg, x->u.access.buffer));
-        cg_expr(cg, x->u.access.indices[0], b, CG_PREC_MUL);
-        tx_buf_printf(b, " * %d >> 3))", sub);
+        tx_buf_printf(b, "(%s + (tx_bit<%s>(", cg_name(cg, x->u.access.buffer),
+                      cg_bits_args(x->u.access.buffer->u.var.type->dtype));
+        cg_expr(cg, x->u.access.indices[0], b, CG_PREC_NONE);
+        tx_buf_puts(b, ") >> 3))");
         return CG_PREC_POSTFIX;
     }
     if (x->kind == IR_E_LOAD && x->u.access.n == 1) {

@@ -473,8 +473,8 @@ static int emit_load(Cg *cg, const IrExpr *e, TxBuf *b)
     const IrExpr *buf = e->u.access.buffer;
     int sub = cg_subbyte(buf->u.var.type->dtype);
     if (sub) {
-        tx_buf_printf(b, "%s::from_bits(tx_ld_bits<%d>(%s, ", cg_ctype_at(cg, e->dtype, cg_span(cg, e)),
-                      sub, cg_name(cg, buf));
+        tx_buf_printf(b, "%s::from_bits(tx_ld_bits<%s>(%s, ", cg_ctype_at(cg, e->dtype, cg_span(cg, e)),
+                      cg_bits_args(buf->u.var.type->dtype), cg_name(cg, buf));
         cg_expr(cg, e->u.access.indices[0], b, CG_PREC_NONE);
         tx_buf_puts(b, "))");
         return CG_PREC_POSTFIX;

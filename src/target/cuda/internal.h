@@ -115,8 +115,12 @@ void cg_names_reset(Cg *cg);
 const char *cg_ctype(Cg *cg, IrDType t);
 /* As cg_ctype, reporting an error at span when there is none. */
 const char *cg_ctype_at(Cg *cg, IrDType t, TxSpan span);
-/* The bits of a sub-byte scalar float (4: fp4, 6: fp6), stored packed; else 0. */
+/* The bits of a sub-byte scalar float (4: fp4, 6: fp6), stored packed or in
+ * the _align16 groups; else 0. */
 int cg_subbyte(IrDType t);
+/* The prelude's tx_ld_bits / tx_st_bits / tx_bit template arguments for a
+ * sub-byte dtype ("6, 1": six bits, grouped); NULL for others. */
+const char *cg_bits_args(IrDType t);
 /* The C type of a buffer's memory: uint8_t for the sub-byte types. */
 const char *cg_storage_ctype(Cg *cg, IrDType t, TxSpan span);
 /* The C type of a variable's type: scalars, pointers (T*), tensor maps. */

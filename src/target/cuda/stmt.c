@@ -344,8 +344,9 @@ static void store_stmt(Cg *cg, const IrStmt *s)
     int sub = cg_subbyte(s->u.store.buffer->u.var.type->dtype);
     if (sub) {
         char *index = cg_expr_str(cg, s->u.store.indices[0], CG_PREC_NONE);
-        cg_stmt_line(cg, "tx_st_bits<%d>(%s, %s, (%s).bits);", sub, cg_name(cg, s->u.store.buffer),
-                     index, value);
+        cg_stmt_line(cg, "tx_st_bits<%s>(%s, %s, (%s).bits);",
+                     cg_bits_args(s->u.store.buffer->u.var.type->dtype),
+                     cg_name(cg, s->u.store.buffer), index, value);
         return;
     }
     cg_element(cg, s->u.store.buffer, s->u.store.indices[0], &lv);

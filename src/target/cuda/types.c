@@ -1,7 +1,8 @@
 /* C types of tirx dtypes. Scalars map to the fixed-width integers, float,
  * double, bool and the prelude's storage types (half, bfloat16, fp8_e4m3,
- * fp8_e5m2, fp8_e8m0, fp4_e2m1, fp6_e2m3, fp6_e3m2); memory of the sub-byte
- * types is bytes (uint8_t), their elements packed (cg_subbyte); vectors to CUDA's built-in vector types where one
+ * fp8_e5m2, fp8_e8m0, fp4_e2m1, fp6_e2m3, fp6_e3m2, which also carry the
+ * values of the _align16 types); memory of the sub-byte types is bytes
+ * (uint8_t), their elements packed or grouped (cg_subbyte, cg_bits_args); vectors to CUDA's built-in vector types where one
  * exists (float4, int2, uchar4, ...), to the prelude's half2/bfloat164/
  * fp8_e4m3x8 names, and otherwise to tx_vec<T, N>. */
 #include <string.h>
@@ -28,6 +29,9 @@ static const char *scalar_ctype(IrDType t)
     case IR_DT_F4E2M1FN: return "fp4_e2m1";
     case IR_DT_F6E2M3FN: return "fp6_e2m3";
     case IR_DT_F6E3M2FN: return "fp6_e3m2";
+    case IR_DT_F4E2M1FN_A16: return "fp4_e2m1";
+    case IR_DT_F6E2M3FN_A16: return "fp6_e2m3";
+    case IR_DT_F6E3M2FN_A16: return "fp6_e3m2";
     default: return NULL;
     }
 }
@@ -101,9 +105,13 @@ const char *cg_ctype_at(Cg *cg, IrDType t, TxSpan span)
     return c;
 }
 
-int cg_subbyte(IrDType t)
+int cg_subbyte(IrDType t) { return ir_dtype_subbyte(t); }
+
+const char *cg_bits_args(IrDType t)
 {
-    return t.lanes == 1 && (t.bits == 4 || t.bits == 6) && ir_dtype_is_float(t) ? t.bits : 0;
+    static const char *const args[2][2] = {{"4, 0", "4, 1"}, {"6, 0", "6, 1"}};
+    int n = ir_dtype_subbyte(t);
+    return n ? args[n == 6][t.code != ir_dtype_unaligned(t).code] : NULL;
 }
 
 const char *cg_storage_ctype(Cg *cg, IrDType t, TxSpan span)
