@@ -15,7 +15,9 @@
 
 #include "ptx.h"
 
-typedef enum { F16, BF16, TF32, F32, E4M3, E5M2, E2M3, E3M2, E2M1, U8, S8, S32, BAD } MmaType;
+/* E2M1A: fp4 in the _align16 form, which the f8f6f4 kinds read (the packed
+ * form is the mxf4 kinds'). */
+typedef enum { F16, BF16, TF32, F32, E4M3, E5M2, E2M3, E3M2, E2M1, E2M1A, U8, S8, S32, BAD } MmaType;
 
 typedef struct TypeName {
     const char *ptx, *tirx;
@@ -30,6 +32,9 @@ static const TypeName type_names[] = {
     {"e2m3", "float6_e2m3fn", E2M3, 3}, {"e3m2", "float6_e3m2fn", E3M2, 4},
     {"e2m1", "float4_e2m1fn", E2M1, 5}, {"u8", "uint8", U8, 0},
     {"s8", "int8", S8, 1},              {"s32", "int32", S32, 2},
+    {"e2m1", "float4_e2m1fn_align16", E2M1A, 5},
+    {"e2m3", "float6_e2m3fn_align16", E2M3, 3},
+    {"e3m2", "float6_e3m2fn_align16", E3M2, 4},
 };
 
 static const TypeName *mma_type(const char *name)
@@ -42,7 +47,7 @@ static const TypeName *mma_type(const char *name)
 
 static bool is_fp8_family(MmaType t)
 {
-    return t == E4M3 || t == E5M2 || t == E2M3 || t == E3M2 || t == E2M1;
+    return t == E4M3 || t == E5M2 || t == E2M3 || t == E3M2 || t == E2M1 || t == E2M1A;
 }
 
 typedef enum {

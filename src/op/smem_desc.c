@@ -199,7 +199,13 @@ const char *op_smem_mma_type(IrDType t)
         return "e5m2";
     if (!strcmp(name, "float4_e2m1fn"))
         return "e2m1";
-    return NULL;
+    switch (t.code) { /* kind::f8f6f4's shared-memory form, named as the instruction
+                       * descriptor's table names it */
+    case IR_DT_F4E2M1FN_A16: return "float4_e2m1fn_align16";
+    case IR_DT_F6E2M3FN_A16: return "float6_e2m3fn_align16";
+    case IR_DT_F6E3M2FN_A16: return "float6_e3m2fn_align16";
+    default: return NULL;
+    }
 }
 
 const char *op_smem_read(OpCtx *c, int arg, OpSmemOperand *o, bool trans)

@@ -27,7 +27,8 @@ typedef struct OpSmemOperand {
 } OpSmemOperand;
 
 /* The PTX name of an MMA operand type: f16, bf16, tf32 (float32), e4m3, e5m2,
- * e2m1 (float4_e2m1fn); NULL for others. */
+ * e2m1 (float4_e2m1fn, packed); the _align16 dtypes by their own names (the
+ * instruction descriptor's table knows them); NULL for others. */
 const char *op_smem_mma_type(IrDType t);
 
 /* Argument `arg` as a shared operand [mn, k] or, transposed, [k, mn]: a 2-D

@@ -159,6 +159,9 @@ static bool tma_dtype(const char *name, RtTmaDtype *out)
         {"float32", RT_TMA_FLOAT32}, {"tf32", RT_TMA_TFLOAT32}, {"float64", RT_TMA_FLOAT64},
         {"bfloat16", RT_TMA_BFLOAT16}, {"float8_e4m3fn", RT_TMA_UINT8},
         {"float8_e5m2", RT_TMA_UINT8}, {"float4_e2m1fn", RT_TMA_16U4_ALIGN8B},
+        {"float4_e2m1fn_align16", RT_TMA_16U4_ALIGN16B},
+        {"float6_e2m3fn_align16", RT_TMA_16U6_ALIGN16B},
+        {"float6_e3m2fn_align16", RT_TMA_16U6_ALIGN16B},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (!strcmp(table[i].name, name)) {

@@ -6,11 +6,13 @@
  * (the ts form), B is [N / cta_group, K] ([K, N / cta_group] with transB) in
  * shared memory. M is the CTA's rows: 64 or 128; with cta_group=2 the pair
  * of CTAs computes one 2M x N product, each holding half of B's rows. Kinds:
- * f16 (float16, bfloat16), tf32 (float32), f8f6f4 (e4m3, e5m2).
+ * f16 (float16, bfloat16), tf32 (float32), f8f6f4 (e4m3, e5m2 and the _align16
+ * fp6 / fp4 forms, mixed freely).
  *
  * Block scaled (gemm_async(C, A, B, SFA, SFB, ...)): SFA [M, SF_K] and SFB
  * [>= N, SF_K] are 8-bit scale factors in TMEM (tmem.alloc_sf) and the kind
- * follows from them: mxf8f6f4 (fp8 operands, e8m0 factors, one per 32 K),
+ * follows from them: mxf8f6f4 (fp8 or _align16 fp6 / fp4 operands, e8m0
+ * factors, one per 32 K),
  * mxf4 (e2m1, e8m0, two per MMA), mxf4nvf4 (e2m1, e4m3, four per MMA); M is
  * 128. SF_K is the factors of one MMA (every K step reads them), of each K
  * step, or of four K steps per step. Each MMA reads its factors from the
@@ -222,14 +224,17 @@ static const char *read_types(OpCtx *c, Tc05 *g)
     g->ab[0] = op_smem_mma_type(at), g->ab[1] = op_smem_mma_type(g->b.r.dtype);
     if (!g->ab[0] || !g->ab[1])
         return op_reason(c, "A and B must be float16, bfloat16, float32 (as tf32), fp8 "
-                            "(e4m3, e5m2) or float4_e2m1fn");
+                            "(e4m3, e5m2), float4_e2m1fn or an _align16 fp4 / fp6 dtype");
+    if (g->a_tmem && ir_dtype_subbyte(at))
+        return op_reason(c, "A from tensor memory takes no sub-byte dtype here");
     const char *why = g->scaled ? read_sf_type(c, g) : NULL;
     if (why)
         return why;
     g->kind = ir_tcgen05_kind("f32", g->ab[0], g->ab[1], g->sf_type);
     if (!g->kind && g->scaled)
         return op_reason(c, "A (%s) and B (%s) with %s scale factors make no block-scaled "
-                            "tcgen05.mma kind (mxf8f6f4: fp8 operands, float8_e8m0fnu factors)",
+                            "tcgen05.mma kind (mxf8f6f4: fp8 or _align16 fp6 / fp4 operands, "
+                            "float8_e8m0fnu factors)",
                          g->ab[0], g->ab[1], g->sf_type);
     if (!g->kind)
         return op_reason(c, "A (%s) and B (%s) make no tcgen05.mma kind", g->ab[0], g->ab[1]);
@@ -237,8 +242,8 @@ static const char *read_types(OpCtx *c, Tc05 *g)
     if (fp4 && strncmp(g->kind, "mxf4", 4))
         return op_reason(c, "float4_e2m1fn operands, packed two to a byte in shared memory, are "
                             "read by the block-scaled kinds mxf4 and mxf4nvf4 only (A and B both "
-                            "e2m1, with scale factors); kind::%s would need them one to a byte",
-                         g->kind);
+                            "e2m1, with scale factors); kind::%s reads them as "
+                            "float4_e2m1fn_align16", g->kind);
     if (!ir_dtype_eq(g->c.r.dtype, IR_FLOAT32))
         return op_reason(c, "C must be float32");
     g->k_mma = ir_tcgen05_mma_k(g->kind);

@@ -228,7 +228,8 @@ static const char *read_call(OpCtx *c, Wgmma *g)
         return op_reason(c, "C must be a float32 register tile");
     IrDType at = g->a_in_regs ? g->a_frag.dtype : g->a.r.dtype;
     g->ab[0] = op_smem_mma_type(at), g->ab[1] = op_smem_mma_type(g->b.r.dtype);
-    if (!g->ab[0] || !g->ab[1] || !strcmp(g->ab[0], "e2m1") || !strcmp(g->ab[1], "e2m1"))
+    if (!g->ab[0] || !g->ab[1] || ir_dtype_subbyte(at) || ir_dtype_subbyte(g->b.r.dtype) ||
+        !strcmp(g->ab[0], "e2m1") || !strcmp(g->ab[1], "e2m1"))
         return op_reason(c, "A and B must be float16, bfloat16, float32 (as tf32) or fp8 "
                             "(e4m3, e5m2)");
     bool fp8 = g->ab[0][0] == 'e';

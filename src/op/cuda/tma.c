@@ -277,8 +277,12 @@ const char *tma_read_call(OpCtx *c, const char *variant, bool explicit_keys, Tma
         return op_reason(c, "copies between global and shared; here %s to %s",
                          op_mem_name(src.mem), op_mem_name(dst.mem));
     t->smem = t->load ? dst : src, t->gmem = t->load ? src : dst;
-    if (!ir_dtype_eq(dst.dtype, src.dtype))
-        return op_reason(c, "the shared and global dtypes differ");
+    bool padded = ir_dtype_eq(ir_dtype_unaligned(t->smem.dtype), t->gmem.dtype) &&
+                  t->smem.dtype.code != t->gmem.dtype.code;
+    if (!ir_dtype_eq(dst.dtype, src.dtype) && !padded)
+        return op_reason(c, "the shared and global dtypes differ (a packed fp4 / fp6 global "
+                            "tensor moves only into a shared buffer of its own dtype or of "
+                            "its _align16 form)");
     return read_config(c, variant, explicit_keys, t);
 }
 
@@ -289,7 +293,9 @@ const char *tma_descriptor_type(OpCtx *c, const TmaCall *t, TmaSpec *s)
     IrDType d = t->gmem.dtype;
     char name[IR_DTYPE_STR_MAX];
     int code = -1;
-    if (d.lanes == 1)
+    if (t->smem.dtype.code != d.code) /* an _align16 shared form: 16U4 / 16U6_ALIGN16B */
+        code = d.bits == 4 ? 14 : 15, s->packed = s->padded = true;
+    else if (d.lanes == 1)
         switch (d.code) {
         case IR_DT_UINT: code = d.bits == 8 ? 0 : d.bits == 16 ? 1 : d.bits == 32 ? 2 : d.bits == 64 ? 4 : -1; break;
         case IR_DT_INT: code = d.bits == 8 ? 0 : d.bits == 32 ? 3 : d.bits == 64 ? 5 : -1; break;
@@ -299,6 +305,9 @@ const char *tma_descriptor_type(OpCtx *c, const TmaCall *t, TmaSpec *s)
         case IR_DT_F4E2M1FN: code = 13, s->packed = true; break; /* 16U4_ALIGN8B */
         default: break;
         }
+    if (code < 0 && ir_dtype_subbyte(d))
+        return op_reason(c, "%s moves by TMA only into its _align16 form in shared memory "
+                            "(16U6_ALIGN16B)", ir_dtype_str(d, name));
     if (code < 0)
         return op_reason(c, "%s has no tensor-map element type", ir_dtype_str(d, name));
     if (t->tf32) {
@@ -504,9 +513,18 @@ static void check_box(Check *k, const TmaSpec *s)
     if (!s->rank)
         return;
     int64_t inner = s->box[0] * s->bits / 8;
-    if (s->packed)
+    if (s->padded) {
+        rule(k, "padded_box", truth(s->box[0] == 128), false,
+             "a 16-byte-aligned sub-byte descriptor (16U%d_ALIGN16B) needs boxDim[0] == 128, "
+             "not %lld", s->bits, (long long)s->box[0]);
+        rule(k, "padded_shape", tma_multiple(k->c, s->dim[0], 128), false,
+             "a 16-byte-aligned sub-byte descriptor needs globalDim[0] a multiple of 128");
+        rule(k, "padded_swizzle", truth(s->swizzle == 0 || s->swizzle == 3), false,
+             "a 16-byte-aligned sub-byte descriptor takes no swizzle or the 128-byte one");
+    } else if (s->packed) {
         rule(k, "packed_shape", tma_multiple(k->c, s->dim[0], 2), false,
              "a packed 4-bit descriptor needs an even globalDim[0]");
+    }
     rule(k, "inner_box_bytes", truth(inner % 16 == 0), false,
          "the innermost box is %lld bytes, not a multiple of 16", (long long)inner);
     if (s->swizzle)
@@ -526,7 +544,8 @@ static void check_instruction(Check *k, const TmaPlan *p, const TmaCall *t)
              truth(!s->packed && (s->cu_dtype >= 6 && s->cu_dtype <= 12)), false,
              "NaN out-of-bounds fill needs a floating-point descriptor");
     if (s->packed)
-        rule(k, "packed_direction", truth(t->load), false, "packed 4-bit descriptors are load-only");
+        rule(k, "packed_direction", truth(t->load), false,
+             "packed sub-byte descriptors are load-only here");
     if (t->gather4[0]) {
         rule(k, "gather4_rank", truth(s->rank == 2), false, "gather4 needs a rank-2 descriptor");
         rule(k, "gather4_box", truth(s->rank == 2 && s->box[1] == 1), false,
@@ -583,6 +602,8 @@ static void remove_dim(TmaPlan *p, int d)
 /* The rules that change when (dim, box) becomes dimension 0. */
 static bool inner_legal(OpCtx *c, const TmaSpec *s, IrExpr *dim, int64_t box)
 {
+    if (s->padded)
+        return tma_multiple(c, dim, 128) == TMA_PROVEN && box == 128;
     if (s->packed && tma_multiple(c, dim, 2) != TMA_PROVEN)
         return false;
     int64_t bytes = box * s->bits / 8;

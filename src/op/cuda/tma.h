@@ -38,7 +38,8 @@ typedef struct TmaSpec {
     IrExpr *base;              /* host expression of the global address */
     IrExpr *base_bytes;        /* its byte offset from the root's data */
     int cu_dtype, bits;        /* CUtensorMapDataType and its element bits */
-    bool packed;               /* 16U4_ALIGN8B (float4_e2m1fn, two to a byte) */
+    bool packed;               /* 16U4_ALIGN8B (float4_e2m1fn, two to a byte) or padded */
+    bool padded;               /* 16U4 / 16U6_ALIGN16B: into an _align16 shared buffer */
     int rank;
     IrExpr *dim[TMA_DIMS];     /* globalDim */
     IrExpr *stride[TMA_DIMS];  /* byte stride per dimension; [0] is the element's */
