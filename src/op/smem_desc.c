@@ -227,8 +227,8 @@ const char *op_smem_read(OpCtx *c, int arg, OpSmemOperand *o, bool trans)
     o->ebits = o->r.dtype.bits * o->r.dtype.lanes;
     if (o->ebits != 4 && o->ebits % 8)
         return op_reason(c, "'%s' has %d-bit elements, which a shared-memory descriptor does "
-                            "not describe (4-bit elements packed two to a byte do)", o->name,
-                         o->ebits);
+                            "not describe (4-bit elements packed two to a byte do; kind::f8f6f4 "
+                            "reads fp6 in the _align16 form)", o->name, o->ebits);
     return NULL;
 }
 
