@@ -389,9 +389,77 @@ static bool as_bytes(SimLaunch *l, SimThread *t, SimMap *m, int64_t *coord, TxSp
     return true;
 }
 
+/* Code `i` of row `row_addr` of a packed map of n-bit elements (0 out of
+ * bounds). */
+static bool packed_code(SimLaunch *l, SimThread *t, const SimMap *m, uint64_t row_addr,
+                        int64_t i, int n, uint32_t *code, TxSpan at)
+{
+    *code = 0;
+    if (i < 0 || (uint64_t)i >= m->dim[0] || !row_addr)
+        return true;
+    int64_t bit = i * n;
+    size_t bytes = bit % 8 + n > 8 ? 2 : 1;
+    const uint8_t *src = sim_mem_read(l, t, row_addr + (uint64_t)(bit / 8), bytes, at);
+    if (!src)
+        return false;
+    uint32_t w = src[0] | (bytes == 2 ? (uint32_t)src[1] << 8 : 0u);
+    *code = w >> (bit % 8) & ((1u << n) - 1);
+    return true;
+}
+
+/* A load through a 16U4 / 16U6_ALIGN16B map: each 16 elements of a row,
+ * packed in global memory, become 16 bytes of shared memory, the codes
+ * packed into the low 8 or 12 bytes and the rest zero. */
+static int64_t padded_box(SimLaunch *l, SimThread *t, const SimMap *m, const int64_t *coord,
+                          SimCta *cta, uint32_t saddr, TxSpan at)
+{
+    int n = m->dtype == RT_TMA_16U4_ALIGN16B ? 4 : 6;
+    uint64_t rows = 1, base = (uint64_t)(uintptr_t)cta->smem;
+    for (int d = 1; d < m->rank; d++)
+        rows *= m->box[d];
+    for (uint64_t r = 0; r < rows && !sim_failed(l); r++) {
+        uint64_t rem = r, row_addr = m->addr;
+        for (int d = 1; d < m->rank; d++) {
+            int64_t g = coord[d] + (int64_t)(rem % m->box[d]);
+            rem /= m->box[d];
+            row_addr = g < 0 || (uint64_t)g >= m->dim[d] || !row_addr
+                       ? 0 : row_addr + (uint64_t)g * m->stride[d - 1];
+        }
+        for (int grp = 0; grp < m->box[0] / 16; grp++) {
+            uint8_t chunk[16] = {0};
+            for (int j = 0; j < 16; j++) {
+                uint32_t code;
+                if (!packed_code(l, t, m, row_addr, coord[0] + grp * 16 + j, n, &code, at))
+                    return 0;
+                int bit = j * n;
+                chunk[bit / 8] |= (uint8_t)(code << bit % 8);
+                if (bit % 8 + n > 8)
+                    chunk[bit / 8 + 1] |= (uint8_t)(code >> (8 - bit % 8));
+            }
+            uint32_t off = (uint32_t)(r * m->box[0] + (uint64_t)grp * 16);
+            for (int b = 0; b < 16; b++) {
+                uint8_t *d = sim_mem_write(l, t, base + swizzled(m, saddr, off + (uint32_t)b), 1,
+                                           at);
+                if (!d)
+                    return 0;
+                *d = chunk[b];
+            }
+        }
+    }
+    return (int64_t)(rows * m->box[0]);
+}
+
 static int64_t tma_box(SimLaunch *l, SimThread *t, const SimPtx *p, const SimMap *packed,
                        TmaDir dir, const int64_t *at_coord, SimCta *cta, uint32_t saddr, TxSpan at)
 {
+    if (packed->dtype == RT_TMA_16U4_ALIGN16B || packed->dtype == RT_TMA_16U6_ALIGN16B) {
+        if (dir == TMA_LOAD && packed->box[0] % 16 == 0)
+            return padded_box(l, t, packed, at_coord, cta, saddr, at);
+        sim_fail(l, t, at, "not modelled: a %s through a 16-byte-aligned sub-byte tensor map "
+                 "with a box of %u elements a row", dir == TMA_LOAD ? "load" : "store",
+                 (unsigned)packed->box[0]);
+        return 0;
+    }
     SimMap bytes_map = *packed;
     const SimMap *m = &bytes_map;
     int64_t coord[5];

@@ -250,8 +250,11 @@ static IrDType kind_type(const char *kind, int fmt)
         return fmt == 0 ? IR_FLOAT16 : fmt == 1 ? IR_BFLOAT16 : IR_VOID;
     if (!strcmp(kind, "kind::tf32"))
         return fmt == 2 ? IR_FLOAT32 : IR_VOID;
-    if (!strcmp(kind, "kind::f8f6f4") || !strcmp(kind, "kind::mxf8f6f4"))
-        return fmt == 0 ? e4m3 : fmt == 1 ? e5m2 : IR_VOID;
+    if (!strcmp(kind, "kind::f8f6f4") || !strcmp(kind, "kind::mxf8f6f4")) /* fp6 / fp4 in
+                                                    * their _align16 form */
+        return fmt == 0 ? e4m3 : fmt == 1 ? e5m2 : fmt == 3 ? (IrDType){IR_DT_F6E2M3FN_A16, 8, 1}
+               : fmt == 4 ? (IrDType){IR_DT_F6E3M2FN_A16, 8, 1}
+               : fmt == 5 ? (IrDType){IR_DT_F4E2M1FN_A16, 8, 1} : IR_VOID;
     if (!strcmp(kind, "kind::mxf4") || !strcmp(kind, "kind::mxf4nvf4"))
         return fmt == 1 ? (IrDType){IR_DT_F4E2M1FN, 4, 1} : IR_VOID;
     return IR_VOID;

@@ -89,9 +89,36 @@ static uint32_t element_addr(const Operand *o, int row, int k, int esize)
     return a ^ ((a >> 7 & mask) << 4);
 }
 
+/* Element (r, kk) of an operand of an _align16 dtype: the 16 elements of
+ * its 16-byte chunk along K packed from the chunk's low bits up. */
+static bool read_grouped(SimLaunch *l, SimThread *t, const SimSmemOperand *o, IrDType dt, int r,
+                         int kk, double *out, TxSpan at)
+{
+    int n = ir_dtype_subbyte(dt), bit = kk % 16 * n;
+    uint64_t a = sim_shared_generic(l, element_addr(o, r, kk - kk % 16, 1)) + (uint64_t)(bit / 8);
+    size_t bytes = bit % 8 + n > 8 ? 2 : 1;
+    const uint8_t *p = sim_mem_read(l, t, a, bytes, at);
+    if (!p)
+        return false;
+    uint32_t w = p[0] | (bytes == 2 ? (uint32_t)p[1] << 8 : 0u);
+    *out = sim_from_bits(dt, w >> (bit % 8) & ((1u << n) - 1)).f;
+    return true;
+}
+
 bool sim_read_smem_operand(SimLaunch *l, SimThread *t, const SimSmemOperand *o, IrDType dt,
                            int rows, int k, double *out, TxSpan at)
 {
+    if (ir_dtype_subbyte(dt) && dt.bits == 8) {
+        if (o->mn_major) {
+            sim_fail(l, t, at, "not modelled: an MN-major fp6 / fp4 operand");
+            return false;
+        }
+        for (int r = 0; r < rows; r++)
+            for (int kk = 0; kk < k; kk++)
+                if (!read_grouped(l, t, o, dt, r, kk, &out[r * k + kk], at))
+                    return false;
+        return true;
+    }
     bool packed = dt.bits == 4; /* two to a byte along K, the lower nibble first */
     int esize = packed ? 1 : dt.bits / 8;
     IrDType unit = packed ? IR_UINT8 : dt;

@@ -7,7 +7,9 @@
  * relative L2 error at most 1e-5 (the float32 accumulation order is all
  * that differs). Block scaled (tests/gpu/op_gemm_tcgen05_bs.tirx): e4m3
  * with e8m0 factors (kind::mxf8f6f4), fp4 with e8m0 factors (mxf4) and fp4
- * with e4m3 factors (mxf4nvf4), the factors small powers of two (e8m0) or
+ * with e4m3 factors (mxf4nvf4), and under mxf8f6f4 fp6 (e2m3, e3m2) and fp4
+ * packed in global memory, unpacked by the TMA into the _align16 form the
+ * MMA reads (16U6 / 16U4_ALIGN16B), the factors small powers of two (e8m0) or
  * small e4m3 values, so that every partial sum is exact in float32 and the
  * result must equal the float64 reference bit for bit, on the GPU and in
  * the simulator. Skips (77) without a GPU or on a device
@@ -103,7 +105,20 @@ static double run(tirx_device *gpu, tirx_module *mod, GpuRng *rng, const Case *c
 
 /* ---------------------------------------------------------------- block scaled */
 
-typedef enum { MXF8F6F4, MXF4, MXF4NVF4 } Kind;
+/* The block-scaled cases: the kind and, for mxf8f6f4, the operand type. */
+typedef enum { MXF8F6F4, MXF4, MXF4NVF4, MX_E2M3, MX_E3M2, MX_E2M1 } Kind;
+
+static int kind_bits(Kind k) { return k == MXF8F6F4 ? 8 : k == MX_E2M3 || k == MX_E3M2 ? 6 : 4; }
+
+/* The value of an n-bit OCP float code with e exponent bits (no inf / NaN). */
+static double fpn_value(uint32_t code, int e, int n)
+{
+    int m = n - 1 - e, bias = (1 << (e - 1)) - 1;
+    uint32_t ex = code >> m & ((1u << e) - 1), man = code & ((1u << m) - 1);
+    double v = ex ? ldexp(1.0 + man / (double)(1 << m), (int)ex - bias)
+                  : ldexp(man / (double)(1 << m), 1 - bias);
+    return code >> (n - 1) & 1 ? -v : v;
+}
 
 typedef struct ScaledCase {
     Kind kind;
@@ -115,10 +130,13 @@ static double random_op(GpuRng *rng, Kind kind, uint8_t *bits)
 {
     if (kind == MXF8F6F4)
         return random_elem(rng, E4M3, bits);
-    static const double mag[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
     uint64_t r = gpu_next(rng);
+    if (kind == MX_E2M3 || kind == MX_E3M2) { /* e3m2 below 2: the sums stay exact */
+        *bits = (uint8_t)(r & (kind == MX_E3M2 ? 0x2f : 0x3f));
+        return fpn_value(*bits, kind == MX_E2M3 ? 2 : 3, 6);
+    }
     *bits = (uint8_t)(r & 15);
-    return (r & 8 ? -1 : 1) * mag[r & 7];
+    return fpn_value(*bits, 2, 4);
 }
 
 /* A random scale factor: e8m0 2^0 .. 2^1 (e4m3 operands) or 2^-1 .. 2^1
@@ -128,7 +146,7 @@ static double random_sf(GpuRng *rng, Kind kind, uint8_t *bits)
 {
     uint64_t r = gpu_next(rng);
     if (kind != MXF4NVF4) {
-        int e = kind == MXF8F6F4 ? (int)(r % 2) : (int)(r % 3) - 1;
+        int e = kind == MXF8F6F4 || kind == MX_E3M2 ? (int)(r % 2) : (int)(r % 3) - 1;
         *bits = (uint8_t)(127 + e);
         return ldexp(1.0, e);
     }
@@ -137,12 +155,13 @@ static double random_sf(GpuRng *rng, Kind kind, uint8_t *bits)
     return (1.0 + mant / 8.0) * ldexp(1.0, e);
 }
 
-/* Random rows x k operand values (packed two to a byte for fp4) and their
- * rows x k / vec factors, each value multiplied by its factor in val. */
+/* Random rows x k operand values (fp4 and fp6 packed from the low bits of
+ * the bytes up) and their rows x k / vec factors, each value multiplied by
+ * its factor in val. */
 static void scaled_operand(GpuRng *rng, Kind kind, int rows, int k, int vec, uint8_t *data,
                            uint8_t *sf, double *val)
 {
-    int bits = kind == MXF8F6F4 ? 8 : 4;
+    int bits = kind_bits(kind);
     memset(data, 0, (size_t)rows * k * bits / 8);
     for (int r = 0; r < rows; r++) {
         double f = 1;
@@ -152,22 +171,27 @@ static void scaled_operand(GpuRng *rng, Kind kind, int rows, int k, int vec, uin
             uint8_t b;
             size_t at = (size_t)r * k + i;
             val[at] = random_op(rng, kind, &b) * f;
-            if (bits == 8)
-                data[at] = b;
-            else
-                data[at / 2] |= (uint8_t)(b << (4 * (at % 2)));
+            size_t bit = at * (size_t)bits;
+            data[bit / 8] |= (uint8_t)(b << bit % 8);
+            if (bit % 8 + (size_t)bits > 8)
+                data[bit / 8 + 1] |= (uint8_t)(b >> (8 - bit % 8));
         }
     }
 }
 
 static tirx_module *compile_scaled(tirx_device *gpu, const ScaledCase *c)
 {
-    static const char *const dtype[] = {"float8_e4m3fn", "float4_e2m1fn", "float4_e2m1fn"};
-    static const char *const bits[] = {"8", "4", "4"}, *const per[] = {"1", "2", "4"};
+    static const char *const dtype[] = {"float8_e4m3fn", "float4_e2m1fn", "float4_e2m1fn",
+                                        "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"};
+    static const char *const sdtype[] = {"float8_e4m3fn", "float4_e2m1fn", "float4_e2m1fn",
+                                         "float6_e2m3fn_align16", "float6_e3m2fn_align16",
+                                         "float4_e2m1fn_align16"};
+    static const char *const per[] = {"1", "2", "4", "1", "1", "1"};
     char v[2][16];
     snprintf(v[0], 16, "%d", c->n), snprintf(v[1], 16, "%d", c->k);
     tirx_define d[] = {{"N", v[0]}, {"K", v[1]}, {"DTYPE", dtype[c->kind]},
-                       {"BITS", bits[c->kind]},
+                       {"SDTYPE", sdtype[c->kind]},
+                       {"SBITS", c->kind == MXF4 || c->kind == MXF4NVF4 ? "4" : "8"},
                        {"SF_DTYPE", c->kind == MXF4NVF4 ? "float8_e4m3fn" : "float8_e8m0fnu"},
                        {"SF_VEC", c->kind == MXF4NVF4 ? "16" : "32"}, {"SF_PER_MMA", per[c->kind]}};
     return op_compile(gpu, "tests/gpu/op_gemm_tcgen05_bs.tirx", d, sizeof d / sizeof d[0]);
@@ -176,10 +200,11 @@ static tirx_module *compile_scaled(tirx_device *gpu, const ScaledCase *c)
 static void check_scaled(tirx_device *gpu, GpuRng *rng, const ScaledCase *c)
 {
     static const char *const names[] = {"mxf8f6f4 (e4m3, e8m0)", "mxf4 (e2m1, e8m0)",
-                                        "mxf4nvf4 (e2m1, e4m3)"};
+                                        "mxf4nvf4 (e2m1, e4m3)", "mxf8f6f4 (e2m3, e8m0)",
+                                        "mxf8f6f4 (e3m2, e8m0)", "mxf8f6f4 (e2m1, e8m0)"};
     printf("block scaled %s, 128 x %d x %d:\n", names[c->kind], c->n, c->k);
     tirx_module *mod = compile_scaled(gpu, c);
-    int m = 128, vec = c->kind == MXF4NVF4 ? 16 : 32, bits = c->kind == MXF8F6F4 ? 8 : 4;
+    int m = 128, vec = c->kind == MXF4NVF4 ? 16 : 32, bits = kind_bits(c->kind);
     size_t na = (size_t)m * c->k, nb = (size_t)c->n * c->k, nd = (size_t)m * c->n;
     uint8_t *a = malloc(na), *b = malloc(nb), *sfa = malloc(na / vec), *sfb = malloc(nb / vec);
     double *av = malloc(na * 8), *bv = malloc(nb * 8), *ref = malloc(nd * 8);
@@ -194,7 +219,9 @@ static void check_scaled(tirx_device *gpu, GpuRng *rng, const ScaledCase *c)
                 s += av[(size_t)i * c->k + k] * bv[(size_t)j * c->k + k];
             ref[(size_t)i * c->n + j] = s;
         }
-    uint8_t code = c->kind == MXF8F6F4 ? kDLFloat8_e4m3fn : kDLFloat4_e2m1fn;
+    uint8_t code = c->kind == MXF8F6F4 ? kDLFloat8_e4m3fn
+                   : c->kind == MX_E2M3 ? kDLFloat6_e2m3fn
+                   : c->kind == MX_E3M2 ? kDLFloat6_e3m2fn : kDLFloat4_e2m1fn;
     OpTensor A, B, SA, SB, D;
     op_tensor(gpu, &A, m, c->k, code, (uint8_t)bits);
     op_tensor(gpu, &B, c->n, c->k, code, (uint8_t)bits);
@@ -236,7 +263,9 @@ int main(void)
         {BF16, 128, 128, 64, false}, {F16, 128, 256, 128, false}, {BF16, 64, 64, 64, false},
         {TF32, 128, 64, 32, false},  {E4M3, 128, 128, 128, false}, {BF16, 128, 128, 64, true},
     };
-    static const ScaledCase scaled[] = {{MXF8F6F4, 64, 128}, {MXF4, 64, 256}, {MXF4NVF4, 128, 256}};
+    static const ScaledCase scaled[] = {{MXF8F6F4, 64, 128}, {MXF4, 64, 256},
+                                        {MXF4NVF4, 128, 256}, {MX_E2M3, 64, 128},
+                                        {MX_E3M2, 64, 256}, {MX_E2M1, 128, 128}};
     GpuRng rng = gpu_rng();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check(gpu, &rng, &cases[i]);
