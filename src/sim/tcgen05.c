@@ -426,10 +426,6 @@ static bool apply_scale(SimLaunch *l, SimThread *t, SimCta *c, const Idesc *id, 
 static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
 {
     bool scaled = *sim_ptx_slot(p, "block_scale") != 0;
-    if (scaled && strcmp(sim_ptx_slot(p, "cta_group"), "cta_group::1")) {
-        sim_fail(l, t, at, "not modelled: block-scaled tcgen05.mma.cta_group::2");
-        return;
-    }
     bool ws = *sim_ptx_slot(p, "ws") != 0, ts = sim_ptx_operand(p, "a_tmem") != NULL;
     int group = !strcmp(sim_ptx_slot(p, "cta_group"), "cta_group::2") ? 2 : 1;
     Idesc id;
@@ -452,11 +448,14 @@ static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
     double *A = malloc(sizeof *A * (size_t)(rows * id.k)), *B = malloc(sizeof *B * (size_t)(id.n * id.k));
     if (!A || !B)
         sim_fail(l, t, at, "out of memory");
-    /* B: each CTA of the group holds nb of its N rows at the same offset */
+    /* B: each CTA of the group holds nb of its N rows at the same offset, and
+     * (block scaled) their factors at the same tensor-memory address */
     for (int g = 0; g < group && !sim_failed(l); g++) {
-        SimCta *saved = l->cta;
-        l->cta = g ? peer_of(l, saved) : saved;
-        sim_read_smem_operand(l, t, &ob, id.b, nb, id.k, B + g * nb * id.k, at);
+        SimCta *saved = l->cta, *c = g ? peer_of(l, saved) : saved;
+        l->cta = c;
+        if (sim_read_smem_operand(l, t, &ob, id.b, nb, id.k, B + g * nb * id.k, at) && scaled)
+            apply_scale(l, t, c, &id, nsf, id.sf_b, (uint32_t)sim_ptx_value(l, t, p, "sfb_tmem", 0),
+                        nb, B + g * nb * id.k, at);
         l->cta = saved;
     }
     bool acc = sim_ptx_value(l, t, p, "enable_input_d", 0) != 0;
@@ -474,11 +473,9 @@ static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
         if (g == 0)
             for (int i = 0; i < id.n * id.k && !sim_failed(l); i++)
                 B[i] = (id.neg_b ? -1 : 1) * (id.b.bits == 32 ? sim_tf32_value(B[i]) : B[i]);
-        if (scaled && !sim_failed(l) && /* cta_group::1: one pass */
+        if (scaled && !sim_failed(l)) /* each CTA's rows of A by its own factors */
             apply_scale(l, t, c, &id, nsf, id.sf_a,
-                        (uint32_t)sim_ptx_value(l, t, p, "sfa_tmem", 0), rows, A, at))
-            apply_scale(l, t, c, &id, nsf, id.sf_b,
-                        (uint32_t)sim_ptx_value(l, t, p, "sfb_tmem", 0), id.n, B, at);
+                        (uint32_t)sim_ptx_value(l, t, p, "sfa_tmem", 0), rows, A, at);
         if (!sim_failed(l))
             mma_cta(l, t, c, &id, group, ws, dt, acc, A, B, at);
         l->cta = saved;
@@ -536,35 +533,55 @@ static int cp_lanes(const char *shape, const char *mc, int r, int lane[4])
     return lane[0] = r, 1;
 }
 
-static void cp(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
+/* The copy of one CTA: the rows the descriptor names in its shared memory
+ * into the lanes of its tensor memory. */
+static void cp_cta(SimLaunch *l, SimThread *t, const SimPtx *p, const SimSmemOperand *o,
+                   SimCta *c, TxSpan at)
 {
     const char *shape = sim_ptx_slot(p, "shape"), *mc = sim_ptx_slot(p, "multicast");
     int rows = atoi(shape), bytes = strstr(shape, "256b") ? 32 : 16;
-    if (*sim_ptx_slot(p, "dst_fmt") || !strcmp(sim_ptx_slot(p, "cta_group"), "cta_group::2")) {
-        sim_fail(l, t, at, "not modelled: tcgen05.cp.%s with these qualifiers", shape);
-        return;
-    }
-    SimSmemOperand o;
-    if (!decode_desc(l, t, (uint64_t)sim_ptx_value(l, t, p, "s_desc", 0), false, &o, at))
-        return;
     double *src = malloc(sizeof *src * (size_t)(rows * bytes));
-    if (!src || !sim_read_smem_operand(l, t, &o, IR_UINT8, rows, bytes, src, at)) {
-        free(src);
-        return;
-    }
+    SimCta *saved = l->cta;
+    l->cta = c;
+    bool ok = src && sim_read_smem_operand(l, t, o, IR_UINT8, rows, bytes, src, at);
+    l->cta = saved;
     uint32_t taddr = (uint32_t)sim_ptx_value(l, t, p, "taddr", 0);
-    for (int r = 0; r < rows && !sim_failed(l); r++) {
+    for (int r = 0; ok && r < rows && !sim_failed(l); r++) {
         int lane[4], n = cp_lanes(shape, mc, r, lane);
         for (int w = 0; w < bytes / 4; w++) {
             uint32_t v = 0;
             for (int b = 0; b < 4; b++)
                 v |= (uint32_t)src[r * bytes + 4 * w + b] << (8 * b);
             for (int k = 0; k < n; k++)
-                tm_write(l, t, l->cta, (int)(taddr >> 16) + lane[k], (int)(taddr & 0xffff) + w, v,
+                tm_write(l, t, c, (int)(taddr >> 16) + lane[k], (int)(taddr & 0xffff) + w, v,
                          TM_READY, at);
         }
     }
     free(src);
+}
+
+/* tcgen05.cp; with cta_group::2, issued by the even CTA of a pair, each CTA
+ * copies from its own shared memory (the same descriptor) into its own
+ * tensor memory. */
+static void cp(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
+{
+    bool pair = !strcmp(sim_ptx_slot(p, "cta_group"), "cta_group::2");
+    if (*sim_ptx_slot(p, "dst_fmt")) {
+        sim_fail(l, t, at, "not modelled: tcgen05.cp.%s with decompression",
+                 sim_ptx_slot(p, "shape"));
+        return;
+    }
+    if (pair && (l->cta->rank % 2 || !peer_of(l, l->cta))) {
+        sim_fail(l, t, at, "tcgen05.cp.cta_group::2 issued by CTA rank %d, which does not lead "
+                 "a pair of its cluster", l->cta->rank);
+        return;
+    }
+    SimSmemOperand o;
+    if (!decode_desc(l, t, (uint64_t)sim_ptx_value(l, t, p, "s_desc", 0), false, &o, at))
+        return;
+    cp_cta(l, t, p, &o, l->cta, at);
+    if (pair && !sim_failed(l))
+        cp_cta(l, t, p, &o, peer_of(l, l->cta), at);
 }
 
 /* ---------------------------------------------------------------- clusterlaunchcontrol */
