@@ -9,7 +9,9 @@
  * with e8m0 factors (kind::mxf8f6f4), fp4 with e8m0 factors (mxf4) and fp4
  * with e4m3 factors (mxf4nvf4), and under mxf8f6f4 fp6 (e2m3, e3m2) and fp4
  * packed in global memory, unpacked by the TMA into the _align16 form the
- * MMA reads (16U6 / 16U4_ALIGN16B), the factors small powers of two (e8m0) or
+ * MMA reads (16U6 / 16U4_ALIGN16B), and mxf8f6f4 with cta_group=2 (a
+ * cluster of two CTAs, tests/gpu/op_gemm_tcgen05_bs2.tirx, the factors
+ * staged by tcgen05.cp.cta_group::2), the factors small powers of two (e8m0) or
  * small e4m3 values, so that every partial sum is exact in float32 and the
  * result must equal the float64 reference bit for bit, on the GPU and in
  * the simulator. Skips (77) without a GPU or on a device
@@ -123,6 +125,7 @@ static double fpn_value(uint32_t code, int e, int n)
 typedef struct ScaledCase {
     Kind kind;
     int n, k;
+    bool pair; /* cta_group=2: a cluster of two CTAs, 256 rows (op_gemm_tcgen05_bs2.tirx) */
 } ScaledCase;
 
 /* A random e2m1 value (its nibble at *bits), or e4m3 through random_elem. */
@@ -192,8 +195,11 @@ static tirx_module *compile_scaled(tirx_device *gpu, const ScaledCase *c)
     tirx_define d[] = {{"N", v[0]}, {"K", v[1]}, {"DTYPE", dtype[c->kind]},
                        {"SDTYPE", sdtype[c->kind]},
                        {"SBITS", c->kind == MXF4 || c->kind == MXF4NVF4 ? "4" : "8"},
+                       /* op_gemm_tcgen05_bs.tirx: the factors' form */
                        {"SF_DTYPE", c->kind == MXF4NVF4 ? "float8_e4m3fn" : "float8_e8m0fnu"},
                        {"SF_VEC", c->kind == MXF4NVF4 ? "16" : "32"}, {"SF_PER_MMA", per[c->kind]}};
+    if (c->pair)
+        return op_compile(gpu, "tests/gpu/op_gemm_tcgen05_bs2.tirx", d, 5);
     return op_compile(gpu, "tests/gpu/op_gemm_tcgen05_bs.tirx", d, sizeof d / sizeof d[0]);
 }
 
@@ -202,9 +208,11 @@ static void check_scaled(tirx_device *gpu, GpuRng *rng, const ScaledCase *c)
     static const char *const names[] = {"mxf8f6f4 (e4m3, e8m0)", "mxf4 (e2m1, e8m0)",
                                         "mxf4nvf4 (e2m1, e4m3)", "mxf8f6f4 (e2m3, e8m0)",
                                         "mxf8f6f4 (e3m2, e8m0)", "mxf8f6f4 (e2m1, e8m0)"};
-    printf("block scaled %s, 128 x %d x %d:\n", names[c->kind], c->n, c->k);
+    int m = c->pair ? 256 : 128;
+    printf("block scaled %s, %d x %d x %d%s:\n", names[c->kind], m, c->n, c->k,
+           c->pair ? ", cta_group=2" : "");
     tirx_module *mod = compile_scaled(gpu, c);
-    int m = 128, vec = c->kind == MXF4NVF4 ? 16 : 32, bits = kind_bits(c->kind);
+    int vec = c->kind == MXF4NVF4 ? 16 : 32, bits = kind_bits(c->kind);
     size_t na = (size_t)m * c->k, nb = (size_t)c->n * c->k, nd = (size_t)m * c->n;
     uint8_t *a = malloc(na), *b = malloc(nb), *sfa = malloc(na / vec), *sfb = malloc(nb / vec);
     double *av = malloc(na * 8), *bv = malloc(nb * 8), *ref = malloc(nd * 8);
@@ -231,7 +239,7 @@ static void check_scaled(tirx_device *gpu, GpuRng *rng, const ScaledCase *c)
     op_upload(gpu, &A, a), op_upload(gpu, &B, b), op_upload(gpu, &SA, sfa);
     op_upload(gpu, &SB, sfb), op_poison(gpu, &D);
     OpTensor *args[] = {&A, &B, &SA, &SB, &D};
-    op_launch(mod, "gemm_bs", args, 5);
+    op_launch(mod, c->pair ? "gemm_bs2" : "gemm_bs", args, 5);
     op_download(gpu, &D, out);
     double rel = gpu_rel_l2(out, ref, nd);
     size_t inexact = 0;
@@ -265,7 +273,8 @@ int main(void)
     };
     static const ScaledCase scaled[] = {{MXF8F6F4, 64, 128}, {MXF4, 64, 256},
                                         {MXF4NVF4, 128, 256}, {MX_E2M3, 64, 128},
-                                        {MX_E3M2, 64, 256}, {MX_E2M1, 128, 128}};
+                                        {MX_E3M2, 64, 256}, {MX_E2M1, 128, 128},
+                                        {MXF8F6F4, 128, 128, true}, {MX_E2M3, 128, 128, true}};
     GpuRng rng = gpu_rng();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check(gpu, &rng, &cases[i]);
