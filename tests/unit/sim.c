@@ -6,7 +6,7 @@
  * an operation the simulator does not model is an error saying so; element
  * loads and stores of packed and _align16 sub-byte buffers; a tile::gather4 load and the
  * fp8-pair conversion to bfloat16 (sm_100a); the lanes each tcgen05.cp shape
- * and multicast writes; the dtypes' rounding and NaN bits. The kernels of
+ * and multicast writes, and tcgen05.cp from swizzled shared memory; the dtypes' rounding and NaN bits. The kernels of
  * the GPU tests run in the simulator as the sim.* tests (tests/gpu, OP_SIM). */
 #include <math.h>
 #include <setjmp.h>
@@ -667,6 +667,80 @@ static void test_tcgen05_cp_shapes(void **state)
     }
 }
 
+/* tcgen05.cp from a swizzled shared buffer: 128 rows of COLS float32, the
+ * 32-, 64- or 128-byte swizzle of their layout (LOG 1, 2, 3), written by the
+ * threads through the layout and copied by copy_async (128x256b, the
+ * descriptor in the swizzle's mode, one copy per 32 bytes of a row): every
+ * element lands on its row's lane and column. */
+static const char SWIZZLED_CP_KERNEL[] =
+    "COLS = 32\n"
+    "LOG = 3\n"
+    "\n"
+    "\n"
+    "@T.prim_func\n"
+    "def f(D: T.Buffer((128, COLS), \"float32\")):\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([1])\n"
+    "    warp = T.warp_id([4])\n"
+    "    tid = T.thread_id([128])\n"
+    "    pool = T.SMEMPool()\n"
+    "    S = pool.alloc((128, COLS), \"float32\", align=1024, layout=T.ComposeLayout(2, LOG, 3, T.TileLayout(T.S[(128, COLS):(COLS, 1)])))\n"
+    "    bar = pool.alloc((1,), \"uint64\", align=8)\n"
+    "    tmem = T.TMEMPool(pool, 32)\n"
+    "    t = tmem.alloc((128, COLS), \"float32\")\n"
+    "    pool.commit()\n"
+    "    tmem.commit()\n"
+    "    for w in range(COLS):\n"
+    "        S[tid, w] = T.Cast(\"float32\", tid * COLS + w + 1)\n"
+    "    if tid == 0:\n"
+    "        T.ptx.mbarrier.init.shared__cta.b64(bar.ptr_to([0]), T.uint32(1))\n"
+    "        T.cuda.fence_barrier_init()\n"
+    "    T.cuda.fence_proxy_async()\n"
+    "    T.ptx.tcgen05.fence__before_thread_sync()\n"
+    "    T.cuda.cta_sync()\n"
+    "    T.ptx.tcgen05.fence__after_thread_sync()\n"
+    "    if tid == 0:\n"
+    "        Tx.copy_async(t, S)\n"
+    "        T.ptx.tcgen05.commit.cta_group__1.mbarrier__arrive__one.shared__cluster.b64(bar.ptr_to([0]))\n"
+    "    T.cuda.mbarrier_wait(bar.ptr_to([0]), 0)\n"
+    "    T.ptx.tcgen05.fence__after_thread_sync()\n"
+    "    r = T.alloc_local((128, COLS), \"float32\", layout=T.wg_local_layout(COLS, 128))\n"
+    "    Tx.wg.copy(r, t)\n"
+    "    Tx.wg.copy(D, r)\n"
+    "    T.ptx.tcgen05.fence__before_thread_sync()\n"
+    "    T.cuda.cta_sync()\n"
+    "    tmem.dealloc()\n"
+    "\n";
+
+static void test_tcgen05_cp_swizzled(void **state)
+{
+    (void)state;
+    static const char *const cols[] = {"8", "16", "32"}, *const logs[] = {"1", "2", "3"};
+    tirx_options o = {.arch = "sm_100a", .no_binary = 1};
+    for (int i = 0; i < 3; i++) {
+        tirx_define defs[] = {{"COLS", cols[i]}, {"LOG", logs[i]}};
+        tirx_module *m = NULL;
+        if (tirx_compile(SWIZZLED_CP_KERNEL, strlen(SWIZZLED_CP_KERNEL), "swcp.tirx", defs, 2, &o,
+                         &m) != TIRX_OK) {
+            char *d = tirx_diag_render(m);
+            fail_msg("%s", d ? d : "compile failed");
+        }
+        int n = atoi(cols[i]);
+        _Alignas(64) float d[128 * 32];
+        memset(d, 0xee, sizeof d);
+        Tensor D = tensor(d, 2, 128, n, kDLFloat, 32);
+        Tensor *ts[] = {&D};
+        tirx_error err;
+        if (simulate(m, "f", ts, 1, NULL, 0, &err) != TIRX_OK)
+            fail_msg("%d-byte swizzle: %s", 4 * n, err.message);
+        for (int r = 0; r < 128; r++)
+            for (int w = 0; w < n; w++)
+                if (d[r * n + w] != (float)(r * n + w + 1))
+                    fail_msg("%d-byte swizzle: D[%d, %d] is %g", 4 * n, r, w, d[r * n + w]);
+        tirx_module_free(m);
+    }
+}
+
 /* Element loads and stores of the sub-byte floats: packed fp4 / fp6 in
  * global memory (element i at bit 4i / 6i), the _align16 forms in shared
  * memory (16 elements to each 16 bytes), one thread writing where threads
@@ -788,6 +862,7 @@ int main(void)
         cmocka_unit_test(test_tcgen05_planted),
         cmocka_unit_test(test_tcgen05_cp_shapes),
         cmocka_unit_test(test_subbyte_access),
+        cmocka_unit_test(test_tcgen05_cp_swizzled),
         cmocka_unit_test(test_wrong_expect_tx),
         cmocka_unit_test(test_gather4_fp8),
     };

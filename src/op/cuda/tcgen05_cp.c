@@ -4,8 +4,10 @@
  * cta_group=).
  *
  * One instruction copies `rows` rows of 128 or 256 bits from shared memory,
- * read through a no-swizzle matrix descriptor (row r of the atom at
- * r % 8 * 16 + r / 8 * SBO bytes, its second 16 bytes LBO further), into
+ * read through a matrix descriptor (no swizzle: row r of the atom at
+ * r % 8 * 16 + r / 8 * SBO bytes, its second 16 bytes LBO further; a 32-,
+ * 64- or 128-byte swizzle: row r at r % 8 * W + r / 8 * SBO, its bytes in
+ * a run, the XOR of the swizzle over them as the buffer's layout has it), into
  * consecutive 32-bit columns of TMEM lanes given by the shape: 128x256b and
  * 128x128b row r on lane r; 4x256b row r on lane 32 r; 64x128b.warpx2::02_13
  * rows 0-63 on lanes 0-63, copied to lanes 64-127; 64x128b.warpx2::01_23
@@ -137,19 +139,17 @@ static const char *read_regions(OpCtx *c, Cp *p)
         same = ext[d] == p->t.ext[d];
     if (!same)
         return op_reason(c, "the regions' non-unit extents differ");
-    if ((why = op_smem_slice(c, &p->s, "tcgen05.cp")))
-        return why;
-    if (p->s.swizzle)
-        return op_reason(c, "'%s' is swizzled; this variant reads shared memory without a "
-                            "swizzle", p->s.name);
-    return NULL;
+    return op_smem_slice(c, &p->s, "tcgen05.cp");
 }
 
 /* ---------------------------------------------------------------- one shape */
 
-/* Where the descriptor reads byte b of atom row r, from the block's origin. */
+/* Where the descriptor reads byte b of atom row r, from the block's origin,
+ * before the swizzle. */
 static int64_t canonical(const Cp *p, int64_t r, int64_t b)
 {
+    if (p->s.swizzle)
+        return r % 8 * p->s.swizzle + r / 8 * p->sbo + b;
     return r % 8 * 16 + r / 8 * p->sbo + b % 16 + b / 16 * p->lbo;
 }
 
@@ -176,13 +176,23 @@ static bool replicas_ok(const CpShape *s, const int64_t *lane, int npoints)
     return true;
 }
 
+static const char *swizzle_name(const Cp *p)
+{
+    switch (p->s.swizzle) {
+    case 32: return "32-byte swizzled";
+    case 64: return "64-byte swizzled";
+    case 128: return "128-byte swizzled";
+    default: return "no-swizzle";
+    }
+}
+
 /* LBO and SBO read off the elements of block 0 (16 bytes when unused). */
 static void derive_offsets(Cp *p, const CpShape *s, const int64_t *at, int64_t origin)
 {
     p->lbo = p->sbo = 16;
     if (s->rows > 8 && at[8 * (s->bits / p->ebits)] >= 0)
         p->sbo = (at[8 * (s->bits / p->ebits)] - origin) * p->ebits / 8;
-    if (s->bits == 256 && at[128 / p->ebits] >= 0)
+    if (s->bits == 256 && at[128 / p->ebits] >= 0 && !p->s.swizzle)
         p->lbo = (at[128 / p->ebits] - origin) * p->ebits / 8;
 }
 
@@ -228,11 +238,11 @@ static const char *plan_shape(OpCtx *c, Cp *p, const CpShape *s)
                 int64_t got = at[b * per_blk + r * per_row + e];
                 if ((got - p->base[b]) * p->ebits / 8 != canonical(p, r, e * p->ebits / 8))
                     return op_reason(c, "'%s' is not in the shared layout %s reads: its row "
-                                        "%lld, byte %lld of copy %lld is not where a no-swizzle "
+                                        "%lld, byte %lld of copy %lld is not where a %s "
                                         "descriptor (leading offset %lld, stride offset %lld "
                                         "bytes) puts it", p->s.name, s->shape, (long long)r,
                                      (long long)(e * p->ebits / 8), (long long)b,
-                                     (long long)p->lbo, (long long)p->sbo);
+                                     swizzle_name(p), (long long)p->lbo, (long long)p->sbo);
             }
     }
     if (p->lbo % 16 || p->sbo % 16 || p->lbo <= 0 || p->sbo <= 0 || p->lbo >= (1 << 18) ||
@@ -333,7 +343,8 @@ IrStmt *op_tcgen05_cp_lower(OpCtx *c)
     IrExpr *slot = op_alloc_local(c, &out, "cp_desc", IR_UINT64, 1);
     IrExpr *args[5] = {op_address_of(c, slot, &zero, 1),
                        op_address_of(c, p.s.r.buffer, idx, p.s.r.ndim),
-                       op_i32(c, p.lbo / 16), op_i32(c, p.sbo / 16), op_i32(c, 0)};
+                       op_i32(c, p.lbo / 16), op_i32(c, p.sbo / 16),
+                       op_i32(c, op_smem_swizzle_code(&p.s))};
     op_eval(c, &out, op_call(c, IR_OP_CUDA_TCGEN05_SMEM_DESC, IR_UINT64, args, 5));
     IrExpr *desc = op_load(c, slot, &zero, 1);
     int64_t cols = p.shape->bits / 32;
