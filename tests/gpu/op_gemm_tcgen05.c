@@ -2,7 +2,7 @@
  * sm_100a): one CTA computes D = A' @ B'^T into tensor memory and reads it
  * back with tcgen05.ld, for bfloat16, float16, tf32 (float32 inputs) and
  * fp8 (e4m3), M = 128 (data path D) and 64 (F), several N, and an MN-major
- * B. Fresh random inputs exactly representable in the input type (products
+ * B; kind::f8f6f4 with e2m3 A and e2m1 B (tests/build/gemm_tcgen05_f8f6f4.tirx). Fresh random inputs exactly representable in the input type (products
  * exact in float64), D poisoned first, against a float64 reference;
  * relative L2 error at most 1e-5 (the float32 accumulation order is all
  * that differs). Block scaled (tests/gpu/op_gemm_tcgen05_bs.tirx): e4m3
@@ -253,6 +253,55 @@ static void check_scaled(tirx_device *gpu, GpuRng *rng, const ScaledCase *c)
     tirx_module_free(mod);
 }
 
+/* Dense kind::f8f6f4 with mixed sub-byte operands (tests/build/gemm_tcgen05_f8f6f4.tirx's
+ * gemm_f8f6f4): A 128 x 128 e2m3, B 64 x 128 e2m1, packed in global memory and
+ * unpacked by the TMA; every partial sum is exact in float32. */
+static void check_f8f6f4(tirx_device *gpu, GpuRng *rng)
+{
+    enum { M = 128, N = 64, K = 128 };
+    printf("f8f6f4 (e2m3 x e2m1), %d x %d x %d:\n", M, N, K);
+    tirx_module *mod = op_compile(gpu, "tests/build/gemm_tcgen05_f8f6f4.tirx", NULL, 0);
+    static uint8_t a[M * K * 6 / 8], b[N * K / 2];
+    static double av[M * K], bv[N * K], ref[M * N];
+    static float out[M * N];
+    memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+    for (int i = 0; i < M * K; i++) {
+        uint32_t code = (uint32_t)(gpu_next(rng) & 63), bit = (uint32_t)i * 6;
+        av[i] = fpn_value(code, 2, 6);
+        a[bit / 8] |= (uint8_t)(code << bit % 8);
+        if (bit % 8 > 2)
+            a[bit / 8 + 1] |= (uint8_t)(code >> (8 - bit % 8));
+    }
+    for (int i = 0; i < N * K; i++) {
+        uint32_t code = (uint32_t)(gpu_next(rng) & 15);
+        bv[i] = fpn_value(code, 2, 4);
+        b[i / 2] |= (uint8_t)(code << 4 * (i % 2));
+    }
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double sum = 0;
+            for (int k = 0; k < K; k++)
+                sum += av[i * K + k] * bv[j * K + k];
+            ref[i * N + j] = sum;
+        }
+    OpTensor A, B, D;
+    op_tensor(gpu, &A, M, K, kDLFloat6_e2m3fn, 6);
+    op_tensor(gpu, &B, N, K, kDLFloat4_e2m1fn, 4);
+    op_tensor(gpu, &D, M, N, kDLFloat, 32);
+    op_upload(gpu, &A, a), op_upload(gpu, &B, b), op_poison(gpu, &D);
+    OpTensor *args[] = {&A, &B, &D};
+    op_launch(mod, "gemm_f8f6f4", args, 3);
+    op_download(gpu, &D, out);
+    size_t inexact = 0;
+    for (size_t i = 0; i < (size_t)M * N; i++)
+        inexact += out[i] != (float)ref[i];
+    printf("  rel L2 error %.3g, %zu of %d not the rounded reference\n",
+           gpu_rel_l2(out, ref, (size_t)M * N), inexact, M * N);
+    GPU_CHECK(inexact == 0, "the f8f6f4 product of fp6 and fp4 operands is exact");
+    op_free(gpu, &A), op_free(gpu, &B), op_free(gpu, &D);
+    tirx_module_free(mod);
+}
+
 static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
 {
     printf("%s, %d x %d x %d, %s-major B:\n", elem_name(c->e), c->m, c->n, c->k,
@@ -280,6 +329,7 @@ int main(void)
         check(gpu, &rng, &cases[i]);
     for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++)
         check_scaled(gpu, &rng, &scaled[i]);
+    check_f8f6f4(gpu, &rng);
     op_close(gpu);
     printf("PASSED\n");
     return 0;
