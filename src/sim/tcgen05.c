@@ -453,7 +453,7 @@ static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
     for (int g = 0; g < group && !sim_failed(l); g++) {
         SimCta *saved = l->cta;
         l->cta = g ? peer_of(l, saved) : saved;
-        sim_read_smem_operand(l, t, &ob, id.b, nb, id.k, B + g * nb * id.k, at);
+        sim_read_smem_operand(l, t, &ob, id.b, nb, id.k, B + g * nb * id.k, NULL, at);
         l->cta = saved;
     }
     bool acc = sim_ptx_value(l, t, p, "enable_input_d", 0) != 0;
@@ -465,7 +465,7 @@ static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
             read_tmem_a(l, t, c, &id, group, ws, (uint32_t)sim_ptx_value(l, t, p, "a_tmem", 0),
                         A, at);
         else
-            sim_read_smem_operand(l, t, &oa, id.a, rows, id.k, A, at);
+            sim_read_smem_operand(l, t, &oa, id.a, rows, id.k, A, NULL, at);
         for (int i = 0; i < rows * id.k && !sim_failed(l); i++)
             A[i] = (id.neg_a ? -1 : 1) * (id.a.bits == 32 ? sim_tf32_value(A[i]) : A[i]);
         if (g == 0)
@@ -545,7 +545,7 @@ static void cp(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
     if (!decode_desc(l, t, (uint64_t)sim_ptx_value(l, t, p, "s_desc", 0), false, &o, at))
         return;
     double *src = malloc(sizeof *src * (size_t)(rows * bytes));
-    if (!src || !sim_read_smem_operand(l, t, &o, IR_UINT8, rows, bytes, src, at)) {
+    if (!src || !sim_read_smem_operand(l, t, &o, IR_UINT8, rows, bytes, src, NULL, at)) {
         free(src);
         return;
     }
