@@ -138,7 +138,9 @@ static void mbar_init(SimLaunch *l, SimThread *t, uint64_t addr, uint32_t count,
             return;
         }
     }
-    SimMbarrier keep = *m;
+    SimMbarrier keep = *m; /* a fresh mbarrier: nothing released into it yet */
+    for (int k = 0; k < 3; k++)
+        memset(k ? keep.done[k - 1] : keep.vc, 0, sizeof *keep.vc * (size_t)keep.cta->nthreads);
     *m = (SimMbarrier){.at = (uint8_t *)(uintptr_t)addr, .count = count, .pending = count,
                        .init_at = at, .cta = keep.cta, .vc = keep.vc,
                        .done = {keep.done[0], keep.done[1]}};

@@ -452,12 +452,12 @@ static void test_tma_read_before_wait(void **state)
 static void test_tma_store_source_rewritten(void **state)
 {
     (void)state;
-    const char *frags[] = {"write of shared memory byte 0 that the asynchronous store (TMA or "
-                           "bulk copy) issued at line", "still reads",
+    const char *frags[] = {"write of shared memory byte 0 that the asynchronous store",
+                           "(TMA or bulk copy) issued at line", "still reads",
                            "a cp.async.bulk.wait_group.read is missing", "thread (0,0,0)"};
     tma_copy_planted("        T.cuda.tma_store_wait(0)\n",
                      "        A_s[0, 0] = T.float16(0)\n        T.cuda.tma_store_wait(0)\n",
-                     "        A_s[0, 0] = T.float16(0)", "Tx.copy_async(C[", frags, 4);
+                     "        A_s[0, 0] = T.float16(0)", "Tx.copy_async(C[", frags, 5);
 }
 
 /* cp.async committed but never waited for: the barrier does not make its
@@ -505,8 +505,8 @@ static void test_wgmma_before_wait_group(void **state)
     wgmma_planted("    T.cuda.cta_sync()\n    A_s[tx] = T.float16(0)\n"
                   "    T.ptx.wgmma.wait_group.sync.aligned(0)\n",
                   "    A_s[tx] = T.float16(0)", stage, 3);
-    const char *acc[] = {"read of an accumulator register of the wgmma", "before the "
-                         "wgmma.wait_group that completes it", "(thread (0,0,0) of CTA"};
+    const char *acc[] = {"read of an accumulator register of the wgmma",
+                         "before the wgmma.wait_group that completes it", "(thread (0,0,0) of CTA"};
     wgmma_planted("", "        D[tx // 32 * 16", acc, 2);
 }
 
@@ -521,10 +521,10 @@ static void test_ordering_races(void **state)
         "    T.cuda.cta_sync()\n"
         "    Y[tx] = S[(tx + 1) % 64]\n"
         "    S[tx] = X[63 - tx]\n";
-    const char *war_frags[] = {"bug.tirx:10:", "was read by thread (0,0,0) and nothing orders "
+    const char *war_frags[] = {"bug.tirx:10:", "was read by thread (0,0,0) and nothing orders",
                                "that read before this write", "(write-after-read)",
                                "(thread (1,0,0) of CTA (0,0,0))"};
-    expect_error(war, war_frags, 4);
+    expect_error(war, war_frags, 5);
     /* a producer warp hands S to a consumer warp through an mbarrier */
 #define MBAR_HANDOFF(wait)                                                                         \
     KERNEL_HEAD                                                                                    \
@@ -551,9 +551,9 @@ static void test_ordering_races(void **state)
     free(x), free(y);
     tirx_module_free(m);
     const char *no_wait = MBAR_HANDOFF("");
-    const char *nw_frags[] = {"bug.tirx:15:", "was written by thread (0,0,0) and nothing orders "
+    const char *nw_frags[] = {"bug.tirx:15:", "was written by thread (0,0,0) and nothing orders",
                               "that write before this read", "(thread (32,0,0) of CTA (0,0,0))"};
-    expect_error(no_wait, nw_frags, 3);
+    expect_error(no_wait, nw_frags, 4);
 #undef MBAR_HANDOFF
     /* the consumer warp skips its named barrier */
     const char *named = KERNEL_HEAD
