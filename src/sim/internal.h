@@ -380,8 +380,9 @@ void sim_async_add(SimLaunch *l, SimAsync op);
  * a load on an mbarrier completes its transaction bytes. */
 void sim_async_complete(SimLaunch *l, SimThread *t, bool (*match)(const SimAsync *, const void *),
                         const void *arg);
-/* An error for byte `off` of c's shared memory, which the operation in
- * flight that marked it `state` forbids t to read or write. */
+/* The error for t's read or write of byte `off` of c's shared memory, which
+ * an operation in flight has marked: names the operation, its line and its
+ * thread. */
 void sim_async_conflict(SimLaunch *l, SimThread *t, SimCta *c, size_t off, bool write,
                         TxSpan at);
 /* Marks n bytes of shared memory at generic address addr. */
