@@ -1,12 +1,16 @@
 /* Asynchronous copies and what orders them: mbarriers (init, arrivals,
  * expect-tx and complete-tx transaction bytes, phases, test/try_wait by
- * parity and the blocking T.cuda.mbarrier_wait), cp.async (the copy done
- * when it is issued, so commit and wait groups have nothing left to wait
- * for), TMA (cp.async.bulk.tensor loads with out-of-bounds fill, 32/64/128B
+ * parity and the blocking T.cuda.mbarrier_wait; an arrival releases the
+ * thread's clocks into the phase, a wait that sees the phase complete
+ * acquires them), cp.async (the data copied at issue, its destination
+ * pending until the thread's wait_group for its commit group or a
+ * cp.async.mbarrier.arrive), TMA (cp.async.bulk.tensor loads with out-of-bounds fill, 32/64/128B
  * swizzles and multicast within the cluster, .tile::gather4 loads of four
  * rows, stores and reduce stores, decoded from the tensor map the host part
  * encoded) and non-tensor bulk
- * copies, the cluster barrier, and distributed shared memory: mapa encodes
+ * copies (a load's destination pending until a thread polls its mbarrier,
+ * which then receives its transaction bytes; a store's source pending until
+ * the issuing thread's bulk wait_group), the cluster barrier, and distributed shared memory: mapa encodes
  * a shared::cluster address as bit 31, the target CTA's rank in bits 24-30
  * and the offset in its shared memory below (an address of the CTA's own
  * shared memory is a valid shared::cluster address of itself). Misuse is an
@@ -102,6 +106,9 @@ static void check_phase(SimLaunch *l, SimThread *t, SimMbarrier *m, TxSpan at)
                  "(a wrong expect-tx count)", m->phase, (long long)-m->tx);
         return;
     }
+    size_t n = sizeof *m->vc * (size_t)m->cta->nthreads;
+    memcpy(m->done[m->phase & 1], m->vc, n);
+    memset(m->vc, 0, n);
     m->phase++;
     m->pending = m->count;
     wake_waiters(l, m);
@@ -120,10 +127,31 @@ static void mbar_init(SimLaunch *l, SimThread *t, uint64_t addr, uint32_t count,
         tx_vec_push(&l->mbar, (SimMbarrier){0});
         ir_ptrmap_put(&l->mbars, (const void *)(uintptr_t)addr, i = (uintptr_t)l->mbar.len);
     }
-    l->mbar.items[i - 1] = (SimMbarrier){.at = (uint8_t *)(uintptr_t)addr, .count = count,
-                                         .pending = count, .init_at = at};
-    l->cta->race_check = false; /* the mbarrier orders what the epochs do not see */
+    SimMbarrier *m = &l->mbar.items[i - 1];
+    if (!m->vc) {
+        int rank;
+        sim_cluster_offset(l, addr, &rank);
+        m->cta = &l->ctas[rank];
+        m->vc = sim_vc_new(m->cta), m->done[0] = sim_vc_new(m->cta), m->done[1] = sim_vc_new(m->cta);
+        if (!m->vc || !m->done[0] || !m->done[1]) {
+            sim_fail(l, t, at, "out of memory");
+            return;
+        }
+    }
+    SimMbarrier keep = *m; /* a fresh mbarrier: nothing released into it yet */
+    for (int k = 0; k < 3; k++)
+        memset(k ? keep.done[k - 1] : keep.vc, 0, sizeof *keep.vc * (size_t)keep.cta->nthreads);
+    *m = (SimMbarrier){.at = (uint8_t *)(uintptr_t)addr, .count = count, .pending = count,
+                       .init_at = at, .cta = keep.cta, .vc = keep.vc,
+                       .done = {keep.done[0], keep.done[1]}};
     l->events++;
+}
+
+/* t's clocks into the phase (arrivals from another CTA are not ordered). */
+static void release(SimThread *t, SimMbarrier *m)
+{
+    if (sim_in_cta(m->cta, t))
+        sim_hb_release(m->cta, t, m->vc);
 }
 
 void sim_mbarrier_arrive(SimLaunch *l, SimThread *t, uint64_t addr, uint32_t count, int64_t tx,
@@ -132,6 +160,7 @@ void sim_mbarrier_arrive(SimLaunch *l, SimThread *t, uint64_t addr, uint32_t cou
     SimMbarrier *m = find(l, t, addr, at);
     if (!m)
         return;
+    release(t, m);
     if (count > m->pending) {
         sim_fail(l, t, at, "%u arrivals on an mbarrier with %u pending in phase %u (count %u)",
                  count, m->pending, m->phase, m->count);
@@ -151,13 +180,26 @@ void sim_mbarrier_complete_tx(SimLaunch *l, SimThread *t, uint64_t addr, int64_t
     check_phase(l, t, m, at);
 }
 
-/* Whether the phase of `parity` has completed; t then spins (yields) if not. */
+static bool lands_on(const SimAsync *op, const void *mbar)
+{
+    return op->kind == SIM_ASYNC_LOAD && op->mbar == mbar;
+}
+
+/* Whether the phase of `parity` has completed; t then spins (yields) if not.
+ * The loads in flight on the mbarrier land first. */
 static bool phase_done(SimLaunch *l, SimThread *t, uint64_t addr, int parity, TxSpan at)
 {
     SimMbarrier *m = find(l, t, addr, at);
     if (!m)
         return false;
+    uint8_t *mbar = m->at;
+    sim_async_complete(l, t, lands_on, mbar);
+    m = find(l, t, addr, at);
+    if (!m || sim_failed(l))
+        return false;
     bool done = (int)(m->phase & 1) != (parity & 1);
+    if (done && sim_in_cta(m->cta, t))
+        sim_hb_acquire(m->cta, t, m->done[parity & 1]);
     if (!done) {
         t->wait_mbar = m->at, t->wait_parity = parity, t->wait_at = at;
         t->yield = true;
@@ -201,6 +243,12 @@ static void cluster_release(SimLaunch *l)
         return;
     l->cluster_phase++;
     l->cluster_arrived = 0;
+    for (int k = 0; k < l->nctas; k++) { /* this phase's arrivals become the last phase's */
+        SimCta *c = &l->ctas[k];
+        uint32_t *last = c->cluster_vc[1];
+        c->cluster_vc[1] = c->cluster_vc[0], c->cluster_vc[0] = last;
+        memset(last, 0, sizeof *last * (size_t)c->nthreads);
+    }
     for (int k = 0; k < l->nctas; k++)
         for (int i = 0; i < l->ctas[k].nthreads; i++) {
             SimThread *o = &l->ctas[k].threads[i];
@@ -213,6 +261,8 @@ static void cluster_arrive(SimLaunch *l, SimThread *t)
 {
     t->cluster_phase = l->cluster_phase;
     t->cluster_waiting = true;
+    if (sim_in_cta(l->cta, t))
+        sim_hb_release(l->cta, t, l->cta->cluster_vc[0]);
     l->cluster_arrived++;
     l->events++;
     cluster_release(l);
@@ -221,6 +271,8 @@ static void cluster_arrive(SimLaunch *l, SimThread *t)
 static void cluster_wait(SimLaunch *l, SimThread *t, TxSpan at)
 {
     if (!t->cluster_waiting || l->cluster_phase != t->cluster_phase) {
+        if (t->cluster_waiting && sim_in_cta(l->cta, t))
+            sim_hb_acquire(l->cta, t, l->cta->cluster_vc[1]);
         t->cluster_waiting = false;
         return;
     }
@@ -253,6 +305,58 @@ static bool copy_bytes(SimLaunch *l, SimThread *t, uint64_t dst, uint64_t src, s
     return true;
 }
 
+static int pend_state(SimAsyncKind k)
+{
+    return k == SIM_ASYNC_CP || k == SIM_ASYNC_LOAD ? SIM_PEND_WRITE : SIM_PEND_READ;
+}
+
+/* Records an operation in flight on bytes [lo, hi) of c's shared memory,
+ * already marked (none when the range is empty). */
+static SimAsync *record(SimLaunch *l, SimThread *t, SimAsyncKind k, SimCta *c, uint32_t lo,
+                        uint32_t hi, int64_t group, TxSpan at)
+{
+    if (lo >= hi)
+        return NULL;
+    sim_async_add(l, (SimAsync){.kind = k, .cta = c, .lo = lo, .hi = hi, .icta = l->cta,
+                                .issuer = t->tid, .group = group, .at = at});
+    return &l->inflight.items[l->inflight.len - 1];
+}
+
+/* Marks and records an operation in flight on the n bytes at generic address
+ * addr (none when they are not shared memory). */
+static SimAsync *pending(SimLaunch *l, SimThread *t, SimAsyncKind k, uint64_t addr, size_t n,
+                         int64_t group, TxSpan at)
+{
+    int rank;
+    uint32_t off = sim_cluster_offset(l, addr, &rank);
+    SimCta *c = &l->ctas[rank];
+    if (off >= c->smem_region->size || n > c->smem_region->size - off)
+        return NULL;
+    sim_mark(l, addr, n, pend_state(k));
+    return record(l, t, k, c, off, off + (uint32_t)n, group, at);
+}
+
+/* A load of `bytes` completing on the mbarrier at mbar: its transaction
+ * bytes arrive when a thread polls the mbarrier; the issuing thread's clocks
+ * are released into the phase now. */
+static void load_on(SimLaunch *l, SimThread *t, SimAsync *op, uint64_t mbar, int64_t bytes,
+                    TxSpan at)
+{
+    SimMbarrier *m = find(l, t, mbar, at);
+    if (!m)
+        return;
+    release(t, m);
+    if (!op) {
+        m->tx -= bytes;
+        check_phase(l, t, m, at);
+        return;
+    }
+    op->mbar = m->at;
+    op->bytes = bytes;
+    l->events++;
+    wake_waiters(l, m); /* to poll it */
+}
+
 /* cp.async.ca/cg [dst], [src], cp_size{, src_size | , ignore_src} */
 static void cp_async(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
 {
@@ -262,8 +366,8 @@ static void cp_async(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
         keep = (size_t)sim_ptx_value(l, t, p, "src_size", 0);
     if (sim_ptx_operand(p, "ignore_src") && sim_ptx_value(l, t, p, "ignore_src", 0))
         keep = 0;
-    if (!sim_failed(l))
-        copy_bytes(l, t, dst, src, n, keep < n ? keep : n, at);
+    if (!sim_failed(l) && copy_bytes(l, t, dst, src, n, keep < n ? keep : n, at))
+        pending(l, t, SIM_ASYNC_CP, dst, n, t->cp_groups, at);
 }
 
 /* ---------------------------------------------------------------- TMA */
@@ -450,7 +554,8 @@ static int64_t padded_box(SimLaunch *l, SimThread *t, const SimMap *m, const int
 }
 
 static int64_t tma_box(SimLaunch *l, SimThread *t, const SimPtx *p, const SimMap *packed,
-                       TmaDir dir, const int64_t *at_coord, SimCta *cta, uint32_t saddr, TxSpan at)
+                       TmaDir dir, const int64_t *at_coord, SimCta *cta, uint32_t saddr,
+                       uint32_t range[2], TxSpan at)
 {
     if (packed->dtype == RT_TMA_16U4_ALIGN16B || packed->dtype == RT_TMA_16U6_ALIGN16B) {
         if (dir == TMA_LOAD && packed->box[0] % 16 == 0)
@@ -484,7 +589,8 @@ static int64_t tma_box(SimLaunch *l, SimThread *t, const SimPtx *p, const SimMap
         for (int d = 0; d < m->rank; d++)
             i[d] = (uint32_t)(rem % m->box[d]), rem /= m->box[d];
         uint64_t g = global_elem(m, coord, i, esize);
-        uint64_t s = base + swizzled(m, saddr, (uint32_t)(n * (uint64_t)esize));
+        uint32_t off = swizzled(m, saddr, (uint32_t)(n * (uint64_t)esize));
+        uint64_t s = base + off;
         if (dir == TMA_LOAD) {
             uint8_t *d = sim_mem_write(l, t, s, (size_t)esize, at);
             const uint8_t *src = g ? sim_mem_read(l, t, g, (size_t)esize, at) : NULL;
@@ -504,7 +610,12 @@ static int64_t tma_box(SimLaunch *l, SimThread *t, const SimPtx *p, const SimMap
             memcpy(d, src, (size_t)esize);
         } else if (g) {
             reduce_elem(l, t, sim_ptx_slot(p, "redop"), dt, g, s, at);
+        } else {
+            continue; /* a store's element out of bounds: not read */
         }
+        sim_mark(l, s, (size_t)esize, dir == TMA_LOAD ? SIM_PEND_WRITE : SIM_PEND_READ);
+        range[0] = off < range[0] ? off : range[0];
+        range[1] = off + (uint32_t)esize > range[1] ? off + (uint32_t)esize : range[1];
     }
     return (int64_t)(total * (uint64_t)esize);
 }
@@ -512,14 +623,15 @@ static int64_t tma_box(SimLaunch *l, SimThread *t, const SimPtx *p, const SimMap
 /* .tile::gather4: the column, then four rows of a rank-2 map, each a box of
  * one row written after the previous one. */
 static int64_t gather4(SimLaunch *l, SimThread *t, const SimPtx *p, const SimMap *m,
-                       SimCta *cta, uint32_t saddr, TxSpan at)
+                       SimCta *cta, uint32_t saddr, uint32_t range[2], TxSpan at)
 {
     int64_t bytes = 0;
     uint32_t row_bytes = (uint32_t)m->box[0] * (uint32_t)(tma_bits(m->dtype) / 8);
     for (int i = 0; i < 4 && !sim_failed(l); i++) {
         int64_t coord[5] = {(int32_t)sim_ptx_value(l, t, p, "coords", 0),
                             (int32_t)sim_ptx_value(l, t, p, "coords", i + 1)};
-        bytes += tma_box(l, t, p, m, TMA_LOAD, coord, cta, saddr + (uint32_t)i * row_bytes, at);
+        bytes += tma_box(l, t, p, m, TMA_LOAD, coord, cta, saddr + (uint32_t)i * row_bytes, range,
+                         at);
     }
     return bytes;
 }
@@ -544,9 +656,12 @@ static void tma(SimLaunch *l, SimThread *t, const SimPtx *p, TmaDir dir, TxSpan 
     }
     for (int d = 0; d < m->rank && !g4; d++)
         coord[d] = (int32_t)sim_ptx_value(l, t, p, "coords", d);
+    uint32_t range[2] = {UINT32_MAX, 0};
     if (dir != TMA_LOAD) {
         uint64_t src = address(l, t, p, "src_mem");
-        tma_box(l, t, p, m, dir, coord, l->cta, (uint32_t)sim_shared_window(l, src), at);
+        tma_box(l, t, p, m, dir, coord, l->cta, (uint32_t)sim_shared_window(l, src), range, at);
+        if (!sim_failed(l))
+            record(l, t, SIM_ASYNC_STORE, l->cta, range[0], range[1], t->bulk_groups, at);
         return;
     }
     uint64_t dst = address(l, t, p, "dst_mem"), mbar = address(l, t, p, "mbar");
@@ -560,10 +675,13 @@ static void tma(SimLaunch *l, SimThread *t, const SimPtx *p, TmaDir dir, TxSpan 
         if (!(mask >> k & 1))
             continue;
         SimCta *c = &l->ctas[k], *bc = &l->ctas[pair ? (k & ~1) | (mrank & 1) : k];
-        int64_t bytes = g4 ? gather4(l, t, p, m, c, off, at)
-                           : tma_box(l, t, p, m, dir, coord, c, off, at);
-        if (!sim_failed(l))
-            sim_mbarrier_complete_tx(l, t, (uint64_t)(uintptr_t)bc->smem + moff, bytes, at);
+        range[0] = UINT32_MAX, range[1] = 0;
+        int64_t bytes = g4 ? gather4(l, t, p, m, c, off, range, at)
+                           : tma_box(l, t, p, m, dir, coord, c, off, range, at);
+        if (sim_failed(l))
+            return;
+        SimAsync *op = record(l, t, SIM_ASYNC_LOAD, c, range[0], range[1], 0, at);
+        load_on(l, t, op, (uint64_t)(uintptr_t)bc->smem + moff, bytes, at);
     }
 }
 
@@ -575,7 +693,10 @@ static void bulk(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
     if (sim_failed(l) || !copy_bytes(l, t, dst, src, (size_t)n, (size_t)n, at))
         return;
     if (sim_ptx_operand(p, "mbar"))
-        sim_mbarrier_complete_tx(l, t, address(l, t, p, "mbar"), n, at);
+        load_on(l, t, pending(l, t, SIM_ASYNC_LOAD, dst, (size_t)n, 0, at),
+                address(l, t, p, "mbar"), n, at);
+    else
+        pending(l, t, SIM_ASYNC_STORE, src, (size_t)n, t->bulk_groups, at);
 }
 
 /* ---------------------------------------------------------------- dispatch */
@@ -628,12 +749,40 @@ static void mbarrier_op(SimLaunch *l, SimThread *t, const SimPtx *p, int entry, 
             m->tx += sim_ptx_value(l, t, p, "tx_count", 0), l->events++;
         break;
     }
-    case IR_PTX_mbarrier_complete_tx: sim_mbarrier_complete_tx(l, t, a, sim_ptx_value(l, t, p, "tx_count", 0), at); break;
+    case IR_PTX_mbarrier_complete_tx: {
+        SimMbarrier *m = find(l, t, a, at);
+        if (m)
+            release(t, m);
+        sim_mbarrier_complete_tx(l, t, a, sim_ptx_value(l, t, p, "tx_count", 0), at);
+        break;
+    }
     default: { /* test_wait / try_wait .parity */
         bool done = phase_done(l, t, a, (int)sim_ptx_value(l, t, p, "phase", 0), at);
         set_out(l, t, p, "wait_complete", done);
     }
     }
+}
+
+static bool own_copy(const SimAsync *op, const void *t)
+{
+    const SimThread *th = t;
+    return op->kind == SIM_ASYNC_CP && &op->icta->threads[op->issuer] == th;
+}
+
+/* cp.async.mbarrier.arrive: the thread's copies land, then it arrives (.noinc:
+ * counted among the expected arrivals; otherwise only ordering the copies
+ * before the phase). */
+static void cp_async_arrive(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
+{
+    sim_async_complete(l, t, own_copy, t);
+    uint64_t a = address(l, t, p, "addr");
+    if (sim_ptx_slot(p, "noinc")[0]) {
+        sim_mbarrier_arrive(l, t, a, 1, 0, at);
+        return;
+    }
+    SimMbarrier *m = find(l, t, a, at);
+    if (m)
+        release(t, m);
 }
 
 bool sim_ptx_async(SimLaunch *l, SimThread *t, const IrExpr *e, int entry)
@@ -655,13 +804,22 @@ bool sim_ptx_async(SimLaunch *l, SimThread *t, const IrExpr *e, int entry)
         cp_async(l, t, &p, at);
         return true;
     case IR_PTX_cp_async_mbarrier_arrive:
-        if (sim_ptx_slot(&p, "noinc")[0])
-            sim_mbarrier_arrive(l, t, address(l, t, &p, "addr"), 1, 0, at);
+        cp_async_arrive(l, t, &p, at);
         return true;
-    case IR_PTX_cp_async_commit_group: case IR_PTX_cp_async_wait_group: case IR_PTX_cp_async_wait_all:
-    case IR_PTX_cp_async_bulk_commit_group: case IR_PTX_cp_async_bulk_wait_group:
+    case IR_PTX_cp_async_commit_group: sim_commit_group(t, SIM_ASYNC_CP); return true;
+    case IR_PTX_cp_async_wait_group:
+        sim_wait_group(l, t, SIM_ASYNC_CP, sim_ptx_value(l, t, &p, "group", 0));
+        return true;
+    case IR_PTX_cp_async_wait_all:
+        sim_commit_group(t, SIM_ASYNC_CP);
+        sim_wait_group(l, t, SIM_ASYNC_CP, 0);
+        return true;
+    case IR_PTX_cp_async_bulk_commit_group: sim_commit_group(t, SIM_ASYNC_STORE); return true;
+    case IR_PTX_cp_async_bulk_wait_group:
+        sim_wait_group(l, t, SIM_ASYNC_STORE, sim_ptx_value(l, t, &p, "group", 0));
+        return true;
     case IR_PTX_cp_async_bulk_tensor_prefetch: case IR_PTX_cp_async_bulk_prefetch:
-        return true; /* the copies completed when they were issued */
+        return true;
     case IR_PTX_cp_async_bulk_tensor_g2s_cta: case IR_PTX_cp_async_bulk_tensor_g2s_cluster:
         tma(l, t, &p, TMA_LOAD, at);
         return true;

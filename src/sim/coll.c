@@ -7,11 +7,15 @@
  * lanes of its mask (those of the warp that exist); `.aligned` instructions
  * (ldmatrix, stmatrix, mma) take the whole warp. Barriers count threads: bar.sync 0
  * without a count waits for every thread of the CTA that has not exited;
- * bar.arrive counts toward a barrier without waiting for it.
+ * bar.arrive counts toward a barrier without waiting for it. Each arrival
+ * releases the thread's clocks into the barrier's, each waiter acquires them
+ * when the barrier completes (order.c); __syncwarp and a wgmma join the
+ * clocks of their threads.
  * Fragment semantics (PTX ISA 9.7.14, in ptx.c): ldmatrix and stmatrix m8n8
  * .b16 (x1/x2/x4, .trans),
  * mma.sync m16n8k8 / m16n8k16 with f16 or bf16 inputs and f16 or f32
  * accumulators. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -53,15 +57,14 @@ static void release(SimLaunch *l, SimCta *c, int id)
     int need = b->expected ? b->expected : c->nlive;
     if (b->arrived == 0 || b->arrived < need)
         return;
-    if (need == c->nlive)
-        c->epoch++;
-    else
-        c->race_check = false;
     for (int i = 0; i < c->nthreads; i++) {
         SimThread *t = &c->threads[i];
-        if (t->state == SIM_T_WAIT && t->wait_bar == id)
+        if (t->state == SIM_T_WAIT && t->wait_bar == id) {
+            sim_hb_acquire(c, t, b->vc);
             wake(t, NULL);
+        }
     }
+    memset(b->vc, 0, sizeof *b->vc * (size_t)c->nthreads);
     b->arrived = 0;
     b->expected = 0;
     (void)l;
@@ -85,6 +88,7 @@ bool sim_barrier(SimLaunch *l, SimThread *t, int id, int count, bool arrive, TxS
     }
     b->expected = count;
     b->arrived++;
+    sim_hb_release(c, t, b->vc);
     if (arrive) {
         /* counted, not awaited: a re-run of the statement passes it */
         wake(t, NULL);
@@ -173,6 +177,7 @@ bool sim_group_coll(SimLaunch *l, SimThread *t, const IrCall *call, TxSpan at)
     if (w->arrived < 128)
         return false;
     t->blocked = false; /* its operands are read in its own context, as the others' */
+    sim_hb_join(c, g * 128, 128); /* the warpgroup reads them: ordered as its threads are */
     sim_wgmma(l, c, g, call, w->at);
     t->blocked = true;
     w->open = false;
@@ -219,6 +224,21 @@ void sim_ldmatrix(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp, uint64_t re
 void sim_mma(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp, uint64_t res[32][SIM_COLL_MAX]);
 void sim_stmatrix(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp);
 
+/* __syncwarp: the clocks of the lanes of its mask joined. */
+static void sync_lanes(SimCta *c, const SimWarpColl *w, int warp)
+{
+    uint32_t *acc = sim_vc_new(c);
+    if (!acc)
+        return;
+    for (int i = 0; i < 32; i++)
+        if (w->mask >> i & 1)
+            sim_hb_release(c, &c->threads[warp * 32 + i], acc);
+    for (int i = 0; i < 32; i++)
+        if (w->mask >> i & 1)
+            sim_hb_acquire(c, &c->threads[warp * 32 + i], acc);
+    free(acc);
+}
+
 void sim_coll_complete(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp)
 {
     uint64_t res[32][SIM_COLL_MAX];
@@ -228,7 +248,7 @@ void sim_coll_complete(SimLaunch *l, SimCta *c, SimWarpColl *w, int warp)
     else if (w->op == SIM_COLL_STMATRIX)
         sim_stmatrix(l, c, w, warp);
     else if (w->op == SIM_COLL_SYNC)
-        c->race_check = false; /* __syncwarp orders some threads only */
+        sync_lanes(c, w, warp);
     else if (w->op == SIM_COLL_MMA)
         sim_mma(l, c, w, warp, res);
     for (int i = 0; i < 32; i++) {

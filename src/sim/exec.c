@@ -420,14 +420,28 @@ static bool init_threads(SimLaunch *l, SimCta *c)
     return true;
 }
 
+/* The vector clocks: each thread at 1 of its own, the barriers' joins at 0. */
+static bool init_clocks(SimCta *c)
+{
+    size_t n = (size_t)c->nthreads;
+    c->vc = calloc(n * n, sizeof *c->vc);
+    if (!c->vc)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        c->vc[i * n + i] = 1;
+    for (int i = 0; i < SIM_NBARRIERS; i++)
+        if (!(c->bars[i].vc = sim_vc_new(c)))
+            return false;
+    return (c->cluster_vc[0] = sim_vc_new(c)) && (c->cluster_vc[1] = sim_vc_new(c));
+}
+
 static bool init_cta(SimLaunch *l, SimCta *c)
 {
-    c->race_check = true;
     c->smem = calloc(l->smem_size ? l->smem_size : 1, 1);
     size_t n = (size_t)l->cfg.block[0] * l->cfg.block[1] * l->cfg.block[2];
     c->warps = calloc((n + 31) / 32, sizeof *c->warps);
     c->groups = calloc((n + 127) / 128, sizeof *c->groups);
-    if (!c->smem || !c->warps || !c->groups || !init_threads(l, c))
+    if (!c->smem || !c->warps || !c->groups || !init_threads(l, c) || !init_clocks(c))
         return false;
     c->smem_region = sim_region_add(l->ss, c->smem, l->smem_size, SIM_MEM_SHARED);
     if (c->smem_region)
@@ -445,6 +459,11 @@ static void free_cta(SimLaunch *l, SimCta *c)
     free(c->groups);
     free(c->smem);
     free(c->tmem);
+    free(c->vc);
+    for (int i = 0; i < SIM_NBARRIERS; i++)
+        free(c->bars[i].vc);
+    free(c->cluster_vc[0]);
+    free(c->cluster_vc[1]);
 }
 
 /* The CTAs of the cluster whose first CTA is `base`, run together. */
@@ -471,8 +490,14 @@ static void run_cluster(SimLaunch *l, const unsigned base[3])
         schedule(l);
     for (int k = 0; k < l->nctas; k++)
         free_cta(l, &ctas[k]);
+    for (int i = 0; i < l->mbar.len; i++) {
+        free(l->mbar.items[i].vc);
+        free(l->mbar.items[i].done[0]);
+        free(l->mbar.items[i].done[1]);
+    }
     ir_ptrmap_free(&l->mbars);
     tx_vec_free(&l->mbar);
+    tx_vec_free(&l->inflight);
     l->cta = NULL;
     l->ctas = NULL;
 }

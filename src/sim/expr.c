@@ -260,12 +260,21 @@ static SimVal load(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
         return ival(0);
     SimVal v = ival(0);
     if (is_local(b)) {
+        if (t->nacc && sim_acc_pending(l, t, addr, e->span))
+            return ival(0);
         uint64_t bits = 0; /* values hold 64 bits: the low half of a 128-bit local */
         memcpy(&bits, (void *)(uintptr_t)addr, dt.bits < 8 ? 1 : dt.bits > 64 ? 8 : dt.bits / 8);
         return sim_from_bits(dt, bits);
     }
     sim_load(l, t, addr, dt, &v, e->span);
     return v;
+}
+
+bool sim_local_addr(SimLaunch *l, SimThread *t, const IrExpr *e, uint64_t *addr)
+{
+    return e->kind == IR_E_LOAD && is_local(e->u.access.buffer) &&
+           lane_addr(l, t, e->u.access.buffer, e->u.access.indices, e->u.access.n, e->dtype, 0,
+                     e->span, addr);
 }
 
 bool sim_assign(SimLaunch *l, SimThread *t, const IrExpr *lhs, SimVal v)

@@ -8,6 +8,8 @@
  * builtin calls, ptx.c the T.ptx instructions (and the ldmatrix, stmatrix
  * and mma fragments), coll.c the rendezvous of barriers, warp and warpgroup
  * collectives, async.c mbarriers, asynchronous copies, TMA and clusters,
+ * order.c the happens-before order of a CTA's threads (vector clocks) and
+ * the asynchronous operations in flight,
  * wgmma.c the warpgroup MMA and the matrix descriptors' layouts, tcgen05.c
  * tensor memory and the tcgen05 instructions, exec.c statements, threads and scheduling,
  * launch.c the session and the launch's plan. Prefix: sim_. */
@@ -49,10 +51,18 @@ typedef struct SimRegion {
     size_t size;
     SimMemKind kind;
     uint8_t *init;      /* shared: one flag per byte, written since the launch */
-    uint16_t *writer;   /* shared: 1 + the thread that last wrote the byte */
-    uint32_t *epoch;    /* shared: the CTA's barrier epoch of that write */
+    uint16_t *writer;   /* shared: 1 + the thread of the CTA that last wrote the byte */
+    uint32_t *wclock;   /* shared: that thread's clock at the write */
+    uint16_t *reader;   /* shared: 1 + the last thread to read it since that write */
+    uint32_t *rclock;   /* shared: its clock at the read */
+    uint8_t *async;     /* shared: SIM_PEND_*, an asynchronous operation in flight on it */
     struct SimCta *cta; /* shared: the CTA it belongs to */
 } SimRegion;
+
+/* What an asynchronous operation in flight does to a shared byte: writes it
+ * (a load's destination: reading or writing it is an error) or reads it (a
+ * store's source, a wgmma's operand: writing it is an error). */
+enum { SIM_PEND_NONE, SIM_PEND_WRITE, SIM_PEND_READ };
 
 /* ---------------------------------------------------------------- threads */
 
@@ -60,6 +70,7 @@ typedef struct SimRegion {
 #define SIM_MAX_REPLAY 16
 #define SIM_COLL_MAX 16
 #define SIM_NBARRIERS 16
+#define SIM_MAX_ACC 8
 
 typedef struct SimFrame {
     const IrStmt *s;
@@ -86,6 +97,14 @@ typedef struct SimThread {
     bool cluster_waiting; /* arrived at the cluster barrier, not yet past its wait */
     IrPtrMap locals;     /* local allocation -> its storage (reused when it runs again) */
     TX_VEC(uint8_t *) local_blocks;
+    /* commit groups: how many the thread committed (cp.async, bulk, wgmma) */
+    int64_t cp_groups, bulk_groups, wg_groups;
+    struct {
+        uint64_t lo, hi; /* host addresses of a wgmma's accumulators, not yet waited for */
+        int64_t group;
+        TxSpan at;
+    } acc[SIM_MAX_ACC];
+    int nacc;
 } SimThread;
 
 enum { SIM_WAIT_WARP = -1, SIM_WAIT_MBARRIER = -2, SIM_WAIT_CLUSTER = -3 };
@@ -117,6 +136,7 @@ typedef struct SimGroupColl {
 
 typedef struct SimBarrier {
     int arrived, expected; /* expected 0: every live thread of the CTA */
+    uint32_t *vc;          /* the join of the arrivals' clocks */
 } SimBarrier;
 
 typedef struct SimCta {
@@ -129,9 +149,9 @@ typedef struct SimCta {
     SimBarrier bars[SIM_NBARRIERS];
     SimWarpColl *warps;
     SimGroupColl *groups; /* per warpgroup */
-    uint32_t epoch;      /* full-CTA barriers completed */
+    uint32_t *vc;        /* vector clocks: thread i's view of thread j's clock at [i n + j] */
+    uint32_t *cluster_vc[2]; /* the cluster barrier: arrivals of this phase, of the last one */
     struct SimTmem *tmem; /* tensor memory, made at its first use */
-    bool race_check;     /* only CTA-wide barriers order threads so far */
 } SimCta;
 
 /* An mbarrier (PTX ISA 9.7.13.15): arrivals expected per phase, pending in
@@ -141,7 +161,27 @@ typedef struct SimMbarrier {
     uint32_t count, pending, phase;
     int64_t tx;
     TxSpan init_at;
+    SimCta *cta;         /* whose shared memory holds it */
+    uint32_t *vc, *done[2]; /* clocks joined in this phase; of the last phase of each parity */
 } SimMbarrier;
+
+/* An asynchronous operation in flight: the bytes [lo, hi) of a CTA's shared
+ * memory it writes or reads until it completes, at a wait_group of its
+ * commit group (cp.async and bulk stores: the issuing thread's; wgmma: the
+ * warpgroup's) or, for loads completing on an mbarrier, when a thread polls
+ * that mbarrier. */
+typedef enum { SIM_ASYNC_CP, SIM_ASYNC_LOAD, SIM_ASYNC_STORE, SIM_ASYNC_WGMMA } SimAsyncKind;
+typedef struct SimAsync {
+    SimAsyncKind kind;
+    SimCta *cta;
+    uint32_t lo, hi;
+    SimCta *icta;        /* the issuing thread's CTA and the thread */
+    int issuer;
+    int64_t group;
+    uint8_t *mbar;       /* SIM_ASYNC_LOAD: its mbarrier and transaction bytes */
+    int64_t bytes;
+    TxSpan at;
+} SimAsync;
 
 typedef struct SimLaunch {
     SimSession *ss;
@@ -161,6 +201,8 @@ typedef struct SimLaunch {
     TX_VEC(SimMbarrier) mbar;
     int cluster_arrived; /* barrier.cluster: arrivals in the current phase */
     uint32_t cluster_phase;
+    TX_VEC(SimAsync) inflight;
+    bool agent;          /* an asynchronous unit (wgmma) reads the thread's registers */
 } SimLaunch;
 
 /* ---------------------------------------------------------------- errors */
@@ -206,6 +248,8 @@ bool sim_access_addr(SimLaunch *l, SimThread *t, const IrExpr *buffer, IrExpr *c
 /* Stores v into the buffer element an output operand names (a BufferLoad). */
 bool sim_assign(SimLaunch *l, SimThread *t, const IrExpr *lhs, SimVal v);
 int sim_slot(SimLaunch *l, const IrExpr *var);
+/* The host address of a local buffer element `e` names; false for anything else. */
+bool sim_local_addr(SimLaunch *l, SimThread *t, const IrExpr *e, uint64_t *addr);
 
 /* ---------------------------------------------------------------- ptx.c */
 
@@ -292,9 +336,10 @@ typedef struct SimSmemOperand {
     bool mn_major;
 } SimSmemOperand;
 /* rows x k elements of dtype dt through o into out (row-major), checked
- * shared-memory reads by t. */
+ * shared-memory reads by t. With range, the bytes are marked pending reads
+ * of an operation in flight and range[0..1] grows to cover them. */
 bool sim_read_smem_operand(SimLaunch *l, SimThread *t, const SimSmemOperand *o, IrDType dt,
-                           int rows, int k, double *out, TxSpan at);
+                           int rows, int k, double *out, uint32_t *range, TxSpan at);
 /* The tensor cores' value of a tf32 input: the float32's top 10 mantissa bits. */
 double sim_tf32_value(double f);
 
@@ -312,6 +357,43 @@ typedef struct SimTmem {
 /* The tcgen05 and clusterlaunchcontrol T.ptx entries; false when p is none
  * of them. */
 bool sim_tcgen05(SimLaunch *l, SimThread *t, const IrExpr *e, const SimPtx *p);
+
+/* ---------------------------------------------------------------- order.c */
+
+/* Whether t is a thread of c (accesses by other CTAs' threads are not ordered). */
+bool sim_in_cta(const SimCta *c, const SimThread *t);
+/* Thread t's vector clock (c->nthreads entries). */
+uint32_t *sim_vc(SimCta *c, const SimThread *t);
+/* A release: t's clock joined into acc (n entries), then t's own advanced. */
+void sim_hb_release(SimCta *c, SimThread *t, uint32_t *acc);
+/* An acquire: the clocks of acc joined into t's. */
+void sim_hb_acquire(SimCta *c, SimThread *t, const uint32_t *acc);
+/* Joins the clocks of threads [first, first + n) of c (a rendezvous). */
+void sim_hb_join(SimCta *c, int first, int n);
+/* Allocates a clock of c->nthreads zeros (NULL when out of memory). */
+uint32_t *sim_vc_new(const SimCta *c);
+
+/* Records an operation in flight and marks its bytes (state SIM_PEND_*):
+ * [lo, hi) is the range its marks lie in. */
+void sim_async_add(SimLaunch *l, SimAsync op);
+/* Completes the operations in flight that `match` selects: clears their
+ * marks and removes them; a cp.async's bytes are then written by its thread,
+ * a load on an mbarrier completes its transaction bytes. */
+void sim_async_complete(SimLaunch *l, SimThread *t, bool (*match)(const SimAsync *, const void *),
+                        const void *arg);
+/* The error for t's read or write of byte `off` of c's shared memory, which
+ * an operation in flight has marked: names the operation, its line and its
+ * thread. */
+void sim_async_conflict(SimLaunch *l, SimThread *t, SimCta *c, size_t off, bool write,
+                        TxSpan at);
+/* Marks n bytes of shared memory at generic address addr. */
+void sim_mark(SimLaunch *l, uint64_t addr, size_t n, int state);
+/* cp.async / bulk / wgmma commit_group and wait_group by t. */
+void sim_commit_group(SimThread *t, SimAsyncKind k);
+void sim_wait_group(SimLaunch *l, SimThread *t, SimAsyncKind k, int64_t n);
+/* Whether a read of a local at host address addr by t reads an accumulator
+ * of a wgmma not yet waited for (an error at `at`). */
+bool sim_acc_pending(SimLaunch *l, SimThread *t, uint64_t addr, TxSpan at);
 
 /* ---------------------------------------------------------------- exec.c */
 

@@ -5,15 +5,30 @@
  * buffers are per-thread host blocks. Every access names its region: one
  * that falls outside every region is out of bounds. Shared memory keeps a
  * shadow per byte: whether it was written (a read of a byte never written is
- * an error), and which thread wrote it in which barrier epoch (another
- * thread's write or read of it in the same epoch, while only CTA-wide
- * barriers order the threads, is an unordered access: a missing barrier).
- * The CTAs of a cluster see each other's shared memory (distributed shared
- * memory, through mapa addresses). */
+ * an error), which thread last wrote it and which last read it, with their
+ * clocks (order.c): a read or write by another thread not ordered after
+ * that write, and a write not ordered after that read (write-after-read),
+ * is a race: a missing barrier or mbarrier wait. Only the last reader is
+ * kept, so of several concurrent readers the others go unchecked. A byte an
+ * asynchronous operation in flight writes cannot be read or written, one it
+ * reads cannot be written. The CTAs of a cluster see each other's shared
+ * memory (distributed shared memory, through mapa addresses); accesses from
+ * another CTA are not ordered against. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+
+static void region_free(SimRegion *r)
+{
+    free(r->init);
+    free(r->writer);
+    free(r->wclock);
+    free(r->reader);
+    free(r->rclock);
+    free(r->async);
+    free(r);
+}
 
 SimRegion *sim_region_add(SimSession *ss, void *base, size_t size, SimMemKind kind)
 {
@@ -22,9 +37,17 @@ SimRegion *sim_region_add(SimSession *ss, void *base, size_t size, SimMemKind ki
         return NULL;
     *r = (SimRegion){.base = base, .size = size, .kind = kind};
     if (kind == SIM_MEM_SHARED) {
-        r->init = calloc(size ? size : 1, 1);
-        r->writer = calloc(size ? size : 1, sizeof *r->writer);
-        r->epoch = calloc(size ? size : 1, sizeof *r->epoch);
+        size_t n = size ? size : 1;
+        r->init = calloc(n, 1);
+        r->writer = calloc(n, sizeof *r->writer);
+        r->wclock = calloc(n, sizeof *r->wclock);
+        r->reader = calloc(n, sizeof *r->reader);
+        r->rclock = calloc(n, sizeof *r->rclock);
+        r->async = calloc(n, 1);
+        if (!r->init || !r->writer || !r->wclock || !r->reader || !r->rclock || !r->async) {
+            region_free(r);
+            return NULL;
+        }
     }
     tx_vec_push(&ss->regions, r);
     return r;
@@ -39,10 +62,7 @@ void sim_region_remove(SimSession *ss, SimRegion *r)
         }
     if (ss->last == r)
         ss->last = NULL;
-    free(r->init);
-    free(r->writer);
-    free(r->epoch);
-    free(r);
+    region_free(r);
 }
 
 void sim_add_global(SimSession *ss, void *base, size_t size)
@@ -103,28 +123,55 @@ static void out_of_bounds(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, b
                  (unsigned long long)addr);
 }
 
+/* An unordered access of byte i: the other thread `o` wrote (or, for a
+ * write, read) it. */
+static void race(SimLaunch *l, SimThread *t, size_t i, const SimThread *o, bool o_wrote,
+                 bool write, TxSpan at)
+{
+    sim_fail(l, t, at, "shared memory byte %zu was %s by thread (%u,%u,%u) and nothing orders "
+             "that %s before this %s (a missing barrier or mbarrier wait)%s", i,
+             o_wrote ? "written" : "read", o->idx[0], o->idx[1], o->idx[2],
+             o_wrote ? "write" : "read", write ? "write" : "read",
+             o_wrote ? "" : " (write-after-read)");
+}
+
 /* The shadow check of a shared access by t of bytes [off, off + n). */
 static bool shared_shadow(SimLaunch *l, SimThread *t, SimRegion *r, size_t off, size_t n,
                           bool write, TxSpan at)
 {
     SimCta *c = r->cta; /* another CTA's, through distributed shared memory */
+    bool own = sim_in_cta(c, t);
+    const uint32_t *vc = own ? sim_vc(c, t) : NULL;
+    uint32_t now = own ? vc[t->tid] : 0;
+    uint16_t me = own ? (uint16_t)(t->tid + 1) : 0;
     for (size_t i = off; i < off + n; i++) {
         if (!write && !r->init[i]) {
             sim_fail(l, t, at, "read of uninitialised shared memory (byte %zu)", i);
             return false;
         }
-        int w = r->writer[i] - 1;
-        if (c == l->cta && c->race_check && w >= 0 && w != t->tid && r->epoch[i] == c->epoch) {
-            SimThread *o = &c->threads[w];
-            sim_fail(l, t, at, "shared memory byte %zu was written by thread (%u,%u,%u) with no "
-                     "barrier between that write and this %s", i, o->idx[0], o->idx[1],
-                     o->idx[2], write ? "write" : "read");
+        if (r->async[i] == SIM_PEND_WRITE || (write && r->async[i] == SIM_PEND_READ)) {
+            sim_async_conflict(l, t, c, i, write, at);
             return false;
+        }
+        if (own) {
+            int w = r->writer[i] - 1, rd = r->reader[i] - 1;
+            if (w >= 0 && w != t->tid && vc[w] < r->wclock[i]) {
+                race(l, t, i, &c->threads[w], true, write, at);
+                return false;
+            }
+            if (write && rd >= 0 && rd != t->tid && vc[rd] < r->rclock[i]) {
+                race(l, t, i, &c->threads[rd], false, write, at);
+                return false;
+            }
         }
         if (write) {
             r->init[i] = 1;
-            r->writer[i] = (uint16_t)(t->tid + 1);
-            r->epoch[i] = c->epoch;
+            r->writer[i] = me;
+            r->wclock[i] = now;
+            r->reader[i] = 0;
+        } else if (own) {
+            r->reader[i] = me;
+            r->rclock[i] = now;
         }
     }
     return true;

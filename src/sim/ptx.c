@@ -402,8 +402,11 @@ SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
         sim_group_coll(l, t, &e->u.call, e->span);
         break;
     case IR_PTX_fence: case IR_PTX_fence_proxy: case IR_PTX_fence_mbarrier_init:
-    case IR_PTX_setmaxnreg: case IR_PTX_wgmma_fence: case IR_PTX_wgmma_commit_group:
+    case IR_PTX_setmaxnreg: case IR_PTX_wgmma_fence:
+        break;
+    case IR_PTX_wgmma_commit_group: sim_commit_group(t, SIM_ASYNC_WGMMA); break;
     case IR_PTX_wgmma_wait_group:
+        sim_wait_group(l, t, SIM_ASYNC_WGMMA, sim_ptx_value(l, t, &p, "group", 0));
         break;
     default: {
         if (sim_ptx_async(l, t, e, p.r.entry) || sim_tcgen05(l, t, e, &p))

@@ -453,7 +453,7 @@ static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
     for (int g = 0; g < group && !sim_failed(l); g++) {
         SimCta *saved = l->cta, *c = g ? peer_of(l, saved) : saved;
         l->cta = c;
-        if (sim_read_smem_operand(l, t, &ob, id.b, nb, id.k, B + g * nb * id.k, at) && scaled)
+        if (sim_read_smem_operand(l, t, &ob, id.b, nb, id.k, B + g * nb * id.k, NULL, at) && scaled)
             apply_scale(l, t, c, &id, nsf, id.sf_b, (uint32_t)sim_ptx_value(l, t, p, "sfb_tmem", 0),
                         nb, B + g * nb * id.k, at);
         l->cta = saved;
@@ -467,7 +467,7 @@ static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
             read_tmem_a(l, t, c, &id, group, ws, (uint32_t)sim_ptx_value(l, t, p, "a_tmem", 0),
                         A, at);
         else
-            sim_read_smem_operand(l, t, &oa, id.a, rows, id.k, A, at);
+            sim_read_smem_operand(l, t, &oa, id.a, rows, id.k, A, NULL, at);
         for (int i = 0; i < rows * id.k && !sim_failed(l); i++)
             A[i] = (id.neg_a ? -1 : 1) * (id.a.bits == 32 ? sim_tf32_value(A[i]) : A[i]);
         if (g == 0)
@@ -543,7 +543,7 @@ static void cp_cta(SimLaunch *l, SimThread *t, const SimPtx *p, const SimSmemOpe
     double *src = malloc(sizeof *src * (size_t)(rows * bytes));
     SimCta *saved = l->cta;
     l->cta = c;
-    bool ok = src && sim_read_smem_operand(l, t, o, IR_UINT8, rows, bytes, src, at);
+    bool ok = src && sim_read_smem_operand(l, t, o, IR_UINT8, rows, bytes, src, NULL, at);
     l->cta = saved;
     uint32_t taddr = (uint32_t)sim_ptx_value(l, t, p, "taddr", 0);
     for (int r = 0; ok && r < rows && !sim_failed(l); r++) {

@@ -1,10 +1,12 @@
 /* wgmma (PTX ISA 9.7.15): the warpgroup MMA and its shared-memory matrix
  * descriptors. wgmma.mma_async is a rendezvous of the warpgroup's 128
- * threads; when the last one arrives the product is computed at once (so
- * fence, commit_group and wait_group have nothing left to order) from the
- * descriptors of A and B (or A from the threads' registers) and every
+ * threads; when the last one arrives the product is computed at once from
+ * the descriptors of A and B (or A from the threads' registers) and every
  * thread's accumulator registers, which are read and written in each
- * thread's own context. A descriptor (9.7.15.5.1) holds the start address,
+ * thread's own context. Until the warpgroup's wgmma.wait_group for its
+ * commit group, its shared operands are pending reads (a write to them is an
+ * error) and its accumulators pending in each thread (reading one is an
+ * error). A descriptor (9.7.15.5.1) holds the start address,
  * the leading and stride byte offsets and the swizzle mode, and the
  * canonical layouts are read as the hardware does. K-major: 8-row
  * core-matrix groups SBO apart, rows of 16 bytes (no swizzle, core matrices
@@ -106,7 +108,7 @@ static bool read_grouped(SimLaunch *l, SimThread *t, const SimSmemOperand *o, Ir
 }
 
 bool sim_read_smem_operand(SimLaunch *l, SimThread *t, const SimSmemOperand *o, IrDType dt,
-                           int rows, int k, double *out, TxSpan at)
+                           int rows, int k, double *out, uint32_t *range, TxSpan at)
 {
     if (ir_dtype_subbyte(dt) && dt.bits == 8) {
         if (o->mn_major) {
@@ -128,6 +130,12 @@ bool sim_read_smem_operand(SimLaunch *l, SimThread *t, const SimSmemOperand *o, 
             uint64_t a = sim_shared_generic(l, element_addr(o, r, packed ? kk / 2 : kk, esize));
             if (!sim_load(l, t, a, unit, &v, at))
                 return false;
+            if (range) {
+                uint32_t off = (uint32_t)sim_shared_window(l, a);
+                sim_mark(l, a, (size_t)esize, SIM_PEND_READ);
+                range[0] = off < range[0] ? off : range[0];
+                range[1] = off + (uint32_t)esize > range[1] ? off + (uint32_t)esize : range[1];
+            }
             if (packed)
                 v = sim_from_bits(dt, (uint64_t)v.i >> (4 * (kk % 2)) & 15);
             out[r * k + kk] = sim_is_float(dt) ? v.f : (double)v.i;
@@ -197,6 +205,30 @@ static void read_register_a(SimLaunch *l, SimCta *c, int first, const SimPtx *p,
     }
 }
 
+/* t's accumulators (the d operand's elements of one local buffer) pending
+ * until its wgmma.wait_group; the oldest is forgotten when too many are. */
+static void pending_acc(SimLaunch *l, SimThread *t, const SimPtx *p, const IrPtxOperand *d,
+                        TxSpan at)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    const IrExpr *buf = NULL;
+    for (int r = 0; r < d->lanes; r++) {
+        const IrExpr *a = p->c->args[d->first_arg + r];
+        uint64_t addr;
+        if (!sim_local_addr(l, t, a, &addr) || (buf && a->u.access.buffer != buf))
+            return;
+        buf = a->u.access.buffer;
+        size_t n = a->dtype.bits / 8;
+        lo = addr < lo ? addr : lo;
+        hi = addr + n > hi ? addr + n : hi;
+    }
+    if (t->nacc == SIM_MAX_ACC)
+        memmove(t->acc, t->acc + 1, sizeof t->acc[0] * (SIM_MAX_ACC - 1)), t->nacc--;
+    t->acc[t->nacc].lo = lo, t->acc[t->nacc].hi = hi;
+    t->acc[t->nacc].group = t->wg_groups, t->acc[t->nacc].at = at;
+    t->nacc++;
+}
+
 /* Register i of an f16 accumulator packs two halves; f32 is one value. */
 static void product(SimLaunch *l, SimCta *c, int first, const SimPtx *p, const Shape *s,
                     const double *A, const double *B, TxSpan at)
@@ -244,6 +276,7 @@ static void product(SimLaunch *l, SimCta *c, int first, const SimPtx *p, const S
             }
             sim_assign(l, t, p->c->args[d->first_arg + r], v);
         }
+        pending_acc(l, t, p, d, at);
     }
     free(D);
 }
@@ -264,23 +297,30 @@ void sim_wgmma(SimLaunch *l, SimCta *c, int group, const IrCall *call, TxSpan at
     oa.mn_major = sim_ptx_value(l, t0, &p, "trans_a", 0) != 0;
     ob.mn_major = sim_ptx_value(l, t0, &p, "trans_b", 0) != 0;
     double *A = malloc(sizeof *A * (size_t)(s.m * s.k)), *B = malloc(sizeof *B * (size_t)(s.n * s.k));
+    uint32_t range[2] = {UINT32_MAX, 0};
     if (!A || !B) {
         sim_fail(l, t0, at, "out of memory");
     } else if (rs) {
         read_register_a(l, c, first, &p, &s, A);
     } else {
-        sim_read_smem_operand(l, t0, &oa, s.a, s.m, s.k, A, at);
+        sim_read_smem_operand(l, t0, &oa, s.a, s.m, s.k, A, range, at);
     }
     if (!sim_failed(l))
-        sim_read_smem_operand(l, t0, &ob, s.b, s.n, s.k, B, at);
+        sim_read_smem_operand(l, t0, &ob, s.b, s.n, s.k, B, range, at);
     if (!sim_failed(l) && !strcmp(sim_ptx_slot(&p, "atype"), "tf32")) {
         for (int i = 0; i < s.m * s.k; i++)
             A[i] = sim_tf32_value(A[i]);
         for (int i = 0; i < s.n * s.k; i++)
             B[i] = sim_tf32_value(B[i]);
     }
+    if (!sim_failed(l) && range[0] < range[1])
+        sim_async_add(l, (SimAsync){.kind = SIM_ASYNC_WGMMA, .cta = c, .lo = range[0],
+                                    .hi = range[1], .icta = c, .issuer = first,
+                                    .group = t0->wg_groups, .at = at});
+    l->agent = true; /* the accumulators are read by the MMA, not the thread */
     if (!sim_failed(l))
         product(l, c, first, &p, &s, A, B, at);
+    l->agent = false;
     free(A);
     free(B);
 }

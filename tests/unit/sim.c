@@ -370,6 +370,204 @@ static void test_wrong_expect_tx(void **state)
                     "bytes");
 }
 
+/* ---------------------------------------------------------------- asynchrony and ordering */
+
+/* The 1-based line of the first line of `text` that contains `needle`. */
+static int line_of(const char *text, const char *needle)
+{
+    const char *at = strstr(text, needle);
+    assert_non_null(at);
+    int line = 1;
+    for (const char *p = text; p < at; p++)
+        line += *p == '\n';
+    return line;
+}
+
+/* The file (under the source tree) with the first `old` replaced by `new_`. */
+static char *substituted(const char *file, const char *old, const char *new_)
+{
+    char path[512];
+    snprintf(path, sizeof path, TIRX_SOURCE_DIR "/%s", file);
+    size_t len;
+    char *text = read_file(path, &len);
+    char *at = strstr(text, old);
+    assert_non_null(at);
+    size_t n = len - strlen(old) + strlen(new_) + 1;
+    char *mod = malloc(n);
+    snprintf(mod, n, "%.*s%s%s", (int)(at - text), text, new_, at + strlen(old));
+    free(text);
+    return mod;
+}
+
+/* Simulates `fn` of `text` (named `name`) on ts and expects an error at the
+ * line holding `line_text` naming the operation issued at the line holding
+ * `issue_text`, whose message contains each fragment. */
+static void expect_planted(const char *text, const char *name, const char *fn, Tensor **ts, int n,
+                           const char *line_text, const char *issue_text,
+                           const char *const *frags, int nfrags)
+{
+    tirx_module *m = compile_text(text, strlen(text), name, NULL, 0);
+    tirx_error err;
+    assert_int_equal(simulate(m, fn, ts, n, NULL, 0, &err), TIRX_ERR_USAGE);
+    char where[128], issued[64];
+    snprintf(where, sizeof where, "%s:%d:", name, line_of(text, line_text));
+    snprintf(issued, sizeof issued, " issued at line %d ", line_of(text, issue_text));
+    if (!strstr(err.message, where) || !strstr(err.message, issued))
+        fail_msg("'%s' or '%s' is not in: %s", where, issued, err.message);
+    for (int i = 0; i < nfrags; i++)
+        if (!strstr(err.message, frags[i]))
+            fail_msg("'%s' is not in: %s", frags[i], err.message);
+    tirx_module_free(m);
+}
+
+/* examples/tma_copy.tirx with one substitution: expects an error at the line
+ * holding line_text. */
+static void tma_copy_planted(const char *old, const char *new_, const char *line_text,
+                             const char *issue_text, const char *const *frags, int nfrags)
+{
+    char *text = substituted("examples/tma_copy.tirx", old, new_);
+    unsigned seed = 9;
+    size_t n = 1024 * 512;
+    uint16_t *a = random_halves(n, &seed), *b = poisoned(n), *c = poisoned(n);
+    Tensor A = tensor(a, 2, 1024, 512, kDLFloat, 16), B = tensor(b, 2, 1024, 512, kDLFloat, 16);
+    Tensor C = tensor(c, 2, 1024, 512, kDLFloat, 16);
+    Tensor *ts[] = {&A, &B, &C};
+    expect_planted(text, "tma_copy.tirx", "tma_copy", ts, 3, line_text, issue_text, frags, nfrags);
+    free(a), free(b), free(c), free(text);
+}
+
+/* A consumer reading a TMA stage without waiting on its mbarrier: the bytes
+ * have not arrived (they land when a thread polls the mbarrier). */
+static void test_tma_read_before_wait(void **state)
+{
+    (void)state;
+    const char *frags[] = {"data not yet arrived", "the asynchronous load (TMA or bulk copy) "
+                           "issued at line", "by thread (0,0,0)", "a wait on its mbarrier is "
+                           "missing", "(thread (0,0,0) of CTA (0,0,0))"};
+    tma_copy_planted("    T.cuda.mbarrier_wait(bar.ptr_to([0]), 0)\n", "",
+                     "    Tx.cta.copy(B[", "Tx.copy_async(A_s", frags, 5);
+}
+
+/* The source tile of a TMA store rewritten before tma_store_wait. */
+static void test_tma_store_source_rewritten(void **state)
+{
+    (void)state;
+    const char *frags[] = {"write of shared memory byte 0 that the asynchronous store",
+                           "(TMA or bulk copy) issued at line", "still reads",
+                           "a cp.async.bulk.wait_group.read is missing", "thread (0,0,0)"};
+    tma_copy_planted("        T.cuda.tma_store_wait(0)\n",
+                     "        A_s[0, 0] = T.float16(0)\n        T.cuda.tma_store_wait(0)\n",
+                     "        A_s[0, 0] = T.float16(0)", "Tx.copy_async(C[", frags, 5);
+}
+
+/* cp.async committed but never waited for: the barrier does not make its
+ * data arrive. */
+static void test_cp_async_without_wait(void **state)
+{
+    (void)state;
+    char *text = substituted("tests/gpu/op_copy.tirx", "    T.ptx.cp.async_.wait_group(0)\n", "");
+    unsigned seed = 3;
+    uint16_t *a = random_halves(1000 * 1000, &seed), *b = poisoned(1000 * 1000);
+    Tensor A = tensor(a, 2, 1000, 1000, kDLFloat, 16), B = tensor(b, 2, 1000, 1000, kDLFloat, 16);
+    Tensor *ts[] = {&A, &B};
+    const char *frags[] = {"data not yet arrived", "the cp.async issued at line",
+                           "a cp.async.wait_group before the access", "of CTA (0,0,0)"};
+    expect_planted(text, "op_copy.tirx", "tile_copy", ts, 2, "    Tx.cta.copy(B[",
+                   "Tx.cta.copy_async(S", frags, 4);
+    free(a), free(b), free(text);
+}
+
+/* tests/gpu/wgmma_tile.tirx's wgmma_n8 with its wait_group replaced by `by`. */
+static void wgmma_planted(const char *by, const char *line_text, const char *const *frags,
+                          int nfrags)
+{
+    char *text = substituted("tests/gpu/wgmma_tile.tirx",
+                             "    T.ptx.wgmma.wait_group.sync.aligned(0)\n", by);
+    unsigned seed = 6;
+    uint16_t *a = random_halves(64 * 16, &seed), *b = random_halves(16 * 8, &seed);
+    float *d = random_floats(64 * 8, &seed);
+    Tensor A = tensor(a, 2, 64, 16, kDLFloat, 16), B = tensor(b, 2, 16, 8, kDLFloat, 16);
+    Tensor D = tensor(d, 2, 64, 8, kDLFloat, 32);
+    Tensor *ts[] = {&A, &B, &D};
+    expect_planted(text, "wgmma_tile.tirx", "wgmma_n8", ts, 3, line_text, "T.ptx[\"wgmma.mma_async",
+                   frags, nfrags);
+    free(a), free(b), free(d), free(text);
+}
+
+/* A stage released (here: rewritten after a barrier) before the
+ * wgmma.wait_group of the MMA reading it, and the accumulators read before
+ * it. */
+static void test_wgmma_before_wait_group(void **state)
+{
+    (void)state;
+    const char *stage[] = {"by thread (0,0,0) still reads",
+                           "a wgmma.wait_group is missing", "(thread (0,0,0) of CTA (0,0,0))"};
+    wgmma_planted("    T.cuda.cta_sync()\n    A_s[tx] = T.float16(0)\n"
+                  "    T.ptx.wgmma.wait_group.sync.aligned(0)\n",
+                  "    A_s[tx] = T.float16(0)", stage, 3);
+    const char *acc[] = {"read of an accumulator register of the wgmma",
+                         "before the wgmma.wait_group that completes it", "(thread (0,0,0) of CTA"};
+    wgmma_planted("", "        D[tx // 32 * 16", acc, 2);
+}
+
+/* A write to shared memory another thread read with nothing ordering the
+ * read before it (write-after-read), and races ordered by mbarriers and
+ * named barriers: checked as the CTA-wide barriers are. */
+static void test_ordering_races(void **state)
+{
+    (void)state;
+    const char *war = KERNEL_HEAD
+        "    S[tx] = X[tx]\n"
+        "    T.cuda.cta_sync()\n"
+        "    Y[tx] = S[(tx + 1) % 64]\n"
+        "    S[tx] = X[63 - tx]\n";
+    const char *war_frags[] = {"bug.tirx:10:", "was read by thread (0,0,0) and nothing orders",
+                               "that read before this write", "(write-after-read)",
+                               "(thread (1,0,0) of CTA (0,0,0))"};
+    expect_error(war, war_frags, 5);
+    /* a producer warp hands S to a consumer warp through an mbarrier */
+#define MBAR_HANDOFF(wait)                                                                         \
+    KERNEL_HEAD                                                                                    \
+    "    bar = T.alloc_shared((1,), \"uint64\")\n"                                                 \
+    "    if tx == 0:\n"                                                                            \
+    "        T.ptx.mbarrier.init.shared__cta.b64(T.address_of(bar[0]), T.uint32(32))\n"            \
+    "    T.cuda.cta_sync()\n"                                                                      \
+    "    if tx < 32:\n"                                                                            \
+    "        S[tx] = X[tx]\n"                                                                      \
+    "        T.ptx.mbarrier.arrive.release.cluster.shared__cta.b64(T.address_of(bar[0]), T.uint32(1))\n" \
+    "    else:\n"                                                                                  \
+    wait                                                                                           \
+    "        Y[tx] = S[tx - 32]\n"
+    const char *good = MBAR_HANDOFF("        T.cuda.mbarrier_wait(T.address_of(bar[0]), 0)\n");
+    tirx_module *m = compile_text(good, strlen(good), "handoff.tirx", NULL, 0);
+    unsigned seed = 4;
+    float *x = random_floats(64, &seed), *y = random_floats(64, &seed);
+    Tensor X = tensor(x, 1, 64, 0, kDLFloat, 32), Y = tensor(y, 1, 64, 0, kDLFloat, 32);
+    Tensor *ts[] = {&X, &Y};
+    tirx_error err;
+    assert_int_equal(simulate(m, "f", ts, 2, NULL, 0, &err), TIRX_OK);
+    for (int i = 32; i < 64; i++)
+        assert_true(y[i] == x[i - 32]);
+    free(x), free(y);
+    tirx_module_free(m);
+    const char *no_wait = MBAR_HANDOFF("");
+    const char *nw_frags[] = {"bug.tirx:15:", "was written by thread (0,0,0) and nothing orders",
+                              "that write before this read", "(thread (32,0,0) of CTA (0,0,0))"};
+    expect_error(no_wait, nw_frags, 4);
+#undef MBAR_HANDOFF
+    /* the consumer warp skips its named barrier */
+    const char *named = KERNEL_HEAD
+        "    if tx < 32:\n"
+        "        S[tx] = X[tx]\n"
+        "        T.ptx.bar.arrive(1, 64)\n"
+        "    else:\n"
+        "        Y[tx] = S[tx - 32]\n"
+        "        T.ptx.bar.sync(1, 64)\n";
+    const char *named_frags[] = {"bug.tirx:11:", "was written by thread (0,0,0)",
+                                 "(thread (32,0,0) of CTA (0,0,0))"};
+    expect_error(named, named_frags, 3);
+}
+
 /* ---------------------------------------------------------------- tcgen05 */
 
 /* A hand-written tcgen05 GEMM tile (sm_100a): D (128 x 64, float32) = A
@@ -864,6 +1062,11 @@ int main(void)
         cmocka_unit_test(test_subbyte_access),
         cmocka_unit_test(test_tcgen05_cp_swizzled),
         cmocka_unit_test(test_wrong_expect_tx),
+        cmocka_unit_test(test_tma_read_before_wait),
+        cmocka_unit_test(test_tma_store_source_rewritten),
+        cmocka_unit_test(test_cp_async_without_wait),
+        cmocka_unit_test(test_wgmma_before_wait_group),
+        cmocka_unit_test(test_ordering_races),
         cmocka_unit_test(test_gather4_fp8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
