@@ -128,6 +128,10 @@ void ar_assume(ArCtx *c, IrExpr *cond);
  * expression and the facts, false when an end is only the dtype's limit.
  * c may be NULL (no facts). */
 bool ar_bound(const ArCtx *c, const IrExpr *e, int64_t *lo, int64_t *hi);
+/* The largest value of an integer expression when each free variable may
+ * take any value of its dtype (a symbolic extent at its dtype's maximum),
+ * without wrapping: INT64_MAX when that is unbounded. */
+int64_t ar_max_any(const IrExpr *e);
 /* Cheap structural proof that x < y from the bounds of both (c may be NULL). */
 bool ar_less(const ArCtx *c, const IrExpr *x, const IrExpr *y);
 

@@ -380,3 +380,27 @@ bool ar_less(const ArCtx *c, const IrExpr *x, const IrExpr *y)
     ArIval a = ar_ival(c, x), b = ar_ival(c, y);
     return a.hi != AR_POS_INF && b.lo != AR_NEG_INF && a.hi < b.lo;
 }
+
+/* ---------------------------------------------------------------- worst case */
+static bool bind_free_var(IrVisitor *v, const IrExpr *e)
+{
+    ArCtx *c = v->ctx;
+    if (e->kind == IR_E_VAR && e->dtype.lanes == 1 && ir_dtype_is_int(e->dtype) &&
+        !newest(c, e)) {
+        int64_t lo, hi;
+        ar_dtype_range(e->dtype, &lo, &hi);
+        ar_bind_bounds(c, e, lo, hi);
+    }
+    return true;
+}
+
+int64_t ar_max_any(const IrExpr *e)
+{
+    ArCtx c;
+    ar_ctx_init(&c, NULL);
+    IrVisitor v = {.ctx = &c, .expr = bind_free_var};
+    ir_visit_expr(&v, e);
+    int64_t hi = ar_ival(&c, e).hi;
+    ar_ctx_free(&c);
+    return hi;
+}

@@ -85,6 +85,15 @@ int ar_expr_compare(const IrExpr *x, const IrExpr *y)
 }
 
 /* ---------------------------------------------------------------- divisibility */
+/* A cast from integer type `from` to `to` that keeps every value. */
+static bool keeps_value(IrDType from, IrDType to)
+{
+    if (to.code != IR_DT_INT || from.lanes != to.lanes)
+        return false;
+    return (from.code == IR_DT_INT && to.bits >= from.bits) ||
+           (from.code == IR_DT_UINT && to.bits > from.bits);
+}
+
 static bool divisible_by_const(const IrExpr *x, const IrExpr *d, int64_t k)
 {
     int64_t v;
@@ -98,6 +107,8 @@ static bool divisible_by_const(const IrExpr *x, const IrExpr *d, int64_t k)
         return ar_divisible(x->u.op.a, d) || ar_divisible(x->u.op.b, d);
     if (x->kind == IR_E_ADD || x->kind == IR_E_SUB)
         return ar_divisible(x->u.op.a, d) && ar_divisible(x->u.op.b, d);
+    if (x->kind == IR_E_CAST && keeps_value(x->u.op.a->dtype, x->dtype)) /* a widened index */
+        return ar_divisible(x->u.op.a, d);
     return false;
 }
 

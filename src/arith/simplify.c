@@ -284,6 +284,23 @@ static IrExpr *fold_cast(ArCtx *c, IrDType t, const IrExpr *x)
     return NULL;
 }
 
+/* int64(y + k) -> int64(y) + k for a narrower signed y + k proven not to
+ * overflow: a widened index's constant then joins the outer sum (and the
+ * address's immediate). NULL when it does not apply. */
+static IrExpr *widen_sum(ArCtx *c, IrDType t, IrExpr *x)
+{
+    int64_t k, lo, hi;
+    if (x->kind != IR_E_ADD || t.code != IR_DT_INT || x->dtype.code != IR_DT_INT ||
+        t.bits <= x->dtype.bits || t.lanes != 1 || !ar_const_int(x->u.op.b, &k))
+        return NULL;
+    ar_dtype_range(x->dtype, &lo, &hi);
+    ArIval sum = ar_ival(c, x), part = ar_ival(c, x->u.op.a);
+    if (sum.lo < lo || sum.hi > hi || part.lo < lo || part.hi > hi)
+        return NULL;
+    IrExpr *y = ar_cast(c->arena, t, x->u.op.a, x->span);
+    return ar_simp(c, ar_add(c->arena, y, ar_make_int(c->arena, t, k, x->span)));
+}
+
 static IrExpr *rewrite_cast(ArCtx *c, IrExpr *e)
 {
     IrExpr *x = ar_simp(c, e->u.op.a), *r;
@@ -300,6 +317,8 @@ static IrExpr *rewrite_cast(ArCtx *c, IrExpr *e)
         if (lo >= tlo && hi <= thi)
             return x->u.op.a;
     }
+    if ((r = widen_sum(c, e->dtype, x)))
+        return r;
     if (x == e->u.op.a)
         return e;
     IrExpr *n = copy_node(c, e);

@@ -187,7 +187,11 @@ static void test_casts_bits_dtypes(void **state)
           {"x >> 0", "x"},
           {"(x ^ 5) + (x ^ 5)", "(x ^ 5) * 2"},
           {"l * 64 + l", "l * 65"},
-          {"b * 64 + b % 8", "b * 65"});
+          {"b * 64 + b % 8", "b * 65"},
+          /* a widened index's constant leaves the cast when the sum fits */
+          {"i64(i * 4 + 3)", "int64(i * 4) + 3"},
+          {"l + i64(i + 3)", "l + int64(i) + 3"},
+          {"i64(x + 3)", "int64(x + 3)"});
     /* dtypes are kept: an int64 sum stays int64, constants included */
     AtEnv *E = at_env("l:int64[0,16)");
     IrExpr *r = ar_simplify(&E->ctx, at_parse(E, "l * 4 + 4 - l * 4"));
