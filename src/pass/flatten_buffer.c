@@ -11,18 +11,28 @@
  * definition is an error naming the buffer. A non-param buffer that is
  * already flat keeps its identity. Params stay as they are (MakePackedAPI
  * checks them); each used one gets `B' = T.decl_buffer(..., data=B.data)` at
- * the top of the body, in param order. (reference: layout_passes.md §3.5) */
+ * the top of the body, in param order. (reference: layout_passes.md §3.5)
+ *
+ * Index width: f(x) is int32 arithmetic unless the buffer's storage may hold
+ * 2^31 elements or more -- its extent plus elem_offset, each symbolic extent
+ * at its dtype's maximum, is not provably below 2^31 -- and then int64: the
+ * indices, shape, strides and offset are cast to int64 before they are
+ * combined (the husk's extent too). A view declared on another buffer's data
+ * takes its storage root's size, counted in its own elements. */
 #include "internal.h"
 
 #include <string.h>
 
+#include "../arith/arith.h"
 #include "../layout/layout.h"
 
 typedef struct BufInfo {
     const IrExpr *orig;
     const IrBufferType *geom; /* the definition's type, leaves remapped */
+    const IrBufferType *index_geom; /* geom, or its int64 copy when wide */
     IrExpr *husk;
-    bool is_param, used;
+    int64_t storage_bits;     /* the most bits its storage root can span */
+    bool is_param, used, wide;
 } BufInfo;
 
 typedef struct Flatten {
@@ -47,30 +57,94 @@ static bool is_default_layout(Flatten *fl, const IrBufferType *b)
     return ly_equal(&c, b->layout, dflt, LY_TARGET_NONE);
 }
 
-/* The husk's element count: the layout's memory span, or prod(shape). */
-static IrExpr *husk_extent(Flatten *fl, const IrBufferType *b)
+/* e as int64, a constant term kept outside the cast (x + c becomes
+ * int64(x) + c: the constant then folds into the address's immediate). */
+static IrExpr *widen(TxArena *a, IrExpr *e)
 {
-    if (is_default_layout(fl, b))
-        return ps_simplify_expr(arena(fl), ps_buffer_extent(arena(fl), b));
-    LyCtx c = ly_ctx(arena(fl));
-    IrExpr *span = ly_span(&c, b->layout, "m");
-    return ps_simplify_expr(arena(fl), span ? span : ps_buffer_extent(arena(fl), b));
+    int64_t c;
+    if (e->kind == IR_E_ADD && ir_dtype_is_int(e->dtype) && e->dtype.bits < 64 &&
+        ps_const_int(e->u.op.b, &c))
+        return ps_arith(a, IR_E_ADD, widen(a, e->u.op.a), ps_int(a, IR_INT64, c));
+    return ps_cast(a, IR_INT64, e);
 }
 
-static BufInfo *define(Flatten *fl, IrMutator *mu, IrExpr *var, bool is_param, TxSpan sp)
+/* b with its shape, strides and elem_offset as int64. */
+static const IrBufferType *wide_geometry(TxArena *a, const IrBufferType *b)
+{
+    IrBufferType *w = tx_arena_memdup(a, b, sizeof *b);
+    w->shape = TX_NEW_ARRAY(a, IrExpr *, b->ndim ? b->ndim : 1);
+    for (int i = 0; i < b->ndim; i++)
+        w->shape[i] = widen(a, b->shape[i]);
+    w->strides = TX_NEW_ARRAY(a, IrExpr *, b->nstrides ? b->nstrides : 1);
+    for (int i = 0; i < b->nstrides; i++)
+        w->strides[i] = widen(a, b->strides[i]);
+    w->elem_offset = widen(a, b->elem_offset);
+    return w;
+}
+
+/* The husk's element count: the layout's memory span, or prod(shape); in
+ * int64 when wide (b's int64 copy, then). */
+static IrExpr *husk_extent(Flatten *fl, const IrBufferType *b, const IrBufferType *wide)
+{
+    TxArena *a = arena(fl);
+    if (is_default_layout(fl, b))
+        return ps_simplify_expr(a, ps_buffer_extent(a, wide ? wide : b));
+    LyCtx c = ly_ctx(a);
+    IrExpr *span = ly_span(&c, b->layout, "m");
+    span = span ? span : ps_buffer_extent(a, wide ? wide : b);
+    return ps_simplify_expr(a, wide ? ps_cast(a, IR_INT64, span) : span);
+}
+
+/* ---------------------------------------------------------------- index width */
+
+static int64_t elem_bits(IrDType dt) { return dt.bits * dt.lanes > 0 ? dt.bits * dt.lanes : 1; }
+
+int64_t ps_storage_bits(const IrBufferType *b, IrDType dt, IrExpr *extent)
+{
+    int64_t n = ar_max_any(extent), off = ar_max_any(b->elem_offset);
+    n = off > 0 ? (n > INT64_MAX - off ? INT64_MAX : n + off) : n;
+    n = n < 0 ? 0 : n;
+    return n > INT64_MAX / elem_bits(dt) ? INT64_MAX : n * elem_bits(dt);
+}
+
+bool ps_offsets_are_wide(IrDType dt, int64_t storage_bits)
+{
+    return storage_bits / elem_bits(dt) > ((int64_t)1 << 31);
+}
+
+/* The storage bits of a DeclBuffer's data root, when its data is another
+ * buffer's (already defined); -1 otherwise. */
+static int64_t root_bits(Flatten *fl, const IrStmt *def)
+{
+    const IrExpr *src = def && def->kind == IR_S_DECL && def->u.decl.data
+                            ? ps_buffer_data_of(def->u.decl.data)
+                            : NULL;
+    uintptr_t v;
+    return src && ir_ptrmap_get(&fl->info, src, &v) ? ((BufInfo *)v)->storage_bits : -1;
+}
+
+/* def: the defining AllocBuffer/DeclBuffer, NULL for a param. */
+static BufInfo *define(Flatten *fl, IrMutator *mu, IrExpr *var, const IrStmt *def, TxSpan sp)
 {
     BufInfo *bi = TX_NEW(arena(fl), BufInfo);
-    bi->orig = var, bi->is_param = is_param;
-    IrType *t = is_param ? var->u.var.type : ir_mutate_type(mu, var->u.var.type);
+    bi->orig = var, bi->is_param = !def;
+    IrType *t = bi->is_param ? var->u.var.type : ir_mutate_type(mu, var->u.var.type);
     bi->geom = t->buf;
-    if (!is_param && ps_buffer_is_flat(t->buf)) {
+    const IrBufferType *wide = wide_geometry(arena(fl), t->buf);
+    bi->storage_bits = root_bits(fl, def);
+    if (bi->storage_bits < 0)
+        bi->storage_bits = ps_storage_bits(t->buf, t->dtype, husk_extent(fl, t->buf, wide));
+    bi->wide = ps_offsets_are_wide(t->dtype, bi->storage_bits);
+    bi->index_geom = bi->wide ? wide : t->buf;
+    if (!bi->is_param && ps_buffer_is_flat(t->buf) && !bi->wide) {
         bi->husk = var;
         if (t != var->u.var.type) {
             bi->husk = tx_arena_memdup(arena(fl), var, sizeof *var);
             bi->husk->u.var.type = t;
         }
     } else {
-        bi->husk = ps_flat_buffer(arena(fl), var, husk_extent(fl, t->buf), sp);
+        IrExpr *extent = husk_extent(fl, t->buf, bi->wide ? wide : NULL);
+        bi->husk = ps_flat_buffer(arena(fl), var, extent, sp);
     }
     ir_ptrmap_put(&fl->info, var, (uintptr_t)bi);
     return bi;
@@ -96,18 +170,48 @@ static BufInfo *lookup(Flatten *fl, const IrExpr *buffer)
 
 /* ---------------------------------------------------------------- indices */
 
-/* sum(idx_i * stride_i) with strides, else row-major over the shape. */
-static IrExpr *elem_offset_of(TxArena *a, const IrBufferType *b, IrExpr **idx, int n)
+/* sum(idx_i * stride_i) with strides, else row-major over the shape; the
+ * dimensions before `wide_below` in int64, the inner ones summed in int32
+ * and then widened. */
+static IrExpr *elem_offset_of(TxArena *a, const IrBufferType *b, IrExpr **idx, int n,
+                              int wide_below)
 {
     IrExpr *sum = NULL, *scale = NULL;
     for (int i = n - 1; i >= 0; i--) {
+        bool wide = i < wide_below;
+        if (wide && i == wide_below - 1) {
+            sum = sum ? widen(a, sum) : NULL;
+            scale = scale ? widen(a, scale) : NULL;
+        }
+        IrExpr *x = wide ? widen(a, idx[i]) : idx[i];
         IrExpr *stride = b->nstrides ? b->strides[i] : scale;
-        IrExpr *term = stride ? ps_arith(a, IR_E_MUL, idx[i], stride) : idx[i];
+        stride = stride && wide ? widen(a, stride) : stride;
+        IrExpr *term = stride ? ps_arith(a, IR_E_MUL, x, stride) : x;
         sum = sum ? ps_arith(a, IR_E_ADD, term, sum) : term;
+        IrExpr *extent = wide ? widen(a, b->shape[i]) : b->shape[i];
         if (!b->nstrides)
-            scale = scale ? ps_arith(a, IR_E_MUL, scale, b->shape[i]) : b->shape[i];
+            scale = scale ? ps_arith(a, IR_E_MUL, scale, extent) : extent;
     }
     return sum ? sum : ps_int(a, IR_INT32, 0);
+}
+
+/* The dimensions of a wide buffer that need int64: those before the
+ * innermost ones whose row-major offsets stay below 2^31 (their extents'
+ * product, at the dtypes' maximum, fits); all of them with strides. */
+static int wide_dims(TxArena *a, const IrBufferType *b)
+{
+    if (b->nstrides)
+        return b->ndim;
+    IrExpr *span = NULL;
+    int d = b->ndim;
+    for (int i = b->ndim - 1; i >= 0; i--) {
+        IrExpr *extent = widen(a, b->shape[i]);
+        span = span ? ps_arith(a, IR_E_MUL, span, extent) : extent;
+        if (ar_max_any(span) > ((int64_t)1 << 31))
+            break;
+        d = i;
+    }
+    return d;
 }
 
 /* layout.apply(idx, shape) on axis m; NULL after an error. */
@@ -116,7 +220,7 @@ static IrExpr *apply_layout(Flatten *fl, const BufInfo *bi, IrExpr **idx, int n)
     LyCtx c = ly_ctx(arena(fl));
     LyAxisValue *vals;
     int nvals;
-    if (!ly_apply_expr(&c, bi->geom->layout, idx, bi->geom->shape, n, &vals, &nvals)) {
+    if (!ly_apply_expr(&c, bi->geom->layout, idx, bi->index_geom->shape, n, &vals, &nvals)) {
         tx_error(&fl->m->diags, TX_E_LAYOUT, fl->here, "cannot apply the layout of buffer '%s': %s",
                  ps_name(bi->orig), c.err ? c.err : "unsupported layout");
         return NULL;
@@ -146,13 +250,21 @@ static IrExpr *fold_indices(Flatten *fl, const BufInfo *bi, IrExpr **idx, int n,
                  ps_name(bi->orig), bi->geom->ndim, n);
         return NULL;
     }
-    IrExpr *flat = is_default_layout(fl, bi->geom) ? elem_offset_of(a, bi->geom, idx, n)
-                                                   : apply_layout(fl, bi, idx, n);
+    IrExpr *flat;
+    if (is_default_layout(fl, bi->geom)) {
+        flat = elem_offset_of(a, bi->geom, idx, n, bi->wide ? wide_dims(a, bi->geom) : 0);
+    } else {
+        for (int i = 0; bi->wide && i < n; i++)
+            idx[i] = widen(a, idx[i]);
+        flat = apply_layout(fl, bi, idx, n);
+    }
+    if (flat && bi->wide)
+        flat = widen(a, flat); /* a view wide by its root, whose own offsets fit */
     if (!flat)
         return NULL;
     int64_t off;
     if (with_offset && !(ps_const_int(bi->geom->elem_offset, &off) && off == 0))
-        flat = ps_arith(a, IR_E_ADD, flat, bi->geom->elem_offset);
+        flat = ps_arith(a, IR_E_ADD, flat, bi->index_geom->elem_offset);
     return ps_simplify_expr(a, flat);
 }
 
@@ -255,12 +367,12 @@ static IrStmt *flatten_stmt(IrMutator *mu, IrStmt *s)
         return flatten_store(fl, mu, s);
     case IR_S_ALLOC:
         n = tx_arena_memdup(mu->arena, s, sizeof *s);
-        n->u.alloc.buffer = define(fl, mu, s->u.alloc.buffer, false, s->span)->husk;
+        n->u.alloc.buffer = define(fl, mu, s->u.alloc.buffer, s, s->span)->husk;
         return n;
     case IR_S_DECL:
         n = tx_arena_memdup(mu->arena, s, sizeof *s);
         n->u.decl.data = s->u.decl.data ? decl_data(fl, mu, s->u.decl.data) : NULL;
-        n->u.decl.buffer = define(fl, mu, s->u.decl.buffer, false, s->span)->husk;
+        n->u.decl.buffer = define(fl, mu, s->u.decl.buffer, s, s->span)->husk;
         return n;
     default:
         return NULL;
@@ -292,7 +404,7 @@ static IrFunc *flatten_func(Flatten *fl, IrFunc *f)
     fl->here = f->span;
     for (int i = 0; i < f->nparams; i++)
         if (ir_is_buffer(f->params[i]))
-            define(fl, &mu, f->params[i], true, f->span);
+            define(fl, &mu, f->params[i], NULL, f->span);
     IrStmt *body = ir_mutate_stmt(&mu, f->body);
     ir_mutator_free(&mu);
     return ps_func_with_body(arena(fl), f, ps_seq2(arena(fl), param_prologue(fl, f), body));

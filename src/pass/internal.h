@@ -45,6 +45,12 @@ IrExpr *ps_flat_buffer(TxArena *a, const IrExpr *like, IrExpr *extent, TxSpan sp
 IrExpr *ps_buffer_extent(TxArena *a, const IrBufferType *b);
 /* 1-D, no strides, no layout (or the default 1-D one), elem_offset 0. */
 bool ps_buffer_is_flat(const IrBufferType *b);
+/* FlattenBuffer's index width. The most bits a buffer's storage can span:
+ * (its element count `extent` + elem_offset) times dt's bits, each symbolic
+ * extent at its dtype's maximum (INT64_MAX when unbounded). Offsets into it
+ * in elements of dt are int64 when it may hold 2^31 of them or more. */
+int64_t ps_storage_bits(const IrBufferType *b, IrDType dt, IrExpr *extent);
+bool ps_offsets_are_wide(IrDType dt, int64_t storage_bits);
 
 /* Function attributes (sorted by key). */
 IrExpr *ps_func_attr(const IrFunc *f, const char *key);

@@ -38,6 +38,12 @@ static IrExpr *ramp(Vec *v, IrExpr *base, IrExpr *stride)
 
 static bool is_vector(const IrExpr *e) { return e->dtype.lanes > 1; }
 
+/* A cast from integer type `from` to `to` that keeps every value. */
+static bool widens_int(IrDType from, IrDType to)
+{
+    return from.code == IR_DT_INT && to.code == IR_DT_INT && to.bits >= from.bits;
+}
+
 /* Ramp arithmetic of index expressions: ramp +- scalar, ramp * scalar, ramp +- ramp. */
 static IrExpr *index_binary(Vec *v, const IrExpr *e, IrExpr *x, IrExpr *y)
 {
@@ -133,6 +139,8 @@ static IrExpr *vec(Vec *v, IrExpr *e)
         IrExpr *x = vec(v, e->u.op.a);
         if (!is_vector(x))
             return x == e->u.op.a ? e : ps_cast(v->a, e->dtype, x);
+        if (x->kind == IR_E_RAMP && widens_int(x->dtype, e->dtype)) /* an index made int64 */
+            return ramp(v, ps_cast(v->a, e->dtype, x->u.op.a), ps_cast(v->a, e->dtype, x->u.op.b));
         IrExpr *n = ir_node(v->a, IR_E_CAST, ir_dtype_with_lanes(e->dtype, v->lanes), e->span);
         n->u.op.a = x;
         return n;

@@ -1,8 +1,9 @@
 /* Unit tests of FlattenBuffer's identity rules on hand-built IR (what the
  * text goldens of tests/pass cannot see): an already-flat buffer keeps its
  * variable (layout_passes.md §5.8 P8), a rebuilt one is a new variable used
- * everywhere (no stale reference), and a use before the definition is an
- * error naming the buffer, reported at its statement. */
+ * everywhere (no stale reference), a use before the definition is an
+ * error naming the buffer, reported at its statement, and the index width
+ * decision (int64 offsets only where the storage may hold 2^31 elements). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,7 +15,7 @@
 
 #include "ir/visit.h"
 #include "irb.h"
-#include "pass/pass.h"
+#include "pass/internal.h"
 
 static bool flatten(IrModule *m)
 {
@@ -93,12 +94,63 @@ static void test_use_before_definition(void **state)
     ir_module_free(m);
 }
 
+/* The storage bits of a buffer of dtype t with one extent, and elem_offset off. */
+static int64_t bits_of(IrModule *m, IrDType t, IrExpr *extent, IrExpr *off)
+{
+    IrExpr *buf = irb_buffer(m, "b", t, "global", 1, extent);
+    if (off)
+        buf->u.var.type->buf->elem_offset = off;
+    return ps_storage_bits(ir_buf(buf), t, extent);
+}
+
+static bool wide(IrModule *m, IrDType t, IrExpr *extent, IrExpr *off)
+{
+    return ps_offsets_are_wide(t, bits_of(m, t, extent, off));
+}
+
+static void test_index_width(void **state)
+{
+    (void)state;
+    IrModule *m = irb_module(1);
+    IrExpr *n = irb_var(m, "n", IR_INT32), *h = irb_var(m, "h", IR_INT16);
+    IrExpr *l = irb_var(m, "l", IR_INT64), *i = irb_var(m, "i", IR_INT32);
+    /* constants: 2^31 elements still fit (the last index is 2^31 - 1) */
+    assert_false(wide(m, IR_FLOAT32, irb_i(m, 64 * 64), NULL));
+    assert_false(wide(m, IR_FLOAT32, ir_int(&m->arena, IR_INT64, (int64_t)1 << 31, (TxSpan){0}),
+                      NULL));
+    assert_true(wide(m, IR_FLOAT32,
+                     ir_int(&m->arena, IR_INT64, ((int64_t)1 << 31) + 1, (TxSpan){0}), NULL));
+    /* symbolic extents at their dtype's maximum */
+    assert_int_equal(bits_of(m, IR_UINT8, n, NULL), INT32_MAX * (int64_t)8);
+    assert_false(wide(m, IR_UINT8, n, NULL));
+    assert_true(wide(m, IR_UINT8, irb_bin(m, IR_E_MUL, n, irb_i(m, 656)), NULL));
+    assert_true(wide(m, IR_FLOAT32, irb_bin(m, IR_E_MUL, n, irb_bin(m, IR_E_ADD, n, irb_i(m, 1))),
+                     NULL));
+    /* 32767 * 65538 < 2^31 <= 32767 * 65540 */
+    assert_false(wide(m, IR_FLOAT32, irb_bin(m, IR_E_MUL, h, irb_i(m, 65538)), NULL));
+    assert_true(wide(m, IR_FLOAT32, irb_bin(m, IR_E_MUL, h, irb_i(m, 65540)), NULL));
+    assert_int_equal(bits_of(m, IR_FLOAT32, l, NULL), INT64_MAX);
+    assert_true(wide(m, IR_FLOAT32, l, NULL));
+    /* the offset counts: a 16-element window at a symbolic offset */
+    assert_false(wide(m, IR_FLOAT32, irb_i(m, 16), irb_i(m, 1024)));
+    assert_true(wide(m, IR_FLOAT32, irb_i(m, 16), i));
+    /* a view takes its root's bits in its own elements: 2^31 floats are
+     * 2^33 bytes */
+    int64_t root = bits_of(m, IR_FLOAT32, ir_int(&m->arena, IR_INT64, (int64_t)1 << 31, (TxSpan){0}),
+                           NULL);
+    assert_false(ps_offsets_are_wide(IR_FLOAT32, root));
+    assert_true(ps_offsets_are_wide(IR_UINT8, root));
+    assert_false(ps_offsets_are_wide(IR_FLOAT64, root));
+    ir_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flat_keeps_identity),
         cmocka_unit_test(test_rebuilt_is_used_everywhere),
         cmocka_unit_test(test_use_before_definition),
+        cmocka_unit_test(test_index_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

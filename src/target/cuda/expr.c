@@ -400,6 +400,41 @@ static int emit_float_binary(Cg *cg, const IrExpr *e, TxBuf *out)
     }
 }
 
+/* An int64 operand of an infix operator whose other operand is int64 in C
+ * needs no cast of its own: the usual arithmetic conversions widen it. The
+ * cast of a narrower integer is printed as its operand, a literal that fits
+ * int32 as an int literal (in *lit); anything else is o itself. */
+static const IrExpr *widened_by_c(const IrExpr *o, IrExpr *lit)
+{
+    int64_t v;
+    if (cg_const_int(o, &v) && v >= INT32_MIN && v <= INT32_MAX) {
+        *lit = *o;
+        lit->dtype = IR_INT32;
+        return lit;
+    }
+    const IrExpr *x = o->u.op.a;
+    bool narrower = o->kind == IR_E_CAST && x->dtype.lanes == 1 &&
+                    ((x->dtype.code == IR_DT_INT && x->dtype.bits < 64) ||
+                     (x->dtype.code == IR_DT_UINT && x->dtype.bits < 64));
+    return narrower ? x : o;
+}
+
+/* `a op b` over int64 operands prints at most one of them without its
+ * cast: `(int64_t)row * 656`, not `(int64_t)row * (int64_t)656`. */
+static int emit_int_infix(Cg *cg, const IrExpr *a, BinOp op, const IrExpr *b, TxBuf *out)
+{
+    IrExpr lit;
+    IrDType t = a->dtype;
+    if (t.code == IR_DT_INT && t.bits == 64 && t.lanes == 1) {
+        const IrExpr *nb = widened_by_c(b, &lit);
+        if (nb != b)
+            b = nb;
+        else
+            a = widened_by_c(a, &lit);
+    }
+    return emit_infix(cg, a, op.text, op.prec, b, out);
+}
+
 static int emit_int_binary(Cg *cg, const IrExpr *e, TxBuf *out)
 {
     const IrExpr *a = e->u.op.a, *b = e->u.op.b;
@@ -408,15 +443,12 @@ static int emit_int_binary(Cg *cg, const IrExpr *e, TxBuf *out)
     case IR_E_MIN: return emit_call2(cg, "min", a, b, out);
     case IR_E_MAX: return emit_call2(cg, "max", a, b, out);
     case IR_E_FLOORDIV:
-        return plain ? emit_infix(cg, a, "/", CG_PREC_MUL, b, out)
+        return plain ? emit_int_infix(cg, a, binop(IR_E_DIV), b, out)
                      : emit_call2(cg, "tx_floordiv", a, b, out);
     case IR_E_FLOORMOD:
-        return plain ? emit_infix(cg, a, "%", CG_PREC_MUL, b, out)
+        return plain ? emit_int_infix(cg, a, binop(IR_E_MOD), b, out)
                      : emit_call2(cg, "tx_floormod", a, b, out);
-    default: {
-        BinOp op = binop(e->kind);
-        return emit_infix(cg, a, op.text, op.prec, b, out);
-    }
+    default: return emit_int_infix(cg, a, binop(e->kind), b, out);
     }
 }
 
