@@ -16,9 +16,11 @@
  * Index width: f(x) is int32 arithmetic unless the buffer's storage may hold
  * 2^31 elements or more -- its extent plus elem_offset, each symbolic extent
  * at its dtype's maximum, is not provably below 2^31 -- and then int64: the
- * indices, shape, strides and offset are cast to int64 before they are
- * combined (the husk's extent too). A view declared on another buffer's data
- * takes its storage root's size, counted in its own elements. */
+ * outer indices and their strides are cast to int64 before they are
+ * multiplied, the innermost dimensions whose extents' product fits are summed
+ * in int32 and widened once (all dimensions with strides or a layout), and
+ * the offset and the husk's extent are int64. A view declared on another
+ * buffer's data takes its storage root's size, counted in its own elements. */
 #include "internal.h"
 
 #include <string.h>
