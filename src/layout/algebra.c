@@ -499,3 +499,19 @@ IrLayout *ly_pack(LyCtx *c, const IrLayout *l, int64_t n, const char *axis)
     }
     return rewrap_per_element(c, l, lyb_finish(c, &b), -log2_exact(n));
 }
+
+/* The axis element widths change along: the innermost memory axis. */
+static const char *storage_axis(const IrLayout *l)
+{
+    const IrLayout *t = ly_tile_of(l);
+    if (t->nshard && ly_axis_kind(t->shard[t->nshard - 1].axis) == LY_MEMORY)
+        return t->shard[t->nshard - 1].axis;
+    return "m";
+}
+
+IrLayout *ly_retype(LyCtx *c, const IrLayout *l, int64_t from_bits, int64_t to_bits)
+{
+    const char *axis = storage_axis(l);
+    return to_bits > from_bits ? ly_pack(c, l, to_bits / from_bits, axis)
+                               : ly_unpack(c, l, from_bits / to_bits, axis);
+}

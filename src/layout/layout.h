@@ -188,6 +188,10 @@ IrLayout *ly_broadcast(LyCtx *c, const IrLayout *l, IrExpr *n, int position, con
  * inverse. axis NULL means m. A ComposeLayout moves per_element by log2(n). */
 IrLayout *ly_unpack(LyCtx *c, const IrLayout *l, int64_t n, const char *axis);
 IrLayout *ly_pack(LyCtx *c, const IrLayout *l, int64_t n, const char *axis);
+/* The layout of view(dtype) from from_bits-bit to to_bits-bit elements (one
+ * width a multiple of the other): packed or unpacked by the ratio along the
+ * innermost memory axis (unpacked by 1 for the same width, as the reference). */
+IrLayout *ly_retype(LyCtx *c, const IrLayout *l, int64_t from_bits, int64_t to_bits);
 
 /* ---------------------------------------------------------------- swizzle */
 /* The swizzle of a ComposeLayout on an element address m (§1.9, CUTLASS

@@ -356,15 +356,6 @@ IrType *ly_view_flatten(LyViewCtx *v, const IrType *parent, int64_t start_dim, i
 }
 
 /* ---------------------------------------------------------------- dtype */
-/* The axis element widths change along: the innermost memory axis. */
-static const char *storage_axis(const IrLayout *l)
-{
-    const IrLayout *t = ly_tile_of(l);
-    if (t->nshard && ly_axis_kind(t->shard[t->nshard - 1].axis) == LY_MEMORY)
-        return t->shard[t->nshard - 1].axis;
-    return "m";
-}
-
 IrType *ly_view_dtype(LyViewCtx *v, const IrType *parent, IrDType dt)
 {
     const IrBufferType *pb = parent->buf;
@@ -391,13 +382,8 @@ IrType *ly_view_dtype(LyViewCtx *v, const IrType *parent, IrDType dt)
     if (!s[pb->ndim - 1] || !neo)
         return NULL;
     IrLayout *lay = NULL;
-    if (pb->layout) {
-        const char *axis = storage_axis(pb->layout);
-        lay = wider ? ly_pack(v->c, pb->layout, ratio, axis)
-                    : ly_unpack(v->c, pb->layout, ratio, axis);
-        if (!lay)
-            return NULL;
-    }
+    if (pb->layout && !(lay = ly_retype(v->c, pb->layout, pbits, cbits)))
+        return NULL;
     return redecl(v, parent, dt, s, pb->ndim, lay, neo, NULL);
 }
 

@@ -581,13 +581,19 @@ typedef struct ViewCheck {
     IrDType cdt, pdt;
 } ViewCheck;
 
-static char *view_dtype_sugar(const ViewCheck *v, const char *pname)
+static int64_t elem_bits(IrDType t) { return (int64_t)t.bits * (t.lanes > 1 ? t.lanes : 1); }
+
+static char *view_dtype_sugar(Printer *P, const ViewCheck *v, const char *pname)
 {
     const IrBufferType *c = v->c, *p = v->p;
     if (!v->same_offset || v->same_dtype || c->ndim != p->ndim || c->ndim == 0)
         return NULL;
     if (!c->layout != !p->layout)
         return NULL; /* the view derives its layout from the parent's (none from none) */
+    LyCtx lc = ly_ctx(&P->arena);
+    if (c->layout && !pr_layout_equal(c->layout, ly_retype(&lc, p->layout, elem_bits(v->pdt),
+                                                             elem_bits(v->cdt))))
+        return NULL; /* not the layout view(dtype) derives (a same-width one adds an iter) */
     if (!same_exprs(c->shape, c->ndim - 1, p->shape, p->ndim - 1))
         return NULL;
     const IrExpr *cl = c->shape[c->ndim - 1], *pl = p->shape[p->ndim - 1];
@@ -778,7 +784,7 @@ static char *view_sugar(Printer *P, const IrExpr *child, const IrExpr *data)
     const char *pname = pr_text(P, parent);
     char *s = view_local_sugar(P, &v, pname);
     if (!s)
-        s = view_dtype_sugar(&v, pname);
+        s = view_dtype_sugar(P, &v, pname);
     if (!s)
         s = view_permute_sugar(&v, pname);
     if (!s)
