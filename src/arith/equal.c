@@ -105,7 +105,8 @@ static bool divisible_by_const(const IrExpr *x, const IrExpr *d, int64_t k)
         return v % k == 0;
     if (x->kind == IR_E_MUL)
         return ar_divisible(x->u.op.a, d) || ar_divisible(x->u.op.b, d);
-    if (x->kind == IR_E_ADD || x->kind == IR_E_SUB)
+    /* floormod(a, b) = a - b * floordiv(a, b) */
+    if (x->kind == IR_E_ADD || x->kind == IR_E_SUB || x->kind == IR_E_FLOORMOD)
         return ar_divisible(x->u.op.a, d) && ar_divisible(x->u.op.b, d);
     if (x->kind == IR_E_CAST && keeps_value(x->u.op.a->dtype, x->dtype)) /* a widened index */
         return ar_divisible(x->u.op.a, d);

@@ -195,6 +195,16 @@ static bool provably_le(LyCtx *c, IrExpr *a, IrExpr *b) /* a <= b */
     return ar_expr_value_equal(a, b) || ar_less(NULL, a, ar_add(c->arena, b, ar_index_int_like(c->arena, b, 1)));
 }
 
+/* Whether n elements from digit d (0 <= d < extent) of an iter stay inside
+ * it: provably, or because d and the extent are both multiples of n (an
+ * aligned chunk, such as 16 bytes at a run-time multiple of 16 bytes inside
+ * a 128-byte swizzle row, never straddles the iter's end). */
+static bool fits_in_iter(LyCtx *c, IrExpr *d, IrExpr *n, IrExpr *extent)
+{
+    return provably_le(c, ar_add(c->arena, d, n), extent) ||
+           (ar_divisible(extent, n) && ar_divisible(d, n));
+}
+
 /* The region of n elements from start digit d of iter p when it wraps once
  * into the next digit of iter p-1: two runs of n/2, the second starting
  * stride(p-1) - (E_p - n/2)*stride(p) after the first. */
@@ -240,7 +250,7 @@ static bool slice_group(LyCtx *c, const IrIter *g, int m, IrExpr *begin, IrExpr 
         n = ar_floordiv(c->arena, n, g[p].extent);
     if (p < 0 && !ar_is_const(n, 1))
         return false;
-    if (p == 0 || (p > 0 && provably_le(c, ar_add(c->arena, digit[p], n), g[p].extent)))
+    if (p == 0 || (p > 0 && fits_in_iter(c, digit[p], n, g[p].extent)))
         lyb_shard(c, out, ly_iter(n, g[p].stride, g[p].axis));
     else if (p >= 0 && !wrap_once(c, g, p, digit, n, out))
         return false;

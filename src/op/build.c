@@ -335,7 +335,7 @@ int64_t op_known_pow2(const IrExpr *e)
     if (op_const(e, &v))
         return low_pow2(v);
     switch (e->kind) {
-    case IR_E_ADD: case IR_E_SUB: case IR_E_MIN: case IR_E_MAX: {
+    case IR_E_ADD: case IR_E_SUB: case IR_E_MIN: case IR_E_MAX: case IR_E_FLOORMOD: {
         int64_t a = op_known_pow2(e->u.op.a), b = op_known_pow2(e->u.op.b);
         return a < b ? a : b;
     }

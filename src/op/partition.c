@@ -47,16 +47,17 @@ bool op_region_strides(OpCtx *c, const OpRegion *r, IrExpr **strides, int *chunk
         strides[d] = op_i32(c, 0);
         for (int i = seps[d + 1] - 1; i >= seps[d]; i--) {
             const IrIter *it = &t->shard[i];
-            int64_t e, s, inner_e, inner_s;
+            int64_t s, inner_e, inner_s;
             if (strcmp(it->axis, "m"))
                 return false;
             if (i == seps[d + 1] - 1) {
                 strides[d] = it->stride;
                 continue;
             }
-            /* an outer iter of the same dim must continue the inner one */
+            /* an outer iter of the same dim must continue the inner one (its
+             * own extent, such as a run-time batch, does not matter) */
             const IrIter *in = &t->shard[i + 1];
-            if (!op_const(it->extent, &e) || !op_const(it->stride, &s) ||
+            if (!op_const(it->stride, &s) ||
                 !op_const(in->extent, &inner_e) || !op_const(in->stride, &inner_s) ||
                 s != inner_s * inner_e)
                 return false;

@@ -192,6 +192,19 @@ static void test_t20_t21_symbolic_slice(void **state)
     cols[1] = ir_binary(c->arena, IR_E_MUL, k, ir_i32(c->arena, 32), (TxSpan){0});
     assert_null(ly_slice(c, slabs, ints(c, (int64_t[]){64, 256}, 2), cols,
                          ints(c, (int64_t[]){64, 128}, 2), 2, LY_TARGET_NONE));
+    /* 8 elements (a 16-byte unit) at a run-time multiple of 16 in a row:
+     * the start and the slab's 64 are multiples of 8, so the chunk never
+     * straddles a slab; 8 at k * 16 + 4 may */
+    IrExpr *row[] = {ir_i32(c->arena, 3), ir_binary(c->arena, IR_E_MUL, k, ir_i32(c->arena, 16),
+                                                    (TxSpan){0})};
+    s = ly_slice(c, slabs, ints(c, (int64_t[]){64, 256}, 2), row, ints(c, (int64_t[]){1, 8}, 2), 2,
+                 LY_TARGET_NONE);
+    assert_non_null(s);
+    assert_string_equal(ly_str(c, s), "T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(1, 8):(64, 1)] + "
+                                      "(k * 16 % 64 + 192 + k * 16 // 64 * 4096)))");
+    row[1] = ir_binary(c->arena, IR_E_ADD, row[1], ir_i32(c->arena, 4), (TxSpan){0});
+    assert_null(ly_slice(c, slabs, ints(c, (int64_t[]){64, 256}, 2), row,
+                         ints(c, (int64_t[]){1, 8}, 2), 2, LY_TARGET_NONE));
 }
 
 static void test_z4_z6_storage_pack(void **state)
