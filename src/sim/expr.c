@@ -322,6 +322,20 @@ static SimVal reinterpret(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     return sim_from_bits(to, bits >> (lane * tb) & mask);
 }
 
+/* T.cuda.float22bfloat162_rn(x, y): each float rounded to bfloat16 (to
+ * nearest even, as a cast), x in the low half and y in the high one. */
+static uint32_t bfloat16_pair(SimLaunch *l, SimThread *t, const IrCall *c, int lane)
+{
+    uint32_t bits = 0;
+    for (int i = 0; i < 2; i++) {
+        const IrExpr *a = c->args[i];
+        /* the prelude's float parameter, then the cast */
+        SimVal v = sim_convert(ir_dtype_with_lanes(a->dtype, 1), IR_FLOAT32, sim_eval(l, t, a, lane));
+        bits |= (uint32_t)sim_to_bits(IR_BFLOAT16, v) << (16 * i);
+    }
+    return bits;
+}
+
 static SimVal math1(IrOp op, IrDType dt, double x)
 {
     double r;
@@ -569,6 +583,7 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     case IR_OP_CUDA_ATOMIC_ADD: case IR_OP_CUDA_ATOMIC_CAS: return atomic(l, t, e, lane);
     case IR_OP_CUDA_HALF2FLOAT: case IR_OP_CUDA_BFLOAT162FLOAT:
         return sim_eval(l, t, c->args[0], lane);
+    case IR_OP_CUDA_FLOAT22BFLOAT162_RN: return ival((int64_t)bfloat16_pair(l, t, c, lane));
     case IR_OP_CUDA_FLOAT_AS_UINT:
         return ival((int64_t)sim_to_bits(IR_FLOAT32, sim_eval(l, t, c->args[0], lane)));
     case IR_OP_CUDA_UINT_AS_FLOAT:

@@ -6,7 +6,8 @@
  * an operation the simulator does not model is an error saying so; element
  * loads and stores of packed and _align16 sub-byte buffers; a tile::gather4 load and the
  * fp8-pair conversion to bfloat16 (sm_100a); the lanes each tcgen05.cp shape
- * and multicast writes, and tcgen05.cp from swizzled shared memory; the dtypes' rounding and NaN bits. The kernels of
+ * and multicast writes, and tcgen05.cp from swizzled shared memory; the dtypes' rounding and
+ * NaN bits, and two floats rounded to a bfloat16 pair. The kernels of
  * the GPU tests run in the simulator as the sim.* tests (tests/gpu, OP_SIM). */
 #include <math.h>
 #include <setjmp.h>
@@ -1044,6 +1045,58 @@ static void test_rounding(void **state)
     assert_int_equal(sim_convert(IR_FLOAT32, IR_UINT8, (SimVal){.f = -3}).i, 0);
 }
 
+static bool is_nan32(uint32_t u) { return (u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffff); }
+
+/* The bfloat16 bits of float bits u (not a NaN), rounded to nearest even,
+ * independent of the simulator's encoder. */
+static uint16_t bf16_rne(uint32_t u) { return (uint16_t)((u + 0x7fffu + (u >> 16 & 1)) >> 16); }
+
+/* Whether half h of a pair is the conversion of u: bit for bit, or a NaN of
+ * u's sign for a NaN. */
+static bool bf16_half_ok(uint16_t h, uint32_t u)
+{
+    if (is_nan32(u))
+        return (h & 0x7f80) == 0x7f80 && (h & 0x7f) && (h >> 15) == (u >> 31);
+    return h == bf16_rne(u);
+}
+
+/* T.cuda.float22bfloat162_rn(x, y): x to the low half, y to the high one,
+ * each rounded to nearest even, bit for bit: ties both ways, signed zeros,
+ * float32 subnormals, the largest float32 (to infinity), infinities and
+ * random floats of every exponent; a NaN gives a NaN of its sign. */
+static void test_bfloat16_pair(void **state)
+{
+    (void)state;
+    const char *src = "@T.prim_func\n"
+                      "def f(X: T.Buffer((256,), \"float32\"), U: T.Buffer((128,), \"uint32\")):\n"
+                      "    T.device_entry()\n"
+                      "    bx = T.cta_id([1])\n"
+                      "    tx = T.thread_id([128])\n"
+                      "    U[tx] = T.cuda.float22bfloat162_rn(X[tx * 2], X[tx * 2 + 1])\n";
+    tirx_module *m = compile_text(src, strlen(src), "pair.tirx", NULL, 0);
+    static const uint32_t special[] = {
+        0x3f808000, 0x3f818000, 0x3f808001, 0xbf818000, 0x00000000, 0x80000000,
+        0x00008000, 0x00018000, 0x007fffff, 0x80000001, 0x7f7fffff, 0xff7f8000,
+        0x7f7f7fff, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 0x7f800001,
+        0x40490fdb, 0xc02df854};
+    const size_t nspecial = sizeof special / sizeof special[0];
+    _Alignas(64) uint32_t x[256];
+    _Alignas(64) uint32_t u[128];
+    unsigned seed = 11;
+    for (size_t i = 0; i < 256; i++)
+        x[i] = i < nspecial ? special[i] : (uint32_t)rand_r(&seed) << 16 ^ (uint32_t)rand_r(&seed);
+    memset(u, 0xee, sizeof u);
+    Tensor X = tensor(x, 1, 256, 0, kDLFloat, 32), U = tensor(u, 1, 128, 0, kDLUInt, 32);
+    Tensor *ts[] = {&X, &U};
+    tirx_error err;
+    if (simulate(m, "f", ts, 2, NULL, 0, &err) != TIRX_OK)
+        fail_msg("%s", err.message);
+    for (int i = 0; i < 128; i++)
+        if (!bf16_half_ok((uint16_t)u[i], x[2 * i]) || !bf16_half_ok((uint16_t)(u[i] >> 16), x[2 * i + 1]))
+            fail_msg("pair %d (0x%08x, 0x%08x) converts to 0x%08x", i, x[2 * i], x[2 * i + 1], u[i]);
+    tirx_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1057,6 +1110,7 @@ int main(void)
         cmocka_unit_test(test_warp_collective_deadlock),
         cmocka_unit_test(test_not_modelled),
         cmocka_unit_test(test_rounding),
+        cmocka_unit_test(test_bfloat16_pair),
         cmocka_unit_test(test_tcgen05_planted),
         cmocka_unit_test(test_tcgen05_cp_shapes),
         cmocka_unit_test(test_subbyte_access),
