@@ -3,6 +3,7 @@
  * operator rules on PrimExprs (fold.c), name lookup with near-match
  * suggestions, attributes, subscripts, calls (argument binding, dtype
  * constructors, macros, Module.f) and the conversions builtins rely on. */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1337,6 +1338,17 @@ static bool add_kwarg(El *E, ScArgs *args, const char *name, ScVal v, TxSpan sp)
     return true;
 }
 
+/* A Python identifier (ASCII): what a keyword argument's name must be. */
+static bool is_name(const char *s)
+{
+    if (!(isalpha((unsigned char)*s) || *s == '_'))
+        return false;
+    while (*++s)
+        if (!(isalnum((unsigned char)*s) || *s == '_'))
+            return false;
+    return true;
+}
+
 /* f(**opts): the entries of a dict with string keys, as keyword arguments. */
 static bool expand_kwargs(El *E, ScArgs *args, ScVal d, TxSpan sp)
 {
@@ -1351,6 +1363,12 @@ static bool expand_kwargs(El *E, ScArgs *args, ScVal d, TxSpan sp)
             el_error(E, TX_E_TYPE, d.u.dict.keys[i].span,
                      "the keys of a '**' dict are strings, not %s",
                      sv_kind_name(&d.u.dict.keys[i]));
+            return false;
+        }
+        if (!is_name(d.u.dict.keys[i].u.str.s)) {
+            el_error(E, TX_E_ARGUMENTS, d.u.dict.keys[i].span,
+                     "a '**' dict's key names a keyword argument: '%s' is not a name",
+                     d.u.dict.keys[i].u.str.s);
             return false;
         }
         if (!add_kwarg(E, args, d.u.dict.keys[i].u.str.s, d.u.dict.vals[i], sp))
