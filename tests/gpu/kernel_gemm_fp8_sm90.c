@@ -5,7 +5,7 @@
  * subnormals included) with C poisoned first; relative L2 error at most
  * 5e-3 (C is rounded to bfloat16: 2^-9 per element; the two-level
  * accumulation keeps the wgmma accumulator's fewer mantissa bits from
- * adding up over K). Several shapes (the 128- and 64-column tiles, fewer CTAs than tiles
+ * adding up over K). Several shapes (the 192-, 128- and 64-column tiles, fewer CTAs than tiles
  * so that each CTA walks several, ragged M, N and K), promotion every stage
  * and every second stage, and scales other than 1; split-K (the heuristic's
  * at small M and long K, and one forced on ragged shapes), every launch
@@ -110,9 +110,9 @@ int main(void)
         {512, 1024, 1024, 3, 1, 2.0f, 0.375f}, {256, 512, 384, 132, 1, 1.5f, 1.0f},
         {200, 328, 272, 132, 2, 1.0f, 0.75f},   {128, 2048, 7168, 132, 1, 0.5f, 2.5f},
         {200, 136, 1008, 5, 1, 1.0f, 1.5f, "3"}, {64, 512, 4096, 132, 2, 2.0f, 0.5f},
-        {1408, 1024, 512, 132, 1, 1.0f, 0.5f},
+        {1408, 1024, 512, 132, 1, 1.0f, 0.5f},  {1664, 2040, 640, 132, 2, 0.5f, 2.0f},
     };
-    /* both tile widths, several tiles per CTA, ragged, split-K (the
+    /* the three tile widths, several tiles per CTA, ragged, split-K (the
      * heuristic's: 1 tile on 8 SMs; forced on a ragged shape), clusters of
      * two along M (an odd number of tile rows: the last cluster's second
      * tile is past M) */
@@ -120,7 +120,8 @@ int main(void)
                                 {200, 136, 272, 8, 2, 1.0f, 0.75f},
                                 {128, 128, 2048, 8, 1, 0.5f, 2.5f},
                                 {200, 136, 528, 5, 1, 1.0f, 1.5f, "3"},
-                                {328, 136, 272, 4, 1, 1.0f, 0.5f}};
+                                {328, 136, 272, 4, 1, 1.0f, 0.5f},
+                                {384, 392, 128, 8, 1, 1.0f, 0.5f}};
     const Shape *shapes = OP_SIZE(gpu_shapes, sim_shapes);
     size_t nshapes = OP_SIZE(sizeof gpu_shapes, sizeof sim_shapes) / sizeof(Shape);
     OpTensor ws;

@@ -146,6 +146,7 @@ int main(void)
                             {1000, 1000, 1000, 132}, {4097, 136, 72, 132}, {128, 7168, 512, 132},
                             {4096, 4096, 512, 132}, {128, 2048, 7168, 132},
                             {200, 520, 3000, 132}, {256, 264, 1000, 7, "3"},
+                            {2048, 2040, 520, 132}, /* N not a multiple of a 64-column slab */
                             {128, 1024, 4096, 132, "6", "False"}, {64, 512, 128, 132, "2"},
                             /* B N-major: 2 x 2 x 4 tiles per CTA, ragged, a narrow ragged
                              * N, split-K (heuristic; forced, ragged, register epilogue) */
@@ -163,6 +164,7 @@ int main(void)
     /* several tiles per CTA, ragged edges, narrow M, split-K (the heuristic's:
      * 1 tile on 8 CTAs; forced on a ragged K; with the register epilogue) */
     const Shape sim_shapes[] = {{256, 128, 128, 2}, {200, 136, 192, 8}, {64, 128, 128, 8},
+                                {264, 520, 192, 8}, /* 128-column tiles, N not a multiple of 64 */
                                 {128, 128, 1024, 8}, {128, 136, 328, 4, "3"},
                                 {128, 128, 512, 8, "2", "False"}, {200, 136, 192, 8, NULL, "False"},
                                 /* B N-major (ragged, split) and tf32 (ragged, split) */

@@ -865,6 +865,8 @@ IrStmt *tma_emit(OpCtx *c, const TmaPlan *p, const TmaCall *t)
             IrExpr *digit = ar_floordiv(c->arena, var[a], c64(c, x->coord[k].divisor));
             if (x->coord[k].divisor * x->coord[k].modulus < x->extent)
                 digit = ar_floormod(c->arena, digit, c64(c, x->coord[k].modulus));
+            if (x->coord[k].scale != 1)
+                digit = ar_mul(c->arena, digit, c64(c, x->coord[k].scale));
             coord[x->coord[k].dim] = ar_add(c->arena, coord[x->coord[k].dim], digit);
         }
     }

@@ -52,13 +52,14 @@ typedef struct TmaSpec {
 } TmaSpec;
 
 /* A shared iterator the box leaves out: `extent` issues, `smem_stride`
- * elements apart, each adding digit // divisor % modulus to coordinate dim. */
+ * elements apart, each adding (digit // divisor % modulus) * scale to
+ * coordinate dim. */
 typedef struct TmaIssueAxis {
     int64_t extent, smem_stride;
     int ncoord;
     struct {
         int dim;
-        int64_t divisor, modulus;
+        int64_t divisor, modulus, scale;
     } coord[TMA_DIMS];
 } TmaIssueAxis;
 

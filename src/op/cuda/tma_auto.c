@@ -29,12 +29,16 @@ typedef struct Iter {
     int group;      /* the copy dimension (global) */
 } Iter;
 
-/* One global iterator, in a shared iterator (smem >= 0) or coordinate-only. */
+/* One global iterator, in a shared iterator (smem >= 0) or coordinate-only.
+ * A folded one (fold >= 0) has no descriptor dimension of its own: its digit
+ * times `scale` moves the coordinate of iterator `fold`'s dimension. */
 typedef struct Gt {
     int64_t extent;
     IrExpr *stride;
     int smem, copy_dim;
     IrExpr *dim, *coord;
+    int fold;
+    int64_t scale;
 } Gt;
 
 typedef struct Auto {
@@ -259,6 +263,29 @@ static int smem_at(const Auto *a, int64_t pos)
     return -1;
 }
 
+/* A copy dimension cut into several iterators whose buffer extent is not a
+ * multiple of the inner ones' (192 columns as three 64-column slabs of a
+ * 2040-column matrix): one descriptor dimension over the whole extent, at
+ * the region's start, holds the innermost iterator; the outer ones fold into
+ * its coordinate (each issue moves it by their digit times the elements
+ * inside them), so they must be issue loops, and boxes past the edge are
+ * clipped or zero-filled by TMA as at any ragged edge. */
+static void fold_dim(Auto *a, int d)
+{
+    int last = -1;
+    for (int i = 0; i < a->ng; i++)
+        if (a->g[i].copy_dim == d)
+            last = i;
+    int64_t scale = a->g[last].extent;
+    for (int i = last - 1; i >= 0; i--)
+        if (a->g[i].copy_dim == d) {
+            a->g[i].fold = last, a->g[i].scale = scale;
+            scale *= a->g[i].extent;
+        }
+    a->g[last].dim = ir_buf(a->call.gmem.buffer)->shape[d];
+    a->g[last].coord = a->call.gmem.start[d];
+}
+
 /* Descriptor dimension and coordinate of each global iterator: the outermost
  * of a copy dimension spans the buffer's extent over the inner ones. */
 static const char *global_records(OpCtx *c, Auto *a)
@@ -279,12 +306,13 @@ static const char *global_records(OpCtx *c, Auto *a)
             }
         if (first < 0)
             continue;
+        if (inner > 1 && tma_multiple(c, bt->shape[d], inner) != TMA_PROVEN) {
+            fold_dim(a, d);
+            continue;
+        }
         if (tma_multiple(c, r->start[d], inner) != TMA_PROVEN)
             return op_reason(c, "the region start of dimension %d of '%s' is not a known multiple "
                                 "of %lld", d, r->buffer->u.var.name, (long long)inner);
-        if (tma_multiple(c, bt->shape[d], inner) != TMA_PROVEN)
-            return op_reason(c, "dimension %d of '%s' is not a known multiple of %lld", d,
-                             r->buffer->u.var.name, (long long)inner);
         a->g[first].dim = ar_floordiv(c->arena, bt->shape[d], c64(c, inner));
         a->g[first].coord = ar_floordiv(c->arena, r->start[d], c64(c, inner));
     }
@@ -308,7 +336,7 @@ static const char *global_iters(OpCtx *c, Auto *a)
     a->ng = nref;
     for (int i = nref - 1; i >= 0; i--) {
         a->g[i] = (Gt){ref[i].extent, ref[i].stride, ref[i].extent == 1 ? -1 : smem_at(a, cum),
-                       ref[i].group, NULL, NULL};
+                       ref[i].group, NULL, NULL, -1, 1};
         cum *= ref[i].extent;
     }
     return global_records(c, a);
@@ -326,10 +354,14 @@ static const char *prefix_plan(OpCtx *c, const Auto *a, int prefix, TmaPlan *p)
     int dim_of[MAX_ITERS], ordered[MAX_ITERS], n = 0;
     for (int k = 0; k < a->nactive; k++)
         for (int i = a->ng - 1; i >= 0; i--)
-            if (a->g[i].smem == a->order[k])
+            if (a->g[i].smem == a->order[k] && a->g[i].fold < 0)
                 ordered[n++] = i;
+            else if (a->g[i].smem == a->order[k] && k < prefix)
+                return op_reason(c, "dimension %d of '%s' is not a known multiple of the box's "
+                                    "%lld elements", a->g[i].copy_dim,
+                                 a->call.gmem.buffer->u.var.name, (long long)a->g[i].scale);
     for (int i = 0; i < a->ng; i++)
-        if (a->g[i].smem < 0)
+        if (a->g[i].smem < 0 && a->g[i].fold < 0)
             ordered[n++] = i;
     if (n > TMA_DIMS - 1)
         return op_reason(c, "the copy needs %d descriptor dimensions", n);
@@ -349,6 +381,9 @@ static const char *prefix_plan(OpCtx *c, const Auto *a, int prefix, TmaPlan *p)
         s->stride[k] = ar_floordiv(c->arena, bits, c64(c, 8));
     }
     s->rank = n;
+    for (int i = 0; i < a->ng; i++)
+        if (a->g[i].fold >= 0)
+            dim_of[i] = dim_of[a->g[i].fold];
     if (!op_const(a->g[ordered[0]].stride, &s->inner_stride))
         s->inner_stride = 0;
     for (int j = prefix; j < a->nactive; j++) {
@@ -358,6 +393,7 @@ static const char *prefix_plan(OpCtx *c, const Auto *a, int prefix, TmaPlan *p)
         for (int i = a->ng - 1; i >= 0; i--)
             if (a->g[i].smem == a->order[j]) {
                 x->coord[x->ncoord].dim = dim_of[i], x->coord[x->ncoord].divisor = div;
+                x->coord[x->ncoord].scale = a->g[i].scale;
                 x->coord[x->ncoord++].modulus = a->g[i].extent;
                 div *= a->g[i].extent;
             }
