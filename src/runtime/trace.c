@@ -227,23 +227,19 @@ static void metadata(TxBuf *b, bool *first, const char *what, uint32_t pid, cons
     tx_buf_puts(b, "}}");
 }
 
-/* A process per SM (named once, when the SM has 4096 or fewer) and a thread
- * per warp track. */
-static void json_tracks(const RtTrace *t, TxBuf *b, bool *first)
+/* The track's thread and its SM's process (once, for SMs up to 4095). */
+static void json_track(const RtTrace *t, const RtTraceTrack *k, uint8_t named[512], TxBuf *b,
+                       bool *first)
 {
-    uint8_t named[512] = {0};
-    for (int i = 0; i < t->tracks.len; i++) {
-        const RtTraceTrack *k = &t->tracks.items[i];
-        char label[200];
-        if (k->sm >= 8 * sizeof named || !(named[k->sm / 8] & 1u << k->sm % 8)) {
-            snprintf(label, sizeof label, "SM %u", k->sm);
-            metadata(b, first, "process_name", k->sm, NULL, label);
-            if (k->sm < 8 * sizeof named)
-                named[k->sm / 8] |= (uint8_t)(1u << k->sm % 8);
-        }
-        snprintf(label, sizeof label, "%.150s CTA %llu warp %llu", track_kernel(t, k),
-                 (unsigned long long)k->cta, (unsigned long long)k->warp);
-        metadata(b, first, "thread_name", k->sm, &k->tid, label);
+    char label[200];
+    snprintf(label, sizeof label, "%.150s CTA %llu warp %llu", track_kernel(t, k),
+             (unsigned long long)k->cta, (unsigned long long)k->warp);
+    metadata(b, first, "thread_name", k->sm, &k->tid, label);
+    if (k->sm >= 8 * 512 || !(named[k->sm / 8] & 1u << k->sm % 8)) {
+        snprintf(label, sizeof label, "SM %u", k->sm);
+        metadata(b, first, "process_name", k->sm, NULL, label);
+        if (k->sm < 8 * 512)
+            named[k->sm / 8] |= (uint8_t)(1u << k->sm % 8);
     }
 }
 
@@ -273,10 +269,14 @@ char *rt_trace_json(const RtTrace *t)
     tx_buf_printf(&b, "\"launches\": %d, \"dropped_records\": %llu, \"unpaired_ranges\": %llu},\n",
                   t->launches, (unsigned long long)t->dropped, (unsigned long long)t->unpaired);
     tx_buf_puts(&b, "\"traceEvents\": [");
-    json_tracks(t, &b, &first);
-    for (int i = 0; i < t->events.len; i++) {
-        sep(&b, &first);
-        json_event(t, &b, &t->events.items[i]);
+    uint8_t named[512] = {0};
+    /* each track's metadata, then its events (added together, in order) */
+    for (int i = 0, e = 0; i < t->tracks.len; i++) {
+        json_track(t, &t->tracks.items[i], named, &b, &first);
+        for (; e < t->events.len && t->events.items[e].track == (uint32_t)i; e++) {
+            sep(&b, &first);
+            json_event(t, &b, &t->events.items[e]);
+        }
     }
     tx_buf_puts(&b, "\n]}\n");
     return tx_buf_take(&b);
@@ -438,7 +438,7 @@ static void svg_heading(const Timeline *l, TxBuf *b)
     tx_buf_printf(b, "<text class=\"title\" x=\"8\" y=\"20\">T.cuda.iket trace of ");
     xml_text(b, t->tracks.len ? track_kernel(t, &t->tracks.items[0]) : "no kernel");
     if (t->launches > 1)
-        tx_buf_printf(b, " and %d more launches", t->launches - 1);
+        tx_buf_printf(b, " and %d more launch%s", t->launches - 1, t->launches > 2 ? "es" : "");
     if (l->nsms)
         tx_buf_printf(b, ": SM %llu to %llu (%u of the %u SMs with events)",
                       (unsigned long long)l->first_sm, (unsigned long long)l->last_sm, l->nsms,

@@ -106,12 +106,17 @@ static void test_second_launch(void **state)
     assert_has(json, "\"tid\": 4294967296, \"args\": {\"name\": \"b CTA 0 warp 0\"}}");
     assert_has(json, "\"launches\": 2");
     free(json);
+    char *svg = rt_trace_svg(&t, 0); /* a row per launch's warp, named by kernel */
+    assert_has(svg, "trace of a and 1 more launch: ");
+    assert_has(svg, ">a CTA 0 warp 1</text>");
+    assert_has(svg, ">b CTA 0 warp 1</text>");
+    free(svg);
     rt_trace_free(&t); /* an empty trace */
     json = rt_trace_json(&t);
     assert_has(json, "\"launches\": 0");
     assert_has(json, "\"traceEvents\": [\n]}");
     free(json);
-    char *svg = rt_trace_svg(&t, 0);
+    svg = rt_trace_svg(&t, 0);
     assert_has(svg, "</svg>");
     assert_null(strstr(svg, "<title>"));
     free(svg);
