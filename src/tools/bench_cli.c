@@ -440,8 +440,8 @@ static bool is_svg_name(const char *name)
 static int check_outputs(const BenchConfig *c)
 {
     if (c->plot && !is_svg_name(c->plot))
-        return usage_error("--plot draws an SVG chart: its file name must end in .svg, not '%s'",
-                           c->plot);
+        return usage_error("--plot draws an SVG chart (tirx writes no PNG): its file name must "
+                           "end in .svg, not '%s'", c->plot);
     if (c->trace_svg && !is_svg_name(c->trace_svg))
         return usage_error("--trace-svg draws an SVG timeline: its file name must end in .svg, "
                            "not '%s'", c->trace_svg);
