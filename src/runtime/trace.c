@@ -304,29 +304,37 @@ static const char *const svg_colours[] = {
     "#8c564b", "#7f7f7f", "#bcbd22", "#9467bd",
 };
 
-/* The length of the UTF-8 sequence at s (1 to 4), or 0 when malformed. */
-static int utf8_length(const unsigned char *s)
+/* The length of the UTF-8 sequence at s (1 to 4) when it encodes a
+ * character XML 1.0 can hold (tab, newline, carriage return, U+0020 to
+ * U+D7FF, U+E000 to U+FFFD, U+10000 to U+10FFFF) in the shortest form, else
+ * 0. */
+static int xml_char_length(const unsigned char *s)
 {
     int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
                               : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-    if (n == 2 && s[0] < 0xc2)
-        return 0; /* overlong */
-    for (int i = 1; i < n; i++)
+    uint32_t c = n == 1 ? s[0] : n ? s[0] & (0x7fu >> n) : 0;
+    for (int i = 1; i < n; i++) {
         if ((s[i] & 0xc0) != 0x80)
             return 0;
-    return n;
+        c = c << 6 | (s[i] & 0x3fu);
+    }
+    static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+    bool ok = n && c >= least[n] && (c >= 32 || c == 9 || c == 10 || c == 13) && c != 127 &&
+              (c < 0xd800 || c > 0xdfff) && c != 0xfffe && c != 0xffff && c <= 0x10ffff;
+    return ok ? n : 0;
 }
 
-/* s as XML character data: markup characters as entities, control
- * characters (which XML 1.0 cannot hold) and malformed UTF-8 as '?'. */
+/* s as XML character data: markup characters as entities, what XML 1.0
+ * cannot hold (control characters, malformed or overlong UTF-8, surrogates)
+ * as '?'. */
 static void xml_text(TxBuf *b, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
-        int n = utf8_length(p);
+        int n = xml_char_length(p);
         if (*p == '&' || *p == '<' || *p == '>' || *p == '"')
             tx_buf_puts(b, *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;" : "&quot;");
-        else if (n == 0 || *p < 32 || *p == 127)
+        else if (n == 0 || *p < 32)
             tx_buf_putc(b, '?');
         else
             tx_buf_putn(b, (const char *)p, (size_t)n);
@@ -409,7 +417,7 @@ static void plan(Timeline *l, unsigned max_sms)
     l->nsms = l->total_sms < max_sms ? l->total_sms : max_sms;
     l->first_sm = l->nsms ? sms[0] : 0;
     l->last_sm = l->nsms ? sms[l->nsms - 1] : 0;
-    int per_row = SVG_WIDTH / SVG_LEGEND_W; /* legend entries per line */
+    int per_row = SVG_WIDTH / SVG_LEGEND_W;
     l->legend_rows = (t->names.len + per_row - 1) / per_row;
     l->top = 48 + l->legend_rows * SVG_LEGEND_ROW;
     place_rows(l, sms);

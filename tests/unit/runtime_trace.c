@@ -221,7 +221,7 @@ static void check_with_xmllint(const char *svg)
 static void test_svg(void **state)
 {
     (void)state;
-    static const char odd[] = "a<b&c>\0tile\0mma \"x\"\x01\xff\0";
+    static const char odd[] = "a<b&c>\0tile\0mma \"x\"\x01\xff\xc3\xa9\xed\xa0\x80\xc0\xaf\x7f\0";
     uint64_t w[WORDS];
     fill(w);
     RtTrace t = {0};
@@ -238,7 +238,7 @@ static void test_svg(void **state)
     assert_has(svg, "x=\"150.00\" y=\"");
     assert_has(svg, "width=\"826.00\" height=\"12\"><title>tile: 0.000 to 3.000 \xc2\xb5s, "
                     "payload 7, end payload 8</title>");
-    assert_has(svg, "height=\"8\"><title>mma &quot;x&quot;??: 1.500 to 1.800"); /* nested: inset */
+    assert_has(svg, "height=\"8\"><title>mma &quot;x&quot;??\xc3\xa9??????: 1.500 to 1.800"); /* nested: inset */
     assert_has(svg, "<title>a&lt;b&amp;c&gt;: 2.000 \xc2\xb5s, payload 3</title>");
     assert_has(svg, "<title>event 40: 2.100 to 2.200");
     /* a legend entry per name, in the colour of its spans */
