@@ -511,29 +511,61 @@ static void svg_axis(const Timeline *l, TxBuf *b)
                      "event)</text>\n", SVG_LEFT + SVG_PLOT_W / 2, y1 + 32);
 }
 
+/* Events of one row, name and depth drawn as one shape: each closer to
+ * the one before than a quarter of a pixel, which could not be told apart
+ * drawn one by one (a long trace's short waits stay a few shapes, not
+ * thousands). A bar's height is scaled by the fraction of its extent its
+ * spans cover, so many short waits read as a thin bar, not as one long
+ * wait, and no colour is blended. */
+typedef struct Run {
+    const RtTraceEvent *first;
+    uint64_t end;  /* the latest end (a mark's time) */
+    uint64_t busy; /* the spans' summed durations */
+    int count;
+} Run;
+
+static bool joins(const Timeline *l, const Run *r, const RtTraceEvent *e)
+{
+    const RtTraceEvent *f = r->first;
+    if (!r->count || e->track != f->track || e->name != f->name || e->span != f->span ||
+        e->depth != f->depth)
+        return false;
+    return e->t <= r->end || (double)(e->t - r->end) / 1000 / l->end_us * SVG_PLOT_W < 0.25;
+}
+
 /* A span as a bar (inset by its depth, so a nested range shows inside its
  * parent), a mark as a thin line across its row; the title gives the
  * numbers on hover. */
-static void svg_event(const Timeline *l, TxBuf *b, const RtTraceEvent *e)
+static void svg_run(const Timeline *l, TxBuf *b, const Run *r)
 {
+    const RtTraceEvent *e = r->first;
     int y = l->row_y[e->track], inset = e->depth < 4 ? e->depth * 2 : 8;
     double x = x_of(l, (double)e->t / 1000);
-    double w = e->span ? (double)e->dur / 1000 / l->end_us * SVG_PLOT_W : 0;
+    double w = (double)(r->end - e->t) / 1000 / l->end_us * SVG_PLOT_W;
     int colour = (int)(e->name % TX_ARRAY_LEN(svg_colours));
+    double cover = r->end > e->t ? (double)r->busy / (double)(r->end - e->t) : 1;
+    double h = (SVG_BAR - 2 * inset) * (cover < 1 ? cover : 1);
+    h = h > 2 ? h : 2;
     if (e->span)
-        tx_buf_printf(b, "<rect class=\"n%d\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\">",
-                      colour, x, y + 2 + inset, w > 0.5 ? w : 0.5, SVG_BAR - 2 * inset);
+        tx_buf_printf(b, "<rect class=\"n%d\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\">",
+                      colour, x, y + SVG_ROW / 2 - h / 2, w > 0.5 ? w : 0.5, h);
     else
-        tx_buf_printf(b, "<rect class=\"n%d mark\" x=\"%.2f\" y=\"%d\" width=\"1.5\" height=\"%d\">",
-                      colour, x - 0.75, y, SVG_ROW);
+        tx_buf_printf(b, "<rect class=\"n%d mark\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\">",
+                      colour, x - 0.75, y, w + 1.5, SVG_ROW);
     tx_buf_puts(b, "<title>");
     xml_text(b, event_name(l->t, e->name));
-    tx_buf_printf(b, ": %.3f", (double)e->t / 1000);
-    if (e->span)
-        tx_buf_printf(b, " to %.3f \xc2\xb5s, payload %u, end payload %u</title></rect>\n",
-                      (double)(e->t + e->dur) / 1000, e->payload, e->end_payload);
+    if (r->count > 1 && e->span)
+        tx_buf_printf(b, ": %d spans covering %.0f%% of %.3f to %.3f \xc2\xb5s</title></rect>\n",
+                      r->count, cover * 100, (double)e->t / 1000, (double)r->end / 1000);
+    else if (r->count > 1)
+        tx_buf_printf(b, ": %d marks, %.3f to %.3f \xc2\xb5s</title></rect>\n", r->count,
+                      (double)e->t / 1000, (double)r->end / 1000);
+    else if (e->span)
+        tx_buf_printf(b, ": %.3f to %.3f \xc2\xb5s, payload %u, end payload %u</title></rect>\n",
+                      (double)e->t / 1000, (double)r->end / 1000, e->payload, e->end_payload);
     else
-        tx_buf_printf(b, " \xc2\xb5s, payload %u</title></rect>\n", e->payload);
+        tx_buf_printf(b, ": %.3f \xc2\xb5s, payload %u</title></rect>\n", (double)e->t / 1000,
+                      e->payload);
 }
 
 /* The spans of the drawn rows, outer ones before the ranges nested in them
@@ -541,13 +573,26 @@ static void svg_event(const Timeline *l, TxBuf *b, const RtTraceEvent *e)
 static void svg_events(const Timeline *l, TxBuf *b)
 {
     const RtTrace *t = l->t;
-    for (int depth = 0; depth <= l->max_depth + 1; depth++)
+    for (int depth = 0; depth <= l->max_depth + 1; depth++) {
+        Run r = {0};
         for (int i = 0; i < t->events.len; i++) {
             const RtTraceEvent *e = &t->events.items[i];
             bool now = depth > l->max_depth ? !e->span : e->span && e->depth == depth;
-            if (l->row_y[e->track] >= 0 && now)
-                svg_event(l, b, e);
+            if (l->row_y[e->track] < 0 || !now)
+                continue;
+            if (joins(l, &r, e)) {
+                r.end = e->t + e->dur > r.end ? e->t + e->dur : r.end;
+                r.busy += e->dur;
+                r.count++;
+                continue;
+            }
+            if (r.count)
+                svg_run(l, b, &r);
+            r = (Run){e, e->t + e->dur, e->dur, 1};
         }
+        if (r.count)
+            svg_run(l, b, &r);
+    }
 }
 
 char *rt_trace_svg(const RtTrace *t, unsigned max_sms)

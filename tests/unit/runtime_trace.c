@@ -6,8 +6,9 @@
  * warp's capacity, unpaired ranges and a buffer whose header lies are
  * counted or clipped, never read past. The same events as an SVG timeline:
  * well-formed XML (balanced tags, escaped text; and xmllint's verdict where
- * it was found), a bar per span in its colour, nested ranges inset, a line
- * per mark, a legend, a time axis, the first SMs only. */
+ * it was found), a bar per span in its colour (spans closer than a quarter
+ * of a pixel as one), nested ranges inset, a line per mark, a legend, a
+ * time axis, the first SMs only. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -236,9 +237,9 @@ static void test_svg(void **state)
     assert_int_equal(count(svg, "</title></rect>"), 4);
     assert_int_equal(count(svg, " mark\""), 1);
     assert_has(svg, "x=\"150.00\" y=\"");
-    assert_has(svg, "width=\"826.00\" height=\"12\"><title>tile: 0.000 to 3.000 \xc2\xb5s, "
+    assert_has(svg, "width=\"826.00\" height=\"12.0\"><title>tile: 0.000 to 3.000 \xc2\xb5s, "
                     "payload 7, end payload 8</title>");
-    assert_has(svg, "height=\"8\"><title>mma &quot;x&quot;??\xc3\xa9??????: 1.500 to 1.800"); /* nested: inset */
+    assert_has(svg, "height=\"8.0\"><title>mma &quot;x&quot;??\xc3\xa9??????: 1.500 to 1.800"); /* nested: inset */
     assert_has(svg, "<title>a&lt;b&amp;c&gt;: 2.000 \xc2\xb5s, payload 3</title>");
     assert_has(svg, "<title>event 40: 2.100 to 2.200");
     /* a legend entry per name, in the colour of its spans */
@@ -269,6 +270,44 @@ static void test_svg(void **state)
     rt_trace_free(&t);
 }
 
+/* Spans of one row and name closer than a quarter of a pixel are one bar
+ * (a long trace's short waits), as high as they are dense; farther apart,
+ * a bar each. */
+static void test_svg_runs(void **state)
+{
+    (void)state;
+    const uint64_t base = 1000000;
+    uint64_t w[WORDS];
+    memset(w, 0, sizeof w);
+    w[0] = CAP;
+    w[1] = SLOTS;
+    set_count(w, 0, 2, 0); /* 1000 us: a pixel is 1.2 us */
+    put(w, 0, 0, base, 1, START, 0);
+    put(w, 0, 1, base + 1000000, 1, END, 0);
+    set_count(w, 1, 4, 0); /* 10 ns apart */
+    put(w, 1, 0, base + 100000, 0, PUSH, 0);
+    put(w, 1, 1, base + 100010, 0, POP, 0);
+    put(w, 1, 2, base + 100020, 0, PUSH, 0);
+    put(w, 1, 3, base + 100030, 0, POP, 0);
+    set_count(w, 2, 4, 0); /* 500 us apart */
+    put(w, 2, 0, base + 100000, 0, PUSH, 0);
+    put(w, 2, 1, base + 100010, 0, POP, 0);
+    put(w, 2, 2, base + 600000, 0, PUSH, 0);
+    put(w, 2, 3, base + 600010, 0, POP, 0);
+    RtTrace t = {0};
+    rt_trace_add(&t, "k", w, WORDS, names, sizeof names, 1);
+    char *svg = rt_trace_svg(&t, 0);
+    assert_well_formed(svg);
+    assert_int_equal(count(svg, "</title></rect>"), 4);
+    assert_has(svg, "height=\"8.0\"><title>load: 2 spans covering 67% of 100.000 to " /* 2/3 of 12 */
+                    "100.030 \xc2\xb5s</title>");
+    assert_int_equal(count(svg, "<title>load: 100.000 to 100.010"), 1);
+    assert_int_equal(count(svg, "<title>load: 600.000 to 600.010"), 1);
+    assert_has(svg, ">1000</text>");
+    free(svg);
+    rt_trace_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -276,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_second_launch),
         cmocka_unit_test(test_lying_header),
         cmocka_unit_test(test_svg),
+        cmocka_unit_test(test_svg_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
