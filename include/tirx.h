@@ -297,6 +297,18 @@ TIRX_API tirx_status tirx_launch(tirx_function *f, const tirx_arg *args, size_t 
  * TIRX_ERR_USAGE as tirx_launch, and when no kernel records events. */
 TIRX_API tirx_status tirx_launch_trace(tirx_function *f, const tirx_arg *args, size_t nargs,
                                        size_t records_per_warp, char **json, tirx_error *err);
+typedef struct tirx_trace_options {
+    size_t records_per_warp; /* 0: 4096 */
+    unsigned svg_sms;        /* SMs the SVG timeline draws, the lowest-numbered (0: 4) */
+} tirx_trace_options;
+/* tirx_launch_trace with options (NULL: the defaults), writing the events of
+ * the one traced run as a Chrome / Perfetto trace into *json and as an SVG
+ * timeline (a row per warp, grouped by SM, spans coloured by name, a legend
+ * and a time axis in microseconds) into *svg; either may be NULL (not
+ * wanted), not both. Free each with tirx_free. */
+TIRX_API tirx_status tirx_launch_trace_to(tirx_function *f, const tirx_arg *args, size_t nargs,
+                                          const tirx_trace_options *options, char **json,
+                                          char **svg, tirx_error *err);
 /* Checks `args` against function `name` of a compiled module as tirx_launch
  * does (count, kind, dtype, ndim, shape, strides, alignment, the launch
  * configuration they imply), without a GPU: nothing is loaded or launched,

@@ -1,4 +1,4 @@
-/* tirx_get_function, tirx_launch, tirx_launch_trace, tirx_check_args and tirx_simulate: a
+/* tirx_get_function, tirx_launch, tirx_launch_trace(_to), tirx_check_args and tirx_simulate: a
  * compiled module is loaded into GPU 0's primary context on first use (once,
  * under the module's lock), and a launch runs the function's host part in the
  * runtime's evaluator with the module's kernels (a traced launch gives each
@@ -228,29 +228,62 @@ static RtStatus launch_traced(void *user, const IrFunc *kernel, const RtLaunchCo
     return s;
 }
 
-tirx_status tirx_launch_trace(tirx_function *f, const tirx_arg *args, size_t nargs,
-                              size_t records_per_warp, char **json, tirx_error *err)
+typedef struct TraceRender {
+    const RtTrace *trace;
+    unsigned svg_sms;
+    char **json, **svg; /* NULL: not wanted */
+} TraceRender;
+
+static void render_trace(void *arg)
 {
-    if (!f || !json)
+    TraceRender *r = arg;
+    if (r->json)
+        *r->json = rt_trace_json(r->trace);
+    if (r->svg)
+        *r->svg = rt_trace_svg(r->trace, r->svg_sms);
+}
+
+tirx_status tirx_launch_trace_to(tirx_function *f, const tirx_arg *args, size_t nargs,
+                                 const tirx_trace_options *options, char **json, char **svg,
+                                 tirx_error *err)
+{
+    if (json)
+        *json = NULL;
+    if (svg)
+        *svg = NULL;
+    if (!f || (!json && !svg))
         return fail(err, TIRX_ERR_USAGE, "no function or no place for the trace");
-    *json = NULL;
+    tirx_trace_options o = options ? *options : (tirx_trace_options){0};
     ApiCompiled *c = f->module->compiled;
-    TraceRun t = {.c = c, .cap = records_per_warp ? records_per_warp : 4096};
+    TraceRun t = {.c = c, .cap = o.records_per_warp ? o.records_per_warp : 4096};
     if (t.cap > ((size_t)1 << 24))
         return fail(err, TIRX_ERR_USAGE, "records_per_warp is larger than 16777216");
     RtHostEnv env = {.module = f->module->ir, .launch = launch_traced, .encode = encode_on_gpu,
                      .user = &t, .device_id = rt_device_info(c->device)->ordinal};
     tirx_status st = run_host(f, args, nargs, &env, err);
-    char *text = rt_trace_json(&t.trace);
     if (st == TIRX_OK && !t.traced)
         st = fail(err, TIRX_ERR_USAGE, "no kernel of the function records trace events (it has "
                                        "no T.cuda.iket calls, or its module was compiled "
                                        "without the trace option)");
-    if (st == TIRX_OK)
-        *json = text;
-    else
-        free(text);
+    TraceRender r = {&t.trace, o.svg_sms, json, svg};
+    if (st == TIRX_OK && !tx_guarded(render_trace, &r)) {
+        if (json) {
+            free(*json);
+            *json = NULL;
+        }
+        st = fail(err, TIRX_ERR_NOMEM, "out of memory");
+    }
+    rt_trace_free(&t.trace);
     return st;
+}
+
+tirx_status tirx_launch_trace(tirx_function *f, const tirx_arg *args, size_t nargs,
+                              size_t records_per_warp, char **json, tirx_error *err)
+{
+    if (!json)
+        return fail(err, TIRX_ERR_USAGE, "no function or no place for the trace");
+    tirx_trace_options o = {.records_per_warp = records_per_warp};
+    return tirx_launch_trace_to(f, args, nargs, &o, json, NULL, err);
 }
 
 tirx_status tirx_check_args(const tirx_module *m, const char *name, const tirx_arg *args,

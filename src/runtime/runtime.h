@@ -322,27 +322,48 @@ RtStatus rt_module_global(RtModule *m, const char *name, RtDevPtr *addr, size_t 
 
 /* ---- trace records (T.cuda.iket under the trace option) ---- */
 
-/* Chrome / Perfetto trace events from the record buffers of kernel launches
- * (the layout tx_trace_event of the CUDA prelude writes: [0] records per
- * warp, [1] warp slots, then per slot {count | smid << 32, records
- * {globaltimer, payload << 32 | name << 3 | kind}}). A track per warp (its
- * CTA and warp) in a process per SM; marks are instant events, a
- * range_start/range_end pair (by token) and a push/pop pair are complete
- * events, in microseconds from the earliest record of the first launch. */
+/* The events of kernel launches' record buffers (the layout tx_trace_event
+ * of the CUDA prelude writes: [0] records per warp, [1] warp slots, then per
+ * slot {count | smid << 32, records {globaltimer, payload << 32 | name << 3 |
+ * kind}}), decoded once and rendered two ways: a Chrome / Perfetto trace
+ * (a track per warp in a process per SM) and an SVG timeline (a row per
+ * warp, grouped by SM). Marks are instants; a range_start/range_end pair (by
+ * token) and a push/pop pair are spans. Times are nanoseconds from the
+ * earliest record of the first launch. */
+typedef struct RtTraceEvent {
+    uint64_t t, dur;      /* dur: 0 for a mark */
+    uint32_t track, name; /* indices into RtTrace.tracks and RtTrace.names */
+    uint32_t payload, end_payload;
+    uint8_t span;         /* else a mark */
+    uint8_t depth;        /* ranges of the warp open around this span */
+} RtTraceEvent;
+typedef struct RtTraceTrack {
+    uint64_t tid;         /* launch << 32 | warp slot */
+    uint64_t cta, warp;
+    uint32_t sm, kernel;  /* kernel: an offset into RtTrace.text */
+} RtTraceTrack;
 typedef struct RtTrace {
-    TxBuf events;
+    TX_VEC(RtTraceEvent) events;
+    TX_VEC(RtTraceTrack) tracks;
+    TX_VEC(uint32_t) names; /* distinct event names: offsets into text */
+    TxBuf text;             /* NUL-terminated names */
     uint64_t t0;
     int launches;
     uint64_t dropped;  /* records past a warp's capacity */
     uint64_t unpaired; /* starts or pushes with no end, ends with no start */
-    uint8_t sm_named[512]; /* a bit per SM whose process_name is out */
 } RtTrace;
 /* Adds one launch of kernel: words of its buffer, names the NUL-separated
  * event names (names_len bytes), warps_per_cta from its block. */
 void rt_trace_add(RtTrace *t, const char *kernel, const uint64_t *words, size_t nwords,
                   const char *names, size_t names_len, uint64_t warps_per_cta);
-/* The JSON document ({"traceEvents": [...]}); the caller frees it. Resets t. */
-char *rt_trace_json(RtTrace *t);
+/* The JSON document ({"traceEvents": [...]}); the caller frees it. */
+char *rt_trace_json(const RtTrace *t);
+/* The SVG timeline of the tracks on the max_sms lowest-numbered SMs (0:
+ * RT_TRACE_SVG_SMS); the caller frees it. */
+enum { RT_TRACE_SVG_SMS = 4 };
+char *rt_trace_svg(const RtTrace *t, unsigned max_sms);
+/* Frees the events and leaves t empty. */
+void rt_trace_free(RtTrace *t);
 
 typedef struct RtLaunchConfig {
     unsigned grid[3], block[3];

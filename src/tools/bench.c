@@ -112,27 +112,39 @@ tirx_status bench_launch(void *user, void *stream, tirx_error *err)
     return tirx_launch(l->fn, l->args, l->nargs, stream, err);
 }
 
-/* One traced run of l's function (its module compiled with the trace
- * option) into the --trace file. */
-static int write_trace(BenchSession *s, BenchLaunch *l)
+static int write_text(const char *path, const char *text)
 {
-    tirx_error err;
-    char *json = NULL;
-    fprintf(stderr, "  tracing %s ...\n", s->c->func);
-    tirx_status st = tirx_launch_trace(l->fn, l->args, l->nargs, s->c->trace_records, &json, &err);
-    if (st != TIRX_OK)
-        return bench_cuda_error(st, "--trace", &err);
-    FILE *f = fopen(s->c->trace, "w");
-    bool ok = f && fputs(json, f) >= 0;
+    FILE *f = fopen(path, "w");
+    bool ok = f && fputs(text, f) >= 0;
     ok = f && !fclose(f) && ok;
-    tirx_free(json);
     if (!ok) {
-        fprintf(stderr, "tirx bench: cannot write '%s'\n", s->c->trace);
+        fprintf(stderr, "tirx bench: cannot write '%s'\n", path);
         return TIRX_ERR_USAGE;
     }
-    s->traced = true;
-    fprintf(stderr, "  trace written to %s\n", s->c->trace);
+    fprintf(stderr, "  trace written to %s\n", path);
     return 0;
+}
+
+/* One traced run of l's function (its module compiled with the trace
+ * option) into the --trace file, the --trace-svg file or both. */
+static int write_trace(BenchSession *s, BenchLaunch *l)
+{
+    const BenchConfig *c = s->c;
+    tirx_error err;
+    char *json = NULL, *svg = NULL;
+    tirx_trace_options o = {.records_per_warp = c->trace_records, .svg_sms = (unsigned)c->trace_sms};
+    fprintf(stderr, "  tracing %s ...\n", c->func);
+    tirx_status st = tirx_launch_trace_to(l->fn, l->args, l->nargs, &o, c->trace ? &json : NULL,
+                                          c->trace_svg ? &svg : NULL, &err);
+    if (st != TIRX_OK)
+        return bench_cuda_error(st, c->trace ? "--trace" : "--trace-svg", &err);
+    int rc = json ? write_text(c->trace, json) : 0;
+    if (!rc && svg)
+        rc = write_text(c->trace_svg, svg);
+    tirx_free(json);
+    tirx_free(svg);
+    s->traced = !rc;
+    return rc;
 }
 
 typedef struct CublasRun {
@@ -316,7 +328,7 @@ static int gemm_row(BenchSession *s, const BenchShape *shape, const BenchGemmTyp
         rc = gemm_check(s, &g, row);
     if (!rc)
         rc = gemm_time(s, &g, row);
-    if (!rc && s->c->trace && !s->traced) {
+    if (!rc && (s->c->trace || s->c->trace_svg) && !s->traced) {
         tirx_module_free(g.module);
         g.module = NULL;
         s->tracing = true;
@@ -353,7 +365,7 @@ static int function_row(BenchSession *s, BenchRow *row)
     }
     if (!rc)
         rc = bench_time_it(s, c->func, bench_launch, &l, &row->tirx);
-    if (!rc && c->trace) {
+    if (!rc && (c->trace || c->trace_svg)) {
         tirx_module_free(m);
         m = NULL;
         s->tracing = true;

@@ -134,6 +134,8 @@ typedef struct BenchConfig {
     const BenchDType *out_dtype; /* --out-dtype: C's type in the kernel; NULL: the GEMM's */
     const char *json, *plot;
     const char *trace;      /* --trace FILE */
+    const char *trace_svg;  /* --trace-svg FILE */
+    int trace_sms;          /* --trace-sms; 0: the default */
     size_t trace_records;   /* --trace-records; 0: the default */
     double flops;           /* --flops of a FILE's function; 0: not reported */
     tirx_bench_options timing;

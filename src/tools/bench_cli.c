@@ -2,6 +2,7 @@
  * values checked as they are read (shapes, dtypes, numbers, the --args SPEC,
  * --shapes files), then what each form (FILE, gemm or mla) requires. Usage errors
  * are printed on stderr as `tirx bench: ...` and give exit status 2. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -62,9 +63,14 @@ const char bench_usage[] =
     "  --no-flush        keep L2 warm (no flush before each run)\n"
     "  --json FILE       write the results as JSON\n"
     "  --plot FILE       draw the results (tirx vs cuBLAS per row) as an SVG chart\n"
+    "                    (FILE must end in .svg)\n"
     "  --trace FILE      after timing, run once more built with --trace and write\n"
     "                    its T.cuda.iket events as a Chrome/Perfetto trace (gemm: the\n"
     "                    first row)\n"
+    "  --trace-svg FILE  the same traced run's events as an SVG timeline (a row per\n"
+    "                    warp, grouped by SM; FILE must end in .svg); with --trace,\n"
+    "                    both come from one run\n"
+    "  --trace-sms N     SMs the timeline draws, the lowest-numbered (default 4)\n"
     "  --trace-records N records kept per warp (default 4096)\n"
     "  --help            show this help\n";
 
@@ -73,7 +79,7 @@ const char bench_usage[] =
     X(func, 1) X(args, 1) X(flops, 1) X(shape, 1) X(shapes, 1) X(dtype, 1)   \
     X(layout, 1) X(kernel, 1) X(out_dtype, 1) X(no_cublas, 0) X(budget_ms, 1) \
     X(warmup_ms, 1) X(max_reps, 1) X(no_flush, 0) X(json, 1) X(plot, 1)   \
-    X(trace, 1) X(trace_records, 1) X(batch, 1) X(sq, 1) X(hq, 1) X(sk, 1)    \
+    X(trace, 1) X(trace_svg, 1) X(trace_sms, 1) X(trace_records, 1) X(batch, 1) X(sq, 1) X(hq, 1) X(sk, 1)    \
     X(varlen, 0) X(causal, 0) X(topk, 1) X(sink, 0)
 
 typedef enum OptionId {
@@ -244,6 +250,8 @@ static int take_value(BenchConfig *c, OptionId id, const char *v)
     case OPT_json: c->json = v; break;
     case OPT_plot: c->plot = v; break;
     case OPT_trace: c->trace = v; break;
+    case OPT_trace_svg: c->trace_svg = v; break;
+    case OPT_trace_sms: rc = integer("trace-sms", v, 1, 1 << 16, &c->trace_sms); break;
     case OPT_batch: rc = integer("batch", v, 1, 65536, &p->batch); break;
     case OPT_sq: rc = integer("sq", v, 1, 4, &p->s_q); break;
     case OPT_hq: rc = integer("hq", v, 16, 128, &p->h_q); break;
@@ -385,10 +393,10 @@ static int check_sparse(BenchMla *p)
 static int check_mla(BenchConfig *c)
 {
     if (c->nshapes || c->ndtypes || c->layout_nn || c->out_dtype || c->no_cublas || c->nargs ||
-        c->flops || c->func || c->plot || c->trace)
+        c->flops || c->func || c->plot || c->trace || c->trace_svg)
         return usage_error("mla: --shape, --shapes, --dtype, --layout, --out-dtype, --no-cublas, "
-                           "--args, --flops, --func, --plot and --trace are not for the MLA "
-                           "decode");
+                           "--args, --flops, --func, --plot, --trace and --trace-svg are not for "
+                           "the MLA decode");
     int rc = mla_defines(c);
     if (rc)
         return rc;
@@ -416,6 +424,32 @@ static int check_file(BenchConfig *c)
                            "--no-cublas are for 'tirx bench gemm'");
     if (!c->func)
         return usage_error("%s: --func NAME is required", c->file);
+    return 0;
+}
+
+static bool is_svg_name(const char *name)
+{
+    size_t n = strlen(name);
+    const char *ext = name + (n > 4 ? n - 4 : 0);
+    return n > 4 && ext[0] == '.' && tolower((unsigned char)ext[1]) == 's' &&
+           tolower((unsigned char)ext[2]) == 'v' && tolower((unsigned char)ext[3]) == 'g';
+}
+
+/* The output files' names against their formats: --plot and --trace-svg
+ * write SVG, --trace JSON. */
+static int check_outputs(const BenchConfig *c)
+{
+    if (c->plot && !is_svg_name(c->plot))
+        return usage_error("--plot draws an SVG chart (tirx writes no PNG): its file name must "
+                           "end in .svg, not '%s'", c->plot);
+    if (c->trace_svg && !is_svg_name(c->trace_svg))
+        return usage_error("--trace-svg draws an SVG timeline: its file name must end in .svg, "
+                           "not '%s'", c->trace_svg);
+    if (c->trace && is_svg_name(c->trace))
+        return usage_error("--trace writes a Chrome/Perfetto trace (JSON), not '%s': for an SVG "
+                           "timeline use --trace-svg", c->trace);
+    if (c->trace_sms && !c->trace_svg)
+        return usage_error("--trace-sms is for --trace-svg (the SMs the timeline draws)");
     return 0;
 }
 
@@ -454,6 +488,8 @@ int bench_parse_args(int argc, char **argv, BenchConfig *c)
         return rc;
     if (!c->gemm && !c->mla && !c->file)
         return usage_error("missing FILE (or 'gemm' or 'mla')");
+    if ((rc = check_outputs(c)))
+        return rc;
     rc = c->gemm ? check_gemm(c) : c->mla ? check_mla(c) : check_file(c);
     return rc ? rc : -1;
 }

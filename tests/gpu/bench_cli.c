@@ -5,8 +5,9 @@
  * [K, N]: the check against cuBLAS must refuse it (exit 1, no table); the
  * default kernels, bf16 and fp8 (kernels/gemm_fp8_sm90.tirx with its scales),
  * beside cuBLAS; `bench FILE --args` on the same function; and --trace of the
- * annotated gemm_sm90 and of tests/build/iket_trace.tirx (a Chrome trace with
- * their spans, nothing dropped); `bench mla` at the issue's memory-bound
+ * annotated gemm_sm90 (with --trace-svg: its SVG timeline from the same run)
+ * and of tests/build/iket_trace.tirx (a Chrome trace with their spans,
+ * nothing dropped); `bench mla` at the issue's memory-bound
  * shape (the defaults) and on a small varlen causal problem with --json, and
  * on a copy of the kernel with a wrong softmax constant, which the check
  * against float64 must refuse (exit 1, no table); `bench mla --topk` (the
@@ -44,7 +45,7 @@ static char *slurp(const char *name)
     snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "rb");
     GPU_CHECK(f != NULL, "the output file exists");
-    size_t cap = 1 << 16;
+    size_t cap = 64 << 20; /* a trace of many warps */
     char *buf = malloc(cap);
     GPU_CHECK(buf != NULL, "memory for the output file");
     size_t n = fread(buf, 1, cap - 1, f);
@@ -129,7 +130,8 @@ int main(void)
     fputs(out, stdout);
     GPU_CHECK(rc == 0 && strstr(out, "tiled_gemm ") != NULL, "tirx bench FILE times the function");
 
-    snprintf(args, sizeof args, "gemm --shape 1024,1024,1024 --budget-ms 20 --trace %s/g.json", dir);
+    snprintf(args, sizeof args, "gemm --shape 1024,1024,1024 --budget-ms 20 --trace %s/g.json "
+             "--trace-svg %s/g.svg", dir, dir);
     rc = bench(args);
     fputs(slurp("err"), stdout);
     char *trace = slurp("g.json");
@@ -140,6 +142,10 @@ int main(void)
     GPU_CHECK(strstr(trace, "{\"name\": \"load tile\", \"ph\": \"X\"") != NULL &&
                   strstr(trace, "{\"name\": \"wait empty\", \"ph\": \"X\"") != NULL,
               "the producer's spans");
+    char *svg = slurp("g.svg");
+    GPU_CHECK(strstr(svg, ">load tile</text>") != NULL && strstr(svg, "<title>load tile: ") != NULL &&
+                  strstr(svg, " (4 of the ") != NULL && strstr(svg, "</svg>") != NULL,
+              "the gemm's SVG timeline: the producer's spans on 4 SMs, in the legend");
 
     snprintf(args, sizeof args, "tests/build/iket_trace.tirx --func traced_scale --args "
              "'A=rand(1000:f32) n=1000' --budget-ms 20 --trace %s/t.json", dir);

@@ -3,8 +3,11 @@
  * (four CTAs of four warps, the last one ragged): the kernel's result is
  * still right, and the trace holds one "cta" span, two "half" spans and one
  * "done" mark per warp, with nothing dropped or unpaired; with two records
- * per warp the rest are counted as dropped; the same kernel compiled without
- * the option is refused by tirx_launch_trace. */
+ * per warp the rest are counted as dropped; tirx_launch_trace_to gives the
+ * same run as JSON and as an SVG timeline (a bar per span, or one for two
+ * halves too close to tell apart, a line per mark, a row per warp; with
+ * svg_sms 1 the warps of one SM only); the same kernel
+ * compiled without the option is refused by tirx_launch_trace. */
 #include "api_test.h"
 
 #define N 1000
@@ -75,6 +78,30 @@ int main(void)
     GPU_CHECK(strstr(json, "\"dropped_records\": 0, \"unpaired_ranges\": 0") != NULL,
               "nothing dropped or unpaired");
     tirx_free(json);
+
+    char *svg = NULL;
+    tirx_trace_options o = {.records_per_warp = 16};
+    API_OK(tirx_launch_trace_to(f, args, 2, &o, &json, &svg, &err), err);
+    printf("%.600s...\n", svg);
+    GPU_CHECK(count(json, "{\"name\": \"cta\", \"ph\": \"X\"") == 16, "the JSON beside the SVG");
+    /* a warp's two halves may be closer than a quarter pixel: one bar then */
+    int merged = count(svg, "<title>half: 2 spans covering ");
+    GPU_CHECK(count(svg, "<title>cta: ") == 16, "a cta bar per warp");
+    GPU_CHECK(count(svg, "<title>half: ") + merged == 32, "two half spans per warp");
+    GPU_CHECK(count(svg, "</title></rect>") == 64 - merged, "a bar per span and a line per mark");
+    GPU_CHECK(count(svg, " mark\"") == 16, "a done mark per warp");
+    GPU_CHECK(strstr(svg, ">CTA 3 warp 3</text>") != NULL, "the last warp's row");
+    GPU_CHECK(strstr(svg, "time (\xc2\xb5s from the first event)</text>") != NULL, "the axis");
+    tirx_free(json);
+    tirx_free(svg);
+    o.svg_sms = 1;
+    API_OK(tirx_launch_trace_to(f, args, 2, &o, NULL, &svg, &err), err);
+    int drawn = count(svg, "<title>cta: ");
+    GPU_CHECK(strstr(svg, " (1 of the ") != NULL && drawn > 0 && drawn % 4 == 0,
+              "svg_sms 1: the warps of the CTAs of one SM");
+    tirx_free(svg);
+    GPU_CHECK(tirx_launch_trace_to(f, args, 2, &o, NULL, NULL, &err) == TIRX_ERR_USAGE,
+              "neither JSON nor SVG wanted is refused");
 
     API_OK(tirx_launch_trace(f, args, 2, 2, &json, &err), err);
     GPU_CHECK(strstr(json, "\"dropped_records\": 80,") != NULL, "five of seven records per warp dropped");

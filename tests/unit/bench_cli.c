@@ -135,8 +135,8 @@ static void test_args_gemm(void **state)
     assert_int_equal(parse(&c, "bench gemm --kernel k.tirx --func tiled_gemm --layout nn "
                                "--dtype fp16,fp8,tf32 --out-dtype f32 -D BM=64 -DBN=32 "
                                "--shape 1,2,3 --budget-ms 250 --warmup-ms 0 --max-reps 77 "
-                               "--no-flush --json o.json --plot o.svg --no-cublas --trace t.json "
-                               "--trace-records 64"),
+                               "--no-flush --json o.json --plot o.SVG --no-cublas --trace t.json "
+                               "--trace-svg t.svg --trace-sms 8 --trace-records 64"),
                      -1);
     assert_string_equal(c.file, "k.tirx");
     assert_string_equal(c.func, "tiled_gemm");
@@ -153,8 +153,10 @@ static void test_args_gemm(void **state)
     assert_true(c.timing.no_flush);
     assert_true(c.no_cublas);
     assert_string_equal(c.json, "o.json");
-    assert_string_equal(c.plot, "o.svg");
+    assert_string_equal(c.plot, "o.SVG");
     assert_string_equal(c.trace, "t.json");
+    assert_string_equal(c.trace_svg, "t.svg");
+    assert_int_equal(c.trace_sms, 8);
     assert_int_equal(c.trace_records, 64);
 }
 
@@ -280,6 +282,15 @@ static void test_args_errors(void **state)
         "bench gemm --shape 1,2,3 --json",
         "bench gemm --shape 1,2,3 --trace",
         "bench gemm --shape 1,2,3 --trace t.json --trace-records 0",
+        "bench gemm --shape 1,2,3 --plot o.png",
+        "bench gemm --shape 1,2,3 --plot svg",
+        "bench gemm --shape 1,2,3 --plot .svg",
+        "bench gemm --shape 1,2,3 --trace t.svg",
+        "bench gemm --shape 1,2,3 --trace-svg t.json",
+        "bench gemm --shape 1,2,3 --trace-svg t.svg --trace-sms 0",
+        "bench gemm --shape 1,2,3 --trace-svg t.svg --trace-sms x",
+        "bench gemm --shape 1,2,3 --trace t.json --trace-sms 4",
+        "bench k.tirx --func f --plot o.svg.png",
         "bench gemm --shape 1,2,3 --frobnicate",
         "bench gemm --shape 1,2,3 -x",
         "bench gemm gemm --shape 1,2,3",
@@ -308,6 +319,7 @@ static void test_args_errors(void **state)
         "bench mla --args A=1",
         "bench mla --plot m.svg",
         "bench mla --trace t.json",
+        "bench mla --trace-svg t.svg",
         "bench mla -D S_Q=2",
         "bench mla -D H_Q=16",
         "bench mla -D CAUSAL=True",
