@@ -11,10 +11,12 @@
  * within 3e-3 of the exact attention: rounding the exact output to bfloat16
  * alone is 1.7e-3 on these inputs, and the bfloat16 P adds 1.1e-3 to 1.6e-3
  * (2.0e-3 to 2.3e-3 together, for FlashMLA too). Cases: varlen lengths
- * including 1, 63, 64, 65 and non-multiples of 64, shuffled block tables,
- * s_q 1 and 2 (causal), h_q 16, 64 and 128, batches small enough that
- * requests are split over several parts and large enough that parts hold
- * several requests, and lengths past the block table (clamped to it).
+ * including 0 (a request with nothing to attend to), 1, 63, 64, 65 and
+ * non-multiples of 64, NaN in the cache rows past each length, shuffled
+ * block tables, s_q 1 and 2 (causal), h_q 16, 64 and 128, batches small
+ * enough that requests are split over several parts and large enough that
+ * parts hold several requests, and lengths past the block table (clamped
+ * to it).
  *
  * With TIRX_MLA_BENCH=1 it also times the decode call (main kernel +
  * combine, metadata reused) at b = 128, s_k = 8192, page 64: CUDA events,
@@ -397,7 +399,7 @@ static int mla_decode_test(OpGpuNeed need, const char *why, const char *kernel, 
     mla_kernel = kernel, mla_sms = sms;
     tirx_device *gpu = op_open_gpu(need, why);
     GpuRng rng = gpu_rng();
-    const int edge[] = {1, 63, 64, 65, 200, 1000, 2, 129};
+    const int edge[] = {1, 63, 64, 65, 0, 1000, 200, 129};
     /* b, s_q, h_q, how many of the edge lengths come first, the longest
      * random length, the block table's width (0: wide enough) */
     typedef struct { int b, s_q, h_q, nedge, max, cap; } Case;
@@ -408,9 +410,9 @@ static int mla_decode_test(OpGpuNeed need, const char *why, const char *kernel, 
         {6, 2, 64, 4, 3000, 20},
     };
     /* split requests, parts holding several requests, causal s_q 2, a clamped table,
-     * two and four CTAs of 64 query rows per part */
+     * two and four CTAs of 64 query rows per part, an empty request */
     const Case sim_cases[] = {{4, 1, 16, 4, 300, 0}, {4, 2, 64, 4, 130, 0}, {3, 2, 16, 2, 400, 2},
-                              {3, 1, 128, 3, 300, 0}, {2, 2, 128, 2, 150, 0}};
+                              {3, 1, 128, 3, 300, 0}, {2, 2, 128, 2, 150, 0}, {5, 2, 64, 5, 100, 0}};
     const Case *cases = OP_SIZE(gpu_cases, sim_cases);
     size_t ncases = OP_SIZE(sizeof gpu_cases, sizeof sim_cases) / sizeof(Case);
     for (size_t i = 0; i < ncases; i++) {
