@@ -395,7 +395,10 @@ ScVal bi_leader_smem_addr(El *E, ScArgs *args)
  * still be reading their shared memory, and T.cuda.named_barrier_sync /
  * named_barrier_arrive(bar_no, num_threads): bar.sync / bar.arrive on one of
  * the 16 named barriers of the CTA (the spelling of the reference's
- * T.cuda.warpgroup_sync(bar_no), which is bar.sync bar_no, 128). */
+ * T.cuda.warpgroup_sync(bar_no), which is bar.sync bar_no, 128), and
+ * T.cuda.tcgen05_fence_before_thread_sync / tcgen05_fence_after_thread_sync():
+ * tcgen05.fence::before_thread_sync before a barrier arrival that publishes
+ * tensor-memory work, ::after_thread_sync after the wait that observes it. */
 static const struct {
     const char *name, *ptx, *params;
     bool named_barrier; /* bar_no and num_threads checked where constant */
@@ -405,6 +408,8 @@ static const struct {
     {"T.cuda.tma_store_wait", "ptx.cp.async_.bulk.wait_group.read", "n=", false},
     {"T.cuda.named_barrier_sync", "ptx.bar.sync", "bar_no, num_threads", true},
     {"T.cuda.named_barrier_arrive", "ptx.bar.arrive", "bar_no, num_threads", true},
+    {"T.cuda.tcgen05_fence_before_thread_sync", "ptx.tcgen05.fence__before_thread_sync", "", false},
+    {"T.cuda.tcgen05_fence_after_thread_sync", "ptx.tcgen05.fence__after_thread_sync", "", false},
 };
 
 /* An integer argument; a constant one outside [lo, hi] or not a multiple of `step` is an

@@ -24,7 +24,7 @@ enum { MLA_DK = BENCH_MLA_DK, MLA_DV = BENCH_MLA_DV, MLA_PAGE = 64, MLA_META = 8
 
 /* out: rounding the exact output to bfloat16 alone is about 1.7e-3 and the
  * bfloat16 P of P @ V adds about as much again, 2.0e-3 to 2.3e-3 together
- * (tests/gpu/kernel_mla_decode_sm90.c), where a softmax constant 10% off
+ * (tests/gpu/mla_decode_test.h), where a softmax constant 10% off
  * gives 4e-2; lse is computed in float32 (errors below 1e-6). */
 #define MLA_OUT_TOL 4e-3
 #define MLA_LSE_TOL 1e-3

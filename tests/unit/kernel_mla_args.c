@@ -1,6 +1,7 @@
-/* Launch-argument checks of kernels/mla_decode_sm90.tirx without a GPU
- * (tirx_check_args on host memory): the three kernels accept FlashMLA's
- * shapes, with the batch, the page count and the block table's width taken
+/* Launch-argument checks of the dense MLA decodes without a GPU
+ * (tirx_check_args on host memory), kernels/mla_decode_sm90.tirx and
+ * kernels/mla_decode_sm100.tirx alike (one interface): the three kernels
+ * accept FlashMLA's shapes, with the batch, the page count and the block table's width taken
  * from the tensors, and refuse a mismatched shape or dtype with a message
  * naming the argument. */
 #include <setjmp.h>
@@ -87,27 +88,27 @@ static void expect(tirx_module *m, const char *name, Decode *d, int which, const
         fail_msg("'%s' does not say '%s'", err.message, error);
 }
 
-static tirx_module *compile_kernel(void)
+/* kernels/NAME.tirx for `arch`, S_Q 2, H_Q 64, 132 SMs (PARTS parts). */
+static tirx_module *compile_kernel(const char *name, const char *arch)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/kernels/mla_decode_sm90.tirx", TIRX_SOURCE_DIR);
+    snprintf(path, sizeof path, "%s/kernels/%s.tirx", TIRX_SOURCE_DIR, name);
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
     static char text[1 << 17];
     size_t n = fread(text, 1, sizeof text - 1, f);
     fclose(f);
-    tirx_define d[] = {{"S_Q", "2"}, {"H_Q", "64"}};
-    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    tirx_define d[] = {{"S_Q", "2"}, {"H_Q", "64"}, {"NUM_SMS", "132"}};
+    tirx_options o = {.arch = arch, .no_binary = 1};
     tirx_module *m;
-    assert_int_equal(tirx_compile(text, n, "mla_decode_sm90.tirx", d, 2, &o, &m), TIRX_OK);
+    assert_int_equal(tirx_compile(text, n, path, d, 3, &o, &m), TIRX_OK);
     return m;
 }
 
-static void test_mla_args(void **state)
+static void check_kernel(const char *name, const char *arch)
 {
-    (void)state;
     storage = aligned_alloc(1024, 1024);
-    tirx_module *m = compile_kernel();
+    tirx_module *m = compile_kernel(name, arch);
     Decode d = decode_args();
     expect(m, "mla_decode", &d, 0, NULL);
     expect(m, "mla_combine", &d, 1, NULL);
@@ -142,10 +143,23 @@ static void test_mla_args(void **state)
     free(storage);
 }
 
+static void test_mla_args_sm90(void **state)
+{
+    (void)state;
+    check_kernel("mla_decode_sm90", "sm_90a");
+}
+
+static void test_mla_args_sm100(void **state)
+{
+    (void)state;
+    check_kernel("mla_decode_sm100", "sm_100a");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mla_args),
+        cmocka_unit_test(test_mla_args_sm90),
+        cmocka_unit_test(test_mla_args_sm100),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
