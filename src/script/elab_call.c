@@ -459,6 +459,57 @@ ScVal bi_cuda_ptx_helper(El *E, ScArgs *args)
     return el_call_ptx(E, ptx_helpers[i].ptx, &call);
 }
 
+/* T.cuda.wgmma_wait(n, *accumulators): wgmma.wait_group n (at most the n
+ * latest committed groups still in flight), then every register of each
+ * named accumulator pinned as gemm_async pins its own after its wait (an
+ * empty asm per register: the compiler may not move their reads above the
+ * wait). The accumulators are the register tiles whose MMAs were committed
+ * with `wait=None` and have completed at this point. */
+ScVal bi_cuda_wgmma_wait(El *E, ScArgs *args)
+{
+    ScBound b;
+    if (!el_bind_args(E, args, "n, *accumulators", &b) ||
+        !check_const_arg(E, args->fname, &b.v[0], "the group count", 0, 7, 1))
+        return sv_error();
+    ScArgs call = *args;
+    call.pos = &b.v[0], call.npos = 1, call.nkw = 0;
+    ScVal wait = el_call_ptx(E, "ptx.wgmma.wait_group.sync.aligned", &call);
+    IrExpr *w = wait.kind == SV_ERROR ? NULL : el_prim(E, &wait, "the wait");
+    if (!w)
+        return sv_error();
+    IrStmt *ws = ir_stmt(E->a, IR_S_EVAL, args->span);
+    ws->u.eval = w;
+    el_emit(E, ws);
+    for (int i = 0; i < b.nrest; i++) {
+        const ScVal *t = &b.rest[i];
+        const IrType *ty = t->kind == SV_BUFFER ? t->u.e->u.var.type : NULL;
+        if (!ty || !ty->scope || strcmp(ty->scope, "local")) {
+            el_error(E, TX_E_TYPE, t->span, "%s: an accumulator is a register tile "
+                     "(T.alloc_local), not %s%s", args->fname, ty ? "a buffer of scope " : "",
+                     ty ? (ty->scope ? ty->scope : "global") : sv_kind_name(t));
+            return sv_error();
+        }
+        ScArgs none = {.span = t->span, .fname = "local"};
+        ScVal view = el_view_method(E, t->u.e, "local", &none);
+        if (view.kind != SV_BUFFER)
+            return sv_error();
+        view.u.e->u.var.name = tx_arena_printf(E->a, "%s_regs", t->u.e->u.var.name);
+        const IrBufferType *bt = ir_buf(view.u.e);
+        IrExpr *var = ir_var(E->a, "i", ir_prim_type(E->a, IR_INT32), t->span);
+        IrExpr **reg = TX_NEW_ARRAY(E->a, IrExpr *, 2);
+        reg[1] = var;
+        reg[0] = el_load(E, view.u.e, reg + 1, 1, t->span);
+        IrStmt *pin = ir_stmt(E->a, IR_S_EVAL, t->span);
+        pin->u.eval = el_call_node(E, IR_OP_CUDA_WGMMA_NOOP_BARRIER, IR_VOID, reg, 1, t->span);
+        IrStmt *f = ir_stmt(E->a, IR_S_FOR, t->span);
+        f->u.loop.var = var, f->u.loop.min = ir_int(E->a, IR_INT32, 0, t->span);
+        f->u.loop.extent = bt->shape[0], f->u.loop.kind = IR_FOR_UNROLLED;
+        f->u.loop.body = pin;
+        el_emit(E, f);
+    }
+    return sv_none(args->span);
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 static TxSpan callee_span(const ScArgs *args)

@@ -4,7 +4,8 @@
  * (transA / transB), for bfloat16, float16, tf32 (float32 inputs) and fp8
  * (e4m3, e5m2), several N, M = 64 and 128, and a product
  * split into two calls over halves of K (sub-region descriptors, accum=True),
- * A from the warpgroup's registers (rs), and windows of wider tiles chosen
+ * A from the warpgroup's registers (rs), two accumulators in flight at once
+ * (wait=None, then T.cuda.wgmma_wait one by one), and windows of wider tiles chosen
  * at run time (gemm_window: A's K window ka, B's N window nb, each a whole
  * number of swizzle slabs, the descriptors' bases computed at run time).
  * Fresh random inputs, D poisoned first, against a float64 reference of the
@@ -23,6 +24,7 @@ typedef struct Case {
     int m, n, k, swizzle;
     bool ta, tb, split, rs;
     int win; /* gemm_window over WIN windows (K-major A, N-major B); 0: gemm */
+    bool inflight; /* N's halves in two accumulators, both in flight */
 } Case;
 
 static const char *elem_name(Elem e)
@@ -97,18 +99,19 @@ static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
                        {"DTYPE", elem_name(c->a)}, {"AR", v[4]}, {"AC", v[5]}, {"BR", v[6]},
                        {"BC", v[7]}, {"TA", c->ta ? "True" : "False"},
                        {"TB", c->tb ? "True" : "False"}, {"SPLIT", c->split ? "True" : "False"},
-                       {"RS", c->rs ? "True" : "False"}};
+                       {"RS", c->rs ? "True" : "False"},
+                       {"INFLIGHT", c->inflight ? "True" : "False"}};
     printf("%s x %s, %d x %d x %d, swizzle %d, %s A, %s-major B%s", elem_name(c->a),
            elem_name(c->b), c->m, c->n, c->k, c->swizzle,
            c->rs ? "registers" : c->ta ? "M-major" : "K-major", c->tb ? "N" : "K",
-           c->split ? ", split K" : "");
+           c->split ? ", split K" : c->inflight ? ", two accumulators in flight" : "");
     if (c->win) {
         printf(", K window %d and N window %d of %d", ka, nb, c->win);
         d[5] = (tirx_define){"WIN", v[8]};
     }
     printf(":\n");
     tirx_module *mod = c->win ? op_compile(gpu, "tests/gpu/op_gemm_wgmma_window.tirx", d, 6)
-                              : op_compile(gpu, "tests/gpu/op_gemm_wgmma.tirx", d, 13);
+                              : op_compile(gpu, "tests/gpu/op_gemm_wgmma.tirx", d, 14);
     size_t na = (size_t)ar * acol, nbe = (size_t)br * bcol, nd = (size_t)c->m * c->n;
     uint8_t *a = malloc(na * 4), *b = malloc(nbe * 4);
     double *av = malloc(na * sizeof(double)), *bv = malloc(nbe * sizeof(double));
@@ -166,6 +169,7 @@ int main(void)
         {BF16, BF16, 64, 64, 64, 32, false, true, false},
         {F16, F16, 64, 64, 32, 0, true, true, false},
         {BF16, BF16, 64, 128, 64, 128, false, false, true},
+        {BF16, BF16, 64, 256, 64, 128, .inflight = true},
         {BF16, BF16, 128, 64, 128, 128, true, true, true},
         {TF32, TF32, 64, 64, 32, 128, false, false, false},
         {TF32, TF32, 64, 24, 16, 64, false, false, false},

@@ -385,19 +385,24 @@ static int line_of(const char *text, const char *needle)
 }
 
 /* The file (under the source tree) with the first `old` replaced by `new_`. */
+/* text with its first `old` replaced by new_ (text is freed). */
+static char *replaced(char *text, const char *old, const char *new_)
+{
+    char *at = strstr(text, old);
+    assert_non_null(at);
+    size_t n = strlen(text) - strlen(old) + strlen(new_) + 1;
+    char *mod = malloc(n);
+    snprintf(mod, n, "%.*s%s%s", (int)(at - text), text, new_, at + strlen(old));
+    free(text);
+    return mod;
+}
+
 static char *substituted(const char *file, const char *old, const char *new_)
 {
     char path[512];
     snprintf(path, sizeof path, TIRX_SOURCE_DIR "/%s", file);
     size_t len;
-    char *text = read_file(path, &len);
-    char *at = strstr(text, old);
-    assert_non_null(at);
-    size_t n = len - strlen(old) + strlen(new_) + 1;
-    char *mod = malloc(n);
-    snprintf(mod, n, "%.*s%s%s", (int)(at - text), text, new_, at + strlen(old));
-    free(text);
-    return mod;
+    return replaced(read_file(path, &len), old, new_);
 }
 
 /* Simulates `fn` of `text` (named `name`) on ts and expects an error at the
@@ -509,6 +514,31 @@ static void test_wgmma_before_wait_group(void **state)
     const char *acc[] = {"read of an accumulator register of the wgmma",
                          "before the wgmma.wait_group that completes it", "(thread (0,0,0) of CTA"};
     wgmma_planted("", "        D[tx // 32 * 16", acc, 2);
+}
+
+/* Two accumulators in flight (tests/gpu/op_gemm_wgmma.tirx, INFLIGHT):
+ * T.cuda.wgmma_wait(1, hi) leaves the newest group, hi's, in flight, so
+ * reading hi after it is reading registers the MMA still writes. */
+static void test_wgmma_wait_wrong_group(void **state)
+{
+    (void)state;
+    char *text = substituted("tests/gpu/op_gemm_wgmma.tirx", "INFLIGHT = False\n",
+                             "INFLIGHT = True\n");
+    text = replaced(text, "N = 128\n", "N = 256\n");
+    text = replaced(text, "BR = 128\n", "BR = 256\n");
+    text = replaced(text, "        T.cuda.wgmma_wait(1, lo)\n        Tx.wg.copy(D[:, 0:N // 2], lo)\n",
+                    "        T.cuda.wgmma_wait(1, hi)\n        Tx.wg.copy(D[:, N // 2:N], hi)\n");
+    unsigned seed = 8;
+    uint16_t *a = random_halves(64 * 64, &seed), *b = random_halves(256 * 64, &seed);
+    float *d = random_floats(64 * 256, &seed);
+    Tensor A = tensor(a, 2, 64, 64, kDLBfloat, 16), B = tensor(b, 2, 256, 64, kDLBfloat, 16);
+    Tensor D = tensor(d, 2, 64, 256, kDLFloat, 32);
+    Tensor *ts[] = {&A, &B, &D};
+    const char *frags[] = {"read of an accumulator register of the wgmma",
+                           "before the wgmma.wait_group that completes it"};
+    expect_planted(text, "op_gemm_wgmma.tirx", "gemm", ts, 3,
+                   "        Tx.wg.copy(D[:, N // 2:N], hi)", "Tx.wg.gemm_async(hi", frags, 2);
+    free(a), free(b), free(d), free(text);
 }
 
 /* A write to shared memory another thread read with nothing ordering the
@@ -1120,6 +1150,7 @@ int main(void)
         cmocka_unit_test(test_tma_store_source_rewritten),
         cmocka_unit_test(test_cp_async_without_wait),
         cmocka_unit_test(test_wgmma_before_wait_group),
+        cmocka_unit_test(test_wgmma_wait_wrong_group),
         cmocka_unit_test(test_ordering_races),
         cmocka_unit_test(test_gather4_fp8),
     };

@@ -35,8 +35,10 @@
  * commit_group and wait_group(wait) and the registers pinned again.
  * Config: fence=False leaves out wgmma.fence, commit=False the commit and
  * the wait, wait=N keeps N groups in flight (a pipeline that overlaps MMAs
- * with the next stage's loads; with A in shared memory only, since packed
- * registers must outlive the MMAs that read them). */
+ * with the next stage's loads), wait=None commits without waiting or
+ * pinning (T.cuda.wgmma_wait waits later and pins the accumulators it
+ * names); the last two with A in shared memory only, since packed registers
+ * must outlive the MMAs that read them. */
 #include <string.h>
 
 #include "../partition.h"
@@ -60,7 +62,7 @@ typedef struct Wgmma {
     OpRegion a_frag;      /* its region */
     int64_t *a_reg;       /* [mi][ki][i]: the register of A's fragment element i */
     bool fence, commit;
-    int64_t wait;
+    int64_t wait;         /* -1: commit without waiting */
 } Wgmma;
 
 /* ---------------------------------------------------------------- the accumulator */
@@ -200,8 +202,10 @@ static const char *read_flags(OpCtx *c, Wgmma *g)
         return op_reason(c, "fence= must be a constant");
     if ((e = op_config(c, "commit")) && !op_flag(e, &g->commit))
         return op_reason(c, "commit= must be a constant");
-    if ((e = op_config(c, "wait")) && (!op_const(e, &g->wait) || g->wait < 0 || g->wait > 7))
-        return op_reason(c, "wait= must be a constant from 0 to 7");
+    if ((e = op_config(c, "wait")) && e->kind == IR_E_NONE)
+        g->wait = -1;
+    else if (e && (!op_const(e, &g->wait) || g->wait < 0 || g->wait > 7))
+        return op_reason(c, "wait= must be a constant from 0 to 7, or None");
     return NULL;
 }
 
@@ -395,8 +399,9 @@ IrStmt *op_wgmma_lower(OpCtx *c)
         for (int64_t mi = 0; mi < g.m / WG_M; mi++)
             for (int64_t nj = 0; nj < g.n / g.n_inst; nj++)
                 emit_mma(c, &s, &g, &l, da, db, mi, nj, k0, form);
-    if (g.commit) {
+    if (g.commit)
         op_eval(c, &s, op_ptx(c, "wgmma.commit_group.sync.aligned", NULL, 0));
+    if (g.commit && g.wait >= 0) {
         IrExpr *w = op_i32(c, g.wait);
         op_eval(c, &s, op_ptx(c, "wgmma.wait_group.sync.aligned", &w, 1));
         pin_registers(c, &s, &g, &l);
