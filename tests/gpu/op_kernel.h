@@ -58,9 +58,16 @@ static inline tirx_module *op_compile(tirx_device *gpu, const char *rel, const t
                                       size_t ndefs)
 {
     char *text = op_read_source(rel);
+    /* its imports: the file's directory in the source tree (`rel` names it
+     * relative to the tree, not to the working directory) */
+    char dir[4096];
+    const char *slash = strrchr(rel, '/');
+    snprintf(dir, sizeof dir, "%s/%.*s", TIRX_SOURCE_DIR, slash ? (int)(slash - rel) : 0, rel);
+    const char *dirs[] = {dir};
     /* no_cache: a test compiles for real (and a cached module cannot be simulated) */
     tirx_options o = {.arch = OP_SIM ? op_sim_arch : tirx_device_arch(gpu), .lineinfo = 1,
-                      .no_binary = OP_SIM, .no_cache = 1};
+                      .no_binary = OP_SIM, .no_cache = 1, .import_dirs = dirs,
+                      .n_import_dirs = 1};
     tirx_module *m;
     tirx_status st = tirx_compile(text, strlen(text), rel, defs, ndefs, &o, &m);
     free(text);
