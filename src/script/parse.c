@@ -411,6 +411,13 @@ static void check_defines(El *E)
         if (E->define_used[i] || !E->defines[i].name)
             continue;
         const char *nm = E->defines[i].name;
+        const ScBinding *b = el_scope_find(E->global, nm);
+        if (b && b->kind == BIND_CONST) { /* bound, but not by elab_constant: imported */
+            tx_error(E->d, TX_E_DEFINE, (TxSpan){0},
+                     "-D %s: '%s' is imported; -D overrides only the constants the compiled "
+                     "file declares", nm, nm);
+            continue;
+        }
         tx_error(E->d, TX_E_DEFINE, (TxSpan){0},
                  "-D %s: the source declares no module-level constant '%s'%s",
                  nm, nm, el_suggest(E, nm, names, n));
