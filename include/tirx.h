@@ -160,7 +160,8 @@ struct tirx_options {
      * it they generate nothing */
     int trace;
     /* Directories searched, in order, for the .tirx files a script imports,
-     * after the importing file's own directory (tirx_parse_with) */
+     * after the importing file's own directory (tirx_parse_with); none may be
+     * NULL (TIRX_ERR_USAGE) */
     const char *const *import_dirs;
     size_t n_import_dirs;
 };

@@ -44,7 +44,7 @@ tirx_status tirx_parse_with(const char *text, size_t len, const char *filename,
     if (!out)
         return TIRX_ERR_USAGE;
     *out = NULL;
-    if ((!text && len) || (ndefines && !defines) || (o && o->n_import_dirs && !o->import_dirs))
+    if ((!text && len) || (ndefines && !defines) || !api_import_dirs_ok(o))
         return TIRX_ERR_USAGE;
     _Static_assert(sizeof(ScDefine) == sizeof(tirx_define), "define layouts agree");
     ParseCall c = {text ? text : "", filename ? filename : "<input>", len, ndefines,

@@ -412,7 +412,7 @@ tirx_status tirx_compile(const char *text, size_t len, const char *filename,
     if (!out)
         return TIRX_ERR_USAGE;
     *out = NULL;
-    if ((!text && len) || (ndefines && !defines) || (o && o->n_import_dirs && !o->import_dirs))
+    if ((!text && len) || (ndefines && !defines) || !api_import_dirs_ok(o))
         return TIRX_ERR_USAGE;
     tirx_module *m = calloc(1, sizeof *m);
     if (!m || !(m->compiled = calloc(1, sizeof *m->compiled))) {

@@ -394,6 +394,11 @@ static void test_import_search(void **state)
         TIRX_ERR_INPUT);
     assert_first_diag(m, "E0305", "no module named 'lib' (searched /nonexistent/lib.tirx)");
     tirx_module_free(m);
+    const char *holes[] = {dir, NULL};
+    o.import_dirs = holes, o.n_import_dirs = 2;
+    assert_int_equal(tirx_parse_with(importer, 1, "<string>", NULL, 0, &o, &m), TIRX_ERR_USAGE);
+    o.arch = "sm_90a";
+    assert_int_equal(tirx_compile(importer, 1, "<string>", NULL, 0, &o, &m), TIRX_ERR_USAGE);
     o.import_dirs = NULL;
     assert_int_equal(tirx_parse_with(importer, 1, "<string>", NULL, 0, &o, &m), TIRX_ERR_USAGE);
     char cmd[128];
