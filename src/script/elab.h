@@ -228,7 +228,7 @@ typedef struct ScImportSite {
 typedef struct ScImports {
     const char *const *dirs; /* searched after the importing file's directory */
     size_t ndirs;
-    ScImportFile *files;
+    ScImportFile **files; /* each allocated once: loading one may add others */
     int nfiles, capfiles;
 } ScImports;
 

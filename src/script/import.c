@@ -126,8 +126,8 @@ static void find_module(El *E, const Ast *s, Found *f)
 static ScImportFile *file_of(El *E, const char *id)
 {
     for (int i = 0; i < E->imports->nfiles; i++)
-        if (!strcmp(E->imports->files[i].id, id))
-            return &E->imports->files[i];
+        if (!strcmp(E->imports->files[i]->id, id))
+            return E->imports->files[i];
     return NULL;
 }
 
@@ -136,7 +136,7 @@ static ScImportFile *add_file(El *E, const char *id, const TxSource *src)
     ScImports *im = E->imports;
     if (im->nfiles == im->capfiles) {
         im->capfiles = im->capfiles ? im->capfiles * 2 : 4;
-        ScImportFile *fs = TX_NEW_ARRAY(E->a, ScImportFile, im->capfiles);
+        ScImportFile **fs = TX_NEW_ARRAY(E->a, ScImportFile *, im->capfiles);
         el_copy(fs, im->files, sizeof(*fs) * (size_t)im->nfiles);
         im->files = fs;
     }
@@ -145,8 +145,9 @@ static ScImportFile *add_file(El *E, const char *id, const TxSource *src)
     el_copy(srcs, m->imports, sizeof(*srcs) * (size_t)m->nimports);
     srcs[m->nimports++] = src;
     m->imports = srcs;
-    im->files[im->nfiles] = (ScImportFile){.id = id, .src = src};
-    return &im->files[im->nfiles++];
+    ScImportFile *file = TX_NEW(E->a, ScImportFile);
+    file->id = id, file->src = src;
+    return im->files[im->nfiles++] = file;
 }
 
 /* "a -> b -> a": the imports from the file `id` to the one closing the cycle. */
