@@ -32,6 +32,7 @@ typedef enum tirx_status {
 } tirx_status;
 
 typedef struct tirx_module tirx_module;
+typedef struct tirx_options tirx_options; /* below, with tirx_lower */
 
 /* A compile-time constant override: `-D NAME=VALUE`. VALUE is a Python
  * literal (int, float, bool, string) or a dtype name. */
@@ -73,6 +74,14 @@ TIRX_API const char *tirx_version(void);
  * TIRX_ERR_NOMEM (or NULL where it returns a string). */
 TIRX_API tirx_status tirx_parse(const char *text, size_t len, const char *filename,
                                 const tirx_define *defines, size_t ndefines, tirx_module **out);
+/* tirx_parse with the import directories of o (o->import_dirs; the other
+ * options are for lowering and compiling); o may be NULL. A script's imports
+ * of .tirx files (`from NAME import ...`) are searched in the directory of
+ * `filename` (none when the name is in angle brackets: "<stdin>"), then in
+ * the import directories (docs/language.md, "Imports"). */
+TIRX_API tirx_status tirx_parse_with(const char *text, size_t len, const char *filename,
+                                     const tirx_define *defines, size_t ndefines,
+                                     const tirx_options *o, tirx_module **out);
 
 /* Check well-formedness (use before definition, dtypes, thread extents, ...).
  * Adds diagnostics to the module. Returns TIRX_OK or TIRX_ERR_INPUT. */
@@ -125,7 +134,7 @@ TIRX_API tirx_status tirx_layout_describe(const char *layout, const long long *s
 
 /* Options of tirx_lower and tirx_compile. Zero-initialise; every field is
  * optional unless said otherwise. */
-typedef struct tirx_options {
+struct tirx_options {
     const char *arch;        /* "sm_80", "sm_90a", "sm_100a"; tirx_compile needs it */
     int fast_math;           /* --use_fast_math (off by default) */
     int lineinfo;            /* -lineinfo: profilers and compute-sanitizer see .tirx lines */
@@ -150,7 +159,12 @@ typedef struct tirx_options {
     /* T.cuda.iket calls record per-warp events (tirx_function_trace); without
      * it they generate nothing */
     int trace;
-} tirx_options;
+    /* Directories searched, in order, for the .tirx files a script imports,
+     * after the importing file's own directory (tirx_parse_with); none may be
+     * NULL (TIRX_ERR_USAGE) */
+    const char *const *import_dirs;
+    size_t n_import_dirs;
+};
 
 /* The input size limit unless raised (64 MiB). Whatever the limit, no input
  * of 4 GiB or more is taken. */
@@ -166,9 +180,11 @@ TIRX_API tirx_status tirx_lower(tirx_module *m, const char *passes, const tirx_o
 
 /* Compiles `len` bytes of TIRx script through the whole pipeline, CUDA code
  * generation and NVRTC (or nvcc) to a cubin for o->arch (required;
- * tirx_device_arch gives a GPU's). The on-disk cache is consulted before anything is parsed: its key
- * hashes the text, the file name, the defines, the options, the arch, the
- * toolkit and the tirx build. Always sets *out (free it with
+ * tirx_device_arch gives a GPU's). The text is parsed (its imports found in
+ * o->import_dirs as tirx_parse_with says), then the on-disk cache is
+ * consulted before anything is lowered: its key hashes the text, the file
+ * name, the names and contents of the files it imports, the defines, the
+ * options, the arch, the toolkit and the tirx build. Always sets *out (free it with
  * tirx_module_free), but to NULL on TIRX_ERR_NOMEM; it carries the
  * diagnostics when compiling failed.
  * Returns TIRX_OK, TIRX_ERR_INPUT (see the diagnostics; a CUDA compile error

@@ -115,3 +115,29 @@ def test_nvrtc_options() -> None:
         os.environ.pop("TIRX_NVRTC_EXTRA_OPTS", None)
         if saved is not None:
             os.environ["TIRX_NVRTC_EXTRA_OPTS"] = saved
+
+
+def test_imports_resolve_against_the_path_and_import_dirs() -> None:
+    lib = ("N = 64\n\n"
+           "@T.macro\n"
+           "def fill(A, v):\n"
+           "    for i in range(N):\n"
+           "        A[i] = v\n")
+    main = ("from lib import N, fill\n\n"
+            "@T.prim_func\n"
+            "def f(A: T.Buffer((N,), \"float32\")):\n"
+            "    fill(A, T.float32(1.0))\n")
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "lib.tirx"), "w") as f:
+            f.write(lib)
+        path = os.path.join(d, "main.tirx")
+        with open(path, "w") as f:
+            f.write(main)
+        printed = tirx.print(path)
+        assert "T.Buffer((64,)" in printed and "for i in range(64)" in printed
+        with pytest.raises(tirx.CompileError, match="no module named 'lib'"):
+            tirx.print(main)
+        assert tirx.print(main, import_dirs=[d]) == printed
+        assert tirx.check(main, filename=path) == []
+        m = tirx.compile(main, target="sm_80", no_binary=True, import_dirs=[d])
+        assert m.functions == ["f"]

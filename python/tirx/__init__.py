@@ -386,7 +386,18 @@ class Module:
 
 
 _OPTIONS = {"fast_math", "lineinfo", "use_nvcc", "nvcc", "verify_each", "cache_dir",
-            "no_cache", "no_binary", "nvrtc_options", "filename", "max_input_size"}
+            "no_cache", "no_binary", "nvrtc_options", "filename", "max_input_size",
+            "import_dirs"}
+
+ImportDirs = Optional[Sequence[Union[str, "os.PathLike[str]"]]]
+
+
+def _set_import_dirs(o: Any, dirs: ImportDirs) -> Any:
+    """Points o at the import directories; returns the array, which must outlive the call."""
+    paths = [os.fspath(d).encode() for d in dirs or ()]
+    array = (ctypes.c_char_p * max(len(paths), 1))(*paths)
+    o.import_dirs, o.n_import_dirs = array, len(paths)
+    return array
 
 
 def compile(source: Source, target: Optional[str] = None, defines: Defines = None,
@@ -398,8 +409,9 @@ def compile(source: Source, target: Optional[str] = None, defines: Defines = Non
     pairs). Options: ``fast_math``, ``lineinfo``, ``use_nvcc`` and ``nvcc`` (a path),
     ``verify_each``, ``cache_dir``, ``no_cache``, ``no_binary`` (stop after generating CUDA:
     no toolkit needed), ``nvrtc_options`` (a list of NVRTC options, after tirx's own and
-    $TIRX_NVRTC_EXTRA_OPTS), ``filename`` (the name diagnostics use), ``max_input_size``
-    (refuse a longer text, in bytes; default 64 MiB).
+    $TIRX_NVRTC_EXTRA_OPTS), ``filename`` (the name diagnostics use; imports of .tirx files
+    are searched in its directory), ``import_dirs`` (directories searched next, in order),
+    ``max_input_size`` (refuse a longer text, in bytes; default 64 MiB).
     Raises CompileError (with the diagnostics) or CudaUnavailable.
     """
     unknown = sorted(set(options) - _OPTIONS)
@@ -421,6 +433,7 @@ def compile(source: Source, target: Optional[str] = None, defines: Defines = Non
     nvrtc = (ctypes.c_char_p * max(len(extra), 1))(*extra)
     o.nvrtc_options, o.n_nvrtc_options = nvrtc, len(extra)
     o.max_input_size = int(options.get("max_input_size") or 0)
+    dirs = _set_import_dirs(o, options.get("import_dirs"))
     handle = ctypes.c_void_p()
     st = _capi.lib.tirx_compile(text, len(text), name.encode(), defs, ndefs, ctypes.byref(o),
                                 ctypes.byref(handle))
@@ -435,12 +448,16 @@ def compile(source: Source, target: Optional[str] = None, defines: Defines = Non
 # ---------------------------------------------------------------- print, check, layout
 
 
-def _parsed(source: Source, defines: Defines, filename: Optional[str]) -> int:
+def _parsed(source: Source, defines: Defines, filename: Optional[str],
+            import_dirs: ImportDirs) -> int:
     """A parsed and verified module handle; CompileError (and nothing leaked) otherwise."""
     text, name = _read_source(source, filename)
     defs, ndefs = _defines(defines)
+    o = _capi.Options()
+    dirs = _set_import_dirs(o, import_dirs)
     handle = ctypes.c_void_p()
-    st = _capi.lib.tirx_parse(text, len(text), name.encode(), defs, ndefs, ctypes.byref(handle))
+    st = _capi.lib.tirx_parse_with(text, len(text), name.encode(), defs, ndefs, ctypes.byref(o),
+                                   ctypes.byref(handle))
     if st == _capi.OK:
         st = _capi.lib.tirx_verify(handle)
     if st != _capi.OK:
@@ -451,20 +468,22 @@ def _parsed(source: Source, defines: Defines, filename: Optional[str]) -> int:
     return handle.value or 0
 
 
-def check(source: Source, defines: Defines = None, filename: Optional[str] = None
-          ) -> List[Diagnostic]:
+def check(source: Source, defines: Defines = None, filename: Optional[str] = None,
+          import_dirs: ImportDirs = None) -> List[Diagnostic]:
     """Parses and verifies TIRx script, as ``tirx check``; returns its warnings, raises
-    CompileError on an error."""
-    handle = _parsed(source, defines, filename)
+    CompileError on an error. ``import_dirs``: as compile's."""
+    handle = _parsed(source, defines, filename, import_dirs)
     try:
         return [d for d in _diagnostics(handle) if d.severity == "warning"]
     finally:
         _capi.lib.tirx_module_free(handle)
 
 
-def print(source: Source, defines: Defines = None, filename: Optional[str] = None) -> str:
-    """The canonical form of TIRx script, as ``tirx print`` writes it."""
-    handle = _parsed(source, defines, filename)
+def print(source: Source, defines: Defines = None, filename: Optional[str] = None,
+          import_dirs: ImportDirs = None) -> str:
+    """The canonical form of TIRx script, as ``tirx print`` writes it. ``import_dirs``: as
+    compile's."""
+    handle = _parsed(source, defines, filename, import_dirs)
     try:
         return _capi.take_string(_capi.lib.tirx_print(handle)) or ""
     finally:

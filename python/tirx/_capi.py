@@ -70,6 +70,9 @@ class Options(ctypes.Structure):
         ("nvrtc_options", ctypes.POINTER(ctypes.c_char_p)),
         ("n_nvrtc_options", ctypes.c_size_t),
         ("max_input_size", ctypes.c_size_t),
+        ("trace", ctypes.c_int),
+        ("import_dirs", ctypes.POINTER(ctypes.c_char_p)),
+        ("n_import_dirs", ctypes.c_size_t),
     ]
 
 
@@ -133,6 +136,9 @@ _SIGNATURES: List[Any] = [
     ("tirx_version", _S, []),
     ("tirx_parse", ctypes.c_int,
      [_S, ctypes.c_size_t, _S, ctypes.POINTER(Define), ctypes.c_size_t, ctypes.POINTER(_P)]),
+    ("tirx_parse_with", ctypes.c_int,
+     [_S, ctypes.c_size_t, _S, ctypes.POINTER(Define), ctypes.c_size_t, ctypes.POINTER(Options),
+      ctypes.POINTER(_P)]),
     ("tirx_verify", ctypes.c_int, [_P]),
     ("tirx_print", _P, [_P]),
     ("tirx_diag_count", ctypes.c_size_t, [_P]),

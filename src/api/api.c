@@ -20,26 +20,35 @@ typedef struct ParseCall {
     const char *text, *filename;
     size_t len, ndefines;
     const ScDefine *defines;
+    const tirx_options *o;
     IrModule *ir;
 } ParseCall;
 
 static void parse_call(void *arg)
 {
     ParseCall *c = arg;
-    c->ir = sc_parse(c->text, c->len, c->filename, c->defines, c->ndefines);
+    c->ir = sc_parse_imports(c->text, c->len, c->filename, c->defines, c->ndefines,
+                             c->o ? c->o->import_dirs : NULL, c->o ? c->o->n_import_dirs : 0);
 }
 
 tirx_status tirx_parse(const char *text, size_t len, const char *filename,
                        const tirx_define *defines, size_t ndefines, tirx_module **out)
 {
+    return tirx_parse_with(text, len, filename, defines, ndefines, NULL, out);
+}
+
+tirx_status tirx_parse_with(const char *text, size_t len, const char *filename,
+                            const tirx_define *defines, size_t ndefines, const tirx_options *o,
+                            tirx_module **out)
+{
     if (!out)
         return TIRX_ERR_USAGE;
     *out = NULL;
-    if ((!text && len) || (ndefines && !defines))
+    if ((!text && len) || (ndefines && !defines) || !api_import_dirs_ok(o))
         return TIRX_ERR_USAGE;
     _Static_assert(sizeof(ScDefine) == sizeof(tirx_define), "define layouts agree");
     ParseCall c = {text ? text : "", filename ? filename : "<input>", len, ndefines,
-                   (const ScDefine *)defines, NULL};
+                   (const ScDefine *)defines, o, NULL};
     tirx_module *m = calloc(1, sizeof *m);
     if (!m || !tx_guarded(parse_call, &c)) {
         free(m);

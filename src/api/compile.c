@@ -1,5 +1,6 @@
 /* tirx_compile: text -> passes -> CUDA -> cubin, behind a cache checked
- * before parsing. A cache entry keeps the cubin, the CUDA source, the
+ * after parsing (the key hashes the files the text imports, which only the
+ * parse finds), before lowering. A cache entry keeps the cubin, the CUDA source, the
  * compiler's log (ptxas -v: the kernels' resource usage), the PTX when asked
  * for, and the host part of the lowered module printed as TIRx script: the
  * host functions and the kernels' signatures and launch attributes, which is
@@ -187,6 +188,11 @@ static tirx_status make_key(Job *j)
     rt_key_add_str(&k, "tirx.arch", j->rt.arch);
     rt_key_add_str(&k, "tirx.filename", j->filename);
     rt_key_add(&k, "tirx.text", j->text, j->len);
+    const IrModule *ir = j->m->ir;
+    for (int i = 0; i < ir->nimports; i++) {
+        rt_key_add_str(&k, "tirx.import.name", ir->imports[i]->name);
+        rt_key_add(&k, "tirx.import.text", ir->imports[i]->text, ir->imports[i]->len);
+    }
     for (size_t i = 0; i < j->ndefines; i++) {
         rt_key_add_str(&k, "tirx.define.name", j->defines[i].name);
         rt_key_add_str(&k, "tirx.define.value", j->defines[i].value);
@@ -370,7 +376,11 @@ static tirx_status compile(Job *j)
     tirx_status st;
     if (!o->use_nvcc && (st = collect_extra(j)) != TIRX_OK)
         return st;
-    j->use_cache = !o->no_binary && !o->no_cache;
+    ir_module_free(j->m->ir);
+    j->m->ir = NULL; /* until parsed: memory may run out inside sc_parse */
+    j->m->ir = sc_parse_imports(j->text, j->len, j->filename, (const ScDefine *)j->defines,
+                                j->ndefines, o->import_dirs, o->n_import_dirs);
+    j->use_cache = !o->no_binary && !o->no_cache && !j->m->ir->diags.nerrors;
     if (j->use_cache) {
         if ((st = make_key(j)) != TIRX_OK)
             return st;
@@ -379,9 +389,6 @@ static tirx_status compile(Job *j)
         if (j->use_cache && from_cache(j))
             return finish(j->m) ? TIRX_OK : TIRX_ERR_INTERNAL;
     }
-    ir_module_free(j->m->ir);
-    j->m->ir = NULL; /* until parsed: memory may run out inside sc_parse */
-    j->m->ir = sc_parse(j->text, j->len, j->filename, (const ScDefine *)j->defines, j->ndefines);
     if ((st = generate(j, sm)) != TIRX_OK)
         return st;
     if (!o->no_binary && (st = build_binary(j)) != TIRX_OK)
@@ -405,7 +412,7 @@ tirx_status tirx_compile(const char *text, size_t len, const char *filename,
     if (!out)
         return TIRX_ERR_USAGE;
     *out = NULL;
-    if ((!text && len) || (ndefines && !defines))
+    if ((!text && len) || (ndefines && !defines) || !api_import_dirs_ok(o))
         return TIRX_ERR_USAGE;
     tirx_module *m = calloc(1, sizeof *m);
     if (!m || !(m->compiled = calloc(1, sizeof *m->compiled))) {

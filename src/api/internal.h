@@ -46,6 +46,14 @@ static inline RtDevice *api_device_rt(const tirx_device *d) { return d->rt; }
 tirx_status api_rt_done(RtStatus s, const RtError *rerr, tirx_error *err);
 
 static inline IrModule *api_module_ir(const tirx_module *m) { return m->ir; }
+/* options.import_dirs: NULL options, or n_import_dirs directories none of which is NULL. */
+static inline bool api_import_dirs_ok(const tirx_options *o)
+{
+    for (size_t i = 0; o && i < o->n_import_dirs; i++)
+        if (!o->import_dirs || !o->import_dirs[i])
+            return false;
+    return true;
+}
 
 /* The passes over a module (tirx_lower without the handle). */
 tirx_status api_lower(IrModule *ir, const char *passes, const tirx_options *o);

@@ -354,6 +354,8 @@ typedef struct IrModule {
     TxArena arena;    /* owns every node, string and the source */
     TxDiags diags;
     const TxSource *source;
+    const TxSource **imports; /* the .tirx files the source imported, as loaded */
+    int nimports;
     bool is_ir_module; /* written as `@I.ir_module class Name:` */
     const char *class_name;
     int nfuncs, nattrs, nglobal_infos;

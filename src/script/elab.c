@@ -16,7 +16,8 @@ static void add_macro_notes(El *E)
 {
     for (int i = E->nmacro - 1; i >= 0; i--) {
         int line, col;
-        tx_source_linecol(E->src, E->macro_stack[i].call_span.begin, &line, &col);
+        tx_source_linecol(E->macro_stack[i].call_span.src, E->macro_stack[i].call_span.begin,
+                          &line, &col);
         tx_note(E->d, E->macro_stack[i].call_span, "in expansion of macro '%s' called at %d:%d",
                 E->macro_stack[i].def->name, line, col);
     }
@@ -31,6 +32,7 @@ void el_error(El *E, TxCode code, TxSpan sp, const char *fmt, ...)
     va_end(ap);
     tx_error(E->d, code, sp, "%s", msg);
     add_macro_notes(E);
+    el_import_notes(E);
 }
 
 void el_note(El *E, TxSpan sp, const char *fmt, ...)
@@ -401,7 +403,7 @@ static bool check_assignable(El *E, const char *name, TxSpan nsp, const ScVal *v
 static bool check_new_name(El *E, const char *name, TxSpan nsp)
 {
     uint32_t h = name_hash(name);
-    for (ScScope *s = E->scope; s && s != E->global; s = s->parent) {
+    for (ScScope *s = E->scope; s && !s->module; s = s->parent) {
         ScBinding *b = scope_find(s, name, h);
         if (b && b->val.kind != SV_ERROR) {
             el_error(E, TX_E_REDEFINITION, nsp, "redefinition of '%s'", name);
@@ -964,7 +966,7 @@ static bool macro_budget(El *E)
              outer->def->name, SC_MAX_MACRO_STMTS);
     if (inner != outer) {
         int line, col;
-        tx_source_linecol(E->src, inner->call_span.begin, &line, &col);
+        tx_source_linecol(inner->call_span.src, inner->call_span.begin, &line, &col);
         tx_note(E->d, inner->call_span, "the limit was reached in macro '%s' called at %d:%d",
                 inner->def->name, line, col);
     }
@@ -1001,7 +1003,13 @@ static void elab_stmt(El *E, const Ast *s)
     case A_S_BREAK: case A_S_CONTINUE:
         el_emit(E, ir_stmt(E->a, s->kind == A_S_BREAK ? IR_S_BREAK : IR_S_CONTINUE, s->span));
         break;
-    case A_S_IMPORT: el_import(E, s); break;
+    case A_S_IMPORT:
+        if (el_is_file_import(s))
+            el_error(E, TX_E_IMPORT, s->name_span,
+                     "a .tirx file is imported at module level, not inside a function");
+        else
+            el_import(E, s);
+        break;
     case A_S_PASS: break;
     case A_S_DEF: case A_S_CLASS:
         el_error(E, TX_E_UNSUPPORTED_SYNTAX, s->span,

@@ -39,7 +39,7 @@ typedef enum {
     SV_ONAXIS,  /* u.onaxis: `value @ Axis.name` */
     SV_AXIS,    /* u.path: an axis name */
     SV_FUNC,    /* u.def: a function of the module (callable as Module.f) */
-    SV_MACRO,   /* u.def: a @T.macro */
+    SV_MACRO,   /* u.macro: a @T.macro */
     SV_LAMBDA,  /* u.lambda: a lambda, elaborated by its use (el_lambda) */
     SV_SLICE,   /* u.slice: only inside a subscript */
     SV_LOOP,    /* u.loop: range(...), T.serial(...), T.grid(...) */
@@ -102,6 +102,10 @@ struct ScVal {
             const char *axis;
         } onaxis;
         Ast *def;
+        struct {
+            Ast *def;
+            struct ScScope *home; /* the module scope of its file: its free names */
+        } macro;
         struct {
             ScVal *lo, *hi, *step; /* NULL when omitted */
         } slice;
@@ -171,6 +175,7 @@ struct ScBinding {
 typedef struct ScScope ScScope;
 struct ScScope {
     ScScope *parent;
+    bool module; /* the module-level names of a file (no parent) */
     ScBinding *head;
     /* Past SC_SCOPE_INDEX_MIN bindings, an open-addressing index of them by
      * hash (capacity a power of two, at most half full), so a function or a
@@ -202,6 +207,30 @@ typedef struct ScMacroCall {
     const Ast *def;
     TxSpan call_span;
 } ScMacroCall;
+
+/* A .tirx file loaded by an import (import.c), once per module compiled. */
+typedef struct ScImportFile {
+    const char *id;        /* its real path: the same file under two names is one */
+    const TxSource *src;
+    ScScope *global;       /* its module-level names */
+    bool loading;          /* being elaborated: importing it again closes a cycle */
+    bool failed;           /* it had errors (reported): what it exports is not bound */
+} ScImportFile;
+
+/* The import statements that are loading the file being elaborated, innermost first. */
+typedef struct ScImportSite {
+    const struct ScImportSite *parent;
+    TxSpan span;           /* the module name in the import statement */
+    const char *module;    /* as written, without leading dots */
+    const char *file_id;   /* the file it loads */
+} ScImportSite;
+
+typedef struct ScImports {
+    const char *const *dirs; /* searched after the importing file's directory */
+    size_t ndirs;
+    ScImportFile **files; /* each allocated once: loading one may add others */
+    int nfiles, capfiles;
+} ScImports;
 
 typedef struct ScThreadTag {
     const IrExpr *var;
@@ -259,6 +288,9 @@ typedef struct El {
     const ScDefine *defines;
     size_t ndefines;
     bool *define_used;
+    /* imports of .tirx files (import.c) */
+    ScImports *imports;
+    const ScImportSite *site; /* NULL in the file being compiled */
 } El;
 
 /* ---- elab.c: scopes, statements, module ---- */
@@ -287,6 +319,10 @@ IrStmt *el_block_end(El *E, ScStmtList outer, TxSpan sp);
 IrStmt *el_loop_nest(El *E, const ScLoop *L, IrExpr **vars, IrStmt *body, TxSpan sp);
 
 /* ---- parse.c: functions and the module ---- */
+/* The module-level statements of a file: imports, constants, asserts, macros
+ * and (in the file being compiled, E->site NULL) functions. False when a
+ * module-level assert fails: the rest of the file is not elaborated. */
+bool el_module_level(El *E, AstList top);
 /* The dtype of a scalar parameter named 'name' of the current signature. */
 bool el_sig_scalar_dtype(El *E, const char *name, IrDType *out);
 
@@ -455,6 +491,16 @@ ScVal el_layout_method(El *E, ScVal layout, const char *name, ScArgs *args);
 /* `from tvm.tirx.layout import ...`: binds the layout module's names (axes,
  * S, R, TileLayout, ..., the factories); other modules and names are ignored. */
 void el_import(El *E, const Ast *s);
+
+/* ---- import.c: imports of .tirx files ---- */
+/* Whether `from NAME import ...` names a .tirx file: any module but tvm's,
+ * typing and __future__ (whose imports el_import reads or ignores). */
+bool el_is_file_import(const Ast *s);
+/* `from NAME import a, b as c` at module level: loads and elaborates the
+ * file NAME names (once per module) and binds the macros and constants named. */
+void el_import_file(El *E, const Ast *s);
+/* Notes "in module 'x' imported here" for the imports loading E's file. */
+void el_import_notes(El *E);
 
 /* ---- elab_call.c: ops ---- */
 /* T.<path>(...) where path is not a builtin: an op of op.def, a tile primitive

@@ -1461,8 +1461,9 @@ static bool def_on_stack(El *E, const Ast *def)
 }
 
 /* Hygienic inline expansion: the body is elaborated afresh in a scope whose
- * parent is the module scope, with the parameters bound to the arguments. */
-static ScVal expand_macro(El *E, const Ast *def, ScArgs *args)
+ * parent is the module scope of the macro's file (home), with the parameters
+ * bound to the arguments. */
+static ScVal expand_macro(El *E, const Ast *def, ScScope *home, ScArgs *args)
 {
     if (E->macro_over)
         return sv_error(); /* reported once, where the limit was passed */
@@ -1505,7 +1506,7 @@ static ScVal expand_macro(El *E, const Ast *def, ScArgs *args)
     }
     ScScope *saved_scope = E->scope;
     E->scope = TX_NEW(E->a, ScScope);
-    E->scope->parent = E->global;
+    E->scope->parent = home;
     for (int i = 0; i < np; i++) {
         if (!set[i]) {
             if (!def->params[i].def) {
@@ -1669,7 +1670,7 @@ ScVal el_call(El *E, ScVal fn, const Ast *call)
         if (fn.u.method.recv->kind == SV_LAYOUT)
             return el_layout_method(E, *fn.u.method.recv, fn.u.method.name, &args);
         return el_buffer_method(E, *fn.u.method.recv, fn.u.method.name, &args);
-    case SV_MACRO: return expand_macro(E, fn.u.def, &args);
+    case SV_MACRO: return expand_macro(E, fn.u.macro.def, fn.u.macro.home, &args);
     case SV_FUNC: return call_function(E, fn.u.def, &args);
     default:
         el_error(E, TX_E_TYPE, call->a->span, "%s is not callable", sv_kind_name(&fn));

@@ -1,6 +1,6 @@
 /* sc_parse: text -> tokens -> syntax tree -> IR module. This file owns the
- * module level: imports (the layout module's names are bound, the rest is
- * ignored), compile-time constants and their -D overrides, @T.macro
+ * module level: imports (the layout module's names are bound, .tirx files
+ * are imported by import.c, the rest is ignored), compile-time constants and their -D overrides, @T.macro
  * definitions, @T.prim_func functions (top-level or in one @I.ir_module class
  * with I.module_attrs) and function signatures. Statements are elaborated by
  * elab.c, expressions by elab_expr.c. */
@@ -411,6 +411,13 @@ static void check_defines(El *E)
         if (E->define_used[i] || !E->defines[i].name)
             continue;
         const char *nm = E->defines[i].name;
+        const ScBinding *b = el_scope_find(E->global, nm);
+        if (b && b->kind == BIND_CONST) { /* bound, but not by elab_constant: imported */
+            tx_error(E->d, TX_E_DEFINE, (TxSpan){0},
+                     "-D %s: '%s' is imported; -D overrides only the constants the compiled "
+                     "file declares", nm, nm);
+            continue;
+        }
         tx_error(E->d, TX_E_DEFINE, (TxSpan){0},
                  "-D %s: the source declares no module-level constant '%s'%s",
                  nm, nm, el_suggest(E, nm, names, n));
@@ -444,10 +451,15 @@ static void elab_def(El *E, const Ast *def)
 {
     const Ast *deco = NULL;
     switch (decorator_kind(def, &deco)) {
-    case DECO_PRIM_FUNC: add_func_decl(E, def); return;
+    case DECO_PRIM_FUNC:
+        if (E->site) /* an imported file's functions are not the module's */
+            E->module_started = true;
+        else
+            add_func_decl(E, def);
+        return;
     case DECO_MACRO: {
         ScVal v = {.kind = SV_MACRO, .span = def->name_span};
-        v.u.def = (Ast *)def;
+        v.u.macro.def = (Ast *)def, v.u.macro.home = E->global;
         el_bind(E, def->name, v, BIND_PLAIN, def->name_span);
         return;
     }
@@ -533,6 +545,8 @@ static bool is_docstring(const Ast *s)
 
 static void elab_class(El *E, const Ast *c)
 {
+    if (E->site) /* an imported file's functions are not the module's */
+        return;
     const Ast *deco = c->items.n == 1 ? c->items.items[0] : NULL;
     if (!deco || !is_path(deco, "I", "ir_module") || deco->kind == A_CALL) {
         el_error(E, TX_E_MODULE, c->name_span, "a class must be decorated with @I.ir_module");
@@ -579,13 +593,18 @@ static void release_tree(El *E, int i)
         tx_arena_free_before(E->funcs[i + 1].def->tree_mark);
 }
 
-static void elab_module(El *E, AstList top)
+bool el_module_level(El *E, AstList top)
 {
     bool holds = true;
     for (int i = 0; holds && i < top.n; i++) {
         const Ast *s = top.items[i];
         switch (s->kind) {
-        case A_S_IMPORT: el_import(E, s); break;
+        case A_S_IMPORT:
+            if (el_is_file_import(s))
+                el_import_file(E, s);
+            else
+                el_import(E, s);
+            break;
         case A_S_PASS: break;
         case A_S_EXPR:
             if (!is_docstring(s))
@@ -603,6 +622,12 @@ static void elab_module(El *E, AstList top)
             break;
         }
     }
+    return holds;
+}
+
+static void elab_module(El *E, AstList top)
+{
+    bool holds = el_module_level(E, top);
     if (holds)
         check_defines(E);
     else
@@ -646,6 +671,13 @@ IrModule *sc_refuse_large_input(const char *filename, size_t len, size_t limit)
 IrModule *sc_parse(const char *text, size_t len, const char *filename, const ScDefine *defines,
                    size_t ndefines)
 {
+    return sc_parse_imports(text, len, filename, defines, ndefines, NULL, 0);
+}
+
+IrModule *sc_parse_imports(const char *text, size_t len, const char *filename,
+                           const ScDefine *defines, size_t ndefines, const char *const *dirs,
+                           size_t ndirs)
+{
     IrModule *m = sc_refuse_large_input(filename, text ? len : 0, SC_MAX_SOURCE_BYTES);
     if (m)
         return m;
@@ -666,8 +698,11 @@ IrModule *sc_parse(const char *text, size_t len, const char *filename, const ScD
     El E = {0};
     E.m = m, E.a = &m->arena, E.d = &m->diags, E.src = m->source;
     E.global = TX_NEW(E.a, ScScope);
+    E.global->module = true;
     E.scope = E.global;
     E.defines = defines, E.ndefines = ndefines;
+    ScImports imports = {.dirs = dirs, .ndirs = ndirs};
+    E.imports = &imports;
     E.define_used = TX_NEW_ARRAY(E.a, bool, ndefines ? ndefines : 1);
     E.tree = &tree;
     elab_module(&E, top);

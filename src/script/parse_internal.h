@@ -52,6 +52,7 @@ typedef enum {
                    items2: PEP 695 type parameters, NAMEs with the bound in a */
     A_S_CLASS,  /* items = decorators; class name: body */
     A_S_IMPORT, /* from name import items (A_NAMEs, the alias in a) | * (op STAR);
+                   nnames: the leading dots of `from .name`; name_span: the module;
                    'import ...' keeps nothing (name NULL) */
 } AstKind;
 

@@ -161,20 +161,26 @@ static Ast *import_name(Parser *p)
 
 /* import_stmt := 'import' dotted_name ['as' NAME] (',' ...)*
  *              | 'from' '.'* dotted_name 'import' ('*' | '(' names ')' | names)
- * A 'from' import keeps the module (name) and the imported names (items;
- * none for '*', op = SC_TK_STAR): names of tvm.tirx.layout are bound by the
- * elaborator. The prefixes T, Tx, I and Axis are built in. */
+ * A 'from' import keeps the module (name, without the leading dots of a
+ * relative import, which nnames counts; name_span covers the dots and the
+ * name) and the imported names (items; none for '*', op = SC_TK_STAR): the
+ * elaborator binds names of tvm.tirx.layout, of tvm.tirx.lang and of other
+ * .tirx files (import.c). The prefixes T, Tx, I and Axis are built in. */
 static Ast *parse_import(Parser *p)
 {
     Ast *x = ps_node(p, A_S_IMPORT, ps_tok(p));
     if (ps_accept(p, SC_TK_FROM)) {
-        bool relative = false;
+        const ScToken *start = ps_tok(p);
         while (ps_accept(p, SC_TK_DOT))
-            relative = true;
+            x->nnames++;
         const char *module = dotted_name(p);
-        if (!module || !ps_expect(p, SC_TK_IMPORT, "after 'from ...'"))
+        if (!module)
             return NULL;
-        x->name = relative ? "" : module;
+        const ScToken *last = &p->t[p->i - 1];
+        x->name_span = (TxSpan){p->src, start->off, last->off + last->len};
+        if (!ps_expect(p, SC_TK_IMPORT, "after 'from ...'"))
+            return NULL;
+        x->name = module;
         if (ps_accept(p, SC_TK_STAR)) {
             x->op = SC_TK_STAR;
             return ps_finish(p, x);

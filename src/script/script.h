@@ -14,6 +14,12 @@ typedef struct ScDefine {
  * error was reported, the module's functions must not be used. */
 IrModule *sc_parse(const char *text, size_t len, const char *filename, const ScDefine *defines,
                    size_t ndefines);
+/* sc_parse, its imports of .tirx files searched in the importing file's
+ * directory and then in dirs[0..ndirs) (docs/language.md, "Imports"). The
+ * files read are m->imports. */
+IrModule *sc_parse_imports(const char *text, size_t len, const char *filename,
+                           const ScDefine *defines, size_t ndefines, const char *const *dirs,
+                           size_t ndirs);
 /* The most bytes a source can hold (its offsets are 32-bit); sc_parse refuses more. */
 #define SC_MAX_SOURCE_BYTES ((size_t)UINT32_MAX)
 /* When `len` bytes are more than `limit` or than a source can hold, a new

@@ -15,6 +15,7 @@
 
 #define MAX_DEFINES 256
 #define MAX_NVRTC_OPTIONS 256
+#define MAX_IMPORT_DIRS 256
 
 static const char usage[] =
     "usage: tirx <command> [options] FILE\n"
@@ -33,6 +34,8 @@ static const char usage[] =
     "\n"
     "options:\n"
     "  -D NAME=VALUE  override the module-level constant NAME (a Python literal or dtype)\n"
+    "  -I DIR         search DIR for imported .tirx files, after the importing file's\n"
+    "                 directory (repeatable: searched in order)\n"
     "  --passes=A,B   opt: the passes to run, in order (default: the whole pipeline)\n"
     "  --target=ARCH  build (required), check, opt: sm_80, sm_90a or sm_100a\n"
     "  --emit=KIND    build: cuda (default), ptx, cubin (needs -o) or host (the host function)\n"
@@ -64,6 +67,8 @@ typedef struct Options {
     size_t ndefines;
     const char *nvrtc_options[MAX_NVRTC_OPTIONS];
     size_t n_nvrtc_options;
+    const char *import_dirs[MAX_IMPORT_DIRS];
+    size_t n_import_dirs;
     /* opt and build */
     const char *passes, *target, *emit, *output, *print_after;
     bool verify_each, stats, fast_math, lineinfo, nvcc, trace;
@@ -193,6 +198,13 @@ static int parse_args(int argc, char **argv, Options *o)
             if (o->n_nvrtc_options == MAX_NVRTC_OPTIONS)
                 return usage_error("too many -Xnvrtc options (at most %s)", "256");
             o->nvrtc_options[o->n_nvrtc_options++] = argv[++i];
+        } else if (!strncmp(a, "-I", 2)) {
+            const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v)
+                return usage_error("%s needs a directory", "-I");
+            if (o->n_import_dirs == MAX_IMPORT_DIRS)
+                return usage_error("too many -I directories (at most %s)", "256");
+            o->import_dirs[o->n_import_dirs++] = v;
         } else if (!strcmp(a, "-o")) {
             if (i + 1 >= argc)
                 return usage_error("%s needs a file name", "-o");
@@ -291,7 +303,8 @@ static tirx_options lowering_options(const Options *o)
                       .use_nvcc = o->nvcc, .verify_each = o->verify_each,
                       .print_after = o->print_after, .print_fn = print_after_pass,
                       .nvrtc_options = o->nvrtc_options, .n_nvrtc_options = o->n_nvrtc_options,
-                      .max_input_size = o->input_limit, .trace = o->trace};
+                      .max_input_size = o->input_limit, .trace = o->trace,
+                      .import_dirs = o->import_dirs, .n_import_dirs = o->n_import_dirs};
     return t;
 }
 
@@ -457,7 +470,8 @@ static int run(int argc, char **argv)
         return bst;
     }
     tirx_module *m = NULL;
-    tirx_status st = tirx_parse(text, len, name, o.defines, o.ndefines, &m);
+    tirx_options t = lowering_options(&o);
+    tirx_status st = tirx_parse_with(text, len, name, o.defines, o.ndefines, &t, &m);
     free(text);
     if (st == TIRX_OK)
         st = tirx_verify(m);

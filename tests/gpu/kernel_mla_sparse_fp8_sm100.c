@@ -322,16 +322,17 @@ static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
     run(m, &p);
     size_t nout = (size_t)c->b * c->s_q * c->h_q * DV, nlse = (size_t)c->b * c->h_q * c->s_q;
     uint16_t *out = malloc(nout * 2);
-    float *lse = malloc(nlse * 4), *outf = malloc(nout * 4);
+    float *lse = malloc(nlse * 4);
     double *ref = malloc(nout * 8), *emu = malloc(nout * 8), *s = malloc(sizeof(double) * c->topk);
     double *sk = malloc(sizeof(double) * c->topk);
     int *meta = malloc(sizeof(int) * 8 * p.parts);
-    GPU_CHECK(out && lse && outf && ref && emu && s && sk && meta, "host memory");
+    GPU_CHECK(out && lse && ref && emu && s && sk && meta, "host memory");
     op_copy_out(gpu, out, p.Out.data, p.Out.bytes);
     op_copy_out(gpu, lse, p.Lse.data, p.Lse.bytes);
     op_copy_out(gpu, meta, p.Meta.data, p.Meta.bytes);
-    double lse_err = 0;
-    int empty_rows = 0;
+    OpMlaCheck verdict = {.algorithm = "the kernel's algorithm",
+                          .empty_row = "a query that sees no token has lse +inf",
+                          .expect_empty = c->empty ? c->h_q : 0};
     for (int bi = 0; bi < c->b; bi++)
         for (int si = 0; si < c->s_q; si++)
             for (int hi = 0; hi < c->h_q; hi++) {
@@ -341,26 +342,10 @@ static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
                 scores(&p, p.kern, bi, si, hi, sk);
                 double l = exact_row(&p, hi, x, s, ref + row * DV);
                 emulate_row(&p, meta, bi, hi, x, sk, emu + row * DV);
-                float got = lse[((size_t)bi * c->h_q + hi) * c->s_q + si];
-                if (isinf(l)) {
-                    empty_rows++;
-                    GPU_CHECK(isinf(got) && got > 0, "a query that sees no token has lse +inf");
-                } else {
-                    GPU_CHECK(isfinite(got), "lse is finite");
-                    lse_err = fmax(lse_err, fabs(got - l));
-                }
+                op_mla_check_lse(&verdict, lse[((size_t)bi * c->h_q + hi) * c->s_q + si], l);
             }
-    for (size_t i = 0; i < nout; i++)
-        outf[i] = op_bf16_to_f32(out[i]);
-    double rel = gpu_rel_l2(outf, ref, nout), rel_emu = gpu_rel_l2(outf, emu, nout);
-    printf("  out rel L2 error %.3g (%.3g against the kernel's algorithm), lse max abs error "
-           "%.3g, %d rows see no token\n",
-           rel, rel_emu, lse_err, empty_rows);
-    GPU_CHECK(empty_rows == (c->empty ? c->h_q : 0), "the rows without a token are the padded ones");
-    GPU_CHECK(rel_emu <= 2e-3, "out matches the float64 run of the kernel's algorithm");
-    GPU_CHECK(rel <= 3e-3, "out matches the exact float64 reference");
-    GPU_CHECK(lse_err <= 1e-3, "lse matches the float64 reference");
-    free(out), free(lse), free(outf), free(ref), free(emu), free(s), free(sk), free(meta);
+    op_mla_check_out(&verdict, out, ref, emu, nout);
+    free(out), free(lse), free(ref), free(emu), free(s), free(sk), free(meta);
     problem_free(gpu, &p);
     tirx_module_free(m);
 }

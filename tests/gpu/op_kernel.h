@@ -1,7 +1,8 @@
 /* What the kernel GPU tests share (op_*.c, wgmma_tile.c, kernel_*.c):
  * compiling a kernel file of examples/, kernels/ or tests/gpu/ through the
  * public API with -D overrides, device buffers as DLTensors, launching,
- * float16/bfloat16 conversions on the host, and bit-exact comparison. Each
+ * float16/bfloat16 conversions on the host, bit-exact comparison, the
+ * split-K workspace of the GEMMs and the verdict of the MLA decodes. Each
  * test checks against a float64 CPU reference (or the input bits) on fresh
  * random inputs, with the output poisoned before the launch (gpu_test.h).
  *
@@ -58,9 +59,16 @@ static inline tirx_module *op_compile(tirx_device *gpu, const char *rel, const t
                                       size_t ndefs)
 {
     char *text = op_read_source(rel);
+    /* its imports: the file's directory in the source tree (`rel` names it
+     * relative to the tree, not to the working directory) */
+    char dir[4096];
+    const char *slash = strrchr(rel, '/');
+    snprintf(dir, sizeof dir, "%s/%.*s", TIRX_SOURCE_DIR, slash ? (int)(slash - rel) : 0, rel);
+    const char *dirs[] = {dir};
     /* no_cache: a test compiles for real (and a cached module cannot be simulated) */
     tirx_options o = {.arch = OP_SIM ? op_sim_arch : tirx_device_arch(gpu), .lineinfo = 1,
-                      .no_binary = OP_SIM, .no_cache = 1};
+                      .no_binary = OP_SIM, .no_cache = 1, .import_dirs = dirs,
+                      .n_import_dirs = 1};
     tirx_module *m;
     tirx_status st = tirx_compile(text, strlen(text), rel, defs, ndefs, &o, &m);
     free(text);
@@ -346,6 +354,57 @@ static inline void op_check_split_k_counters(tirx_device *gpu, const OpTensor *w
     op_copy_out(gpu, head, ws->data, sizeof head);
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
         GPU_CHECK(head[i] == 0, "the split-K counters are back at zero");
+}
+
+/* ---------------------------------------------------------------- MLA decode */
+
+/* The verdict of the MLA decode tests (mla_decode_test.h for the dense ones,
+ * kernel_mla_sparse_fp8_*.c) on one run: lse, row by row, within 1e-3 (max
+ * absolute error over the rows that see a token; a row that sees none must
+ * give lse = +inf), and out within 2e-3 relative L2 error of a float64 run
+ * of the kernel's algorithm and within 3e-3 of the exact float64 attention.
+ * The test fills in the messages and, when it knows it, how many rows see no
+ * token. */
+typedef struct OpMlaCheck {
+    const char *algorithm; /* what the emulated run is, for the report ("the bfloat16-P algorithm") */
+    const char *empty_row; /* the check's message for a row without a token */
+    int expect_empty;      /* the rows without a token there must be, or -1: any number */
+    double lse_err;
+    int empty_rows;
+} OpMlaCheck;
+
+/* One row's lse: the kernel's, and the exact one (+inf: the row sees no token). */
+static inline void op_mla_check_lse(OpMlaCheck *c, float got, double exact)
+{
+    if (isinf(exact)) {
+        c->empty_rows++;
+        GPU_CHECK(isinf(got) && got > 0, c->empty_row);
+    } else {
+        GPU_CHECK(isfinite(got), "lse is finite");
+        c->lse_err = fmax(c->lse_err, fabs(got - exact));
+    }
+}
+
+/* After every row's lse: the n bfloat16 values of out against the exact
+ * reference and the emulated run; prints the errors and decides. */
+static inline void op_mla_check_out(const OpMlaCheck *c, const uint16_t *out, const double *ref,
+                                    const double *emu, size_t n)
+{
+    float *outf = malloc(n * 4);
+    GPU_CHECK(outf != NULL, "host memory");
+    for (size_t i = 0; i < n; i++)
+        outf[i] = op_bf16_to_f32(out[i]);
+    double rel = gpu_rel_l2(outf, ref, n), rel_emu = gpu_rel_l2(outf, emu, n);
+    free(outf);
+    printf("  out rel L2 error %.3g (%.3g against %s), lse max abs error "
+           "%.3g, %d rows see no token\n",
+           rel, rel_emu, c->algorithm, c->lse_err, c->empty_rows);
+    if (c->expect_empty >= 0)
+        GPU_CHECK(c->empty_rows == c->expect_empty,
+                  "the rows without a token are the padded ones");
+    GPU_CHECK(rel_emu <= 2e-3, "out matches the float64 run of the kernel's algorithm");
+    GPU_CHECK(rel <= 3e-3, "out matches the exact float64 reference");
+    GPU_CHECK(c->lse_err <= 1e-3, "lse matches the float64 reference");
 }
 
 #endif

@@ -10,7 +10,8 @@ trap 'rm -rf "$dir"' EXIT
 grep -q 'T.cuda.iket' "$kernel" || { echo "FAILED: $kernel has no annotations"; exit 1; }
 sed '/T\.cuda\.iket\./d' "$kernel" >"$dir/bare.tirx"
 "$tirx" build --target=sm_90a "$kernel" | grep -v '^#line' >"$dir/annotated.cu" || exit 1
-"$tirx" build --target=sm_90a "$dir/bare.tirx" | grep -v '^#line' >"$dir/bare.cu" || exit 1
+# the copy imports what the kernel imports, from the kernel's directory
+"$tirx" build --target=sm_90a -I "$(dirname "$kernel")" "$dir/bare.tirx" | grep -v '^#line' >"$dir/bare.cu" || exit 1
 cmp -s "$dir/annotated.cu" "$dir/bare.cu" || {
     echo "FAILED: the annotations change the CUDA without --trace"
     diff "$dir/bare.cu" "$dir/annotated.cu" | head -20

@@ -5,7 +5,9 @@
  * diagnostics; extra NVRTC options ($TIRX_NVRTC_EXTRA_OPTS, then
  * options.nvrtc_options) reach NVRTC and the cache key; tirx_check_args checks
  * a launch's arguments on host memory, without a GPU; a text over the input
- * size limit is refused. */
+ * size limit is refused; imports of .tirx files are found in the importing
+ * file's directory and the import directories, a text without a path has no
+ * directory, and the cache key hashes the imported files' contents. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -328,6 +330,110 @@ static void test_max_input_size(void **state)
     free(text);
 }
 
+/* dir/name with the given text */
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static const char importer[] =
+    "from lib import N, store\n"
+    "\n"
+    "@T.prim_func\n"
+    "def fill(A: T.Buffer((N,), \"float32\")):\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([1])\n"
+    "    tx = T.thread_id([N])\n"
+    "    store(A, tx)\n";
+
+static void write_lib(const char *dir, int n, const char *value)
+{
+    char text[256];
+    snprintf(text, sizeof text,
+             "N = %d\n\n@T.macro\ndef store(A, i):\n    A[i] = T.float32(%s)\n", n, value);
+    write_file(dir, "lib.tirx", text);
+}
+
+/* The directory of the file name, then options.import_dirs; "<string>" has no
+ * directory: its relative import is refused, an absolute one searches only
+ * the import directories. */
+static void test_import_search(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tirx-unit-import-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_lib(dir, 64, "1.0");
+    char path[256];
+    snprintf(path, sizeof path, "%s/main.tirx", dir);
+    tirx_module *m;
+    assert_int_equal(tirx_parse(importer, sizeof importer - 1, path, NULL, 0, &m), TIRX_OK);
+    tirx_module_free(m);
+    assert_int_equal(tirx_parse(importer, sizeof importer - 1, "<string>", NULL, 0, &m),
+                     TIRX_ERR_INPUT);
+    assert_first_diag(m, "E0305", "'<string>' is not a file, so only the import directories");
+    tirx_module_free(m);
+    const char *dirs[] = {"/nonexistent", dir};
+    tirx_options o = {.import_dirs = dirs, .n_import_dirs = 2};
+    assert_int_equal(
+        tirx_parse_with(importer, sizeof importer - 1, "<string>", NULL, 0, &o, &m), TIRX_OK);
+    tirx_module_free(m);
+    const char relative[] = "from .lib import N\n";
+    assert_int_equal(
+        tirx_parse_with(relative, sizeof relative - 1, "<string>", NULL, 0, &o, &m),
+        TIRX_ERR_INPUT);
+    assert_first_diag(m, "E0305", "'<string>' is not a file, so it has no directory");
+    tirx_module_free(m);
+    o.n_import_dirs = 1;
+    assert_int_equal(
+        tirx_parse_with(importer, sizeof importer - 1, "<string>", NULL, 0, &o, &m),
+        TIRX_ERR_INPUT);
+    assert_first_diag(m, "E0305", "no module named 'lib' (searched /nonexistent/lib.tirx)");
+    tirx_module_free(m);
+    const char *holes[] = {dir, NULL};
+    o.import_dirs = holes, o.n_import_dirs = 2;
+    assert_int_equal(tirx_parse_with(importer, 1, "<string>", NULL, 0, &o, &m), TIRX_ERR_USAGE);
+    o.arch = "sm_90a";
+    assert_int_equal(tirx_compile(importer, 1, "<string>", NULL, 0, &o, &m), TIRX_ERR_USAGE);
+    o.import_dirs = NULL;
+    assert_int_equal(tirx_parse_with(importer, 1, "<string>", NULL, 0, &o, &m), TIRX_ERR_USAGE);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* An imported file that changes is a cache miss, compiled with its new
+ * contents; back to the old contents, a hit again. */
+static void test_import_cache_key(void **state)
+{
+    (void)state;
+    if (!have_nvrtc())
+        skip();
+    char dir[] = "/tmp/tirx-unit-cache-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *dirs[] = {dir};
+    tirx_options o = {.arch = "sm_90a", .cache_dir = dir, .import_dirs = dirs,
+                      .n_import_dirs = 1};
+    const char *values[] = {"1.0", "1.0", "2.0", "1.0"};
+    const int hits[] = {0, 1, 0, 1};
+    for (int i = 0; i < 4; i++) {
+        write_lib(dir, 64, values[i]);
+        tirx_module *m;
+        assert_int_equal(tirx_compile(importer, sizeof importer - 1, "<string>", NULL, 0, &o, &m),
+                         TIRX_OK);
+        assert_int_equal(tirx_module_cached(m), hits[i]);
+        assert_non_null(strstr(tirx_module_cuda(m), i == 2 ? "= 2.0f;" : "= 1.0f;"));
+        tirx_module_free(m);
+    }
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +445,8 @@ int main(void)
         cmocka_unit_test(test_check_args),
         cmocka_unit_test(test_parse_and_lower_usage),
         cmocka_unit_test(test_max_input_size),
+        cmocka_unit_test(test_import_search),
+        cmocka_unit_test(test_import_cache_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
