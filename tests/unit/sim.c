@@ -6,7 +6,8 @@
  * an operation the simulator does not model is an error saying so; element
  * loads and stores of packed and _align16 sub-byte buffers; a tile::gather4 load and the
  * fp8-pair conversion to bfloat16 (sm_100a); the lanes each tcgen05.cp shape
- * and multicast writes, and tcgen05.cp from swizzled shared memory; the dtypes' rounding and
+ * and multicast writes, tcgen05.cp from swizzled shared memory and its fp6 / fp4
+ * decompression; the dtypes' rounding and
  * NaN bits, and two floats rounded to a bfloat16 pair. The kernels of
  * the GPU tests run in the simulator as the sim.* tests (tests/gpu, OP_SIM). */
 #include <math.h>
@@ -970,6 +971,72 @@ static void test_tcgen05_cp_swizzled(void **state)
     }
 }
 
+/* The .b8x16 expansion of 16 shared bytes, on the host: the first 12 (8)
+ * bytes as a little-endian number whose 6-bit (4-bit) digits are the 16
+ * values, value i in byte i of the result, a 4-bit one two bits up. */
+static void expand16(const uint8_t *in, int bits, uint8_t *out)
+{
+    uint64_t lo = 0, hi = 0;
+    for (int b = 0; b < 8; b++)
+        lo |= (uint64_t)in[b] << (8 * b);
+    for (int b = 8; b < 2 * bits; b++)
+        hi |= (uint64_t)in[b] << (8 * (b - 8));
+    for (int i = 0; i < 16; i++) {
+        int at = i * bits;
+        uint64_t v = at >= 64 ? hi >> (at - 64) : lo >> at | (at > 64 - bits ? hi << (64 - at) : 0);
+        out[i] = (uint8_t)((v & ((1u << bits) - 1)) << (6 - bits));
+    }
+}
+
+/* tcgen05.cp decompression (tests/build/tcgen05_cp_decompress.tirx): random
+ * bytes, padding included, in a float6_e2m3fn_align16 and a
+ * float4_e2m1fn_align16 shared tile, copied by copy_async into tensor memory
+ * and read back with tcgen05.ld: every word is the host expansion of its 16
+ * bytes, the padding unread. */
+static void test_tcgen05_cp_decompress(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = read_file(TIRX_SOURCE_DIR "/tests/build/tcgen05_cp_decompress.tirx", &len);
+    tirx_options o = {.arch = "sm_100a", .no_binary = 1};
+    tirx_module *m = NULL;
+    if (tirx_compile(text, len, "tcgen05_cp_decompress.tirx", NULL, 0, &o, &m) != TIRX_OK) {
+        char *d = tirx_diag_render(m);
+        fail_msg("%s", d ? d : "compile failed");
+    }
+    free(text);
+    unsigned seed = 7;
+    _Alignas(64) uint8_t in6[128 * 16], in4[128 * 32];
+    for (size_t i = 0; i < sizeof in6; i++)
+        in6[i] = (uint8_t)rand_r(&seed);
+    for (size_t i = 0; i < sizeof in4; i++)
+        in4[i] = (uint8_t)rand_r(&seed);
+    _Alignas(64) uint32_t d6[128 * 4], d4[128 * 8];
+    memset(d6, 0xee, sizeof d6);
+    memset(d4, 0xee, sizeof d4);
+    Tensor I6 = tensor(in6, 2, 128, 16, kDLUInt, 8), I4 = tensor(in4, 2, 128, 32, kDLUInt, 8);
+    Tensor D6 = tensor(d6, 2, 128, 4, kDLUInt, 32), D4 = tensor(d4, 2, 128, 8, kDLUInt, 32);
+    Tensor *ts[] = {&I6, &I4, &D6, &D4};
+    tirx_error err;
+    if (simulate(m, "cp_decompress", ts, 4, NULL, 0, &err) != TIRX_OK)
+        fail_msg("%s", err.message);
+    for (int r = 0; r < 128; r++) {
+        uint8_t w6[16], w4[32];
+        expand16(in6 + 16 * r, 6, w6);
+        expand16(in4 + 32 * r, 4, w4);
+        expand16(in4 + 32 * r + 16, 4, w4 + 16);
+        for (int w = 0; w < 4; w++)
+            if (d6[r * 4 + w] != ((uint32_t)w6[4 * w] | (uint32_t)w6[4 * w + 1] << 8 |
+                                  (uint32_t)w6[4 * w + 2] << 16 | (uint32_t)w6[4 * w + 3] << 24))
+                fail_msg("fp6: lane %d word %d is 0x%08x", r, w, d6[r * 4 + w]);
+        for (int w = 0; w < 8; w++)
+            if (d4[r * 8 + w] != ((uint32_t)w4[4 * w] | (uint32_t)w4[4 * w + 1] << 8 |
+                                  (uint32_t)w4[4 * w + 2] << 16 | (uint32_t)w4[4 * w + 3] << 24))
+                fail_msg("fp4: lane %d word %d is 0x%08x", r, w, d4[r * 8 + w]);
+    }
+    tirx_module_free(m);
+}
+
 /* Element loads and stores of the sub-byte floats: packed fp4 / fp6 in
  * global memory (element i at bit 4i / 6i), the _align16 forms in shared
  * memory (16 elements to each 16 bytes), one thread writing where threads
@@ -1145,6 +1212,7 @@ int main(void)
         cmocka_unit_test(test_tcgen05_cp_shapes),
         cmocka_unit_test(test_subbyte_access),
         cmocka_unit_test(test_tcgen05_cp_swizzled),
+        cmocka_unit_test(test_tcgen05_cp_decompress),
         cmocka_unit_test(test_wrong_expect_tx),
         cmocka_unit_test(test_tma_read_before_wait),
         cmocka_unit_test(test_tma_store_source_rewritten),
