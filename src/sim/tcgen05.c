@@ -20,7 +20,8 @@
  *       16x256b   lane l / 4 + 8 (q / 2),       column 8 rep + 2 (l % 4) + q % 2
  *     (rows of the slab from the address's lane). The wait is a no-op.
  *   mma (ss, ts, .ws): the instruction descriptor decoded (D, A and B
- *     formats, negation, MN-major A and B, N, M) against the .kind (f16:
+ *     formats, negation, MN-major A and B (an fp6 or fp4 one is an error:
+ *     they are read K-major only), N, M) against the .kind (f16:
  *     f16/bf16 inputs; tf32; f8f6f4 and mxf8f6f4: e4m3/e5m2; mxf4 and
  *     mxf4nvf4: e2m1 packed two to a byte), A from a shared-memory
  *     descriptor or tensor memory, B from a descriptor (the layouts of
@@ -285,6 +286,12 @@ static bool decode_idesc(SimLaunch *l, SimThread *t, const SimPtx *p, uint32_t d
         sim_fail(l, t, at, "not modelled: tcgen05.mma .%s with instruction descriptor 0x%08x "
                  "(D format %d, A format %d, B format %d; sparse or saturating bits %u)", kind,
                  d, o->dfmt, o->afmt, o->bfmt, d >> 2 & 3);
+        return false;
+    }
+    if ((o->mn_a && ir_dtype_subbyte(o->a)) || (o->mn_b && ir_dtype_subbyte(o->b))) {
+        sim_fail(l, t, at, "tcgen05.mma .%s: the instruction descriptor 0x%08x makes an fp6 or "
+                 "fp4 operand MN-major (A format %d, B format %d), which the instruction reads "
+                 "K-major only", kind, d, o->afmt, o->bfmt);
         return false;
     }
     bool m_ok = group == 2 ? o->m == 128 || o->m == 256

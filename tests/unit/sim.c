@@ -607,12 +607,14 @@ static void test_ordering_races(void **state)
  * core matrices, one MMA from T.ptx with the instruction descriptor IDESC
  * and the descriptors' swizzle SWZ, committed to an mbarrier and waited for
  * (COMMIT; else only a CTA barrier follows the MMA), read back with
- * tcgen05.ld SHAPE (16 registers per issue). Line 38 is the ld. */
+ * tcgen05.ld SHAPE (16 registers per issue); the .kind is KIND. Line 39 is
+ * the ld. */
 static const char TC_KERNEL[] =
     "IDESC = 1 << 4 | 1 << 7 | 1 << 10 | (64 >> 3) << 17 | (128 >> 4) << 24\n"
     "SWZ = 0\n"
     "COMMIT = True\n"
     "SHAPE = \"32x32b.x16\"\n"
+    "KIND = \"f16\"\n"
     "@T.prim_func\n"
     "def f(A: T.Buffer((128, 16), \"bfloat16\"), B: T.Buffer((64, 16), \"bfloat16\"), D: T.Buffer((128, 64), \"float32\")):\n"
     "    T.device_entry()\n"
@@ -638,7 +640,7 @@ static const char TC_KERNEL[] =
     "    if tx == 0:\n"
     "        T.cuda.tcgen05.encode_matrix_descriptor(T.address_of(da[0]), T.address_of(As[0]), 8, 16, SWZ)\n"
     "        T.cuda.tcgen05.encode_matrix_descriptor(T.address_of(db[0]), T.address_of(Bs[0]), 8, 16, SWZ)\n"
-    "        T.ptx[\"tcgen05.mma.cta_group::1.kind::f16\"](taddr[0], da[0], db[0], T.uint32(IDESC), T.uint32(0), T.uint32(0), T.uint32(0), T.uint32(0), False)\n"
+    "        T.ptx[\"tcgen05.mma.cta_group::1.kind::\" + KIND](taddr[0], da[0], db[0], T.uint32(IDESC), T.uint32(0), T.uint32(0), T.uint32(0), T.uint32(0), False)\n"
     "        if COMMIT:\n"
     "            T.ptx.tcgen05.commit.cta_group__1.mbarrier__arrive__one.shared__cluster.b64(T.address_of(bar[0]))\n"
     "    if COMMIT:\n"
@@ -694,14 +696,20 @@ static double tc_run(const tirx_define *defs, size_t ndefs, tirx_error *err, boo
     return *ok ? sqrt(num / den) : INFINITY;
 }
 
+static void tc_expect_error_with(const tirx_define *defs, size_t n, const char *frag)
+{
+    tirx_error err;
+    bool ok;
+    tc_run(defs, n, &err, &ok);
+    if (ok || !strstr(err.message, frag))
+        fail_msg("%s=%s: '%s' is not in: %s", defs[n - 1].name, defs[n - 1].value, frag,
+                 ok ? "(no error)" : err.message);
+}
+
 static void tc_expect_error(const char *name, const char *value, const char *frag)
 {
     tirx_define def = {name, value};
-    tirx_error err;
-    bool ok;
-    tc_run(&def, 1, &err, &ok);
-    if (ok || !strstr(err.message, frag))
-        fail_msg("%s=%s: '%s' is not in: %s", name, value, frag, ok ? "(no error)" : err.message);
+    tc_expect_error_with(&def, 1, frag);
 }
 
 static void test_tcgen05_planted(void **state)
@@ -714,17 +722,29 @@ static void test_tcgen05_planted(void **state)
         fail_msg("%s", err.message);
     assert_true(e == 0); /* small integers / 4: every sum is exact */
     /* the MMA's result read before its commit (no commit, no wait) */
-    tc_expect_error("COMMIT", "False", "tc.tirx:38:9: error: tensor memory (lane 32, column 0) "
+    tc_expect_error("COMMIT", "False", "tc.tirx:39:9: error: tensor memory (lane 32, column 0) "
                     "read before the MMA that writes it was committed");
     /* a wrong instruction descriptor: N = 32 leaves columns 32-63 unwritten;
      * M = 64 puts D in 16 lanes per slab (data path F); a bad M is refused */
     tc_expect_error("IDESC", "1 << 4 | 1 << 7 | 1 << 10 | (32 >> 3) << 17 | (128 >> 4) << 24",
-                    "tc.tirx:38:9: error: read of tensor memory no one wrote (lane 0, column 32)");
+                    "tc.tirx:39:9: error: read of tensor memory no one wrote (lane 0, column 32)");
     tc_expect_error("IDESC", "1 << 4 | 1 << 7 | 1 << 10 | (64 >> 3) << 17 | (64 >> 4) << 24",
                     "read of tensor memory no one wrote (lane 16, column 0)");
     tc_expect_error("IDESC", "1 << 4 | 1 << 7 | 1 << 10 | (64 >> 3) << 17 | (96 >> 4) << 24",
-                    "tc.tirx:30:9: error: tcgen05.mma.cta_group::1: the instruction descriptor "
+                    "tc.tirx:31:9: error: tcgen05.mma.cta_group::1: the instruction descriptor "
                     "0x06100490 asks for M = 96, N = 64");
+    /* kind::f8f6f4 with an MN-major fp6 A (e2m3, the transpose bit 15) or
+     * fp4 B (e2m1, bit 16): read K-major only */
+    tirx_define mn_a[] = {{"KIND", "\"f8f6f4\""},
+                          {"IDESC", "1 << 4 | 3 << 7 | 0 << 10 | 1 << 15 | (64 >> 3) << 17 | "
+                                    "(128 >> 4) << 24"}};
+    tc_expect_error_with(mn_a, 2, "tc.tirx:31:9: error: tcgen05.mma .kind::f8f6f4: the "
+                         "instruction descriptor 0x08108190 makes an fp6 or fp4 operand MN-major "
+                         "(A format 3, B format 0)");
+    tirx_define mn_b[] = {{"KIND", "\"f8f6f4\""},
+                          {"IDESC", "1 << 4 | 0 << 7 | 5 << 10 | 1 << 16 | (64 >> 3) << 17 | "
+                                    "(128 >> 4) << 24"}};
+    tc_expect_error_with(mn_b, 2, "(A format 0, B format 5), which the instruction reads K-major");
     /* float16 instead of bfloat16 inputs: wrong values */
     tirx_define f16 = {"IDESC", "1 << 4 | 0 << 7 | 0 << 10 | (64 >> 3) << 17 | (128 >> 4) << 24"};
     e = tc_run(&f16, 1, &err, &ok);
