@@ -901,9 +901,11 @@ static void ptx_rule_failed(const PtxQuery *q, const PtxCand *c, char *err, size
     ptx_rules_hold(e, c->tok, &r);
     ptx_msg(err, n, "invalid PTX instruction '");
     ptx_msg_spelling(err, n, q->raw, q->ntok);
-    if (r)
-        ptx_msg(err, n, "': .%s %s does not go with .%s %s", r->a,
-                ptx_get_or_empty(e, c->tok, r->a), r->b, ptx_get_or_empty(e, c->tok, r->b));
+    if (!r)
+        return;
+    const char *a = ptx_get_or_empty(e, c->tok, r->a), *b = ptx_get_or_empty(e, c->tok, r->b);
+    ptx_msg(err, n, "': %s.%s%s%s does not go with %s.%s%s%s", *a ? "" : "no ", r->a, *a ? " " : "",
+            a, *b ? "" : "no ", r->b, *b ? " " : "", b);
 }
 
 /* ---- the resolution steps ---- */

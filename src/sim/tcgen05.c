@@ -20,7 +20,8 @@
  *       16x256b   lane l / 4 + 8 (q / 2),       column 8 rep + 2 (l % 4) + q % 2
  *     (rows of the slab from the address's lane). The wait is a no-op.
  *   mma (ss, ts, .ws): the instruction descriptor decoded (D, A and B
- *     formats, negation, MN-major A and B, N, M) against the .kind (f16:
+ *     formats, negation, MN-major A and B (an fp6 or fp4 one is an error:
+ *     they are read K-major only), N, M) against the .kind (f16:
  *     f16/bf16 inputs; tf32; f8f6f4 and mxf8f6f4: e4m3/e5m2; mxf4 and
  *     mxf4nvf4: e2m1 packed two to a byte), A from a shared-memory
  *     descriptor or tensor memory, B from a descriptor (the layouts of
@@ -43,11 +44,17 @@
  *   commit (and .multicast::cluster): the issuing CTA's (and its pair's)
  *     pending cells become ready, then one arrival on the mbarrier (in each
  *     CTA of the mask).
- *   cp: rows of 32 or 16 bytes from a no-swizzle shared descriptor's rows
- *     into lanes: 128x256b and 128x128b row r to lane r, 4x256b to lane 32 r,
+ *   cp: rows of 32 or 16 bytes from a shared descriptor's rows into lanes:
+ *     128x256b and 128x128b row r to lane r, 4x256b to lane 32 r,
  *     64x128b.warpx2::02_13 to lanes r and r + 64, .warpx2::01_23 rows 0-31
  *     to lanes r and r + 32, rows 32-63 to lanes r + 32 and r + 64,
- *     32x128b.warpx4 to lane r of each 32-lane slab.
+ *     32x128b.warpx4 to lane r of each 32-lane slab. With .b8x16.b6x16_p32
+ *     (.b4x16_p64) each 16 bytes of a row hold 16 values of 6 (4) bits
+ *     packed from bit 0 (value i at bit 6 i, 4 i) and 4 (8) bytes of
+ *     padding, which are not read; they become 16 bytes, value i in byte i:
+ *     a 6-bit value in bits 0-5, a 4-bit one in bits 2-5, the other bits
+ *     zero (PTX "Optional Decompression": the 8-bit container in which
+ *     tcgen05.mma kind::f8f6f4 reads fp6 and fp4 from tensor memory).
  *   fence::before/after_thread_sync: no-ops.
  *   clusterlaunchcontrol.try_cancel: the simulator cancels no cluster (every
  *     CTA of the grid runs): the 16-byte response says "not canceled" and
@@ -279,6 +286,12 @@ static bool decode_idesc(SimLaunch *l, SimThread *t, const SimPtx *p, uint32_t d
         sim_fail(l, t, at, "not modelled: tcgen05.mma .%s with instruction descriptor 0x%08x "
                  "(D format %d, A format %d, B format %d; sparse or saturating bits %u)", kind,
                  d, o->dfmt, o->afmt, o->bfmt, d >> 2 & 3);
+        return false;
+    }
+    if ((o->mn_a && ir_dtype_subbyte(o->a)) || (o->mn_b && ir_dtype_subbyte(o->b))) {
+        sim_fail(l, t, at, "tcgen05.mma .%s: the instruction descriptor 0x%08x makes an fp6 or "
+                 "fp4 operand MN-major (A format %d, B format %d), which the instruction reads "
+                 "K-major only", kind, d, o->afmt, o->bfmt);
         return false;
     }
     bool m_ok = group == 2 ? o->m == 128 || o->m == 256
@@ -533,6 +546,21 @@ static int cp_lanes(const char *shape, const char *mc, int r, int lane[4])
     return lane[0] = r, 1;
 }
 
+/* .b8x16 decompression of 16 bytes in place: 16 values of `bits` bits
+ * packed from bit 0 (the rest padding) to a byte each, the value's top bit
+ * at bit 5 (fp4 two bits up). */
+static void decompress(double *unit, int bits)
+{
+    uint8_t in[16];
+    for (int b = 0; b < 16; b++)
+        in[b] = (uint8_t)unit[b];
+    for (int i = 0; i < 16; i++) {
+        int bit = i * bits;
+        unsigned v = (unsigned)(in[bit / 8] | (bit / 8 + 1 < 16 ? in[bit / 8 + 1] << 8 : 0));
+        unit[i] = (double)((v >> bit % 8 & ((1u << bits) - 1)) << (6 - bits));
+    }
+}
+
 /* The copy of one CTA: the rows the descriptor names in its shared memory
  * into the lanes of its tensor memory. */
 static void cp_cta(SimLaunch *l, SimThread *t, const SimPtx *p, const SimSmemOperand *o,
@@ -546,6 +574,10 @@ static void cp_cta(SimLaunch *l, SimThread *t, const SimPtx *p, const SimSmemOpe
     bool ok = src && sim_read_smem_operand(l, t, o, IR_UINT8, rows, bytes, src, NULL, at);
     l->cta = saved;
     uint32_t taddr = (uint32_t)sim_ptx_value(l, t, p, "taddr", 0);
+    const char *fmt = sim_ptx_slot(p, "src_fmt");
+    if (ok && *fmt)
+        for (int u = 0; u < rows * bytes / 16; u++)
+            decompress(src + 16 * u, !strcmp(fmt, "b6x16_p32") ? 6 : 4);
     for (int r = 0; ok && r < rows && !sim_failed(l); r++) {
         int lane[4], n = cp_lanes(shape, mc, r, lane);
         for (int w = 0; w < bytes / 4; w++) {
@@ -566,9 +598,8 @@ static void cp_cta(SimLaunch *l, SimThread *t, const SimPtx *p, const SimSmemOpe
 static void cp(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
 {
     bool pair = !strcmp(sim_ptx_slot(p, "cta_group"), "cta_group::2");
-    if (*sim_ptx_slot(p, "dst_fmt")) {
-        sim_fail(l, t, at, "not modelled: tcgen05.cp.%s with decompression",
-                 sim_ptx_slot(p, "shape"));
+    if (!*sim_ptx_slot(p, "dst_fmt") != !*sim_ptx_slot(p, "src_fmt")) {
+        sim_fail(l, t, at, "tcgen05.cp names .dst_fmt and .src_fmt together");
         return;
     }
     if (pair && (l->cta->rank % 2 || !peer_of(l, l->cta))) {

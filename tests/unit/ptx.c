@@ -322,6 +322,17 @@ static void test_tcgen05(void **state)
                                   2, &r, err),
                      IR_PTX_tcgen05_commit_multicast);
     assert_int_equal(resolve_text("tcgen05.cp.cta_group::1.128x256b", 2, &r, err), IR_PTX_tcgen05_cp);
+    /* the decompression qualifiers as a pair; each shape with its multicast */
+    assert_int_equal(resolve_text("tcgen05.cp.cta_group::2.128x128b.b8x16.b6x16_p32", 2, &r, err),
+                     IR_PTX_tcgen05_cp);
+    assert_int_equal(resolve_text("tcgen05.cp.cta_group::1.32x128b.warpx4.b8x16.b4x16_p64", 2, &r,
+                                  err),
+                     IR_PTX_tcgen05_cp);
+    assert_int_equal(resolve_text("tcgen05.cp.cta_group::1.128x256b.b8x16", 2, &r, err), -1);
+    assert_non_null(strstr(err, ".dst_fmt b8x16 does not go with no .src_fmt"));
+    assert_int_equal(resolve_text("tcgen05.cp.cta_group::1.32x128b", 2, &r, err), -1);
+    assert_non_null(strstr(err, ".shape 32x128b does not go with no .multicast"));
+    assert_int_equal(resolve_text("tcgen05.cp.cta_group::1.128x128b.warpx4", 2, &r, err), -1);
 }
 
 static void test_misc_families(void **state)

@@ -6,7 +6,8 @@
  * an operation the simulator does not model is an error saying so; element
  * loads and stores of packed and _align16 sub-byte buffers; a tile::gather4 load and the
  * fp8-pair conversion to bfloat16 (sm_100a); the lanes each tcgen05.cp shape
- * and multicast writes, and tcgen05.cp from swizzled shared memory; the dtypes' rounding and
+ * and multicast writes, tcgen05.cp from swizzled shared memory and its fp6 / fp4
+ * decompression; the dtypes' rounding and
  * NaN bits, and two floats rounded to a bfloat16 pair. The kernels of
  * the GPU tests run in the simulator as the sim.* tests (tests/gpu, OP_SIM). */
 #include <math.h>
@@ -606,12 +607,14 @@ static void test_ordering_races(void **state)
  * core matrices, one MMA from T.ptx with the instruction descriptor IDESC
  * and the descriptors' swizzle SWZ, committed to an mbarrier and waited for
  * (COMMIT; else only a CTA barrier follows the MMA), read back with
- * tcgen05.ld SHAPE (16 registers per issue). Line 38 is the ld. */
+ * tcgen05.ld SHAPE (16 registers per issue); the .kind is KIND. Line 39 is
+ * the ld. */
 static const char TC_KERNEL[] =
     "IDESC = 1 << 4 | 1 << 7 | 1 << 10 | (64 >> 3) << 17 | (128 >> 4) << 24\n"
     "SWZ = 0\n"
     "COMMIT = True\n"
     "SHAPE = \"32x32b.x16\"\n"
+    "KIND = \"f16\"\n"
     "@T.prim_func\n"
     "def f(A: T.Buffer((128, 16), \"bfloat16\"), B: T.Buffer((64, 16), \"bfloat16\"), D: T.Buffer((128, 64), \"float32\")):\n"
     "    T.device_entry()\n"
@@ -637,7 +640,7 @@ static const char TC_KERNEL[] =
     "    if tx == 0:\n"
     "        T.cuda.tcgen05.encode_matrix_descriptor(T.address_of(da[0]), T.address_of(As[0]), 8, 16, SWZ)\n"
     "        T.cuda.tcgen05.encode_matrix_descriptor(T.address_of(db[0]), T.address_of(Bs[0]), 8, 16, SWZ)\n"
-    "        T.ptx[\"tcgen05.mma.cta_group::1.kind::f16\"](taddr[0], da[0], db[0], T.uint32(IDESC), T.uint32(0), T.uint32(0), T.uint32(0), T.uint32(0), False)\n"
+    "        T.ptx[\"tcgen05.mma.cta_group::1.kind::\" + KIND](taddr[0], da[0], db[0], T.uint32(IDESC), T.uint32(0), T.uint32(0), T.uint32(0), T.uint32(0), False)\n"
     "        if COMMIT:\n"
     "            T.ptx.tcgen05.commit.cta_group__1.mbarrier__arrive__one.shared__cluster.b64(T.address_of(bar[0]))\n"
     "    if COMMIT:\n"
@@ -693,14 +696,20 @@ static double tc_run(const tirx_define *defs, size_t ndefs, tirx_error *err, boo
     return *ok ? sqrt(num / den) : INFINITY;
 }
 
+static void tc_expect_error_with(const tirx_define *defs, size_t n, const char *frag)
+{
+    tirx_error err;
+    bool ok;
+    tc_run(defs, n, &err, &ok);
+    if (ok || !strstr(err.message, frag))
+        fail_msg("%s=%s: '%s' is not in: %s", defs[n - 1].name, defs[n - 1].value, frag,
+                 ok ? "(no error)" : err.message);
+}
+
 static void tc_expect_error(const char *name, const char *value, const char *frag)
 {
     tirx_define def = {name, value};
-    tirx_error err;
-    bool ok;
-    tc_run(&def, 1, &err, &ok);
-    if (ok || !strstr(err.message, frag))
-        fail_msg("%s=%s: '%s' is not in: %s", name, value, frag, ok ? "(no error)" : err.message);
+    tc_expect_error_with(&def, 1, frag);
 }
 
 static void test_tcgen05_planted(void **state)
@@ -713,17 +722,29 @@ static void test_tcgen05_planted(void **state)
         fail_msg("%s", err.message);
     assert_true(e == 0); /* small integers / 4: every sum is exact */
     /* the MMA's result read before its commit (no commit, no wait) */
-    tc_expect_error("COMMIT", "False", "tc.tirx:38:9: error: tensor memory (lane 32, column 0) "
+    tc_expect_error("COMMIT", "False", "tc.tirx:39:9: error: tensor memory (lane 32, column 0) "
                     "read before the MMA that writes it was committed");
     /* a wrong instruction descriptor: N = 32 leaves columns 32-63 unwritten;
      * M = 64 puts D in 16 lanes per slab (data path F); a bad M is refused */
     tc_expect_error("IDESC", "1 << 4 | 1 << 7 | 1 << 10 | (32 >> 3) << 17 | (128 >> 4) << 24",
-                    "tc.tirx:38:9: error: read of tensor memory no one wrote (lane 0, column 32)");
+                    "tc.tirx:39:9: error: read of tensor memory no one wrote (lane 0, column 32)");
     tc_expect_error("IDESC", "1 << 4 | 1 << 7 | 1 << 10 | (64 >> 3) << 17 | (64 >> 4) << 24",
                     "read of tensor memory no one wrote (lane 16, column 0)");
     tc_expect_error("IDESC", "1 << 4 | 1 << 7 | 1 << 10 | (64 >> 3) << 17 | (96 >> 4) << 24",
-                    "tc.tirx:30:9: error: tcgen05.mma.cta_group::1: the instruction descriptor "
+                    "tc.tirx:31:9: error: tcgen05.mma.cta_group::1: the instruction descriptor "
                     "0x06100490 asks for M = 96, N = 64");
+    /* kind::f8f6f4 with an MN-major fp6 A (e2m3, the transpose bit 15) or
+     * fp4 B (e2m1, bit 16): read K-major only */
+    tirx_define mn_a[] = {{"KIND", "\"f8f6f4\""},
+                          {"IDESC", "1 << 4 | 3 << 7 | 0 << 10 | 1 << 15 | (64 >> 3) << 17 | "
+                                    "(128 >> 4) << 24"}};
+    tc_expect_error_with(mn_a, 2, "tc.tirx:31:9: error: tcgen05.mma .kind::f8f6f4: the "
+                         "instruction descriptor 0x08108190 makes an fp6 or fp4 operand MN-major "
+                         "(A format 3, B format 0)");
+    tirx_define mn_b[] = {{"KIND", "\"f8f6f4\""},
+                          {"IDESC", "1 << 4 | 0 << 7 | 5 << 10 | 1 << 16 | (64 >> 3) << 17 | "
+                                    "(128 >> 4) << 24"}};
+    tc_expect_error_with(mn_b, 2, "(A format 0, B format 5), which the instruction reads K-major");
     /* float16 instead of bfloat16 inputs: wrong values */
     tirx_define f16 = {"IDESC", "1 << 4 | 0 << 7 | 0 << 10 | (64 >> 3) << 17 | (128 >> 4) << 24"};
     e = tc_run(&f16, 1, &err, &ok);
@@ -970,6 +991,72 @@ static void test_tcgen05_cp_swizzled(void **state)
     }
 }
 
+/* The .b8x16 expansion of 16 shared bytes, on the host: the first 12 (8)
+ * bytes as a little-endian number whose 6-bit (4-bit) digits are the 16
+ * values, value i in byte i of the result, a 4-bit one two bits up. */
+static void expand16(const uint8_t *in, int bits, uint8_t *out)
+{
+    uint64_t lo = 0, hi = 0;
+    for (int b = 0; b < 8; b++)
+        lo |= (uint64_t)in[b] << (8 * b);
+    for (int b = 8; b < 2 * bits; b++)
+        hi |= (uint64_t)in[b] << (8 * (b - 8));
+    for (int i = 0; i < 16; i++) {
+        int at = i * bits;
+        uint64_t v = at >= 64 ? hi >> (at - 64) : lo >> at | (at > 64 - bits ? hi << (64 - at) : 0);
+        out[i] = (uint8_t)((v & ((1u << bits) - 1)) << (6 - bits));
+    }
+}
+
+/* tcgen05.cp decompression (tests/build/tcgen05_cp_decompress.tirx): random
+ * bytes, padding included, in a float6_e2m3fn_align16 and a
+ * float4_e2m1fn_align16 shared tile, copied by copy_async into tensor memory
+ * and read back with tcgen05.ld: every word is the host expansion of its 16
+ * bytes, the padding unread. */
+static void test_tcgen05_cp_decompress(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = read_file(TIRX_SOURCE_DIR "/tests/build/tcgen05_cp_decompress.tirx", &len);
+    tirx_options o = {.arch = "sm_100a", .no_binary = 1};
+    tirx_module *m = NULL;
+    if (tirx_compile(text, len, "tcgen05_cp_decompress.tirx", NULL, 0, &o, &m) != TIRX_OK) {
+        char *d = tirx_diag_render(m);
+        fail_msg("%s", d ? d : "compile failed");
+    }
+    free(text);
+    unsigned seed = 7;
+    _Alignas(64) uint8_t in6[128 * 16], in4[128 * 32];
+    for (size_t i = 0; i < sizeof in6; i++)
+        in6[i] = (uint8_t)rand_r(&seed);
+    for (size_t i = 0; i < sizeof in4; i++)
+        in4[i] = (uint8_t)rand_r(&seed);
+    _Alignas(64) uint32_t d6[128 * 4], d4[128 * 8];
+    memset(d6, 0xee, sizeof d6);
+    memset(d4, 0xee, sizeof d4);
+    Tensor I6 = tensor(in6, 2, 128, 16, kDLUInt, 8), I4 = tensor(in4, 2, 128, 32, kDLUInt, 8);
+    Tensor D6 = tensor(d6, 2, 128, 4, kDLUInt, 32), D4 = tensor(d4, 2, 128, 8, kDLUInt, 32);
+    Tensor *ts[] = {&I6, &I4, &D6, &D4};
+    tirx_error err;
+    if (simulate(m, "cp_decompress", ts, 4, NULL, 0, &err) != TIRX_OK)
+        fail_msg("%s", err.message);
+    for (int r = 0; r < 128; r++) {
+        uint8_t w6[16], w4[32];
+        expand16(in6 + 16 * r, 6, w6);
+        expand16(in4 + 32 * r, 4, w4);
+        expand16(in4 + 32 * r + 16, 4, w4 + 16);
+        for (int w = 0; w < 4; w++)
+            if (d6[r * 4 + w] != ((uint32_t)w6[4 * w] | (uint32_t)w6[4 * w + 1] << 8 |
+                                  (uint32_t)w6[4 * w + 2] << 16 | (uint32_t)w6[4 * w + 3] << 24))
+                fail_msg("fp6: lane %d word %d is 0x%08x", r, w, d6[r * 4 + w]);
+        for (int w = 0; w < 8; w++)
+            if (d4[r * 8 + w] != ((uint32_t)w4[4 * w] | (uint32_t)w4[4 * w + 1] << 8 |
+                                  (uint32_t)w4[4 * w + 2] << 16 | (uint32_t)w4[4 * w + 3] << 24))
+                fail_msg("fp4: lane %d word %d is 0x%08x", r, w, d4[r * 8 + w]);
+    }
+    tirx_module_free(m);
+}
+
 /* Element loads and stores of the sub-byte floats: packed fp4 / fp6 in
  * global memory (element i at bit 4i / 6i), the _align16 forms in shared
  * memory (16 elements to each 16 bytes), one thread writing where threads
@@ -1145,6 +1232,7 @@ int main(void)
         cmocka_unit_test(test_tcgen05_cp_shapes),
         cmocka_unit_test(test_subbyte_access),
         cmocka_unit_test(test_tcgen05_cp_swizzled),
+        cmocka_unit_test(test_tcgen05_cp_decompress),
         cmocka_unit_test(test_wrong_expect_tx),
         cmocka_unit_test(test_tma_read_before_wait),
         cmocka_unit_test(test_tma_store_source_rewritten),

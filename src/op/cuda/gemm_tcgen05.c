@@ -402,6 +402,15 @@ static const char *shared_operand(OpCtx *c, OpSmemOperand *o, int64_t inst_mn, i
     if (!why && o->mn_major && o->ebits == 32)
         return op_reason(c, "a tf32 operand cannot be MN-major; lay %s out with K contiguous",
                          o->name);
+    char buf[IR_DTYPE_STR_MAX];
+    if (!why && o->mn_major && ir_dtype_subbyte(o->r.dtype))
+        return op_reason(c, "'%s' (%s) is MN-major, and tcgen05.mma reads fp6 and fp4 operands "
+                            "K-major only: the transpose bits of the instruction descriptor "
+                            "(15 A, 16 B) are valid for e4m3, e5m2, f16, bf16, tf32 and 8-bit "
+                            "integer operands only, and the 16 fp6 / fp4 values of each 16 "
+                            "bytes of shared memory run along K; lay '%s' out with K "
+                            "contiguous",
+                         o->name, ir_dtype_str(o->r.dtype, buf), o->name);
     return why;
 }
 

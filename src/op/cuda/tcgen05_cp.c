@@ -20,7 +20,15 @@
  * layout's replicas. Without shape= the shapes are tried in that order and
  * the first that fits wins. Each column block of the destination is one
  * instruction, whose descriptor is the first's plus its 16-byte offset.
- * Completion is the caller's: tcgen05.commit to an mbarrier. */
+ * Completion is the caller's: tcgen05.commit to an mbarrier.
+ *
+ * Decompression: a source of an _align16 dtype (16 fp6 or fp4 values packed
+ * into the low 12 or 8 bytes of each 16, the PTX's .b6x16_p32 / .b4x16_p64)
+ * into tensor memory of the same dtype is the .b8x16 form: each 16 bytes
+ * become 16 one-byte values, so the regions are planned as bytes (16
+ * elements to each 16 bytes on both sides) and the spelling gains
+ * .b8x16.b6x16_p32 or .b8x16.b4x16_p64. An _align16 region on one side only,
+ * or two different value types, is refused: the copy does not convert. */
 #include <string.h>
 
 #include "../smem_desc.h"
@@ -53,6 +61,7 @@ typedef struct Cp {
     OpSmemOperand s;
     const CpShape *shape;
     int cta_group, ebits;
+    const char *fmt;      /* the decompression qualifiers, or NULL */
     int64_t n;            /* elements */
     int64_t blocks;       /* instructions */
     int64_t lbo, sbo;     /* bytes */
@@ -115,6 +124,38 @@ static int64_t smem_offset(OpCtx *c, const Cp *p, int64_t pos)
     return co.vals[0];
 }
 
+/* The .dst_fmt.src_fmt pair that decompresses an _align16 dtype, or NULL. */
+static const char *decompress_fmt(IrDType t)
+{
+    if (t.lanes != 1 || ir_dtype_unaligned(t).code == t.code)
+        return NULL;
+    return ir_dtype_subbyte(t) == 6 ? "b8x16.b6x16_p32" : "b8x16.b4x16_p64";
+}
+
+/* The decompressing form when either region is of an _align16 dtype: both
+ * of the same one. */
+static const char *read_format(OpCtx *c, Cp *p)
+{
+    IrDType s = p->s.r.dtype, t = p->t.r.dtype;
+    const char *sf = decompress_fmt(s), *tf = decompress_fmt(t);
+    char sb[IR_DTYPE_STR_MAX], tb[IR_DTYPE_STR_MAX];
+    if (!sf && !tf)
+        return NULL;
+    if (!sf)
+        return op_reason(c, "'%s' is %s, whose values tcgen05.cp writes a byte each only by "
+                            "decompressing the same dtype in shared memory (16 values packed "
+                            "in each 16 bytes); '%s' is %s", p->t.name, ir_dtype_str(t, tb),
+                         p->s.name, ir_dtype_str(s, sb));
+    if (s.code != t.code)
+        return op_reason(c, "'%s' is %s (16 packed %d-bit values in each 16 bytes): "
+                            "tcgen05.cp.%s decompresses it into tensor memory of the same "
+                            "dtype, a byte per value, and '%s' is %s; the copy does not "
+                            "convert", p->s.name, ir_dtype_str(s, sb), ir_dtype_subbyte(s), sf,
+                         p->t.name, ir_dtype_str(t, tb));
+    p->fmt = sf;
+    return NULL;
+}
+
 static const char *read_regions(OpCtx *c, Cp *p)
 {
     const char *why = op_tmem_read(c, 0, &p->t);
@@ -124,6 +165,8 @@ static const char *read_regions(OpCtx *c, Cp *p)
     if (p->s.r.mem != OP_MEM_SHARED)
         return op_reason(c, "copies shared memory to tensor memory; the source '%s' is in %s "
                             "memory", p->s.name, op_mem_name(p->s.r.mem));
+    if ((why = read_format(c, p)))
+        return why;
     p->ebits = p->t.r.dtype.bits * p->t.r.dtype.lanes;
     p->s.ebits = p->s.r.dtype.bits * p->s.r.dtype.lanes;
     if (p->s.ebits != p->ebits)
@@ -303,8 +346,9 @@ static const char *plan(OpCtx *c, Cp *p)
 static const char *spelling(OpCtx *c, const Cp *p)
 {
     const CpShape *s = p->shape;
-    return tx_arena_printf(c->arena, "tcgen05.cp.cta_group::%d.%s%s%s", p->cta_group, s->shape,
-                           *s->multicast ? "." : "", s->multicast);
+    return tx_arena_printf(c->arena, "tcgen05.cp.cta_group::%d.%s%s%s%s%s", p->cta_group,
+                           s->shape, *s->multicast ? "." : "", s->multicast, p->fmt ? "." : "",
+                           p->fmt ? p->fmt : "");
 }
 
 /* ---------------------------------------------------------------- the variant */
