@@ -346,6 +346,16 @@ TIRX_API tirx_status tirx_check_args(const tirx_module *m, const char *name, con
  * thread and the CTA. Thread-safe. */
 TIRX_API tirx_status tirx_simulate(tirx_module *m, const char *name, const tirx_arg *args,
                                    size_t nargs, tirx_error *err);
+/* tirx_simulate of a module compiled with options.trace (and no_binary),
+ * writing its T.cuda.iket events as tirx_launch_trace_to does (JSON, SVG or
+ * both; free each with tirx_free). Time in the simulator is modelled: a
+ * thread's %globaltimer counts the statements it executed, one nanosecond
+ * each (docs/simulator.md). TIRX_ERR_USAGE as tirx_simulate, and when the
+ * module records no events. */
+TIRX_API tirx_status tirx_simulate_trace_to(tirx_module *m, const char *name,
+                                            const tirx_arg *args, size_t nargs,
+                                            const tirx_trace_options *options, char **json,
+                                            char **svg, tirx_error *err);
 
 /* What tirx_device_info reports. */
 typedef struct tirx_device_info {

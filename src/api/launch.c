@@ -1,4 +1,4 @@
-/* tirx_get_function, tirx_launch, tirx_launch_trace(_to), tirx_check_args and tirx_simulate: a
+/* tirx_get_function, tirx_launch, tirx_launch_trace(_to), tirx_check_args and tirx_simulate(_trace_to): a
  * compiled module is loaded into GPU 0's primary context on first use (once,
  * under the module's lock), and a launch runs the function's host part in the
  * runtime's evaluator with the module's kernels (a traced launch gives each
@@ -320,8 +320,10 @@ static tirx_status host_tensors(const tirx_function *f, const tirx_arg *args, si
     return TIRX_OK;
 }
 
-tirx_status tirx_simulate(tirx_module *m, const char *name, const tirx_arg *args, size_t nargs,
-                          tirx_error *err)
+/* Simulates function `name` of m; with trace, each launch's T.cuda.iket
+ * records (records_per_warp per warp) are added to it. */
+static tirx_status simulate(tirx_module *m, const char *name, const tirx_arg *args, size_t nargs,
+                            RtTrace *trace, size_t records_per_warp, tirx_error *err)
 {
     const tirx_function *f = api_find_function(m, name, err);
     if (!f)
@@ -332,11 +334,52 @@ tirx_status tirx_simulate(tirx_module *m, const char *name, const tirx_arg *args
                     "device code: compile it with no_binary or no_cache to simulate it");
     SimSession ss;
     sim_session_init(&ss);
+    ss.trace = trace, ss.trace_cap = records_per_warp;
     tirx_status st = host_tensors(f, args, nargs, &ss, err);
     RtHostEnv env = {.module = m->ir, .launch = sim_launch, .encode = sim_encode, .user = &ss,
                      .device_id = -1, .any_device = true};
     if (st == TIRX_OK)
         st = run_host(f, args, nargs, &env, err);
     sim_session_free(&ss);
+    return st;
+}
+
+tirx_status tirx_simulate(tirx_module *m, const char *name, const tirx_arg *args, size_t nargs,
+                          tirx_error *err)
+{
+    return simulate(m, name, args, nargs, NULL, 0, err);
+}
+
+tirx_status tirx_simulate_trace_to(tirx_module *m, const char *name, const tirx_arg *args,
+                                   size_t nargs, const tirx_trace_options *options, char **json,
+                                   char **svg, tirx_error *err)
+{
+    if (json)
+        *json = NULL;
+    if (svg)
+        *svg = NULL;
+    if (!m || (!json && !svg))
+        return fail(err, TIRX_ERR_USAGE, "no module or no place for the trace");
+    tirx_trace_options o = options ? *options : (tirx_trace_options){0};
+    size_t cap = o.records_per_warp ? o.records_per_warp : 4096;
+    if (cap > ((size_t)1 << 24))
+        return fail(err, TIRX_ERR_USAGE, "records_per_warp is larger than 16777216");
+    /* as on the GPU: the module's kernels record events when its CUDA has the buffer */
+    const char *cuda = m->compiled ? m->compiled->cuda : NULL;
+    if (!cuda || !strstr(cuda, "tx_trace_buf"))
+        return fail(err, TIRX_ERR_USAGE, "no kernel of the function records trace events (it "
+                    "has no T.cuda.iket calls, or its module was compiled without the trace "
+                    "option)");
+    RtTrace trace = {0};
+    tirx_status st = simulate(m, name, args, nargs, &trace, cap, err);
+    TraceRender r = {&trace, o.svg_sms, json, svg};
+    if (st == TIRX_OK && !tx_guarded(render_trace, &r)) {
+        if (json) {
+            free(*json);
+            *json = NULL;
+        }
+        st = fail(err, TIRX_ERR_NOMEM, "out of memory");
+    }
+    rt_trace_free(&trace);
     return st;
 }

@@ -265,7 +265,7 @@ static void step(SimLaunch *l, SimThread *t)
     SimFrame *f = &t->frames[t->depth - 1];
     const IrStmt *s = f->s;
     t->ncoll = 0;
-    l->steps++;
+    t->clock++;
     switch (s->kind) {
     case IR_S_SEQ: case IR_S_FOR: case IR_S_WHILE: case IR_S_IF: case IR_S_ATTR:
         step_compound(l, t, f);

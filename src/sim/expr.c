@@ -474,6 +474,12 @@ static SimVal special_reg(SimLaunch *l, SimThread *t, const IrExpr *e)
         return ival(t->idx[n[5] - 'x' < 3 ? n[5] - 'x' : 0]);
     if (!strncmp(n, "%ctaid.", 7))
         return ival(l->cta->idx[n[7] - 'x' < 3 ? n[7] - 'x' : 0]);
+    if (!strcmp(n, "%globaltimer") || !strcmp(n, "%clock64"))
+        return ival((int64_t)sim_globaltimer(t));
+    if (!strcmp(n, "%clock"))
+        return ival((uint32_t)sim_globaltimer(t));
+    if (!strcmp(n, "%smid"))
+        return ival(sim_smid(l, l->cta));
     if (!strcmp(n, "%cluster_ctarank"))
         return ival(l->cta->rank);
     if (!strcmp(n, "%cluster_nctarank"))
@@ -591,15 +597,14 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     case IR_OP_CUDA_FDIVIDEF:
         return fval(sim_round(IR_FLOAT32, sim_eval(l, t, c->args[0], lane).f /
                                               sim_eval(l, t, c->args[1], lane).f));
-    case IR_OP_CUDA_CLOCK64: return ival((int64_t)l->steps);
+    case IR_OP_CUDA_CLOCK64: return ival((int64_t)t->clock);
     case IR_OP_CUDA_WGMMA_SMEM_DESC: case IR_OP_CUDA_TCGEN05_SMEM_DESC:
         sim_encode_smem_desc(l, t, e);
         return ival(0);
     case IR_OP_CUDA_WGMMA_NOOP_BARRIER: return ival(0);
-    /* trace annotations record nothing here (as in a build without trace) */
     case IR_OP_CUDA_IKET_MARK: case IR_OP_CUDA_IKET_RANGE_START: case IR_OP_CUDA_IKET_RANGE_END:
     case IR_OP_CUDA_IKET_RANGE_PUSH: case IR_OP_CUDA_IKET_RANGE_POP:
-    case IR_OP_CUDA_IKET_SENTINEL_TOKEN: return ival(0);
+    case IR_OP_CUDA_IKET_SENTINEL_TOKEN: return sim_iket(l, t, e);
     case IR_OP_CUDA_GET_TMEM_ADDR: { /* (base, lane, col): each field wraps at 16 bits */
         uint64_t base = (uint64_t)eval_int(l, t, c->args[0], lane);
         uint64_t ln = ((base >> 16) + (uint64_t)eval_int(l, t, c->args[1], lane)) & 0xffff;

@@ -105,6 +105,8 @@ typedef struct SimThread {
         TxSpan at;
     } acc[SIM_MAX_ACC];
     int nacc;
+    uint64_t clock;      /* statements it executed: %clock64, and %globaltimer in ns */
+    uint32_t trace_n;    /* T.cuda.iket events it reached (the warp records each once) */
 } SimThread;
 
 enum { SIM_WAIT_WARP = -1, SIM_WAIT_MBARRIER = -2, SIM_WAIT_CLUSTER = -3 };
@@ -195,7 +197,6 @@ typedef struct SimLaunch {
     SimCta *ctas;        /* the CTAs of the cluster being run */
     int nctas;
     SimCta *cta;         /* the CTA of the thread being run */
-    uint64_t steps;      /* statements executed (clock64) */
     uint64_t events;     /* state changes another thread could wait for */
     IrPtrMap mbars;      /* an mbarrier's host address -> 1 + index into mbar */
     TX_VEC(SimMbarrier) mbar;
@@ -203,6 +204,8 @@ typedef struct SimLaunch {
     uint32_t cluster_phase;
     TX_VEC(SimAsync) inflight;
     bool agent;          /* an asynchronous unit (wgmma) reads the thread's registers */
+    uint64_t *trace;     /* the launch's trace records (ss->trace), or NULL */
+    uint64_t trace_warps; /* warps per CTA */
 } SimLaunch;
 
 /* ---------------------------------------------------------------- errors */
@@ -394,6 +397,19 @@ void sim_wait_group(SimLaunch *l, SimThread *t, SimAsyncKind k, int64_t n);
 /* Whether a read of a local at host address addr by t reads an accumulator
  * of a wgmma not yet waited for (an error at `at`). */
 bool sim_acc_pending(SimLaunch *l, SimThread *t, uint64_t addr, TxSpan at);
+
+/* ---------------------------------------------------------------- trace.c */
+
+/* t's %globaltimer (ns) and the %smid of CTA c: the model of trace.c. */
+uint64_t sim_globaltimer(const SimThread *t);
+uint32_t sim_smid(const SimLaunch *l, const SimCta *c);
+/* A T.cuda.iket call: its record when the simulation is traced; its value
+ * (a range token, or 0 without trace). */
+SimVal sim_iket(SimLaunch *l, SimThread *t, const IrExpr *e);
+/* The launch's record buffer (false: out of memory), and its records added
+ * to the session's trace after the run. No-ops when not traced. */
+bool sim_trace_begin(SimLaunch *l);
+void sim_trace_end(SimLaunch *l);
 
 /* ---------------------------------------------------------------- exec.c */
 

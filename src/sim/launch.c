@@ -15,6 +15,7 @@ void sim_session_free(SimSession *ss)
     while (ss->regions.len)
         sim_region_remove(ss, ss->regions.items[ss->regions.len - 1]);
     tx_vec_free(&ss->regions);
+    tx_buf_free(&ss->trace_names);
 }
 
 /* ---------------------------------------------------------------- the kernel's plan */
@@ -119,8 +120,13 @@ RtStatus sim_launch(void *user, const IrFunc *kernel, const RtLaunchConfig *cfg,
     }
     for (int i = 0; l.params && i < kernel->nparams; i++)
         l.params[sim_slot(&l, kernel->params[i])] = read_arg(kernel->params[i], args[i]);
-    if (l.params && !ss->failed)
-        sim_run_launch(&l);
+    if (l.params && !ss->failed && !sim_trace_begin(&l)) {
+        ss->failed = true;
+        snprintf(ss->message, sizeof ss->message, "%s: out of memory for the trace", kernel->name);
+    }
+    if (l.params && !ss->failed && sim_run_launch(&l))
+        sim_trace_end(&l);
+    free(l.trace);
     free(l.params);
     ir_ptrmap_free(&l.slot);
     ir_ptrmap_free(&l.smem_off);

@@ -22,6 +22,13 @@ typedef struct SimSession {
     struct SimRegion *last;  /* the region of the last access (a cache) */
     bool failed;
     char message[512];
+    /* A traced simulation (a module compiled with trace): each launch's
+     * T.cuda.iket records, in the GPU's buffer layout, are added to trace
+     * (NULL: the annotations record nothing). Name ids are given in
+     * first-use order, kept across the launches of the call. */
+    RtTrace *trace;
+    size_t trace_cap;     /* records per warp */
+    TxBuf trace_names;    /* each name NUL-terminated, by id */
 } SimSession;
 
 void sim_session_init(SimSession *ss);

@@ -112,13 +112,13 @@ tirx_status bench_launch(void *user, void *stream, tirx_error *err)
     return tirx_launch(l->fn, l->args, l->nargs, stream, err);
 }
 
-static int write_text(const char *path, const char *text)
+int bench_write_trace(const char *tool, const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
     bool ok = f && fputs(text, f) >= 0;
     ok = f && !fclose(f) && ok;
     if (!ok) {
-        fprintf(stderr, "tirx bench: cannot write '%s'\n", path);
+        fprintf(stderr, "tirx %s: cannot write '%s'\n", tool, path);
         return TIRX_ERR_USAGE;
     }
     fprintf(stderr, "  trace written to %s\n", path);
@@ -138,9 +138,9 @@ static int write_trace(BenchSession *s, BenchLaunch *l)
                                           c->trace_svg ? &svg : NULL, &err);
     if (st != TIRX_OK)
         return bench_cuda_error(st, c->trace ? "--trace" : "--trace-svg", &err);
-    int rc = json ? write_text(c->trace, json) : 0;
+    int rc = json ? bench_write_trace("bench", c->trace, json) : 0;
     if (!rc && svg)
-        rc = write_text(c->trace_svg, svg);
+        rc = bench_write_trace("bench", c->trace_svg, svg);
     tirx_free(json);
     tirx_free(svg);
     s->traced = !rc;

@@ -149,6 +149,12 @@ int bench_parse_args(int argc, char **argv, BenchConfig *c);
 /* Whether a kernel's text declares the module-level constant name (a line
  * "name = ..."): `bench gemm` passes LAYOUT only to a kernel that has one. */
 bool bench_declares(const char *text, const char *name);
+/* Whether a file name ends in .svg (--trace-svg and --plot need one, --trace
+ * refuses one: it writes JSON). */
+bool bench_is_svg_name(const char *name);
+/* Writes a trace (JSON or SVG) to path; "tirx TOOL: cannot write" and
+ * TIRX_ERR_USAGE when it cannot. */
+int bench_write_trace(const char *tool, const char *path, const char *text);
 extern const char bench_usage[];
 
 /* ---- results and reports (bench_report.c) ---- */

@@ -427,7 +427,7 @@ static int check_file(BenchConfig *c)
     return 0;
 }
 
-static bool is_svg_name(const char *name)
+bool bench_is_svg_name(const char *name)
 {
     size_t n = strlen(name);
     const char *ext = name + (n > 4 ? n - 4 : 0);
@@ -439,13 +439,13 @@ static bool is_svg_name(const char *name)
  * write SVG, --trace JSON. */
 static int check_outputs(const BenchConfig *c)
 {
-    if (c->plot && !is_svg_name(c->plot))
+    if (c->plot && !bench_is_svg_name(c->plot))
         return usage_error("--plot draws an SVG chart (tirx writes no PNG): its file name must "
                            "end in .svg, not '%s'", c->plot);
-    if (c->trace_svg && !is_svg_name(c->trace_svg))
+    if (c->trace_svg && !bench_is_svg_name(c->trace_svg))
         return usage_error("--trace-svg draws an SVG timeline: its file name must end in .svg, "
                            "not '%s'", c->trace_svg);
-    if (c->trace && is_svg_name(c->trace))
+    if (c->trace && bench_is_svg_name(c->trace))
         return usage_error("--trace writes a Chrome/Perfetto trace (JSON), not '%s': for an SVG "
                            "timeline use --trace-svg", c->trace);
     if (c->trace_sms && !c->trace_svg)

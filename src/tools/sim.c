@@ -1,9 +1,12 @@
-/* `tirx sim FILE --func NAME --args SPEC [-D NAME=VALUE]... [--seed N]`:
- * compiles FILE without a binary, makes the arguments of --args in host
- * memory (the SPEC of `tirx bench`: random, zeros, ones or empty tensors and
- * scalars), runs function NAME in the simulator and prints, for each tensor
- * argument after the run, its shape, dtype and a checksum (the sum and the
- * L2 norm of its values). A kernel error (out of bounds, uninitialised
+/* `tirx sim FILE --func NAME --args SPEC [-D NAME=VALUE]... [--seed N]
+ * [--trace FILE] [--trace-svg FILE]`: compiles FILE without a binary (with
+ * the trace option under --trace / --trace-svg), makes the arguments of
+ * --args in host memory (the SPEC of `tirx bench`: random, zeros, ones or
+ * empty tensors and scalars), runs function NAME in the simulator and
+ * prints, for each tensor argument after the run, its shape, dtype and a
+ * checksum (the sum and the L2 norm of its values); the traced run's
+ * T.cuda.iket events, in the simulator's modelled time, go to the trace
+ * files as `tirx bench` writes them. A kernel error (out of bounds, uninitialised
  * shared memory, a missing barrier, a deadlock, something not modelled)
  * ends with exit status 1 and its message, naming the line, on stderr. */
 #include <math.h>
@@ -17,6 +20,7 @@
 
 typedef struct SimCli {
     const char *file, *func, *arch;
+    const char *trace, *trace_svg; /* --trace FILE (JSON), --trace-svg FILE */
     tirx_define defines[BENCH_MAX_DEFINES];
     size_t ndefines;
     BenchArg args[BENCH_MAX_ARGS];
@@ -26,10 +30,14 @@ typedef struct SimCli {
 
 const char tool_sim_usage[] =
     "usage: tirx sim FILE --func NAME [--args SPEC]... [-D NAME=VALUE]... [--seed N]\n"
-    "                [--target ARCH]\n"
+    "                [--target ARCH] [--trace FILE] [--trace-svg FILE]\n"
     "Runs function NAME of FILE in the CPU simulator on the arguments of SPEC (as\n"
     "for 'tirx bench') and prints each tensor's shape, dtype, sum and L2 norm after\n"
-    "the run. A kernel error is reported at its line with exit status 1.\n";
+    "the run. A kernel error is reported at its line with exit status 1.\n"
+    "  --trace FILE      compile with trace and write the run's T.cuda.iket events\n"
+    "                    as a Chrome/Perfetto trace (JSON); time is the simulator's\n"
+    "                    model: each statement a thread executes is 1 ns\n"
+    "  --trace-svg FILE  the same events as an SVG timeline (FILE ends in .svg)\n";
 
 static int usage_error(const char *msg, const char *arg)
 {
@@ -46,13 +54,22 @@ static int parse(int argc, char **argv, SimCli *c)
             return 0;
         }
         bool takes = !strcmp(a, "--func") || !strcmp(a, "--args") || !strcmp(a, "-D") ||
-                     !strcmp(a, "--seed") || !strcmp(a, "--target");
+                     !strcmp(a, "--seed") || !strcmp(a, "--target") || !strcmp(a, "--trace") ||
+                     !strcmp(a, "--trace-svg");
         if (takes && !v)
             return usage_error("missing value after ", a);
         if (!strcmp(a, "--func")) {
             c->func = v;
         } else if (!strcmp(a, "--target")) {
             c->arch = v;
+        } else if (!strcmp(a, "--trace")) {
+            if (bench_is_svg_name(v))
+                return usage_error("--trace writes JSON; for an SVG timeline use --trace-svg: ", v);
+            c->trace = v;
+        } else if (!strcmp(a, "--trace-svg")) {
+            if (!bench_is_svg_name(v))
+                return usage_error("--trace-svg writes SVG: its file name must end in .svg: ", v);
+            c->trace_svg = v;
         } else if (!strcmp(a, "--seed")) {
             c->seed = strtoull(v, NULL, 0) | 1;
         } else if (!strcmp(a, "--args")) {
@@ -121,10 +138,21 @@ static int simulate(SimCli *c, tirx_module *m)
     }
     tirx_error err = {{0}};
     clock_t t0 = clock();
-    tirx_status st = tirx_simulate(m, c->func, args, (size_t)c->nargs, &err);
+    char *json = NULL, *svg = NULL;
+    tirx_status st = c->trace || c->trace_svg
+                     ? tirx_simulate_trace_to(m, c->func, args, (size_t)c->nargs, NULL,
+                                              c->trace ? &json : NULL,
+                                              c->trace_svg ? &svg : NULL, &err)
+                     : tirx_simulate(m, c->func, args, (size_t)c->nargs, &err);
     double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
     if (st != TIRX_OK)
         fprintf(stderr, "%s\n", err.message);
+    if (st == TIRX_OK && json)
+        st = bench_write_trace("sim", c->trace, json);
+    if (st == TIRX_OK && svg)
+        st = bench_write_trace("sim", c->trace_svg, svg);
+    tirx_free(json);
+    tirx_free(svg);
     for (int i = 0; st == TIRX_OK && i < c->nargs; i++)
         if (c->args[i].is_tensor)
             checksum(&c->args[i], &ts[i]);
@@ -143,7 +171,7 @@ int tool_sim_main(int argc, char **argv)
     if (rc < 0) {
         size_t len;
         char *text = tool_read_input(c.file, TIRX_MAX_INPUT_SIZE_DEFAULT, &len);
-        tirx_options o = {.arch = c.arch, .no_binary = 1};
+        tirx_options o = {.arch = c.arch, .no_binary = 1, .trace = c.trace || c.trace_svg};
         tirx_module *m = NULL;
         rc = 1;
         if (text && tirx_compile(text, len, c.file, c.defines, c.ndefines, &o, &m) == TIRX_OK) {

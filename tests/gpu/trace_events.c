@@ -7,10 +7,24 @@
  * same run as JSON and as an SVG timeline (a bar per span, or one for two
  * halves too close to tell apart, a line per mark, a row per warp; with
  * svg_sms 1 the warps of one SM only); the same kernel
- * compiled without the option is refused by tirx_launch_trace. */
+ * compiled without the option is refused by tirx_launch_trace.
+ *
+ * Built with OP_SIM=1 (sim.trace_events), the same checks run in the
+ * simulator (tirx_simulate_trace_to, sm_90a, host memory): its time is
+ * modelled (a thread's statements), so nothing here depends on real time,
+ * and the modelled trace must be the same in two runs. */
 #include "api_test.h"
 
+#ifndef OP_SIM
+#define OP_SIM 0
+#endif
+
 #define N 1000
+
+typedef struct Traced {
+    tirx_module *m;
+    tirx_function *f;
+} Traced;
 
 static char *read_kernel(void)
 {
@@ -23,19 +37,38 @@ static char *read_kernel(void)
     return text;
 }
 
-static tirx_function *compile(tirx_device *d, const char *text, int trace, tirx_module **m)
+static Traced compile(tirx_device *d, const char *text, int trace)
 {
-    tirx_options o = {.arch = tirx_device_arch(d), .no_cache = 1, .trace = trace};
+    tirx_options o = {.arch = OP_SIM ? "sm_90a" : tirx_device_arch(d), .no_cache = 1,
+                      .no_binary = OP_SIM, .trace = trace};
     tirx_error err;
-    tirx_function *f;
-    if (tirx_compile(text, strlen(text), "iket_trace.tirx", NULL, 0, &o, m) != TIRX_OK) {
-        char *diags = tirx_diag_render(*m);
-        fprintf(stderr, "%s%s\n", diags ? diags : "", tirx_module_log(*m));
+    Traced k = {0};
+    if (tirx_compile(text, strlen(text), "iket_trace.tirx", NULL, 0, &o, &k.m) != TIRX_OK) {
+        char *diags = tirx_diag_render(k.m);
+        fprintf(stderr, "%s%s\n", diags ? diags : "", tirx_module_log(k.m));
         tirx_free(diags);
         gpu_fail_at(__FILE__, __LINE__, "tirx_compile", "iket_trace.tirx");
     }
-    API_OK(tirx_get_function(*m, "traced_scale", &f, &err), err);
-    return f;
+    if (!OP_SIM) /* a module without a binary has no launchable function */
+        API_OK(tirx_get_function(k.m, "traced_scale", &k.f, &err), err);
+    return k;
+}
+
+/* One traced run (simulated under OP_SIM). */
+static tirx_status run_to(const Traced *k, const tirx_arg *args, const tirx_trace_options *o,
+                          char **json, char **svg, tirx_error *err)
+{
+    if (OP_SIM)
+        return tirx_simulate_trace_to(k->m, "traced_scale", args, 2, o, json, svg, err);
+    return tirx_launch_trace_to(k->f, args, 2, o, json, svg, err);
+}
+
+static tirx_status run_json(const Traced *k, const tirx_arg *args, size_t cap, char **json,
+                            tirx_error *err)
+{
+    if (OP_SIM)
+        return run_to(k, args, &(tirx_trace_options){.records_per_warp = cap}, json, NULL, err);
+    return tirx_launch_trace(k->f, args, 2, cap, json, err);
 }
 
 static int count(const char *s, const char *what)
@@ -48,25 +81,31 @@ static int count(const char *s, const char *what)
 
 int main(void)
 {
-    tirx_device *gpu = api_open();
+    tirx_device *gpu = OP_SIM ? NULL : api_open();
     GpuRng rng = gpu_rng();
     float a[N], out[N];
     double ref[N];
     gpu_fill_random(&rng, a, N);
     for (int i = 0; i < N; i++)
         ref[i] = 2.0 * a[i];
-    void *da = api_upload(gpu, a, N);
+    void *da = OP_SIM ? aligned_alloc(256, sizeof a) : api_upload(gpu, a, N);
     int64_t n = N;
     DLTensor t = api_vector(da, &n, 32);
+    if (OP_SIM) {
+        memcpy(da, a, sizeof a);
+        t.device = (DLDevice){kDLCPU, 0};
+    }
     tirx_arg args[] = {tirx_arg_tensor(&t), tirx_arg_int(N)};
     char *text = read_kernel();
     tirx_error err;
-    tirx_module *m;
-    tirx_function *f = compile(gpu, text, 1, &m);
+    Traced k = compile(gpu, text, 1);
 
     char *json = NULL;
-    API_OK(tirx_launch_trace(f, args, 2, 16, &json, &err), err);
-    API_OK(tirx_copy_to_host(gpu, out, da, sizeof out, &err), err);
+    API_OK(run_json(&k, args, 16, &json, &err), err);
+    if (OP_SIM)
+        memcpy(out, da, sizeof out);
+    else
+        API_OK(tirx_copy_to_host(gpu, out, da, sizeof out, &err), err);
     double rel = gpu_rel_l2(out, ref, N);
     printf("traced run: rel L2 error %.3g\n%.600s...\n", rel, json);
     GPU_CHECK(rel <= 1e-7, "the traced kernel's result matches float64");
@@ -77,11 +116,16 @@ int main(void)
     GPU_CHECK(strstr(json, "traced_scale_kernel CTA 3 warp 3") != NULL, "the last warp's track");
     GPU_CHECK(strstr(json, "\"dropped_records\": 0, \"unpaired_ranges\": 0") != NULL,
               "nothing dropped or unpaired");
-    tirx_free(json);
-
     char *svg = NULL;
     tirx_trace_options o = {.records_per_warp = 16};
-    API_OK(tirx_launch_trace_to(f, args, 2, &o, &json, &svg, &err), err);
+    if (OP_SIM) { /* modelled time: the same trace every run */
+        char *again = NULL;
+        API_OK(run_json(&k, args, 16, &again, &err), err);
+        GPU_CHECK(!strcmp(json, again), "the simulated trace is deterministic");
+        tirx_free(again);
+    }
+    tirx_free(json);
+    API_OK(run_to(&k, args, &o, &json, &svg, &err), err);
     printf("%.600s...\n", svg);
     GPU_CHECK(count(json, "{\"name\": \"cta\", \"ph\": \"X\"") == 16, "the JSON beside the SVG");
     /* a warp's two halves may be closer than a quarter pixel: one bar then */
@@ -95,28 +139,32 @@ int main(void)
     tirx_free(json);
     tirx_free(svg);
     o.svg_sms = 1;
-    API_OK(tirx_launch_trace_to(f, args, 2, &o, NULL, &svg, &err), err);
+    API_OK(run_to(&k, args, &o, NULL, &svg, &err), err);
     int drawn = count(svg, "<title>cta: ");
     GPU_CHECK(strstr(svg, " (1 of the ") != NULL && drawn > 0 && drawn % 4 == 0,
               "svg_sms 1: the warps of the CTAs of one SM");
     tirx_free(svg);
-    GPU_CHECK(tirx_launch_trace_to(f, args, 2, &o, NULL, NULL, &err) == TIRX_ERR_USAGE,
+    GPU_CHECK(run_to(&k, args, &o, NULL, NULL, &err) == TIRX_ERR_USAGE,
               "neither JSON nor SVG wanted is refused");
 
-    API_OK(tirx_launch_trace(f, args, 2, 2, &json, &err), err);
+    API_OK(run_json(&k, args, 2, &json, &err), err);
     GPU_CHECK(strstr(json, "\"dropped_records\": 80,") != NULL, "five of seven records per warp dropped");
     tirx_free(json);
-    tirx_module_free(m);
+    tirx_module_free(k.m);
 
-    f = compile(gpu, text, 0, &m);
-    GPU_CHECK(tirx_launch_trace(f, args, 2, 0, &json, &err) == TIRX_ERR_USAGE && !json,
+    k = compile(gpu, text, 0);
+    GPU_CHECK(run_json(&k, args, 0, &json, &err) == TIRX_ERR_USAGE && !json,
               "a module compiled without trace is refused");
     printf("refused: %s\n", err.message);
     GPU_CHECK(strstr(err.message, "without the trace option") != NULL, "the message says why");
-    tirx_module_free(m);
+    tirx_module_free(k.m);
     free(text);
-    tirx_device_free(gpu, da);
-    tirx_device_close(gpu);
+    if (OP_SIM) {
+        free(da);
+    } else {
+        tirx_device_free(gpu, da);
+        tirx_device_close(gpu);
+    }
     printf("PASSED\n");
     return 0;
 }

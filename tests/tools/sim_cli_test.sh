@@ -1,7 +1,8 @@
 #!/bin/sh
 # cli.sim: `tirx sim` runs examples/vector_add.tirx on random a and zero b (c
 # must come out as a: the same checksum), runs a kernel with T.cuda.iket
-# annotations (they record nothing in the simulator), reports a planted out-of-bounds
+# annotations (they record nothing without --trace; with --trace and
+# --trace-svg the modelled trace of every warp is written), reports a planted out-of-bounds
 # read at its line with exit status 1, and a missing --func with status 2.
 # Usage: sim_cli_test.sh TIRX SOURCE_DIR
 set -u
@@ -21,6 +22,19 @@ case "$out" in
 *"A: 1000 float32 sum=2000 "*) ;;
 *) echo "FAIL: the annotated kernel: $out"; exit 1 ;;
 esac
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+"$tirx" sim "$src/tests/build/iket_trace.tirx" --func traced_scale --args 'A=ones(1000:f32) n=1000' \
+    --trace "$dir/t.json" --trace-svg "$dir/t.svg" >/dev/null 2>&1 || {
+    echo "FAIL: the traced simulation"; exit 1; }
+[ "$(grep -c '"name": "cta", "ph": "X"' "$dir/t.json")" -eq 16 ] || {
+    echo "FAIL: a cta span per warp in the JSON"; cat "$dir/t.json"; exit 1; }
+grep -q '"dropped_records": 0, "unpaired_ranges": 0' "$dir/t.json" || {
+    echo "FAIL: records dropped or unpaired"; exit 1; }
+grep -q '>CTA 3 warp 3</text>' "$dir/t.svg" || { echo "FAIL: the SVG's last warp"; exit 1; }
+"$tirx" sim "$src/tests/build/iket_trace.tirx" --func traced_scale --args 'A=ones(8:f32) n=8' \
+    --trace "$dir/t.svg" >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: --trace with an .svg name is not refused"; exit 1; }
 err=$("$tirx" sim "$src/tests/tools/sim_bug.tirx" --func shift \
       --args 'X=rand(64:f32) Y=empty(64:f32)' 2>&1 >/dev/null)
 rc=$?
