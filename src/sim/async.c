@@ -106,7 +106,7 @@ static void check_phase(SimLaunch *l, SimThread *t, SimMbarrier *m, TxSpan at)
                  "(a wrong expect-tx count)", m->phase, (long long)-m->tx);
         return;
     }
-    size_t n = sizeof *m->vc * (size_t)m->cta->nthreads;
+    size_t n = sizeof *m->vc * (size_t)m->cta->vcw;
     memcpy(m->done[m->phase & 1], m->vc, n);
     memset(m->vc, 0, n);
     m->phase++;
@@ -140,19 +140,15 @@ static void mbar_init(SimLaunch *l, SimThread *t, uint64_t addr, uint32_t count,
     }
     SimMbarrier keep = *m; /* a fresh mbarrier: nothing released into it yet */
     for (int k = 0; k < 3; k++)
-        memset(k ? keep.done[k - 1] : keep.vc, 0, sizeof *keep.vc * (size_t)keep.cta->nthreads);
+        memset(k ? keep.done[k - 1] : keep.vc, 0, sizeof *keep.vc * (size_t)keep.cta->vcw);
     *m = (SimMbarrier){.at = (uint8_t *)(uintptr_t)addr, .count = count, .pending = count,
                        .init_at = at, .cta = keep.cta, .vc = keep.vc,
                        .done = {keep.done[0], keep.done[1]}};
     l->events++;
 }
 
-/* t's clocks into the phase (arrivals from another CTA are not ordered). */
-static void release(SimThread *t, SimMbarrier *m)
-{
-    if (sim_in_cta(m->cta, t))
-        sim_hb_release(m->cta, t, m->vc);
-}
+/* t's clocks into the phase (t of any CTA of the cluster). */
+static void release(SimThread *t, SimMbarrier *m) { sim_hb_release(m->cta, t, m->vc); }
 
 void sim_mbarrier_arrive(SimLaunch *l, SimThread *t, uint64_t addr, uint32_t count, int64_t tx,
                          TxSpan at)
@@ -198,7 +194,7 @@ static bool phase_done(SimLaunch *l, SimThread *t, uint64_t addr, int parity, Tx
     if (!m || sim_failed(l))
         return false;
     bool done = (int)(m->phase & 1) != (parity & 1);
-    if (done && sim_in_cta(m->cta, t))
+    if (done)
         sim_hb_acquire(m->cta, t, m->done[parity & 1]);
     if (!done) {
         t->wait_mbar = m->at, t->wait_parity = parity, t->wait_at = at;
@@ -243,12 +239,9 @@ static void cluster_release(SimLaunch *l)
         return;
     l->cluster_phase++;
     l->cluster_arrived = 0;
-    for (int k = 0; k < l->nctas; k++) { /* this phase's arrivals become the last phase's */
-        SimCta *c = &l->ctas[k];
-        uint32_t *last = c->cluster_vc[1];
-        c->cluster_vc[1] = c->cluster_vc[0], c->cluster_vc[0] = last;
-        memset(last, 0, sizeof *last * (size_t)c->nthreads);
-    }
+    uint32_t *last = l->cluster_vc[1]; /* this phase's arrivals become the last phase's */
+    l->cluster_vc[1] = l->cluster_vc[0], l->cluster_vc[0] = last;
+    memset(last, 0, sizeof *last * (size_t)l->ctas[0].vcw);
     for (int k = 0; k < l->nctas; k++)
         for (int i = 0; i < l->ctas[k].nthreads; i++) {
             SimThread *o = &l->ctas[k].threads[i];
@@ -261,8 +254,7 @@ static void cluster_arrive(SimLaunch *l, SimThread *t)
 {
     t->cluster_phase = l->cluster_phase;
     t->cluster_waiting = true;
-    if (sim_in_cta(l->cta, t))
-        sim_hb_release(l->cta, t, l->cta->cluster_vc[0]);
+    sim_hb_release(l->cta, t, l->cluster_vc[0]);
     l->cluster_arrived++;
     l->events++;
     cluster_release(l);
@@ -271,8 +263,8 @@ static void cluster_arrive(SimLaunch *l, SimThread *t)
 static void cluster_wait(SimLaunch *l, SimThread *t, TxSpan at)
 {
     if (!t->cluster_waiting || l->cluster_phase != t->cluster_phase) {
-        if (t->cluster_waiting && sim_in_cta(l->cta, t))
-            sim_hb_acquire(l->cta, t, l->cta->cluster_vc[1]);
+        if (t->cluster_waiting)
+            sim_hb_acquire(l->cta, t, l->cluster_vc[1]);
         t->cluster_waiting = false;
         return;
     }

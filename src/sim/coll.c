@@ -64,7 +64,7 @@ static void release(SimLaunch *l, SimCta *c, int id)
             wake(t, NULL);
         }
     }
-    memset(b->vc, 0, sizeof *b->vc * (size_t)c->nthreads);
+    memset(b->vc, 0, sizeof *b->vc * (size_t)c->vcw);
     b->arrived = 0;
     b->expected = 0;
     (void)l;

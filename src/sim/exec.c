@@ -420,19 +420,25 @@ static bool init_threads(SimLaunch *l, SimCta *c)
     return true;
 }
 
-/* The vector clocks: each thread at 1 of its own, the barriers' joins at 0. */
-static bool init_clocks(SimCta *c)
+/* The vector clocks, as wide as the cluster: each thread at 1 of its own,
+ * the barriers' joins at 0. */
+static bool init_clocks(SimLaunch *l, SimCta *c)
 {
     size_t n = (size_t)c->nthreads;
-    c->vc = calloc(n * n, sizeof *c->vc);
+    c->vcw = l->nctas * c->nthreads;
+    c->vc = calloc(n * (size_t)c->vcw, sizeof *c->vc);
     if (!c->vc)
         return false;
-    for (size_t i = 0; i < n; i++)
-        c->vc[i * n + i] = 1;
+    for (size_t i = 0; i < n; i++) {
+        SimThread *t = &c->threads[i];
+        t->gid = c->rank * c->nthreads + (int)i;
+        t->vc = c->vc + i * (size_t)c->vcw;
+        t->vc[t->gid] = 1;
+    }
     for (int i = 0; i < SIM_NBARRIERS; i++)
         if (!(c->bars[i].vc = sim_vc_new(c)))
             return false;
-    return (c->cluster_vc[0] = sim_vc_new(c)) && (c->cluster_vc[1] = sim_vc_new(c));
+    return true;
 }
 
 static bool init_cta(SimLaunch *l, SimCta *c)
@@ -441,7 +447,7 @@ static bool init_cta(SimLaunch *l, SimCta *c)
     size_t n = (size_t)l->cfg.block[0] * l->cfg.block[1] * l->cfg.block[2];
     c->warps = calloc((n + 31) / 32, sizeof *c->warps);
     c->groups = calloc((n + 127) / 128, sizeof *c->groups);
-    if (!c->smem || !c->warps || !c->groups || !init_threads(l, c) || !init_clocks(c))
+    if (!c->smem || !c->warps || !c->groups || !init_threads(l, c) || !init_clocks(l, c))
         return false;
     c->smem_region = sim_region_add(l->ss, c->smem, l->smem_size, SIM_MEM_SHARED);
     if (c->smem_region)
@@ -462,8 +468,6 @@ static void free_cta(SimLaunch *l, SimCta *c)
     free(c->vc);
     for (int i = 0; i < SIM_NBARRIERS; i++)
         free(c->bars[i].vc);
-    free(c->cluster_vc[0]);
-    free(c->cluster_vc[1]);
 }
 
 /* The CTAs of the cluster whose first CTA is `base`, run together. */
@@ -484,12 +488,16 @@ static void run_cluster(SimLaunch *l, const unsigned base[3])
         ok = ok && init_cta(l, c);
     }
     l->cta = &ctas[0];
+    for (int k = 0; k < 2 && ok; k++)
+        ok = (l->cluster_vc[k] = sim_vc_new(&ctas[0])) != NULL;
     if (!ok)
         sim_fail(l, NULL, l->f->span, "out of memory for a CTA");
     else
         schedule(l);
     for (int k = 0; k < l->nctas; k++)
         free_cta(l, &ctas[k]);
+    for (int k = 0; k < 2; k++)
+        free(l->cluster_vc[k]), l->cluster_vc[k] = NULL;
     for (int i = 0; i < l->mbar.len; i++) {
         free(l->mbar.items[i].vc);
         free(l->mbar.items[i].done[0]);

@@ -51,10 +51,12 @@ typedef struct SimRegion {
     size_t size;
     SimMemKind kind;
     uint8_t *init;      /* shared: one flag per byte, written since the launch */
-    uint16_t *writer;   /* shared: 1 + the thread of the CTA that last wrote the byte */
+    uint16_t *writer;   /* shared: 1 + the thread of the cluster that last wrote the byte */
     uint32_t *wclock;   /* shared: that thread's clock at the write */
+    uint32_t *wat;      /* shared: 1 + the source offset of that write (0: unknown) */
     uint16_t *reader;   /* shared: 1 + the last thread to read it since that write */
     uint32_t *rclock;   /* shared: its clock at the read */
+    uint32_t *rat;      /* shared: 1 + the source offset of that read */
     uint8_t *async;     /* shared: SIM_PEND_*, an asynchronous operation in flight on it */
     struct SimCta *cta; /* shared: the CTA it belongs to */
 } SimRegion;
@@ -80,6 +82,8 @@ typedef struct SimFrame {
 
 typedef struct SimThread {
     int tid;             /* linear index in the CTA */
+    int gid;             /* in the cluster: its CTA's rank * threads per CTA + tid */
+    uint32_t *vc;        /* its vector clock: its view of each cluster thread's clock */
     unsigned idx[3];     /* threadIdx */
     SimVal *vals;        /* one slot per variable of the kernel */
     SimFrame frames[SIM_MAX_DEPTH];
@@ -151,8 +155,9 @@ typedef struct SimCta {
     SimBarrier bars[SIM_NBARRIERS];
     SimWarpColl *warps;
     SimGroupColl *groups; /* per warpgroup */
-    uint32_t *vc;        /* vector clocks: thread i's view of thread j's clock at [i n + j] */
-    uint32_t *cluster_vc[2]; /* the cluster barrier: arrivals of this phase, of the last one */
+    uint32_t *vc;        /* its threads' vector clocks: thread i's view of cluster thread j's
+                          * clock at [i vcw + j] */
+    int vcw;             /* a clock's width: the threads of the cluster */
     struct SimTmem *tmem; /* tensor memory, made at its first use */
 } SimCta;
 
@@ -201,6 +206,7 @@ typedef struct SimLaunch {
     IrPtrMap mbars;      /* an mbarrier's host address -> 1 + index into mbar */
     TX_VEC(SimMbarrier) mbar;
     int cluster_arrived; /* barrier.cluster: arrivals in the current phase */
+    uint32_t *cluster_vc[2]; /* its clocks: the arrivals of this phase, of the last one */
     uint32_t cluster_phase;
     TX_VEC(SimAsync) inflight;
     bool agent;          /* an asynchronous unit (wgmma) reads the thread's registers */
@@ -363,18 +369,17 @@ bool sim_tcgen05(SimLaunch *l, SimThread *t, const IrExpr *e, const SimPtx *p);
 
 /* ---------------------------------------------------------------- order.c */
 
-/* Whether t is a thread of c (accesses by other CTAs' threads are not ordered). */
-bool sim_in_cta(const SimCta *c, const SimThread *t);
-/* Thread t's vector clock (c->nthreads entries). */
-uint32_t *sim_vc(SimCta *c, const SimThread *t);
-/* A release: t's clock joined into acc (n entries), then t's own advanced. */
-void sim_hb_release(SimCta *c, SimThread *t, uint32_t *acc);
+/* Clocks span the cluster: c is any CTA of it (for the width c->vcw). */
+/* A release: t's clock joined into acc, then t's own advanced. */
+void sim_hb_release(const SimCta *c, SimThread *t, uint32_t *acc);
 /* An acquire: the clocks of acc joined into t's. */
-void sim_hb_acquire(SimCta *c, SimThread *t, const uint32_t *acc);
+void sim_hb_acquire(const SimCta *c, SimThread *t, const uint32_t *acc);
 /* Joins the clocks of threads [first, first + n) of c (a rendezvous). */
 void sim_hb_join(SimCta *c, int first, int n);
-/* Allocates a clock of c->nthreads zeros (NULL when out of memory). */
+/* Allocates a clock of zeros (NULL when out of memory). */
 uint32_t *sim_vc_new(const SimCta *c);
+/* The thread of the cluster whose gid is g. */
+SimThread *sim_thread_of(const SimLaunch *l, int g);
 
 /* Records an operation in flight and marks its bytes (state SIM_PEND_*):
  * [lo, hi) is the range its marks lie in. */

@@ -12,8 +12,11 @@
  * kept, so of several concurrent readers the others go unchecked. A byte an
  * asynchronous operation in flight writes cannot be read or written, one it
  * reads cannot be written. The CTAs of a cluster see each other's shared
- * memory (distributed shared memory, through mapa addresses); accesses from
- * another CTA are not ordered against. */
+ * memory (distributed shared memory, through mapa addresses, and the copies
+ * and MMAs that reach a peer's): threads are numbered across the cluster, so
+ * a remote access is checked and recorded as a local one. Each access also
+ * records its source position, so a race names both lines. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,8 +27,10 @@ static void region_free(SimRegion *r)
     free(r->init);
     free(r->writer);
     free(r->wclock);
+    free(r->wat);
     free(r->reader);
     free(r->rclock);
+    free(r->rat);
     free(r->async);
     free(r);
 }
@@ -41,10 +46,13 @@ SimRegion *sim_region_add(SimSession *ss, void *base, size_t size, SimMemKind ki
         r->init = calloc(n, 1);
         r->writer = calloc(n, sizeof *r->writer);
         r->wclock = calloc(n, sizeof *r->wclock);
+        r->wat = calloc(n, sizeof *r->wat);
         r->reader = calloc(n, sizeof *r->reader);
         r->rclock = calloc(n, sizeof *r->rclock);
+        r->rat = calloc(n, sizeof *r->rat);
         r->async = calloc(n, 1);
-        if (!r->init || !r->writer || !r->wclock || !r->reader || !r->rclock || !r->async) {
+        if (!r->init || !r->writer || !r->wclock || !r->wat || !r->reader || !r->rclock ||
+            !r->rat || !r->async) {
             region_free(r);
             return NULL;
         }
@@ -123,16 +131,36 @@ static void out_of_bounds(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, b
                  (unsigned long long)addr);
 }
 
-/* An unordered access of byte i: the other thread `o` wrote (or, for a
- * write, read) it. */
-static void race(SimLaunch *l, SimThread *t, size_t i, const SimThread *o, bool o_wrote,
-                 bool write, TxSpan at)
+/* An unordered access of byte i of c's shared memory: thread g of the
+ * cluster wrote (or, for a write, read) it at source offset `pos` (1 + the
+ * offset, 0: unknown). */
+static void race(SimLaunch *l, SimThread *t, const SimCta *c, size_t i, int g, uint32_t pos,
+                 bool o_wrote, bool write, TxSpan at)
 {
-    sim_fail(l, t, at, "shared memory byte %zu was %s by thread (%u,%u,%u) and nothing orders "
-             "that %s before this %s (a missing barrier or mbarrier wait)%s", i,
-             o_wrote ? "written" : "read", o->idx[0], o->idx[1], o->idx[2],
-             o_wrote ? "write" : "read", write ? "write" : "read",
+    const SimThread *o = sim_thread_of(l, g);
+    const unsigned *oc = l->ctas[g / c->nthreads].idx;
+    char where[48] = "";
+    int line = 0, col = 0;
+    if (pos && l->f->span.src) {
+        tx_source_linecol(l->f->span.src, pos - 1, &line, &col);
+        snprintf(where, sizeof where, " at line %d", line);
+    }
+    char whose[48] = "";
+    if (c != l->cta)
+        snprintf(whose, sizeof whose, " of CTA (%u,%u,%u)", c->idx[0], c->idx[1], c->idx[2]);
+    sim_fail(l, t, at, "shared memory byte %zu%s was %s by thread (%u,%u,%u) of CTA (%u,%u,%u)%s "
+             "and nothing orders that %s before this %s (a missing %s)%s", i, whose,
+             o_wrote ? "written" : "read", o->idx[0], o->idx[1], o->idx[2], oc[0], oc[1], oc[2],
+             where, o_wrote ? "write" : "read", write ? "write" : "read",
+             &l->ctas[g / c->nthreads] == l->cta ? "barrier or mbarrier wait"
+                                                  : "cluster barrier or mbarrier wait",
              o_wrote ? "" : " (write-after-read)");
+}
+
+/* 1 + the source offset of `at` (0 when it is not in the kernel's source). */
+static uint32_t position(const SimLaunch *l, TxSpan at)
+{
+    return at.src && at.src == l->f->span.src ? at.begin + 1 : 0;
 }
 
 /* The shadow check of a shared access by t of bytes [off, off + n). */
@@ -140,10 +168,9 @@ static bool shared_shadow(SimLaunch *l, SimThread *t, SimRegion *r, size_t off, 
                           bool write, TxSpan at)
 {
     SimCta *c = r->cta; /* another CTA's, through distributed shared memory */
-    bool own = sim_in_cta(c, t);
-    const uint32_t *vc = own ? sim_vc(c, t) : NULL;
-    uint32_t now = own ? vc[t->tid] : 0;
-    uint16_t me = own ? (uint16_t)(t->tid + 1) : 0;
+    const uint32_t *vc = t->vc;
+    uint32_t now = vc[t->gid], pos = position(l, at);
+    uint16_t me = (uint16_t)(t->gid + 1);
     for (size_t i = off; i < off + n; i++) {
         if (!write && !r->init[i]) {
             sim_fail(l, t, at, "read of uninitialised shared memory (byte %zu)", i);
@@ -153,25 +180,25 @@ static bool shared_shadow(SimLaunch *l, SimThread *t, SimRegion *r, size_t off, 
             sim_async_conflict(l, t, c, i, write, at);
             return false;
         }
-        if (own) {
-            int w = r->writer[i] - 1, rd = r->reader[i] - 1;
-            if (w >= 0 && w != t->tid && vc[w] < r->wclock[i]) {
-                race(l, t, i, &c->threads[w], true, write, at);
-                return false;
-            }
-            if (write && rd >= 0 && rd != t->tid && vc[rd] < r->rclock[i]) {
-                race(l, t, i, &c->threads[rd], false, write, at);
-                return false;
-            }
+        int w = r->writer[i] - 1, rd = r->reader[i] - 1;
+        if (w >= 0 && w != t->gid && vc[w] < r->wclock[i]) {
+            race(l, t, c, i, w, r->wat[i], true, write, at);
+            return false;
+        }
+        if (write && rd >= 0 && rd != t->gid && vc[rd] < r->rclock[i]) {
+            race(l, t, c, i, rd, r->rat[i], false, write, at);
+            return false;
         }
         if (write) {
             r->init[i] = 1;
             r->writer[i] = me;
             r->wclock[i] = now;
+            r->wat[i] = pos;
             r->reader[i] = 0;
-        } else if (own) {
+        } else {
             r->reader[i] = me;
             r->rclock[i] = now;
+            r->rat[i] = pos;
         }
     }
     return true;

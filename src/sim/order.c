@@ -1,19 +1,20 @@
-/* The order of a CTA's threads and the asynchronous operations in flight.
- * Happens-before is tracked with vector clocks: each thread of a CTA keeps
- * one clock per thread of its CTA; a release (an arrival at a barrier or an
- * mbarrier, a complete-tx) joins the thread's clocks into the
- * synchronisation object's and advances its own, an acquire (passing a
- * barrier, a wait that observes an mbarrier's phase) joins the object's into
- * the thread's. A shared byte remembers its last writer and last reader with
- * their clocks (mem.c): an access is ordered after them when the accessing
- * thread's clock of that thread has reached the one recorded. Threads of
- * other CTAs of the cluster are not ordered against (their accesses are not
- * recorded). Asynchronous operations (cp.async, TMA and bulk copies, wgmma)
- * mark the shared bytes they write or read until they complete; what
- * completes them: a cp.async's, a bulk store's and a wgmma's wait_group for
- * its commit group, a load's mbarrier when a thread polls it (deliberately
- * late: at the consumer's wait, never at issue). A wgmma's accumulators are
- * pending in each thread until its wait_group. */
+/* The order of a cluster's threads and the asynchronous operations in
+ * flight. Happens-before is tracked with vector clocks: each thread keeps
+ * one clock per thread of its cluster (of every CTA, so an access to another
+ * CTA's shared memory is ordered as a local one: by the cluster barrier, or
+ * by an mbarrier a remote arrival, a multicast copy or a tcgen05.commit
+ * releases into); a release (an arrival at a barrier or an mbarrier, a
+ * complete-tx) joins the thread's clocks into the synchronisation object's
+ * and advances its own, an acquire (passing a barrier, a wait that observes
+ * an mbarrier's phase) joins the object's into the thread's. A shared byte
+ * remembers its last writer and last reader with their clocks (mem.c): an
+ * access is ordered after them when the accessing thread's clock of that
+ * thread has reached the one recorded. Asynchronous operations (cp.async,
+ * TMA and bulk copies, wgmma) mark the shared bytes they write or read until
+ * they complete; what completes them: a cp.async's, a bulk store's and a
+ * wgmma's wait_group for its commit group, a load's mbarrier when a thread
+ * polls it (deliberately late: at the consumer's wait, never at issue). A
+ * wgmma's accumulators are pending in each thread until its wait_group. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,14 +23,13 @@
 
 /* ---------------------------------------------------------------- vector clocks */
 
-bool sim_in_cta(const SimCta *c, const SimThread *t)
+SimThread *sim_thread_of(const SimLaunch *l, int g)
 {
-    return t && t >= c->threads && t < c->threads + c->nthreads;
+    const SimCta *c = &l->ctas[g / l->ctas[0].nthreads];
+    return &c->threads[g % c->nthreads];
 }
 
-uint32_t *sim_vc(SimCta *c, const SimThread *t) { return c->vc + (size_t)t->tid * (size_t)c->nthreads; }
-
-uint32_t *sim_vc_new(const SimCta *c) { return calloc((size_t)c->nthreads, sizeof(uint32_t)); }
+uint32_t *sim_vc_new(const SimCta *c) { return calloc((size_t)c->vcw, sizeof(uint32_t)); }
 
 static void join(uint32_t *dst, const uint32_t *src, int n)
 {
@@ -37,26 +37,25 @@ static void join(uint32_t *dst, const uint32_t *src, int n)
         dst[i] = src[i] > dst[i] ? src[i] : dst[i];
 }
 
-void sim_hb_release(SimCta *c, SimThread *t, uint32_t *acc)
+void sim_hb_release(const SimCta *c, SimThread *t, uint32_t *acc)
 {
-    uint32_t *v = sim_vc(c, t);
     if (acc)
-        join(acc, v, c->nthreads);
-    v[t->tid]++;
+        join(acc, t->vc, c->vcw);
+    t->vc[t->gid]++;
 }
 
-void sim_hb_acquire(SimCta *c, SimThread *t, const uint32_t *acc)
+void sim_hb_acquire(const SimCta *c, SimThread *t, const uint32_t *acc)
 {
     if (acc)
-        join(sim_vc(c, t), acc, c->nthreads);
+        join(t->vc, acc, c->vcw);
 }
 
 void sim_hb_join(SimCta *c, int first, int n)
 {
-    size_t w = (size_t)c->nthreads;
+    size_t w = (size_t)c->vcw;
     uint32_t *all = c->vc + (size_t)first * w;
     for (int i = 1; i < n; i++)
-        join(all, all + (size_t)i * w, c->nthreads);
+        join(all, all + (size_t)i * w, c->vcw);
     for (int i = 1; i < n; i++)
         memcpy(all + (size_t)i * w, all, w * sizeof *all);
 }
@@ -99,15 +98,16 @@ static void unmark(SimThread *t, const SimAsync *op)
     SimRegion *r = op->cta->smem_region;
     int state = op->kind == SIM_ASYNC_CP || op->kind == SIM_ASYNC_LOAD ? SIM_PEND_WRITE
                                                                         : SIM_PEND_READ;
-    bool own = op->kind == SIM_ASYNC_CP && sim_in_cta(op->cta, t);
-    uint32_t clock = own ? sim_vc(op->cta, t)[t->tid] : 0;
+    bool own = op->kind == SIM_ASYNC_CP; /* t, its issuer, waited for it */
+    uint32_t clock = own ? t->vc[t->gid] : 0;
     for (uint32_t i = op->lo; i < op->hi && i < r->size; i++) {
         if (r->async[i] != state)
             continue;
         r->async[i] = SIM_PEND_NONE;
         if (own) { /* the data lands now: written by the thread that waited */
-            r->writer[i] = (uint16_t)(t->tid + 1);
+            r->writer[i] = (uint16_t)(t->gid + 1);
             r->wclock[i] = clock;
+            r->wat[i] = 0;
             r->reader[i] = 0;
         }
     }

@@ -630,7 +630,7 @@ static void try_cancel(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
         uint64_t base = (uint64_t)(uintptr_t)l->ctas[r].smem;
         for (int w = 0; w < 4 && !sim_failed(l); w++)
             sim_store(l, t, base + doff + 4 * (uint64_t)w, IR_UINT32, (SimVal){.i = 0}, at);
-        sim_mbarrier_complete_tx(l, t, base + boff, 16, at);
+        sim_mbarrier_arrive(l, t, base + boff, 0, -16, at); /* t's clocks, 16 bytes complete */
     }
 }
 

@@ -9,7 +9,10 @@
  * and multicast writes, tcgen05.cp from swizzled shared memory and its fp6 / fp4
  * decompression; the dtypes' rounding and
  * NaN bits, and two floats rounded to a bfloat16 pair. The kernels of
- * the GPU tests run in the simulator as the sim.* tests (tests/gpu, OP_SIM). */
+ * the GPU tests run in the simulator as the sim.* tests (tests/gpu, OP_SIM).
+ * Races between the CTAs of a cluster: a DSMEM store read by the other CTA
+ * without the cluster barrier, a multicast TMA into a peer's stage its
+ * consumers have not released. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -553,7 +556,7 @@ static void test_ordering_races(void **state)
         "    T.cuda.cta_sync()\n"
         "    Y[tx] = S[(tx + 1) % 64]\n"
         "    S[tx] = X[63 - tx]\n";
-    const char *war_frags[] = {"bug.tirx:10:", "was read by thread (0,0,0) and nothing orders",
+    const char *war_frags[] = {"bug.tirx:10:", "was read by thread (0,0,0) of CTA (0,0,0) at line 9 and nothing orders",
                                "that read before this write", "(write-after-read)",
                                "(thread (1,0,0) of CTA (0,0,0))"};
     expect_error(war, war_frags, 5);
@@ -583,7 +586,7 @@ static void test_ordering_races(void **state)
     free(x), free(y);
     tirx_module_free(m);
     const char *no_wait = MBAR_HANDOFF("");
-    const char *nw_frags[] = {"bug.tirx:15:", "was written by thread (0,0,0) and nothing orders",
+    const char *nw_frags[] = {"bug.tirx:15:", "was written by thread (0,0,0) of CTA (0,0,0) at line 12 and nothing orders",
                               "that write before this read", "(thread (32,0,0) of CTA (0,0,0))"};
     expect_error(no_wait, nw_frags, 4);
 #undef MBAR_HANDOFF
@@ -595,9 +598,112 @@ static void test_ordering_races(void **state)
         "    else:\n"
         "        Y[tx] = S[tx - 32]\n"
         "        T.ptx.bar.sync(1, 64)\n";
-    const char *named_frags[] = {"bug.tirx:11:", "was written by thread (0,0,0)",
+    const char *named_frags[] = {"bug.tirx:11:", "was written by thread (0,0,0) of CTA (0,0,0) at line 8",
                                  "(thread (32,0,0) of CTA (0,0,0))"};
     expect_error(named, named_frags, 3);
+}
+
+/* ---------------------------------------------------------------- clusters */
+
+/* CTA 0 of a cluster of two stores X into CTA 1's shared memory
+ * (mapa + st.shared::cluster) and CTA 1 copies it to Y, after SYNC. */
+#define DSMEM_KERNEL(sync)                                                                       \
+    "@T.prim_func\n"                                                                             \
+    "def f(X: T.Buffer((64,), \"float32\"), Y: T.Buffer((64,), \"float32\")):\n"                  \
+    "    T.device_entry()\n"                                                                     \
+    "    bx = T.cta_id([2])\n"                                                                   \
+    "    cl = T.cluster_id([1])\n"                                                               \
+    "    cb = T.cta_id_in_cluster([2])\n"                                                        \
+    "    tx = T.thread_id([32])\n"                                                               \
+    "    S = T.alloc_shared((32,), \"float32\")\n"                                               \
+    "    rem = T.alloc_local((1,), \"uint32\")\n"                                                \
+    "    T.cuda.cluster_sync()\n"                                                                \
+    "    if cb == 0:\n"                                                                          \
+    "        T.ptx.mapa.shared__cluster.u32(rem[0], T.cuda.cvta_generic_to_shared(T.address_of(S[tx])), T.uint32(1))\n" \
+    "        T.ptx.st.shared__cluster.f32(rem[0], X[tx])\n"                                      \
+    sync                                                                                         \
+    "    if cb == 1:\n"                                                                          \
+    "        Y[tx] = S[tx]\n"                                                                    \
+    "    T.cuda.cluster_sync()\n"
+
+/* A DSMEM store read by the other CTA: ordered by the cluster barrier, a
+ * race without it (a CTA barrier orders only its own CTA), reported with
+ * both lines, threads and CTAs. */
+static void test_dsmem_race(void **state)
+{
+    (void)state;
+    const char *good = DSMEM_KERNEL("    T.cuda.cluster_sync()\n");
+    tirx_module *m = compile_text(good, strlen(good), "dsmem.tirx", NULL, 0);
+    unsigned seed = 5;
+    float *x = random_floats(64, &seed), *y = random_floats(64, &seed);
+    Tensor X = tensor(x, 1, 64, 0, kDLFloat, 32), Y = tensor(y, 1, 64, 0, kDLFloat, 32);
+    Tensor *ts[] = {&X, &Y};
+    tirx_error err;
+    assert_int_equal(simulate(m, "f", ts, 2, NULL, 0, &err), TIRX_OK);
+    for (int i = 0; i < 32; i++)
+        assert_true(y[i] == x[i]);
+    free(x), free(y);
+    tirx_module_free(m);
+    const char *frags[] = {"bug.tirx:16:", "was written by thread (", "of CTA (0,0,0) at line 13 "
+                           "and nothing orders that write before this read",
+                           "(a missing cluster barrier or mbarrier wait)", "of CTA (1,0,0))"};
+    expect_error(DSMEM_KERNEL("    T.cuda.cta_sync()\n"), frags, 5);
+}
+#undef DSMEM_KERNEL
+
+/* kernels/gemm_fp8_sm90.tirx (clusters of two CTAs, each loading half of B
+ * into both) with its consumers releasing a stage on their own CTA's empty
+ * barrier only: a producer's multicast then writes into its peer's stage
+ * while the peer's consumers may still read it (write-after-read across
+ * CTAs), reported at the multicast with the peer's read. */
+static void test_multicast_race(void **state)
+{
+    (void)state;
+    char *once = substituted("kernels/gemm_fp8_sm90.tirx", "init_empty=2 * CLUSTER",
+                             "init_empty=2");
+    const char *remote = "                    if CLUSTER == 2:\n"
+                         "                        pipe.empty.arrive(cs.stage, remote=rank ^ 1)\n";
+    char *at = strstr(once, remote);
+    assert_non_null(at);
+    memmove(at, at + strlen(remote), strlen(at + strlen(remote)) + 1);
+    tirx_define d[] = {{"M", "256"}, {"N", "128"}, {"K", "1024"}, {"NUM_CTAS", "2"},
+                       {"PROMOTE", "1"}, {"SPLIT_K", "1"}, {"NUM_SMS", "8"},
+                       {"WORKSPACE_BYTES", "4096"}};
+    tirx_module *m = compile_text(once, strlen(once), "gemm_fp8_sm90.tirx", d, 8);
+    uint8_t *a = aligned_alloc(256, 256 * 1024), *b = aligned_alloc(256, 128 * 1024);
+    uint16_t *c = aligned_alloc(256, 256 * 128 * 2);
+    int32_t *w = aligned_alloc(256, 4096);
+    memset(a, 0x38, 256 * 1024), memset(b, 0x38, 128 * 1024), memset(w, 0, 4096);
+    Tensor A = tensor(a, 2, 256, 1024, kDLFloat8_e4m3fn, 8);
+    Tensor B = tensor(b, 2, 128, 1024, kDLFloat8_e4m3fn, 8);
+    Tensor C = tensor(c, 2, 256, 128, kDLBfloat, 16), W = tensor(w, 1, 1024, 0, kDLInt, 32);
+    Tensor *ts[] = {&A, &B, &C, &W};
+    tirx_arg args[6];
+    for (int i = 0; i < 4; i++) {
+        ts[i]->t.shape = ts[i]->shape;
+        args[i] = tirx_arg_tensor((const struct DLTensor *)&ts[i]->t);
+    }
+    args[4] = tirx_arg_float(1.0), args[5] = tirx_arg_float(1.0);
+    tirx_error err;
+    assert_int_equal(tirx_simulate(m, "gemm", args, 6, &err), TIRX_ERR_USAGE);
+    char where[64], read_at[96];
+    snprintf(where, sizeof where, "gemm_fp8_sm90.tirx:%d:",
+             line_of(once, "Tx.copy_async(B_s[ps.stage, rank"));
+    snprintf(read_at, sizeof read_at, "at line %d and nothing orders that read before this write",
+             line_of(once, "Tx.wg.gemm_async(part"));
+    const char *frags[] = {where, "was read by thread (", read_at, "(write-after-read)",
+                           "a missing cluster barrier or mbarrier wait"};
+    for (int i = 0; i < 5; i++)
+        if (!strstr(err.message, frags[i]))
+            fail_msg("'%s' is not in: %s", frags[i], err.message);
+    /* the reader and the writer in different CTAs */
+    const char *rd = strstr(err.message, "of CTA (");
+    const char *wr = strstr(err.message, "(thread (");
+    assert_non_null(rd), assert_non_null(wr);
+    assert_non_null(wr = strstr(wr, "of CTA ("));
+    assert_true(strncmp(rd, wr, 14) != 0);
+    free(a), free(b), free(c), free(w), free(once);
+    tirx_module_free(m);
 }
 
 /* ---------------------------------------------------------------- tcgen05 */
@@ -1240,6 +1346,8 @@ int main(void)
         cmocka_unit_test(test_wgmma_before_wait_group),
         cmocka_unit_test(test_wgmma_wait_wrong_group),
         cmocka_unit_test(test_ordering_races),
+        cmocka_unit_test(test_dsmem_race),
+        cmocka_unit_test(test_multicast_race),
         cmocka_unit_test(test_gather4_fp8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
