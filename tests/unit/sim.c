@@ -46,7 +46,9 @@ static char *read_file(const char *path, size_t *len)
 static tirx_module *compile_text(const char *text, size_t len, const char *name,
                                  const tirx_define *defs, size_t ndefs)
 {
-    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    /* the kernels' imports (gemm_split_k.tirx) */
+    static const char *const dirs[] = {TIRX_SOURCE_DIR "/kernels"};
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1, .import_dirs = dirs, .n_import_dirs = 1};
     tirx_module *m = NULL;
     tirx_status st = tirx_compile(text, len, name, defs, ndefs, &o, &m);
     if (st != TIRX_OK) {
