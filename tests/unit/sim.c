@@ -10,7 +10,7 @@
  * decompression; the dtypes' rounding and
  * NaN bits, and two floats rounded to a bfloat16 pair. The kernels of
  * the GPU tests run in the simulator as the sim.* tests (tests/gpu, OP_SIM).
- * Races between the CTAs of a cluster: a DSMEM store read by the other CTA
+ * The modelled clock (clock64, %globaltimer). Races between the CTAs of a cluster: a DSMEM store read by the other CTA
  * without the cluster barrier, a multicast TMA into a peer's stage its
  * consumers have not released. */
 #include <math.h>
@@ -603,6 +603,36 @@ static void test_ordering_races(void **state)
     const char *named_frags[] = {"bug.tirx:11:", "was written by thread (0,0,0) of CTA (0,0,0) at line 8",
                                  "(thread (32,0,0) of CTA (0,0,0))"};
     expect_error(named, named_frags, 3);
+}
+
+/* ---------------------------------------------------------------- time */
+
+/* The modelled clock: clock64() and %globaltimer count a thread's
+ * statements, so the time between two reads is the same in every thread and
+ * every run, and positive. */
+static void test_modelled_clock(void **state)
+{
+    (void)state;
+    const char *src = KERNEL_HEAD
+        "    t0: T.uint64 = T.cuda.clock64()\n"
+        "    X[tx] = X[tx] * T.float32(2)\n"
+        "    t1: T.uint64 = T.cuda.mov_sreg(64, \"%globaltimer\")\n"
+        "    Y[tx] = T.Cast(\"float32\", t1 - t0) + T.Cast(\"float32\", T.cuda.mov_sreg(32, \"%smid\"))\n";
+    tirx_module *m = compile_text(src, strlen(src), "clock.tirx", NULL, 0);
+    unsigned seed = 6;
+    float *x = random_floats(64, &seed), *y = random_floats(64, &seed), first = 0;
+    Tensor X = tensor(x, 1, 64, 0, kDLFloat, 32), Y = tensor(y, 1, 64, 0, kDLFloat, 32);
+    Tensor *ts[] = {&X, &Y};
+    tirx_error err;
+    for (int run = 0; run < 2; run++) {
+        assert_int_equal(simulate(m, "f", ts, 2, NULL, 0, &err), TIRX_OK);
+        first = run ? first : y[0];
+        assert_true(y[0] > 0 && y[0] == first);
+        for (int i = 1; i < 64; i++)
+            assert_true(y[i] == y[0]);
+    }
+    free(x), free(y);
+    tirx_module_free(m);
 }
 
 /* ---------------------------------------------------------------- clusters */
@@ -1348,6 +1378,7 @@ int main(void)
         cmocka_unit_test(test_wgmma_before_wait_group),
         cmocka_unit_test(test_wgmma_wait_wrong_group),
         cmocka_unit_test(test_ordering_races),
+        cmocka_unit_test(test_modelled_clock),
         cmocka_unit_test(test_dsmem_race),
         cmocka_unit_test(test_multicast_race),
         cmocka_unit_test(test_gather4_fp8),
