@@ -106,7 +106,7 @@ static void check_phase(SimLaunch *l, SimThread *t, SimMbarrier *m, TxSpan at)
                  "(a wrong expect-tx count)", m->phase, (long long)-m->tx);
         return;
     }
-    size_t n = sizeof *m->vc * (size_t)m->cta->vcw;
+    size_t n = sim_vc_bytes(m->cta);
     memcpy(m->done[m->phase & 1], m->vc, n);
     memset(m->vc, 0, n);
     m->phase++;
@@ -140,7 +140,7 @@ static void mbar_init(SimLaunch *l, SimThread *t, uint64_t addr, uint32_t count,
     }
     SimMbarrier keep = *m; /* a fresh mbarrier: nothing released into it yet */
     for (int k = 0; k < 3; k++)
-        memset(k ? keep.done[k - 1] : keep.vc, 0, sizeof *keep.vc * (size_t)keep.cta->vcw);
+        memset(k ? keep.done[k - 1] : keep.vc, 0, sim_vc_bytes(keep.cta));
     *m = (SimMbarrier){.at = (uint8_t *)(uintptr_t)addr, .count = count, .pending = count,
                        .init_at = at, .cta = keep.cta, .vc = keep.vc,
                        .done = {keep.done[0], keep.done[1]}};
@@ -241,7 +241,7 @@ static void cluster_release(SimLaunch *l)
     l->cluster_arrived = 0;
     uint32_t *last = l->cluster_vc[1]; /* this phase's arrivals become the last phase's */
     l->cluster_vc[1] = l->cluster_vc[0], l->cluster_vc[0] = last;
-    memset(last, 0, sizeof *last * (size_t)l->ctas[0].vcw);
+    memset(last, 0, sim_vc_bytes(&l->ctas[0]));
     for (int k = 0; k < l->nctas; k++)
         for (int i = 0; i < l->ctas[k].nthreads; i++) {
             SimThread *o = &l->ctas[k].threads[i];

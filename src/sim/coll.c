@@ -64,7 +64,7 @@ static void release(SimLaunch *l, SimCta *c, int id)
             wake(t, NULL);
         }
     }
-    memset(b->vc, 0, sizeof *b->vc * (size_t)c->vcw);
+    memset(b->vc, 0, sim_vc_bytes(c));
     b->arrived = 0;
     b->expected = 0;
     (void)l;

@@ -369,15 +369,18 @@ bool sim_tcgen05(SimLaunch *l, SimThread *t, const IrExpr *e, const SimPtx *p);
 
 /* ---------------------------------------------------------------- order.c */
 
-/* Clocks span the cluster: c is any CTA of it (for the width c->vcw). */
+/* Clocks span the cluster: c is any CTA of it (for the width c->vcw). A
+ * synchronisation object's clock (sim_vc_new) also keeps the latest modelled
+ * time (trace.c) released into it, which an acquire brings the thread to. */
 /* A release: t's clock joined into acc, then t's own advanced. */
 void sim_hb_release(const SimCta *c, SimThread *t, uint32_t *acc);
 /* An acquire: the clocks of acc joined into t's. */
 void sim_hb_acquire(const SimCta *c, SimThread *t, const uint32_t *acc);
-/* Joins the clocks of threads [first, first + n) of c (a rendezvous). */
+/* Joins the clocks (and times) of threads [first, first + n) of c (a rendezvous). */
 void sim_hb_join(SimCta *c, int first, int n);
-/* Allocates a clock of zeros (NULL when out of memory). */
+/* Allocates an object's clock of zeros (NULL when out of memory), and its size. */
 uint32_t *sim_vc_new(const SimCta *c);
+size_t sim_vc_bytes(const SimCta *c);
 /* The thread of the cluster whose gid is g. */
 SimThread *sim_thread_of(const SimLaunch *l, int g);
 

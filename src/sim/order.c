@@ -29,7 +29,17 @@ SimThread *sim_thread_of(const SimLaunch *l, int g)
     return &c->threads[g % c->nthreads];
 }
 
-uint32_t *sim_vc_new(const SimCta *c) { return calloc((size_t)c->vcw, sizeof(uint32_t)); }
+size_t sim_vc_bytes(const SimCta *c) { return ((size_t)c->vcw + 2) * sizeof(uint32_t); }
+
+uint32_t *sim_vc_new(const SimCta *c) { return calloc(1, sim_vc_bytes(c)); }
+
+/* The latest release's modelled time (trace.c) kept after an object's clocks. */
+static uint64_t stamp(const SimCta *c, const uint32_t *acc)
+{
+    uint64_t v;
+    memcpy(&v, acc + c->vcw, sizeof v);
+    return v;
+}
 
 static void join(uint32_t *dst, const uint32_t *src, int n)
 {
@@ -39,15 +49,20 @@ static void join(uint32_t *dst, const uint32_t *src, int n)
 
 void sim_hb_release(const SimCta *c, SimThread *t, uint32_t *acc)
 {
-    if (acc)
+    if (acc) {
         join(acc, t->vc, c->vcw);
+        uint64_t now = stamp(c, acc) > t->clock ? stamp(c, acc) : t->clock;
+        memcpy(acc + c->vcw, &now, sizeof now);
+    }
     t->vc[t->gid]++;
 }
 
 void sim_hb_acquire(const SimCta *c, SimThread *t, const uint32_t *acc)
 {
-    if (acc)
-        join(t->vc, acc, c->vcw);
+    if (!acc)
+        return;
+    join(t->vc, acc, c->vcw);
+    t->clock = stamp(c, acc) > t->clock ? stamp(c, acc) : t->clock;
 }
 
 void sim_hb_join(SimCta *c, int first, int n)
@@ -58,6 +73,11 @@ void sim_hb_join(SimCta *c, int first, int n)
         join(all, all + (size_t)i * w, c->vcw);
     for (int i = 1; i < n; i++)
         memcpy(all + (size_t)i * w, all, w * sizeof *all);
+    uint64_t last = 0;
+    for (int i = 0; i < n; i++)
+        last = c->threads[first + i].clock > last ? c->threads[first + i].clock : last;
+    for (int i = 0; i < n; i++)
+        c->threads[first + i].clock = last;
 }
 
 /* ---------------------------------------------------------------- operations in flight */

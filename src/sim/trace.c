@@ -1,8 +1,9 @@
 /* Time and trace events in the simulator. Time is modelled, deterministic:
  * each thread counts the statements it executes (exec.c), which is its
  * %clock64 (and clock64()), and %globaltimer is that count in nanoseconds
- * (one statement per nanosecond); both are monotonic per thread, waiting
- * costs nothing and spinning on a try_wait costs its statements. Under a
+ * (one statement per nanosecond); both are monotonic per thread. A thread
+ * passing a barrier or a wait continues at the latest time released into it
+ * (order.c), and spinning on a try_wait costs its statements. Under a
  * traced simulation (SimSession.trace) the T.cuda.iket annotations record
  * what the generated CUDA records (target/cuda/trace.c): per warp slot,
  * CTA-major, {count | smid << 32, records {globaltimer, payload << 32 |

@@ -608,14 +608,18 @@ static void test_ordering_races(void **state)
 /* ---------------------------------------------------------------- time */
 
 /* The modelled clock: clock64() and %globaltimer count a thread's
- * statements, so the time between two reads is the same in every thread and
- * every run, and positive. */
+ * statements, and passing a barrier brings a thread to the time of the last
+ * arrival: thread 0 works 100 iterations longer before the barrier, so every
+ * thread reads the same, long, time after it, in every run. */
 static void test_modelled_clock(void **state)
 {
     (void)state;
     const char *src = KERNEL_HEAD
         "    t0: T.uint64 = T.cuda.clock64()\n"
-        "    X[tx] = X[tx] * T.float32(2)\n"
+        "    if tx == 0:\n"
+        "        for i in range(100):\n"
+        "            S[0] = X[i % 64]\n"
+        "    T.cuda.cta_sync()\n"
         "    t1: T.uint64 = T.cuda.mov_sreg(64, \"%globaltimer\")\n"
         "    Y[tx] = T.Cast(\"float32\", t1 - t0) + T.Cast(\"float32\", T.cuda.mov_sreg(32, \"%smid\"))\n";
     tirx_module *m = compile_text(src, strlen(src), "clock.tirx", NULL, 0);
@@ -627,7 +631,7 @@ static void test_modelled_clock(void **state)
     for (int run = 0; run < 2; run++) {
         assert_int_equal(simulate(m, "f", ts, 2, NULL, 0, &err), TIRX_OK);
         first = run ? first : y[0];
-        assert_true(y[0] > 0 && y[0] == first);
+        assert_true(y[0] > 100 && y[0] == first);
         for (int i = 1; i < 64; i++)
             assert_true(y[i] == y[0]);
     }
