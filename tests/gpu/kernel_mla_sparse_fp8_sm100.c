@@ -228,40 +228,20 @@ static double exact_row(const Problem *p, int hi, const int *x, const double *s,
     return mx + log(sum);
 }
 
-/* The kernel's algorithm over blocks [b0, b1) of one row: the online
- * softmax in log2 units with the running maximum of whole blocks, P
- * rounded to bfloat16 for P V (the row sums from the unrounded P). Returns
- * the part's log2-sum-exp (-inf when it sees no token) and its normalized
- * output. */
-static double emulate_part(const Problem *p, const int *x, const double *s, int b0, int b1,
-                           double *out)
+/* The value row of top-k entry k (the kernel's dequantized values), for
+ * op_mla_emulate_part. */
+typedef struct RowOf {
+    const Problem *p;
+    const int *x;
+} RowOf;
+
+static const double *row_value(const void *ctx, int k, double *buf)
 {
-    double m = -1e30, l = 0;
-    for (int d = 0; d < DV; d++)
-        out[d] = 0;
-    for (int blk = b0; blk < b1; blk++) {
-        double bm = -INFINITY;
-        int end = blk * BLK + BLK < p->topk ? blk * BLK + BLK : p->topk;
-        for (int k = blk * BLK; k < end; k++)
-            bm = fmax(bm, s[k] * LOG2E);
-        double m_new = fmax(m, bm), alpha = exp2(m - m_new);
-        m = m_new, l *= alpha;
-        for (int d = 0; d < DV; d++)
-            out[d] *= alpha;
-        for (int k = blk * BLK; k < end; k++) {
-            if (isinf(s[k]))
-                continue;
-            float e = (float)exp2(s[k] * LOG2E - m);
-            double pb = op_bf16_to_f32(op_f32_to_bf16(e));
-            l += e;
-            for (int d = 0; d < DV; d++)
-                out[d] += pb * p->kern[(size_t)x[k] * DK + d];
-        }
-    }
-    for (int d = 0; d < DV; d++)
-        out[d] /= l > 0 ? l : 1;
-    return l > 0 ? log2(l) + m : -INFINITY;
+    (void)buf;
+    const RowOf *r = ctx;
+    return r->p->kern + (size_t)r->x[k] * DK;
 }
+
 
 /* The row (head hi) through the metadata's splits and the combine's
  * weights, the sink in their denominator. */
@@ -278,7 +258,9 @@ static void emulate_row(const Problem *p, const int *meta, int bi, int hi_, cons
             continue;
         int b0 = bi == mp[0] ? mp[1] : 0, b1 = bi == mp[3] ? mp[4] : nb;
         GPU_CHECK(n < MAX_SPLITS, "at most 160 splits of a request");
-        lse2[n] = emulate_part(p, x, s, b0, b1, outs + (size_t)n * DV);
+        RowOf r = {p, x};
+        lse2[n] = op_mla_emulate_part(s, p->topk, BLK, b0, b1, DV, row_value, &r,
+                                      outs + (size_t)n * DV);
         hi = fmax(hi, lse2[n++]);
     }
     GPU_CHECK(n >= 1, "every request is held by a part");

@@ -250,41 +250,21 @@ static double exact_row(const Problem *p, const int *list, int hi, const double 
     return lse;
 }
 
-/* The kernel's algorithm in float64 over one part's blocks [b0, b1): the
- * online softmax in log2 units with the running maximum of whole 64-index
- * blocks, P rounded to bfloat16 for P @ V (the row sums from the unrounded
- * P). Returns the part's log2-sum-exp (-inf when it sees no token) and its
- * normalized output. */
-static double emulate_part(const Problem *p, const int *list, const double *s, int b0, int b1,
-                           double *out)
+/* The value row of top-k entry k, for op_mla_emulate_part. */
+typedef struct RowOf {
+    const Problem *p;
+    const int *list;
+} RowOf;
+
+static const double *row_value(const void *ctx, int k, double *buf)
 {
-    double m = -1e30, l = 0;
+    const RowOf *r = ctx;
+    const float *v = value_row(r->p, r->list, k);
     for (int d = 0; d < DV; d++)
-        out[d] = 0;
-    for (int blk = b0; blk < b1; blk++) {
-        int end = (blk + 1) * BLK < p->topk ? (blk + 1) * BLK : p->topk;
-        double bm = -INFINITY;
-        for (int k = blk * BLK; k < end; k++)
-            bm = fmax(bm, s[k] * LOG2E);
-        double m_new = fmax(m, bm), alpha = exp2(m - m_new);
-        m = m_new, l *= alpha;
-        for (int d = 0; d < DV; d++)
-            out[d] *= alpha;
-        for (int k = blk * BLK; k < end; k++) {
-            if (isinf(s[k]))
-                continue;
-            float e = (float)exp2(s[k] * LOG2E - m);
-            double pb = op_bf16_to_f32(op_f32_to_bf16(e));
-            const float *v = value_row(p, list, k);
-            l += e;
-            for (int d = 0; d < DV; d++)
-                out[d] += pb * v[d];
-        }
-    }
-    for (int d = 0; d < DV; d++)
-        out[d] /= l > 0 ? l : 1;
-    return l > 0 ? log2(l) + m : -INFINITY;
+        buf[d] = v[d];
+    return buf;
 }
+
 
 /* The row through the kernel's splits (the parts of `meta` that hold
  * request bi) and the combine's weights (with the sink), in float64. */
@@ -302,7 +282,8 @@ static void emulate_row(const Problem *p, const int *meta, int bi, const int *li
             continue;
         int b0 = bi == mp[0] ? mp[1] : 0, b1 = bi == mp[3] ? mp[4] : nb;
         GPU_CHECK(n < MAX_SPLITS, "at most 160 splits of a request");
-        lse2[n] = emulate_part(p, list, s, b0, b1, part);
+        RowOf r = {p, list};
+        lse2[n] = op_mla_emulate_part(s, p->topk, BLK, b0, b1, DV, row_value, &r, part);
         memcpy(outs + (size_t)n * DV, part, sizeof part);
         hi2 = fmax(hi2, lse2[n++]);
     }

@@ -217,39 +217,21 @@ static double exact_row(const Problem *p, int bi, const double *s, int visible, 
     return mx + log(sum);
 }
 
-/* The kernel's algorithm in float64 over one part's blocks [b0, b1) of a
- * row: the online softmax in log2 units with the running maximum of whole
- * 64-token blocks, P rounded to bfloat16 for P @ V (the row sums from the
- * unrounded P). Returns the part's log2-sum-exp (-inf when it sees no
- * token) and its normalized output. */
-static double emulate_part(const Problem *p, int bi, const double *s, int visible, int b0, int b1,
-                           double *out)
+/* The cache row of token t of request bi, for op_mla_emulate_part. */
+typedef struct RowOf {
+    const Problem *p;
+    int bi;
+} RowOf;
+
+static const double *row_value(const void *ctx, int t, double *buf)
 {
-    double m = -1e30, l = 0;
+    const RowOf *r = ctx;
+    const float *v = cache_row(r->p, r->bi, t);
     for (int d = 0; d < DV; d++)
-        out[d] = 0;
-    for (int blk = b0; blk < b1; blk++) {
-        int end = (blk + 1) * PAGE < visible ? (blk + 1) * PAGE : visible;
-        double bm = -INFINITY;
-        for (int t = blk * PAGE; t < end; t++)
-            bm = fmax(bm, s[t] * LOG2E);
-        double m_new = fmax(m, bm), alpha = exp2(m - m_new);
-        m = m_new, l *= alpha;
-        for (int d = 0; d < DV; d++)
-            out[d] *= alpha;
-        for (int t = blk * PAGE; t < end; t++) {
-            float e = (float)exp2(s[t] * LOG2E - m);
-            double pb = op_bf16_to_f32(op_f32_to_bf16(e));
-            const float *kr = cache_row(p, bi, t);
-            l += e;
-            for (int d = 0; d < DV; d++)
-                out[d] += pb * kr[d];
-        }
-    }
-    for (int d = 0; d < DV; d++)
-        out[d] /= l > 0 ? l : 1;
-    return l > 0 ? log2(l) + m : -INFINITY;
+        buf[d] = v[d];
+    return buf;
 }
+
 
 /* The row through the kernel's splits (the parts of `meta` that hold
  * request bi) and the combine's weights, in float64. */
@@ -267,7 +249,8 @@ static void emulate_row(const Problem *p, const int *meta, int bi, const double 
         int b0 = bi == mp[0] ? mp[1] : 0, b1 = (length(p, bi) + PAGE - 1) / PAGE;
         b1 = bi == mp[3] && mp[4] < b1 ? mp[4] : b1;
         GPU_CHECK(n < 160, "at most 160 splits of a request");
-        lse2[n] = emulate_part(p, bi, s, visible, b0, b1, part);
+        RowOf r = {p, bi};
+        lse2[n] = op_mla_emulate_part(s, visible, PAGE, b0, b1, DV, row_value, &r, part);
         memcpy(outs + (size_t)n * DV, part, sizeof part);
         hi = fmax(hi, lse2[n++]);
     }

@@ -373,6 +373,50 @@ typedef struct OpMlaCheck {
     int empty_rows;
 } OpMlaCheck;
 
+/* The value row (dv doubles) of score t of an emulated MLA row: a pointer
+ * into the caller's data, or into buf after converting it. */
+typedef const double *(*OpMlaValue)(const void *ctx, int t, double *buf);
+
+/* FlashMLA's decode algorithm in float64 over blocks [b0, b1) of `block`
+ * scores of one row (s: the n scaled scores, natural-log units, -inf where
+ * masked): the online softmax in log2 units with the running maximum of
+ * whole blocks, P rounded to bfloat16 for P @ V (the row sums from the
+ * unrounded P), as the kernels compute it. Returns the part's log2-sum-exp
+ * (-inf when it sees no token) and its normalized output (dv values; dv at
+ * most 512). */
+static inline double op_mla_emulate_part(const double *s, int n, int block, int b0, int b1,
+                                         int dv, OpMlaValue value, const void *ctx, double *out)
+{
+    const double log2e = 1.4426950408889634;
+    double m = -1e30, l = 0, buf[512];
+    GPU_CHECK(dv <= 512, "at most 512 values per row");
+    for (int d = 0; d < dv; d++)
+        out[d] = 0;
+    for (int blk = b0; blk < b1; blk++) {
+        int end = (blk + 1) * block < n ? (blk + 1) * block : n;
+        double bm = -INFINITY;
+        for (int t = blk * block; t < end; t++)
+            bm = fmax(bm, s[t] * log2e);
+        double m_new = fmax(m, bm), alpha = exp2(m - m_new);
+        m = m_new, l *= alpha;
+        for (int d = 0; d < dv; d++)
+            out[d] *= alpha;
+        for (int t = blk * block; t < end; t++) {
+            if (isinf(s[t]))
+                continue;
+            float e = (float)exp2(s[t] * log2e - m);
+            double pb = op_bf16_to_f32(op_f32_to_bf16(e));
+            const double *v = value(ctx, t, buf);
+            l += e;
+            for (int d = 0; d < dv; d++)
+                out[d] += pb * v[d];
+        }
+    }
+    for (int d = 0; d < dv; d++)
+        out[d] /= l > 0 ? l : 1;
+    return l > 0 ? log2(l) + m : -INFINITY;
+}
+
 /* One row's lse: the kernel's, and the exact one (+inf: the row sees no token). */
 static inline void op_mla_check_lse(OpMlaCheck *c, float got, double exact)
 {
