@@ -11,7 +11,7 @@
 
 static IrExpr *copy_node(ArCtx *c, const IrExpr *e)
 {
-    return tx_arena_memdup(c->arena, e, sizeof *e);
+    return ir_expr_copy(c->arena, e);
 }
 
 static IrExpr *bool_of(ArCtx *c, bool v) { return ir_int(c->arena, IR_BOOL, v, (TxSpan){0}); }
@@ -92,8 +92,8 @@ static IrExpr *decided_by_assumption(ArCtx *c, IrExpr *cond)
     if (cond->kind == IR_E_NOT && assumed(c, cond->u.op.a))
         return bool_of(c, false);
     if (is_compare(cond->kind)) {
-        IrExpr n = *cond;
-        n.kind = negated_compare(cond->kind);
+        IrExpr n = {.kind = negated_compare(cond->kind), .dtype = cond->dtype};
+        n.u.op = cond->u.op;
         if (assumed(c, &n))
             return bool_of(c, false);
     }
@@ -500,7 +500,7 @@ IrExpr *ar_simplify_sub(TxArena *a, IrExpr *x, IrExpr *y, TxSpan sp, const char 
     IrExpr *r = ar_simplify(&c, d);
     ar_ctx_free(&c);
     if (r != d && r->kind == IR_E_INT && !r->span.src) {
-        r = tx_arena_memdup(a, r, sizeof *r);
+        r = ir_expr_copy(a, r);
         r->span = sp;
     }
     return r;
@@ -550,9 +550,11 @@ void ar_assume(ArCtx *c, IrExpr *cond)
         return;
     }
     tx_vec_push(&c->assumed, cond);
-    IrExpr *a = cond->u.op.a, *b = cond->u.op.b;
-    if (is_compare(cond->kind) && ar_is_index_dtype(a->dtype) && ir_dtype_eq(a->dtype, b->dtype) &&
-        a->dtype.code == IR_DT_INT)
-        assume_linear(c, cond->kind, ar_sum_diff(c, a, b));
+    if (is_compare(cond->kind)) {
+        IrExpr *a = cond->u.op.a, *b = cond->u.op.b;
+        if (ar_is_index_dtype(a->dtype) && ir_dtype_eq(a->dtype, b->dtype) &&
+            a->dtype.code == IR_DT_INT)
+            assume_linear(c, cond->kind, ar_sum_diff(c, a, b));
+    }
     end_call(c);
 }

@@ -15,7 +15,7 @@ static ArCtx *ctx_of(IrMutator *m) { return m->ctx; }
 
 static IrStmt *copy_stmt(IrMutator *m, const IrStmt *s)
 {
-    return tx_arena_memdup(m->arena, s, sizeof *s);
+    return ir_stmt_copy(m->arena, s);
 }
 
 static IrStmt *evaluate_zero(IrMutator *m, TxSpan sp)

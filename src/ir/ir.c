@@ -327,11 +327,27 @@ IrType *ir_buffer_type(TxArena *a, IrDType elem, const char *scope, IrBufferType
     return ty;
 }
 
+/* The bytes of an expression of each kind: its header and the member of u it
+ * uses (an integer constant takes a third of a call). */
+static const uint8_t expr_size[IR_E_COUNT] = {
+#define X(E, name, member) \
+    [IR_E_##E] = offsetof(IrExpr, u) + sizeof(((IrExpr *)0)->u.member),
+#include "expr.def"
+#undef X
+};
+
+size_t ir_expr_size(IrExprKind k) { return expr_size[k]; }
+
 IrExpr *ir_node(TxArena *a, IrExprKind k, IrDType t, TxSpan sp)
 {
-    IrExpr *e = TX_NEW(a, IrExpr);
+    IrExpr *e = tx_arena_alloc(a, expr_size[k]);
     e->kind = k, e->dtype = t, e->span = sp;
     return e;
+}
+
+IrExpr *ir_expr_copy(TxArena *a, const IrExpr *e)
+{
+    return tx_arena_memdup(a, e, expr_size[e->kind]);
 }
 
 IrExpr *ir_int(TxArena *a, IrDType t, int64_t v, TxSpan sp)
@@ -375,11 +391,23 @@ IrExpr *ir_binary(TxArena *a, IrExprKind k, IrExpr *x, IrExpr *y, TxSpan sp)
     return e;
 }
 
+static const uint8_t stmt_size[IR_S_COUNT] = {
+#define X(E, name, member) \
+    [IR_S_##E] = offsetof(IrStmt, u) + sizeof(((IrStmt *)0)->u.member),
+#include "stmt.def"
+#undef X
+};
+
 IrStmt *ir_stmt(TxArena *a, IrStmtKind k, TxSpan sp)
 {
-    IrStmt *s = TX_NEW(a, IrStmt);
+    IrStmt *s = tx_arena_alloc(a, stmt_size[k]);
     s->kind = k, s->span = sp;
     return s;
+}
+
+IrStmt *ir_stmt_copy(TxArena *a, const IrStmt *s)
+{
+    return tx_arena_memdup(a, s, stmt_size[s->kind]);
 }
 
 IrStmt *ir_seq(TxArena *a, IrStmt **stmts, int n, TxSpan sp)

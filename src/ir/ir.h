@@ -116,7 +116,7 @@ struct IrType {
 
 /* ---------------------------------------------------------------- expressions */
 typedef enum {
-#define X(E, name) IR_E_##E,
+#define X(E, name, member) IR_E_##E,
 #include "expr.def"
 #undef X
     IR_E_COUNT
@@ -211,7 +211,7 @@ struct IrExpr {
 
 /* ---------------------------------------------------------------- statements */
 typedef enum {
-#define X(E, name) IR_S_##E,
+#define X(E, name, member) IR_S_##E,
 #include "stmt.def"
 #undef X
     IR_S_COUNT
@@ -379,8 +379,14 @@ IrExpr *ir_float(TxArena *a, IrDType t, double v, TxSpan sp);
 IrExpr *ir_str(TxArena *a, const char *s, TxSpan sp);
 IrExpr *ir_var(TxArena *a, const char *name, IrType *type, TxSpan sp);
 IrExpr *ir_binary(TxArena *a, IrExprKind k, IrExpr *x, IrExpr *y, TxSpan sp);
+/* A node of kind k, allocated up to the end of the member of u its kind uses
+ * (expr.def, stmt.def): a node's other members must not be touched, and a node
+ * is copied with ir_expr_copy / ir_stmt_copy, never by assigning the struct. */
 IrExpr *ir_node(TxArena *a, IrExprKind k, IrDType t, TxSpan sp); /* zeroed payload */
+IrExpr *ir_expr_copy(TxArena *a, const IrExpr *e);
+size_t ir_expr_size(IrExprKind k);
 IrStmt *ir_stmt(TxArena *a, IrStmtKind k, TxSpan sp);              /* zeroed payload */
+IrStmt *ir_stmt_copy(TxArena *a, const IrStmt *s);
 /* A sequence of n statements; a single statement is returned as is. */
 IrStmt *ir_seq(TxArena *a, IrStmt **stmts, int n, TxSpan sp);
 /* Whether s is `T.evaluate(0)` (an integer zero of any dtype): a statement

@@ -330,6 +330,16 @@ void ir_visit_func(IrVisitor *v, const IrFunc *f)
 }
 
 /* ---------------------------------------------------------------- mutator */
+/* A copy of a node in the mutator's arena: an expression or a statement as
+ * large as its kind. */
+#define COPY_NODE(m, orig)                                                       \
+    _Generic((orig),                                                             \
+        IrExpr *: ir_expr_copy((m)->arena, (const IrExpr *)(orig)),              \
+        const IrExpr *: ir_expr_copy((m)->arena, (const IrExpr *)(orig)),        \
+        IrStmt *: ir_stmt_copy((m)->arena, (const IrStmt *)(orig)),              \
+        const IrStmt *: ir_stmt_copy((m)->arena, (const IrStmt *)(orig)),        \
+        default: tx_arena_memdup((m)->arena, (orig), sizeof *(orig)))
+
 /* Copy-on-write of one pointer field: `cur` starts equal to `orig` and is
  * copied the first time a field gets a different value. */
 #define COW(m, cur, orig, field, value)                                          \
@@ -337,7 +347,7 @@ void ir_visit_func(IrVisitor *v, const IrFunc *f)
         void *cow_v_ = (value);                                                  \
         if (cow_v_ != (void *)(orig)->field) {                                   \
             if ((cur) == (orig))                                                 \
-                (cur) = tx_arena_memdup((m)->arena, (orig), sizeof *(orig));     \
+                (cur) = COPY_NODE(m, orig);                                      \
             (cur)->field = cow_v_;                                               \
         }                                                                        \
     } while (0)
@@ -456,7 +466,7 @@ static IrExpr *mutate_def(IrMutator *m, IrExpr *var)
     IrType *t = ir_mutate_type(m, var->u.var.type);
     if (t == var->u.var.type && !m->fresh_defs)
         return var;
-    IrExpr *nv = tx_arena_memdup(m->arena, var, sizeof *var);
+    IrExpr *nv = ir_expr_copy(m->arena, var);
     nv->u.var.type = t;
     ir_mutator_map_var(m, var, nv);
     return nv;
@@ -702,7 +712,7 @@ static IrExpr **mutate_params(IrMutator *m, IrExpr **params, int n)
         IrExpr *mapped = ir_mutator_lookup(m, params[i]);
         premapped[i] = mapped != NULL;
         if (!mapped && m->fresh_defs) {
-            mapped = tx_arena_memdup(m->arena, params[i], sizeof *params[i]);
+            mapped = ir_expr_copy(m->arena, params[i]);
             ir_mutator_map_var(m, params[i], mapped);
         }
         out[i] = mapped ? mapped : params[i];
@@ -712,7 +722,7 @@ static IrExpr **mutate_params(IrMutator *m, IrExpr **params, int n)
             continue;
         IrType *t = ir_mutate_type(m, params[i]->u.var.type);
         if (out[i] == params[i] && t != params[i]->u.var.type) {
-            out[i] = tx_arena_memdup(m->arena, params[i], sizeof *params[i]);
+            out[i] = ir_expr_copy(m->arena, params[i]);
             ir_mutator_map_var(m, params[i], out[i]);
         }
         if (out[i] != params[i])

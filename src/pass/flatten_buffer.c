@@ -141,7 +141,7 @@ static BufInfo *define(Flatten *fl, IrMutator *mu, IrExpr *var, const IrStmt *de
     if (!bi->is_param && ps_buffer_is_flat(t->buf) && !bi->wide) {
         bi->husk = var;
         if (t != var->u.var.type) {
-            bi->husk = tx_arena_memdup(arena(fl), var, sizeof *var);
+            bi->husk = ir_expr_copy(arena(fl), var);
             bi->husk->u.var.type = t;
         }
     } else {
@@ -294,7 +294,7 @@ static IrExpr *flatten_load(Flatten *fl, IrMutator *mu, IrExpr *e)
     IrExpr **idx = bi ? flat_index(fl, mu, bi, e->u.access.indices, e->u.access.n, true) : NULL;
     if (!idx)
         return e;
-    IrExpr *n = tx_arena_memdup(mu->arena, e, sizeof *e);
+    IrExpr *n = ir_expr_copy(mu->arena, e);
     n->u.access.buffer = bi->husk;
     n->u.access.n = 1;
     n->u.access.indices = idx;
@@ -338,7 +338,7 @@ static IrStmt *flatten_store(Flatten *fl, IrMutator *mu, IrStmt *s)
     IrExpr **idx = bi ? flat_index(fl, mu, bi, s->u.store.indices, s->u.store.n, true) : NULL;
     if (!idx)
         return s;
-    IrStmt *n = tx_arena_memdup(mu->arena, s, sizeof *s);
+    IrStmt *n = ir_stmt_copy(mu->arena, s);
     n->u.store.buffer = bi->husk;
     n->u.store.n = 1;
     n->u.store.indices = idx;
@@ -368,11 +368,11 @@ static IrStmt *flatten_stmt(IrMutator *mu, IrStmt *s)
     case IR_S_STORE:
         return flatten_store(fl, mu, s);
     case IR_S_ALLOC:
-        n = tx_arena_memdup(mu->arena, s, sizeof *s);
+        n = ir_stmt_copy(mu->arena, s);
         n->u.alloc.buffer = define(fl, mu, s->u.alloc.buffer, s, s->span)->husk;
         return n;
     case IR_S_DECL:
-        n = tx_arena_memdup(mu->arena, s, sizeof *s);
+        n = ir_stmt_copy(mu->arena, s);
         n->u.decl.data = s->u.decl.data ? decl_data(fl, mu, s->u.decl.data) : NULL;
         n->u.decl.buffer = define(fl, mu, s->u.decl.buffer, s, s->span)->husk;
         return n;

@@ -43,7 +43,7 @@ static IrExpr *legalize_hook(IrMutator *mu, IrExpr *e)
     if (!operand || !is_narrow_float(operand->dtype))
         return NULL;
     TxArena *a = mu->arena;
-    IrExpr *n = tx_arena_memdup(a, e, sizeof *e);
+    IrExpr *n = ir_expr_copy(a, e);
     if (arith) {
         n->u.op.a = widen(a, ir_mutate_expr(mu, e->u.op.a));
         n->u.op.b = widen(a, ir_mutate_expr(mu, e->u.op.b));

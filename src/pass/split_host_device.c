@@ -318,7 +318,7 @@ static IrStmt *extent_hook(IrMutator *mu, IrStmt *s)
     IrStmt *body = ir_mutate_stmt(mu, s->u.attr.body);
     if (ext == s->u.attr.value && body == s->u.attr.body)
         return s;
-    IrStmt *n = tx_arena_memdup(mu->arena, s, sizeof *s);
+    IrStmt *n = ir_stmt_copy(mu->arena, s);
     n->u.attr.value = ext, n->u.attr.body = body;
     return n;
 }

@@ -506,8 +506,7 @@ static IrStmt *lower_if(Dispatch *d, IrStmt *s)
     IrStmt *e = s->u.ifs.else_s ? mutate_narrowed(d, s->u.ifs.else_s, s->u.ifs.cond) : NULL;
     if (t == s->u.ifs.then_s && e == s->u.ifs.else_s)
         return s;
-    IrStmt *n = ir_stmt(&d->module->arena, IR_S_IF, s->span);
-    *n = *s;
+    IrStmt *n = ir_stmt_copy(&d->module->arena, s);
     n->u.ifs.then_s = t, n->u.ifs.else_s = e;
     return n;
 }
@@ -517,8 +516,7 @@ static IrStmt *lower_while(Dispatch *d, IrStmt *s)
     IrStmt *b = mutate_narrowed(d, s->u.whl.body, s->u.whl.cond);
     if (b == s->u.whl.body)
         return s;
-    IrStmt *n = ir_stmt(&d->module->arena, IR_S_WHILE, s->span);
-    *n = *s;
+    IrStmt *n = ir_stmt_copy(&d->module->arena, s);
     n->u.whl.body = b;
     return n;
 }
@@ -599,8 +597,7 @@ static IrStmt *place_host_init(Dispatch *d, IrStmt *body)
         return body;
     TxArena *a = &d->module->arena;
     if (body->kind == IR_S_ATTR && !strcmp(body->u.attr.key, "tirx.device_entry")) {
-        IrStmt *n = ir_stmt(a, IR_S_ATTR, body->span);
-        *n = *body;
+        IrStmt *n = ir_stmt_copy(a, body);
         n->u.attr.body = place_host_init(d, body->u.attr.body);
         return n;
     }
@@ -608,8 +605,7 @@ static IrStmt *place_host_init(Dispatch *d, IrStmt *body)
         for (int i = 0; i < body->u.seq.n; i++) {
             IrStmt *st = body->u.seq.stmts[i];
             if (st->kind == IR_S_ATTR && !strcmp(st->u.attr.key, "tirx.device_entry")) {
-                IrStmt *n = ir_stmt(a, IR_S_SEQ, body->span);
-                *n = *body;
+                IrStmt *n = ir_stmt_copy(a, body);
                 n->u.seq.stmts = tx_arena_memdup(a, body->u.seq.stmts,
                                                  sizeof(IrStmt *) * (size_t)body->u.seq.n);
                 n->u.seq.stmts[i] = place_host_init(d, st);

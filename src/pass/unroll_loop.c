@@ -50,7 +50,7 @@ static IrStmt *unroll_hook(IrMutator *mu, IrStmt *s)
         return unroll(mu, s, body, extent);
     if (body == s->u.loop.body)
         return s;
-    IrStmt *n = tx_arena_memdup(mu->arena, s, sizeof *s);
+    IrStmt *n = ir_stmt_copy(mu->arena, s);
     n->u.loop.body = body;
     return n;
 }

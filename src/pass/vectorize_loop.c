@@ -98,7 +98,7 @@ static IrExpr *load(Vec *v, IrExpr *e)
         v->failed = true;
         return e;
     }
-    IrExpr *n = tx_arena_memdup(v->a, e, sizeof *e);
+    IrExpr *n = ir_expr_copy(v->a, e);
     if (is_vector(index))
         n->dtype = ir_dtype_with_lanes(e->dtype, v->lanes);
     n->u.access.indices = TX_NEW_ARRAY(v->a, IrExpr *, 1);
@@ -165,7 +165,7 @@ static IrStmt *vec_store(Vec *v, IrStmt *s)
         v->failed = true;
         return s;
     }
-    IrStmt *n = tx_arena_memdup(v->a, s, sizeof *s);
+    IrStmt *n = ir_stmt_copy(v->a, s);
     n->u.store.indices = TX_NEW_ARRAY(v->a, IrExpr *, 1);
     n->u.store.indices[0] = index;
     n->u.store.value = broadcast(v, value);
@@ -184,7 +184,7 @@ static IrStmt *vec_body(Vec *v, IrStmt *body)
 
 static IrStmt *serial(TxArena *a, IrStmt *s, IrStmt *body)
 {
-    IrStmt *n = tx_arena_memdup(a, s, sizeof *s);
+    IrStmt *n = ir_stmt_copy(a, s);
     n->u.loop.kind = IR_FOR_SERIAL;
     n->u.loop.body = body;
     return n;

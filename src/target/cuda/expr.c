@@ -96,9 +96,14 @@ bool cg_is_nonneg(Cg *cg, const IrExpr *e)
         return true;
     if (cg_const_int(e, &v))
         return v >= 0;
+    if (e->kind == IR_E_VAR)
+        return ir_ptrmap_get(&cg->nonneg, e, NULL);
+    if (e->kind == IR_E_CALL)
+        return call_is_nonneg(cg, &e->u.call);
+    if (!IR_E_IS_BINARY(e->kind) && e->kind != IR_E_SELECT && e->kind != IR_E_CAST)
+        return false; /* and its node has no operands to read */
     const IrExpr *a = e->u.op.a, *b = e->u.op.b;
     switch (e->kind) {
-    case IR_E_VAR: return ir_ptrmap_get(&cg->nonneg, e, NULL);
     case IR_E_ADD:
     case IR_E_MUL:
     case IR_E_DIV:
@@ -115,7 +120,6 @@ bool cg_is_nonneg(Cg *cg, const IrExpr *e)
     case IR_E_MAX: return cg_is_nonneg(cg, a) || cg_is_nonneg(cg, b);
     case IR_E_CAST:
         return ir_dtype_is_int(a->dtype) && a->dtype.bits <= e->dtype.bits && cg_is_nonneg(cg, a);
-    case IR_E_CALL: return call_is_nonneg(cg, &e->u.call);
     default: return false;
     }
 }
@@ -408,7 +412,7 @@ static const IrExpr *widened_by_c(const IrExpr *o, IrExpr *lit)
 {
     int64_t v;
     if (cg_const_int(o, &v) && v >= INT32_MIN && v <= INT32_MAX) {
-        *lit = *o;
+        memcpy(lit, o, ir_expr_size(o->kind));
         lit->dtype = IR_INT32;
         return lit;
     }

@@ -62,7 +62,7 @@ static IrExpr *lane(Cg *cg, const IrExpr *e, int k);
 
 static IrExpr *copy_node(Cg *cg, const IrExpr *e)
 {
-    IrExpr *c = tx_arena_memdup(&cg->arena, e, sizeof *e);
+    IrExpr *c = ir_expr_copy(&cg->arena, e);
     c->dtype = scalar_of(e->dtype);
     return c;
 }
