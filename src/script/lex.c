@@ -453,9 +453,9 @@ static void lex_string(Lexer *L, uint32_t begin, bool raw)
         buf = tx_arena_strndup(L->a, small, n);
     buf[n] = 0;
     ScToken *t = push(L, SC_TK_STRING, begin, L->pos - begin);
-    t->v.str.s = buf;
-    t->v.str.n = (uint32_t)n;
-    t->v.str.verbatim = verbatim && n == content_end - content;
+    t->v.s = buf;
+    t->n = (uint32_t)n;
+    t->verbatim = verbatim && n == content_end - content;
 }
 
 /* A string prefix: its letters, or NULL when the name is not one. */
@@ -546,8 +546,8 @@ static void lex_name(Lexer *L)
         }
     }
     ScToken *t = push(L, SC_TK_NAME, begin, n);
-    t->v.str.s = intern_name(L, L->s + begin, n);
-    t->v.str.n = n;
+    t->v.s = intern_name(L, L->s + begin, n);
+    t->n = n;
 }
 
 /* ---------------------------------------------------------------- punctuation */

@@ -16,17 +16,17 @@ typedef enum {
     SC_TK_COUNT
 } ScTokKind;
 
+/* 24 bytes: a large input has about one token per two bytes, all of them
+ * held until the parse ends. */
 typedef struct ScToken {
-    ScTokKind kind;
+    uint8_t kind;      /* ScTokKind */
+    bool verbatim;     /* STRING: the decoded text equals the source between the quotes */
     uint32_t off, len; /* byte range in the source */
+    uint32_t n;        /* NAME, STRING: the bytes of v.s */
     union {
         uint64_t i;    /* INT: the value (at most UINT64_MAX) */
         double f;      /* FLOAT */
-        struct {       /* NAME (identifier), STRING (decoded bytes, NUL-terminated) */
-            const char *s;
-            uint32_t n;
-            bool verbatim; /* STRING: the decoded text equals the source between the quotes */
-        } str;
+        const char *s; /* NAME (identifier), STRING (decoded bytes, NUL-terminated) */
     } v;
 } ScToken;
 

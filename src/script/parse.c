@@ -114,7 +114,7 @@ static IrExpr *param_var(El *E, const AstParam *pm, ScVal ann)
             return old->u.e;
         }
         IrType *ty = ann.u.dt.code == IR_DT_HANDLE ? ir_ptr_type(E->a, IR_VOID, "global")
-                                                   : ir_prim_type(E->a, ann.u.dt);
+                                                   : el_prim_type(E, ann.u.dt);
         return ir_var(E->a, pm->name, ty, pm->span);
     }
     case SV_TYPE: return ir_var(E->a, pm->name, ann.u.ty, pm->span);
@@ -176,7 +176,7 @@ static IrType *return_type(El *E, const Ast *ann)
     ScVal v = el_eval(E, ann);
     if (v.kind == SV_DTYPE)
         return v.u.dt.code == IR_DT_HANDLE ? ir_ptr_type(E->a, IR_VOID, "global")
-                                           : ir_prim_type(E->a, v.u.dt);
+                                           : el_prim_type(E, v.u.dt);
     if (v.kind == SV_TYPE)
         return v.u.ty;
     if (v.kind != SV_ERROR)
@@ -188,7 +188,7 @@ static IrType *return_type(El *E, const Ast *ann)
 /* A type variable is an int64 shape variable of the function. */
 static void bind_type_var(El *E, const char *name, TxSpan span)
 {
-    IrExpr *v = ir_var(E->a, name, ir_prim_type(E->a, IR_INT64), span);
+    IrExpr *v = ir_var(E->a, name, el_prim_type(E, IR_INT64), span);
     el_bind(E, name, sv_expr(v, span), BIND_PLAIN, span);
 }
 

@@ -53,7 +53,7 @@ bool ps_accept(Parser *p, ScTokKind k)
 static const char *describe(const ScToken *t, char *buf, size_t n)
 {
     switch (t->kind) {
-    case SC_TK_NAME: snprintf(buf, n, "name '%s'", t->v.str.s); break;
+    case SC_TK_NAME: snprintf(buf, n, "name '%s'", t->v.s); break;
     case SC_TK_INT: case SC_TK_FLOAT: snprintf(buf, n, "number"); break;
     case SC_TK_STRING: snprintf(buf, n, "string"); break;
     case SC_TK_NEWLINE: snprintf(buf, n, "end of line"); break;
@@ -174,15 +174,15 @@ static Ast *parse_strings(Parser *p)
 {
     const ScToken *t = ps_tok(p);
     Ast *x = ps_node(p, A_STR, t);
-    x->lit.str.s = t->v.str.s, x->lit.str.n = t->v.str.n, x->lit.str.verbatim = t->v.str.verbatim;
+    x->lit.str.s = t->v.s, x->lit.str.n = t->n, x->lit.str.verbatim = t->verbatim;
     ps_accept(p, SC_TK_STRING);
     /* Adjacent literals concatenate. */
     while (ps_at(p, SC_TK_STRING)) {
         const ScToken *u = ps_tok(p);
-        char *s = tx_arena_alloc(p->keep, x->lit.str.n + u->v.str.n + 1);
+        char *s = tx_arena_alloc(p->keep, x->lit.str.n + u->n + 1);
         memcpy(s, x->lit.str.s, x->lit.str.n);
-        memcpy(s + x->lit.str.n, u->v.str.s, u->v.str.n);
-        x->lit.str.s = s, x->lit.str.n += u->v.str.n, x->lit.str.verbatim = false;
+        memcpy(s + x->lit.str.n, u->v.s, u->n);
+        x->lit.str.s = s, x->lit.str.n += u->n, x->lit.str.verbatim = false;
         ps_accept(p, SC_TK_STRING);
     }
     return ps_finish(p, x);
@@ -285,7 +285,7 @@ static Ast *parse_atom(Parser *p)
     switch (t->kind) {
     case SC_TK_NAME:
         x = ps_node(p, A_NAME, t);
-        x->name = t->v.str.s;
+        x->name = t->v.s;
         break;
     case SC_TK_INT:
         x = ps_node(p, A_INT, t);
@@ -338,7 +338,7 @@ static Ast *parse_call(Parser *p, Ast *fn)
                 }
                 x->names = names, x->name_spans = spans;
             }
-            const char *name = starstar ? "**" : t->v.str.s;
+            const char *name = starstar ? "**" : t->v.s;
             for (int k = 0; k < nkw && !starstar; k++)
                 if (!strcmp(x->names[k], name))
                     return ps_error_at(p, TX_E_ARGUMENTS, t, "keyword argument repeated: %s", name);
@@ -456,7 +456,7 @@ static Ast *parse_primary(Parser *p)
             Ast *at = ps_node(p, A_ATTR, t);
             at->span.begin = x->span.begin;
             at->a = x;
-            at->name = t->kind == SC_TK_NAME ? t->v.str.s : sc_tok_kind_name(t->kind);
+            at->name = t->kind == SC_TK_NAME ? t->v.s : sc_tok_kind_name(t->kind);
             at->name_span = (TxSpan){p->src, t->off, t->off + t->len};
             if (t->kind != SC_TK_NAME)
                 return ps_error_at(p, TX_E_SYNTAX, t, "'%s' is a Python keyword; write '%s_'",
@@ -649,7 +649,7 @@ static Ast *parse_lambda(Parser *p)
             }
             x->names = names, x->name_spans = spans;
         }
-        x->names[x->nnames] = t->v.str.s;
+        x->names[x->nnames] = t->v.s;
         x->name_spans[x->nnames++] = (TxSpan){p->src, t->off, t->off + t->len};
         ps_accept(p, SC_TK_NAME);
         if (!ps_accept(p, SC_TK_COMMA))

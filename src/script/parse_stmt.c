@@ -148,13 +148,13 @@ static Ast *import_name(Parser *p)
     if (!ps_expect(p, SC_TK_NAME, "in the import"))
         return NULL;
     Ast *x = ps_node_upto(p, A_NAME, t, AST_UPTO(a)); /* a: the alias */
-    x->name = t->v.str.s;
+    x->name = t->v.s;
     if (ps_accept(p, SC_TK_AS)) {
         const ScToken *alias = ps_tok(p);
         if (!ps_expect(p, SC_TK_NAME, "after 'as'"))
             return NULL;
         x->a = ps_node(p, A_NAME, alias);
-        x->a->name = alias->v.str.s;
+        x->a->name = alias->v.s;
     }
     return ps_finish(p, x);
 }
@@ -275,7 +275,7 @@ static bool parse_suite(Parser *p, const ScToken *head, AstList *out)
     if (!ps_accept(p, SC_TK_INDENT)) {
         ps_error_at(p, TX_E_INDENTATION, ps_tok(p),
                     "expected an indented block after '%s' statement on line %d",
-                    head->kind == SC_TK_NAME ? head->v.str.s : sc_tok_kind_name(head->kind),
+                    head->kind == SC_TK_NAME ? head->v.s : sc_tok_kind_name(head->kind),
                     line_of(p, head));
         return false;
     }
@@ -415,7 +415,7 @@ static bool parse_params(Parser *p, Ast *def)
             def->params = np;
         }
         AstParam *pm = &def->params[def->nparams++];
-        pm->name = t->v.str.s;
+        pm->name = t->v.s;
         pm->span = (TxSpan){p->src, t->off, t->off + t->len};
         for (int i = 0; i < def->nparams - 1; i++)
             if (!strcmp(def->params[i].name, pm->name)) {
@@ -443,7 +443,7 @@ static bool parse_type_params(Parser *p, Ast *def)
         if (!ps_expect(p, SC_TK_NAME, "as a type parameter"))
             return false;
         Ast *x = ps_node_upto(p, A_NAME, t, AST_UPTO(a)); /* a: the bound */
-        x->name = t->v.str.s;
+        x->name = t->v.s;
         if (ps_accept(p, SC_TK_COLON) && !(x->a = ps_test(p)))
             return false;
         ps_vec_push(p, &names, x);
@@ -473,7 +473,7 @@ static Ast *parse_def(Parser *p, AstList decorators, bool in_tree, TxArenaChunk 
     const ScToken *name = ps_tok(p);
     if (!ps_expect(p, SC_TK_NAME, "after 'def'"))
         return NULL;
-    x->name = name->v.str.s;
+    x->name = name->v.s;
     x->name_span = (TxSpan){p->src, name->off, name->off + name->len};
     x->items = decorators;
     if (ps_at(p, SC_TK_LSQB) && !parse_type_params(p, x))
@@ -502,7 +502,7 @@ static Ast *parse_class(Parser *p, AstList decorators)
     const ScToken *name = ps_tok(p);
     if (!ps_expect(p, SC_TK_NAME, "after 'class'"))
         return NULL;
-    x->name = name->v.str.s;
+    x->name = name->v.s;
     x->name_span = (TxSpan){p->src, name->off, name->off + name->len};
     x->items = decorators;
     if (ps_accept(p, SC_TK_LPAR) && !ps_expect(p, SC_TK_RPAR, "(base classes are not supported)"))
@@ -518,9 +518,9 @@ static bool at_module_prim_func(Parser *p)
 {
     const ScToken *t = ps_tok(p);
     return p->tree && p->a == p->keep && t[1].kind == SC_TK_NAME &&
-           (!strcmp(t[1].v.str.s, "T") || !strcmp(t[1].v.str.s, "Tx")) &&
+           (!strcmp(t[1].v.s, "T") || !strcmp(t[1].v.s, "Tx")) &&
            t[2].kind == SC_TK_DOT && t[3].kind == SC_TK_NAME &&
-           !strcmp(t[3].v.str.s, "prim_func");
+           !strcmp(t[3].v.s, "prim_func");
 }
 
 static Ast *parse_decorated_in(Parser *p, bool in_tree, TxArenaChunk *mark)

@@ -133,12 +133,12 @@ static void test_literals(void **state)
     l = lex("'a\\n\\t\\\\\\\"\\x41' \"q'\" r'\\d' 'x' 'y' \"\"\"tri\nple\"\"\"");
     assert_true(l->ok);
     assert_int_equal(l->toks.t[0].kind, SC_TK_STRING);
-    assert_string_equal(l->toks.t[0].v.str.s, "a\n\t\\\"A");
-    assert_false(l->toks.t[0].v.str.verbatim);
-    assert_string_equal(l->toks.t[1].v.str.s, "q'");
-    assert_true(l->toks.t[1].v.str.verbatim);
-    assert_string_equal(l->toks.t[2].v.str.s, "\\d");
-    assert_string_equal(l->toks.t[5].v.str.s, "tri\nple");
+    assert_string_equal(l->toks.t[0].v.s, "a\n\t\\\"A");
+    assert_false(l->toks.t[0].verbatim);
+    assert_string_equal(l->toks.t[1].v.s, "q'");
+    assert_true(l->toks.t[1].verbatim);
+    assert_string_equal(l->toks.t[2].v.s, "\\d");
+    assert_string_equal(l->toks.t[5].v.s, "tri\nple");
     lexed_free(l);
 
     l = lex("True None and lambda_ T");
@@ -146,7 +146,7 @@ static void test_literals(void **state)
     assert_int_equal(l->toks.t[1].kind, SC_TK_NONE);
     assert_int_equal(l->toks.t[2].kind, SC_TK_AND);
     assert_int_equal(l->toks.t[3].kind, SC_TK_NAME);
-    assert_string_equal(l->toks.t[3].v.str.s, "lambda_");
+    assert_string_equal(l->toks.t[3].v.s, "lambda_");
     lexed_free(l);
 }
 
@@ -156,9 +156,9 @@ static void expect_decoded(const char *text, const char *decoded, bool verbatim)
     Lexed *l = lex(text);
     assert_true(l->ok);
     assert_int_equal(l->toks.t[0].kind, SC_TK_STRING);
-    assert_string_equal(l->toks.t[0].v.str.s, decoded);
-    assert_int_equal(l->toks.t[0].v.str.n, strlen(decoded));
-    assert_int_equal(l->toks.t[0].v.str.verbatim, verbatim);
+    assert_string_equal(l->toks.t[0].v.s, decoded);
+    assert_int_equal(l->toks.t[0].n, strlen(decoded));
+    assert_int_equal(l->toks.t[0].verbatim, verbatim);
     lexed_free(l);
 }
 
