@@ -192,6 +192,17 @@ const char *el_thread_tag(El *E, const IrExpr *var)
     return NULL;
 }
 
+IrType *el_prim_type(El *E, IrDType t)
+{
+    for (int i = 0; i < E->nprim_types; i++)
+        if (ir_dtype_eq(E->prim_types[i]->dtype, t))
+            return E->prim_types[i];
+    IrType *ty = ir_prim_type(E->a, t);
+    if (E->nprim_types < SC_PRIM_TYPES)
+        E->prim_types[E->nprim_types++] = ty;
+    return ty;
+}
+
 /* ---------------------------------------------------------------- statement lists */
 
 static void list_push(El *E, ScStmtList *l, IrStmt *s)
@@ -625,7 +636,7 @@ static void elab_annassign(El *E, const Ast *s)
         if (!ty)
             ty = el_pointer_type(E, e);
         if (!ty)
-            ty = ir_prim_type(E->a, e->dtype);
+            ty = el_prim_type(E, e->dtype);
         if (ty->kind == IR_TY_PRIM && !ir_dtype_eq(ty->dtype, e->dtype)) {
             if (val.kind == SV_INT || val.kind == SV_FLOAT || val.kind == SV_BOOL) {
                 e = el_prim_as(E, &val, ty->dtype, "the bound value");
@@ -729,7 +740,7 @@ static void elab_for(El *E, const Ast *s)
             pop_scope(E);
             return;
         }
-        vars[i] = ir_var(E->a, ti->name, ir_prim_type(E->a, L->dims[i].dtype), ti->span);
+        vars[i] = ir_var(E->a, ti->name, el_prim_type(E, L->dims[i].dtype), ti->span);
         el_bind(E, ti->name, sv_expr(vars[i], ti->span), BIND_PLAIN, ti->span);
     }
     IrStmt *body = el_block(E, s->body);

@@ -237,6 +237,9 @@ typedef struct ScThreadTag {
     const char *tag;
 } ScThreadTag;
 
+/* The most distinct scalar types el_prim_type shares; more are made afresh. */
+#define SC_PRIM_TYPES 16
+
 typedef struct El {
     IrModule *m;
     TxArena *a;
@@ -284,6 +287,9 @@ typedef struct El {
     const Ast *stmt_call;
     ScThreadTag *tags;
     int ntags, captags;
+    /* the scalar types made so far, shared by the variables of each dtype */
+    IrType *prim_types[SC_PRIM_TYPES];
+    int nprim_types;
     int depth;
     const ScDefine *defines;
     size_t ndefines;
@@ -305,6 +311,9 @@ void el_emit(El *E, IrStmt *s);
 void el_open_frame(El *E, IrStmt *stmt, IrStmt **body);
 void el_set_thread_tag(El *E, const IrExpr *var, const char *tag);
 const char *el_thread_tag(El *E, const IrExpr *var);
+/* The type of a scalar of dtype t, one shared node per dtype (types are
+ * immutable; a function of 40,000 `T.let` names needs one). */
+IrType *el_prim_type(El *E, IrDType t);
 /* Elaborate a block's statements into the current list, in a new name scope;
  * flat frames opened inside close at its end. */
 void el_block_inline(El *E, AstList body);
@@ -433,7 +442,13 @@ typedef struct ScIndexItem {
     ScSliceParts *slice; /* NULL for an index: slices are rare, so out of line */
     TxSpan span;
 } ScIndexItem;
-bool el_index_items(El *E, const Ast *index, ScIndexItem **out, int *n);
+/* The items go to `local` when its nlocal hold them (a caller's array on the
+ * stack: the items are dead once the subscript's expression is built, and a
+ * large function has one subscript a line), else to the arena. */
+bool el_index_items(El *E, const Ast *index, ScIndexItem *local, int nlocal, ScIndexItem **out,
+                    int *n);
+/* Enough items on the stack for most subscripts. */
+#define SC_LOCAL_INDEX_ITEMS 4
 /* An integer index expression. */
 IrExpr *el_index_expr(El *E, const ScVal *v);
 bool el_store(El *E, IrExpr *buffer, IrExpr **indices, int n, const ScVal *value,

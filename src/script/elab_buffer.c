@@ -150,7 +150,7 @@ static bool expr_list(El *E, const ScVal *v, IrExpr ***out, int *n, const char *
     *n = cnt;
     for (int i = 0; i < cnt; i++) {
         if (strings_are_vars && items[i].kind == SV_STR) {
-            (*out)[i] = ir_var(E->a, items[i].u.str.s, ir_prim_type(E->a, IR_INT32), items[i].span);
+            (*out)[i] = ir_var(E->a, items[i].u.str.s, el_prim_type(E, IR_INT32), items[i].span);
             continue;
         }
         IrExpr *e = !strcmp(what, "shape") ? shape_dim(E, &items[i])
@@ -245,7 +245,7 @@ static IrExpr *buffer_from_slots(El *E, const ScVal *s, const char *default_scop
         if (!(bt->elem_offset = el_prim(E, &s[B_ELEM_OFFSET], "elem_offset")))
             return NULL;
     } else if (sv_given(&s[B_OFFSET_FACTOR]) && s[B_OFFSET_FACTOR].kind != SV_NONE) {
-        bt->elem_offset = ir_var(E->a, "elem_offset", ir_prim_type(E->a, IR_INT32), sp);
+        bt->elem_offset = ir_var(E->a, "elem_offset", el_prim_type(E, IR_INT32), sp);
     }
     const ScVal *lay = &s[B_LAYOUT];
     if (sv_given(lay)) {
@@ -678,21 +678,22 @@ ScVal el_buffer_attr(El *E, ScVal obj, const char *name, TxSpan sp)
 
 /* ---------------------------------------------------------------- indexing */
 
-bool el_index_items(El *E, const Ast *index, ScIndexItem **out, int *n)
+bool el_index_items(El *E, const Ast *index, ScIndexItem *local, int nlocal, ScIndexItem **out,
+                    int *n)
 {
     const Ast *const *items = (const Ast *const *)&index;
     int cnt = 1;
     if (index->kind == A_TUPLE)
         items = (const Ast *const *)index->items.items, cnt = index->items.n;
     int cap = cnt; /* a starred item grows it */
-    ScIndexItem *r = TX_NEW_ARRAY(E->a, ScIndexItem, cap);
+    ScIndexItem *r = cap <= nlocal ? local : TX_NEW_ARRAY(E->a, ScIndexItem, cap);
     int k = 0;
     for (int i = 0; i < cnt; i++) {
         const Ast *it = items[i];
         if (it->kind == A_SLICE) {
             ScIndexItem *x = &r[k++];
+            *x = (ScIndexItem){.span = it->span};
             ScSliceParts *sl = x->slice = TX_NEW(E->a, ScSliceParts);
-            x->span = it->span;
             sl->lo.kind = sl->hi.kind = sl->step.kind = SV_COUNT;
             if ((it->a && (sl->lo = el_eval_value(E, it->a)).kind == SV_ERROR) ||
                 (it->b && (sl->hi = el_eval_value(E, it->b)).kind == SV_ERROR) ||
@@ -788,9 +789,10 @@ static bool check_rank(El *E, IrExpr *buffer, int n, TxSpan sp, bool allow_fewer
 ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp)
 {
     IrExpr *buffer = buf.u.e;
-    ScIndexItem *items;
+    ScIndexItem local[SC_LOCAL_INDEX_ITEMS], *items;
     int n;
-    if (!el_index_items(E, index, &items, &n) || !check_rank(E, buffer, n, sp, true))
+    if (!el_index_items(E, index, local, SC_LOCAL_INDEX_ITEMS, &items, &n) ||
+        !check_rank(E, buffer, n, sp, true))
         return sv_error();
     int ndim = ir_buf(buffer)->ndim;
     bool region = n < ndim;
@@ -851,8 +853,9 @@ ScVal el_subscript_buffer(El *E, ScVal buf, const Ast *index, TxSpan sp)
 
 bool el_store_indices(El *E, IrExpr *buffer, const Ast *index, IrExpr ***out, int *n)
 {
-    ScIndexItem *items;
-    if (!el_index_items(E, index, &items, n) || !check_rank(E, buffer, *n, index->span, false))
+    ScIndexItem local[SC_LOCAL_INDEX_ITEMS], *items;
+    if (!el_index_items(E, index, local, SC_LOCAL_INDEX_ITEMS, &items, n) ||
+        !check_rank(E, buffer, *n, index->span, false))
         return false;
     *out = TX_NEW_ARRAY(E->a, IrExpr *, *n ? *n : 1);
     for (int i = 0; i < *n; i++) {

@@ -210,7 +210,7 @@ static ScVal scope_id_def(El *E, ScArgs *args, int kind, const ScVal *extents,
     r.u.seq.n = n;
     r.u.seq.items = TX_NEW_ARRAY(E->a, ScVal, n);
     for (int i = 0; i < n; i++) {
-        s->u.scopeid.vars[i] = ir_var(E->a, "v", ir_prim_type(E->a, dt), args->span);
+        s->u.scopeid.vars[i] = ir_var(E->a, "v", el_prim_type(E, dt), args->span);
         r.u.seq.items[i] = sv_expr(s->u.scopeid.vars[i], args->span);
         r.u.seq.items[i].fresh = true;
     }
@@ -524,7 +524,7 @@ ScVal bi_launch_thread(El *E, ScArgs *args)
     bool fresh = false;
     if (b.v[0].kind == SV_STR) {
         tag = b.v[0].u.str.s;
-        var = ir_var(E->a, tag, ir_prim_type(E->a, ext->dtype), args->span);
+        var = ir_var(E->a, tag, el_prim_type(E, ext->dtype), args->span);
         fresh = true;
     } else if (b.v[0].kind == SV_EXPR && b.v[0].u.e->kind == IR_E_VAR) {
         var = b.v[0].u.e;
@@ -552,7 +552,7 @@ ScVal bi_env_thread(El *E, ScArgs *args)
     IrDType dt = IR_INT32;
     if (!tag || (sv_given(&b.v[1]) && !el_dtype_of(E, &b.v[1], &dt, "dtype")))
         return sv_error();
-    IrExpr *var = ir_var(E->a, tag, ir_prim_type(E->a, dt), args->span);
+    IrExpr *var = ir_var(E->a, tag, el_prim_type(E, dt), args->span);
     el_set_thread_tag(E, var, tag);
     ScVal v = sv_expr(var, args->span);
     v.fresh = true;
@@ -641,7 +641,7 @@ ScVal bi_loop_control(El *E, ScArgs *args)
 static IrType *bind_annotation(El *E, const ScVal *v)
 {
     if (v->kind == SV_DTYPE)
-        return ir_prim_type(E->a, v->u.dt);
+        return el_prim_type(E, v->u.dt);
     if (v->kind == SV_TYPE)
         return v->u.ty;
     if (v->kind == SV_EXPR && v->fresh && v->u.e->kind == IR_E_VAR)
@@ -674,7 +674,7 @@ ScVal bi_bind(El *E, ScArgs *args)
         ty = var->u.var.type;
     }
     if (!ty && !(ty = el_pointer_type(E, value)))
-        ty = ir_prim_type(E->a, value->dtype);
+        ty = el_prim_type(E, value->dtype);
     if (ty->kind == IR_TY_PRIM && !ir_dtype_eq(ty->dtype, value->dtype)) {
         char x[IR_DTYPE_STR_MAX], y[IR_DTYPE_STR_MAX];
         el_error(E, TX_E_TYPE, b.v[0].span, "T.Bind: the variable is %s but the value has dtype %s",

@@ -495,7 +495,7 @@ ScVal bi_cuda_wgmma_wait(El *E, ScArgs *args)
             return sv_error();
         view.u.e->u.var.name = tx_arena_printf(E->a, "%s_regs", t->u.e->u.var.name);
         const IrBufferType *bt = ir_buf(view.u.e);
-        IrExpr *var = ir_var(E->a, "i", ir_prim_type(E->a, IR_INT32), t->span);
+        IrExpr *var = ir_var(E->a, "i", el_prim_type(E, IR_INT32), t->span);
         IrExpr **reg = TX_NEW_ARRAY(E->a, IrExpr *, 2);
         reg[1] = var;
         reg[0] = el_load(E, view.u.e, reg + 1, 1, t->span);

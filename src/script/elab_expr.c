@@ -421,7 +421,7 @@ static ScVal define_quoted_name(El *E, const Ast *x)
 {
     IrDType dt = IR_INT32;
     el_sig_scalar_dtype(E, x->name, &dt);
-    IrExpr *var = ir_var(E->a, x->name, ir_prim_type(E->a, dt), x->span);
+    IrExpr *var = ir_var(E->a, x->name, el_prim_type(E, dt), x->span);
     ScVal v = sv_expr(var, x->span);
     el_bind(E, x->name, v, BIND_SIGVAR, x->span);
     return v;
@@ -607,7 +607,7 @@ static ScVal eval_subscript(El *E, const Ast *x)
         ScVal v = {.kind = SV_LET, .span = sp};
         if (t.kind == SV_DTYPE)
             v.u.ty = t.u.dt.code == IR_DT_HANDLE ? ir_ptr_type(E->a, IR_VOID, "global")
-                                                 : ir_prim_type(E->a, t.u.dt);
+                                                 : el_prim_type(E, t.u.dt);
         else if (t.kind == SV_EXPR && t.fresh && t.u.e->kind == IR_E_VAR)
             v.u.ty = t.u.e->u.var.type;
         else if (t.kind == SV_TYPE)
@@ -1250,7 +1250,7 @@ IrExpr *el_lambda(El *E, const ScVal *v, IrDType all, const IrDType *each, int n
     lam->u.lambda.n = x->nnames;
     lam->u.lambda.params = TX_NEW_ARRAY(E->a, IrExpr *, x->nnames ? x->nnames : 1);
     for (int i = 0; i < x->nnames; i++) {
-        IrType *ty = ir_prim_type(E->a, each ? each[i] : all);
+        IrType *ty = el_prim_type(E, each ? each[i] : all);
         IrExpr *p = ir_var(E->a, x->names[i], ty, x->name_spans[i]);
         lam->u.lambda.params[i] = p;
         el_bind(E, x->names[i], sv_expr(p, x->name_spans[i]), BIND_PLAIN, x->name_spans[i]);
@@ -1417,7 +1417,7 @@ static ScVal call_dtype(El *E, IrDType dt, ScArgs *args)
     if (!el_bind_args(E, args, "value=, *, is_size_var=", &b))
         return sv_error();
     if (!sv_given(&b.v[0])) {
-        IrExpr *var = ir_var(E->a, "v", ir_prim_type(E->a, dt), args->span);
+        IrExpr *var = ir_var(E->a, "v", el_prim_type(E, dt), args->span);
         ScVal r = sv_expr(var, args->span);
         r.fresh = true;
         return r;

@@ -89,7 +89,7 @@ static bool emit_init_loop(El *E, void *ctx, int which)
     ScVal loop = lg_call(E, "unroll", &k, c->at);
     if (loop.kind != SV_LOOP)
         return false;
-    IrExpr *i = ir_var(E->a, "i", ir_prim_type(E->a, loop.u.loop->dims[0].dtype), sp);
+    IrExpr *i = ir_var(E->a, "i", el_prim_type(E, loop.u.loop->dims[0].dtype), sp);
     ScStmtList outer = el_block_begin(E);
     LgCall init = {0};
     lg_pos(&init, bar_ptr(E, c->h, sv_expr(i, sp), c->at));

@@ -40,7 +40,7 @@ static ScVal let(El *E, const char *name, ScVal v, TxSpan sp)
     IrExpr *e = v.kind == SV_ERROR ? NULL : el_prim(E, &v, "a scheduler value");
     if (!e)
         return sv_error();
-    IrExpr *var = ir_var(E->a, name, ir_prim_type(E->a, e->dtype), sp);
+    IrExpr *var = ir_var(E->a, name, el_prim_type(E, e->dtype), sp);
     IrStmt *s = ir_stmt(E->a, IR_S_BIND, sp);
     s->u.bind.var = var, s->u.bind.value = e;
     el_emit(E, s);

@@ -338,7 +338,7 @@ static bool pick_of(El *E, const ScIndexItem *it, LyPick *p)
 
 static LyPick *picks_of(El *E, const Ast *index, ScIndexItem **items, int *n)
 {
-    if (!el_index_items(E, index, items, n))
+    if (!el_index_items(E, index, NULL, 0, items, n))
         return NULL;
     LyPick *p = TX_NEW_ARRAY(E->a, LyPick, *n + 1);
     for (int i = 0; i < *n; i++)
