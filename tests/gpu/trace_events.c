@@ -88,7 +88,7 @@ int main(void)
     gpu_fill_random(&rng, a, N);
     for (int i = 0; i < N; i++)
         ref[i] = 2.0 * a[i];
-    void *da = OP_SIM ? aligned_alloc(256, sizeof a) : api_upload(gpu, a, N);
+    void *da = OP_SIM ? aligned_alloc(256, (sizeof a + 255) / 256 * 256) : api_upload(gpu, a, N);
     int64_t n = N;
     DLTensor t = api_vector(da, &n, 32);
     if (OP_SIM) {
