@@ -322,18 +322,80 @@ static SimVal reinterpret(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     return sim_from_bits(to, bits >> (lane * tb) & mask);
 }
 
-/* T.cuda.float22bfloat162_rn(x, y): each float rounded to bfloat16 (to
- * nearest even, as a cast), x in the low half and y in the high one. */
-static uint32_t bfloat16_pair(SimLaunch *l, SimThread *t, const IrCall *c, int lane)
+/* ---------------------------------------------------------------- packed pairs */
+
+/* The prelude's packed pairs (float2 in a uint64, bfloat162 in a uint32, x
+ * in the low half), bit for bit as its CUDA computes them. */
+
+/* Argument i as the float32 the prelude's float parameter receives. */
+static SimVal f32_arg(SimLaunch *l, SimThread *t, const IrCall *c, int i, int lane)
 {
-    uint32_t bits = 0;
-    for (int i = 0; i < 2; i++) {
-        const IrExpr *a = c->args[i];
-        /* the prelude's float parameter, then the cast */
-        SimVal v = sim_convert(ir_dtype_with_lanes(a->dtype, 1), IR_FLOAT32, sim_eval(l, t, a, lane));
-        bits |= (uint32_t)sim_to_bits(IR_BFLOAT16, v) << (16 * i);
+    const IrExpr *a = c->args[i];
+    return sim_convert(ir_dtype_with_lanes(a->dtype, 1), IR_FLOAT32, sim_eval(l, t, a, lane));
+}
+
+static uint32_t f32_bits(SimVal v) { return (uint32_t)sim_to_bits(IR_FLOAT32, v); }
+static SimVal f32_of(uint64_t bits) { return sim_from_bits(IR_FLOAT32, bits & 0xffffffffu); }
+
+/* Each float rounded to bfloat16 (to nearest even, as a cast), x low. */
+static uint32_t bf16_pair(SimVal x, SimVal y)
+{
+    return (uint32_t)sim_to_bits(IR_BFLOAT16, x) | (uint32_t)sim_to_bits(IR_BFLOAT16, y) << 16;
+}
+
+/* min.bf16x2 / max.bf16x2 on one half, as the PTX ISA defines them: a NaN
+ * gives the other operand (two NaNs the canonical 0x7fff), otherwise
+ * a < b ? a : b (max: a > b ? a : b), so of equal values (-0 and +0) b. */
+static uint32_t bf16_minmax(uint32_t a, uint32_t b, bool max)
+{
+    double fa = sim_from_bits(IR_BFLOAT16, a).f, fb = sim_from_bits(IR_BFLOAT16, b).f;
+    if (isnan(fa) || isnan(fb))
+        return isnan(fa) && isnan(fb) ? 0x7fffu : isnan(fa) ? b : a;
+    return (max ? fa > fb : fa < fb) ? a : b;
+}
+
+static SimVal packed(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
+{
+    const IrCall *c = &e->u.call;
+    uint64_t a = 0, b = 0;
+    switch (c->op) {
+    case IR_OP_CUDA_MAKE_FLOAT2:
+        return ival((int64_t)((uint64_t)f32_bits(f32_arg(l, t, c, 1, lane)) << 32 |
+                              f32_bits(f32_arg(l, t, c, 0, lane))));
+    case IR_OP_CUDA_FLOAT2_X: return f32_of((uint64_t)eval_int(l, t, c->args[0], lane));
+    case IR_OP_CUDA_FLOAT2_Y: return f32_of((uint64_t)eval_int(l, t, c->args[0], lane) >> 32);
+    case IR_OP_CUDA_FMUL2_RN: case IR_OP_CUDA_FADD2_RN: { /* __fmul_rn / __fadd_rn per half */
+        a = (uint64_t)eval_int(l, t, c->args[0], lane), b = (uint64_t)eval_int(l, t, c->args[1], lane);
+        uint64_t r = 0;
+        for (int h = 0; h < 64; h += 32) {
+            double x = f32_of(a >> h).f, y = f32_of(b >> h).f;
+            double v = c->op == IR_OP_CUDA_FMUL2_RN ? x * y : x + y;
+            r |= (uint64_t)f32_bits(fval(sim_round(IR_FLOAT32, v))) << h;
+        }
+        return ival((int64_t)r);
     }
-    return bits;
+    case IR_OP_CUDA_FLOAT22BFLOAT162_RN:
+        return ival(bf16_pair(f32_arg(l, t, c, 0, lane), f32_arg(l, t, c, 1, lane)));
+    case IR_OP_CUDA_FLOAT22BFLOAT162_RN_FROM_FLOAT2:
+        a = (uint64_t)eval_int(l, t, c->args[0], lane);
+        return ival(bf16_pair(f32_of(a), f32_of(a >> 32)));
+    case IR_OP_CUDA_BFLOAT1622FLOAT2: /* each half the top of its float */
+        a = (uint64_t)eval_int(l, t, c->args[0], lane) & 0xffffffffu;
+        return ival((int64_t)((a & 0xffff0000u) << 32 | (a & 0xffffu) << 16));
+    case IR_OP_CUDA_HMIN2: case IR_OP_CUDA_HMAX2: {
+        a = (uint64_t)eval_int(l, t, c->args[0], lane), b = (uint64_t)eval_int(l, t, c->args[1], lane);
+        bool max = c->op == IR_OP_CUDA_HMAX2;
+        return ival(bf16_minmax(a & 0xffff, b & 0xffff, max) |
+                    bf16_minmax(a >> 16 & 0xffff, b >> 16 & 0xffff, max) << 16);
+    }
+    default: { /* fp8x4_e4m3_from_float4: cvt.rn.satfinite of each, x in the low byte */
+        IrDType e4m3 = {IR_DT_F8E4M3FN, 8, 1};
+        for (int i = 0; i < 4; i++)
+            a |= sim_to_bits(e4m3, sim_convert(IR_FLOAT32, e4m3, f32_arg(l, t, c, i, lane)))
+                 << (8 * i);
+        return ival((int64_t)a);
+    }
+    }
 }
 
 static SimVal math1(IrOp op, IrDType dt, double x)
@@ -462,6 +524,25 @@ static SimVal atomic(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     return old;
 }
 
+/* %lanemask_eq / le / lt / ge / gt: the lanes of the warp before, at or
+ * after this thread's. */
+static SimVal lanemask(SimLaunch *l, SimThread *t, const IrExpr *e, const char *which)
+{
+    uint32_t at = 1u << (t->tid % 32), below = at - 1;
+    if (!strcmp(which, "eq"))
+        return ival(at);
+    if (!strcmp(which, "lt"))
+        return ival(below);
+    if (!strcmp(which, "le"))
+        return ival(below | at);
+    if (!strcmp(which, "gt"))
+        return ival(~(below | at) & 0xffffffffu);
+    if (!strcmp(which, "ge"))
+        return ival(~below & 0xffffffffu);
+    sim_fail(l, t, e->span, "not modelled: special register %%lanemask_%s", which);
+    return ival(0);
+}
+
 static SimVal special_reg(SimLaunch *l, SimThread *t, const IrExpr *e)
 {
     const IrExpr *r = e->u.call.args[1];
@@ -478,8 +559,18 @@ static SimVal special_reg(SimLaunch *l, SimThread *t, const IrExpr *e)
         return ival((int64_t)sim_globaltimer(t));
     if (!strcmp(n, "%clock"))
         return ival((uint32_t)sim_globaltimer(t));
+    if (!strncmp(n, "%ntid.", 6))
+        return ival(l->cfg.block[n[6] - 'x' < 3 ? n[6] - 'x' : 0]);
+    if (!strncmp(n, "%nctaid.", 8))
+        return ival(l->cfg.grid[n[8] - 'x' < 3 ? n[8] - 'x' : 0]);
+    if (!strncmp(n, "%lanemask_", 10))
+        return lanemask(l, t, e, n + 10);
+    if (!strcmp(n, "%nwarpid")) /* an SM's warp slots on sm_90 and sm_100 */
+        return ival(64);
     if (!strcmp(n, "%smid"))
         return ival(sim_smid(l, l->cta));
+    if (!strcmp(n, "%nsmid")) /* every CTA of the grid on its own SM */
+        return ival((int64_t)l->cfg.grid[0] * l->cfg.grid[1] * l->cfg.grid[2]);
     if (!strcmp(n, "%cluster_ctarank"))
         return ival(l->cta->rank);
     if (!strcmp(n, "%cluster_nctarank"))
@@ -530,7 +621,9 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     case IR_OP_IF_THEN_ELSE:
         return sim_eval(l, t, c->args[0], lane).i ? sim_eval(l, t, c->args[1], lane)
                                                    : sim_eval(l, t, c->args[2], lane);
-    case IR_OP_LIKELY: return sim_eval(l, t, c->args[0], lane);
+    case IR_OP_LIKELY: case IR_OP_IGNORE_LOOP_PARTITION: return sim_eval(l, t, c->args[0], lane);
+    case IR_OP_FILTER: return sim_eval(l, t, c->args[1], lane); /* its predicate */
+    case IR_OP_ISNULLPTR: return ival(eval_int(l, t, c->args[0], lane) == 0);
     case IR_OP_ASSUME: case IR_OP_CUDA_THREAD_FENCE: case IR_OP_CUDA_NANO_SLEEP:
         return ival(0);
     case IR_OP_REINTERPRET: return reinterpret(l, t, e, lane);
@@ -552,8 +645,10 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
         uint32_t off = sim_cluster_offset(l, (uint64_t)eval_int(l, t, c->args[0], lane), &rank);
         return ival(rank == l->cta->rank ? off : 0x80000000u | (uint32_t)rank << 24 | off);
     }
-    case IR_OP_CUDA_SMEM_ADDR_FROM_UINT64:
-        return ival((int64_t)sim_shared_window(l, (uint64_t)eval_int(l, t, c->args[0], lane)));
+    case IR_OP_CUDA_SMEM_ADDR_FROM_UINT64: { /* (uint32_t)a: the GPU's shared window is 2^32 aligned */
+        uint64_t a = (uint64_t)eval_int(l, t, c->args[0], lane);
+        return ival(sim_in_shared(l, a) ? (int64_t)sim_shared_window(l, a) : (int64_t)(uint32_t)a);
+    }
     case IR_OP_CUDA_CTA_SYNC: sim_barrier(l, t, 0, 0, false, e->span); return ival(0);
     case IR_OP_CUDA_CLUSTER_SYNC: sim_cluster_sync(l, t, e->span); return ival(0);
     case IR_OP_CUDA_WARPGROUP_SYNC: /* bar.sync id, 128 */
@@ -589,7 +684,11 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     case IR_OP_CUDA_ATOMIC_ADD: case IR_OP_CUDA_ATOMIC_CAS: return atomic(l, t, e, lane);
     case IR_OP_CUDA_HALF2FLOAT: case IR_OP_CUDA_BFLOAT162FLOAT:
         return sim_eval(l, t, c->args[0], lane);
-    case IR_OP_CUDA_FLOAT22BFLOAT162_RN: return ival((int64_t)bfloat16_pair(l, t, c, lane));
+    case IR_OP_CUDA_MAKE_FLOAT2: case IR_OP_CUDA_FLOAT2_X: case IR_OP_CUDA_FLOAT2_Y:
+    case IR_OP_CUDA_FMUL2_RN: case IR_OP_CUDA_FADD2_RN: case IR_OP_CUDA_FLOAT22BFLOAT162_RN:
+    case IR_OP_CUDA_FLOAT22BFLOAT162_RN_FROM_FLOAT2: case IR_OP_CUDA_BFLOAT1622FLOAT2:
+    case IR_OP_CUDA_HMIN2: case IR_OP_CUDA_HMAX2: case IR_OP_CUDA_FP8X4_E4M3_FROM_FLOAT4:
+        return packed(l, t, e, lane);
     case IR_OP_CUDA_FLOAT_AS_UINT:
         return ival((int64_t)sim_to_bits(IR_FLOAT32, sim_eval(l, t, c->args[0], lane)));
     case IR_OP_CUDA_UINT_AS_FLOAT:

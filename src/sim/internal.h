@@ -235,6 +235,8 @@ uint8_t *sim_mem_write(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, TxSp
 /* The generic address of a shared-window address (cvta) and back. */
 uint64_t sim_shared_generic(SimLaunch *l, uint64_t saddr);
 uint64_t sim_shared_window(SimLaunch *l, uint64_t addr);
+/* Whether a generic address points into the CTA's shared memory. */
+bool sim_in_shared(const SimLaunch *l, uint64_t addr);
 /* The offset of a generic shared-memory address in the shared memory of the
  * CTA of the cluster that holds it, and that CTA's rank (the running CTA's
  * when none does). */

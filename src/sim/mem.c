@@ -104,6 +104,12 @@ uint64_t sim_shared_window(SimLaunch *l, uint64_t addr)
     return (uint32_t)(addr - (uint64_t)(uintptr_t)l->cta->smem);
 }
 
+bool sim_in_shared(const SimLaunch *l, uint64_t addr)
+{
+    uint64_t base = (uint64_t)(uintptr_t)l->cta->smem;
+    return addr >= base && addr - base < l->smem_size;
+}
+
 uint32_t sim_cluster_offset(const SimLaunch *l, uint64_t addr, int *rank)
 {
     for (int r = 0; r < l->nctas; r++) {

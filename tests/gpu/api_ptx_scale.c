@@ -2,10 +2,11 @@
  * floats of A in shared memory with cp.async (16 bytes per thread, a scalar
  * fallback for the ragged end), waits for its group, and writes
  * B = alpha * A. n = 2^24 + 7 is bound from A's shape at launch; fresh random
- * input, the output poisoned first, checked against float64. */
+ * input, the output poisoned first, checked against float64. With OP_SIM=1
+ * (sim.api_ptx_scale) the same at n = 2^16 + 7 in the simulator. */
 #include "api_test.h"
 
-#define N ((1 << 24) + 7)
+#define N OP_SIZE((1 << 24) + 7, (1 << 16) + 7)
 
 static const char source[] =
     "@T.prim_func\n"
@@ -45,23 +46,20 @@ int main(void)
 
     tirx_module *m = api_compile(gpu, source, "ptx_scale.tirx", NULL);
     tirx_error err;
-    tirx_function *f;
-    API_OK(tirx_get_function(m, "ptx_scale", &f, &err), err);
     int64_t n = N;
     DLTensor ta = api_vector(da, &n, 32), tb = api_vector(db, &n, 32);
     tirx_arg args[] = {tirx_arg_tensor(&ta), tirx_arg_tensor(&tb), tirx_arg_float(alpha)};
-    API_OK(tirx_launch(f, args, 3, NULL, &err), err);
-    API_OK(tirx_device_synchronize(gpu, NULL, &err), err);
-    API_OK(tirx_copy_to_host(gpu, out, db, (size_t)N * sizeof(float), &err), err);
+    API_OK(api_launch(m, "ptx_scale", args, 3, &err), err);
+    api_download(gpu, out, db, N);
     double rel = gpu_rel_l2(out, ref, N);
     printf("ptx_scale n = %d: rel L2 error %.3g\n", N, rel);
     GPU_CHECK(rel <= 1e-6, "B = alpha * A matches the float64 reference");
 
     tirx_module_free(m);
-    tirx_device_free(gpu, da);
-    tirx_device_free(gpu, db);
+    api_free(gpu, da);
+    api_free(gpu, db);
     free(a), free(out), free(ref);
-    tirx_device_close(gpu);
+    api_close(gpu);
     printf("PASSED\n");
     return 0;
 }

@@ -28,7 +28,13 @@
  * lowering yet, so there is no half2 pair to check.)
  * Every mismatch is printed with the check, the index, the inputs, the value
  * got and the value expected (the first few of each check). Exit 0 passed,
- * 1 failed, 77 skipped (no GPU). */
+ * 1 failed, 77 skipped (no GPU).
+ * With OP_SIM=1 (sim.codegen_builtins) the same IR runs in the simulator with
+ * the same checks, at the same size (4096 threads are cheap there). The
+ * special registers follow the simulator's model (docs/simulator.md): every
+ * CTA on its own SM (%smid < %nsmid, the grid's CTAs), %nwarpid 64, and the
+ * modelled clock, whose %globaltimer counts statements from 0 in each CTA
+ * (positive and within a minute of the first thread's, as on the GPU). */
 #include "codegen_test.h"
 
 #include <stdarg.h>
@@ -404,30 +410,11 @@ typedef struct Outputs {
     int64_t c[NT * 3];
 } Outputs;
 
-static void upload(RtDevice *d, RtDevPtr p, const void *host, size_t n)
-{
-    RtError err;
-    GPU_OK(rt_memcpy_htod(d, p, host, n, &err), err);
-}
-
-static void download(RtDevice *d, void *host, RtDevPtr p, size_t n)
-{
-    RtError err;
-    GPU_OK(rt_memcpy_dtoh(d, host, p, n, &err), err);
-}
-
-static void poison(RtDevice *d, RtDevPtr p, size_t n)
-{
-    RtError err;
-    GPU_OK(rt_memset8(d, p, 0xff, n, &err), err);
-}
-
-static void launch(RtDevice *d, RtFunction *fn, void **args, unsigned threads)
+static void launch(CgDevice *d, const CgKernels *k, const char *name, void **args,
+                   unsigned threads)
 {
     RtLaunchConfig cfg = {{(threads + 127) / 128, 1, 1}, {128, 1, 1}, {0, 0, 0}, 0, NULL};
-    RtError err;
-    GPU_OK(rt_launch(fn, &cfg, args, &err), err);
-    GPU_OK(rt_synchronize(d, NULL, &err), err);
+    cg_launch(d, k, name, &cfg, args);
 }
 
 /* Bytes [from, to) of an output must still be the poison (all bits set). */
@@ -643,27 +630,27 @@ static void check_fp8x4(const Inputs *x, const Outputs *o)
 }
 
 /* math_packed then fp8_decode of its fp8x4 words, outputs poisoned first. */
-static void run_math_packed(RtDevice *d, RtModule *mod, const Dev *b, Outputs *o)
+static void run_math_packed(CgDevice *d, const CgKernels *mod, const Dev *b, Outputs *o)
 {
     RtDevPtr outs[] = {b->mo, b->w, b->f, b->u, b->v, b->e, b->d};
     size_t sizes[] = {MO_BYTES, W_BYTES, F_BYTES, U_BYTES, V_BYTES, E_BYTES, D_BYTES};
     for (size_t i = 0; i < TX_ARRAY_LEN(outs); i++)
-        poison(d, outs[i], sizes[i]);
+        cg_poison(d, outs[i], sizes[i]);
     int n = N;
     void *args[] = {(void *)&b->in, (void *)&b->mo, (void *)&b->p, (void *)&b->g, (void *)&b->b,
                     (void *)&b->w,  (void *)&b->f,  (void *)&b->u, (void *)&b->v, (void *)&b->e,
                     &n};
-    launch(d, gpu_function(mod, "math_packed"), args, NT);
+    launch(d, mod, "math_packed", args, NT);
     int n4 = N * 4;
     void *dargs[] = {(void *)&b->v, (void *)&b->d, &n4};
-    launch(d, gpu_function(mod, "fp8_decode"), dargs, N * 4);
-    download(d, o->mo, b->mo, MO_BYTES);
-    download(d, o->w, b->w, W_BYTES);
-    download(d, o->f, b->f, F_BYTES);
-    download(d, o->u, b->u, U_BYTES);
-    download(d, o->v, b->v, V_BYTES);
-    download(d, o->e, b->e, E_BYTES);
-    download(d, o->d, b->d, D_BYTES);
+    launch(d, mod, "fp8_decode", dargs, N * 4);
+    cg_download(d, o->mo, b->mo, MO_BYTES);
+    cg_download(d, o->w, b->w, W_BYTES);
+    cg_download(d, o->f, b->f, F_BYTES);
+    cg_download(d, o->u, b->u, U_BYTES);
+    cg_download(d, o->v, b->v, V_BYTES);
+    cg_download(d, o->e, b->e, E_BYTES);
+    cg_download(d, o->d, b->d, D_BYTES);
 }
 
 static void check_math_packed(const Inputs *x, const Outputs *o)
@@ -682,16 +669,16 @@ static void check_math_packed(const Inputs *x, const Outputs *o)
 
 /* ---- special registers, isnullptr, filter ---- */
 
-static void check_sregs(RtDevice *d, RtModule *mod, const Dev *b, Outputs *o, int sm_count)
+static void check_sregs(CgDevice *d, const CgKernels *mod, const Dev *b, Outputs *o)
 {
-    poison(d, b->s, S_BYTES);
-    poison(d, b->c, C_BYTES);
+    cg_poison(d, b->s, S_BYTES);
+    cg_poison(d, b->c, C_BYTES);
     RtDevPtr null = 0;
     int n = N;
     void *args[] = {(void *)&b->s, (void *)&b->c, (void *)&null, (void *)&b->nz, &n};
-    launch(d, gpu_function(mod, "sregs"), args, NT);
-    download(d, o->s, b->s, S_BYTES);
-    download(d, o->c, b->c, C_BYTES);
+    launch(d, mod, "sregs", args, NT);
+    cg_download(d, o->s, b->s, S_BYTES);
+    cg_download(d, o->c, b->c, C_BYTES);
     Tally tl = {"mov_sreg %laneid == threadIdx.x % 32", 0, 0, 0},
           tw = {"mov_sreg %warpid < %nwarpid (the same %nwarpid everywhere)", 0, 0, 0},
           tsm = {"mov_sreg %smid < %nsmid (the same %nsmid everywhere)", 0, 0, 0},
@@ -741,27 +728,25 @@ static void check_sregs(RtDevice *d, RtModule *mod, const Dev *b, Outputs *o, in
     Tally *all[] = {&tl, &tw, &tsm, &tt, &tb, &tn, &tm, &tz, &tnz, &tf, &tg, &tc};
     for (size_t k = 0; k < TX_ARRAY_LEN(all); k++)
         tally_end(all[k]);
-    printf("sregs: %%nwarpid %d, %%nsmid %d, %d distinct %%smid over %d CTAs (device: %d SMs)\n",
-           nwarpid, nsmid, distinct, NT / 128, sm_count);
+    printf("sregs: %%nwarpid %d, %%nsmid %d, %d distinct %%smid over %d CTAs (%s: %d SMs)\n",
+           nwarpid, nsmid, distinct, NT / 128, OP_SIM ? "simulator, one per CTA" : "device",
+           OP_SIM ? NT / 128 : d->sm_count);
     check_tail("sregs: S past n", o->s, N * SREGS * 4, S_BYTES);
     check_tail("sregs: C past n", o->c, N * 3 * 8, C_BYTES);
 }
 
 /* ---- the cluster-scope mbarrier wait (sm_90+) ---- */
 
-static void check_cluster_wait(RtDevice *d, int sm)
+static void check_cluster_wait(CgDevice *d)
 {
-    char *source = cg_test_generate(cluster_kernel, "codegen_builtins_cluster.tirx", sm);
-    RtModule *mod = cg_test_build(d, source, false);
-    RtDevPtr g = gpu_alloc_poisoned(d, 128 * 4), out = gpu_alloc_poisoned(d, 128 * 4);
+    CgKernels mod = cg_test_build(d, cluster_kernel, "codegen_builtins_cluster.tirx", false);
+    RtDevPtr g = cg_alloc(d, 128 * 4), out = cg_alloc(d, 128 * 4);
     void *args[] = {(void *)&g, (void *)&out};
     RtLaunchConfig cfg = {{4, 1, 1}, {32, 1, 1}, {2, 1, 1}, 0, NULL};
-    RtError err;
-    GPU_OK(rt_launch(gpu_function(mod, "cluster_wait"), &cfg, args, &err), err);
-    GPU_OK(rt_synchronize(d, NULL, &err), err);
+    cg_launch(d, &mod, "cluster_wait", &cfg, args);
     int32_t got_g[128], got_o[128];
-    download(d, got_g, g, sizeof got_g);
-    download(d, got_o, out, sizeof got_o);
+    cg_download(d, got_g, g, sizeof got_g);
+    cg_download(d, got_o, out, sizeof got_o);
     Tally tw = {"cluster_wait: own writes", 0, 0, 0},
           tr = {"cluster_wait: peer writes seen after mbarrier_wait_acquire_cluster", 0, 0, 0};
     for (int i = 0; i < 128; i++) {
@@ -774,25 +759,23 @@ static void check_cluster_wait(RtDevice *d, int sm)
     }
     tally_end(&tw);
     tally_end(&tr);
-    rt_mem_free(d, g);
-    rt_mem_free(d, out);
-    rt_module_unload(mod);
-    free(source);
+    cg_free(d, g);
+    cg_free(d, out);
+    cg_kernels_free(&mod);
 }
 
 int main(void)
 {
-    RtDevice *d = gpu_open(8);
-    const RtDeviceInfo *info = rt_device_info(d);
-    int sm = ir_target_sm(info->arch);
-    if (!sm) {
+    CgDevice dev, *d = &dev;
+    cg_open(d, 8);
+    if (!d->sm) {
         char why[128];
-        snprintf(why, sizeof why, "codegen does not target %s", info->arch);
-        rt_device_close(d);
+        snprintf(why, sizeof why, "codegen does not target %s", d->arch);
+        cg_close(d);
         gpu_skip_arch(why);
     }
-    char *source = cg_test_generate(kernels, "codegen_builtins.tirx", sm);
-    RtModule *hw = cg_test_build(d, source, false), *sw = cg_test_build(d, source, true);
+    CgKernels hw = cg_test_build(d, kernels, "codegen_builtins.tirx", false);
+    CgKernels sw = cg_test_build(d, kernels, "codegen_builtins.tirx", true);
     GpuRng rng = gpu_rng();
     static Inputs x;
     static Outputs o;
@@ -805,31 +788,30 @@ int main(void)
     size_t sizes[] = {sizeof x.in, MO_BYTES, sizeof x.p, sizeof x.g, sizeof x.b, W_BYTES, F_BYTES,
                       U_BYTES,     V_BYTES,  E_BYTES,   D_BYTES,    S_BYTES,    C_BYTES, 4};
     for (size_t i = 0; i < TX_ARRAY_LEN(all); i++)
-        *all[i] = gpu_alloc_poisoned(d, sizes[i]);
-    upload(d, b.in, x.in, sizeof x.in);
-    upload(d, b.p, x.p, sizeof x.p);
-    upload(d, b.g, x.g, sizeof x.g);
-    upload(d, b.b, x.b, sizeof x.b);
+        *all[i] = cg_alloc(d, sizes[i]);
+    cg_upload(d, b.in, x.in, sizeof x.in);
+    cg_upload(d, b.p, x.p, sizeof x.p);
+    cg_upload(d, b.g, x.g, sizeof x.g);
+    cg_upload(d, b.b, x.b, sizeof x.b);
 
     g_build = "[default build] ";
-    run_math_packed(d, hw, &b, &o);
+    run_math_packed(d, &hw, &b, &o);
     check_math_packed(&x, &o);
-    check_sregs(d, hw, &b, &o, info->sm_count);
+    check_sregs(d, &hw, &b, &o);
     g_build = "[TX_FP8_SOFTWARE build] ";
-    run_math_packed(d, sw, &b, &o);
+    run_math_packed(d, &sw, &b, &o);
     check_math_packed(&x, &o);
     g_build = "";
-    if (sm >= 90)
-        check_cluster_wait(d, sm);
+    if (d->sm >= 90)
+        check_cluster_wait(d);
     else
-        printf("cluster_wait: not run (needs sm_90, the device is %s)\n", info->arch);
+        printf("cluster_wait: not run (needs sm_90, the device is %s)\n", d->arch);
 
     for (size_t i = 0; i < TX_ARRAY_LEN(all); i++)
-        rt_mem_free(d, *all[i]);
-    rt_module_unload(hw);
-    rt_module_unload(sw);
-    free(source);
-    rt_device_close(d);
+        cg_free(d, *all[i]);
+    cg_kernels_free(&hw);
+    cg_kernels_free(&sw);
+    cg_close(d);
     if (g_failed) {
         fprintf(stderr, "FAILED: %ld mismatches (listed above)\n", g_failed);
         return 1;

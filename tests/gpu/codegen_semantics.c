@@ -9,7 +9,10 @@
  *    cvt it uses on sm_89+, on fresh random values and the edge cases;
  *  - a clustered kernel (__cluster_dims__) launched with the runtime's
  *    cluster attribute reads its cluster CTA id.
- * Exit 0 passed, 1 failed, 77 skipped (no GPU). */
+ * Exit 0 passed, 1 failed, 77 skipped (no GPU). With OP_SIM=1
+ * (sim.codegen_semantics) the same IR runs in the simulator with the same
+ * checks: its integer, half and fp8 semantics and its cluster ids (its two
+ * fp8 builds are one conversion, so they agree by construction there). */
 #include "codegen_test.h"
 
 
@@ -110,12 +113,6 @@ typedef struct Buffers {
     RtDevPtr i, q, h, g, r, f, e, m, c, k, d;
 } Buffers;
 
-static void upload(RtDevice *d, RtDevPtr p, const void *host, size_t n)
-{
-    RtError err;
-    GPU_OK(rt_memcpy_htod(d, p, host, n, &err), err);
-}
-
 /* Inputs: ints across the sign, halves, floats at fp8's edges and random. */
 static void make_inputs(GpuRng *rng, int *ints, uint16_t *h, uint16_t *g, float *f, uint8_t *codes)
 {
@@ -134,15 +131,13 @@ static void make_inputs(GpuRng *rng, int *ints, uint16_t *h, uint16_t *g, float 
         codes[c] = (uint8_t)c;
 }
 
-static void run_semantics(RtDevice *d, RtFunction *fn, const Buffers *b, int n)
+static void run_semantics(CgDevice *d, const CgKernels *k, const Buffers *b, int n)
 {
     void *args[] = {(void *)&b->i, (void *)&b->q, (void *)&b->h, (void *)&b->g, (void *)&b->r,
                     (void *)&b->f, (void *)&b->e, (void *)&b->m, (void *)&b->c, (void *)&b->k,
                     (void *)&b->d, &n};
     RtLaunchConfig cfg = {{(unsigned)(n + 127) / 128, 1, 1}, {128, 1, 1}, {0, 0, 0}, 0, NULL};
-    RtError err;
-    GPU_OK(rt_launch(fn, &cfg, args, &err), err);
-    GPU_OK(rt_synchronize(d, NULL, &err), err);
+    cg_launch(d, k, "semantics", &cfg, args);
 }
 
 typedef struct Results {
@@ -152,24 +147,22 @@ typedef struct Results {
     float dec[512];
 } Results;
 
-static void download(RtDevice *d, const Buffers *b, Results *out)
+static void download(CgDevice *d, const Buffers *b, Results *out)
 {
-    RtError err;
-    GPU_OK(rt_memcpy_dtoh(d, out->q, b->q, sizeof out->q, &err), err);
-    GPU_OK(rt_memcpy_dtoh(d, out->r, b->r, sizeof out->r, &err), err);
-    GPU_OK(rt_memcpy_dtoh(d, out->e, b->e, sizeof out->e, &err), err);
-    GPU_OK(rt_memcpy_dtoh(d, out->m, b->m, sizeof out->m, &err), err);
-    GPU_OK(rt_memcpy_dtoh(d, out->dec, b->d, sizeof out->dec, &err), err);
+    cg_download(d, out->q, b->q, sizeof out->q);
+    cg_download(d, out->r, b->r, sizeof out->r);
+    cg_download(d, out->e, b->e, sizeof out->e);
+    cg_download(d, out->m, b->m, sizeof out->m);
+    cg_download(d, out->dec, b->d, sizeof out->dec);
 }
 
-static void poison(RtDevice *d, const Buffers *b)
+static void poison(CgDevice *d, const Buffers *b)
 {
-    RtError err;
-    GPU_OK(rt_memset8(d, b->q, 0xff, 4 * N * 4, &err), err);
-    GPU_OK(rt_memset8(d, b->r, 0xff, N * 2, &err), err);
-    GPU_OK(rt_memset8(d, b->e, 0xff, N, &err), err);
-    GPU_OK(rt_memset8(d, b->m, 0xff, N, &err), err);
-    GPU_OK(rt_memset8(d, b->d, 0xff, 512 * 4, &err), err);
+    cg_poison(d, b->q, 4 * N * 4);
+    cg_poison(d, b->r, N * 2);
+    cg_poison(d, b->e, N);
+    cg_poison(d, b->m, N);
+    cg_poison(d, b->d, 512 * 4);
 }
 
 static void check_integers_and_halves(const Results *r, const int *ints, const uint16_t *h,
@@ -206,28 +199,26 @@ static void check_fp8(const Results *hw, const Results *sw)
     printf("fp8: %d floats -> e4m3/e5m2 and 512 codes -> float agree (%d NaN codes)\n", N, nan_codes);
 }
 
-static void check_cluster(RtDevice *d, RtModule *mod)
+static void check_cluster(CgDevice *d, const CgKernels *k)
 {
-    RtFunction *fn = gpu_function(mod, "clustered");
-    RtDevPtr o = gpu_alloc_poisoned(d, 128 * 4);
+    RtDevPtr o = cg_alloc(d, 128 * 4);
     void *args[] = {(void *)&o};
     RtLaunchConfig cfg = {{4, 1, 1}, {32, 1, 1}, {2, 1, 1}, 0, NULL};
-    RtError err;
     int out[128];
-    GPU_OK(rt_launch(fn, &cfg, args, &err), err);
-    GPU_OK(rt_synchronize(d, NULL, &err), err);
-    GPU_OK(rt_memcpy_dtoh(d, out, o, sizeof out, &err), err);
+    cg_launch(d, k, "clustered", &cfg, args);
+    cg_download(d, out, o, sizeof out);
     for (int i = 0; i < 128; i++)
         GPU_CHECK(out[i] == (i / 32) % 2 * 1000 + i / 32, "cluster CTA id of a __cluster_dims__ kernel");
-    rt_mem_free(d, o);
+    cg_free(d, o);
     printf("clustered kernel: cluster CTA ids correct\n");
 }
 
 int main(void)
 {
-    RtDevice *d = gpu_open(9);
-    char *source = cg_test_generate(kernels, "codegen_semantics.tirx", ir_target_sm(rt_device_info(d)->arch));
-    RtModule *hw = cg_test_build(d, source, false), *sw = cg_test_build(d, source, true);
+    CgDevice dev, *d = &dev;
+    cg_open(d, 9);
+    CgKernels hw = cg_test_build(d, kernels, "codegen_semantics.tirx", false);
+    CgKernels sw = cg_test_build(d, kernels, "codegen_semantics.tirx", true);
     GpuRng rng = gpu_rng();
     static int ints[N];
     static uint16_t h[N], g[N];
@@ -238,29 +229,28 @@ int main(void)
     RtDevPtr *all[] = {&b.i, &b.q, &b.h, &b.g, &b.r, &b.f, &b.e, &b.m, &b.c, &b.k, &b.d};
     size_t sizes[] = {N * 4, 4 * N * 4, N * 2, N * 2, N * 2, N * 4, N, N, 256, 256, 512 * 4};
     for (size_t i = 0; i < TX_ARRAY_LEN(all); i++)
-        *all[i] = gpu_alloc_poisoned(d, sizes[i]);
-    upload(d, b.i, ints, sizeof ints);
-    upload(d, b.h, h, sizeof h);
-    upload(d, b.g, g, sizeof g);
-    upload(d, b.f, f, sizeof f);
-    upload(d, b.c, codes, sizeof codes);
-    upload(d, b.k, codes, sizeof codes);
+        *all[i] = cg_alloc(d, sizes[i]);
+    cg_upload(d, b.i, ints, sizeof ints);
+    cg_upload(d, b.h, h, sizeof h);
+    cg_upload(d, b.g, g, sizeof g);
+    cg_upload(d, b.f, f, sizeof f);
+    cg_upload(d, b.c, codes, sizeof codes);
+    cg_upload(d, b.k, codes, sizeof codes);
     static Results rh, rs;
-    run_semantics(d, gpu_function(hw, "semantics"), &b, N);
+    run_semantics(d, &hw, &b, N);
     download(d, &b, &rh);
     poison(d, &b);
-    run_semantics(d, gpu_function(sw, "semantics"), &b, N);
+    run_semantics(d, &sw, &b, N);
     download(d, &b, &rs);
     check_integers_and_halves(&rh, ints, h, g);
     check_integers_and_halves(&rs, ints, h, g);
     check_fp8(&rh, &rs);
-    check_cluster(d, hw);
+    check_cluster(d, &hw);
     for (size_t i = 0; i < TX_ARRAY_LEN(all); i++)
-        rt_mem_free(d, *all[i]);
-    rt_module_unload(hw);
-    rt_module_unload(sw);
-    free(source);
-    rt_device_close(d);
+        cg_free(d, *all[i]);
+    cg_kernels_free(&hw);
+    cg_kernels_free(&sw);
+    cg_close(d);
     printf("PASSED\n");
     return 0;
 }

@@ -20,6 +20,15 @@
 
 #define GPU_SKIP 77
 
+/* Built with OP_SIM=1 (the sim.* tests of the CPU suite), a test runs its
+ * kernels in the simulator instead of on the GPU (op_kernel.h, api_test.h,
+ * codegen_test.h). OP_SIZE(gpu, sim): a problem size (or list) on the GPU,
+ * and the smaller one simulated. */
+#ifndef OP_SIM
+#define OP_SIM 0
+#endif
+#define OP_SIZE(gpu, sim) (OP_SIM ? (sim) : (gpu))
+
 static inline _Noreturn void gpu_skip(const char *why)
 {
     const char *require = getenv("TIRX_REQUIRE_GPU");

@@ -18,11 +18,6 @@
 #include "runtime/dlpack.h"
 #include "tirx.h"
 
-#ifndef OP_SIM
-#define OP_SIM 0
-#endif
-/* A problem size (or list) on the GPU, and the smaller one simulated. */
-#define OP_SIZE(gpu, sim) (OP_SIM ? (sim) : (gpu))
 /* The architecture the simulator's kernels are compiled for: sm_90a, or
  * sm_100a for a test that needs it (op_open_gpu). */
 static const char *op_sim_arch = "sm_90a";

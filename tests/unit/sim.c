@@ -8,7 +8,9 @@
  * fp8-pair conversion to bfloat16 (sm_100a); the lanes each tcgen05.cp shape
  * and multicast writes, tcgen05.cp from swizzled shared memory and its fp6 / fp4
  * decompression; the dtypes' rounding and
- * NaN bits, and two floats rounded to a bfloat16 pair. The kernels of
+ * NaN bits, and two floats rounded to a bfloat16 pair; the special registers
+ * of a launch's shape, the lane masks, smem_addr_from_uint64 and the
+ * bfloat16 hmin2 / hmax2 with NaN and signed-zero operands. The kernels of
  * the GPU tests run in the simulator as the sim.* tests (tests/gpu, OP_SIM).
  * The modelled clock (clock64, %globaltimer). Races between the CTAs of a cluster: a DSMEM store read by the other CTA
  * without the cluster barrier, a multicast TMA into a peer's stage its
@@ -1356,6 +1358,67 @@ static void test_bfloat16_pair(void **state)
     tirx_module_free(m);
 }
 
+/* The special registers of a launch's shape (%ntid, %nctaid, %nsmid: a CTA
+ * per SM, %nwarpid 64), the lane masks, and T.cuda.smem_addr_from_uint64:
+ * the low 32 bits of its operand (the GPU's shared window is 2^32 aligned),
+ * so of a generic shared address its shared-window address, the same as
+ * cvta_generic_to_shared gives; bfloat16 hmin2 / hmax2 with a NaN operand
+ * (the other one) and signed zeros (the second operand, as the PTX ISA's
+ * a < b ? a : b). */
+static void test_special_registers(void **state)
+{
+    (void)state;
+    const char *src =
+        "@T.prim_func\n"
+        "def f(R: T.Buffer((288, 12), \"uint32\"), P: T.Buffer((4,), \"uint32\")):\n"
+        "    T.device_entry()\n"
+        "    bx = T.cta_id([3])\n"
+        "    tx = T.thread_id([96])\n"
+        "    S = T.alloc_shared((96,), \"uint32\")\n"
+        "    r: T.let = bx * 96 + tx\n"
+        "    R[r, 0] = T.cuda.mov_sreg(32, \"%ntid.x\")\n"
+        "    R[r, 1] = T.cuda.mov_sreg(32, \"%nctaid.x\")\n"
+        "    R[r, 2] = T.cuda.mov_sreg(32, \"%nsmid\")\n"
+        "    R[r, 3] = T.cuda.mov_sreg(32, \"%nwarpid\")\n"
+        "    R[r, 4] = T.cuda.mov_sreg(32, \"%lanemask_eq\")\n"
+        "    R[r, 5] = T.cuda.mov_sreg(32, \"%lanemask_le\")\n"
+        "    R[r, 6] = T.cuda.mov_sreg(32, \"%lanemask_lt\")\n"
+        "    R[r, 7] = T.cuda.mov_sreg(32, \"%lanemask_ge\")\n"
+        "    R[r, 8] = T.cuda.mov_sreg(32, \"%lanemask_gt\")\n"
+        "    R[r, 9] = T.cuda.smem_addr_from_uint64(T.reinterpret(\"uint64\", T.address_of(S[tx])))\n"
+        "    R[r, 10] = T.cuda.cvta_generic_to_shared(T.address_of(S[tx]))\n"
+        "    R[r, 11] = T.cuda.smem_addr_from_uint64(T.uint64(0x123456789abcdef0))\n"
+        "    if r == 0:\n"
+        "        P[0] = T.cuda.hmin2(T.uint32(0x7fc03f80), T.uint32(0x80004000))\n"
+        "        P[1] = T.cuda.hmax2(T.uint32(0x7fc03f80), T.uint32(0x80004000))\n"
+        "        P[2] = T.cuda.hmin2(T.uint32(0x00008000), T.uint32(0x80000000))\n"
+        "        P[3] = T.cuda.hmax2(T.uint32(0x7fc18000), T.uint32(0xffc07fc0))\n";
+    tirx_module *m = compile_text(src, strlen(src), "sregs.tirx", NULL, 0);
+    static uint32_t out[288 * 12];
+    _Alignas(64) uint32_t pairs[4];
+    Tensor R = tensor(out, 2, 288, 12, kDLUInt, 32), P = tensor(pairs, 1, 4, 0, kDLUInt, 32);
+    Tensor *ts[] = {&R, &P};
+    tirx_error err;
+    if (simulate(m, "f", ts, 2, NULL, 0, &err) != TIRX_OK)
+        fail_msg("%s", err.message);
+    for (int r = 0; r < 288; r++) {
+        const uint32_t *o = &out[r * 12];
+        uint32_t at = 1u << (r % 96 % 32);
+        uint32_t want[12] = {96, 3, 3, 64, at, at | (at - 1), at - 1, ~(at - 1), ~(at | (at - 1)),
+                             o[10], o[10], 0x9abcdef0u};
+        for (int k = 0; k < 12; k++)
+            if (o[k] != want[k])
+                fail_msg("thread %d, value %d: 0x%08x, expected 0x%08x", r, k, o[k], want[k]);
+    }
+    /* a NaN half gives the other; of equal values (-0, +0) the second; two
+     * NaNs the canonical NaN */
+    assert_int_equal(pairs[0], 0x80003f80u);
+    assert_int_equal(pairs[1], 0x80004000u);
+    assert_int_equal(pairs[2], 0x80000000u);
+    assert_int_equal(pairs[3], 0x7fff8000u);
+    tirx_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1370,6 +1433,7 @@ int main(void)
         cmocka_unit_test(test_not_modelled),
         cmocka_unit_test(test_rounding),
         cmocka_unit_test(test_bfloat16_pair),
+        cmocka_unit_test(test_special_registers),
         cmocka_unit_test(test_tcgen05_planted),
         cmocka_unit_test(test_tcgen05_cp_shapes),
         cmocka_unit_test(test_subbyte_access),
