@@ -65,6 +65,10 @@ typedef struct OpCtx {
      * inside the device region (they have no value on the host). */
     IrPtrMap *decl_data;
     IrPtrMap *device_vars;
+    /* A let's variable, or a local buffer (as itself, not through a view),
+     * -> the power of two its value (every value stored) is a multiple of;
+     * NULL or absent: nothing known (op_known_pow2_in). */
+    const IrPtrMap *pow2;
     const char *reason;   /* set when a lowering declines (op_decline) */
     bool wrong_scope;     /* op_need_scope refused the call's scope */
 } OpCtx;
@@ -231,6 +235,8 @@ bool op_after_def(OpCtx *c, const IrExpr *buffer, IrStmt *s);
 /* ---------------------------------------------------------------- index facts */
 /* The largest power of two (capped at 1 << 30) that provably divides e. */
 int64_t op_known_pow2(const IrExpr *e);
+/* The same, seeing through lets and local registers by `pow2` (OpCtx). */
+int64_t op_known_pow2_in(const IrPtrMap *pow2, const IrExpr *e);
 /* Whether e is a constant; *v receives it. */
 bool op_const(const IrExpr *e, int64_t *v);
 /* A constant truth value (True/False, 0/1, an IntImm); absent (NULL) is false.

@@ -44,6 +44,9 @@ typedef struct Dispatch {
      * registers"); a buffer not in the map may hold anything per thread */
     IrPtrMap contents;
     IrPtrMap alias;      /* a view of a local buffer -> that buffer (one contents) */
+    /* a let's variable or a local buffer -> the power of two its values are
+     * multiples of (OpCtx.pow2; a local's from all its stores, 1 once it escapes) */
+    IrPtrMap pow2;
     bool analyzing;      /* a walk that only records levels */
     bool grew;           /* the walk raised a buffer's level */
     int narrow;          /* the finest level an enclosing condition varies at */
@@ -418,8 +421,10 @@ static void escape(Dispatch *d, const IrExpr *e)
 {
     const IrExpr *buf = e->kind == IR_E_LOAD || e->kind == IR_E_REGION ? e->u.access.buffer
                         : e->kind == IR_E_VAR ? e : NULL;
-    if (buf && buf->u.var.type && buf->u.var.type->kind == IR_TY_BUFFER)
+    if (buf && buf->u.var.type && buf->u.var.type->kind == IR_TY_BUFFER) {
         ir_ptrmap_put(&d->contents, local_root(d, buf), (uintptr_t)IR_SCOPE_THREAD);
+        ir_ptrmap_put(&d->pow2, local_root(d, buf), 1);
+    }
 }
 
 /* The direct arguments of a call that may write them: escaped. */
@@ -429,9 +434,13 @@ static bool find_escapes(IrVisitor *v, const IrExpr *e)
     bool uniform = uniform_ptx(e);
     if (e->kind == IR_E_CALL && (e->u.call.op == IR_OP_PTX || e->u.call.op == IR_OP_ADDRESS_OF ||
                                  e->u.call.op == IR_OP_BUFFER_DATA || e->dtype.code == IR_DT_VOID))
-        for (int i = 0; i < e->u.call.nargs; i++)
-            if (!uniform || e->u.call.args[i]->kind != IR_E_LOAD)
-                escape(d, e->u.call.args[i]);
+        for (int i = 0; i < e->u.call.nargs; i++) {
+            const IrExpr *a = e->u.call.args[i];
+            if (!uniform || a->kind != IR_E_LOAD)
+                escape(d, a);
+            else /* a uniform result: its level is known, not its value */
+                ir_ptrmap_put(&d->pow2, local_root(d, a->u.access.buffer), 1);
+        }
     return true;
 }
 
@@ -466,10 +475,28 @@ static void track_locals(IrVisitor *v, const IrExpr *var, const IrStmt *where)
 
 /* A store raises its buffer's level to the value's, the indices' and the
  * enclosing conditions'. */
+/* A store lowers its local buffer's power of two to the value's (to 1 through
+ * a view: another dtype's bits). */
+static void record_store_pow2(Dispatch *d, const IrStmt *s, const IrExpr *buf)
+{
+    uintptr_t old;
+    const IrExpr *v = s->u.store.value;
+    int64_t p = buf == s->u.store.buffer && ir_dtype_is_int(v->dtype)
+                    ? op_known_pow2_in(&d->pow2, v)
+                    : 1;
+    bool seen = ir_ptrmap_get(&d->pow2, buf, &old);
+    if (!seen || (int64_t)old > p) {
+        ir_ptrmap_put(&d->pow2, buf, (uintptr_t)p);
+        d->grew = true;
+    }
+}
+
 static void record_store(Dispatch *d, const IrStmt *s)
 {
     uintptr_t known;
     const IrExpr *buf = local_root(d, s->u.store.buffer);
+    if (ir_ptrmap_get(&d->contents, buf, &known))
+        record_store_pow2(d, s, buf);
     if (!ir_ptrmap_get(&d->contents, buf, &known) || known == IR_SCOPE_THREAD)
         return;
     Level l = max_level(level_of(d, s->u.store.value), varies(d->narrow));
@@ -517,6 +544,7 @@ static IrStmt *lower_call(Dispatch *d, IrStmt *s)
     c.post_def = &d->post_def;
     c.decl_data = &d->decl_data;
     c.device_vars = &d->device_vars;
+    c.pow2 = &d->pow2;
     c.narrow = d->narrow;
     thread_axes(&c, d);
     IrStmt *out;
@@ -595,6 +623,9 @@ static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
     case IR_S_ATTR: record_launch_attr(d, s); return NULL;
     case IR_S_BIND:
         record_level(d, s->u.bind.var, level_of(d, s->u.bind.value));
+        if (ir_dtype_is_int(s->u.bind.value->dtype))
+            ir_ptrmap_put(&d->pow2, s->u.bind.var,
+                          (uintptr_t)op_known_pow2_in(&d->pow2, s->u.bind.value));
         return NULL;
     case IR_S_FOR: {
         if (s->u.loop.kind == IR_FOR_THREAD_BINDING && s->u.loop.thread) {
@@ -769,5 +800,6 @@ bool ps_tile_dispatch(PsCtx *ctx, IrModule *m)
     ir_ptrmap_free(&d.level);
     ir_ptrmap_free(&d.contents);
     ir_ptrmap_free(&d.alias);
+    ir_ptrmap_free(&d.pow2);
     return !d.failed;
 }
