@@ -163,7 +163,9 @@ static bool named_op_args(El *E, IrOp op, ScArgs *args)
     return true;
 }
 
-/* cuda.mov_sreg(bits, "%reg"): a signed integer of that many bits. */
+/* cuda.mov_sreg(bits, "%reg"): a signed integer of that many bits. The
+ * register may be named without its '%' ("laneid"), as the reference's
+ * sources write it; it is stored with it. */
 static bool sreg_dtype(El *E, const ScArgs *args, IrExpr *const *a, int n, IrDType *dt)
 {
     int64_t bits = 0;
@@ -172,6 +174,8 @@ static bool sreg_dtype(El *E, const ScArgs *args, IrExpr *const *a, int n, IrDTy
                  "T.cuda.mov_sreg takes the register width first: 32 or 64");
         return false;
     }
+    if (n > 1 && a[1]->kind == IR_E_STR && a[1]->u.str[0] && a[1]->u.str[0] != '%')
+        a[1]->u.str = tx_arena_printf(E->a, "%%%s", a[1]->u.str);
     *dt = bits == 32 ? IR_INT32 : IR_INT64;
     return true;
 }
