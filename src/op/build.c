@@ -345,6 +345,17 @@ int64_t op_known_pow2_in(const IrPtrMap *pow2, const IrExpr *e)
         return p > ((int64_t)1 << 30) ? (int64_t)1 << 30 : p;
     }
     case IR_E_CAST: return ir_dtype_is_int(e->dtype) ? op_known_pow2_in(pow2, e->u.op.a) : 1;
+    case IR_E_SELECT: {
+        int64_t a = op_known_pow2_in(pow2, e->u.op.a), b = op_known_pow2_in(pow2, e->u.op.b);
+        return a < b ? a : b;
+    }
+    case IR_E_CALL:
+        if (e->u.call.op == IR_OP_IF_THEN_ELSE && e->u.call.nargs == 3) {
+            int64_t a = op_known_pow2_in(pow2, e->u.call.args[1]);
+            int64_t b = op_known_pow2_in(pow2, e->u.call.args[2]);
+            return a < b ? a : b;
+        }
+        return 1;
     case IR_E_VAR: return pow2 && ir_ptrmap_get(pow2, e, &known) ? (int64_t)known : 1;
     case IR_E_LOAD:
         return pow2 && ir_dtype_is_int(e->dtype) && ir_ptrmap_get(pow2, e->u.access.buffer, &known)
