@@ -329,6 +329,14 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
                  info->name);
         return sv_error();
     }
+    if (op == IR_OP_PTR_BYTE_OFFSET &&
+        (a[0]->dtype.code != IR_DT_HANDLE || !ir_dtype_is_int(a[1]->dtype) ||
+         a[2]->kind != IR_E_CALL || a[2]->u.call.op != IR_OP_TYPE_ANNOTATION)) {
+        el_error(E, TX_E_ARGUMENTS, args->span,
+                 "T.ptr_byte_offset takes a pointer, a byte offset and the pointee type "
+                 "(T.type_annotation(\"float16\"))");
+        return sv_error();
+    }
     if (op == IR_OP_BUFFER_OFFSET && a[0]->kind != IR_E_LOAD) {
         el_error(E, TX_E_ARGUMENTS, vals[0].span,
                  "T.buffer_offset takes a buffer element, as in A[i, j]");

@@ -142,6 +142,18 @@ static int emit_infix_call(Cg *cg, const IrExpr *e, const char *op, int prec, Tx
 
 /* ---------------------------------------------------------------- pointers */
 
+/* T.ptr_byte_offset(p, bytes, T.type_annotation(T)): ((T*)((char*)(p) + bytes)). */
+static int emit_ptr_byte_offset(Cg *cg, const IrExpr *e, TxBuf *b)
+{
+    const IrCall *c = &e->u.call;
+    tx_buf_printf(b, "((%s*)((char*)(", cg_storage_ctype(cg, c->args[2]->dtype, cg_span(cg, e)));
+    cg_expr(cg, c->args[0], b, CG_PREC_NONE);
+    tx_buf_puts(b, ") + (");
+    cg_expr(cg, c->args[1], b, CG_PREC_NONE);
+    tx_buf_puts(b, ")))");
+    return CG_PREC_POSTFIX;
+}
+
 static int emit_address_of(Cg *cg, const IrExpr *e, TxBuf *b)
 {
     const IrExpr *x = e->u.call.args[0];
@@ -591,6 +603,7 @@ int cg_call(Cg *cg, const IrExpr *e, TxBuf *b)
     case IR_OP_CALL_EXTERN:
     case IR_OP_CALL_PURE_EXTERN: return emit_extern(cg, e, b);
     case IR_OP_ADDRESS_OF: return emit_address_of(cg, e, b);
+    case IR_OP_PTR_BYTE_OFFSET: return emit_ptr_byte_offset(cg, e, b);
     case IR_OP_BUFFER_DATA: return emit_buffer_data(cg, e, b);
     case IR_OP_ACCESS_PTR: return emit_access_ptr(cg, e, b);
     case IR_OP_PTX_ADDR: return emit_ptx_addr(cg, e, b);
