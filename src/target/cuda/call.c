@@ -440,6 +440,9 @@ static const CudaFn cuda_fns[] = {
     {IR_OP_CUDA_HMIN2, "tx_hmin2", 80},
     {IR_OP_CUDA_HMAX2, "tx_hmax2", 80},
     {IR_OP_CUDA_FP8X4_E4M3_FROM_FLOAT4, "tx_fp8x4_e4m3_from_float4", 80},
+    {IR_OP_CUDA_FLOAT22HALF2, "tx_float22half2", 80},
+    {IR_OP_CUDA_HALF8TOFLOAT8, "tx_half8tofloat8", 80},
+    {IR_OP_CUDA_FLOAT8TOHALF8, "tx_float8tohalf8", 80},
 };
 
 static const CudaFn *cuda_fn(IrOp op)
@@ -452,15 +455,14 @@ static const CudaFn *cuda_fn(IrOp op)
 
 /* Builtins tirx reads and prints but has no CUDA lowering for (LLVM, vector
  * and runtime builtins of other targets, the apache-style MMA helpers, the
- * profiler, IKET's official events, the fp16 packing helpers). */
+ * profiler, IKET's official events). */
 static const IrOp unlowered_ops[] = {
     IR_OP_CALL_LLVM_INTRIN, IR_OP_CALL_LLVM_PURE_INTRIN, IR_OP_VECTORLOW, IR_OP_VECTORHIGH,
     IR_OP_VECTORCOMBINE, IR_OP_DP4A, IR_OP_GET_ACTIVE_LANE_MASK, IR_OP_Q_MULTIPLY_SHIFT,
     IR_OP_Q_MULTIPLY_SHIFT_PER_AXIS, IR_OP_UNDEF, IR_OP_VSCALE, IR_OP_ANYLIST_GETITEM,
     IR_OP_ANYLIST_RESETITEM, IR_OP_ANYLIST_SETITEM_CALL_PACKED, IR_OP_ANYLIST_SETITEM_CALL_CPACKED,
     IR_OP_START_PROFILE_INTRINSIC, IR_OP_END_PROFILE_INTRINSIC, IR_OP_SELECTOR,
-    IR_OP_CUDA_FLOAT22HALF2, IR_OP_CUDA_HALF8TOFLOAT8,
-    IR_OP_CUDA_FLOAT8TOHALF8, IR_OP_CUDA_MMA_STORE,
+    IR_OP_CUDA_MMA_STORE,
     IR_OP_CUDA_MMA_FILL, IR_OP_CUDA_TIMER_INIT, IR_OP_CUDA_TIMER_START, IR_OP_CUDA_TIMER_END,
     IR_OP_CUDA_TIMER_FINALIZE, IR_OP_CUDA_IKET_OFFICIAL_EVENT,
 };
