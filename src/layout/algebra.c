@@ -296,7 +296,10 @@ IrLayout *ly_slice(LyCtx *c, const IrLayout *l, IrExpr *const *shape, IrExpr *co
     lyb_offsets(c, &b, g->offset, g->noffset); /* the base offset is kept */
     for (int d = 0; d < ndim; d++) {
         IrLayout *grp = canonical_group(c, g, seps[d], seps[d + 1], target);
-        if (!grp || !slice_group(c, grp->shard, grp->nshard, begin[d], extent[d], &b)) {
+        /* a dim of extent 1 is in bounds only at 0: an index there (`A[s, c]`
+         * with `c` in range(1)) moves nothing */
+        IrExpr *at = ar_is_const(shape[d], 1) ? ar_index_int(c->arena, 0) : begin[d];
+        if (!grp || !slice_group(c, grp->shard, grp->nshard, at, extent[d], &b)) {
             ly_fail(c, "the region starting at %s with extents %s of shape %s is not a layout "
                        "of %s", ly_shape_str(c, begin, ndim), ly_shape_str(c, extent, ndim),
                     ly_shape_str(c, shape, ndim), ly_str(c, l));

@@ -329,21 +329,40 @@ static int64_t low_pow2(int64_t v)
     return p;
 }
 
-int64_t op_known_pow2(const IrExpr *e)
+int64_t op_known_pow2_in(const IrPtrMap *pow2, const IrExpr *e)
 {
     int64_t v;
+    uintptr_t known;
     if (op_const(e, &v))
         return low_pow2(v);
     switch (e->kind) {
     case IR_E_ADD: case IR_E_SUB: case IR_E_MIN: case IR_E_MAX: case IR_E_FLOORMOD: {
-        int64_t a = op_known_pow2(e->u.op.a), b = op_known_pow2(e->u.op.b);
+        int64_t a = op_known_pow2_in(pow2, e->u.op.a), b = op_known_pow2_in(pow2, e->u.op.b);
         return a < b ? a : b;
     }
     case IR_E_MUL: {
-        int64_t p = op_known_pow2(e->u.op.a) * op_known_pow2(e->u.op.b);
+        int64_t p = op_known_pow2_in(pow2, e->u.op.a) * op_known_pow2_in(pow2, e->u.op.b);
         return p > ((int64_t)1 << 30) ? (int64_t)1 << 30 : p;
     }
-    case IR_E_CAST: return ir_dtype_is_int(e->dtype) ? op_known_pow2(e->u.op.a) : 1;
+    case IR_E_CAST: return ir_dtype_is_int(e->dtype) ? op_known_pow2_in(pow2, e->u.op.a) : 1;
+    case IR_E_SELECT: {
+        int64_t a = op_known_pow2_in(pow2, e->u.op.a), b = op_known_pow2_in(pow2, e->u.op.b);
+        return a < b ? a : b;
+    }
+    case IR_E_CALL:
+        if (e->u.call.op == IR_OP_IF_THEN_ELSE && e->u.call.nargs == 3) {
+            int64_t a = op_known_pow2_in(pow2, e->u.call.args[1]);
+            int64_t b = op_known_pow2_in(pow2, e->u.call.args[2]);
+            return a < b ? a : b;
+        }
+        return 1;
+    case IR_E_VAR: return pow2 && ir_ptrmap_get(pow2, e, &known) ? (int64_t)known : 1;
+    case IR_E_LOAD:
+        return pow2 && ir_dtype_is_int(e->dtype) && ir_ptrmap_get(pow2, e->u.access.buffer, &known)
+                   ? (int64_t)known
+                   : 1;
     default: return 1;
     }
 }
+
+int64_t op_known_pow2(const IrExpr *e) { return op_known_pow2_in(NULL, e); }

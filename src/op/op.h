@@ -49,7 +49,9 @@ typedef struct OpCtx {
      * when the kernel's scope ids do not determine it. */
     IrExpr *axis[LY_AXIS_COUNT];
     int64_t cta_threads;  /* threads per CTA; 0 when not a known constant */
-    bool narrowed;        /* an enclosing `if` leaves some threads of the call's scope out */
+    /* The finest IrScope an enclosing `if` varies at: above the call's scope,
+     * it leaves some of the scope's threads out. */
+    int narrow;
     /* Statements for the host (TMA tensor-map encodes), shared by the calls of
      * one function: the pass puts them first in the device region. */
     OpStmts *host_init;
@@ -63,6 +65,10 @@ typedef struct OpCtx {
      * inside the device region (they have no value on the host). */
     IrPtrMap *decl_data;
     IrPtrMap *device_vars;
+    /* A let's variable, or a local buffer (as itself, not through a view),
+     * -> the power of two its value (every value stored) is a multiple of;
+     * NULL or absent: nothing known (op_known_pow2_in). */
+    const IrPtrMap *pow2;
     const char *reason;   /* set when a lowering declines (op_decline) */
     bool wrong_scope;     /* op_need_scope refused the call's scope */
 } OpCtx;
@@ -156,6 +162,10 @@ IrExpr *op_scope_index(OpCtx *c);
 /* The common predicate: the call's scope is one of `allowed` (a bitmask of
  * 1 << IrScope), all its threads are active, and the thread index is known. */
 const char *op_need_scope(OpCtx *c, unsigned allowed);
+/* The same for a variant whose threads each move only what they hold, issued
+ * per `unit` (a thread; a warp for .sync.aligned instructions): threads left
+ * out by whole units leave only their own elements untouched. */
+const char *op_need_scope_per(OpCtx *c, unsigned allowed, IrScope unit);
 #define OP_SCOPE_BIT(s) (1u << (s))
 #define OP_ANY_COLLECTIVE (OP_SCOPE_BIT(IR_SCOPE_WARP) | OP_SCOPE_BIT(IR_SCOPE_WARPGROUP) | \
                            OP_SCOPE_BIT(IR_SCOPE_CTA))
@@ -225,6 +235,8 @@ bool op_after_def(OpCtx *c, const IrExpr *buffer, IrStmt *s);
 /* ---------------------------------------------------------------- index facts */
 /* The largest power of two (capped at 1 << 30) that provably divides e. */
 int64_t op_known_pow2(const IrExpr *e);
+/* The same, seeing through lets and local registers by `pow2` (OpCtx). */
+int64_t op_known_pow2_in(const IrPtrMap *pow2, const IrExpr *e);
 /* Whether e is a constant; *v receives it. */
 bool op_const(const IrExpr *e, int64_t *v);
 /* A constant truth value (True/False, 0/1, an IntImm); absent (NULL) is false.

@@ -210,7 +210,7 @@ static const char *scope_word(IrScope s)
     }
 }
 
-const char *op_need_scope(OpCtx *c, unsigned allowed)
+static const char *need_scope(OpCtx *c, unsigned allowed, IrScope unit)
 {
     IrScope s = c->call->u.tile.scope;
     if (!(allowed & OP_SCOPE_BIT(s))) {
@@ -225,12 +225,23 @@ const char *op_need_scope(OpCtx *c, unsigned allowed)
     }
     if (s == IR_SCOPE_THREAD)
         return NULL;
-    if (c->narrowed)
-        return op_reason(c, "an enclosing 'if' leaves some threads of the %s out", scope_word(s));
+    if (c->narrow > (int)unit)
+        return op_reason(c, "an enclosing 'if' leaves some threads of the %s out", scope_word(unit));
     if (!op_scope_index(c))
         return op_reason(c, "the kernel's scope ids do not give each thread's index in the %s "
                             "(declare T.thread_id, or T.warp_id and T.lane_id)", scope_word(s));
     if (op_scope_threads(c) <= 0)
         return op_reason(c, "the number of threads in the CTA is not a known constant");
     return NULL;
+}
+
+const char *op_need_scope(OpCtx *c, unsigned allowed)
+{
+    return need_scope(c, allowed, c->call->u.tile.scope);
+}
+
+const char *op_need_scope_per(OpCtx *c, unsigned allowed, IrScope unit)
+{
+    IrScope s = c->call->u.tile.scope;
+    return need_scope(c, allowed, (int)unit > (int)s ? unit : s);
 }

@@ -136,7 +136,8 @@ int64_t op_region_vector(OpCtx *c, const OpRegion *r, int64_t max_elems, bool bo
     if (bytes)
         v = min64(v, bt->align / bytes > 0 ? op_known_pow2(op_i32(c, bt->align / bytes)) : 1);
     for (int d = 0; d < r->ndim; d++) {
-        v = min64(v, op_known_pow2(r->start[d]) * (d == r->ndim - 1 ? 1 : op_known_pow2(strides[d])));
+        v = min64(v, op_known_pow2_in(c->pow2, r->start[d]) *
+                         (d == r->ndim - 1 ? 1 : op_known_pow2(strides[d])));
         if (d != r->ndim - 1 && r->extent[d] != 1)
             v = min64(v, op_known_pow2(strides[d]));
     }

@@ -24,6 +24,7 @@
 #include "../op/op.h"
 #include "../arith/arith.h"
 #include "pass.h"
+#include "internal.h"
 #include "../ir/visit.h"
 
 typedef struct ScopeIds {
@@ -42,6 +43,10 @@ typedef struct Dispatch {
     /* local buffer -> the finest level its contents vary at (see "local
      * registers"); a buffer not in the map may hold anything per thread */
     IrPtrMap contents;
+    IrPtrMap alias;      /* a view of a local buffer -> that buffer (one contents) */
+    /* a let's variable or a local buffer -> the power of two its values are
+     * multiples of (OpCtx.pow2; a local's from all its stores, 1 once it escapes) */
+    IrPtrMap pow2;
     bool analyzing;      /* a walk that only records levels */
     bool grew;           /* the walk raised a buffer's level */
     int narrow;          /* the finest level an enclosing condition varies at */
@@ -144,16 +149,37 @@ static Level compare_level(Dispatch *d, const IrExpr *e)
     return varies(divided(lx, upper ? c + 1 : c).level);
 }
 
+/* The local buffer whose registers `buf` names: itself, or the one a view
+ * (`w.view("int32")`) is declared over. */
+static const IrExpr *local_root(const Dispatch *d, const IrExpr *buf)
+{
+    uintptr_t root;
+    return ir_ptrmap_get(&d->alias, buf, &root) ? (const IrExpr *)root : buf;
+}
+
 /* A load of a local buffer: the level its contents vary at, and its indices'. */
 static Level local_level(Dispatch *d, const IrExpr *e)
 {
     uintptr_t known;
-    if (!ir_ptrmap_get(&d->contents, e->u.access.buffer, &known))
+    if (!ir_ptrmap_get(&d->contents, local_root(d, e->u.access.buffer), &known))
         return varies(IR_SCOPE_THREAD);
     Level l = varies((int)known);
     for (int i = 0; i < e->u.access.n; i++)
         l = max_level(l, level_of(d, e->u.access.indices[i]));
     return l;
+}
+
+/* The scope over which a collective's result is one value (a warp vote, a
+ * CTA-wide AND): IR_SCOPE_THREAD for other calls. */
+static int collective_level(IrOp op)
+{
+    switch (op) {
+    case IR_OP_CUDA_BALLOT_SYNC: case IR_OP_CUDA_ANY_SYNC:
+    case IR_OP_CUDA_REDUCE_ADD_SYNC_U32: case IR_OP_CUDA_REDUCE_MIN_SYNC_U32:
+        return IR_SCOPE_WARP;
+    case IR_OP_CUDA_SYNCTHREADS_AND: return IR_SCOPE_CTA;
+    default: return IR_SCOPE_THREAD;
+    }
 }
 
 static Level call_level(Dispatch *d, const IrExpr *e)
@@ -164,7 +190,8 @@ static Level call_level(Dispatch *d, const IrExpr *e)
     Level l = varies(IR_SCOPE_WORLD);
     for (int i = 0; i < c->nargs; i++)
         l = max_level(l, level_of(d, c->args[i]));
-    return l;
+    int coarsest = collective_level(c->op);
+    return l.level > coarsest ? varies(coarsest) : l;
 }
 
 static Level level_of(Dispatch *d, const IrExpr *e)
@@ -394,8 +421,10 @@ static void escape(Dispatch *d, const IrExpr *e)
 {
     const IrExpr *buf = e->kind == IR_E_LOAD || e->kind == IR_E_REGION ? e->u.access.buffer
                         : e->kind == IR_E_VAR ? e : NULL;
-    if (buf && buf->u.var.type && buf->u.var.type->kind == IR_TY_BUFFER)
-        ir_ptrmap_put(&d->contents, buf, (uintptr_t)IR_SCOPE_THREAD);
+    if (buf && buf->u.var.type && buf->u.var.type->kind == IR_TY_BUFFER) {
+        ir_ptrmap_put(&d->contents, local_root(d, buf), (uintptr_t)IR_SCOPE_THREAD);
+        ir_ptrmap_put(&d->pow2, local_root(d, buf), 1);
+    }
 }
 
 /* The direct arguments of a call that may write them: escaped. */
@@ -405,14 +434,22 @@ static bool find_escapes(IrVisitor *v, const IrExpr *e)
     bool uniform = uniform_ptx(e);
     if (e->kind == IR_E_CALL && (e->u.call.op == IR_OP_PTX || e->u.call.op == IR_OP_ADDRESS_OF ||
                                  e->u.call.op == IR_OP_BUFFER_DATA || e->dtype.code == IR_DT_VOID))
-        for (int i = 0; i < e->u.call.nargs; i++)
-            if (!uniform || e->u.call.args[i]->kind != IR_E_LOAD)
-                escape(d, e->u.call.args[i]);
+        for (int i = 0; i < e->u.call.nargs; i++) {
+            const IrExpr *a = e->u.call.args[i];
+            if (!uniform || a->kind != IR_E_LOAD)
+                escape(d, a);
+            else /* a uniform result: its level is known, not its value */
+                ir_ptrmap_put(&d->pow2, local_root(d, a->u.access.buffer), 1);
+        }
     return true;
 }
 
 static bool find_tile_escapes(IrVisitor *v, const IrStmt *s)
 {
+    uintptr_t root;
+    Dispatch *d = v->ctx;
+    if (s->kind == IR_S_DECL && ir_ptrmap_get(&d->alias, s->u.decl.buffer, &root))
+        return false; /* a view of a local buffer: its data is no escape */
     if (s->kind == IR_S_TILE)
         for (int i = 0; i < s->u.tile.nargs; i++)
             escape(v->ctx, s->u.tile.args[i]);
@@ -423,6 +460,14 @@ static void track_locals(IrVisitor *v, const IrExpr *var, const IrStmt *where)
 {
     Dispatch *d = v->ctx;
     uintptr_t known;
+    const IrExpr *base = where && where->kind == IR_S_DECL && where->u.decl.buffer == var &&
+                                 where->u.decl.data
+                             ? ps_buffer_data_of(where->u.decl.data)
+                             : NULL;
+    if (base && ir_ptrmap_get(&d->contents, local_root(d, base), &known)) {
+        ir_ptrmap_put(&d->alias, var, (uintptr_t)local_root(d, base));
+        return;
+    }
     if (where && where->kind == IR_S_ALLOC && var->u.var.type->kind == IR_TY_BUFFER &&
         !strcmp(var->u.var.type->scope, "local") && !ir_ptrmap_get(&d->contents, var, &known))
         ir_ptrmap_put(&d->contents, var, (uintptr_t)IR_SCOPE_WORLD);
@@ -430,10 +475,28 @@ static void track_locals(IrVisitor *v, const IrExpr *var, const IrStmt *where)
 
 /* A store raises its buffer's level to the value's, the indices' and the
  * enclosing conditions'. */
+/* A store lowers its local buffer's power of two to the value's (to 1 through
+ * a view: another dtype's bits). */
+static void record_store_pow2(Dispatch *d, const IrStmt *s, const IrExpr *buf)
+{
+    uintptr_t old;
+    const IrExpr *v = s->u.store.value;
+    int64_t p = buf == s->u.store.buffer && ir_dtype_is_int(v->dtype)
+                    ? op_known_pow2_in(&d->pow2, v)
+                    : 1;
+    bool seen = ir_ptrmap_get(&d->pow2, buf, &old);
+    if (!seen || (int64_t)old > p) {
+        ir_ptrmap_put(&d->pow2, buf, (uintptr_t)p);
+        d->grew = true;
+    }
+}
+
 static void record_store(Dispatch *d, const IrStmt *s)
 {
     uintptr_t known;
-    const IrExpr *buf = s->u.store.buffer;
+    const IrExpr *buf = local_root(d, s->u.store.buffer);
+    if (ir_ptrmap_get(&d->contents, buf, &known))
+        record_store_pow2(d, s, buf);
     if (!ir_ptrmap_get(&d->contents, buf, &known) || known == IR_SCOPE_THREAD)
         return;
     Level l = max_level(level_of(d, s->u.store.value), varies(d->narrow));
@@ -459,10 +522,11 @@ static void record_uniform_ptx(Dispatch *d, const IrExpr *e)
     for (int i = 0; i < c->nargs; i++) {
         const IrExpr *a = c->args[i];
         uintptr_t known;
-        if (a->kind != IR_E_LOAD || !ir_ptrmap_get(&d->contents, a->u.access.buffer, &known) ||
+        if (a->kind != IR_E_LOAD ||
+            !ir_ptrmap_get(&d->contents, local_root(d, a->u.access.buffer), &known) ||
             known == IR_SCOPE_THREAD || (uintptr_t)l.level <= known)
             continue;
-        ir_ptrmap_put(&d->contents, a->u.access.buffer, (uintptr_t)l.level);
+        ir_ptrmap_put(&d->contents, local_root(d, a->u.access.buffer), (uintptr_t)l.level);
         d->grew = true;
     }
 }
@@ -480,7 +544,8 @@ static IrStmt *lower_call(Dispatch *d, IrStmt *s)
     c.post_def = &d->post_def;
     c.decl_data = &d->decl_data;
     c.device_vars = &d->device_vars;
-    c.narrowed = d->narrow > (int)s->u.tile.scope && s->u.tile.scope != IR_SCOPE_THREAD;
+    c.pow2 = &d->pow2;
+    c.narrow = d->narrow;
     thread_axes(&c, d);
     IrStmt *out;
     if (!op_dispatch(&c, &d->module->diags, &out)) {
@@ -558,6 +623,9 @@ static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
     case IR_S_ATTR: record_launch_attr(d, s); return NULL;
     case IR_S_BIND:
         record_level(d, s->u.bind.var, level_of(d, s->u.bind.value));
+        if (ir_dtype_is_int(s->u.bind.value->dtype))
+            ir_ptrmap_put(&d->pow2, s->u.bind.var,
+                          (uintptr_t)op_known_pow2_in(&d->pow2, s->u.bind.value));
         return NULL;
     case IR_S_FOR: {
         if (s->u.loop.kind == IR_FOR_THREAD_BINDING && s->u.loop.thread) {
@@ -731,5 +799,7 @@ bool ps_tile_dispatch(PsCtx *ctx, IrModule *m)
         m->funcs[i] = dispatch_func(&d, m->funcs[i]);
     ir_ptrmap_free(&d.level);
     ir_ptrmap_free(&d.contents);
+    ir_ptrmap_free(&d.alias);
+    ir_ptrmap_free(&d.pow2);
     return !d.failed;
 }

@@ -163,7 +163,9 @@ static bool named_op_args(El *E, IrOp op, ScArgs *args)
     return true;
 }
 
-/* cuda.mov_sreg(bits, "%reg"): a signed integer of that many bits. */
+/* cuda.mov_sreg(bits, "%reg"): a signed integer of that many bits. The
+ * register may be named without its '%' ("laneid"), as the reference's
+ * sources write it; it is stored with it. */
 static bool sreg_dtype(El *E, const ScArgs *args, IrExpr *const *a, int n, IrDType *dt)
 {
     int64_t bits = 0;
@@ -172,6 +174,8 @@ static bool sreg_dtype(El *E, const ScArgs *args, IrExpr *const *a, int n, IrDTy
                  "T.cuda.mov_sreg takes the register width first: 32 or 64");
         return false;
     }
+    if (n > 1 && a[1]->kind == IR_E_STR && a[1]->u.str[0] && a[1]->u.str[0] != '%')
+        a[1]->u.str = tx_arena_printf(E->a, "%%%s", a[1]->u.str);
     *dt = bits == 32 ? IR_INT32 : IR_INT64;
     return true;
 }
@@ -323,6 +327,14 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
         el_error(E, TX_E_ARGUMENTS, vals[0].span,
                  "T.%s takes the LLVM intrinsic's name (a string) after the dtype",
                  info->name);
+        return sv_error();
+    }
+    if (op == IR_OP_PTR_BYTE_OFFSET &&
+        (a[0]->dtype.code != IR_DT_HANDLE || !ir_dtype_is_int(a[1]->dtype) ||
+         a[2]->kind != IR_E_CALL || a[2]->u.call.op != IR_OP_TYPE_ANNOTATION)) {
+        el_error(E, TX_E_ARGUMENTS, args->span,
+                 "T.ptr_byte_offset takes a pointer, a byte offset and the pointee type "
+                 "(T.type_annotation(\"float16\"))");
         return sv_error();
     }
     if (op == IR_OP_BUFFER_OFFSET && a[0]->kind != IR_E_LOAD) {

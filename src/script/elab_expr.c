@@ -165,6 +165,15 @@ static IrExpr *scalar_load(El *E, IrExpr *buffer, TxSpan sp)
     return el_load(E, buffer, idx, 1, sp);
 }
 
+/* A buffer of shape (1,) given where a value is needed (`T.Cast("uint32", lens)` with
+ * `lens = L.view(1)`) reads its element, as the reference prints such a load bare. */
+static bool one_element(const IrExpr *buffer)
+{
+    const IrBufferType *bt = ir_buf(buffer);
+    int64_t n;
+    return bt->ndim == 1 && ar_const_int(bt->shape[0], &n) && n == 1;
+}
+
 /* A region where a value is needed: the load of its elements, as the reference converts a
  * BufferRegion to a PrimExpr (BufferRegionNode::ToPrimExpr): a dimension of extent 1 is
  * indexed by its start, one of constant extent n by Ramp(start, 1, n); only the last
@@ -222,7 +231,7 @@ IrExpr *el_prim(El *E, const ScVal *v, const char *what)
             break;
         return v->u.e;
     case SV_BUFFER:
-        if (v->decay)
+        if (v->decay || one_element(v->u.e))
             return scalar_load(E, v->u.e, v->span);
         break;
     case SV_REGION: return region_value(E, v, what);

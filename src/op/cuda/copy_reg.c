@@ -17,7 +17,7 @@
 
 const char *op_copy_reg_accept(OpCtx *c)
 {
-    const char *why = op_need_scope(c, OP_ANY_SCOPE);
+    const char *why = op_need_scope_per(c, OP_ANY_SCOPE, IR_SCOPE_THREAD);
     OpRegion dst, src;
     if (why || (why = op_region(c, 0, &dst)) || (why = op_region(c, 1, &src)))
         return why;

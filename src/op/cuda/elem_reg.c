@@ -39,7 +39,7 @@ const char *op_elem_reg_accept(OpCtx *c)
     OpRegion dst, src[OP_EW_MAX_SRC];
     bool is_region[OP_EW_MAX_SRC];
     int n;
-    const char *why = op_need_scope(c, OP_ANY_SCOPE);
+    const char *why = op_need_scope_per(c, OP_ANY_SCOPE, IR_SCOPE_THREAD);
     if (why || (why = op_ew_operands(c, &dst, src, is_region, &n)))
         return why;
     return check_local(c, &dst, src, is_region, n);

@@ -70,7 +70,7 @@ static const char *instruction(bool load, int num, bool trans)
 const char *op_ldstmatrix_accept(OpCtx *c)
 {
     Sides s;
-    const char *why = op_need_scope(c, OP_ANY_COLLECTIVE);
+    const char *why = op_need_scope_per(c, OP_ANY_COLLECTIVE, IR_SCOPE_WARP);
     if (why || (why = sides(c, &s)))
         return why;
     return op_need_ptx(c, s.load ? "ldmatrix" : "stmatrix", instruction(s.load, 4, false));

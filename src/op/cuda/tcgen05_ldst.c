@@ -157,7 +157,7 @@ static const char *spelling(OpCtx *c, const Ldst *g, int64_t n)
 
 static const char *accept(OpCtx *c, const char *what)
 {
-    const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_WARPGROUP));
+    const char *why = op_need_scope_per(c, OP_SCOPE_BIT(IR_SCOPE_WARPGROUP), IR_SCOPE_WARP);
     if (why)
         return why;
     Ldst g;

@@ -142,6 +142,18 @@ static int emit_infix_call(Cg *cg, const IrExpr *e, const char *op, int prec, Tx
 
 /* ---------------------------------------------------------------- pointers */
 
+/* T.ptr_byte_offset(p, bytes, T.type_annotation(T)): ((T*)((char*)(p) + bytes)). */
+static int emit_ptr_byte_offset(Cg *cg, const IrExpr *e, TxBuf *b)
+{
+    const IrCall *c = &e->u.call;
+    tx_buf_printf(b, "((%s*)((char*)(", cg_storage_ctype(cg, c->args[2]->dtype, cg_span(cg, e)));
+    cg_expr(cg, c->args[0], b, CG_PREC_NONE);
+    tx_buf_puts(b, ") + (");
+    cg_expr(cg, c->args[1], b, CG_PREC_NONE);
+    tx_buf_puts(b, ")))");
+    return CG_PREC_POSTFIX;
+}
+
 static int emit_address_of(Cg *cg, const IrExpr *e, TxBuf *b)
 {
     const IrExpr *x = e->u.call.args[0];
@@ -428,6 +440,9 @@ static const CudaFn cuda_fns[] = {
     {IR_OP_CUDA_HMIN2, "tx_hmin2", 80},
     {IR_OP_CUDA_HMAX2, "tx_hmax2", 80},
     {IR_OP_CUDA_FP8X4_E4M3_FROM_FLOAT4, "tx_fp8x4_e4m3_from_float4", 80},
+    {IR_OP_CUDA_FLOAT22HALF2, "tx_float22half2", 80},
+    {IR_OP_CUDA_HALF8TOFLOAT8, "tx_half8tofloat8", 80},
+    {IR_OP_CUDA_FLOAT8TOHALF8, "tx_float8tohalf8", 80},
 };
 
 static const CudaFn *cuda_fn(IrOp op)
@@ -440,15 +455,14 @@ static const CudaFn *cuda_fn(IrOp op)
 
 /* Builtins tirx reads and prints but has no CUDA lowering for (LLVM, vector
  * and runtime builtins of other targets, the apache-style MMA helpers, the
- * profiler, IKET's official events, the fp16 packing helpers). */
+ * profiler, IKET's official events). */
 static const IrOp unlowered_ops[] = {
     IR_OP_CALL_LLVM_INTRIN, IR_OP_CALL_LLVM_PURE_INTRIN, IR_OP_VECTORLOW, IR_OP_VECTORHIGH,
     IR_OP_VECTORCOMBINE, IR_OP_DP4A, IR_OP_GET_ACTIVE_LANE_MASK, IR_OP_Q_MULTIPLY_SHIFT,
     IR_OP_Q_MULTIPLY_SHIFT_PER_AXIS, IR_OP_UNDEF, IR_OP_VSCALE, IR_OP_ANYLIST_GETITEM,
     IR_OP_ANYLIST_RESETITEM, IR_OP_ANYLIST_SETITEM_CALL_PACKED, IR_OP_ANYLIST_SETITEM_CALL_CPACKED,
     IR_OP_START_PROFILE_INTRINSIC, IR_OP_END_PROFILE_INTRINSIC, IR_OP_SELECTOR,
-    IR_OP_CUDA_FLOAT22HALF2, IR_OP_CUDA_HALF8TOFLOAT8,
-    IR_OP_CUDA_FLOAT8TOHALF8, IR_OP_CUDA_MMA_STORE,
+    IR_OP_CUDA_MMA_STORE,
     IR_OP_CUDA_MMA_FILL, IR_OP_CUDA_TIMER_INIT, IR_OP_CUDA_TIMER_START, IR_OP_CUDA_TIMER_END,
     IR_OP_CUDA_TIMER_FINALIZE, IR_OP_CUDA_IKET_OFFICIAL_EVENT,
 };
@@ -591,6 +605,7 @@ int cg_call(Cg *cg, const IrExpr *e, TxBuf *b)
     case IR_OP_CALL_EXTERN:
     case IR_OP_CALL_PURE_EXTERN: return emit_extern(cg, e, b);
     case IR_OP_ADDRESS_OF: return emit_address_of(cg, e, b);
+    case IR_OP_PTR_BYTE_OFFSET: return emit_ptr_byte_offset(cg, e, b);
     case IR_OP_BUFFER_DATA: return emit_buffer_data(cg, e, b);
     case IR_OP_ACCESS_PTR: return emit_access_ptr(cg, e, b);
     case IR_OP_PTX_ADDR: return emit_ptx_addr(cg, e, b);

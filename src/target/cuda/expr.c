@@ -545,6 +545,29 @@ static int emit_let(Cg *cg, const IrExpr *e, TxBuf *b)
     return emit(cg, e->u.op.b, b);
 }
 
+/* T.Shuffle of one lane: lane k of the vectors' concatenation, the vector
+ * itself when it has one lane, else its member (`.x`, `.v[k]`). */
+static int emit_shuffle(Cg *cg, const IrExpr *e, TxBuf *b)
+{
+    if (e->u.shuffle.nindices != 1) {
+        cg_error(cg, TX_E_CODEGEN, cg_span(cg, e),
+                 "a T.Shuffle of %d lanes cannot appear in device code (one lane can)",
+                 e->u.shuffle.nindices);
+        tx_buf_putc(b, '0');
+        return CG_PREC_POSTFIX;
+    }
+    int64_t k = e->u.shuffle.indices[0]->u.int_val;
+    const IrExpr *v = e->u.shuffle.vectors[0];
+    for (int i = 0; k >= v->dtype.lanes && i + 1 < e->u.shuffle.nvectors; i++) {
+        k -= v->dtype.lanes;
+        v = e->u.shuffle.vectors[i + 1];
+    }
+    if (v->dtype.lanes == 1)
+        return cg_expr(cg, v, b, CG_PREC_NONE);
+    tx_buf_puts(b, cg_lane_of(cg, cg_expr_str(cg, v, CG_PREC_POSTFIX), v->dtype, (int)k));
+    return CG_PREC_POSTFIX;
+}
+
 static int emit(Cg *cg, const IrExpr *e, TxBuf *b)
 {
     switch (e->kind) {
@@ -564,6 +587,7 @@ static int emit(Cg *cg, const IrExpr *e, TxBuf *b)
     case IR_E_LET: return emit_let(cg, e, b);
     case IR_E_CALL: return cg_call(cg, e, b);
     case IR_E_LOAD: return emit_load(cg, e, b);
+    case IR_E_SHUFFLE: return emit_shuffle(cg, e, b);
     default:
         if (IR_E_IS_BINARY(e->kind))
             return emit_binary(cg, e, b);
