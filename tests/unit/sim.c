@@ -1394,7 +1394,7 @@ static void test_special_registers(void **state)
         "        P[2] = T.cuda.hmin2(T.uint32(0x00008000), T.uint32(0x80000000))\n"
         "        P[3] = T.cuda.hmax2(T.uint32(0x7fc18000), T.uint32(0xffc07fc0))\n";
     tirx_module *m = compile_text(src, strlen(src), "sregs.tirx", NULL, 0);
-    static uint32_t out[288 * 12];
+    static _Alignas(64) uint32_t out[288 * 12];
     _Alignas(64) uint32_t pairs[4];
     Tensor R = tensor(out, 2, 288, 12, kDLUInt, 32), P = tensor(pairs, 1, 4, 0, kDLUInt, 32);
     Tensor *ts[] = {&R, &P};
