@@ -412,10 +412,12 @@ static const char *alloc_method(const IrExpr *buffer, BufAttrs *a)
     return "alloc_buffer";
 }
 
-/* decl_buffer of a scalar-shaped buffer prints as T.decl_scalar. */
+/* decl_buffer of a scalar-shaped buffer prints as T.decl_scalar, unless its
+ * elem_offset is a bare variable, which may be the buffer's own (made by an
+ * offset_factor) that only decl_buffer declares (found by fuzzing). */
 static const char *decl_method(Printer *P, const IrExpr *buffer, const IrExpr *data, BufAttrs *a)
 {
-    if (!pr_is_scalar_buffer(buffer, false))
+    if (!pr_is_scalar_buffer(buffer, false) || ir_buf(buffer)->elem_offset->kind == IR_E_VAR)
         return "decl_buffer";
     const IrBufferType *b = ir_buf(buffer);
     scalar_attrs(a, buffer, true);
