@@ -76,7 +76,10 @@ int bench_tensor_download(BenchSession *s, BenchTensor *t)
 
 int bench_compile(BenchSession *s, const tirx_define *defs, size_t ndefs, tirx_module **m)
 {
-    tirx_options o = {.arch = tirx_device_arch(s->dev), .trace = s->tracing};
+    tirx_options o = {.arch = tirx_device_arch(s->dev),
+                      .trace = s->tracing,
+                      .import_dirs = s->c->import_dirs,
+                      .n_import_dirs = s->c->n_import_dirs};
     tirx_status st = tirx_compile(s->text, s->len, s->file, defs, ndefs, &o, m);
     char *diags = tirx_diag_render(*m);
     if (diags)

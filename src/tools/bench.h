@@ -17,6 +17,7 @@
 #define BENCH_MAX_ARGS 64
 #define BENCH_MAX_SHAPES 256
 #define BENCH_MAX_DEFINES 64
+#define BENCH_MAX_IMPORT_DIRS 64
 #define BENCH_MAX_DTYPES 4
 
 /* ---- element types (bench_data.c) ---- */
@@ -124,6 +125,8 @@ typedef struct BenchConfig {
     const char *func;       /* --func */
     tirx_define defines[BENCH_MAX_DEFINES];
     size_t ndefines;
+    const char *import_dirs[BENCH_MAX_IMPORT_DIRS + 1]; /* -I DIR; gemm, mla: then kernels/ */
+    size_t n_import_dirs;
     BenchArg args[BENCH_MAX_ARGS];
     int nargs;
     BenchShape shapes[BENCH_MAX_SHAPES];

@@ -57,6 +57,8 @@ const char bench_usage[] =
     "                    its request's tokens\n"
     "  --sink            mla --topk: with the attention sink (-D ATTN_SINK=True)\n"
     "  -D NAME=VALUE     override a module-level constant of the file\n"
+    "  -I DIR            search DIR for imported .tirx files, after the importing\n"
+    "                    file's directory (gemm, mla: then kernels/)\n"
     "  --budget-ms MS    GPU time of the timed runs of one measurement (default 1000)\n"
     "  --warmup-ms MS    GPU time of the warm-up runs (default 100; 0: none)\n"
     "  --max-reps N      at most N timed runs (default 10000)\n"
@@ -302,6 +304,16 @@ static int add_define(BenchConfig *c, char *arg)
     return 0;
 }
 
+static int add_import_dir(BenchConfig *c, const char *dir)
+{
+    if (!dir)
+        return usage_error("%s needs a directory", "-I");
+    if (c->n_import_dirs == BENCH_MAX_IMPORT_DIRS)
+        return usage_error("too many -I directories (at most %d)", BENCH_MAX_IMPORT_DIRS);
+    c->import_dirs[c->n_import_dirs++] = dir;
+    return 0;
+}
+
 /* Whether text declares the module-level constant name: a line "name = ..."
  * (constants are assignments at column 0). */
 bool bench_declares(const char *text, const char *name)
@@ -477,6 +489,8 @@ int bench_parse_args(int argc, char **argv, BenchConfig *c)
         }
         if (!strncmp(a, "-D", 2))
             rc = add_define(c, a[2] ? a + 2 : i + 1 < argc ? argv[++i] : NULL);
+        else if (!strncmp(a, "-I", 2))
+            rc = add_import_dir(c, a[2] ? a + 2 : i + 1 < argc ? argv[++i] : NULL);
         else if (a[0] == '-' && a[1] == '-')
             rc = long_option(c, argc, argv, &i);
         else if (a[0] == '-' && a[1])
@@ -490,6 +504,9 @@ int bench_parse_args(int argc, char **argv, BenchConfig *c)
         return usage_error("missing FILE (or 'gemm' or 'mla')");
     if ((rc = check_outputs(c)))
         return rc;
+    /* A copy of a library kernel, edited elsewhere, still finds the modules it imports. */
+    if (c->gemm || c->mla)
+        c->import_dirs[c->n_import_dirs++] = "kernels";
     rc = c->gemm ? check_gemm(c) : c->mla ? check_mla(c) : check_file(c);
     return rc ? rc : -1;
 }

@@ -136,7 +136,7 @@ static void test_args_gemm(void **state)
                                "--dtype fp16,fp8,tf32 --out-dtype f32 -D BM=64 -DBN=32 "
                                "--shape 1,2,3 --budget-ms 250 --warmup-ms 0 --max-reps 77 "
                                "--no-flush --json o.json --plot o.SVG --no-cublas --trace t.json "
-                               "--trace-svg t.svg --trace-sms 8 --trace-records 64"),
+                               "--trace-svg t.svg --trace-sms 8 --trace-records 64 -I lib -Ilib2"),
                      -1);
     assert_string_equal(c.file, "k.tirx");
     assert_string_equal(c.func, "tiled_gemm");
@@ -158,6 +158,11 @@ static void test_args_gemm(void **state)
     assert_string_equal(c.trace_svg, "t.svg");
     assert_int_equal(c.trace_sms, 8);
     assert_int_equal(c.trace_records, 64);
+    /* -I in order, then the kernel library for the built-in kernels' copies */
+    assert_int_equal(c.n_import_dirs, 3);
+    assert_string_equal(c.import_dirs[0], "lib");
+    assert_string_equal(c.import_dirs[1], "lib2");
+    assert_string_equal(c.import_dirs[2], "kernels");
 }
 
 static void test_args_shapes_file(void **state)
@@ -196,6 +201,7 @@ static void test_args_file(void **state)
     assert_string_equal(c.file, "k.tirx");
     assert_int_equal(c.nargs, 2);
     assert_true(c.flops == 1e9);
+    assert_int_equal(c.n_import_dirs, 0);
     assert_int_equal(parse(&c, "bench --help"), 0);
 }
 
@@ -301,6 +307,7 @@ static void test_args_errors(void **state)
         "bench k.tirx --func f --args A=",
         "bench k.tirx --func f -D",
         "bench k.tirx --func f -D =1",
+        "bench k.tirx --func f -I",
         "bench mla mla",
         "bench mla k.tirx",
         "bench mla --hq 8",
