@@ -214,7 +214,16 @@ typedef struct LaunchScan {
     int64_t threads[3];  /* threadIdx.{x,y,z} extents, 0 while unseen */
     bool symbolic;       /* a threadIdx extent is not a constant */
     bool dyn_smem;       /* a shared.dyn allocation */
+    bool traced;         /* a T.cuda.iket event (recorded under CgOptions.trace) */
 } LaunchScan;
+
+static bool scan_expr(IrVisitor *v, const IrExpr *e)
+{
+    LaunchScan *l = v->ctx;
+    if (e->kind == IR_E_CALL && cg_is_iket_event(e->u.call.op))
+        l->traced = true;
+    return true;
+}
 
 static bool scan_stmt(IrVisitor *v, const IrStmt *s)
 {
@@ -237,8 +246,8 @@ static bool scan_stmt(IrVisitor *v, const IrStmt *s)
 
 static LaunchScan scan_launch(const IrFunc *f)
 {
-    LaunchScan l = {{0, 0, 0}, false, false};
-    IrVisitor v = {.ctx = &l, .stmt = scan_stmt};
+    LaunchScan l = {{0, 0, 0}, false, false, false};
+    IrVisitor v = {.ctx = &l, .expr = scan_expr, .stmt = scan_stmt};
     ir_visit_stmt(&v, f->body);
     return l;
 }
@@ -357,6 +366,8 @@ static void emit_kernel(Cg *cg, const IrFunc *f)
     cg->indent = 1;
     if (launch.dyn_smem)
         cg_line(cg, "extern __shared__ __align__(1024) uint8_t dyn_smem[];");
+    if (launch.traced && cg->opt->trace)
+        cg_line(cg, "uint32_t tx_trace_n = 0; // trace events this thread's warp recorded");
     cg_stmt(cg, f->body);
     cg->indent = 0;
     cg_line(cg, "}");

@@ -163,6 +163,8 @@ bool cg_call_stmt(Cg *cg, const IrExpr *e);
 /* trace.c: T.cuda.iket calls as a statement (true when e is one, also when
  * it generates nothing) and as a token expression; the tracing globals. */
 bool cg_iket_stmt(Cg *cg, const IrExpr *e);
+/* Whether op records a trace event (the iket calls but sentinel_token). */
+bool cg_is_iket_event(IrOp op);
 int cg_iket_expr(Cg *cg, const IrExpr *e, TxBuf *b);
 void cg_trace_globals(Cg *cg, TxBuf *out);
 /* The C function a math op calls on float/double (fast-math aware); NULL if

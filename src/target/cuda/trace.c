@@ -2,7 +2,9 @@
  * token is 0), so an annotated kernel compiles to the text it would have
  * without its annotations. With it, each becomes one tx_trace_event call (the
  * prelude) that the lowest active lane of the warp records into the buffer
- * tx_trace_buf points at; the runtime sets that global at launch. An event's
+ * tx_trace_buf points at; the runtime sets that global at launch. The count
+ * of a warp's records lives in a register (tx_trace_n, declared at the top of
+ * a traced kernel), so recording an event costs stores, not a round trip. An event's
  * code is its name's index in tx_trace_names (emitted after the kernels, in
  * first-use order) shifted left by three, or'ed with its kind (CgTraceKind);
  * a range token is the index itself. */
@@ -12,11 +14,16 @@
 
 typedef enum { TRACE_MARK, TRACE_START, TRACE_END, TRACE_PUSH, TRACE_POP } CgTraceKind;
 
-static bool is_iket(IrOp op)
+bool cg_is_iket_event(IrOp op)
 {
     return op == IR_OP_CUDA_IKET_MARK || op == IR_OP_CUDA_IKET_RANGE_START ||
            op == IR_OP_CUDA_IKET_RANGE_END || op == IR_OP_CUDA_IKET_RANGE_PUSH ||
-           op == IR_OP_CUDA_IKET_RANGE_POP || op == IR_OP_CUDA_IKET_SENTINEL_TOKEN;
+           op == IR_OP_CUDA_IKET_RANGE_POP;
+}
+
+static bool is_iket(IrOp op)
+{
+    return cg_is_iket_event(op) || op == IR_OP_CUDA_IKET_SENTINEL_TOKEN;
 }
 
 /* The index of the string literal e in the name table (added on first use),
@@ -48,7 +55,7 @@ static const char *payload(Cg *cg, const IrExpr *call, int i)
 static void event(Cg *cg, const char *code, const char *pay)
 {
     cg->trace_used = true;
-    cg_line(cg, "tx_trace_event(tx_trace_buf, %s, %s);", code, pay);
+    cg_line(cg, "tx_trace_event(tx_trace_buf, &tx_trace_n, %s, %s);", code, pay);
 }
 
 int cg_iket_expr(Cg *cg, const IrExpr *e, TxBuf *b)
@@ -65,7 +72,7 @@ int cg_iket_expr(Cg *cg, const IrExpr *e, TxBuf *b)
         tx_buf_printf(b, "%du", id);
     else {
         cg->trace_used = true;
-        tx_buf_printf(b, "tx_trace_start(tx_trace_buf, %du, %s)", id << 3 | TRACE_START,
+        tx_buf_printf(b, "tx_trace_start(tx_trace_buf, &tx_trace_n, %du, %s)", id << 3 | TRACE_START,
                       payload(cg, e, 1));
     }
     return CG_PREC_POSTFIX;
