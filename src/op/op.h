@@ -43,6 +43,7 @@ typedef TX_VEC(OpPostDef) OpPostDefs;
 typedef struct OpCtx {
     TxArena *arena;
     const IrStmt *call;   /* the IR_S_TILE being lowered */
+    const IrFunc *func;   /* the function it is in (its params) */
     int sm;               /* 80, 90 (sm_90a), 100 (sm_100a); 0 when the target is not known */
     /* The running thread's coordinate on each thread axis (tx = its linear
      * index in the CTA, laneid, warpid, wgid, tid_in_wg, wid_in_wg), or NULL
@@ -55,6 +56,10 @@ typedef struct OpCtx {
     /* Statements for the host (TMA tensor-map encodes), shared by the calls of
      * one function: the pass puts them first in the device region. */
     OpStmts *host_init;
+    /* Asserts on the function's params that a variant's lowering relies on
+     * (op_region_vector_at_launch): the pass puts them first in the
+     * function, so the host checks them before it launches anything. */
+    OpStmts *launch_checks;
     OpMemos *memo;        /* per function */
     /* Statements to place right after a buffer's definition (a descriptor
      * encoded once where its shared-memory buffer is declared), per
@@ -69,6 +74,8 @@ typedef struct OpCtx {
      * -> the power of two its value (every value stored) is a multiple of;
      * NULL or absent: nothing known (op_known_pow2_in). */
     const IrPtrMap *pow2;
+    /* A local buffer -> the value of its only store; 1: several stores. */
+    const IrPtrMap *stores;
     const char *reason;   /* set when a lowering declines (op_decline) */
     bool wrong_scope;     /* op_need_scope refused the call's scope */
 } OpCtx;

@@ -118,7 +118,7 @@ int64_t op_region_vector(OpCtx *c, const OpRegion *r, int64_t max_elems, bool bo
         int64_t v = sliced_vector(c, r, max_elems);
         if (r->layout && r->layout->kind == IR_LAYOUT_COMPOSE)
             v = min64(v, (int64_t)1 << r->layout->per_element);
-        v = min64(v, op_known_pow2(bt->elem_offset));
+        v = min64(v, op_known_pow2_in(c->pow2, bt->elem_offset));
         int bytes = op_dtype_bytes(r->dtype);
         if (bytes)
             v = min64(v, bt->align / bytes > 0 ? op_known_pow2(op_i32(c, bt->align / bytes)) : 1);
@@ -131,19 +131,94 @@ int64_t op_region_vector(OpCtx *c, const OpRegion *r, int64_t max_elems, bool bo
         v = min64(v, (int64_t)1 << chunk);
     /* every vector starts aligned: the region start, the other dims' strides */
     const IrBufferType *bt = ir_buf(r->buffer);
-    v = min64(v, op_known_pow2(bt->elem_offset));
+    v = min64(v, op_known_pow2_in(c->pow2, bt->elem_offset));
     int bytes = op_dtype_bytes(r->dtype);
     if (bytes)
         v = min64(v, bt->align / bytes > 0 ? op_known_pow2(op_i32(c, bt->align / bytes)) : 1);
     for (int d = 0; d < r->ndim; d++) {
         v = min64(v, op_known_pow2_in(c->pow2, r->start[d]) *
-                         (d == r->ndim - 1 ? 1 : op_known_pow2(strides[d])));
+                         (d == r->ndim - 1 ? 1 : op_known_pow2_in(c->pow2, strides[d])));
         if (d != r->ndim - 1 && r->extent[d] != 1)
-            v = min64(v, op_known_pow2(strides[d]));
+            v = min64(v, op_known_pow2_in(c->pow2, strides[d]));
     }
     if (bounded)
         v = min64(v, op_known_pow2(bt->shape[r->ndim - 1]));
     return v < 1 ? 1 : v;
+}
+
+/* Whether r is an aligned run of n elements under t->pow2's facts about
+ * params, after the scalars stored once (c->stores) are recomputed from them
+ * (a few rounds: a scalar may be computed from another). */
+static bool aligned_assuming(OpCtx *t, const OpCtx *c, const OpRegion *r, int64_t n)
+{
+    IrPtrMap *m = (IrPtrMap *)t->pow2;
+    for (int round = 0; c->stores && round < 4; round++)
+        for (int i = 0; i < c->stores->cap; i++) {
+            const struct IrPtrMapSlot *e = &c->stores->slots[i];
+            if (e->key && e->val != 1)
+                ir_ptrmap_put(m, e->key, (uintptr_t)op_known_pow2_in(m, (const IrExpr *)e->val));
+        }
+    return op_region_vector(t, r, n, false) >= n;
+}
+
+/* Whether r is an aligned run of n elements once some of the function's
+ * integer scalar params are taken to be multiples of powers of two: the
+ * fewest params, each with the smallest power, found greedily in param order.
+ * Each such fact becomes a check of the host (c->launch_checks) that refuses a
+ * launch breaking it, naming the argument; a forced vector width on a
+ * run-time stride stays sound without the caller proving it. */
+bool op_region_vector_at_launch(OpCtx *c, const OpRegion *r, int64_t n)
+{
+    if (!c->func || !c->launch_checks)
+        return false;
+    IrPtrMap m = {0};
+    if (c->pow2)
+        for (int i = 0; i < c->pow2->cap; i++)
+            if (c->pow2->slots[i].key)
+                ir_ptrmap_put(&m, c->pow2->slots[i].key, c->pow2->slots[i].val);
+    int np = c->func->nparams;
+    int64_t *need = TX_NEW_ARRAY(c->arena, int64_t, np);
+    for (int i = 0; i < np; i++) {
+        const IrExpr *p = c->func->params[i];
+        if (p->kind == IR_E_VAR && ir_dtype_is_int(p->dtype) && !ir_is_buffer(p))
+            ir_ptrmap_put(&m, p, (uintptr_t)(need[i] = n));
+    }
+    OpCtx t = *c;
+    t.pow2 = &m;
+    bool ok = aligned_assuming(&t, c, r, n);
+    for (int i = 0; ok && i < np; i++) {
+        const IrExpr *p = c->func->params[i];
+        while (need[i] > 1) {
+            ir_ptrmap_put(&m, p, (uintptr_t)(need[i] / 2));
+            if (!aligned_assuming(&t, c, r, n)) {
+                ir_ptrmap_put(&m, p, (uintptr_t)need[i]);
+                break;
+            }
+            need[i] /= 2;
+        }
+    }
+    for (int i = 0; ok && i < np; i++) {
+        if (need[i] <= 1)
+            continue;
+        IrExpr *p = c->func->params[i];
+        const char *key = tx_arena_printf(c->arena, "launch check %s %% %lld", p->u.var.name,
+                                          (long long)need[i]);
+        if (op_memo_get(c, key))
+            continue;
+        op_memo_put(c, key, p);
+        IrStmt *a = ir_stmt(c->arena, IR_S_ASSERT, c->call->span);
+        a->u.assert_.cond = op_bin(c, IR_E_EQ, op_bin(c, IR_E_FLOORMOD, p, op_cast(c, p->dtype, op_i32(c, need[i]))),
+                                   op_cast(c, p->dtype, op_i32(c, 0)));
+        a->u.assert_.kind = "RuntimeError";
+        a->u.assert_.nparts = 1;
+        a->u.assert_.parts = TX_NEW_ARRAY(c->arena, const char *, 1);
+        a->u.assert_.parts[0] = tx_arena_printf(
+            c->arena, "%s: argument %s: expected a multiple of %lld (a vector access of %s depends on it)",
+            c->func->name, p->u.var.name, (long long)need[i], r->buffer->u.var.name);
+        tx_vec_push(c->launch_checks, a);
+    }
+    ir_ptrmap_free(&m);
+    return ok;
 }
 
 /* ---------------------------------------------------------------- partition */

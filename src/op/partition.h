@@ -15,6 +15,10 @@ bool op_region_strides(OpCtx *c, const OpRegion *r, IrExpr **strides, int *chunk
  * innermost dimension that is contiguous and aligned at every vector start.
  * bounded: vectors must also not straddle the buffer's last extent. */
 int64_t op_region_vector(OpCtx *c, const OpRegion *r, int64_t max_elems, bool bounded);
+/* Whether r is one aligned run of n elements given launch-time checks that
+ * some integer scalar params of the function are multiples of powers of two;
+ * the checks go to the host (c->launch_checks). */
+bool op_region_vector_at_launch(OpCtx *c, const OpRegion *r, int64_t n);
 
 /* The non-unit extents of a region, the innermost cut into `vec`-element
  * vectors, dealt round-robin to the threads of the call's scope. */

@@ -37,6 +37,7 @@ typedef struct ScopeIds {
 typedef struct Dispatch {
     IrMutator mut;
     IrModule *module;
+    const IrFunc *func;  /* the function being dispatched */
     int sm;
     ScopeIds ids;
     IrPtrMap level;      /* var -> the finest IrScope at which its value varies */
@@ -47,10 +48,14 @@ typedef struct Dispatch {
     /* a let's variable or a local buffer -> the power of two its values are
      * multiples of (OpCtx.pow2; a local's from all its stores, 1 once it escapes) */
     IrPtrMap pow2;
+    /* a local buffer -> the value of its one store (a scalar written once),
+     * or 1 when it has several (OpCtx.stores) */
+    IrPtrMap stores;
     bool analyzing;      /* a walk that only records levels */
     bool grew;           /* the walk raised a buffer's level */
     int narrow;          /* the finest level an enclosing condition varies at */
     OpStmts host_init;
+    OpStmts launch_checks; /* asserts on the params, first in the function */
     OpMemos memo;
     OpPostDefs post_def;
     IrPtrMap decl_data;   /* view buffer -> the data expression of its T.decl_buffer */
@@ -485,6 +490,11 @@ static void record_store_pow2(Dispatch *d, const IrStmt *s, const IrExpr *buf)
                     ? op_known_pow2_in(&d->pow2, v)
                     : 1;
     bool seen = ir_ptrmap_get(&d->pow2, buf, &old);
+    uintptr_t one;
+    if (!ir_ptrmap_get(&d->stores, buf, &one))
+        ir_ptrmap_put(&d->stores, buf, buf == s->u.store.buffer ? (uintptr_t)v : 1);
+    else if (one != (uintptr_t)v)
+        ir_ptrmap_put(&d->stores, buf, 1);
     if (!seen || (int64_t)old > p) {
         ir_ptrmap_put(&d->pow2, buf, (uintptr_t)p);
         d->grew = true;
@@ -538,13 +548,16 @@ static IrStmt *lower_call(Dispatch *d, IrStmt *s)
     OpCtx c = {0};
     c.arena = &d->module->arena;
     c.call = s;
+    c.func = d->func;
     c.sm = d->sm;
     c.host_init = &d->host_init;
+    c.launch_checks = &d->launch_checks;
     c.memo = &d->memo;
     c.post_def = &d->post_def;
     c.decl_data = &d->decl_data;
     c.device_vars = &d->device_vars;
     c.pow2 = &d->pow2;
+    c.stores = &d->stores;
     c.narrow = d->narrow;
     thread_axes(&c, d);
     IrStmt *out;
@@ -769,6 +782,7 @@ static void analyze_locals(Dispatch *d, IrFunc *f)
 
 static IrFunc *dispatch_func(Dispatch *d, IrFunc *f)
 {
+    d->func = f;
     analyze_locals(d, f);
     d->mut = (IrMutator){.ctx = d, .arena = &d->module->arena, .stmt = dispatch_stmt};
     memset(&d->ids, 0, sizeof d->ids);
@@ -782,11 +796,20 @@ static IrFunc *dispatch_func(Dispatch *d, IrFunc *f)
         n->body = place_host_init(d, out->body);
         out = n;
     }
+    if (d->launch_checks.len) {
+        IrFunc *n = TX_NEW(&d->module->arena, IrFunc);
+        *n = *out;
+        tx_vec_push(&d->launch_checks, out->body);
+        n->body = ir_seq(&d->module->arena, d->launch_checks.items, d->launch_checks.len,
+                         out->body->span);
+        out = n;
+    }
     ir_mutator_free(&d->mut);
     out = place_post_defs(d, out);
     ir_ptrmap_free(&d->decl_data);
     ir_ptrmap_free(&d->device_vars);
     tx_vec_free(&d->host_init);
+    tx_vec_free(&d->launch_checks);
     tx_vec_free(&d->memo);
     tx_vec_free(&d->post_def);
     return out;
@@ -801,5 +824,6 @@ bool ps_tile_dispatch(PsCtx *ctx, IrModule *m)
     ir_ptrmap_free(&d.contents);
     ir_ptrmap_free(&d.alias);
     ir_ptrmap_free(&d.pow2);
+    ir_ptrmap_free(&d.stores);
     return !d.failed;
 }

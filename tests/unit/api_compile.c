@@ -271,6 +271,42 @@ static void test_check_args(void **state)
     tirx_module_free(m);
 }
 
+/* A forced 16-byte copy whose start depends on run-time strides: the
+ * dispatch asks the host to check them (tests/op/copy_vec_width_launch_check),
+ * so a launch with a stride that would misalign it is refused naming it. */
+static const char strided[] =
+    "@T.prim_func\n"
+    "def part(o: T.Buffer((4096,), \"float32\"), out: T.Buffer((32, 4), \"float32\"), "
+    "split: T.int32, stride: T.int32):\n"
+    "    T.device_entry()\n"
+    "    tx = T.thread_id([32])\n"
+    "    off: T.int32 = split * 0 + stride\n"
+    "    p = T.decl_buffer((2048,), data=o.data, elem_offset=off)\n"
+    "    d = T.alloc_local((4,))\n"
+    "    Tx.copy(d[0:4], p[tx * 4:tx * 4 + 4], dispatch=\"vec_128b\")\n"
+    "    Tx.copy(out[tx, 0:4], d[0:4], dispatch=\"vec_128b\")\n";
+
+static void test_check_args_launch_checks(void **state)
+{
+    (void)state;
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    tirx_module *m;
+    assert_int_equal(tirx_compile(strided, sizeof strided - 1, "part.tirx", NULL, 0, &o, &m),
+                     TIRX_OK);
+    void *data = aligned_alloc(256, 4096 * sizeof(float));
+    int64_t n = 4096, shape_out[2] = {32, 4};
+    DLTensor a = host_tensor(data, &n, 32), b = host_tensor(data, shape_out, 32);
+    b.ndim = 2;
+    tirx_arg args[] = {tirx_arg_tensor(&a), tirx_arg_tensor(&b), tirx_arg_int(3), tirx_arg_int(8)};
+    check_launch_args(m, "part", args, 4, NULL);
+    args[3] = tirx_arg_int(6);
+    check_launch_args(m, "part", args, 4,
+                      "argument stride: expected a multiple of 4 (a vector access of p depends on "
+                      "it)");
+    free(data);
+    tirx_module_free(m);
+}
+
 /* tirx_parse with defines NULL and a count is a usage error, as
  * tirx_compile's is; an unknown pass name is a usage error that runs no pass
  * and leaves the module usable (lowered and printed afterwards). */
@@ -443,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_nvrtc_options),
         cmocka_unit_test(test_nvrtc_options_key),
         cmocka_unit_test(test_check_args),
+        cmocka_unit_test(test_check_args_launch_checks),
         cmocka_unit_test(test_parse_and_lower_usage),
         cmocka_unit_test(test_max_input_size),
         cmocka_unit_test(test_import_search),

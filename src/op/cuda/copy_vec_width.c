@@ -10,7 +10,8 @@
  * global source: cache="nc" (ld.global.nc), l1_evict="L1::...",
  * l2_evict="L2::evict_*" (the 256-bit lines only), prefetch_size="L2::64B"
  * / "128B" / "256B", in the ISA's qualifier order. Every side must be one
- * contiguous run starting aligned to the width. */
+ * contiguous run starting aligned to the width: proven, or, where the start
+ * depends on integer scalar params, checked on them at launch. */
 #include <string.h>
 
 #include "../partition.h"
@@ -104,7 +105,7 @@ static const char *check_side(OpCtx *c, const OpRegion *r, int64_t n)
     if (r->distributed)
         return op_reason(c, "'%s' is spread over threads; a thread-scope copy cannot use it",
                          r->buffer->u.var.name);
-    if (op_region_vector(c, r, n, false) < n)
+    if (op_region_vector(c, r, n, false) < n && !op_region_vector_at_launch(c, r, n))
         return op_reason(c, "the region of '%s' is not one contiguous run aligned to the width",
                          r->buffer->u.var.name);
     return NULL;

@@ -385,7 +385,7 @@ void cg_stmt(Cg *cg, const IrStmt *s)
     case IR_S_BREAK: cg_stmt_line(cg, "break;"); break;
     case IR_S_CONTINUE: cg_stmt_line(cg, "continue;"); break;
     case IR_S_ASSERT: not_on_device(cg, s, "an assert"); break;
-    case IR_S_RETURN: not_on_device(cg, s, "a return"); break;
+    case IR_S_RETURN: cg_stmt_line(cg, "return;"); break; /* the thread leaves the kernel */
     case IR_S_SCOPEID: not_on_device(cg, s, "a scope-id definition (LowerTIRxOpaque has not run)"); break;
     case IR_S_TILE: not_on_device(cg, s, "a tile-primitive call (TilePrimitiveDispatch has not run)"); break;
     default: TX_UNREACHABLE();
