@@ -128,15 +128,13 @@ int bench_write_trace(const char *tool, const char *path, const char *text)
     return 0;
 }
 
-/* One traced run of l's function (its module compiled with the trace
- * option) into the --trace file, the --trace-svg file or both. */
-static int write_trace(BenchSession *s, BenchLaunch *l)
+int bench_trace_launch(BenchSession *s, BenchLaunch *l, const char *what)
 {
     const BenchConfig *c = s->c;
     tirx_error err;
     char *json = NULL, *svg = NULL;
     tirx_trace_options o = {.records_per_warp = c->trace_records, .svg_sms = (unsigned)c->trace_sms};
-    fprintf(stderr, "  tracing %s ...\n", c->func);
+    fprintf(stderr, "  tracing %s ...\n", what);
     tirx_status st = tirx_launch_trace_to(l->fn, l->args, l->nargs, &o, c->trace ? &json : NULL,
                                           c->trace_svg ? &svg : NULL, &err);
     if (st != TIRX_OK)
@@ -338,7 +336,7 @@ static int gemm_row(BenchSession *s, const BenchShape *shape, const BenchGemmTyp
         rc = gemm_compile(s, &g);
         s->tracing = false;
         if (!rc)
-            rc = write_trace(s, &g.launch);
+            rc = bench_trace_launch(s, &g.launch, s->c->func ? s->c->func : "gemm");
     }
     gemm_free(s, &g);
     return rc;
@@ -374,7 +372,7 @@ static int function_row(BenchSession *s, BenchRow *row)
         s->tracing = true;
         rc = compile(s, c->defines, c->ndefines, &m, &l.fn);
         if (!rc)
-            rc = write_trace(s, &l);
+            rc = bench_trace_launch(s, &l, c->func);
     }
     for (int i = 0; t && i < c->nargs; i++)
         bench_tensor_free(s, &t[i]);

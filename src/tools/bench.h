@@ -295,6 +295,14 @@ void bench_mla_attend(BenchMlaRow *r, const double *kv);
  * times the decode call into row->tirx. */
 int bench_mla_measure(BenchSession *s, BenchMlaKernel *k, BenchTensor *out, BenchTensor *lse,
                       BenchMlaReference reference, void *problem, int groups, BenchRow *row);
+/* One traced launch of l (its module compiled with the trace option) into the
+ * --trace file, the --trace-svg file or both; what names it on stderr. */
+int bench_trace_launch(BenchSession *s, BenchLaunch *l, const char *what);
+/* --trace / --trace-svg: k's module compiled again with the trace option
+ * (compile(s, problem) fills k), the metadata run, then one traced launch of
+ * the decode kernel; 0 without either option. */
+typedef int (*BenchMlaCompile)(BenchSession *s, void *problem);
+int bench_mla_trace(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile, void *problem);
 
 /* The MLA decode rows: compile the kernel for the problem, make its
  * inputs and measure (bench_mla_measure). */

@@ -68,7 +68,7 @@ const char bench_usage[] =
     "                    (FILE must end in .svg)\n"
     "  --trace FILE      after timing, run once more built with --trace and write\n"
     "                    its T.cuda.iket events as a Chrome/Perfetto trace (gemm: the\n"
-    "                    first row)\n"
+    "                    first row; mla: the decode kernel)\n"
     "  --trace-svg FILE  the same traced run's events as an SVG timeline (a row per\n"
     "                    warp, grouped by SM; FILE must end in .svg); with --trace,\n"
     "                    both come from one run\n"
@@ -405,10 +405,9 @@ static int check_sparse(BenchMla *p)
 static int check_mla(BenchConfig *c)
 {
     if (c->nshapes || c->ndtypes || c->layout_nn || c->out_dtype || c->no_cublas || c->nargs ||
-        c->flops || c->func || c->plot || c->trace || c->trace_svg)
+        c->flops || c->func || c->plot)
         return usage_error("mla: --shape, --shapes, --dtype, --layout, --out-dtype, --no-cublas, "
-                           "--args, --flops, --func, --plot, --trace and --trace-svg are not for "
-                           "the MLA decode");
+                           "--args, --flops, --func and --plot are not for the MLA decode");
     int rc = mla_defines(c);
     if (rc)
         return rc;

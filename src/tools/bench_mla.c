@@ -361,7 +361,25 @@ int bench_mla_measure(BenchSession *s, BenchMlaKernel *k, BenchTensor *out, Benc
     return rc ? rc : bench_time_it(s, "tirx", mla_call, k, &row->tirx);
 }
 
+int bench_mla_trace(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile, void *problem)
+{
+    if (!s->c->trace && !s->c->trace_svg)
+        return 0;
+    tirx_module_free(k->module);
+    k->module = NULL;
+    s->tracing = true;
+    int rc = compile(s, problem);
+    s->tracing = false;
+    tirx_error err;
+    tirx_status st = rc ? TIRX_OK : bench_launch(&k->metadata, NULL, &err);
+    if (st != TIRX_OK)
+        rc = bench_cuda_error(st, "the metadata", &err);
+    return rc ? rc : bench_trace_launch(s, &k->decode, "the decode kernel");
+}
+
 /* ---- the row ---- */
+
+static int mla_compile_problem(BenchSession *s, void *m) { return mla_compile(s, m); }
 
 static void mla_free(BenchSession *s, Mla *m)
 {
@@ -402,6 +420,8 @@ int bench_mla_row(BenchSession *s, BenchRow *row)
         fprintf(stderr, "  %lld cached tokens in %lld pages\n", m.tokens, m.pages);
         int groups = m.p->batch < BENCH_MLA_CHECK_GROUPS ? m.p->batch : BENCH_MLA_CHECK_GROUPS;
         rc = bench_mla_measure(s, &m.k, &m.out, &m.lse, mla_reference, &m, groups, row);
+        if (!rc)
+            rc = bench_mla_trace(s, &m.k, mla_compile_problem, &m);
     }
     mla_free(s, &m);
     return rc;

@@ -249,6 +249,8 @@ static void sparse_work(const Sparse *sp, BenchRow *row)
                  rows * 4;
 }
 
+static int sparse_compile_problem(BenchSession *s, void *sp) { return sparse_compile(s, sp); }
+
 int bench_mla_sparse_row(BenchSession *s, BenchRow *row)
 {
     Sparse sp = {.p = &s->c->mla_problem, .bf16 = bench_dtype("bfloat16")};
@@ -267,6 +269,8 @@ int bench_mla_sparse_row(BenchSession *s, BenchRow *row)
                 sp.pages * PAGE, sp.pages, (double)sp.kv.bytes * 1e-9, sp.gathered);
         int groups = sp.p->batch < BENCH_MLA_CHECK_GROUPS ? sp.p->batch : BENCH_MLA_CHECK_GROUPS;
         rc = bench_mla_measure(s, &sp.k, &sp.out, &sp.lse, sparse_reference, &sp, groups, row);
+        if (!rc)
+            rc = bench_mla_trace(s, &sp.k, sparse_compile_problem, &sp);
     }
     sparse_free(s, &sp);
     return rc;

@@ -171,6 +171,15 @@ int main(void)
               "bench mla runs a varlen causal problem");
     GPU_CHECK(strstr(slurp("m.json"), "\"tbps\": ") != NULL, "the JSON record has TB/s");
 
+    snprintf(args, sizeof args, "mla --batch 8 --sk 700 --budget-ms 20 --trace-svg %s/mla.svg", dir);
+    rc = bench(args);
+    e = slurp("err");
+    fputs(e, stdout);
+    GPU_CHECK(rc == 0 && strstr(e, "tracing the decode kernel") != NULL,
+              "bench mla --trace-svg traces the decode kernel");
+    GPU_CHECK(strstr(slurp("mla.svg"), ">qk<") != NULL && strstr(slurp("mla.svg"), ">load pair<"),
+              "the MLA timeline has the consumers' and the producer's spans");
+
     write_wrong_mla("mla_decode_sm90.tirx", "wrong_mla.tirx");
     snprintf(args, sizeof args, "mla --batch 8 --sk 500 --budget-ms 20 --kernel %s/wrong_mla.tirx",
              dir);

@@ -253,8 +253,10 @@ static void test_args_mla_sparse(void **state)
     assert_false(c.mla_problem.sink);
     assert_int_equal(c.timing.min_reps, 30);
     assert_int_equal(parse(&c, "bench mla --topk=100 --batch 4 --sq 1 --hq 64 --sk 1000 --sink "
-                               "--kernel k.tirx -D STAGES=3 -D CAUSAL=1 --json m.json"),
+                               "--kernel k.tirx -D STAGES=3 -D CAUSAL=1 --json m.json "
+                               "--trace m.json --trace-svg m.svg"),
                      -1);
+    assert_string_equal(c.trace_svg, "m.svg");
     assert_int_equal(c.mla_problem.topk, 100);
     assert_int_equal(c.mla_problem.batch, 4);
     assert_int_equal(c.mla_problem.s_q, 1);
@@ -325,8 +327,6 @@ static void test_args_errors(void **state)
         "bench mla --func mla_decode",
         "bench mla --args A=1",
         "bench mla --plot m.svg",
-        "bench mla --trace t.json",
-        "bench mla --trace-svg t.svg",
         "bench mla -D S_Q=2",
         "bench mla -D H_Q=16",
         "bench mla -D CAUSAL=True",
