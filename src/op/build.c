@@ -344,6 +344,11 @@ int64_t op_known_pow2_in(const IrPtrMap *pow2, const IrExpr *e)
         int64_t p = op_known_pow2_in(pow2, e->u.op.a) * op_known_pow2_in(pow2, e->u.op.b);
         return p > ((int64_t)1 << 30) ? (int64_t)1 << 30 : p;
     }
+    case IR_E_FLOORDIV: case IR_E_DIV: {
+        /* a multiple of p over a power of two d <= p: a multiple of p / d */
+        int64_t d, p = op_known_pow2_in(pow2, e->u.op.a);
+        return ar_const_int(e->u.op.b, &d) && d > 0 && !(d & (d - 1)) && p >= d ? p / d : 1;
+    }
     case IR_E_CAST: return ir_dtype_is_int(e->dtype) ? op_known_pow2_in(pow2, e->u.op.a) : 1;
     case IR_E_SELECT: {
         int64_t a = op_known_pow2_in(pow2, e->u.op.a), b = op_known_pow2_in(pow2, e->u.op.b);

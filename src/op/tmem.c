@@ -46,7 +46,7 @@ const char *op_tmem_read(OpCtx *c, int arg, OpTmemRegion *t)
     t->tile = TX_NEW(c->arena, IrLayout);
     *t->tile = *sl;
     t->tile->noffset = 0;
-    if (op_known_pow2(t->col) % t->per_col)
+    if (op_known_pow2_in(c->pow2, t->col) % t->per_col)
         return op_reason(c, "'%s' does not start on a 32-bit TMEM column", t->name);
     return NULL;
 }

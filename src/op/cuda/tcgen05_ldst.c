@@ -35,7 +35,9 @@ typedef struct Ldst {
     OpRegion reg;        /* the register tile */
     OpTmemRegion tm;
     const char *shape;
-    int64_t rows, cols;  /* the register tile's extents */
+    int64_t rows, cols;  /* the copied region's extents */
+    int64_t tile_cols;   /* the register tile's columns (cols unless a slice) */
+    IrExpr *col0;        /* the slice's first column (0 for the whole tile) */
     int64_t regs;        /* 32-bit registers per thread */
     int per32;           /* elements per 32-bit register */
     int slabs;           /* 16x*: issues per warp */
@@ -53,19 +55,30 @@ static bool thread_reg(OpCtx *c, const IrLayout *l, const int64_t *shape, int64_
     return op_wg_thread_reg(&co, thread, reg);
 }
 
-/* .32x32b: the thread is the lane and the register the column. */
+/* .32x32b: the thread is the lane and the register the column (element
+ * units: 16-bit elements pair up in a 32-bit register). A column slice of
+ * the tile (s_chunk[:, 32 c:32 c + 32]) takes the registers from its first
+ * column on: the whole tile must keep register = column, and the slice start
+ * a whole number of 32-bit registers. */
 static bool match_32x32b(OpCtx *c, Ldst *g)
 {
     const IrLayout *l = g->reg.layout;
-    int64_t top = -1;
+    int64_t shape[2] = {g->rows, g->tile_cols}, top = -1;
+    bool sliced = g->tile_cols != g->cols;
     for (int64_t i = 0; i < g->rows; i++)
-        for (int64_t j = 0; j < g->cols; j++) {
+        for (int64_t j = 0; j < (sliced ? g->tile_cols : g->cols); j++) {
             int64_t t, m, lane, col, idx[2] = {i, j};
-            if (!thread_reg(c, l, g->reg.extent, i, j, &t, &m) ||
-                !op_tmem_at(c, &g->tm, idx, &lane, &col) || lane != t || col != m)
+            if (!thread_reg(c, l, sliced ? shape : g->reg.extent, i, j, &t, &m) ||
+                (sliced && (t != i || m != j)))
                 return false;
-            top = m > top ? m : top;
+            if (j >= g->cols)
+                continue;
+            if (!op_tmem_at(c, &g->tm, idx, &lane, &col) || lane != t || col != (sliced ? j : m))
+                return false;
+            top = (sliced ? j : m) > top ? (sliced ? j : m) : top;
         }
+    if (sliced && op_known_pow2_in(c->pow2, g->col0) % g->per32)
+        return false;
     if ((top + 1) % g->per32 || g->rows * g->cols != 128 * (top + 1))
         return false;
     g->shape = "32x32b", g->regs = (top + 1) / g->per32, g->slabs = 1;
@@ -120,13 +133,13 @@ static const char *read_call(OpCtx *c, Ldst *g)
     int64_t ext[OP_MAX_DIMS];
     if (g->reg.ndim != 2 || op_region_dims(&g->reg, ext, NULL) != 2 || g->tm.ndim != 2)
         return op_reason(c, "the register tile and the TMEM region must be 2-D");
-    for (int d = 0; d < 2; d++) {
-        int64_t st, shape;
-        if (!op_const(g->reg.start[d], &st) || st ||
-            !op_const(ir_buf(g->reg.buffer)->shape[d], &shape) || shape != g->reg.extent[d])
-            return op_reason(c, "'%s' must be copied whole", rn);
-    }
+    int64_t st, rows;
+    if (!op_const(g->reg.start[0], &st) || st ||
+        !op_const(ir_buf(g->reg.buffer)->shape[0], &rows) || rows != g->reg.extent[0] ||
+        !op_const(ir_buf(g->reg.buffer)->shape[1], &g->tile_cols))
+        return op_reason(c, "'%s' must be copied whole, or as a slice of its columns", rn);
     g->rows = ext[0], g->cols = ext[1];
+    g->col0 = g->reg.start[1];
     if (g->tm.ext[0] != g->rows || g->tm.ext[1] != g->cols)
         return op_reason(c, "the shapes differ: '%s' is %lldx%lld, '%s' %lldx%lld", rn,
                          (long long)g->rows, (long long)g->cols, g->tm.name,
@@ -134,6 +147,12 @@ static const char *read_call(OpCtx *c, Ldst *g)
     g->per32 = g->tm.per_col;
     if (g->per32 > 2)
         return op_reason(c, "tcgen05.ld/st moves 16- or 32-bit elements");
+    if (g->cols != g->tile_cols)
+        return match_32x32b(c, g) ? NULL
+                                  : op_reason(c, "a column slice of '%s' needs the .32x32b shape "
+                                                 "(thread t's register r at lane t, column r, "
+                                                 "over the whole tile) and a start that is a "
+                                                 "whole number of 32-bit registers", rn);
     static const char *const shapes[] = {"16x256b", "16x128b", "16x64b"};
     if (match_32x32b(c, g))
         return NULL;
@@ -168,18 +187,19 @@ static const char *accept(OpCtx *c, const char *what)
 
 const char *op_tcgen05_ldst_accept(OpCtx *c) { return accept(c, "tcgen05.ld/st"); }
 
-/* One issue: registers [r0, r0 + n) at `lane` of the warp's slab, column r0
- * (.32x32b) or 0. */
+/* One issue: registers [r0, r0 + n) of the copied region (those from the
+ * slice's start) at `lane` of the warp's slab, column r0 (.32x32b) or 0. */
 static void issue(OpCtx *c, OpSeq *s, const Ldst *g, IrExpr *regs, int64_t lane, int64_t r0,
                   int64_t n)
 {
     IrExpr **args = TX_NEW_ARRAY(c->arena, IrExpr *, n + 1);
     IrExpr *addr = op_tmem_addr(c, &g->tm, op_i32(c, lane), g->shape[0] == '3' ? r0 : 0);
+    IrExpr *first = op_bin(c, IR_E_FLOORDIV, g->col0, op_i32(c, g->per32));
     int k = 0;
     if (!g->load)
         args[k++] = addr;
     for (int64_t i = 0; i < n; i++) {
-        IrExpr *idx = op_i32(c, r0 + i);
+        IrExpr *idx = op_bin(c, IR_E_ADD, first, op_i32(c, r0 + i));
         args[k++] = op_load(c, regs, &idx, 1);
     }
     if (g->load)
@@ -192,8 +212,9 @@ static IrStmt *lower(OpCtx *c, bool wait)
     Ldst g;
     read_call(c, &g);
     OpSeq s = {0};
+    int64_t all = g.rows * g.tile_cols / 128 / g.per32; /* the tile's registers */
     IrExpr *regs = g.per32 == 1 ? op_local_view(c, &s, g.reg.buffer)
-                                : op_flat_view(c, &s, g.reg.buffer, IR_UINT32, g.regs);
+                                : op_flat_view(c, &s, g.reg.buffer, IR_UINT32, all);
     if (g.shape[0] == '3') {
         for (int64_t r0 = 0, n; r0 < g.regs; r0 += n) {
             for (n = LDST_MAX_REGS; n > g.regs - r0; n /= 2)
