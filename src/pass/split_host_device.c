@@ -16,7 +16,8 @@
  * allocation without it is an error, even when sized. TMA tensor-map init
  * statements inside the region move to the host before the launch, their
  * buffer data rewritten onto storage roots. Launch-bound attrs around the
- * region become kernel attributes. */
+ * region become kernel attributes, and so do the function's launch flags
+ * (programmatic dependent launch) for each kernel it launches. */
 #include "internal.h"
 
 #include <stdio.h>
@@ -30,6 +31,18 @@ static const char *const kernel_attr_keys[] = {
     "tirx.max_registers",
 };
 #define NKERNEL_ATTRS ((int)TX_ARRAY_LEN(kernel_attr_keys))
+
+/* Function attrs (T.func_attr) that every kernel of the function takes,
+ * True or False: {the spelling accepted, the kernel's key}. Programmatic
+ * dependent launch is spelled as the reference spells it ("programtic");
+ * the correct spelling is an alias. */
+static const struct {
+    const char *func_key, *kernel_key;
+    int min_sm;
+} launch_flags[] = {
+    {"tirx.use_programtic_dependent_launch", "tirx.use_programtic_dependent_launch", 90},
+    {"tirx.use_programmatic_dependent_launch", "tirx.use_programtic_dependent_launch", 90},
+};
 
 typedef TX_VEC(IrExpr *) ExprVec;
 typedef TX_VEC(IrStmt *) StmtVec;
@@ -350,6 +363,36 @@ static IrExpr *pyint(TxArena *a, int64_t v)
     return e;
 }
 
+static IrExpr *pybool(TxArena *a, bool v)
+{
+    IrExpr *e = ir_node(a, IR_E_PYBOOL, IR_VOID, (TxSpan){0});
+    e->u.int_val = v;
+    return e;
+}
+
+/* Whether the function sets launch_flags[i]: True, 1, or an error (a value
+ * that is not a constant, or a target without the feature). */
+static bool launch_flag(Split *sp, size_t i)
+{
+    const IrExpr *v = ps_func_attr(sp->f, launch_flags[i].func_key);
+    if (!v)
+        return false;
+    if (v->kind != IR_E_PYBOOL && v->kind != IR_E_PYINT && v->kind != IR_E_INT) {
+        split_error(sp, TX_E_VALUE, v->span, "\"%s\" must be True or False",
+                    launch_flags[i].func_key);
+        return false;
+    }
+    int sm = ir_target_sm(sp->arch);
+    if (v->u.int_val && sm && sm < launch_flags[i].min_sm) {
+        const char *msg = tx_arena_printf(arena(sp), "\"%s\" needs %s or newer (the target "
+                                          "is %s)", launch_flags[i].func_key,
+                                          ir_target_name(launch_flags[i].min_sm), sp->arch);
+        split_error(sp, TX_E_TARGET_FEATURE, v->span, "%s", msg);
+        return false;
+    }
+    return v->u.int_val != 0;
+}
+
 static bool name_taken(Split *sp, const char *name)
 {
     for (int i = 0; i < sp->m->nfuncs; i++)
@@ -396,6 +439,9 @@ static IrFunc *kernel_attrs(Split *sp, IrFunc *k, const Launch *l)
     for (int i = 0; i < NKERNEL_ATTRS; i++)
         if (sp->kattr[i])
             k = ps_func_set_attr(a, k, kernel_attr_keys[i], sp->kattr[i]);
+    for (size_t i = 0; i < TX_ARRAY_LEN(launch_flags); i++)
+        if (launch_flag(sp, i))
+            k = ps_func_set_attr(a, k, launch_flags[i].kernel_key, pybool(a, true));
     return k;
 }
 

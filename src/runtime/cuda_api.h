@@ -70,9 +70,11 @@ typedef enum CUdriverProcAddressQueryResult_enum {
 #define CU_EVENT_DEFAULT 0x0
 
 /* cuLaunchKernelEx's configuration; of the attributes only the cluster
- * dimension is used (the value is a 64-byte union in the driver). */
+ * dimension and programmatic stream serialization (programmatic dependent
+ * launch) are used (the value is a 64-byte union in the driver). */
 typedef enum CUlaunchAttributeID_enum {
     CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
 } CUlaunchAttributeID;
 
 typedef union CUlaunchAttributeValue_union {
@@ -80,6 +82,7 @@ typedef union CUlaunchAttributeValue_union {
     struct {
         unsigned int x, y, z;
     } clusterDim;
+    int programmaticStreamSerializationAllowed;
 } CUlaunchAttributeValue;
 
 typedef struct CUlaunchAttribute_st {

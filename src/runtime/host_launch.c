@@ -1,6 +1,7 @@
 /* The two packed calls of a host function: a kernel launch (the call's
- * arguments stored by the kernel's param types; grid, block, cluster and
- * dynamic shared memory from the call and the kernel's attributes) and
+ * arguments stored by the kernel's param types; grid, block, cluster,
+ * dynamic shared memory and programmatic dependent launch from the call and
+ * the kernel's attributes) and
  * runtime.cuTensorMapEncodeTiled (a TMA descriptor into the host's map
  * slot), through the environment's callbacks. In a dry run (no launch
  * callback) the launch only checks; without an encode callback a tensor
@@ -92,11 +93,15 @@ static bool set_extent(Eval *ev, const IrFunc *k, const char *tag, int64_t ext,
     return true;
 }
 
-static void set_cluster(const IrFunc *k, RtLaunchConfig *cfg)
+/* The kernel's launch attributes: its cluster shape, and whether it is a
+ * programmatic dependent launch. */
+static void set_kernel_attrs(const IrFunc *k, RtLaunchConfig *cfg)
 {
     const IrExpr *c = func_attr(k, "tirx.cluster_dims");
     for (int i = 0; c && c->kind == IR_E_LIST && i < c->u.list.n && i < 3; i++)
         cfg->cluster[i] = (unsigned)c->u.list.items[i]->u.int_val;
+    const IrExpr *pdl = func_attr(k, "tirx.use_programtic_dependent_launch");
+    cfg->pdl = pdl && (pdl->kind == IR_E_PYBOOL || pdl->kind == IR_E_PYINT) && pdl->u.int_val;
 }
 
 /* Grid, block and shared memory from the call's trailing arguments. */
@@ -120,7 +125,7 @@ static bool launch_config(Eval *ev, const IrFunc *k, const IrCall *c, RtLaunchCo
     Val smem = rt_he_eval(ev, c->args[c->nargs - 1]);
     cfg->dyn_smem_bytes = smem.i > 0 ? (size_t)smem.i : 0;
     cfg->stream = ev->env->stream;
-    set_cluster(k, cfg);
+    set_kernel_attrs(k, cfg);
     return !rt_he_failed(ev);
 }
 

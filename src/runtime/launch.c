@@ -5,8 +5,9 @@
  * bad launch is a message naming the limit rather than a bare
  * CUDA_ERROR_INVALID_VALUE; it raises the kernel's dynamic shared memory
  * limit when asked for more than the current one (48 KiB by default), sets up
- * a cluster launch attribute when cluster dims are given, and calls
- * cuLaunchKernelEx on the caller's stream. */
+ * the launch attributes (a cluster dimension when cluster dims are given,
+ * programmatic stream serialization for a programmatic dependent launch),
+ * and calls cuLaunchKernelEx on the caller's stream. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +191,10 @@ static RtStatus check_resources(const RtFunction *f, const RtLaunchConfig *c, Rt
     if (cluster > 1 && !d->cluster_launch)
         return rt_fail(err, RT_ERR_USAGE, "launch of %s: %s cannot launch clusters (needs sm_90+)",
                        f->name, d->name);
+    if (c->pdl && d->cc_major < 9)
+        return rt_fail(err, RT_ERR_USAGE,
+                       "launch of %s: %s has no programmatic dependent launch (needs sm_90+)",
+                       f->name, d->name);
     return RT_OK;
 }
 
@@ -213,6 +218,25 @@ static RtStatus raise_limits(RtFunction *f, const RtLaunchConfig *c, RtError *er
     return r == CUDA_SUCCESS ? RT_OK : rt_cu_fail(err, cu, r, "cuFuncSetAttribute");
 }
 
+int rt_launch_attrs(const RtLaunchConfig *c, CUlaunchAttribute attrs[RT_MAX_LAUNCH_ATTRS])
+{
+    int n = 0;
+    memset(attrs, 0, sizeof *attrs * RT_MAX_LAUNCH_ATTRS);
+    if (cluster_dim(c, 0) * cluster_dim(c, 1) * cluster_dim(c, 2) > 1) {
+        attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attrs[n].value.clusterDim.x = cluster_dim(c, 0);
+        attrs[n].value.clusterDim.y = cluster_dim(c, 1);
+        attrs[n].value.clusterDim.z = cluster_dim(c, 2);
+        n++;
+    }
+    if (c->pdl) {
+        attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attrs[n].value.programmaticStreamSerializationAllowed = 1;
+        n++;
+    }
+    return n;
+}
+
 RtStatus rt_launch(RtFunction *f, const RtLaunchConfig *c, void **args, RtError *err)
 {
     RtDevice *d = f->module->dev;
@@ -225,21 +249,15 @@ RtStatus rt_launch(RtFunction *f, const RtLaunchConfig *c, void **args, RtError 
         s = raise_limits(f, c, err);
     if (s != RT_OK)
         return s;
-    CUlaunchAttribute attrs[1];
-    memset(attrs, 0, sizeof attrs);
-    attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attrs[0].value.clusterDim.x = cluster_dim(c, 0);
-    attrs[0].value.clusterDim.y = cluster_dim(c, 1);
-    attrs[0].value.clusterDim.z = cluster_dim(c, 2);
-    bool clustered = cluster_dim(c, 0) * cluster_dim(c, 1) * cluster_dim(c, 2) > 1;
+    CUlaunchAttribute attrs[RT_MAX_LAUNCH_ATTRS];
     CUlaunchConfig cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.gridDimX = c->grid[0], cfg.gridDimY = c->grid[1], cfg.gridDimZ = c->grid[2];
     cfg.blockDimX = c->block[0], cfg.blockDimY = c->block[1], cfg.blockDimZ = c->block[2];
     cfg.sharedMemBytes = (unsigned)c->dyn_smem_bytes;
     cfg.hStream = (CUstream)c->stream;
-    cfg.attrs = clustered ? attrs : NULL;
-    cfg.numAttrs = clustered ? 1 : 0;
+    cfg.numAttrs = (unsigned)rt_launch_attrs(c, attrs);
+    cfg.attrs = cfg.numAttrs ? attrs : NULL;
     CUresult r = d->cu->cuLaunchKernelEx(&cfg, f->fn, args, NULL);
     return r == CUDA_SUCCESS ? RT_OK : rt_cu_fail(err, d->cu, r, "cuLaunchKernelEx");
 }

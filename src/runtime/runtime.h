@@ -370,13 +370,17 @@ typedef struct RtLaunchConfig {
     unsigned cluster[3];   /* all 0 (or 1): no cluster */
     size_t dyn_smem_bytes;
     void *stream;          /* the caller's CUstream; NULL: the legacy default stream */
+    bool pdl;              /* programmatic dependent launch: the kernel may start before the
+                            * previous one on the stream ends; it waits for that one's
+                            * results with griddepcontrol.wait (sm_90+) */
 } RtLaunchConfig;
 
 /* Launches f with cuLaunchKernelEx. args[i] points at argument i (a
  * CUtensorMap argument: at an RtTensorMap). Raises the function's dynamic
  * shared memory limit when the launch asks for more than 48 KiB. Checks the
  * configuration against the device's limits first, naming what is wrong.
- * Thread-safe. */
+ * A cluster shape and cfg->pdl become launch attributes (cluster dimension,
+ * programmatic stream serialization). Thread-safe. */
 RtStatus rt_launch(RtFunction *f, const RtLaunchConfig *cfg, void **args, RtError *err);
 
 /* ---- TMA tensor maps ---- */

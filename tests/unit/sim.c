@@ -315,9 +315,9 @@ static void test_not_modelled(void **state)
     (void)state;
     const char *src = KERNEL_HEAD
         "    S[tx] = X[tx]\n"
-        "    T.ptx.griddepcontrol.wait()\n"
+        "    T.ptx.fence.proxy.tensormap__generic.release.gpu()\n"
         "    Y[tx] = S[tx]\n";
-    const char *frags[] = {"bug.tirx:8:", "not modelled: ptx.griddepcontrol"};
+    const char *frags[] = {"bug.tirx:8:", "not modelled: ptx.fence.proxy.tensormap::generic"};
     expect_error(src, frags, 2);
 }
 
