@@ -56,12 +56,6 @@ struct RtModule {
     RtFunction *functions;
 };
 
-/* The most launch attributes rt_launch passes (cluster dimension,
- * programmatic stream serialization). */
-#define RT_MAX_LAUNCH_ATTRS 2
-/* The launch attributes of c into attrs; returns how many. */
-int rt_launch_attrs(const RtLaunchConfig *c, CUlaunchAttribute attrs[RT_MAX_LAUNCH_ATTRS]);
-
 /* dlsym into a function pointer without an object-to-function pointer cast. */
 bool rt_lookup(void *lib, const char *name, void *fn_out);
 /* $var when set and not empty, else fallback. */

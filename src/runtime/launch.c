@@ -17,6 +17,7 @@
 
 #define JIT_LOG_BYTES 4096
 #define PORTABLE_CLUSTER_SIZE 8
+#define MAX_LAUNCH_ATTRS 2
 
 RtStatus rt_module_load(RtDevice *d, const void *image, RtModule **out, RtError *err)
 {
@@ -218,10 +219,12 @@ static RtStatus raise_limits(RtFunction *f, const RtLaunchConfig *c, RtError *er
     return r == CUDA_SUCCESS ? RT_OK : rt_cu_fail(err, cu, r, "cuFuncSetAttribute");
 }
 
-int rt_launch_attrs(const RtLaunchConfig *c, CUlaunchAttribute attrs[RT_MAX_LAUNCH_ATTRS])
+/* The launch attributes of c (cluster dimension, programmatic stream
+ * serialization) into attrs; returns how many. */
+static int launch_attrs(const RtLaunchConfig *c, CUlaunchAttribute attrs[MAX_LAUNCH_ATTRS])
 {
     int n = 0;
-    memset(attrs, 0, sizeof *attrs * RT_MAX_LAUNCH_ATTRS);
+    memset(attrs, 0, sizeof *attrs * MAX_LAUNCH_ATTRS);
     if (cluster_dim(c, 0) * cluster_dim(c, 1) * cluster_dim(c, 2) > 1) {
         attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
         attrs[n].value.clusterDim.x = cluster_dim(c, 0);
@@ -249,14 +252,14 @@ RtStatus rt_launch(RtFunction *f, const RtLaunchConfig *c, void **args, RtError 
         s = raise_limits(f, c, err);
     if (s != RT_OK)
         return s;
-    CUlaunchAttribute attrs[RT_MAX_LAUNCH_ATTRS];
+    CUlaunchAttribute attrs[MAX_LAUNCH_ATTRS];
     CUlaunchConfig cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.gridDimX = c->grid[0], cfg.gridDimY = c->grid[1], cfg.gridDimZ = c->grid[2];
     cfg.blockDimX = c->block[0], cfg.blockDimY = c->block[1], cfg.blockDimZ = c->block[2];
     cfg.sharedMemBytes = (unsigned)c->dyn_smem_bytes;
     cfg.hStream = (CUstream)c->stream;
-    cfg.numAttrs = (unsigned)rt_launch_attrs(c, attrs);
+    cfg.numAttrs = (unsigned)launch_attrs(c, attrs);
     cfg.attrs = cfg.numAttrs ? attrs : NULL;
     CUresult r = d->cu->cuLaunchKernelEx(&cfg, f->fn, args, NULL);
     return r == CUDA_SUCCESS ? RT_OK : rt_cu_fail(err, d->cu, r, "cuLaunchKernelEx");

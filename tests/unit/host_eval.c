@@ -29,6 +29,23 @@ static const char vector_add[] =
     "    if i < n:\n"
     "        C[i] = A[i] + B[i]\n";
 
+/* vector_add as a programmatic dependent launch (it may start before the
+ * previous kernel on the stream ends, and waits for it). */
+static const char vector_add_pdl[] =
+    "@T.prim_func\n"
+    "def vector_add(a: T.handle, b: T.handle, c: T.handle, n: T.int32):\n"
+    "    T.func_attr({\"tirx.use_programtic_dependent_launch\": True})\n"
+    "    A = T.match_buffer(a, (n,), \"float32\")\n"
+    "    B = T.match_buffer(b, (n,), \"float32\")\n"
+    "    C = T.match_buffer(c, (n,), \"float32\")\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([T.ceildiv(n, 256)])\n"
+    "    tx = T.thread_id([256])\n"
+    "    i: T.let = bx * 256 + tx\n"
+    "    T.ptx.griddepcontrol.wait()\n"
+    "    if i < n:\n"
+    "        C[i] = A[i] + B[i]\n";
+
 /* n is only in the shapes: bound from the first tensor at launch. */
 static const char symbolic[] =
     "@T.prim_func\n"
@@ -138,6 +155,24 @@ static void test_vector_add_launch(void **state)
     assert_int_equal(seen.cfg.grid[1], 1);
     assert_int_equal(seen.cfg.block[0], 256);
     assert_int_equal(seen.cfg.dyn_smem_bytes, 0);
+    assert_false(seen.cfg.pdl);
+    ir_module_free(l.m);
+}
+
+/* The kernel's programmatic dependent launch attribute reaches the launch
+ * configuration. */
+static void test_pdl_launch(void **state)
+{
+    (void)state;
+    Lowered l = lower(vector_add_pdl, "vector_add");
+    VaddArgs v;
+    vadd_args(&v, 1000);
+    Seen seen;
+    RtError err;
+    assert_int_equal(dry_run(&l, v.args, 4, &seen, &err), RT_OK);
+    assert_int_equal(seen.launches, 1);
+    assert_true(seen.cfg.pdl);
+    assert_int_equal(seen.cfg.grid[0], 4);
     ir_module_free(l.m);
 }
 
@@ -222,6 +257,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vector_add_launch),
+        cmocka_unit_test(test_pdl_launch),
         cmocka_unit_test(test_argument_count_and_kind),
         cmocka_unit_test(test_tensor_checks),
         cmocka_unit_test(test_symbolic_shape),
