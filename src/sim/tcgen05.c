@@ -24,7 +24,10 @@
  *     they are read K-major only), N, M) against the .kind (f16:
  *     f16/bf16 inputs; tf32; f8f6f4 and mxf8f6f4: e4m3/e5m2; mxf4 and
  *     mxf4nvf4: e2m1 packed two to a byte), A from a shared-memory
- *     descriptor or tensor memory, B from a descriptor (the layouts of
+ *     descriptor or tensor memory (there the A row of each element of D is
+ *     on that element's lane: the column halves of .ws M = 64 and
+ *     cta_group::2 M = 128, and the quarters of .ws M = 32, each read their
+ *     own lanes' A), B from a descriptor (the layouts of
  *     wgmma.c; the sm_100 descriptor's swizzle codes), the product summed in
  *     double and rounded once to float32, D in the data path of M and the
  *     CTA group: M = 128 (and 256 over a CTA pair) row i in lane i; M = 64
@@ -342,36 +345,46 @@ static void d_pos(const Idesc *id, int group, bool ws, int row, int col, int *la
     }
 }
 
-/* A (rows x K) from tensor memory: row i at D's lane for that row, K
- * packed 32 / bits elements per column. */
+/* A from tensor memory, by lane (TM_LANES x K, from the address's lane): the
+ * row of A that an element of D is computed from is on that element's lane,
+ * so the data paths that fold D's columns onto several lane groups (B, E,
+ * G) read a separate A from each group; K packed 32 / bits elements per
+ * column. Only the lanes the data path uses are read. */
 static bool read_tmem_a(SimLaunch *l, SimThread *t, SimCta *c, const Idesc *id, int group,
                         bool ws, uint32_t taddr, double *A, TxSpan at)
 {
-    int rows = id->m / group, per = 32 / id->a.bits;
+    int rows = id->m / group, per = 32 / id->a.bits, tcol0 = (int)(taddr & 0xffff);
+    bool seen[TM_LANES] = {false};
     for (int r = 0; r < rows; r++)
-        for (int k = 0; k < id->k; k++) {
+        for (int n = 0; n < id->n; n++) {
             int lane, tcol;
-            d_pos(id, group, ws, r, 0, &lane, &tcol);
-            uint32_t v;
-            int tcol0 = (int)(taddr & 0xffff);
-            if (!tm_read(l, t, c, lane + (int)(taddr >> 16), tcol0 + k / per, &v, at))
-                return false;
-            uint64_t bits = v >> (id->a.bits * (k % per)) & ((1ull << id->a.bits) - 1);
-            A[r * id->k + k] = sim_from_bits(id->a, bits).f;
+            d_pos(id, group, ws, r, n, &lane, &tcol);
+            if (seen[lane])
+                continue;
+            seen[lane] = true;
+            for (int k = 0; k < id->k; k++) {
+                uint32_t v;
+                if (!tm_read(l, t, c, lane + (int)(taddr >> 16), tcol0 + k / per, &v, at))
+                    return false;
+                uint64_t bits = v >> (id->a.bits * (k % per)) & ((1ull << id->a.bits) - 1);
+                A[lane * id->k + k] = sim_from_bits(id->a, bits).f;
+            }
         }
     return true;
 }
 
-/* One CTA's part of the product: its rows of A (A: rows x K) times all of B
- * (N x K) into its D. */
+/* One CTA's part of the product: its rows of A (A: rows x K, or from
+ * tensor memory TM_LANES x K by lane) times all of B (N x K) into its D. */
 static void mma_cta(SimLaunch *l, SimThread *t, SimCta *c, const Idesc *id, int group, bool ws,
-                    uint32_t dtaddr, bool acc, const double *A, const double *B, TxSpan at)
+                    bool ts, uint32_t dtaddr, bool acc, const double *A, const double *B,
+                    TxSpan at)
 {
     int rows = id->m / group;
     for (int r = 0; r < rows && !sim_failed(l); r++)
         for (int n = 0; n < id->n && !sim_failed(l); n++) {
             int lane, tcol;
             d_pos(id, group, ws, r, n, &lane, &tcol);
+            const double *a = A + (ts ? lane : r) * id->k;
             lane += (int)(dtaddr >> 16), tcol += (int)(dtaddr & 0xffff);
             double sum = 0;
             if (acc) {
@@ -386,7 +399,7 @@ static void mma_cta(SimLaunch *l, SimThread *t, SimCta *c, const Idesc *id, int 
                 sum = sim_from_bits(IR_FLOAT32, m->v[lane * TM_COLS + tcol]).f;
             }
             for (int k = 0; k < id->k; k++)
-                sum += A[r * id->k + k] * B[n * id->k + k];
+                sum += a[k] * B[n * id->k + k];
             uint32_t bits = (uint32_t)sim_to_bits(IR_FLOAT32, (SimVal){.f = sum});
             tm_write(l, t, c, lane, tcol, bits, TM_PENDING, at);
         }
@@ -457,8 +470,8 @@ static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
                              at)) ||
         !decode_desc(l, t, (uint64_t)sim_ptx_value(l, t, p, "b_desc", 0), id.mn_b, &ob, at))
         return;
-    int rows = id.m / group, nb = id.n / group;
-    double *A = malloc(sizeof *A * (size_t)(rows * id.k)), *B = malloc(sizeof *B * (size_t)(id.n * id.k));
+    int rows = id.m / group, nb = id.n / group, na = (ts ? TM_LANES : rows) * id.k;
+    double *A = calloc((size_t)na, sizeof *A), *B = malloc(sizeof *B * (size_t)(id.n * id.k));
     if (!A || !B)
         sim_fail(l, t, at, "out of memory");
     /* B: each CTA of the group holds nb of its N rows at the same offset, and
@@ -481,7 +494,7 @@ static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
                         A, at);
         else
             sim_read_smem_operand(l, t, &oa, id.a, rows, id.k, A, NULL, at);
-        for (int i = 0; i < rows * id.k && !sim_failed(l); i++)
+        for (int i = 0; i < na && !sim_failed(l); i++)
             A[i] = (id.neg_a ? -1 : 1) * (id.a.bits == 32 ? sim_tf32_value(A[i]) : A[i]);
         if (g == 0)
             for (int i = 0; i < id.n * id.k && !sim_failed(l); i++)
@@ -490,7 +503,7 @@ static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
             apply_scale(l, t, c, &id, nsf, id.sf_a,
                         (uint32_t)sim_ptx_value(l, t, p, "sfa_tmem", 0), rows, A, at);
         if (!sim_failed(l))
-            mma_cta(l, t, c, &id, group, ws, dt, acc, A, B, at);
+            mma_cta(l, t, c, &id, group, ws, ts, dt, acc, A, B, at);
         l->cta = saved;
     }
     free(A);

@@ -302,6 +302,50 @@ static void check_f8f6f4(tirx_device *gpu, GpuRng *rng)
     tirx_module_free(mod);
 }
 
+/* C and A in tensor memory as two 64-lane halves (tests/gpu/op_gemm_tcgen05_bmm.tirx,
+ * data path E): D[64 h + i, j] = sum_k A[64 h + i, k] B[n / 2 h + j, k], A's
+ * lanes 64-127 feeding the columns on those lanes only. */
+static void check_bmm(tirx_device *gpu, GpuRng *rng, int n, int k)
+{
+    enum { M = 128 };
+    printf("bfloat16, two 64-row halves of A in tensor memory, %d x %d x %d:\n", M, n, k);
+    char v[2][16];
+    snprintf(v[0], 16, "%d", n), snprintf(v[1], 16, "%d", k);
+    tirx_define d[] = {{"N", v[0]}, {"K", v[1]}};
+    tirx_module *mod = op_compile(gpu, "tests/gpu/op_gemm_tcgen05_bmm.tirx", d, 2);
+    int nh = n / 2;
+    size_t na = (size_t)M * k, nb = (size_t)n * k, nd = (size_t)M * nh;
+    uint16_t *a = malloc(na * 2), *b = malloc(nb * 2);
+    double *av = malloc(na * 8), *bv = malloc(nb * 8), *ref = malloc(nd * 8);
+    float *out = malloc(nd * 4);
+    GPU_CHECK(a && b && av && bv && ref && out, "host memory");
+    for (size_t i = 0; i < na; i++)
+        av[i] = random_elem(rng, BF16, &a[i]);
+    for (size_t i = 0; i < nb; i++)
+        bv[i] = random_elem(rng, BF16, &b[i]);
+    for (int r = 0; r < M; r++)
+        for (int j = 0; j < nh; j++) {
+            double sum = 0;
+            for (int x = 0; x < k; x++)
+                sum += av[(size_t)r * k + x] * bv[(size_t)(r / 64 * nh + j) * k + x];
+            ref[(size_t)r * nh + j] = sum;
+        }
+    OpTensor A, B, D;
+    op_tensor(gpu, &A, M, k, kDLBfloat, 16);
+    op_tensor(gpu, &B, n, k, kDLBfloat, 16);
+    op_tensor(gpu, &D, M, nh, kDLFloat, 32);
+    op_upload(gpu, &A, a), op_upload(gpu, &B, b), op_poison(gpu, &D);
+    OpTensor *args[] = {&A, &B, &D};
+    op_launch(mod, "bmm", args, 3);
+    op_download(gpu, &D, out);
+    double rel = gpu_rel_l2(out, ref, nd);
+    printf("  rel L2 error %.3g\n", rel);
+    GPU_CHECK(rel <= 1e-5, "each half of the product matches its float64 reference");
+    op_free(gpu, &A), op_free(gpu, &B), op_free(gpu, &D);
+    free(a), free(b), free(av), free(bv), free(ref), free(out);
+    tirx_module_free(mod);
+}
+
 static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
 {
     printf("%s, %d x %d x %d, %s-major B:\n", elem_name(c->e), c->m, c->n, c->k,
@@ -330,6 +374,8 @@ int main(void)
     for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++)
         check_scaled(gpu, &rng, &scaled[i]);
     check_f8f6f4(gpu, &rng);
+    check_bmm(gpu, &rng, 128, 64);
+    check_bmm(gpu, &rng, 256, 128);
     op_close(gpu);
     printf("PASSED\n");
     return 0;

@@ -29,7 +29,12 @@
  * M 64) and B (cta_group::2, M 64): the two column halves of each
  * instruction on lanes 0-63 and 64-127. C's
  * origin (lane and column) may be symbolic. A in TMEM is the identity on
- * lanes 0..M-1 (data paths D, A and F).
+ * lanes 0..M-1 (data paths D, A and F). Data paths B and E compute the
+ * column halves of an instruction on lanes 0-63 and 64-127, each from the A
+ * on its own lanes: there A in TMEM is [2, M, K] (A[h] on lanes 64 h ..),
+ * and C may be given as the same halves, [2, M, N / 2] (C[h] on lanes
+ * 64 h .., one instruction's N), so that C[h] = A[h] @ B[h N / 2 ..]^T;
+ * either form makes M 64 and, with cta_group=1, the .ws form.
  *
  * Shared-memory descriptors are derived from A's and B's layouts and checked
  * element by element (smem_desc.c); the instruction descriptor is folded at
@@ -63,6 +68,7 @@ typedef struct Tc05 {
     int64_t sf_step;      /* scale-factor elements per K step */
     OpSmemOperand a, b;
     bool a_tmem, trans_a, trans_b, ws;
+    bool c_halves, a_halves; /* C [2, M, N / 2], A [2, M, K]: the two 64-lane halves */
     IrExpr *accum;        /* NULL: False */
     int cta_group;
     int64_t m, n, k;      /* C is m x n; B has n / cta_group rows */
@@ -138,9 +144,11 @@ static const char *read_a(OpCtx *c, Tc05 *g, int64_t *m, int64_t *k)
     g->a_tmem = true;
     if ((why = op_tmem_read(c, 1, &g->at)))
         return why;
-    if (g->at.ndim != 2 || g->trans_a)
-        return op_reason(c, "A in tensor memory must be a 2-D [M, K] tile (transA=False)");
-    *m = g->at.ext[0], *k = g->at.ext[1];
+    g->a_halves = g->at.ndim == 3 && g->at.ext[0] == 2;
+    if ((g->at.ndim != 2 && !g->a_halves) || g->trans_a)
+        return op_reason(c, "A in tensor memory must be a 2-D [M, K] tile, or [2, M, K] for the "
+                            "two 64-lane halves of data paths B and E (transA=False)");
+    *m = g->at.ext[g->at.ndim - 2], *k = g->at.ext[g->at.ndim - 1];
     return NULL;
 }
 
@@ -163,6 +171,17 @@ static void c_expected(const Tc05 *g, int64_t i, int64_t j, int64_t *lane, int64
     }
 }
 
+/* "[i, j]" or "[h, i, j]": an element's index, for messages. */
+static const char *index_str(OpCtx *c, const int64_t *idx, int n)
+{
+    if (n == 2)
+        return tx_arena_printf(c->arena, "[%lld, %lld]", (long long)idx[0], (long long)idx[1]);
+    return tx_arena_printf(c->arena, "[%lld, %lld, %lld]", (long long)idx[0], (long long)idx[1],
+                           (long long)idx[2]);
+}
+
+/* C's element (i, j) of the M x N product, checked where the data path
+ * puts it; C [2, M, N / 2] holds it at [j / (N / 2), i, j % (N / 2)]. */
 static const char *check_c(OpCtx *c, Tc05 *g)
 {
     static const char *const how[] = {
@@ -174,32 +193,46 @@ static const char *check_c(OpCtx *c, Tc05 *g)
                 "M=64, ws=True)",
         ['F'] = "16 rows per warp slab (T.tmem_datapath_layout(\"F\", 64, N))",
     };
+    int64_t half = g->n / 2;
     for (int64_t i = 0; i < g->m; i++)
         for (int64_t j = 0; j < g->n; j++) {
-            int64_t idx[2] = {i, j}, lane, col, el, ec;
+            int64_t idx[3] = {j / half, i, j % half}, *at = idx, lane, col, el, ec;
+            if (!g->c_halves)
+                at = idx + 1, idx[1] = i, idx[2] = j;
             c_expected(g, i, j, &el, &ec);
-            if (!op_tmem_at(c, &g->c, idx, &lane, &col) || lane != el || col != ec)
-                return op_reason(c, "C '%s' is not in data path %c, %s: its element [%lld, "
-                                    "%lld] must be at lane %lld, column %lld", g->c.name,
-                                 g->path, how[(int)g->path], (long long)i, (long long)j,
+            if (!op_tmem_at(c, &g->c, at, &lane, &col) || lane != el || col != ec)
+                return op_reason(c, "C '%s' is not in data path %c, %s: its element %s must be "
+                                    "at lane %lld, column %lld", g->c.name, g->path,
+                                 how[(int)g->path], index_str(c, at, g->c.ndim),
                                  (long long)el, (long long)ec);
         }
     return NULL;
 }
 
+/* A in TMEM: [M, K] with row i on lane i (data paths A, D and F), or [2, M,
+ * K] for data paths B and E, whose MMAs compute the columns on lanes
+ * 64 h .. 64 h + 63 from A[h] on the same lanes (an A [2, M, K] always
+ * makes the path B or E: read_halves). */
 static const char *check_a_tmem(OpCtx *c, Tc05 *g)
 {
-    if (g->path == 'B' || g->path == 'E')
-        return op_reason(c, "A in tensor memory is supported for data paths A, D and F, not %c",
-                         g->path);
-    for (int64_t i = 0; i < g->m; i++)
-        for (int64_t j = 0; j < g->k; j++) {
-            int64_t idx[2] = {i, j}, lane, col;
-            if (!op_tmem_at(c, &g->at, idx, &lane, &col) || lane != i || col != j)
-                return op_reason(c, "A '%s' in tensor memory must put row i on lane i and "
-                                    "column j on column j (tmem.alloc_tcgen05_mma_A)",
-                                 g->at.name);
-        }
+    bool halves = g->path == 'B' || g->path == 'E';
+    if (halves && !g->a_halves)
+        return op_reason(c, "data path %c computes the columns on lanes 64-127 from the A on "
+                            "those lanes: A in tensor memory must be [2, %lld, K], A[h] on "
+                            "lanes 64 h .. 64 h + %lld (tmem.alloc_tcgen05_mma_A with shape "
+                            "(2, %lld, K))", g->path, (long long)g->m, (long long)g->m - 1,
+                         (long long)g->m);
+    for (int64_t h = 0; h < (halves ? 2 : 1); h++)
+        for (int64_t i = 0; i < g->m; i++)
+            for (int64_t j = 0; j < g->k; j++) {
+                int64_t idx[3] = {h, i, j}, *at = halves ? idx : idx + 1, lane, col;
+                if (!op_tmem_at(c, &g->at, at, &lane, &col) || lane != h * 64 + i || col != j)
+                    return op_reason(c, "A '%s' in tensor memory must put %s on lane %s and "
+                                        "column j on column j (tmem.alloc_tcgen05_mma_A): its "
+                                        "element %s is not there", g->at.name,
+                                     halves ? "A[h, i, j]" : "row i", halves ? "64 h + i" : "i",
+                                     index_str(c, at, g->at.ndim));
+            }
     return NULL;
 }
 
@@ -252,11 +285,31 @@ static const char *read_types(OpCtx *c, Tc05 *g)
     return NULL;
 }
 
+/* C [2, M, N / 2] or A [2, M, K] is a pair of 64-lane halves: the M = 64
+ * data paths B (cta_group=2) and E (the .ws form, inferred). */
+static const char *read_halves(OpCtx *c, Tc05 *g)
+{
+    const char *what = g->c_halves ? "C [2, M, N / 2]" : "A [2, M, K]";
+    if (g->m != 64)
+        return op_reason(c, "%s holds the two 64-lane halves of data paths B and E, where M is "
+                            "64, not %lld", what, (long long)g->m);
+    IrExpr *e = op_config(c, "weight_stationary");
+    if (g->cta_group == 1 && e && !g->ws)
+        return op_reason(c, "%s with cta_group=1 is data path E, the .ws form; drop "
+                            "weight_stationary=False", what);
+    if (g->cta_group == 1)
+        g->ws = true;
+    return NULL;
+}
+
 static const char *read_shapes(OpCtx *c, Tc05 *g, int64_t am, int64_t ak)
 {
-    if (g->c.ndim != 2)
-        return op_reason(c, "C must be a 2-D region of tensor memory");
-    g->m = g->c.ext[0], g->n = g->c.ext[1], g->k = ak;
+    g->c_halves = g->c.ndim == 3 && g->c.ext[0] == 2;
+    if (g->c.ndim != 2 && !g->c_halves)
+        return op_reason(c, "C must be a 2-D region of tensor memory, or [2, M, N / 2] for the "
+                            "two 64-lane halves of data paths B and E");
+    g->m = g->c.ext[g->c.ndim - 2], g->n = g->c.ext[g->c.ndim - 1] * (g->c_halves ? 2 : 1);
+    g->k = ak;
     if (am != g->m || g->b.mn * g->cta_group != g->n || g->b.k != ak)
         return op_reason(c, "the shapes do not multiply: C %lldx%lld, A %lldx%lld, B %lldx%lld "
                             "with cta_group=%d (A is [M, K], B is [N / cta_group, K]; "
@@ -266,6 +319,9 @@ static const char *read_shapes(OpCtx *c, Tc05 *g, int64_t am, int64_t ak)
     if (g->m != 64 && g->m != 128)
         return op_reason(c, "C has %lld rows; a CTA's share of a tcgen05.mma is 64 or 128",
                          (long long)g->m);
+    const char *why = g->c_halves || g->a_halves ? read_halves(c, g) : NULL;
+    if (why)
+        return why;
     if (g->k % g->k_mma)
         return op_reason(c, "K (%lld) must be a multiple of %lld", (long long)g->k,
                          (long long)g->k_mma);
@@ -275,6 +331,9 @@ static const char *read_shapes(OpCtx *c, Tc05 *g, int64_t am, int64_t ak)
     if (g->n_mma < step || g->n_mma % step)
         return op_reason(c, "N (%lld) has no instruction tile: a multiple of %lld up to 256 that "
                             "divides it", (long long)g->n, (long long)step);
+    if (g->c_halves && g->n_mma != g->n)
+        return op_reason(c, "C [2, M, N / 2] holds the column halves of one instruction: N is "
+                            "at most 256, not %lld", (long long)g->n);
     if (g->ws && (g->cta_group != 1 || (g->n_mma != 64 && g->n_mma != 128 && g->n_mma != 256)))
         return op_reason(c, "weight_stationary (.ws) needs cta_group=1 and N tiles of 64, 128 "
                             "or 256, not %lld", (long long)g->n_mma);
