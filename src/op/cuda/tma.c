@@ -279,11 +279,21 @@ const char *tma_read_call(OpCtx *c, const char *variant, bool explicit_keys, Tma
     t->smem = t->load ? dst : src, t->gmem = t->load ? src : dst;
     bool padded = ir_dtype_eq(ir_dtype_unaligned(t->smem.dtype), t->gmem.dtype) &&
                   t->smem.dtype.code != t->gmem.dtype.code;
-    if (!ir_dtype_eq(dst.dtype, src.dtype) && !padded)
+    IrDType d = dst.dtype, s = src.dtype;
+    bool ints = (d.code == IR_DT_INT || d.code == IR_DT_UINT) &&
+                (s.code == IR_DT_INT || s.code == IR_DT_UINT) && d.bits == s.bits &&
+                d.lanes == s.lanes;
+    if (!ir_dtype_eq(d, s) && !padded && !ints)
         return op_reason(c, "the shared and global dtypes differ (a packed fp4 / fp6 global "
                             "tensor moves only into a shared buffer of its own dtype or of "
-                            "its _align16 form)");
-    return read_config(c, variant, explicit_keys, t);
+                            "its _align16 form; signed and unsigned integers of one width "
+                            "move as bytes)");
+    if ((why = read_config(c, variant, explicit_keys, t)))
+        return why;
+    if (!ir_dtype_eq(d, s) && ints && t->reduce)
+        return op_reason(c, "a reduce store (%s) needs the shared and global integers of one "
+                            "signedness", t->reduce);
+    return NULL;
 }
 
 /* ---------------------------------------------------------------- descriptor type */
@@ -293,7 +303,7 @@ const char *tma_descriptor_type(OpCtx *c, const TmaCall *t, TmaSpec *s)
     IrDType d = t->gmem.dtype;
     char name[IR_DTYPE_STR_MAX];
     int code = -1;
-    if (t->smem.dtype.code != d.code) /* an _align16 shared form: 16U4 / 16U6_ALIGN16B */
+    if (ir_dtype_subbyte(d) && t->smem.dtype.code != d.code) /* _align16: 16U4 / 16U6_ALIGN16B */
         code = d.bits == 4 ? 14 : 15, s->packed = s->padded = true;
     else if (d.lanes == 1)
         switch (d.code) {
