@@ -194,13 +194,14 @@ static int emit_reinterpret(Cg *cg, const IrExpr *e, TxBuf *b)
 {
     const IrExpr *x = e->u.call.args[0];
     const IrType *pt = e->u.call.ptr_type;
-    char *text = cg_expr_str(cg, x, CG_PREC_UNARY);
     if (pt) {
-        tx_buf_printf(b, "(%s)%s", cg_var_ctype(cg, pt, cg_span(cg, e)), text);
+        tx_buf_printf(b, "(%s)%s", cg_var_ctype(cg, pt, cg_span(cg, e)),
+                      cg_expr_str(cg, x, CG_PREC_UNARY));
         return CG_PREC_UNARY;
     }
     if (e->dtype.code == IR_DT_HANDLE || x->dtype.code == IR_DT_HANDLE) {
-        tx_buf_printf(b, "(%s)%s", cg_ctype_at(cg, e->dtype, cg_span(cg, e)), text);
+        tx_buf_printf(b, "(%s)%s", cg_ctype_at(cg, e->dtype, cg_span(cg, e)),
+                      cg_expr_str(cg, x, CG_PREC_UNARY));
         return CG_PREC_UNARY;
     }
     if (e->dtype.bits * e->dtype.lanes != x->dtype.bits * x->dtype.lanes)

@@ -122,8 +122,37 @@ static IrExpr *load_lane(Cg *cg, const IrExpr *e, int k)
     return c;
 }
 
+/* A vector that is one C value (a variable, a reinterpret): its member. */
+static IrExpr *whole_lane(Cg *cg, const IrExpr *e, int k)
+{
+    const char *t = e->kind == IR_E_VAR ? cg_name(cg, e) : held(cg, e);
+    return text_var(cg, scalar_of(e->dtype), cg_lane_of(cg, t, e->dtype, k));
+}
+
+/* Lane k of T.Shuffle(vectors, indices): the indices-th lane of the
+ * vectors' concatenation. */
+static IrExpr *shuffle_lane(Cg *cg, const IrExpr *e, int k)
+{
+    int64_t at = e->u.shuffle.indices[k]->u.int_val;
+    for (int i = 0; i < e->u.shuffle.nvectors; i++) {
+        const IrExpr *v = e->u.shuffle.vectors[i];
+        if (at < v->dtype.lanes)
+            return lane(cg, v, (int)at);
+        at -= v->dtype.lanes;
+    }
+    cg_error(cg, TX_E_CODEGEN, cg_span(cg, e), "T.Shuffle picks a lane past its vectors");
+    return ir_int(&cg->arena, IR_INT32, 0, cg->span);
+}
+
+static bool is_reinterpret(const IrExpr *e)
+{
+    return e->kind == IR_E_CALL && e->u.call.op == IR_OP_REINTERPRET && !e->u.call.ptr_type;
+}
+
 static IrExpr *call_lane(Cg *cg, const IrExpr *e, int k)
 {
+    if (is_reinterpret(e))
+        return whole_lane(cg, e, k);
     IrExpr *c = copy_node(cg, e);
     c->u.call.args = TX_NEW_ARRAY(&cg->arena, IrExpr *, e->u.call.nargs ? e->u.call.nargs : 1);
     for (int i = 0; i < e->u.call.nargs; i++)
@@ -142,6 +171,8 @@ static IrExpr *lane(Cg *cg, const IrExpr *e, int k)
     case IR_E_BROADCAST: return broadcast_lane(cg, e);
     case IR_E_LOAD: return load_lane(cg, e, k);
     case IR_E_CALL: return call_lane(cg, e, k);
+    case IR_E_VAR: return whole_lane(cg, e, k);
+    case IR_E_SHUFFLE: return shuffle_lane(cg, e, k);
     case IR_E_NOT:
     case IR_E_CAST:
     case IR_E_SELECT:
@@ -188,6 +219,14 @@ void cg_vec_value(Cg *cg, const IrExpr *e, TxBuf *b)
     uintptr_t name;
     if (ir_ptrmap_get(&cg->vec_temps, e, &name)) {
         tx_buf_puts(b, (const char *)name);
+        return;
+    }
+    if (e->kind == IR_E_VAR) {
+        tx_buf_puts(b, cg_name(cg, e));
+        return;
+    }
+    if (is_reinterpret(e)) { /* the bits of a value of the same size */
+        cg_call(cg, e, b);
         return;
     }
     if (e->kind == IR_E_LOAD && e->u.access.n == 1) {
