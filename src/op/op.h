@@ -74,7 +74,8 @@ typedef struct OpCtx {
      * -> the power of two its value (every value stored) is a multiple of;
      * NULL or absent: nothing known (op_known_pow2_in). */
     const IrPtrMap *pow2;
-    /* A local buffer -> the value of its only store; 1: several stores. */
+    /* A local buffer -> the value of its only store (1: several stores); a
+     * let's variable -> its value. */
     const IrPtrMap *stores;
     const char *reason;   /* set when a lowering declines (op_decline) */
     bool wrong_scope;     /* op_need_scope refused the call's scope */

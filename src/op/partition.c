@@ -147,8 +147,8 @@ int64_t op_region_vector(OpCtx *c, const OpRegion *r, int64_t max_elems, bool bo
 }
 
 /* Whether r is an aligned run of n elements under t->pow2's facts about
- * params, after the scalars stored once (c->stores) are recomputed from them
- * (a few rounds: a scalar may be computed from another). */
+ * params, after the lets and the scalars stored once (c->stores) are
+ * recomputed from them (a few rounds: one may be computed from another). */
 static bool aligned_assuming(OpCtx *t, const OpCtx *c, const OpRegion *r, int64_t n)
 {
     IrPtrMap *m = (IrPtrMap *)t->pow2;

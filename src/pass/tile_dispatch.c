@@ -49,7 +49,7 @@ typedef struct Dispatch {
      * multiples of (OpCtx.pow2; a local's from all its stores, 1 once it escapes) */
     IrPtrMap pow2;
     /* a local buffer -> the value of its one store (a scalar written once),
-     * or 1 when it has several (OpCtx.stores) */
+     * or 1 when it has several; a let's variable -> its value (OpCtx.stores) */
     IrPtrMap stores;
     bool analyzing;      /* a walk that only records levels */
     bool grew;           /* the walk raised a buffer's level */
@@ -636,9 +636,11 @@ static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
     case IR_S_ATTR: record_launch_attr(d, s); return NULL;
     case IR_S_BIND:
         record_level(d, s->u.bind.var, level_of(d, s->u.bind.value));
-        if (ir_dtype_is_int(s->u.bind.value->dtype))
+        if (ir_dtype_is_int(s->u.bind.value->dtype)) {
             ir_ptrmap_put(&d->pow2, s->u.bind.var,
                           (uintptr_t)op_known_pow2_in(&d->pow2, s->u.bind.value));
+            ir_ptrmap_put(&d->stores, s->u.bind.var, (uintptr_t)s->u.bind.value);
+        }
         return NULL;
     case IR_S_FOR: {
         if (s->u.loop.kind == IR_FOR_THREAD_BINDING && s->u.loop.thread) {
