@@ -34,6 +34,14 @@ typedef struct ScopeIds {
     IrExpr *launch_var[3], *launch_ext[3];
 } ScopeIds;
 
+/* A branch of an `if` whose condition is fixed for each thread (see "roles"). */
+typedef struct Role {
+    int parent, depth;
+    const IrStmt *branch_of; /* the `if` (NULL for the root) */
+    bool is_else;
+    IrPtrMap stored; /* local buffer -> the finest level its stores here vary at */
+} Role;
+
 typedef struct Dispatch {
     IrMutator mut;
     IrModule *module;
@@ -41,9 +49,13 @@ typedef struct Dispatch {
     int sm;
     ScopeIds ids;
     IrPtrMap level;      /* var -> the finest IrScope at which its value varies */
-    /* local buffer -> the finest level its contents vary at (see "local
-     * registers"); a buffer not in the map may hold anything per thread */
+    IrPtrMap fixed;      /* var -> 1 when each thread sees one value of it (see "roles") */
+    /* local buffer -> IR_SCOPE_WORLD while its stores are tracked (see "local
+     * registers"; their levels are kept per role), IR_SCOPE_THREAD once it
+     * escapes; a buffer not in the map may hold anything per thread */
     IrPtrMap contents;
+    TX_VEC(Role) roles;  /* [0] is every thread */
+    int role;            /* the role of the statements being walked */
     IrPtrMap alias;      /* a view of a local buffer -> that buffer (one contents) */
     /* a let's variable or a local buffer -> the power of two its values are
      * multiples of (OpCtx.pow2; a local's from all its stores, 1 once it escapes) */
@@ -162,13 +174,123 @@ static const IrExpr *local_root(const Dispatch *d, const IrExpr *buf)
     return ir_ptrmap_get(&d->alias, buf, &root) ? (const IrExpr *)root : buf;
 }
 
+/* ---------------------------------------------------------------- roles */
+/* A thread's role: the branches it takes of the `if`s whose condition is
+ * fixed for each thread, an expression of scope ids, launch indices,
+ * parameters, constants and lets of them (`if warp_id == 2:`, `if wg_id ==
+ * 0: ... else: ...`): every evaluation by one thread gives the same value, so
+ * a thread that takes one branch never runs the other. Registers are per
+ * thread: the stores in the other branch never touch the registers of the
+ * threads in this one. So a register that the elected thread of a producer
+ * warp updates (`if warp == 0: if elect_sync(): tile = tile + 148`) is still
+ * uniform over a consumer warp in another branch whose lanes all update
+ * their own copy alike. Roles form a tree whose root is every thread; the
+ * level of a local buffer's stores is kept per role, and a load sees the
+ * stores of every role not exclusive with its own (its ancestors, its
+ * descendants, and the branches of other `if`s). A condition that is not
+ * fixed (a register, a loop variable, `elect_sync()`) makes no role. */
+
+static bool fixed_expr(const Dispatch *d, const IrExpr *e)
+{
+    uintptr_t v;
+    if (!e)
+        return true;
+    switch (e->kind) {
+    case IR_E_INT: case IR_E_PYINT: case IR_E_FLOAT: case IR_E_PYFLOAT: case IR_E_STR:
+        return true;
+    case IR_E_VAR: /* a variable the walk has not defined is a parameter */
+        return !ir_ptrmap_get(&d->level, e, NULL) || (ir_ptrmap_get(&d->fixed, e, &v) && v);
+    case IR_E_ADD: case IR_E_SUB: case IR_E_MUL: case IR_E_DIV: case IR_E_MOD:
+    case IR_E_FLOORDIV: case IR_E_FLOORMOD: case IR_E_MIN: case IR_E_MAX:
+    case IR_E_AND: case IR_E_OR: case IR_E_LT: case IR_E_LE: case IR_E_GT:
+    case IR_E_GE: case IR_E_EQ: case IR_E_NE:
+        return fixed_expr(d, e->u.op.a) && fixed_expr(d, e->u.op.b);
+    case IR_E_NOT: case IR_E_CAST:
+        return fixed_expr(d, e->u.op.a);
+    case IR_E_SELECT:
+        return fixed_expr(d, e->u.op.cond) && fixed_expr(d, e->u.op.a) &&
+               fixed_expr(d, e->u.op.b);
+    case IR_E_CALL:
+        switch (e->u.call.op) {
+        case IR_OP_BITWISE_AND: case IR_OP_BITWISE_OR: case IR_OP_BITWISE_XOR:
+        case IR_OP_BITWISE_NOT: case IR_OP_SHIFT_LEFT: case IR_OP_SHIFT_RIGHT:
+            for (int i = 0; i < e->u.call.nargs; i++)
+                if (!fixed_expr(d, e->u.call.args[i]))
+                    return false;
+            return true;
+        default: return false;
+        }
+    default: return false;
+    }
+}
+
+static void record_fixed(Dispatch *d, const IrExpr *var, bool fixed)
+{
+    ir_ptrmap_put(&d->fixed, var, fixed);
+}
+
+/* The role of a branch of `ifs` taken from the current role. */
+static int branch_role(Dispatch *d, const IrStmt *ifs, bool is_else)
+{
+    for (int i = 1; i < d->roles.len; i++) {
+        const Role *r = &d->roles.items[i];
+        if (r->parent == d->role && r->branch_of == ifs && r->is_else == is_else)
+            return i;
+    }
+    Role r = {d->role, d->roles.items[d->role].depth + 1, ifs, is_else, {0}};
+    tx_vec_push(&d->roles, r);
+    return d->roles.len - 1;
+}
+
+/* No thread is in both roles: they take different branches of one `if`. */
+static bool exclusive(const Dispatch *d, int a, int b)
+{
+    const Role *r = d->roles.items;
+    while (r[a].depth > r[b].depth)
+        a = r[a].parent;
+    while (r[b].depth > r[a].depth)
+        b = r[b].parent;
+    if (a == b)
+        return false; /* one role is within the other */
+    while (r[a].parent != r[b].parent)
+        a = r[a].parent, b = r[b].parent;
+    return r[a].branch_of == r[b].branch_of;
+}
+
+/* The finest level of the stores to `buf` that the current role's threads
+ * may have run. */
+static int stored_level(const Dispatch *d, const IrExpr *buf)
+{
+    int l = IR_SCOPE_WORLD;
+    for (int i = 0; i < d->roles.len; i++) {
+        uintptr_t v;
+        if (ir_ptrmap_get(&d->roles.items[i].stored, buf, &v) && (int)v > l &&
+            !exclusive(d, i, d->role))
+            l = (int)v;
+    }
+    return l;
+}
+
+/* A store of level `level` to `buf` in the current role. */
+static void raise_stored(Dispatch *d, const IrExpr *buf, int level)
+{
+    IrPtrMap *m = &d->roles.items[d->role].stored;
+    uintptr_t old = IR_SCOPE_WORLD;
+    ir_ptrmap_get(m, buf, &old);
+    if ((uintptr_t)level > old) {
+        ir_ptrmap_put(m, buf, (uintptr_t)level);
+        d->grew = true;
+    }
+}
+
 /* A load of a local buffer: the level its contents vary at, and its indices'. */
 static Level local_level(Dispatch *d, const IrExpr *e)
 {
     uintptr_t known;
-    if (!ir_ptrmap_get(&d->contents, local_root(d, e->u.access.buffer), &known))
+    const IrExpr *buf = local_root(d, e->u.access.buffer);
+    if (!ir_ptrmap_get(&d->contents, buf, &known) || known == IR_SCOPE_THREAD)
         return varies(IR_SCOPE_THREAD);
-    Level l = varies((int)known);
+    Level l = varies(stored_level(d, buf));
     for (int i = 0; i < e->u.access.n; i++)
         l = max_level(l, level_of(d, e->u.access.indices[i]));
     return l;
@@ -253,6 +375,8 @@ static void record_scopeid(Dispatch *d, const IrStmt *s)
     for (int i = 0; i < s->u.scopeid.nvars; i++)
         record_level(d, s->u.scopeid.vars[i],
                      (Level){scopeid_level(s->u.scopeid.kind), s->u.scopeid.nvars == 1});
+    for (int i = 0; i < s->u.scopeid.nvars; i++)
+        record_fixed(d, s->u.scopeid.vars[i], true);
 }
 
 /* A `threadIdx.*` / `blockIdx.*` launch attr or thread_binding loop defines a
@@ -266,6 +390,7 @@ static void record_launch(Dispatch *d, IrExpr *var, const char *tag, IrExpr *ext
     }
     if (thread || !strncmp(tag, "blockIdx.", 9))
         record_level(d, var, (Level){thread ? IR_SCOPE_THREAD : IR_SCOPE_CTA, !strcmp(tag, "threadIdx.x")});
+    record_fixed(d, var, true);
 }
 
 static void record_launch_attr(Dispatch *d, const IrStmt *s)
@@ -514,10 +639,7 @@ static void record_store(Dispatch *d, const IrStmt *s)
         l = max_level(l, level_of(d, s->u.store.indices[i]));
     if (s->u.store.predicate)
         l = max_level(l, level_of(d, s->u.store.predicate));
-    if ((uintptr_t)l.level > known) {
-        ir_ptrmap_put(&d->contents, buf, (uintptr_t)l.level);
-        d->grew = true;
-    }
+    raise_stored(d, buf, l.level);
 }
 
 /* A uniform PTX instruction (a statement): every local buffer among its
@@ -532,12 +654,10 @@ static void record_uniform_ptx(Dispatch *d, const IrExpr *e)
     for (int i = 0; i < c->nargs; i++) {
         const IrExpr *a = c->args[i];
         uintptr_t known;
-        if (a->kind != IR_E_LOAD ||
-            !ir_ptrmap_get(&d->contents, local_root(d, a->u.access.buffer), &known) ||
-            known == IR_SCOPE_THREAD || (uintptr_t)l.level <= known)
-            continue;
-        ir_ptrmap_put(&d->contents, local_root(d, a->u.access.buffer), (uintptr_t)l.level);
-        d->grew = true;
+        if (a->kind == IR_E_LOAD &&
+            ir_ptrmap_get(&d->contents, local_root(d, a->u.access.buffer), &known) &&
+            known != IR_SCOPE_THREAD)
+            raise_stored(d, local_root(d, a->u.access.buffer), l.level);
     }
 }
 
@@ -578,10 +698,22 @@ static IrStmt *mutate_narrowed(Dispatch *d, IrStmt *s, const IrExpr *cond)
     return r;
 }
 
+/* A branch of an `if`: narrowed by its condition, in its own role when the
+ * condition is fixed for each thread. */
+static IrStmt *mutate_branch(Dispatch *d, const IrStmt *s, bool is_else)
+{
+    int saved = d->role;
+    if (fixed_expr(d, s->u.ifs.cond))
+        d->role = branch_role(d, s, is_else);
+    IrStmt *r = mutate_narrowed(d, is_else ? s->u.ifs.else_s : s->u.ifs.then_s, s->u.ifs.cond);
+    d->role = saved;
+    return r;
+}
+
 static IrStmt *lower_if(Dispatch *d, IrStmt *s)
 {
-    IrStmt *t = mutate_narrowed(d, s->u.ifs.then_s, s->u.ifs.cond);
-    IrStmt *e = s->u.ifs.else_s ? mutate_narrowed(d, s->u.ifs.else_s, s->u.ifs.cond) : NULL;
+    IrStmt *t = mutate_branch(d, s, false);
+    IrStmt *e = s->u.ifs.else_s ? mutate_branch(d, s, true) : NULL;
     if (t == s->u.ifs.then_s && e == s->u.ifs.else_s)
         return s;
     IrStmt *n = ir_stmt_copy(&d->module->arena, s);
@@ -636,6 +768,7 @@ static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
     case IR_S_ATTR: record_launch_attr(d, s); return NULL;
     case IR_S_BIND:
         record_level(d, s->u.bind.var, level_of(d, s->u.bind.value));
+        record_fixed(d, s->u.bind.var, fixed_expr(d, s->u.bind.value));
         if (ir_dtype_is_int(s->u.bind.value->dtype)) {
             ir_ptrmap_put(&d->pow2, s->u.bind.var,
                           (uintptr_t)op_known_pow2_in(&d->pow2, s->u.bind.value));
@@ -649,6 +782,7 @@ static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
         }
         record_level(d, s->u.loop.var,
                      max_level(level_of(d, s->u.loop.min), level_of(d, s->u.loop.extent)));
+        record_fixed(d, s->u.loop.var, false);
         return NULL;
     }
     case IR_S_STORE:
@@ -776,6 +910,7 @@ static void analyze_locals(Dispatch *d, IrFunc *f)
         d->mut = (IrMutator){.ctx = d, .arena = &d->module->arena, .stmt = dispatch_stmt};
         memset(&d->ids, 0, sizeof d->ids);
         d->narrow = IR_SCOPE_WORLD;
+        d->role = 0;
         ir_mutate_func(&d->mut, f);
         ir_mutator_free(&d->mut);
     } while (d->grew);
@@ -785,10 +920,12 @@ static void analyze_locals(Dispatch *d, IrFunc *f)
 static IrFunc *dispatch_func(Dispatch *d, IrFunc *f)
 {
     d->func = f;
+    tx_vec_push(&d->roles, (Role){0});
     analyze_locals(d, f);
     d->mut = (IrMutator){.ctx = d, .arena = &d->module->arena, .stmt = dispatch_stmt};
     memset(&d->ids, 0, sizeof d->ids);
     d->narrow = IR_SCOPE_WORLD;
+    d->role = 0;
     d->in_device = false;
     IrFunc *r = ir_mutate_func(&d->mut, f);
     IrFunc *out = r ? r : f;
@@ -814,6 +951,9 @@ static IrFunc *dispatch_func(Dispatch *d, IrFunc *f)
     tx_vec_free(&d->launch_checks);
     tx_vec_free(&d->memo);
     tx_vec_free(&d->post_def);
+    for (int i = 0; i < d->roles.len; i++)
+        ir_ptrmap_free(&d->roles.items[i].stored);
+    tx_vec_free(&d->roles);
     return out;
 }
 
@@ -823,6 +963,7 @@ bool ps_tile_dispatch(PsCtx *ctx, IrModule *m)
     for (int i = 0; i < m->nfuncs; i++)
         m->funcs[i] = dispatch_func(&d, m->funcs[i]);
     ir_ptrmap_free(&d.level);
+    ir_ptrmap_free(&d.fixed);
     ir_ptrmap_free(&d.contents);
     ir_ptrmap_free(&d.alias);
     ir_ptrmap_free(&d.pow2);
