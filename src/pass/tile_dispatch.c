@@ -118,6 +118,50 @@ static Level divided(Level x, int64_t c)
 
 static Level level_of(Dispatch *d, const IrExpr *e);
 
+/* The special registers that hold one value per CTA (T.cuda.mov_sreg); a
+ * name ending in '.' stands for its .x/.y/.z. The others (%laneid, %tid.x,
+ * %warpid, %clock, %lanemask_lt, ...) vary per thread. */
+static const char *const cta_sregs[] = {
+    "%ctaid.", "%nctaid.", "%ntid.", "%clusterid.", "%nclusterid.", "%cluster_ctaid.",
+    "%cluster_nctaid.", "%cluster_ctarank", "%cluster_nctarank", "%is_explicit_cluster",
+    "%smid", "%nsmid", "%nwarpid", "%gridid", "%total_smem_size", "%dynamic_smem_size",
+    "%aggr_smem_size",
+};
+
+static bool cta_sreg(const IrExpr *name)
+{
+    if (name->kind != IR_E_STR)
+        return false;
+    for (size_t i = 0; i < sizeof cta_sregs / sizeof *cta_sregs; i++) {
+        size_t n = strlen(cta_sregs[i]);
+        if (cta_sregs[i][n - 1] == '.' ? !strncmp(name->u.str, cta_sregs[i], n) &&
+                                             name->u.str[n] && !name->u.str[n + 1]
+                                       : !strcmp(name->u.str, cta_sregs[i]))
+            return true;
+    }
+    return false;
+}
+
+/* A call whose result may differ between threads that pass it the same
+ * arguments: an election, a PTX instruction, an atomic's old value, a clock,
+ * a per-thread special register, a function whose body is not seen. */
+static bool per_thread_call(const IrExpr *e)
+{
+    if (e->kind != IR_E_CALL)
+        return false;
+    switch (e->u.call.op) {
+    case IR_OP_CUDA_ELECT_SYNC: case IR_OP_PTX: case IR_OP_CUDA_ACTIVEMASK:
+    case IR_OP_CUDA_ATOMIC_ADD: case IR_OP_CUDA_ATOMIC_CAS: case IR_OP_CUDA_CLOCK64:
+    case IR_OP_CUDA_THREAD_RANK: case IR_OP_CUDA_FUNC_CALL: case IR_OP_CALL_FUNC:
+    case IR_OP_CALL_LLVM_INTRIN: case IR_OP_CUDA_IKET_RANGE_START:
+        return true;
+    case IR_OP_CUDA_MOV_SREG:
+        return e->u.call.nargs < 2 || !cta_sreg(e->u.call.args[1]);
+    default:
+        return false;
+    }
+}
+
 /* Any other expression: the finest level of the variables, thread-private
  * loads and per-thread calls inside it. */
 typedef struct LevelWalk {
@@ -130,8 +174,7 @@ static bool level_expr(IrVisitor *v, const IrExpr *e)
 {
     LevelWalk *w = v->ctx;
     int l = IR_SCOPE_WORLD;
-    if (e->kind == IR_E_VAR || e->kind == IR_E_LOAD ||
-        (e->kind == IR_E_CALL && (e->u.call.op == IR_OP_CUDA_ELECT_SYNC || e->u.call.op == IR_OP_PTX)))
+    if (e->kind == IR_E_VAR || e->kind == IR_E_LOAD || per_thread_call(e))
         l = e->kind == IR_E_LOAD && strcmp(e->u.access.buffer->u.var.type->scope, "local")
                 ? IR_SCOPE_WORLD
                 : level_of(w->d, e).level;
@@ -312,7 +355,7 @@ static int collective_level(IrOp op)
 static Level call_level(Dispatch *d, const IrExpr *e)
 {
     const IrCall *c = &e->u.call;
-    if (c->op == IR_OP_CUDA_ELECT_SYNC || c->op == IR_OP_PTX)
+    if (per_thread_call(e))
         return varies(IR_SCOPE_THREAD);
     Level l = varies(IR_SCOPE_WORLD);
     for (int i = 0; i < c->nargs; i++)
