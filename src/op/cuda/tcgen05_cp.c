@@ -241,11 +241,7 @@ static void derive_offsets(Cp *p, const CpShape *s, const int64_t *at, int64_t o
 
 static const char *plan_shape(OpCtx *c, Cp *p, const CpShape *s)
 {
-    int64_t per_row = s->bits / p->ebits, per_blk = per_row * s->rows;
-    if (p->n % per_blk)
-        return op_reason(c, "%lld elements are no whole number of %s copies of %lld",
-                         (long long)p->n, s->shape, (long long)per_blk);
-    p->blocks = p->n / per_blk;
+    int64_t per_row = s->bits / p->ebits, per_blk = per_row * s->rows, blocks = 0, filled = 0;
     int64_t *at = TX_NEW_ARRAY(c->arena, int64_t, p->n);   /* by block-row-byte slot */
     int64_t *pos_of = TX_NEW_ARRAY(c->arena, int64_t, p->n);
     for (int64_t i = 0; i < p->n; i++)
@@ -254,19 +250,26 @@ static const char *plan_shape(OpCtx *c, Cp *p, const CpShape *s)
         int64_t lane[4], col, blk, row, byte;
         int np = tmem_points(c, p, pos, lane, &col);
         if (!np || !replicas_ok(s, lane, np) || !atom_place(p, s, lane[0], col, &blk, &row, &byte) ||
-            blk >= p->blocks)
+            (blk + 1) * per_blk > p->n)
             return op_reason(c, "'%s' is not laid out as %s%s%s writes: its element %lld lands "
                                 "elsewhere in tensor memory", p->t.name, s->shape,
                              *s->multicast ? "." : "", s->multicast, (long long)pos);
         int64_t slot = blk * per_blk + row * per_row + byte * 8 / p->ebits;
         int64_t off = smem_offset(c, p, pos);
-        if (off < 0 || at[slot] >= 0) {
+        if (off < 0 || (at[slot] >= 0 && at[slot] != off)) {
             p->tmem_fit = true;
             return op_reason(c, "'%s' does not map each element to one shared-memory place",
                              p->s.name);
         }
-        at[slot] = off, pos_of[slot] = pos;
+        if (at[slot] < 0) /* else an alias of an element seen: the same place both sides */
+            at[slot] = off, pos_of[slot] = pos, filled++;
+        if (blk >= blocks)
+            blocks = blk + 1;
     }
+    if (filled != blocks * per_blk)
+        return op_reason(c, "%lld elements are no whole number of %s copies of %lld",
+                         (long long)filled, s->shape, (long long)per_blk);
+    p->blocks = blocks;
     p->tmem_fit = true;
     derive_offsets(p, s, at, at[0]);
     p->base = TX_NEW_ARRAY(c->arena, int64_t, p->blocks);
