@@ -6,7 +6,7 @@
 
 #include "tmem.h"
 
-const char *op_tmem_read(OpCtx *c, int arg, OpTmemRegion *t)
+static const char *read_region(OpCtx *c, int arg, OpTmemRegion *t, bool whole_column)
 {
     const char *why = op_region(c, arg, &t->r);
     if (why)
@@ -46,9 +46,19 @@ const char *op_tmem_read(OpCtx *c, int arg, OpTmemRegion *t)
     t->tile = TX_NEW(c->arena, IrLayout);
     *t->tile = *sl;
     t->tile->noffset = 0;
-    if (op_known_pow2_in(c->pow2, t->col) % t->per_col)
+    if (whole_column && op_known_pow2_in(c->pow2, t->col) % t->per_col)
         return op_reason(c, "'%s' does not start on a 32-bit TMEM column", t->name);
     return NULL;
+}
+
+const char *op_tmem_read(OpCtx *c, int arg, OpTmemRegion *t)
+{
+    return read_region(c, arg, t, true);
+}
+
+const char *op_tmem_read_bytes(OpCtx *c, int arg, OpTmemRegion *t)
+{
+    return read_region(c, arg, t, false);
 }
 
 bool op_tmem_at(OpCtx *c, const OpTmemRegion *t, const int64_t *idx, int64_t *lane, int64_t *col)
@@ -85,5 +95,15 @@ IrExpr *op_tmem_addr(OpCtx *c, const OpTmemRegion *t, IrExpr *lane, int64_t col3
     IrExpr *rows = op_bin(c, IR_E_MUL, op_bin(c, IR_E_ADD, t->lane, lane), op_i32(c, 65536));
     IrExpr *addr = op_bin(c, IR_E_ADD, ir_buf(t->r.buffer)->allocated_addr[0],
                           op_bin(c, IR_E_ADD, rows, col));
+    return op_cast(c, IR_UINT32, addr);
+}
+
+IrExpr *op_tmem_addr_of(OpCtx *c, const OpTmemRegion *t, IrExpr *lane, int64_t col)
+{
+    IrExpr *at = op_bin(c, IR_E_FLOORDIV, op_bin(c, IR_E_ADD, t->col, op_i32(c, col)),
+                        op_i32(c, t->per_col));
+    IrExpr *rows = op_bin(c, IR_E_MUL, op_bin(c, IR_E_ADD, t->lane, lane), op_i32(c, 65536));
+    IrExpr *addr = op_bin(c, IR_E_ADD, ir_buf(t->r.buffer)->allocated_addr[0],
+                          op_bin(c, IR_E_ADD, rows, at));
     return op_cast(c, IR_UINT32, addr);
 }

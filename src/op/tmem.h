@@ -20,8 +20,12 @@ typedef struct OpTmemRegion {
     int per_col;                 /* elements per 32-bit column */
 } OpTmemRegion;
 
-/* Argument arg as a TMEM region with a layout on TLane/TCol. */
+/* Argument arg as a TMEM region with a layout on TLane/TCol, starting on a
+ * 32-bit column. */
 const char *op_tmem_read(OpCtx *c, int arg, OpTmemRegion *t);
+/* The same, starting anywhere in a column (a block-scaled MMA's scale
+ * factors: the instruction descriptor names their byte). */
+const char *op_tmem_read_bytes(OpCtx *c, int arg, OpTmemRegion *t);
 /* The lane and column (elements) from the origin of the element at idx (one
  * index per non-unit dimension); false when the layout does not place it at
  * one TMEM point. */
@@ -32,5 +36,8 @@ bool op_tmem_at_full(OpCtx *c, const OpTmemRegion *t, const int64_t *full, int64
 /* The 32-bit TMEM address (lane << 16 | column) of the point `lane` lanes and
  * `col32` 32-bit columns from the region's origin. */
 IrExpr *op_tmem_addr(OpCtx *c, const OpTmemRegion *t, IrExpr *lane, int64_t col32);
+/* The address of the column holding the element `col` elements from the
+ * origin (which may start inside a column). */
+IrExpr *op_tmem_addr_of(OpCtx *c, const OpTmemRegion *t, IrExpr *lane, int64_t col);
 
 #endif

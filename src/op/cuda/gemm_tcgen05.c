@@ -66,6 +66,9 @@ typedef struct Tc05 {
     const char *sf_type;  /* the scale factors' dtype name */
     int64_t sf_mma;       /* scale factors per row of one MMA (the scale_vec) */
     int64_t sf_step;      /* scale-factor elements per K step */
+    /* the factors' origin may be inside a 32-bit column (a K block chosen at
+     * run time): their byte, sf_id, is computed at run time */
+    bool sf_inside[2];
     OpSmemOperand a, b;
     bool a_tmem, trans_a, trans_b, ws;
     bool c_halves, a_halves; /* C [2, M, N / 2], A [2, M, K]: the two 64-lane halves */
@@ -391,6 +394,35 @@ static const char *check_sf_mma(OpCtx *c, const Tc05 *g, int w, int64_t row0, in
     return NULL;
 }
 
+/* A region of factors that may start inside a column (its origin is not a
+ * known multiple of 4 bytes: `SFA[0:128, kb * 4:kb * 4 + 4]` with kb known
+ * at run time) is read with sf_id = the origin's byte in its column, when
+ * every MMA's factors stay in one column: the origin a known multiple of
+ * the factors per MMA (scale_vec), and each MMA's first factor too. */
+static const char *read_sf_origin(OpCtx *c, Tc05 *g, int w, int64_t rows, int64_t per,
+                                  int64_t steps)
+{
+    const OpTmemRegion *t = &g->sf[w];
+    int64_t align = op_known_pow2_in(c->pow2, t->col);
+    if (align % 4 == 0)
+        return NULL;
+    if (align % g->sf_mma)
+        return tx_arena_printf(c->arena, "starts inside a 32-bit TMEM column at an element "
+                               "not known to be a multiple of %lld (the factors of one MMA "
+                               "must share a column)", (long long)g->sf_mma);
+    for (int64_t row0 = 0; row0 < (w ? g->n / g->cta_group : rows); row0 += per)
+        for (int64_t ki = 0; ki < steps; ki++) {
+            int64_t lane, col;
+            if (sf_at(c, g, w, row0, ki * g->sf_step, &lane, &col) && col % g->sf_mma)
+                return tx_arena_printf(c->arena, "starts inside a 32-bit TMEM column, and the "
+                                       "factors of K step %lld are %lld elements on, not a "
+                                       "multiple of %lld", (long long)ki, (long long)col,
+                                       (long long)g->sf_mma);
+        }
+    g->sf_inside[w] = true;
+    return NULL;
+}
+
 /* SFA [M, SF_K], SFB [>= N, SF_K]: SF_K is sf_mma, sf_mma per K step or
  * 4 * sf_mma per K step; every MMA's factors where the instruction reads them. */
 static const char *read_sf(OpCtx *c, Tc05 *g)
@@ -424,6 +456,9 @@ static const char *read_sf(OpCtx *c, Tc05 *g)
                     return op_reason(c, "%s '%s' is not laid out as tcgen05.mma reads scale "
                                         "factors: %s", names[w], t->name, why);
             }
+        const char *why = read_sf_origin(c, g, w, rows, per, steps);
+        if (why)
+            return op_reason(c, "%s '%s' %s", names[w], t->name, why);
     }
     return NULL;
 }
@@ -438,9 +473,10 @@ static uint32_t mma_idesc(OpCtx *c, const Tc05 *g, int64_t ni, int64_t ki, char 
                      .n = (int)g->n_mma, .k = (int)g->k_mma, .cta_group = g->cta_group,
                      .trans_a = !g->a_tmem && g->a.mn_major, .trans_b = g->b.mn_major};
     int64_t lane, col;
-    if (g->scaled && sf_at(c, g, 0, 0, ki * g->sf_step, &lane, &col))
+    if (g->scaled && !g->sf_inside[0] && sf_at(c, g, 0, 0, ki * g->sf_step, &lane, &col))
         d.sf_id_a = (int)(col % 4);
-    if (g->scaled && sf_at(c, g, 1, ni * g->n_mma / g->cta_group, ki * g->sf_step, &lane, &col))
+    if (g->scaled && !g->sf_inside[1] &&
+        sf_at(c, g, 1, ni * g->n_mma / g->cta_group, ki * g->sf_step, &lane, &col))
         d.sf_id_b = (int)(col % 4);
     uint32_t v = 0;
     *ok = ir_tcgen05_instr_desc(&d, &v, err, errlen);
@@ -480,8 +516,8 @@ static const char *read_call(OpCtx *c, Tc05 *g)
     const char *why;
     if ((why = read_flags(c, g)) || (why = op_tmem_read(c, 0, &g->c)) ||
         (why = read_a(c, g, &am, &ak)) || (why = op_smem_read(c, 2, &g->b, g->trans_b)) ||
-        (g->scaled && ((why = op_tmem_read(c, 3, &g->sf[0])) ||
-                       (why = op_tmem_read(c, 4, &g->sf[1])))) ||
+        (g->scaled && ((why = op_tmem_read_bytes(c, 3, &g->sf[0])) ||
+                       (why = op_tmem_read_bytes(c, 4, &g->sf[1])))) ||
         (why = read_types(c, g)) || (why = read_shapes(c, g, am, ak)) ||
         (why = choose_path(c, g)) || (g->scaled && (why = read_sf(c, g))))
         return why;
@@ -631,7 +667,30 @@ static IrExpr *sf_addr(OpCtx *c, const Tc05 *g, int w, int64_t row0, int64_t ki)
 {
     int64_t lane = 0, col = 0;
     sf_at(c, g, w, row0, ki * g->sf_step, &lane, &col);
+    if (g->sf_inside[w])
+        return op_tmem_addr_of(c, &g->sf[w], op_i32(c, lane), col);
     return op_tmem_addr(c, &g->sf[w], op_i32(c, lane), col / 4);
+}
+
+/* The instruction descriptor of an MMA: the folded constant, with the
+ * scale-factor ids of factors inside a column computed at run time (bits
+ * 29-30 for A, 4-5 for B). */
+static IrExpr *idesc_expr(OpCtx *c, const Tc05 *g, uint32_t idesc, int64_t ni, int64_t ki)
+{
+    IrExpr *e = ir_int(c->arena, IR_UINT32, idesc, c->call->span);
+    for (int w = 0; w < 2; w++) {
+        int64_t lane = 0, col = 0;
+        if (!g->sf_inside[w])
+            continue;
+        sf_at(c, g, w, w ? ni * g->n_mma / g->cta_group : 0, ki * g->sf_step, &lane, &col);
+        IrExpr *byte = op_bin(c, IR_E_FLOORMOD, op_bin(c, IR_E_ADD, g->sf[w].col, op_i32(c, col)),
+                              op_i32(c, 4));
+        IrExpr *shift[2] = {op_cast(c, IR_UINT32, byte),
+                            ir_int(c->arena, IR_UINT32, w ? 4 : 29, c->call->span)};
+        IrExpr *or_args[2] = {e, op_call(c, IR_OP_SHIFT_LEFT, IR_UINT32, shift, 2)};
+        e = op_call(c, IR_OP_BITWISE_OR, IR_UINT32, or_args, 2);
+    }
+    return e;
 }
 
 static void emit_mma(OpCtx *c, OpSeq *s, const Tc05 *g, const Desc *da, const Desc *db,
@@ -649,7 +708,7 @@ static void emit_mma(OpCtx *c, OpSeq *s, const Tc05 *g, const Desc *da, const De
     char err[256];
     bool ok;
     uint32_t idesc = mma_idesc(c, g, ni, k0 / g->k_mma, err, sizeof err, &ok);
-    args[n++] = ir_int(c->arena, IR_UINT32, idesc, c->call->span);
+    args[n++] = idesc_expr(c, g, idesc, ni, k0 / g->k_mma);
     IrExpr *enable = k0 == 0 ? (g->accum ? g->accum : ir_int(c->arena, IR_BOOL, 0, c->call->span))
                              : ir_int(c->arena, IR_BOOL, 1, c->call->span);
     if (g->scaled) {
