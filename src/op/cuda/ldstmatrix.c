@@ -78,12 +78,18 @@ const char *op_ldstmatrix_accept(OpCtx *c)
 
 /* ---------------------------------------------------------------- the plan */
 
-/* Where each element of the register tile lives: elem[t * nregs + slot] is
- * the row-major position (over the tile's shape) of register `slot` of
- * thread t of the scope. */
+/* Where each element of the register region lives: elem[t * nregs + j] is
+ * the row-major position (over the region's extents) of the j-th register of
+ * the region in thread t of the scope; every thread holds the region in the
+ * same registers, slots[j] of the tile (slots ascending). A region that starts
+ * at a run-time place along one dimension (`R[:, cj * 16:cj * 16 + 16]`) is
+ * planned at start 0; it must sit on the same threads wherever it starts (a
+ * known multiple of its alignment), in registers `shift` further: a multiple
+ * of the start. */
 typedef struct Frag {
-    int64_t threads, nregs;
-    int64_t *elem;
+    int64_t threads, nregs, tile_regs;
+    int64_t *elem, *slots;
+    IrExpr *shift; /* registers, or NULL for none */
 } Frag;
 
 /* Thread t's offset in the scope from one thread-axis value. */
@@ -96,56 +102,178 @@ static int64_t axis_unit(int a)
     }
 }
 
+typedef struct Tile {
+    const OpRegion *r;
+    int64_t shape[OP_MAX_DIMS];
+} Tile;
+
+/* The thread of the scope and the register of the tile's element idx. */
+static const char *place_of(OpCtx *c, const Tile *g, const int64_t *idx, int64_t *t,
+                            int64_t *slot)
+{
+    const OpRegion *r = g->r;
+    int64_t pos = 0;
+    for (int d = 0; d < r->ndim; d++)
+        pos = pos * g->shape[d] + idx[d];
+    LyCtx lc = ly_ctx(c->arena);
+    LyCoords co;
+    if (!ly_apply_pos(&lc, r->layout, g->shape, r->ndim, pos, &co))
+        return op_reason(c, "%s", lc.err);
+    if (co.npoints != 1)
+        return op_reason(c, "'%s' holds copies of its elements (a replicated layout)",
+                         r->buffer->u.var.name);
+    IrScope scope = c->call->u.tile.scope;
+    *t = *slot = 0;
+    for (int k = 0; k < co.naxes; k++) {
+        int a = ly_axis_find(co.axes[k]);
+        if (a == LY_AXIS_M) {
+            *slot += co.vals[k];
+            continue;
+        }
+        if (a < 0 || ly_axis_info[a].kind != LY_THREAD || ly_axis_info[a].scope < (int)scope)
+            return op_reason(c, "the layout of '%s' uses axis %s, not registers and threads "
+                                "of the %s", r->buffer->u.var.name, co.axes[k],
+                             ir_scope_names[scope]);
+        *t += co.vals[k] * axis_unit(a);
+    }
+    return NULL;
+}
+
+/* The tile index of region position pos, the region starting at `at`. */
+static void tile_index(const OpRegion *r, const int64_t *at, int64_t pos, int64_t *idx)
+{
+    for (int d = r->ndim - 1; d >= 0; d--) {
+        idx[d] = at[d] + pos % r->extent[d];
+        pos /= r->extent[d];
+    }
+}
+
+/* The region's starts: constants, and at most one run-time start (*sym, its
+ * known alignment *align), planned at 0. */
+static const char *region_starts(OpCtx *c, const OpRegion *r, int64_t *at, int *sym,
+                                 int64_t *align)
+{
+    *sym = -1;
+    for (int d = 0; d < r->ndim; d++) {
+        if (op_const(r->start[d], &at[d]))
+            continue;
+        if (*sym >= 0)
+            return op_reason(c, "the region of '%s' starts at run-time places along two "
+                                "dimensions", r->buffer->u.var.name);
+        *sym = d, at[d] = 0;
+        *align = op_known_pow2_in(c->pow2, r->start[d]);
+    }
+    return NULL;
+}
+
+/* The registers of the region at start `at`: threads and slots. */
+static const char *places(OpCtx *c, const Tile *g, const int64_t *at, int64_t n, int64_t *thr,
+                          int64_t *slot)
+{
+    for (int64_t pos = 0; pos < n; pos++) {
+        int64_t idx[OP_MAX_DIMS];
+        tile_index(g->r, at, pos, idx);
+        const char *why = place_of(c, g, idx, &thr[pos], &slot[pos]);
+        if (why)
+            return why;
+    }
+    return NULL;
+}
+
+/* Every run-time start (a multiple of align in bounds) puts the region on
+ * the same threads, delta per `align` further in the registers. */
+static const char *check_shifts(OpCtx *c, const Tile *g, int64_t *at, int sym, int64_t align,
+                                int64_t n, const int64_t *thr, const int64_t *slot,
+                                int64_t *delta)
+{
+    const OpRegion *r = g->r;
+    int64_t room = g->shape[sym] - r->extent[sym];
+    if (room / align > 256)
+        return op_reason(c, "the region of '%s' may start at too many places", r->buffer->u.var.name);
+    int64_t *t2 = TX_NEW_ARRAY(c->arena, int64_t, n), *s2 = TX_NEW_ARRAY(c->arena, int64_t, n);
+    *delta = 0;
+    for (int64_t k = 1; k * align <= room; k++) {
+        at[sym] = k * align;
+        const char *why = places(c, g, at, n, t2, s2);
+        if (why)
+            return why;
+        if (k == 1)
+            *delta = s2[0] - slot[0];
+        for (int64_t pos = 0; pos < n; pos++)
+            if (t2[pos] != thr[pos] || s2[pos] - slot[pos] != k * *delta)
+                return op_reason(c, "the region of '%s' starts at a run-time place that moves "
+                                    "its elements to other threads or registers unevenly",
+                                 r->buffer->u.var.name);
+    }
+    at[sym] = 0;
+    return NULL;
+}
+
 static const char *frag_of(OpCtx *c, const OpRegion *r, Frag *f)
 {
     const IrBufferType *bt = ir_buf(r->buffer);
-    int64_t shape[OP_MAX_DIMS], n = 1;
+    Tile g = {r, {0}};
+    int64_t n = op_region_size(r), total = 1, at[OP_MAX_DIMS], align = 1, delta = 0;
+    int sym;
     for (int d = 0; d < r->ndim; d++) {
-        int64_t s;
-        if (!op_const(bt->shape[d], &s) || s != r->extent[d])
-            return op_reason(c, "a distributed register tile ('%s') is used whole, not a sub-region",
-                             r->buffer->u.var.name);
-        shape[d] = s, n *= s;
+        if (!op_const(bt->shape[d], &g.shape[d]))
+            return op_reason(c, "the shape of '%s' is not constant", r->buffer->u.var.name);
+        total *= g.shape[d];
     }
     if (r->layout->kind != IR_LAYOUT_TILE)
         return op_reason(c, "the layout of '%s' is swizzled", r->buffer->u.var.name);
+    const char *why = region_starts(c, r, at, &sym, &align);
+    if (why)
+        return why;
     f->threads = op_scope_threads(c);
-    if (n % f->threads)
+    if (n % f->threads || total % f->threads)
         return op_reason(c, "the %lld elements of '%s' do not split evenly over %lld threads",
-                         (long long)n, r->buffer->u.var.name, (long long)f->threads);
-    f->nregs = n / f->threads;
+                         (long long)(n % f->threads ? n : total), r->buffer->u.var.name,
+                         (long long)f->threads);
+    f->nregs = n / f->threads, f->tile_regs = total / f->threads;
+    int64_t *thr = TX_NEW_ARRAY(c->arena, int64_t, n), *slot = TX_NEW_ARRAY(c->arena, int64_t, n);
+    if ((why = places(c, &g, at, n, thr, slot)) ||
+        (sym >= 0 && (why = check_shifts(c, &g, at, sym, align, n, thr, slot, &delta))))
+        return why;
+    /* thread 0's registers, in order, are every thread's */
+    int64_t *index = TX_NEW_ARRAY(c->arena, int64_t, f->tile_regs);
+    for (int64_t i = 0; i < f->tile_regs; i++)
+        index[i] = -1;
+    for (int64_t pos = 0; pos < n; pos++)
+        if (thr[pos] == 0 && slot[pos] < f->tile_regs)
+            index[slot[pos]] = 0;
+    f->slots = TX_NEW_ARRAY(c->arena, int64_t, f->nregs);
+    int64_t j = 0;
+    for (int64_t i = 0; i < f->tile_regs; i++)
+        if (index[i] >= 0 && j < f->nregs)
+            f->slots[j] = i, index[i] = j++;
     f->elem = TX_NEW_ARRAY(c->arena, int64_t, n);
     for (int64_t i = 0; i < n; i++)
         f->elem[i] = -1;
-    LyCtx lc = ly_ctx(c->arena);
-    IrScope scope = c->call->u.tile.scope;
     for (int64_t pos = 0; pos < n; pos++) {
-        LyCoords co;
-        if (!ly_apply_pos(&lc, r->layout, shape, r->ndim, pos, &co))
-            return op_reason(c, "%s", lc.err);
-        if (co.npoints != 1)
-            return op_reason(c, "'%s' holds copies of its elements (a replicated layout)",
-                             r->buffer->u.var.name);
-        int64_t t = 0, slot = 0;
-        for (int k = 0; k < co.naxes; k++) {
-            int a = ly_axis_find(co.axes[k]);
-            if (a == LY_AXIS_M) {
-                slot += co.vals[k];
-                continue;
-            }
-            if (a < 0 || ly_axis_info[a].kind != LY_THREAD || ly_axis_info[a].scope < (int)scope)
-                return op_reason(c, "the layout of '%s' uses axis %s, not registers and threads "
-                                    "of the %s", r->buffer->u.var.name, co.axes[k],
-                                 ir_scope_names[scope]);
-            t += co.vals[k] * axis_unit(a);
-        }
-        if (t >= f->threads || slot >= f->nregs || f->elem[t * f->nregs + slot] >= 0)
+        int64_t t = thr[pos], k = slot[pos] < f->tile_regs ? index[slot[pos]] : -1;
+        if (j != f->nregs || t >= f->threads || k < 0 || f->elem[t * f->nregs + k] >= 0)
             return op_reason(c, "the layout of '%s' does not give each thread of the %s %lld "
-                                "registers of its own", r->buffer->u.var.name,
-                             ir_scope_names[scope], (long long)f->nregs);
-        f->elem[t * f->nregs + slot] = pos;
+                                "registers of its own, the same in every thread",
+                             r->buffer->u.var.name, ir_scope_names[c->call->u.tile.scope],
+                             (long long)f->nregs);
+        f->elem[t * f->nregs + k] = pos;
     }
+    f->shift = sym >= 0 && delta ? op_bin(c, IR_E_MUL, op_bin(c, IR_E_FLOORDIV, r->start[sym],
+                                                               op_i32(c, align)),
+                                          op_i32(c, delta))
+                                 : NULL;
+    if (f->shift && delta % 2)
+        return op_reason(c, "the region of '%s' moves by an odd number of 16-bit registers",
+                         r->buffer->u.var.name);
     return NULL;
+}
+
+/* The tile's 32-bit word holding the region's registers 2q and 2q + 1. */
+static IrExpr *word_of(OpCtx *c, const Frag *f, int64_t q)
+{
+    IrExpr *w = op_i32(c, f->slots[2 * q] / 2);
+    return f->shift ? op_bin(c, IR_E_ADD, w, op_bin(c, IR_E_FLOORDIV, f->shift, op_i32(c, 2))) : w;
 }
 
 /* rows[(t / 32 * words + q) * 8 + r]: the position of the first element of
@@ -288,7 +416,10 @@ static const char *plan(OpCtx *c, const Sides *s, const Frag *f, Plan *p)
     if (k == 0 || ext[k - 1] % 8 || op_region_vector(c, &s->smem, 8, false) < 8)
         return op_reason(c, "the rows of '%s' are not 8 contiguous, 16-byte aligned elements "
                             "along its innermost dimension", s->smem.buffer->u.var.name);
-    if (f->nregs % 2 || f->threads % 32)
+    bool words = f->nregs % 2 == 0;
+    for (int64_t q = 0; words && 2 * q < f->nregs; q++)
+        words = f->slots[2 * q] % 2 == 0 && f->slots[2 * q + 1] == f->slots[2 * q] + 1;
+    if (!words || f->threads % 32)
         return op_reason(c, "each thread must hold whole 32-bit words of '%s'",
                          s->regs.buffer->u.var.name);
     p->words = f->nregs / 2;
@@ -302,6 +433,34 @@ static const char *plan(OpCtx *c, const Sides *s, const Frag *f, Plan *p)
     return NULL;
 }
 
+/* Instruction `ins` of count: a loop variable over them, or NULL for the
+ * only one; for a part of the tile, its number (a constant). */
+static const char *emit_instruction(OpCtx *c, const Sides *s, const Frag *f, const Plan *p,
+                                    IrExpr *words, IrExpr *ins, int64_t count, OpSeq *out)
+{
+    IrExpr **sidx = TX_NEW_ARRAY(c->arena, IrExpr *, s->smem.ndim);
+    const char *why = row_index(c, p, f, &s->smem, count > 1 ? ins : NULL, count, sidx);
+    if (why)
+        return why;
+    IrExpr *args[5];
+    int a = s->load ? 0 : 1;
+    int64_t i = 0;
+    bool part = f->shift || f->nregs != f->tile_regs;
+    if (part)
+        op_const(ins, &i);
+    for (int j = 0; j < p->num; j++) {
+        IrExpr *w = op_i32(c, j);
+        if (part)
+            w = word_of(c, f, i * p->num + j);
+        else if (ins && count > 1)
+            w = op_bin(c, IR_E_ADD, op_bin(c, IR_E_MUL, ins, op_i32(c, p->num)), w);
+        args[a + j] = op_load(c, words, &w, 1);
+    }
+    args[s->load ? p->num : 0] = op_address_of(c, s->smem.buffer, sidx, s->smem.ndim);
+    op_eval(c, out, op_ptx(c, instruction(s->load, p->num, p->trans), args, p->num + 1));
+    return NULL;
+}
+
 IrStmt *op_ldstmatrix_lower(OpCtx *c)
 {
     Sides s;
@@ -312,22 +471,18 @@ IrStmt *op_ldstmatrix_lower(OpCtx *c)
     if (why || (why = plan(c, &s, &f, &p)))
         return op_decline(c, "%s", why);
     int64_t count = p.words / p.num;
-    IrExpr *ins = count > 1 ? op_var(c, "i", IR_INT32) : NULL;
-    IrExpr **sidx = TX_NEW_ARRAY(c->arena, IrExpr *, s.smem.ndim);
-    if ((why = row_index(c, &p, &f, &s.smem, ins, count, sidx)))
-        return op_decline(c, "%s", why);
-    OpSeq out = {0}, body = {0};
-    IrExpr *words = op_flat_view(c, &out, s.regs.buffer, IR_UINT32, p.words);
-    IrExpr *args[5];
-    int a = s.load ? 0 : 1;
-    for (int j = 0; j < p.num; j++) {
-        IrExpr *w = op_i32(c, j);
-        if (ins)
-            w = op_bin(c, IR_E_ADD, op_bin(c, IR_E_MUL, ins, op_i32(c, p.num)), w);
-        args[a + j] = op_load(c, words, &w, 1);
+    OpSeq out = {0};
+    IrExpr *words = op_flat_view(c, &out, s.regs.buffer, IR_UINT32, f.tile_regs / 2);
+    if (f.shift || f.nregs != f.tile_regs) { /* a part of the tile: each instruction's words */
+        for (int64_t i = 0; i < count; i++)
+            if ((why = emit_instruction(c, &s, &f, &p, words, op_i32(c, i), count, &out)))
+                return op_decline(c, "%s", why);
+        return op_seq_finish(c, &out);
     }
-    args[s.load ? p.num : 0] = op_address_of(c, s.smem.buffer, sidx, s.smem.ndim);
-    op_eval(c, &body, op_ptx(c, instruction(s.load, p.num, p.trans), args, p.num + 1));
+    IrExpr *ins = count > 1 ? op_var(c, "i", IR_INT32) : NULL;
+    OpSeq body = {0};
+    if ((why = emit_instruction(c, &s, &f, &p, words, ins, count, &body)))
+        return op_decline(c, "%s", why);
     IrStmt *st = op_seq_finish(c, &body);
     op_emit(&out, ins ? op_for(c, ins, count, IR_FOR_UNROLLED, st) : st);
     return op_seq_finish(c, &out);
