@@ -332,13 +332,22 @@ static void check_outputs(tirx_device *gpu, Problem *p)
     free(out), free(lse), free(ref), free(emu), free(s), free(meta);
 }
 
-static tirx_module *compile(tirx_device *gpu, int s_q, int h_q, int sink, bool full_machine)
+/* The kernel's switchable variants (module constants), a bit each. */
+enum { VAR_CVT_PAIRS = 1, VAR_GATHER_AHEAD = 2 };
+
+static tirx_module *compile(tirx_device *gpu, int s_q, int h_q, int sink, int variant,
+                            bool full_machine)
 {
     char vs[16], vh[16], sms[16];
     snprintf(vs, 16, "%d", s_q), snprintf(vh, 16, "%d", h_q), snprintf(sms, 16, "%d", SMS);
-    tirx_define d[] = {{"S_Q", vs}, {"H_Q", vh}, {"ATTN_SINK", sink ? "True" : "False"},
+    tirx_define d[] = {{"S_Q", vs},
+                       {"H_Q", vh},
+                       {"ATTN_SINK", sink ? "True" : "False"},
+                       {"CVT_PAIRS", variant & VAR_CVT_PAIRS ? "True" : "False"},
+                       {"GATHER_AHEAD", variant & VAR_GATHER_AHEAD ? "1" : "0"},
                        {"NUM_SMS", sms}};
-    return op_compile(gpu, "kernels/mla_sparse_fp8_sm90.tirx", d, full_machine ? 3 : 4);
+    size_t n = sizeof d / sizeof *d;
+    return op_compile(gpu, "kernels/mla_sparse_fp8_sm90.tirx", d, full_machine ? n - 1 : n);
 }
 
 /* Replaces the out-of-range indices by -1; returns how many there were. */
@@ -370,15 +379,16 @@ static void check_out_of_range(tirx_device *gpu, Problem *p)
 }
 
 typedef struct Case {
-    int b, s_q, h_q, topk, blocks, sink, oor, empty;
+    int b, s_q, h_q, topk, blocks, sink, oor, empty, variant;
 } Case;
 
 static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
 {
-    printf("mla_sparse_decode b=%d s_q=%d h_q=%d topk=%d blocks=%d%s%s%s:\n", c->b, c->s_q, c->h_q,
-           c->topk, c->blocks, c->sink ? " sink" : "", c->oor ? " out-of-range" : "",
-           c->empty ? " empty list" : "");
-    tirx_module *m = compile(gpu, c->s_q, c->h_q, c->sink, false);
+    printf("mla_sparse_decode b=%d s_q=%d h_q=%d topk=%d blocks=%d%s%s%s%s%s:\n", c->b, c->s_q,
+           c->h_q, c->topk, c->blocks, c->sink ? " sink" : "", c->oor ? " out-of-range" : "",
+           c->empty ? " empty list" : "", c->variant & VAR_CVT_PAIRS ? " CVT_PAIRS" : "",
+           c->variant & VAR_GATHER_AHEAD ? " GATHER_AHEAD" : "");
+    tirx_module *m = compile(gpu, c->s_q, c->h_q, c->sink, c->variant, false);
     Problem p;
     problem_init(gpu, m, rng, &p, c->b, c->s_q, c->h_q, c->topk, c->blocks, c->sink, true);
     fill_indices(rng, &p, c->oor, c->empty);
@@ -413,7 +423,7 @@ static void expect_refused(tirx_module *m, const tirx_arg *a, const char *arg)
 static void check_refusals(tirx_device *gpu, GpuRng *rng)
 {
     printf("mla_sparse_decode refusals:\n");
-    tirx_module *m = compile(gpu, 1, 64, 0, false);
+    tirx_module *m = compile(gpu, 1, 64, 0, 0, false);
     Problem p;
     problem_init(gpu, m, rng, &p, 1, 1, 64, 64, 2, 0, false);
     tirx_arg a[11];
@@ -450,7 +460,7 @@ static tirx_status decode_on(void *user, void *stream, tirx_error *err)
 static void bench(tirx_device *gpu, GpuRng *rng, int s_q, int h_q, int topk)
 {
     enum { B = 128, SK = 32768 };
-    tirx_module *m = compile(gpu, s_q, h_q, 0, true);
+    tirx_module *m = compile(gpu, s_q, h_q, 0, 0, true);
     Problem p;
     problem_init(gpu, m, rng, &p, B, s_q, h_q, topk, B * SK / BLK, 0, false);
     for (int r = 0; r < B * s_q; r++)
@@ -482,10 +492,17 @@ int main(void)
         {8, 1, 128, 100, 40, 1, 1, 1},  {37, 2, 64, 576, 200, 1, 0, 0},
         {2, 1, 128, 4000, 200, 0, 0, 0}, {64, 2, 128, 64, 100, 1, 1, 0},
         {3, 2, 64, 200, 10, 0, 1, 1},
+        /* the variants */
+        {8, 2, 128, 2048, 300, 1, 1, 1, VAR_CVT_PAIRS},
+        {37, 2, 64, 576, 200, 0, 1, 0, VAR_GATHER_AHEAD},
+        {3, 1, 128, 200, 10, 1, 1, 1, VAR_CVT_PAIRS | VAR_GATHER_AHEAD},
     };
     /* split requests, parts holding several requests, s_q 2, two head blocks */
     const Case sim_cases[] = {{3, 1, 64, 200, 6, 0, 1, 1}, {4, 2, 64, 64, 4, 1, 0, 0},
-                              {2, 2, 128, 100, 4, 1, 1, 0}, {1, 1, 128, 128, 3, 0, 0, 1}};
+                              {2, 2, 128, 100, 4, 1, 1, 0}, {1, 1, 128, 128, 3, 0, 0, 1},
+                              {3, 1, 64, 200, 6, 0, 1, 1, VAR_CVT_PAIRS},
+                              {2, 2, 128, 100, 4, 1, 1, 0, VAR_GATHER_AHEAD},
+                              {4, 2, 64, 64, 4, 1, 0, 1, VAR_CVT_PAIRS | VAR_GATHER_AHEAD}};
     const Case *cases = OP_SIZE(gpu_cases, sim_cases);
     size_t ncases = OP_SIZE(sizeof gpu_cases, sizeof sim_cases) / sizeof(Case);
     for (size_t i = 0; i < ncases; i++)
