@@ -333,7 +333,7 @@ static void check_outputs(tirx_device *gpu, Problem *p)
 }
 
 /* The kernel's switchable variants (module constants), a bit each. */
-enum { VAR_CVT_PAIRS = 1, VAR_GATHER_AHEAD = 2 };
+enum { VAR_CVT_PAIRS = 1, VAR_GATHER_AHEAD = 2, VAR_CLUSTER_SPLIT = 4 };
 
 static tirx_module *compile(tirx_device *gpu, int s_q, int h_q, int sink, int variant,
                             bool full_machine)
@@ -345,6 +345,7 @@ static tirx_module *compile(tirx_device *gpu, int s_q, int h_q, int sink, int va
                        {"ATTN_SINK", sink ? "True" : "False"},
                        {"CVT_PAIRS", variant & VAR_CVT_PAIRS ? "True" : "False"},
                        {"GATHER_AHEAD", variant & VAR_GATHER_AHEAD ? "1" : "0"},
+                       {"CLUSTER_SPLIT", variant & VAR_CLUSTER_SPLIT ? "True" : "False"},
                        {"NUM_SMS", sms}};
     size_t n = sizeof d / sizeof *d;
     return op_compile(gpu, "kernels/mla_sparse_fp8_sm90.tirx", d, full_machine ? n - 1 : n);
@@ -384,10 +385,11 @@ typedef struct Case {
 
 static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
 {
-    printf("mla_sparse_decode b=%d s_q=%d h_q=%d topk=%d blocks=%d%s%s%s%s%s:\n", c->b, c->s_q,
+    printf("mla_sparse_decode b=%d s_q=%d h_q=%d topk=%d blocks=%d%s%s%s%s%s%s:\n", c->b, c->s_q,
            c->h_q, c->topk, c->blocks, c->sink ? " sink" : "", c->oor ? " out-of-range" : "",
            c->empty ? " empty list" : "", c->variant & VAR_CVT_PAIRS ? " CVT_PAIRS" : "",
-           c->variant & VAR_GATHER_AHEAD ? " GATHER_AHEAD" : "");
+           c->variant & VAR_GATHER_AHEAD ? " GATHER_AHEAD" : "",
+           c->variant & VAR_CLUSTER_SPLIT ? " CLUSTER_SPLIT" : "");
     tirx_module *m = compile(gpu, c->s_q, c->h_q, c->sink, c->variant, false);
     Problem p;
     problem_init(gpu, m, rng, &p, c->b, c->s_q, c->h_q, c->topk, c->blocks, c->sink, true);
@@ -496,13 +498,20 @@ int main(void)
         {8, 2, 128, 2048, 300, 1, 1, 1, VAR_CVT_PAIRS},
         {37, 2, 64, 576, 200, 0, 1, 0, VAR_GATHER_AHEAD},
         {3, 1, 128, 200, 10, 1, 1, 1, VAR_CVT_PAIRS | VAR_GATHER_AHEAD},
+        {8, 2, 128, 2048, 300, 0, 1, 1, VAR_CLUSTER_SPLIT},
+        {64, 2, 128, 64, 100, 1, 1, 0, VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD},
+        {2, 1, 128, 4000, 200, 0, 0, 0, VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS},
     };
     /* split requests, parts holding several requests, s_q 2, two head blocks */
     const Case sim_cases[] = {{3, 1, 64, 200, 6, 0, 1, 1}, {4, 2, 64, 64, 4, 1, 0, 0},
                               {2, 2, 128, 100, 4, 1, 1, 0}, {1, 1, 128, 128, 3, 0, 0, 1},
                               {3, 1, 64, 200, 6, 0, 1, 1, VAR_CVT_PAIRS},
                               {2, 2, 128, 100, 4, 1, 1, 0, VAR_GATHER_AHEAD},
-                              {4, 2, 64, 64, 4, 1, 0, 1, VAR_CVT_PAIRS | VAR_GATHER_AHEAD}};
+                              {4, 2, 64, 64, 4, 1, 0, 1, VAR_CVT_PAIRS | VAR_GATHER_AHEAD},
+                              {2, 2, 128, 100, 4, 1, 1, 0, VAR_CLUSTER_SPLIT},
+                              {1, 1, 128, 128, 3, 0, 0, 1, VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS},
+                              {3, 1, 128, 200, 6, 0, 1, 1,
+                               VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD}};
     const Case *cases = OP_SIZE(gpu_cases, sim_cases);
     size_t ncases = OP_SIZE(sizeof gpu_cases, sizeof sim_cases) / sizeof(Case);
     for (size_t i = 0; i < ncases; i++)
