@@ -157,18 +157,9 @@ static void test_vector_add_launch(void **state)
     assert_int_equal(seen.cfg.dyn_smem_bytes, 0);
     assert_false(seen.cfg.pdl);
     ir_module_free(l.m);
-}
-
-/* The kernel's programmatic dependent launch attribute reaches the launch
- * configuration. */
-static void test_pdl_launch(void **state)
-{
-    (void)state;
-    Lowered l = lower(vector_add_pdl, "vector_add");
-    VaddArgs v;
+    /* the kernel's programmatic dependent launch attribute reaches the launch */
+    l = lower(vector_add_pdl, "vector_add");
     vadd_args(&v, 1000);
-    Seen seen;
-    RtError err;
     assert_int_equal(dry_run(&l, v.args, 4, &seen, &err), RT_OK);
     assert_int_equal(seen.launches, 1);
     assert_true(seen.cfg.pdl);
@@ -257,7 +248,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vector_add_launch),
-        cmocka_unit_test(test_pdl_launch),
         cmocka_unit_test(test_argument_count_and_kind),
         cmocka_unit_test(test_tensor_checks),
         cmocka_unit_test(test_symbolic_shape),
