@@ -42,20 +42,53 @@ static const char *shared_run(OpCtx *c, const TmaCall *t, TmaSpec *s)
     return NULL;
 }
 
+/* The layout's iterator of each buffer dimension: its own shard when there is
+ * one per dimension, else the shard grouped by the buffer's shape where each
+ * group merges into one iterator (a view of a contiguous tensor, as
+ * kv.view(rows, cols) of a flat kv: S[rows * cols:1] is S[(rows, cols):(cols, 1)]). */
+static const IrIter *dim_iters(OpCtx *c, const OpRegion *g)
+{
+    const IrBufferType *bt = ir_buf(g->buffer);
+    IrLayout *l = tma_tile_layout(c, g->buffer);
+    if (l->kind != IR_LAYOUT_TILE || l->nreplica)
+        return NULL;
+    if (l->nshard == g->ndim)
+        return l->shard;
+    LyCtx lc = ly_ctx(c->arena);
+    int *seps = TX_NEW_ARRAY(c->arena, int, g->ndim + 1);
+    IrLayout *gl = ly_group(&lc, l, bt->shape, g->ndim, seps);
+    if (!gl)
+        return NULL;
+    IrIter *it = TX_NEW_ARRAY(c->arena, IrIter, g->ndim ? g->ndim : 1);
+    for (int d = 0; d < g->ndim; d++) {
+        if (seps[d + 1] - seps[d] == 1) {
+            it[d] = gl->shard[seps[d]];
+            continue;
+        }
+        IrLayout *one = ly_canonicalize(
+            &lc, ly_tile(&lc, gl->shard + seps[d], seps[d + 1] - seps[d], NULL, 0, NULL, 0),
+            LY_TARGET_NONE);
+        if (!one || one->nshard != 1)
+            return NULL;
+        it[d] = one->shard[0];
+    }
+    return it;
+}
+
 /* One descriptor dimension per global buffer dimension, from its layout. */
 static const char *global_dims(OpCtx *c, const TmaCall *t, TmaSpec *s)
 {
     const OpRegion *g = &t->gmem;
     const IrBufferType *bt = ir_buf(g->buffer);
-    const IrLayout *l = tma_tile_layout(c, g->buffer);
-    if (l->kind != IR_LAYOUT_TILE || l->nshard != g->ndim || l->nreplica)
+    const IrIter *shard = dim_iters(c, g);
+    if (!shard)
         return op_reason(c, "the layout of '%s' must have one memory iterator per dimension",
                          g->buffer->u.var.name);
     if (g->ndim > TMA_DIMS - 1)
         return op_reason(c, "'%s' has too many dimensions", g->buffer->u.var.name);
     s->rank = g->ndim;
     for (int d = 0; d < g->ndim; d++) {
-        const IrIter *it = &l->shard[g->ndim - 1 - d];
+        const IrIter *it = &shard[g->ndim - 1 - d];
         if (tma_equal(c, it->extent, bt->shape[g->ndim - 1 - d]) != TMA_PROVEN)
             return op_reason(c, "dimension %d of '%s' does not match its layout", g->ndim - 1 - d,
                              g->buffer->u.var.name);
@@ -70,7 +103,7 @@ static const char *global_dims(OpCtx *c, const TmaCall *t, TmaSpec *s)
         s->box[d] = g->extent[g->ndim - 1 - d];
         s->coord[d] = g->start[g->ndim - 1 - d];
     }
-    if (!op_const(l->shard[g->ndim - 1].stride, &s->inner_stride))
+    if (!op_const(shard[g->ndim - 1].stride, &s->inner_stride))
         s->inner_stride = 0;
     return NULL;
 }
