@@ -100,6 +100,22 @@ typedef struct IrSubst {
 IrExpr *ir_substitute(TxArena *a, IrExpr *e, const IrSubst *map, int n);
 IrStmt *ir_substitute_stmt(TxArena *a, IrStmt *s, const IrSubst *map, int n, bool fresh_defs);
 
+/* Mutable scalars holding their declared value (scalars.c). A value that
+ * reads no memory and calls nothing. */
+bool ir_is_pure_value(const IrExpr *value);
+/* The store that declares a one-element local buffer with a pure value: alloc
+ * is its AllocBuffer and next, the statement after it, that store; else NULL. */
+const IrStmt *ir_scalar_declaration(const IrStmt *alloc, const IrStmt *next);
+/* Into out (buffer var -> its declaring store): the scalars of body declared
+ * with a pure value that is their only store, with no region of them, no use
+ * of their data and no address of their element: every load of one is the
+ * stored value. */
+void ir_declared_scalars(const IrStmt *body, IrPtrMap *out);
+/* e with each load of a buffer that decl maps to a store replaced by the
+ * store's value (e itself when there is none). */
+IrExpr *ir_substitute_scalars(TxArena *a, IrExpr *e,
+                              const IrStmt *(*decl)(void *ctx, const IrExpr *buf), void *ctx);
+
 /* Structural equality with alpha-renaming of bound (defined) variables; free
  * variables match by order of first occurrence. Spans are ignored. */
 bool ir_func_equal(const IrFunc *a, const IrFunc *b);

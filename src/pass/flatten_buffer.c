@@ -20,7 +20,9 @@
  * multiplied, the innermost dimensions whose extents' product fits are summed
  * in int32 and widened once (all dimensions with strides or a layout), and
  * the offset and the husk's extent are int64. A view declared on another
- * buffer's data takes its storage root's size, counted in its own elements. */
+ * buffer's data takes its storage root's size, counted in its own elements.
+ * A layout that cannot be grouped by a shape reading mutable scalars is
+ * grouped by their declared values where they hold everywhere (src/ir/scalars.c). */
 #include "internal.h"
 
 #include <string.h>
@@ -42,6 +44,8 @@ typedef struct Flatten {
     const IrFunc *f;
     IrPtrMap info;     /* original buffer var -> BufInfo * */
     IrPtrMap reported; /* buffers already reported as used too early */
+    IrPtrMap scalars;  /* the function's scalars holding their declared value */
+    bool scalars_known; /* scalars was computed for f */
     TxSpan here;       /* the statement being rewritten */
     bool failed;
 } Flatten;
@@ -216,13 +220,46 @@ static int wide_dims(TxArena *a, const IrBufferType *b)
     return d;
 }
 
+/* The declaring store of the scalar whose husk is buf, when it holds its
+ * declared value everywhere (a shape's loads already name husks). */
+static const IrStmt *declared_value(void *ctx, const IrExpr *buf)
+{
+    Flatten *fl = ctx;
+    uintptr_t d;
+    for (int i = 0; i < fl->info.cap; i++) {
+        const BufInfo *bi = (const BufInfo *)fl->info.slots[i].val;
+        if (fl->info.slots[i].key && bi->husk == buf)
+            return ir_ptrmap_get(&fl->scalars, bi->orig, &d) ? (const IrStmt *)d : NULL;
+    }
+    return NULL;
+}
+
+/* layout.apply(idx, shape) with the shape's loads of scalars holding their
+ * declared value read as that value (a view sized by `n: T.int32 = e`). */
+static bool apply_by_scalars(Flatten *fl, const BufInfo *bi, IrExpr **idx, int n,
+                             LyAxisValue **vals, int *nvals)
+{
+    if (!fl->scalars_known)
+        ir_declared_scalars(fl->f->body, &fl->scalars);
+    fl->scalars_known = true;
+    IrExpr **shape = TX_NEW_ARRAY(arena(fl), IrExpr *, n ? n : 1);
+    bool changed = false;
+    for (int i = 0; i < n; i++) {
+        shape[i] = ir_substitute_scalars(arena(fl), bi->geom->shape[i], declared_value, fl);
+        changed |= shape[i] != bi->geom->shape[i];
+    }
+    LyCtx c = ly_ctx(arena(fl));
+    return changed && ly_apply_expr(&c, bi->geom->layout, idx, shape, n, vals, nvals);
+}
+
 /* layout.apply(idx, shape) on axis m; NULL after an error. */
 static IrExpr *apply_layout(Flatten *fl, const BufInfo *bi, IrExpr **idx, int n)
 {
     LyCtx c = ly_ctx(arena(fl));
     LyAxisValue *vals;
     int nvals;
-    if (!ly_apply_expr(&c, bi->geom->layout, idx, bi->index_geom->shape, n, &vals, &nvals)) {
+    if (!ly_apply_expr(&c, bi->geom->layout, idx, bi->index_geom->shape, n, &vals, &nvals) &&
+        !apply_by_scalars(fl, bi, idx, n, &vals, &nvals)) {
         tx_error(&fl->m->diags, TX_E_LAYOUT, fl->here, "cannot apply the layout of buffer '%s': %s",
                  ps_name(bi->orig), c.err ? c.err : "unsupported layout");
         return NULL;
@@ -424,6 +461,7 @@ bool ps_flatten_buffer(PsCtx *ctx, IrModule *m)
         ok &= !fl.failed;
         ir_ptrmap_free(&fl.info);
         ir_ptrmap_free(&fl.reported);
+        ir_ptrmap_free(&fl.scalars);
     }
     return ok;
 }

@@ -9,6 +9,7 @@
 
 #include "elab.h"
 #include "../arith/arith.h"
+#include "../ir/visit.h"
 
 /* ---------------------------------------------------------------- diagnostics */
 
@@ -335,7 +336,9 @@ static void new_local_scalar(El *E, const char *name, TxSpan name_sp, IrDType dt
     el_bind(E, name, v, BIND_PLAIN, name_sp);
     if (init) {
         IrExpr *zero = ir_int(E->a, IR_INT32, 0, sp);
-        el_store(E, buf, &zero, 1, init, NULL, sp);
+        if (el_store(E, buf, &zero, 1, init, NULL, sp) &&
+            ir_scalar_declaration(alloc, E->cur.items[E->cur.n - 1]))
+            el_scalar_declared(E, buf, E->cur.items[E->cur.n - 1]);
     }
 }
 

@@ -237,6 +237,19 @@ typedef struct ScThreadTag {
     const char *tag;
 } ScThreadTag;
 
+/* A mutable scalar declared with a value: its declaring store (elab_scalar.c). */
+typedef struct ScScalarInit {
+    const IrExpr *buf;
+    const IrStmt *store;
+} ScScalarInit;
+
+/* A check that read a scalar's declared value: its diagnostic had it failed. */
+typedef struct ScScalarProof {
+    const IrExpr *buf;
+    const char *err;
+    TxSpan span;
+} ScScalarProof;
+
 /* The most distinct scalar types el_prim_type shares; more are made afresh. */
 #define SC_PRIM_TYPES 16
 
@@ -287,6 +300,11 @@ typedef struct El {
     const Ast *stmt_call;
     ScThreadTag *tags;
     int ntags, captags;
+    /* the function's mutable scalars declared with a value, the checks that read them */
+    ScScalarInit *scalar_inits;
+    int nscalar_inits, capscalar_inits;
+    ScScalarProof *scalar_proofs;
+    int nscalar_proofs, capscalar_proofs;
     /* the scalar types made so far, shared by the variables of each dtype */
     IrType *prim_types[SC_PRIM_TYPES];
     int nprim_types;
@@ -468,6 +486,18 @@ bool el_check_layout(El *E, const IrLayout *l, TxSpan sp);
 /* A declared buffer's layout admits its shape; a swizzled buffer over given
  * data starts at a whole swizzle period. */
 bool el_check_buffer_layout(El *E, const IrExpr *buf, bool has_data, TxSpan sp);
+
+/* ---- elab_scalar.c: shape proofs through mutable scalars stored once ---- */
+/* `n: T.int32 = e` declared scalar buf with this store. */
+void el_scalar_declared(El *E, IrExpr *buf, IrStmt *store);
+/* Whether l admits the shape when the loads of scalars declared with a pure
+ * value read that value; if so the proof is kept (err, at sp, is its
+ * diagnostic) until el_scalar_proofs_check. */
+bool el_admits_by_scalars(El *E, const IrLayout *l, IrExpr *const *shape, int ndim,
+                          const char *err, TxSpan sp);
+/* At the end of function f: each kept proof whose scalar is stored again,
+ * or whose data, region or address is taken, reports its diagnostic. */
+void el_scalar_proofs_check(El *E, const IrFunc *f);
 
 /* ---- elab_pool.c: T.SMEMPool(), T.TMEMPool(...) ---- */
 ScVal el_pool_attr(El *E, ScVal pool, const char *name, TxSpan sp);

@@ -530,11 +530,12 @@ bool el_check_buffer_layout(El *E, const IrExpr *buf, bool has_data, TxSpan sp)
     LyCtx c = ly_ctx(E->a);
     /* A layout over memory only that does not admit the shape cannot be
      * applied by lowering: an error (the reference never checks). Over thread
-     * axes the reference prints such buffers, which must round-trip: a warning. */
+     * axes the reference prints such buffers, which must round-trip: a warning.
+     * A mutable scalar stored only where it is declared counts as its value. */
     if (!ly_admits(&c, bt->layout, bt->shape, bt->ndim)) {
         if (!on_memory_axes_only(bt->layout)) {
             tx_warning(E->d, TX_W_LAYOUT_SHAPE, sp, "%s", c.err);
-        } else {
+        } else if (!el_admits_by_scalars(E, bt->layout, bt->shape, bt->ndim, c.err, sp)) {
             el_error(E, TX_E_LAYOUT, sp, "%s", c.err);
             return false;
         }

@@ -233,6 +233,7 @@ static void elab_func(El *E, ScFuncDecl *decl)
     E->scope = fs;
     E->cur = (ScStmtList){0};
     E->nframes = 0;
+    E->nscalar_inits = E->nscalar_proofs = 0;
     for (int i = 0; i < E->ntypevars; i++)
         bind_type_var(E, E->typevars[i], def->name_span);
     elab_type_params(E, def);
@@ -241,6 +242,7 @@ static void elab_func(El *E, ScFuncDecl *decl)
     E->ret_none = def->a && def->a->kind == A_NONE ? def->a : NULL;
     f->body = el_block(E, def->body);
     f->params = E->params, f->nparams = E->nparams;
+    el_scalar_proofs_check(E, f);
     E->func = NULL;
     E->scope = E->global;
 }
