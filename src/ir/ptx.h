@@ -152,6 +152,11 @@ typedef struct IrInstrDesc {
     int sf_id_a, sf_id_b; /* block scaled: the byte of the scale factors' columns */
 } IrInstrDesc;
 bool ir_tcgen05_instr_desc(const IrInstrDesc *d, uint32_t *out, char *err, size_t errlen);
+/* The descriptor a T.cuda.tcgen05.encode_instr_descriptor[_block_scaled]
+ * call encodes (its arguments after the pointer); *sfb: the block-scaled
+ * call's sfb_dtype. False unless the dtypes are strings and M, N, K and the
+ * flags constants. */
+bool ir_tcgen05_instr_desc_call(const IrExpr *call, IrInstrDesc *d, const char **sfb);
 /* The .kind of a tcgen05.mma for d/a/b ("f16", "tf32", "f8f6f4", "i8"), with
  * scale factors sf (non-NULL) a block-scaled kind ("mxf8f6f4", "mxf4",
  * "mxf4nvf4"); NULL when there is none. */

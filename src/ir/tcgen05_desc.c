@@ -194,3 +194,42 @@ bool ir_tcgen05_instr_desc(const IrInstrDesc *d, uint32_t *out, char *err, size_
     *out = v;
     return true;
 }
+
+/* ---------------------------------------------------------------- encoder calls */
+static bool const_arg(const IrExpr *e, int64_t *v)
+{
+    if (!e || (e->kind != IR_E_INT && e->kind != IR_E_PYINT && e->kind != IR_E_PYBOOL))
+        return false;
+    *v = e->u.int_val;
+    return true;
+}
+
+static const char *str_arg(const IrExpr *e) { return e && e->kind == IR_E_STR ? e->u.str : NULL; }
+
+bool ir_tcgen05_instr_desc_call(const IrExpr *e, IrInstrDesc *d, const char **sfb)
+{
+    const IrCall *c = &e->u.call;
+    bool bs = c->op == IR_OP_CUDA_TCGEN05_INSTR_DESC_BLOCK_SCALED;
+    int at = bs ? 8 : 4; /* M */
+    int64_t m = 0, n = 0, k = 0, ctag = 1, f;
+    bool *dense_flags[] = {&d->trans_a, &d->trans_b, NULL, &d->neg_a, &d->neg_b, &d->sat_d,
+                           &d->sparse};
+    bool *bs_flags[] = {&d->trans_a, &d->trans_b, NULL, &d->neg_a, &d->neg_b, &d->sparse};
+    bool **flags = bs ? bs_flags : dense_flags;
+    *d = (IrInstrDesc){.cta_group = 1};
+    *sfb = NULL;
+    bool ok = c->nargs >= at + 5 && c->nargs <= at + (bs ? 9 : 10) &&
+              (d->d_dtype = str_arg(c->args[1])) && (d->a_dtype = str_arg(c->args[2])) &&
+              (d->b_dtype = str_arg(c->args[3])) &&
+              (!bs || ((d->sf_dtype = str_arg(c->args[4])) && (*sfb = str_arg(c->args[5])))) &&
+              const_arg(c->args[at], &m) && const_arg(c->args[at + 1], &n) &&
+              const_arg(c->args[at + 2], &k) &&
+              (c->nargs < at + 6 || const_arg(c->args[at + 5], &ctag));
+    for (int i = at + 3; ok && i < c->nargs; i++) {
+        ok = !flags[i - at - 3] || const_arg(c->args[i], &f);
+        if (ok && flags[i - at - 3])
+            *flags[i - at - 3] = f != 0;
+    }
+    d->m = (int)m, d->n = (int)n, d->k = (int)k, d->cta_group = (int)ctag;
+    return ok;
+}

@@ -49,10 +49,16 @@
  * encoded: "hoist" (default: once, right after the buffer's definition,
  * made warp-uniform at warp scope; each MMA adds its offset), "local_hoist"
  * (once per call, by the issuing thread), "encode" (per MMA, from the tile's
- * address), "recompute" (per MMA, the bits assembled inline). */
+ * address), "recompute" (per MMA, the bits assembled inline). descI= (a
+ * pre-encoded descriptor, which the reference uses in place of its own) is
+ * taken when it is a scalar whose only write in the function is one
+ * T.cuda.tcgen05.encode_instr_descriptor[_block_scaled] of the folded
+ * descriptor (the scale-factor ids aside, which each MMA sets): the folded
+ * one is used, as it is that value. */
 #include <string.h>
 
 #include "../../ir/ptx.h"
+#include "../../ir/visit.h"
 #include "../smem_desc.h"
 #include "../tmem.h"
 
@@ -97,9 +103,6 @@ static const char *read_config(OpCtx *c, Tc05 *g)
         return op_reason(c, "weight_stationary= must be a constant");
     if ((e = op_config(c, "is_AB_tf32")) && !op_flag(e, &tf32))
         return op_reason(c, "is_AB_tf32= must be a constant");
-    if (op_config(c, "descI"))
-        return op_reason(c, "descI= is not taken: the instruction descriptor is folded from the "
-                            "operands");
     if (op_config(c, "mma_m") || op_config(c, "mma_n"))
         return op_reason(c, "mma_m= and mma_n= are not supported; the instruction tile follows "
                             "from C's shape");
@@ -491,6 +494,86 @@ static const char *fold_idesc(OpCtx *c, Tc05 *g)
     return ok ? NULL : op_reason(c, "%s", err);
 }
 
+/* ---------------------------------------------------------------- descI */
+/* The writes of a scalar in a function: encoder calls through its address,
+ * and anything else that may change it. */
+typedef struct DescWrites {
+    const IrExpr *buf;
+    const IrExpr *encoder; /* the one encoder call, NULL when none */
+    int encoders, names, loads;
+    bool other; /* a store, a region, another address */
+} DescWrites;
+
+static bool is_encoder(const IrExpr *e)
+{
+    return e->kind == IR_E_CALL && (e->u.call.op == IR_OP_CUDA_TCGEN05_INSTR_DESC ||
+                                    e->u.call.op == IR_OP_CUDA_TCGEN05_INSTR_DESC_BLOCK_SCALED);
+}
+
+static bool is_address_of(const IrExpr *e, const IrExpr *buf)
+{
+    return e && e->kind == IR_E_CALL && e->u.call.op == IR_OP_ADDRESS_OF && e->u.call.nargs == 1 &&
+           e->u.call.args[0]->kind == IR_E_LOAD && e->u.call.args[0]->u.access.buffer == buf;
+}
+
+static bool desc_write_expr(IrVisitor *v, const IrExpr *e)
+{
+    DescWrites *w = v->ctx;
+    if (is_encoder(e) && e->u.call.nargs && is_address_of(e->u.call.args[0], w->buf)) {
+        w->encoder = e, w->encoders++;
+        return false; /* its other arguments are constants (checked when folded) */
+    }
+    if (e == w->buf)
+        w->names++;
+    else if (e->kind == IR_E_LOAD && e->u.access.buffer == w->buf)
+        w->loads++;
+    else if (is_address_of(e, w->buf) ||
+             (e->kind == IR_E_REGION && e->u.access.buffer == w->buf))
+        w->other = true;
+    return true;
+}
+
+static bool desc_write_stmt(IrVisitor *v, const IrStmt *s)
+{
+    DescWrites *w = v->ctx;
+    if (s->kind == IR_S_STORE && s->u.store.buffer == w->buf)
+        w->other = true;
+    return true;
+}
+
+#define SF_ID_BITS ((3u << 29) | (3u << 4))
+
+/* descI= names the folded descriptor: a one-element local written only by
+ * one encoder call, whose descriptor is the folded one but for the
+ * scale-factor ids. */
+static const char *check_desc_i(OpCtx *c, const Tc05 *g, const IrExpr *e)
+{
+    const IrExpr *buf = e->kind == IR_E_LOAD ? e->u.access.buffer : NULL;
+    if (!buf || strcmp(buf->u.var.type->scope, "local") || !c->func || !c->func->body)
+        return op_reason(c, "descI= must be a local scalar that T.cuda.tcgen05."
+                            "encode_instr_descriptor[_block_scaled] writes");
+    DescWrites w = {.buf = buf};
+    IrVisitor v = {.ctx = &w, .expr = desc_write_expr, .stmt = desc_write_stmt};
+    ir_visit_stmt(&v, c->func->body);
+    if (w.encoders != 1 || w.other || w.names != w.loads)
+        return op_reason(c, "descI= '%s' is not known: it must be written by exactly one "
+                            "T.cuda.tcgen05.encode_instr_descriptor[_block_scaled] and nothing "
+                            "else", buf->u.var.name);
+    IrInstrDesc d;
+    const char *sfb;
+    uint32_t given = 0;
+    char err[256];
+    if (!ir_tcgen05_instr_desc_call(w.encoder, &d, &sfb) ||
+        (d.sf_dtype && strcmp(d.sf_dtype, sfb)) || !ir_tcgen05_instr_desc(&d, &given, err, sizeof err))
+        return op_reason(c, "descI= '%s' is encoded from arguments that do not fold to a "
+                            "descriptor", buf->u.var.name);
+    if ((given & ~SF_ID_BITS) != (g->idesc & ~SF_ID_BITS))
+        return op_reason(c, "descI= '%s' encodes 0x%08x, but the operands give the instruction "
+                            "descriptor 0x%08x (scale-factor ids aside)",
+                         buf->u.var.name, given & ~SF_ID_BITS, g->idesc & ~SF_ID_BITS);
+    return NULL;
+}
+
 static const char *shared_operand(OpCtx *c, OpSmemOperand *o, int64_t inst_mn, int64_t k_mma)
 {
     const char *why = op_smem_describe(c, o, inst_mn, k_mma, "tcgen05.mma");
@@ -525,9 +608,11 @@ static const char *read_call(OpCtx *c, Tc05 *g)
         why = check_a_tmem(c, g);
     else
         why = shared_operand(c, &g->a, g->m, g->k_mma);
-    if (why || (why = shared_operand(c, &g->b, g->n_mma / g->cta_group, g->k_mma)))
+    if (why || (why = shared_operand(c, &g->b, g->n_mma / g->cta_group, g->k_mma)) ||
+        (why = fold_idesc(c, g)))
         return why;
-    return fold_idesc(c, g);
+    IrExpr *desc_i = op_config(c, "descI");
+    return desc_i ? check_desc_i(c, g, desc_i) : NULL;
 }
 
 /* The spelling of the instruction for this call. */

@@ -655,17 +655,6 @@ static void smem_desc_stmt(Cg *cg, const IrExpr *e, const char *helper, int max_
     tx_buf_free(&v);
 }
 
-static const char *bool_name(const IrExpr *e, bool *out)
-{
-    int64_t v = 0;
-    if (!e)
-        return NULL;
-    if (!cg_const_int(e, &v))
-        return "not a constant";
-    *out = v != 0;
-    return NULL;
-}
-
 /* T.cuda.tcgen05.encode_instr_descriptor(desc_ptr, d, a, b, M, N, K, trans_a,
  * trans_b[, n_cta_groups, neg_a, neg_b, sat_d, is_sparse]) and
  * encode_instr_descriptor_block_scaled(desc_ptr, d, a, b, sfa, sfb, sfa_tmem,
@@ -676,23 +665,9 @@ static void instr_desc_stmt(Cg *cg, const IrExpr *e)
 {
     const IrCall *c = &e->u.call;
     bool bs = c->op == IR_OP_CUDA_TCGEN05_INSTR_DESC_BLOCK_SCALED;
-    int at = bs ? 8 : 4; /* M */
-    IrInstrDesc d = {.cta_group = 1};
-    int64_t m = 0, n = 0, k = 0, ctag = 1;
-    bool *dense_flags[] = {&d.trans_a, &d.trans_b, NULL, &d.neg_a, &d.neg_b, &d.sat_d, &d.sparse};
-    bool *bs_flags[] = {&d.trans_a, &d.trans_b, NULL, &d.neg_a, &d.neg_b, &d.sparse};
-    bool **flags = bs ? bs_flags : dense_flags;
-    const char *sfb = NULL;
-    bool ok = c->nargs >= at + 5 && c->nargs <= at + (bs ? 9 : 10) &&
-              (d.d_dtype = str_arg(c->args[1])) && (d.a_dtype = str_arg(c->args[2])) &&
-              (d.b_dtype = str_arg(c->args[3])) &&
-              (!bs || ((d.sf_dtype = str_arg(c->args[4])) && (sfb = str_arg(c->args[5])))) &&
-              cg_const_int(c->args[at], &m) && cg_const_int(c->args[at + 1], &n) &&
-              cg_const_int(c->args[at + 2], &k) &&
-              (c->nargs < at + 6 || cg_const_int(c->args[at + 5], &ctag));
-    for (int i = at + 3; ok && i < c->nargs; i++)
-        ok = !flags[i - at - 3] || !bool_name(c->args[i], flags[i - at - 3]);
-    if (!ok) {
+    IrInstrDesc d;
+    const char *sfb;
+    if (!ir_tcgen05_instr_desc_call(e, &d, &sfb)) {
         cg_error(cg, TX_E_CODEGEN, cg_span(cg, e), "T.%s needs constant dtypes, M, N, K and flags",
                  ir_ops[c->op].name);
         return;
@@ -703,7 +678,6 @@ static void instr_desc_stmt(Cg *cg, const IrExpr *e)
                  sfb);
         return;
     }
-    d.m = (int)m, d.n = (int)n, d.k = (int)k, d.cta_group = (int)ctag;
     uint32_t value;
     char err[256];
     if (!ir_tcgen05_instr_desc(&d, &value, err, sizeof err)) {
