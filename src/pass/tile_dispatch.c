@@ -10,7 +10,8 @@
  * some threads of the call's scope are left out (a condition on a value that
  * varies inside the scope: `if lane == 0` narrows a warp, `if warp == 0` a
  * CTA but not a warp, `if tx < 64` a warpgroup but not a warp; see
- * "variation levels"). Scope ids themselves stay: LowerTIRxOpaque binds them
+ * "variation levels"; the conditions on one warp or thread index count
+ * together, see "conditions on one index"). Scope ids themselves stay: LowerTIRxOpaque binds them
  * to the launch geometry. A compose_op is replaced by its lowered body.
  * Host statements a variant asks for (TMA tensor-map encodes) go first in the
  * device region, where SplitHostDevice finds and hoists them; for those, the
@@ -42,6 +43,13 @@ typedef struct Role {
     IrPtrMap stored; /* local buffer -> the finest level its stores here vary at */
 } Role;
 
+/* An enclosing condition that reads one warp or thread index (see "conditions
+ * on one index"); negated: the else branch. */
+typedef struct IndexCond {
+    const IrExpr *cond, *var;
+    bool negated;
+} IndexCond;
+
 typedef struct Dispatch {
     IrMutator mut;
     IrModule *module;
@@ -66,6 +74,9 @@ typedef struct Dispatch {
     bool analyzing;      /* a walk that only records levels */
     bool grew;           /* the walk raised a buffer's level */
     int narrow;          /* the finest level an enclosing condition varies at */
+    int narrow_other;    /* the same, of the conditions not on one index (IndexCond) */
+    TX_VEC(IndexCond) conds; /* the enclosing conditions on one index, outermost first */
+    IrPtrMap extent;     /* a warp or thread index scope id -> its constant extent */
     OpStmts host_init;
     OpStmts launch_checks; /* asserts on the params, first in the function */
     OpMemos memo;
@@ -91,6 +102,9 @@ typedef struct Level {
 } Level;
 
 #define LEVEL_INDEX 0x100 /* packed into the level map beside the scope */
+/* The largest index whose conditions are evaluated value by value (see
+ * "conditions on one index"). */
+enum { MAX_INDEX_EXTENT = 1024 };
 
 static Level varies(int level) { return (Level){level, false}; }
 
@@ -414,7 +428,13 @@ static Level level_of(Dispatch *d, const IrExpr *e)
 
 static void record_scopeid(Dispatch *d, const IrStmt *s)
 {
+    int64_t ext;
+    int level = scopeid_level(s->u.scopeid.kind);
     d->ids.def[s->u.scopeid.kind] = s;
+    if (s->u.scopeid.nvars == 1 && s->u.scopeid.extents &&
+        ar_const_int(s->u.scopeid.extents[0], &ext) && ext > 0 && ext <= MAX_INDEX_EXTENT &&
+        (level == IR_SCOPE_WARP || level == IR_SCOPE_THREAD))
+        ir_ptrmap_put(&d->extent, s->u.scopeid.vars[0], (uintptr_t)ext);
     for (int i = 0; i < s->u.scopeid.nvars; i++)
         record_level(d, s->u.scopeid.vars[i],
                      (Level){scopeid_level(s->u.scopeid.kind), s->u.scopeid.nvars == 1});
@@ -731,13 +751,115 @@ static IrStmt *lower_call(Dispatch *d, IrStmt *s)
     return out;
 }
 
-static IrStmt *mutate_narrowed(Dispatch *d, IrStmt *s, const IrExpr *cond)
+/* ---------------------------------------------------------------- conditions on one index */
+/* Enclosing conditions that read nothing but one warp or thread index of a
+ * constant extent (`if warp == 8: ... else: if warp == 9: ... else: if warp
+ * < 8:`) are evaluated together at every value of the index: the threads
+ * they leave in are exactly those, so the narrowing is the finest unit
+ * (warp: 32 threads, warpgroup: 128 threads or 4 warps) that they split,
+ * not the finest level of any one of them. */
+typedef struct OneVar {
+    const IrExpr *var;
+    bool other; /* another variable, a load or a call */
+} OneVar;
+
+static bool one_var_expr(IrVisitor *v, const IrExpr *e)
 {
-    int saved = d->narrow, l = level_of(d, cond).level;
-    if (l > d->narrow)
-        d->narrow = l;
+    OneVar *o = v->ctx;
+    if (e->kind == IR_E_VAR && (!o->var || o->var == e))
+        o->var = e;
+    else if (e->kind == IR_E_VAR || e->kind == IR_E_LOAD || e->kind == IR_E_CALL)
+        o->other = true;
+    return !o->other;
+}
+
+/* The index the condition reads, alone; NULL when it reads anything else. */
+static const IrExpr *index_var(Dispatch *d, const IrExpr *cond)
+{
+    OneVar o = {0};
+    IrVisitor v = {.ctx = &o, .expr = one_var_expr};
+    ir_visit_expr(&v, cond);
+    return o.var && !o.other && ir_ptrmap_get(&d->extent, o.var, NULL) ? o.var : NULL;
+}
+
+/* Whether the enclosing conditions on var hold at var = x: 1, 0, or -1 when
+ * one does not fold to a constant. */
+static int conds_hold(Dispatch *d, const IrExpr *var, int64_t x)
+{
+    TxArena *a = &d->module->arena;
+    IrSubst sub = {var, ir_int(a, var->dtype, x, var->span)};
+    for (int i = 0; i < d->conds.len; i++) {
+        const IndexCond *c = &d->conds.items[i];
+        int64_t v;
+        if (c->var != var)
+            continue;
+        IrExpr *e = ps_simplify_expr(a, ir_substitute(a, (IrExpr *)c->cond, &sub, 1));
+        if (!ar_const_int(e, &v))
+            return -1;
+        if ((v != 0) == c->negated)
+            return 0;
+    }
+    return 1;
+}
+
+/* The finest unit of var's threads the conditions on it split. */
+static int index_level(Dispatch *d, const IrExpr *var)
+{
+    uintptr_t ext = 0, lv = 0;
+    ir_ptrmap_get(&d->extent, var, &ext);
+    ir_ptrmap_get(&d->level, var, &lv);
+    bool warps = (int)(lv & ~(uintptr_t)LEVEL_INDEX) == IR_SCOPE_WARP;
+    int hold[MAX_INDEX_EXTENT];
+    for (int64_t x = 0; x < (int64_t)ext; x++)
+        if ((hold[x] = conds_hold(d, var, x)) < 0)
+            return warps ? IR_SCOPE_WARP : IR_SCOPE_THREAD;
+    /* units in var's counting: thread indices 1, 32, 128; warp indices 1, 4 */
+    static const int64_t thread_units[] = {128, 32}, warp_units[] = {4};
+    static const int thread_levels[] = {IR_SCOPE_WARPGROUP, IR_SCOPE_WARP},
+                     warp_levels[] = {IR_SCOPE_WARPGROUP};
+    const int64_t *units = warps ? warp_units : thread_units;
+    const int *levels = warps ? warp_levels : thread_levels;
+    int n = warps ? 1 : 2, level = IR_SCOPE_WORLD;
+    bool all_same = true;
+    for (int64_t x = 1; x < (int64_t)ext; x++)
+        all_same &= hold[x] == hold[0];
+    if (all_same)
+        return IR_SCOPE_WORLD;
+    for (int k = 0; k < n && level == IR_SCOPE_WORLD; k++) {
+        bool whole = true;
+        for (int64_t x = 1; x < (int64_t)ext && whole; x++)
+            whole = x % units[k] == 0 || hold[x] == hold[x - 1];
+        if (whole)
+            level = levels[k];
+    }
+    return level != IR_SCOPE_WORLD ? level : warps ? IR_SCOPE_WARP : IR_SCOPE_THREAD;
+}
+
+/* The narrowing of the enclosing conditions: those on one index together,
+ * the others each by its level. */
+static int narrow_level(Dispatch *d)
+{
+    int l = d->narrow_other;
+    for (int i = 0; i < d->conds.len; i++) {
+        int k = index_level(d, d->conds.items[i].var);
+        l = k > l ? k : l;
+    }
+    return l;
+}
+
+static IrStmt *mutate_narrowed(Dispatch *d, IrStmt *s, const IrExpr *cond, bool negated)
+{
+    int saved = d->narrow, saved_other = d->narrow_other, nconds = d->conds.len;
+    const IrExpr *var = index_var(d, cond);
+    if (var) {
+        tx_vec_push(&d->conds, ((IndexCond){cond, var, negated}));
+    } else {
+        int l = level_of(d, cond).level;
+        d->narrow_other = l > d->narrow_other ? l : d->narrow_other;
+    }
+    d->narrow = narrow_level(d);
     IrStmt *r = ir_mutate_stmt(&d->mut, s);
-    d->narrow = saved;
+    d->narrow = saved, d->narrow_other = saved_other, d->conds.len = nconds;
     return r;
 }
 
@@ -748,7 +870,8 @@ static IrStmt *mutate_branch(Dispatch *d, const IrStmt *s, bool is_else)
     int saved = d->role;
     if (fixed_expr(d, s->u.ifs.cond))
         d->role = branch_role(d, s, is_else);
-    IrStmt *r = mutate_narrowed(d, is_else ? s->u.ifs.else_s : s->u.ifs.then_s, s->u.ifs.cond);
+    IrStmt *r = mutate_narrowed(d, is_else ? s->u.ifs.else_s : s->u.ifs.then_s, s->u.ifs.cond,
+                                is_else);
     d->role = saved;
     return r;
 }
@@ -766,7 +889,7 @@ static IrStmt *lower_if(Dispatch *d, IrStmt *s)
 
 static IrStmt *lower_while(Dispatch *d, IrStmt *s)
 {
-    IrStmt *b = mutate_narrowed(d, s->u.whl.body, s->u.whl.cond);
+    IrStmt *b = mutate_narrowed(d, s->u.whl.body, s->u.whl.cond, false);
     if (b == s->u.whl.body)
         return s;
     IrStmt *n = ir_stmt_copy(&d->module->arena, s);
@@ -952,7 +1075,7 @@ static void analyze_locals(Dispatch *d, IrFunc *f)
         d->grew = false;
         d->mut = (IrMutator){.ctx = d, .arena = &d->module->arena, .stmt = dispatch_stmt};
         memset(&d->ids, 0, sizeof d->ids);
-        d->narrow = IR_SCOPE_WORLD;
+        d->narrow = d->narrow_other = IR_SCOPE_WORLD;
         d->role = 0;
         ir_mutate_func(&d->mut, f);
         ir_mutator_free(&d->mut);
@@ -967,7 +1090,7 @@ static IrFunc *dispatch_func(Dispatch *d, IrFunc *f)
     analyze_locals(d, f);
     d->mut = (IrMutator){.ctx = d, .arena = &d->module->arena, .stmt = dispatch_stmt};
     memset(&d->ids, 0, sizeof d->ids);
-    d->narrow = IR_SCOPE_WORLD;
+    d->narrow = d->narrow_other = IR_SCOPE_WORLD;
     d->role = 0;
     d->in_device = false;
     IrFunc *r = ir_mutate_func(&d->mut, f);
@@ -997,6 +1120,8 @@ static IrFunc *dispatch_func(Dispatch *d, IrFunc *f)
     for (int i = 0; i < d->roles.len; i++)
         ir_ptrmap_free(&d->roles.items[i].stored);
     tx_vec_free(&d->roles);
+    tx_vec_free(&d->conds);
+    ir_ptrmap_free(&d->extent);
     return out;
 }
 
