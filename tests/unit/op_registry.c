@@ -70,7 +70,7 @@ static void test_rows_complete_and_unique(void **state)
     assert_false(op_variant_lowers(&v[mem], IR_TILE_SUM));
 }
 
-/* A CTA-scope copy into a plain local array, which no variant accepts. */
+/* A CTA-scope copy out of a plain local array, which no variant accepts. */
 static const char *const refused =
     "@T.prim_func\n"
     "def f(A: T.Buffer((64,), \"float32\")):\n"
@@ -78,7 +78,7 @@ static const char *const refused =
     "    bx = T.cta_id([1])\n"
     "    tx = T.thread_id([64])\n"
     "    R = T.alloc_local((64,), \"float32\")\n"
-    "    Tx.cta.copy(R, A)\n";
+    "    Tx.cta.copy(A, R)\n";
 
 static void test_failure_lists_variants_in_order(void **state)
 {

@@ -12,8 +12,22 @@
  * side allows it, they move as 32-bit words, up to 16 bytes per step (8 and
  * 16-bit elements packed into words).
  * With oob="zero", positions past a global buffer read zero and are not
- * written (the ragged edge of a GEMM's C tile). */
+ * written (the ragged edge of a GEMM's C tile). At warp, warpgroup or CTA
+ * scope a destination in registers without thread axes is each thread's own
+ * copy (weights every thread reads): every thread copies all of it, as at
+ * thread scope; a source in registers must be spread over the threads (a
+ * copy out of replicated registers would have every thread write every
+ * element). */
 #include "../partition.h"
+
+/* At warp, warpgroup or CTA scope, a destination in registers that is not
+ * spread over the threads (each thread holds all of it: weights every thread
+ * reads) from memory or from such registers: each thread fills its own copy. */
+static bool each_thread_copies(const OpCtx *c, const OpRegion *dst, const OpRegion *src)
+{
+    return c->call->u.tile.scope != IR_SCOPE_THREAD && dst->mem == OP_MEM_LOCAL &&
+           !dst->distributed && !(src->mem == OP_MEM_LOCAL && src->distributed);
+}
 
 const char *op_copy_reg_accept(OpCtx *c)
 {
@@ -27,20 +41,21 @@ const char *op_copy_reg_accept(OpCtx *c)
         return op_reason(c, "the dtypes differ (use cast)");
     if (!op_regions_match(&dst, &src))
         return op_reason(c, "the regions' non-unit extents differ");
-    bool thread = c->call->u.tile.scope == IR_SCOPE_THREAD;
+    bool thread = c->call->u.tile.scope == IR_SCOPE_THREAD, each = each_thread_copies(c, &dst, &src);
     const OpRegion *side[2] = {&dst, &src};
     for (int i = 0; i < 2; i++) {
         const OpRegion *r = side[i];
         if (r->mem == OP_MEM_TMEM || r->mem == OP_MEM_OTHER)
             return op_reason(c, "'%s' is in %s memory", r->buffer->u.var.name, op_mem_name(r->mem));
-        if (r->mem == OP_MEM_LOCAL && thread == r->distributed)
+        if (r->mem == OP_MEM_LOCAL && thread == r->distributed && !each)
             return thread ? op_reason(c, "'%s' is spread over threads; a thread-scope call cannot "
                                          "use it", r->buffer->u.var.name)
-                          : op_reason(c, "at %s scope a register operand must be spread over the "
-                                         "threads (a layout with thread axes)",
+                          : op_reason(c, "at %s scope a register source must be spread over the "
+                                         "threads (a layout with thread axes); only a "
+                                         "destination may be each thread's own copy",
                                       ir_scope_names[c->call->u.tile.scope]);
     }
-    if (!thread && dst.mem == OP_MEM_LOCAL && src.mem == OP_MEM_LOCAL)
+    if (!thread && !each && dst.mem == OP_MEM_LOCAL && src.mem == OP_MEM_LOCAL)
         return op_frag_same(c, &dst, &src);
     return NULL;
 }
@@ -224,7 +239,7 @@ IrStmt *op_copy_reg_lower(OpCtx *c)
 {
     OpRegion dst, src;
     op_region(c, 0, &dst), op_region(c, 1, &src);
-    if (c->call->u.tile.scope == IR_SCOPE_THREAD)
+    if (c->call->u.tile.scope == IR_SCOPE_THREAD || each_thread_copies(c, &dst, &src))
         return lower_private(c, &dst, &src);
     return lower_distributed(c, &dst, &src);
 }
