@@ -16,35 +16,24 @@
 #include "runtime/host_eval.h"
 #include "script/script.h"
 
-static const char vector_add[] =
-    "@T.prim_func\n"
-    "def vector_add(a: T.handle, b: T.handle, c: T.handle, n: T.int32):\n"
-    "    A = T.match_buffer(a, (n,), \"float32\")\n"
-    "    B = T.match_buffer(b, (n,), \"float32\")\n"
-    "    C = T.match_buffer(c, (n,), \"float32\")\n"
-    "    T.device_entry()\n"
-    "    bx = T.cta_id([T.ceildiv(n, 256)])\n"
-    "    tx = T.thread_id([256])\n"
+#define VADD_SIG "@T.prim_func\ndef vector_add(a: T.handle, b: T.handle, c: T.handle, n: T.int32):\n"
+#define VADD_BODY                                                                                   \
+    "    A = T.match_buffer(a, (n,), \"float32\")\n"                                                \
+    "    B = T.match_buffer(b, (n,), \"float32\")\n"                                                \
+    "    C = T.match_buffer(c, (n,), \"float32\")\n"                                                \
+    "    T.device_entry()\n"                                                                        \
+    "    bx = T.cta_id([T.ceildiv(n, 256)])\n"                                                      \
+    "    tx = T.thread_id([256])\n"                                                                 \
     "    i: T.let = bx * 256 + tx\n"
-    "    if i < n:\n"
-    "        C[i] = A[i] + B[i]\n";
+#define VADD_STORE "    if i < n:\n        C[i] = A[i] + B[i]\n"
+
+static const char vector_add[] = VADD_SIG VADD_BODY VADD_STORE;
 
 /* vector_add as a programmatic dependent launch (it may start before the
  * previous kernel on the stream ends, and waits for it). */
 static const char vector_add_pdl[] =
-    "@T.prim_func\n"
-    "def vector_add(a: T.handle, b: T.handle, c: T.handle, n: T.int32):\n"
-    "    T.func_attr({\"tirx.use_programtic_dependent_launch\": True})\n"
-    "    A = T.match_buffer(a, (n,), \"float32\")\n"
-    "    B = T.match_buffer(b, (n,), \"float32\")\n"
-    "    C = T.match_buffer(c, (n,), \"float32\")\n"
-    "    T.device_entry()\n"
-    "    bx = T.cta_id([T.ceildiv(n, 256)])\n"
-    "    tx = T.thread_id([256])\n"
-    "    i: T.let = bx * 256 + tx\n"
-    "    T.ptx.griddepcontrol.wait()\n"
-    "    if i < n:\n"
-    "        C[i] = A[i] + B[i]\n";
+    VADD_SIG "    T.func_attr({\"tirx.use_programtic_dependent_launch\": True})\n" VADD_BODY
+    "    T.ptx.griddepcontrol.wait()\n" VADD_STORE;
 
 /* n is only in the shapes: bound from the first tensor at launch. */
 static const char symbolic[] =
