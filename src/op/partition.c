@@ -146,12 +146,11 @@ int64_t op_region_vector(OpCtx *c, const OpRegion *r, int64_t max_elems, bool bo
     return v < 1 ? 1 : v;
 }
 
-/* Whether r is an aligned run of n elements under t->pow2's facts about
+/* Whether r is an aligned run of n elements under m's facts about (t->pow2 is m)
  * params, after the lets and the scalars stored once (c->stores) are
  * recomputed from them (a few rounds: one may be computed from another). */
-static bool aligned_assuming(OpCtx *t, const OpCtx *c, const OpRegion *r, int64_t n)
+static bool aligned_assuming(OpCtx *t, IrPtrMap *m, const OpCtx *c, const OpRegion *r, int64_t n)
 {
-    IrPtrMap *m = (IrPtrMap *)t->pow2;
     for (int round = 0; c->stores && round < 4; round++)
         for (int i = 0; i < c->stores->cap; i++) {
             const struct IrPtrMapSlot *e = &c->stores->slots[i];
@@ -185,12 +184,12 @@ bool op_region_vector_at_launch(OpCtx *c, const OpRegion *r, int64_t n)
     }
     OpCtx t = *c;
     t.pow2 = &m;
-    bool ok = aligned_assuming(&t, c, r, n);
+    bool ok = aligned_assuming(&t, &m, c, r, n);
     for (int i = 0; ok && i < np; i++) {
         const IrExpr *p = c->func->params[i];
         while (need[i] > 1) {
             ir_ptrmap_put(&m, p, (uintptr_t)(need[i] / 2));
-            if (!aligned_assuming(&t, c, r, n)) {
+            if (!aligned_assuming(&t, &m, c, r, n)) {
                 ir_ptrmap_put(&m, p, (uintptr_t)need[i]);
                 break;
             }
