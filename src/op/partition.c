@@ -146,8 +146,8 @@ int64_t op_region_vector(OpCtx *c, const OpRegion *r, int64_t max_elems, bool bo
     return v < 1 ? 1 : v;
 }
 
-/* Whether r is an aligned run of n elements under m's facts about (t->pow2 is m)
- * params, after the lets and the scalars stored once (c->stores) are
+/* Whether r is an aligned run of n elements under m's facts about params
+ * (t->pow2 is m), after the lets and the scalars stored once (c->stores) are
  * recomputed from them (a few rounds: one may be computed from another). */
 static bool aligned_assuming(OpCtx *t, IrPtrMap *m, const OpCtx *c, const OpRegion *r, int64_t n)
 {
