@@ -19,6 +19,10 @@ int64_t op_region_vector(OpCtx *c, const OpRegion *r, int64_t max_elems, bool bo
  * some integer scalar params of the function are multiples of powers of two;
  * the checks go to the host (c->launch_checks). */
 bool op_region_vector_at_launch(OpCtx *c, const OpRegion *r, int64_t n);
+/* The registers of a thread-local region as `lanes` containers (uint32 or
+ * uint16) of a view of its storage, read or written in place. */
+void op_register_words(OpCtx *c, OpSeq *s, const OpRegion *r, IrDType container, int lanes,
+                       IrExpr **out);
 
 /* The non-unit extents of a region, the innermost cut into `vec`-element
  * vectors, dealt round-robin to the threads of the call's scope. */

@@ -157,9 +157,8 @@ const char *op_copy_vec64_accept(OpCtx *c) { return accept(c, 8); }
 const char *op_copy_vec32_accept(OpCtx *c) { return accept(c, 4); }
 const char *op_copy_vec16_accept(OpCtx *c) { return accept(c, 2); }
 
-/* The registers of a local side: `lanes` containers of a view of its storage. */
-static void register_words(OpCtx *c, OpSeq *s, const OpRegion *r, IrDType container, int lanes,
-                           IrExpr **out)
+void op_register_words(OpCtx *c, OpSeq *s, const OpRegion *r, IrDType container, int lanes,
+                       IrExpr **out)
 {
     IrExpr *strides[OP_MAX_DIMS];
     int chunk;
@@ -199,7 +198,7 @@ IrStmt *op_copy_vec_width_lower(OpCtx *c)
     OpSeq out = {0};
     IrExpr *regs[8], *args[9];
     if (dst.mem == OP_MEM_LOCAL || src.mem == OP_MEM_LOCAL) {
-        register_words(c, &out, dst.mem == OP_MEM_LOCAL ? &dst : &src, container, lanes, regs);
+        op_register_words(c, &out, dst.mem == OP_MEM_LOCAL ? &dst : &src, container, lanes, regs);
     } else {
         IrExpr *tmp = op_alloc_local(c, &out, "tmp", container, lanes);
         for (int i = 0; i < lanes; i++) {
