@@ -216,6 +216,10 @@ typedef struct tirx_kernel_stats {
     int stack_bytes;
     int smem_bytes;       /* static shared memory */
     long long dyn_smem_bytes; /* the launch's dynamic shared memory; -1 when it is not constant */
+    /* ptxas's "Potential Performance Loss" note (e.g. "wgmma.mma_async
+     * instructions are serialized due to ..."), owned by the module; NULL
+     * when it printed none */
+    const char *perf_loss;
 } tirx_kernel_stats;
 
 TIRX_API size_t tirx_kernel_count(const tirx_module *m);

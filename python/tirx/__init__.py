@@ -224,6 +224,7 @@ class KernelStats:
     stack_bytes: int
     smem_bytes: int                 # static shared memory
     dyn_smem_bytes: Optional[int]   # the launch's dynamic shared memory; None if not constant
+    perf_loss: Optional[str] = None  # ptxas's "Potential Performance Loss" note, if any
 
 
 class Function:
@@ -356,7 +357,8 @@ class Module:
                 spill_store_bytes=_known(k.spill_store_bytes),
                 spill_load_bytes=_known(k.spill_load_bytes),
                 stack_bytes=k.stack_bytes, smem_bytes=k.smem_bytes,
-                dyn_smem_bytes=None if k.dyn_smem_bytes < 0 else k.dyn_smem_bytes))
+                dyn_smem_bytes=None if k.dyn_smem_bytes < 0 else k.dyn_smem_bytes,
+                perf_loss=_capi.text(k.perf_loss)))
         return out
 
     @property

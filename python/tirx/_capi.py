@@ -85,6 +85,7 @@ class KernelStats(ctypes.Structure):
         ("stack_bytes", ctypes.c_int),
         ("smem_bytes", ctypes.c_int),
         ("dyn_smem_bytes", ctypes.c_longlong),
+        ("perf_loss", ctypes.c_char_p),
     ]
 
 

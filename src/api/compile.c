@@ -475,7 +475,8 @@ int tirx_kernel_stats_get(const tirx_module *m, size_t i, tirx_kernel_stats *out
                                .spill_store_bytes = k->spill_store_bytes,
                                .spill_load_bytes = k->spill_load_bytes,
                                .stack_bytes = k->stack_bytes, .smem_bytes = k->smem_bytes,
-                               .dyn_smem_bytes = m->compiled->dyn_smem[i]};
+                               .dyn_smem_bytes = m->compiled->dyn_smem[i],
+                               .perf_loss = k->perf_loss};
     return 0;
 }
 

@@ -386,16 +386,43 @@ static bool name_after(const char *line, size_t n, const char *marker, char *buf
     return len > 0;
 }
 
+/* A line `(C7514) Potential Performance Loss: TEXT in the function 'NAME'`:
+ * TEXT (heap) and NAME into buf; NULL for any other line. */
+static char *perf_loss_line(const char *line, size_t n, char *buf, size_t size)
+{
+    static const char marker[] = "Potential Performance Loss: ";
+    char text[1024];
+    snprintf(text, sizeof text, "%.*s", (int)n, line);
+    char *hit = strstr(text, marker);
+    if (!hit || !name_after(text, strlen(text), "in the function ", buf, size))
+        return NULL;
+    char *body = hit + strlen(marker), *end = strstr(body, " in the function ");
+    while (end > body && end[-1] == ' ')
+        end--;
+    return end ? strndup(body, (size_t)(end - body)) : NULL;
+}
+
 void rt_parse_ptxas_log(const char *log, RtKernelStats **out, size_t *n)
 {
     TX_VEC(RtKernelStats) v = {0};
     char name[256];
+    /* notes come before the kernels they name: kept, then attached */
+    struct {
+        char *text;
+        char name[256];
+    } notes[16];
+    int nnotes = 0;
     bool in_properties = false; /* the "Function properties" block is the current kernel's */
     for (const char *line = log; line && *line;) {
         const char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) : strlen(line);
         RtKernelStats *cur = v.len ? &v.items[v.len - 1] : NULL;
-        if (name_after(line, len, "Compiling entry function ", name, sizeof name)) {
+        char *note = nnotes < 16 ? perf_loss_line(line, len, notes[nnotes].name,
+                                                  sizeof notes[nnotes].name)
+                                 : NULL;
+        if (note) {
+            notes[nnotes++].text = note;
+        } else if (name_after(line, len, "Compiling entry function ", name, sizeof name)) {
             RtKernelStats k = {.name = strdup(name)};
             tx_vec_push(&v, k);
         } else if (name_after(line, len, "Function properties for ", name, sizeof name)) {
@@ -411,6 +438,16 @@ void rt_parse_ptxas_log(const char *log, RtKernelStats **out, size_t *n)
             parse_usage_line(line, len, cur);
         }
         line = end ? end + 1 : NULL;
+    }
+    for (int i = 0; i < nnotes; i++) {
+        RtKernelStats *k = NULL;
+        for (int j = 0; j < v.len && !k; j++)
+            if (!strcmp(v.items[j].name, notes[i].name) && !v.items[j].perf_loss)
+                k = &v.items[j];
+        if (k)
+            k->perf_loss = notes[i].text;
+        else
+            free(notes[i].text);
     }
     *out = v.items;
     *n = (size_t)v.len;
@@ -448,6 +485,6 @@ void rt_kernel_stats(const char *log, const void *cubin, size_t cubin_size, RtKe
 void rt_kernel_stats_free(RtKernelStats *k, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        free(k[i].name);
+        free(k[i].name), free(k[i].perf_loss);
     free(k);
 }

@@ -174,6 +174,9 @@ typedef struct RtKernelStats {
     char *name;
     int registers, barriers;
     int smem_bytes, stack_bytes, spill_store_bytes, spill_load_bytes;
+    /* ptxas's "Potential Performance Loss" note for the kernel (its first),
+     * e.g. wgmma serialized; NULL when the log has none */
+    char *perf_loss;
 } RtKernelStats;
 
 typedef struct RtBinary {
@@ -199,7 +202,8 @@ RtStatus rt_compile(const char *source, const RtCompileOptions *opts, RtBinary *
                     RtError *err);
 void rt_binary_free(RtBinary *b);
 /* ptxas -v lines of a compile log → per-kernel stats (heap; free with
- * rt_kernel_stats_free). Lines it does not know are skipped. */
+ * rt_kernel_stats_free), with the performance-loss notes ptxas prints before
+ * the kernels' reports. Lines it does not know are skipped. */
 void rt_parse_ptxas_log(const char *log, RtKernelStats **out, size_t *n);
 /* The kernels of a cubin (cubin.c) with the resources the cubin records:
  * registers, barriers, static shared memory and stack frame; spills -1.

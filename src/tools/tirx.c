@@ -405,6 +405,19 @@ static void print_stats(const tirx_module *m)
     }
 }
 
+/* ptxas's performance-loss notes (serialized wgmma, ...) as warnings: a
+ * kernel that builds may still have lost what it was written for. */
+static void print_perf_loss(const tirx_module *m)
+{
+    for (size_t i = 0; i < tirx_kernel_count(m); i++) {
+        tirx_kernel_stats k;
+        tirx_kernel_stats_get(m, i, &k);
+        if (k.perf_loss)
+            fprintf(stderr, "warning: %s: ptxas: potential performance loss: %s\n", k.name,
+                    k.perf_loss);
+    }
+}
+
 static tirx_status emit(const Options *o, const tirx_module *m, const char *kind)
 {
     if (!strcmp(kind, "cubin")) {
@@ -439,6 +452,8 @@ static tirx_status run_build(const Options *o, const char *text, size_t len, con
     tirx_module *m = NULL;
     tirx_status st = tirx_compile(text, len, name, o->defines, o->ndefines, &t, &m);
     print_diags(m);
+    if (st == TIRX_OK && !check)
+        print_perf_loss(m);
     if (st == TIRX_OK && o->stats && !check)
         print_stats(m);
     if (st == TIRX_OK && !check)

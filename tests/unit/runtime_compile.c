@@ -353,6 +353,11 @@ static void test_ptxas_log(void **state)
 {
     (void)state;
     const char *log =
+        "ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async instructions are "
+        "serialized due to non wgmma instructions reading accumulator registers of  a wgmma "
+        "between start and end of the pipeline stage in the function '_Z5k_twoPf'\n"
+        "ptxas info    : (C7517) warpgroup.wait is injected in around line 78 by compiler to "
+        "allow use of registers defined by GMMA in function '_Z5k_twoPf'\n"
         "ptxas info    : 0 bytes gmem\n"
         "ptxas info    : Compiling entry function 'k_one' for 'sm_90a'\n"
         "ptxas info    : Function properties for k_one\n"
@@ -381,6 +386,11 @@ static void test_ptxas_log(void **state)
     assert_int_equal(k[1].registers, 232);
     assert_int_equal(k[1].smem_bytes, 0);
     assert_int_equal(k[1].stack_bytes, 0);
+    assert_null(k[0].perf_loss);
+    assert_string_equal(k[1].perf_loss,
+                        "wgmma.mma_async instructions are serialized due to non wgmma "
+                        "instructions reading accumulator registers of  a wgmma between start "
+                        "and end of the pipeline stage");
     rt_kernel_stats_free(k, n);
     rt_parse_ptxas_log("", &k, &n);
     assert_int_equal(n, 0);
