@@ -18,6 +18,7 @@
  * transaction bytes than expected (a wrong expect-tx count); too few leave
  * the phase incomplete, a deadlock that names the mbarrier's state. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -691,6 +692,30 @@ static void bulk(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
         pending(l, t, SIM_ASYNC_STORE, src, (size_t)n, t->bulk_groups, at);
 }
 
+/* st.async [addr], b, [mbar]: a thread's registers into another CTA's shared
+ * memory, the bytes completing on its mbarrier as a bulk copy's do. */
+static void st_async(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
+{
+    const char *type = sim_ptx_slot(p, "type");
+    const IrPtxOperand *b = sim_ptx_operand(p, "b");
+    int bits = atoi(type + 1);
+    if (type[0] == 'f' || !b || (bits != 32 && bits != 64)) {
+        sim_fail(l, t, at, "not modelled: st.async of %s", type);
+        return;
+    }
+    uint64_t dst = address(l, t, p, "addr");
+    size_t n = (size_t)b->lanes * (size_t)bits / 8;
+    uint8_t *d = sim_mem_write(l, t, dst, n, at);
+    if (!d)
+        return;
+    for (int i = 0; i < b->lanes; i++) {
+        uint64_t v = (uint64_t)sim_ptx_value(l, t, p, "b", i);
+        memcpy(d + (size_t)i * (size_t)bits / 8, &v, (size_t)bits / 8); /* little-endian */
+    }
+    load_on(l, t, pending(l, t, SIM_ASYNC_LOAD, dst, n, 0, at), address(l, t, p, "mbar"),
+            (int64_t)n, at);
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 static uint32_t mapa(SimLaunch *l, SimThread *t, const SimPtx *p, uint64_t *generic)
@@ -821,6 +846,7 @@ bool sim_ptx_async(SimLaunch *l, SimThread *t, const IrExpr *e, int entry)
     case IR_PTX_cp_async_bulk_s2c: case IR_PTX_cp_async_bulk_s2g:
         bulk(l, t, &p, at);
         return true;
+    case IR_PTX_st_async: case IR_PTX_st_async_vec: st_async(l, t, &p, at); return true;
     case IR_PTX_barrier_cluster_arrive: cluster_arrive(l, t); return true;
     case IR_PTX_barrier_cluster_wait: cluster_wait(l, t, at); return true;
     case IR_PTX_mapa: case IR_PTX_mapa_u64_raw: case IR_PTX_mapa_u64_shared: case IR_PTX_mapa_u32: {
