@@ -272,6 +272,18 @@ static IrStmt *simplify_assert(IrMutator *m, IrStmt *s)
     return n;
 }
 
+/* A DeclBuffer's data address (a view at an element, `&A[i * 128 + 0 * 64]`
+ * after unrolling) is simplified; the buffer itself is a definition and stays. */
+static IrStmt *simplify_decl(IrMutator *m, IrStmt *s)
+{
+    IrExpr *data = s->u.decl.data ? ar_simplify(ctx_of(m), s->u.decl.data) : NULL;
+    if (data == s->u.decl.data)
+        return s;
+    IrStmt *n = copy_stmt(m, s);
+    n->u.decl.data = data;
+    return n;
+}
+
 static IrStmt *stmt_hook(IrMutator *m, IrStmt *s)
 {
     switch (s->kind) {
@@ -284,7 +296,8 @@ static IrStmt *stmt_hook(IrMutator *m, IrStmt *s)
     case IR_S_STORE: return simplify_store(m, s);
     case IR_S_ASSERT: return simplify_assert(m, s);
     case IR_S_SCOPEID: bind_scope_ids(m, s); return s;
-    case IR_S_ALLOC: case IR_S_DECL: return s;
+    case IR_S_DECL: return simplify_decl(m, s);
+    case IR_S_ALLOC: return s;
     default: return NULL;
     }
 }

@@ -1,8 +1,9 @@
 /* Simplify: the arith layer's StmtSimplify over every function (loop ranges,
  * scope ids and thread extents as facts, pure Binds substituted, provable
  * ifs folded; buffer definitions left as they are, so buffer identities stay
- * stable), and ps_simplify_expr, the passes' one entry to expression
- * simplification (without facts). */
+ * stable, only a DeclBuffer's data address is simplified), and
+ * ps_simplify_expr, the passes' one entry to expression simplification
+ * (without facts). */
 #include "internal.h"
 
 #include "../arith/arith.h"
