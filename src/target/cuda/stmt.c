@@ -74,9 +74,10 @@ static void alloc_local(Cg *cg, const IrExpr *buf, const char *type)
         cg_stmt_line(cg, "%s %s;", type, name);
         return;
     }
-    /* aligned for the widest vector access (up to 16 bytes) that tiles it */
+    /* aligned for the widest vector access that tiles it, up to the 32 bytes
+     * of tx_vec<uint32_t, 8> (a vec_256b copy's registers) */
     int64_t bytes = n * elem_bytes(buf->u.var.type->dtype), align = elem_bytes(buf->u.var.type->dtype);
-    while (align < 16 && bytes % (align * 2) == 0 && align * 2 <= ir_buf(buf)->align)
+    while (align < 32 && bytes % (align * 2) == 0 && align * 2 <= ir_buf(buf)->align)
         align *= 2;
     if (align > elem_bytes(buf->u.var.type->dtype))
         cg_stmt_line(cg, "alignas(%lld) %s %s[%lld];", (long long)align, type, name, (long long)n);
