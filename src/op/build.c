@@ -1,10 +1,11 @@
 /* Building the TIRx a variant returns: typed, folded expressions (the
  * parser's own rules, so a lowered call is structurally equal to the same
- * code written by hand), loads, stores, loops, T.ptx calls through the
- * instruction table (and whether the target has an instruction, from that
- * table's architecture columns), register allocations and local views of
- * distributed register tiles; and the small index facts the variants'
- * predicates need (constants, provable powers of two). */
+ * code written by hand), loads, stores, plain vector accesses through views,
+ * loops, T.ptx calls through the instruction table (and whether the target
+ * has an instruction, from that table's architecture columns), register
+ * allocations and local views of distributed register tiles; and the small
+ * index facts the variants' predicates need (constants, provable powers of
+ * two). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +243,47 @@ IrExpr *op_flat_view(OpCtx *c, OpSeq *s, IrExpr *buffer, IrDType dt, int64_t n)
     d->u.decl.data = op_call(c, IR_OP_BUFFER_DATA, IR_HANDLE, &buffer, 1);
     op_emit(s, d);
     return view;
+}
+
+IrExpr *op_view_at(OpCtx *c, OpSeq *s, IrExpr *buffer, IrExpr **idx, int nidx, IrDType dt,
+                   int64_t n)
+{
+    IrExpr *view = new_buffer(c, tx_arena_printf(c->arena, "%s_vec", buffer->u.var.name), dt,
+                              buffer->u.var.type->scope, n);
+    view->u.var.type->buf->align = (int)(n * op_dtype_bytes(dt));
+    IrStmt *d = ir_stmt(c->arena, IR_S_DECL, span(c));
+    d->u.decl.buffer = view;
+    d->u.decl.data = op_address_of(c, buffer, idx, nidx);
+    op_emit(s, d);
+    return view;
+}
+
+/* Ramp(first, 1, lanes), or first for one lane. */
+static IrExpr *run_index(OpCtx *c, IrExpr *first, int lanes)
+{
+    if (lanes == 1)
+        return first;
+    IrExpr *r = ir_node(c->arena, IR_E_RAMP, ir_dtype_with_lanes(first->dtype, lanes), span(c));
+    r->u.op.a = first, r->u.op.b = ir_int(c->arena, first->dtype, 1, span(c));
+    r->u.op.lanes = lanes;
+    return r;
+}
+
+IrExpr *op_vector_load(OpCtx *c, IrExpr *view, IrExpr *first, int lanes)
+{
+    IrExpr *index = run_index(c, first, lanes);
+    IrExpr *e = op_load(c, view, &index, 1);
+    e->dtype = ir_dtype_with_lanes(e->dtype, lanes);
+    return e;
+}
+
+void op_vector_store(OpCtx *c, OpSeq *s, IrExpr *view, IrExpr *first, int lanes, IrExpr *value)
+{
+    IrStmt *st = ir_stmt(c->arena, IR_S_STORE, span(c));
+    st->u.store.buffer = view, st->u.store.value = value, st->u.store.n = 1;
+    st->u.store.indices = TX_NEW_ARRAY(c->arena, IrExpr *, 1);
+    st->u.store.indices[0] = run_index(c, first, lanes);
+    op_emit(s, st);
 }
 
 IrExpr *op_local_view(OpCtx *c, OpSeq *s, IrExpr *buffer)

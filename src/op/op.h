@@ -231,6 +231,20 @@ IrExpr *op_local_view(OpCtx *c, OpSeq *s, IrExpr *buffer);
  * uint32 view of 16-bit registers indexes their pairs). */
 IrExpr *op_flat_view(OpCtx *c, OpSeq *s, IrExpr *buffer, IrDType dt, int64_t n);
 
+/* Plain vector accesses: `*(uint4*)p = *(uint4*)q` in the CUDA, ordinary
+ * memory operations the compiler schedules and allocates around (an asm
+ * statement would pin them). op_view_at declares a 1-D view of n elements of
+ * dtype dt whose first element is buffer[idx]
+ * (`T.decl_buffer((n,), dt, data=T.address_of(buffer[idx]), align=...)`),
+ * aligned to n elements of dt: the caller has proven that alignment. */
+IrExpr *op_view_at(OpCtx *c, OpSeq *s, IrExpr *buffer, IrExpr **idx, int nidx, IrDType dt,
+                   int64_t n);
+/* view[first:first + lanes] of a 1-D view as one vector (a Ramp index of
+ * stride 1), the element itself for one lane; it must be aligned to the
+ * vector's size. */
+IrExpr *op_vector_load(OpCtx *c, IrExpr *view, IrExpr *first, int lanes);
+void op_vector_store(OpCtx *c, OpSeq *s, IrExpr *view, IrExpr *first, int lanes, IrExpr *value);
+
 /* The memo entry of key, or NULL; op_memo_put records one. */
 IrExpr *op_memo_get(const OpCtx *c, const char *key);
 void op_memo_put(OpCtx *c, const char *key, IrExpr *value);

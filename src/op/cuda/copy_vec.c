@@ -2,15 +2,15 @@
  *
  * The widest vector both sides allow (16 bytes at most; contiguous along the
  * innermost dimension, aligned at every start: layout, region start, strides,
- * buffer alignment) is moved by one `ld.<space>.v4.u32`-style load into
- * uint32 registers and one matching store, as the reference does (bits, not
- * values, so any dtype moves bit-exactly). Vectors are dealt round-robin to
- * the scope's threads in a serial loop (ptxas unrolls it); a count the
+ * buffer alignment) is moved as bits, not values, by one C assignment of
+ * uint32 vectors through views of both sides at the vector's first element
+ * (`*(uint4*)S_vec = *(uint4*)A_vec`: one `ld.<space>.v4.u32` and one
+ * matching store, as the reference's copy, but free for the compiler to
+ * schedule), so any dtype moves bit-exactly. Vectors are dealt round-robin
+ * to the scope's threads in a serial loop (ptxas unrolls it); a count the
  * threads do not divide gets a guard. Narrower than 4 bytes, elements are
  * copied one by one. With oob="zero" the region may reach past a global
  * buffer: loads there give zeros, stores there are dropped. */
-#include <stdio.h>
-
 #include "../partition.h"
 
 static bool is_memory(const OpRegion *r) { return r->mem == OP_MEM_GLOBAL || r->mem == OP_MEM_SHARED; }
@@ -31,40 +31,36 @@ const char *op_copy_vec_accept(OpCtx *c)
     return NULL;
 }
 
-static const char *space(const OpRegion *r) { return r->mem == OP_MEM_GLOBAL ? "global" : "shared"; }
-
-/* ld/st of n uint32 registers: "v4.u32", "v2.u32" or "u32". */
-static const char *width(int n) { return n == 4 ? "v4.u32" : n == 2 ? "v2.u32" : "u32"; }
-
 static IrStmt *guard(OpCtx *c, IrExpr *cond, IrStmt *then_s, IrStmt *else_s)
 {
     return cond ? op_if(c, cond, then_s, else_s) : then_s;
 }
 
-/* One vector through `n` uint32 registers of tmp. */
-static IrStmt *move_bits(OpCtx *c, IrExpr *tmp, int n, const OpRegion *dst, IrExpr **didx,
+/* One vector of `n` uint32 as a C assignment of their vector
+ * (`*(uint4*)dst = *(uint4*)src`); with bounds, through the registers of tmp,
+ * zeros where the source is out of bounds. */
+static IrStmt *move_bits(OpCtx *c, OpSeq *outer, int n, const OpRegion *dst, IrExpr **didx,
                          const OpRegion *src, IrExpr **sidx, bool oob)
 {
-    IrExpr *a[6];
-    for (int i = 0; i < n; i++) {
-        IrExpr *ri = op_i32(c, i);
-        a[i] = op_load(c, tmp, &ri, 1);
-    }
-    OpSeq ld = {0}, st = {0}, zero = {0}, body = {0};
-    a[n] = op_address_of(c, src->buffer, sidx, src->ndim);
-    op_eval(c, &ld, op_ptx(c, tx_arena_printf(c->arena, "ld.%s.%s", space(src), width(n)), a, n + 1));
-    for (int i = n; i > 0; i--)
-        a[i] = a[i - 1];
-    a[0] = op_address_of(c, dst->buffer, didx, dst->ndim);
-    op_eval(c, &st, op_ptx(c, tx_arena_printf(c->arena, "st.%s.%s", space(dst), width(n)), a, n + 1));
-    for (int i = 0; i < n; i++) {
-        IrExpr *ri = op_i32(c, i);
-        op_store(c, &zero, tmp, &ri, 1, ir_int(c->arena, IR_UINT32, 0, c->call->span));
-    }
+    OpSeq body = {0}, st = {0};
+    IrExpr *zero = op_i32(c, 0);
+    IrExpr *from = op_view_at(c, &body, src->buffer, sidx, src->ndim, IR_UINT32, n);
+    IrExpr *to = op_view_at(c, &body, dst->buffer, didx, dst->ndim, IR_UINT32, n);
+    IrExpr *value = op_vector_load(c, from, zero, n);
     IrExpr *in_src = oob ? op_in_bounds(c, src, sidx) : NULL;
     IrExpr *in_dst = oob ? op_in_bounds(c, dst, didx) : NULL;
-    IrStmt *zero_s = op_seq_finish(c, &zero);
-    op_emit(&body, guard(c, in_src, op_seq_finish(c, &ld), zero_s));
+    if (in_src) {
+        OpSeq ld = {0}, zeros = {0};
+        IrExpr *tmp = op_alloc_local(c, outer, "tmp", IR_UINT32, n);
+        op_vector_store(c, &ld, tmp, zero, n, value);
+        for (int i = 0; i < n; i++) {
+            IrExpr *ri = op_i32(c, i);
+            op_store(c, &zeros, tmp, &ri, 1, ir_int(c->arena, IR_UINT32, 0, c->call->span));
+        }
+        op_emit(&body, guard(c, in_src, op_seq_finish(c, &ld), op_seq_finish(c, &zeros)));
+        value = op_vector_load(c, tmp, zero, n);
+    }
+    op_vector_store(c, &st, to, zero, n, value);
     op_emit(&body, guard(c, in_dst, op_seq_finish(c, &st), NULL));
     return op_seq_finish(c, &body);
 }
@@ -106,9 +102,7 @@ IrStmt *op_copy_vec_lower(OpCtx *c)
     OpSeq out = {0};
     IrStmt *body;
     if (vec * esize >= 4) {
-        int n = (int)(vec * esize / 4);
-        IrExpr *tmp = op_alloc_local(c, &out, "tmp", IR_UINT32, n);
-        body = move_bits(c, tmp, n, &dst, didx, &src, sidx, oob);
+        body = move_bits(c, &out, (int)(vec * esize / 4), &dst, didx, &src, sidx, oob);
     } else {
         body = move_element(c, &dst, didx, &src, sidx, oob);
     }

@@ -2,16 +2,20 @@
  * 16 or 32 bytes with one ld and/or one st of that width, as the reference's
  * forced vector copies. Only a call that names the variant (dispatch=)
  * gets it. Between global, shared and registers (global <-> shared, global
- * <-> local, shared <-> local): a register side is read or written in place
- * through a view of its storage as the instruction's containers (uint32, or
- * uint16 for 2 bytes); two memory sides go through uint32 temporaries. The
- * width is bits, not values: `ld.global.v4.u32` for 16 bytes, `.v8.u32` for
- * 32 (sm_100a, global only), `.v2.u32`, `.u32`, `.u16`. Config, for a
- * global source: cache="nc" (ld.global.nc), l1_evict="L1::...",
- * l2_evict="L2::evict_*" (the 256-bit lines only), prefetch_size="L2::64B"
- * / "128B" / "256B", in the ISA's qualifier order. Every side must be one
- * contiguous run starting aligned to the width: proven, or, where the start
- * depends on integer scalar params, checked on them at launch. */
+ * <-> local, shared <-> local). The width is bits, not values: containers of
+ * uint32 (uint16 for 2 bytes), `ld.global.v4.u32` for 16 bytes, `.v8.u32`
+ * for 32 (sm_100a, global only), `.v2.u32`, `.u32`, `.u16`. The move is one
+ * C assignment of the containers' vector (`*(uint4*)S_vec =
+ * *(uint4*)(r_flat + 4)`): a memory side through a view at its first
+ * element, a register side in place through a view of its storage; the
+ * compiler schedules it like any access. Only a load with qualifiers stays
+ * an asm ld (into the registers, or into uint32 temporaries that are then
+ * stored). Config, for a global source: cache="nc" (ld.global.nc),
+ * l1_evict="L1::...", l2_evict="L2::evict_*" (the 256-bit lines only),
+ * prefetch_size="L2::64B" / "128B" / "256B", in the ISA's qualifier order.
+ * Every side must be one contiguous run starting aligned to the width:
+ * proven, or, where the start depends on integer scalar params, checked on
+ * them at launch. */
 #include <string.h>
 
 #include "../partition.h"
@@ -58,8 +62,10 @@ static bool one_of(const char *s, const char *const *list)
     return false;
 }
 
-/* The load's qualifiers from the config, or why they do not apply. */
-static const char *load_chain(OpCtx *c, const OpRegion *src, int bytes, const char **out)
+/* The load's qualifiers from the config, or why they do not apply; *qualified:
+ * whether it has any (a plain load is a C access, the others stay asm). */
+static const char *load_chain(OpCtx *c, const OpRegion *src, int bytes, const char **out,
+                              bool *qualified)
 {
     static const char *const l1[] = {"L1::evict_normal", "L1::evict_unchanged", "L1::evict_first",
                                      "L1::evict_last", "L1::no_allocate", NULL};
@@ -93,6 +99,7 @@ static const char *load_chain(OpCtx *c, const OpRegion *src, int bytes, const ch
                             "source is in %s memory", op_mem_name(src->mem));
     IrDType container;
     *out = tx_arena_printf(c->arena, "%s.%s", chain, tail(bytes, &lanes, &container));
+    *qualified = hinted;
     return NULL;
 }
 
@@ -111,7 +118,8 @@ static const char *check_side(OpCtx *c, const OpRegion *r, int64_t n)
     return NULL;
 }
 
-static const char *regions(OpCtx *c, int bytes, OpRegion *dst, OpRegion *src, const char **ld)
+static const char *regions(OpCtx *c, int bytes, OpRegion *dst, OpRegion *src, const char **ld,
+                           bool *qualified)
 {
     const char *why;
     if ((why = op_region(c, 0, dst)) || (why = op_region(c, 1, src)))
@@ -128,7 +136,7 @@ static const char *regions(OpCtx *c, int bytes, OpRegion *dst, OpRegion *src, co
                          dst->dtype.bits * dst->dtype.lanes);
     if ((why = check_side(c, dst, bytes / esize)) || (why = check_side(c, src, bytes / esize)))
         return why;
-    return load_chain(c, src, bytes, ld);
+    return load_chain(c, src, bytes, ld, qualified);
 }
 
 static const char *accept(OpCtx *c, int bytes)
@@ -139,7 +147,8 @@ static const char *accept(OpCtx *c, int bytes)
         return op_reason(c, "only when asked for with dispatch=\"%s\"", name);
     const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_THREAD));
     OpRegion dst, src;
-    if (why || (why = regions(c, bytes, &dst, &src, &ld)))
+    bool qualified;
+    if (why || (why = regions(c, bytes, &dst, &src, &ld, &qualified)))
         return why;
     int lanes;
     IrDType container;
@@ -157,8 +166,10 @@ const char *op_copy_vec64_accept(OpCtx *c) { return accept(c, 8); }
 const char *op_copy_vec32_accept(OpCtx *c) { return accept(c, 4); }
 const char *op_copy_vec16_accept(OpCtx *c) { return accept(c, 2); }
 
-void op_register_words(OpCtx *c, OpSeq *s, const OpRegion *r, IrDType container, int lanes,
-                       IrExpr **out)
+/* A local side's registers as containers: the view of its storage and the
+ * index of the region's first container in it. */
+static IrExpr *register_view(OpCtx *c, OpSeq *s, const OpRegion *r, IrDType container, int lanes,
+                             IrExpr **first)
 {
     IrExpr *strides[OP_MAX_DIMS];
     int chunk;
@@ -168,21 +179,61 @@ void op_register_words(OpCtx *c, OpSeq *s, const OpRegion *r, IrDType container,
     for (int d = 0; d < r->ndim; d++)
         at = op_bin(c, IR_E_ADD, at, op_bin(c, IR_E_MUL, r->start[d], strides[d]));
     int esize = op_dtype_bytes(r->dtype), csize = container.bits / 8;
-    at = esize >= csize ? op_bin(c, IR_E_MUL, at, op_i32(c, esize / csize))
-                        : op_bin(c, IR_E_FLOORDIV, at, op_i32(c, csize / esize));
+    *first = esize >= csize ? op_bin(c, IR_E_MUL, at, op_i32(c, esize / csize))
+                            : op_bin(c, IR_E_FLOORDIV, at, op_i32(c, csize / esize));
     int64_t total = 1;
     for (int d = 0; d < bt->ndim; d++) {
         int64_t e;
         total *= op_const(bt->shape[d], &e) ? e : 1;
     }
     int64_t words = total * esize / csize;
-    IrExpr *view = op_flat_view(c, s, r->buffer, container, words > lanes ? words : lanes);
+    return op_flat_view(c, s, r->buffer, container, words > lanes ? words : lanes);
+}
+
+/* A side as `lanes` containers from *first of *view: the registers in place,
+ * or a view at a memory region's first element. */
+static IrExpr *side_view(OpCtx *c, OpSeq *s, const OpRegion *r, IrDType container, int lanes,
+                         IrExpr **first)
+{
+    if (r->mem == OP_MEM_LOCAL)
+        return register_view(c, s, r, container, lanes, first);
+    *first = op_i32(c, 0);
+    return op_view_at(c, s, r->buffer, r->start, r->ndim, container, lanes);
+}
+
+void op_register_words(OpCtx *c, OpSeq *s, const OpRegion *r, IrDType container, int lanes,
+                       IrExpr **out)
+{
+    IrExpr *first, *view = register_view(c, s, r, container, lanes, &first);
     for (int i = 0; i < lanes; i++) {
-        IrExpr *w = op_bin(c, IR_E_ADD, at, op_i32(c, i));
+        IrExpr *w = op_bin(c, IR_E_ADD, first, op_i32(c, i));
         out[i] = op_load(c, view, &w, 1);
     }
 }
 
+/* The qualified load: one asm ld into the destination's registers, or into
+ * uint32 temporaries when the destination is memory (then their vector). */
+static IrExpr *asm_load(OpCtx *c, OpSeq *s, const char *ld, const OpRegion *dst,
+                        const OpRegion *src, IrDType container, int lanes)
+{
+    IrExpr *first, *into, *args[9];
+    if (dst->mem == OP_MEM_LOCAL) {
+        into = register_view(c, s, dst, container, lanes, &first);
+    } else {
+        into = op_alloc_local(c, s, "tmp", container, lanes);
+        first = op_i32(c, 0);
+    }
+    for (int i = 0; i < lanes; i++) {
+        IrExpr *w = op_bin(c, IR_E_ADD, first, op_i32(c, i));
+        args[i] = op_load(c, into, &w, 1);
+    }
+    args[lanes] = op_address_of(c, src->buffer, src->start, src->ndim);
+    op_eval(c, s, op_ptx(c, ld, args, lanes + 1));
+    return dst->mem == OP_MEM_LOCAL ? NULL : op_vector_load(c, into, first, lanes);
+}
+
+/* One vector from src to dst: a C assignment of the containers' vector
+ * (`*(uint4*)dst = *(uint4*)src`), the load as asm when it has qualifiers. */
 IrStmt *op_copy_vec_width_lower(OpCtx *c)
 {
     const char *name = c->call->u.tile.dispatch, *ld;
@@ -190,32 +241,22 @@ IrStmt *op_copy_vec_width_lower(OpCtx *c)
     while (bytes < 32 && strcmp(variant_name(bytes), name))
         bytes *= 2;
     OpRegion dst, src;
-    regions(c, bytes, &dst, &src, &ld);
+    bool qualified;
+    regions(c, bytes, &dst, &src, &ld, &qualified);
     int lanes;
     IrDType container;
-    const char *st = tx_arena_printf(c->arena, "st.%s.%s", space(&dst),
-                                     tail(bytes, &lanes, &container));
+    tail(bytes, &lanes, &container);
     OpSeq out = {0};
-    IrExpr *regs[8], *args[9];
-    if (dst.mem == OP_MEM_LOCAL || src.mem == OP_MEM_LOCAL) {
-        op_register_words(c, &out, dst.mem == OP_MEM_LOCAL ? &dst : &src, container, lanes, regs);
+    IrExpr *value, *first;
+    if (qualified) {
+        value = asm_load(c, &out, ld, &dst, &src, container, lanes);
+        if (!value)
+            return op_seq_finish(c, &out);
     } else {
-        IrExpr *tmp = op_alloc_local(c, &out, "tmp", container, lanes);
-        for (int i = 0; i < lanes; i++) {
-            IrExpr *ri = op_i32(c, i);
-            regs[i] = op_load(c, tmp, &ri, 1);
-        }
+        IrExpr *view = side_view(c, &out, &src, container, lanes, &first);
+        value = op_vector_load(c, view, first, lanes);
     }
-    IrExpr **didx = dst.start, **sidx = src.start;
-    if (src.mem != OP_MEM_LOCAL) {
-        memcpy(args, regs, sizeof(IrExpr *) * (size_t)lanes);
-        args[lanes] = op_address_of(c, src.buffer, sidx, src.ndim);
-        op_eval(c, &out, op_ptx(c, ld, args, lanes + 1));
-    }
-    if (dst.mem != OP_MEM_LOCAL) {
-        args[0] = op_address_of(c, dst.buffer, didx, dst.ndim);
-        memcpy(args + 1, regs, sizeof(IrExpr *) * (size_t)lanes);
-        op_eval(c, &out, op_ptx(c, st, args, lanes + 1));
-    }
+    IrExpr *view = side_view(c, &out, &dst, container, lanes, &first);
+    op_vector_store(c, &out, view, first, lanes, value);
     return op_seq_finish(c, &out);
 }
