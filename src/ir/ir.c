@@ -222,7 +222,76 @@ const char *ir_op_registered_name(IrOp op, char *buf)
             return buf;
         }
     snprintf(buf, IR_OP_NAME_MAX, "tirx.%s", ir_ops[op].name);
+    /* the scoped NVSHMEM variants print T.nvshmem.putmem_nbi.warp and are
+     * registered as tirx.nvshmem.putmem_nbi_warp */
+    for (char *p = buf + strlen("tirx.nvshmem."); ir_nvshmem_op(op) && *p; p++)
+        if (*p == '.')
+            *p = '_';
     return buf;
+}
+
+/* ---------------------------------------------------------------- NVSHMEM */
+
+static const IrNvshmemOp nvshmem_ops[] = {
+#define NVSHMEM_OP(id, name, ret, lo, hi, args, cfunc, ...) {IR_OP_NVSHMEM_##id, args, cfunc},
+#define NVSHMEM_CONST(kind, name, cname, value)
+#include "nvshmem.def"
+#undef NVSHMEM_OP
+#undef NVSHMEM_CONST
+};
+
+#define NVSHMEM_KIND_SIG 's'
+#define NVSHMEM_KIND_CMP 'c'
+
+static const struct {
+    char kind;
+    const char *name, *cname;
+} nvshmem_consts[] = {
+#define NVSHMEM_OP(...)
+#define NVSHMEM_CONST(kind, name, cname, value) {NVSHMEM_KIND_##kind, name, #cname},
+#include "nvshmem.def"
+#undef NVSHMEM_OP
+#undef NVSHMEM_CONST
+};
+
+const IrNvshmemOp *ir_nvshmem_op(IrOp op)
+{
+    for (size_t i = 0; i < TX_ARRAY_LEN(nvshmem_ops); i++)
+        if (nvshmem_ops[i].op == op)
+            return &nvshmem_ops[i];
+    return NULL;
+}
+
+const char *ir_nvshmem_const(char kind, const char *name)
+{
+    for (size_t i = 0; i < TX_ARRAY_LEN(nvshmem_consts); i++)
+        if (nvshmem_consts[i].kind == kind && !strcmp(nvshmem_consts[i].name, name))
+            return nvshmem_consts[i].cname;
+    return NULL;
+}
+
+const char *ir_nvshmem_const_choices(char kind)
+{
+    /* ", " before each string; the result starts after the first */
+    static const char sig[] = ""
+#define NVSHMEM_OP(...)
+#define NVSHMEM_CONST(kind, name, cname, value) NVSHMEM_CHOICE_##kind(name)
+#define NVSHMEM_CHOICE_SIG(name) ", \"" name "\""
+#define NVSHMEM_CHOICE_CMP(name)
+#include "nvshmem.def"
+#undef NVSHMEM_CHOICE_SIG
+#undef NVSHMEM_CHOICE_CMP
+        ;
+    static const char cmp[] = ""
+#define NVSHMEM_CHOICE_SIG(name)
+#define NVSHMEM_CHOICE_CMP(name) ", \"" name "\""
+#include "nvshmem.def"
+#undef NVSHMEM_CHOICE_SIG
+#undef NVSHMEM_CHOICE_CMP
+#undef NVSHMEM_OP
+#undef NVSHMEM_CONST
+        ;
+    return (kind == NVSHMEM_KIND_SIG ? sig : cmp) + 2;
 }
 
 int ir_op_lookup_registered(const char *name)

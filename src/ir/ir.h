@@ -147,6 +147,23 @@ const char *ir_op_registered_name(IrOp op, char *buf);
 /* Look up an op by registered name ("tirx.exp"; "tir.exp" also); -1 if none. */
 int ir_op_lookup_registered(const char *name);
 
+/* The NVSHMEM ops (nvshmem.def): what each script argument is and the
+ * nvshmem.h function the op calls. */
+typedef struct IrNvshmemOp {
+    IrOp op;
+    const char *args;  /* one letter per script argument: a u n s c t (nvshmem.def) */
+    const char *cfunc; /* "nvshmem_putmem_nbi", "nvshmemx_putmem_nbi_warp", ... */
+} IrNvshmemOp;
+/* op's row; NULL when op is not an NVSHMEM op. */
+const IrNvshmemOp *ir_nvshmem_op(IrOp op);
+/* The nvshmem.h constant that the string `name` of a signal-op ('s') or
+ * comparison ('c') argument stands for ("add" -> "NVSHMEM_SIGNAL_ADD"); NULL
+ * when it names none. */
+const char *ir_nvshmem_const(char kind, const char *name);
+/* The strings an argument of that kind takes, quoted and comma-separated
+ * ("\"set\", \"add\""), for messages. */
+const char *ir_nvshmem_const_choices(char kind);
+
 /* A call: builtin op, a PTX instruction, or a call of another function of the module. */
 typedef struct IrCall {
     IrOp op;

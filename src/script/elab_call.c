@@ -265,6 +265,48 @@ static ScVal ldg_vector(El *E, ScArgs *args)
     return sv_expr(el_call_node(E, IR_OP_CUDA_LDG_VEC, IR_VOID, a, n, args->span), args->span);
 }
 
+/* The arguments of a T.nvshmem op against its letters in nvshmem.def:
+ * pointers, integers, and the strings that name a signal operation, a
+ * comparison or wait_until's value type. wait_until written without its type
+ * gets "uint64_t", the form the reference prints. */
+static bool nvshmem_args(El *E, const ScArgs *args, IrOp op, IrExpr **a, int *n)
+{
+    const IrNvshmemOp *nv = ir_nvshmem_op(op);
+    const char *name = ir_ops[op].name;
+    char dt[IR_DTYPE_STR_MAX];
+    for (int i = 0; i < *n; i++) {
+        char k = nv->args[i];
+        const char *str = a[i]->kind == IR_E_STR ? a[i]->u.str : NULL;
+        TxSpan sp = args->pos[i].span;
+        if ((k == 'a' || k == 'u') && a[i]->dtype.code != IR_DT_HANDLE) {
+            el_error(E, TX_E_TYPE, sp, "T.%s: argument %d must be an address (a pointer), not %s",
+                     name, i + 1, ir_dtype_str(a[i]->dtype, dt));
+            return false;
+        }
+        if (k == 'n' && !ir_dtype_is_int(a[i]->dtype)) {
+            el_error(E, TX_E_TYPE, sp, "T.%s: argument %d must be an integer, not %s", name,
+                     i + 1, ir_dtype_str(a[i]->dtype, dt));
+            return false;
+        }
+        if ((k == 's' || k == 'c') && !(str && ir_nvshmem_const(k, str))) {
+            el_error(E, TX_E_VALUE, sp, "T.%s: argument %d, the %s, must be one of %s", name,
+                     i + 1, k == 's' ? "signal operation" : "comparison",
+                     ir_nvshmem_const_choices(k));
+            return false;
+        }
+        if (k == 't' && !(str && (!strcmp(str, "uint64_t") || !strcmp(str, "uint64")))) {
+            el_error(E, TX_E_VALUE, sp,
+                     "T.%s: argument %d, the value type, must be \"uint64_t\" (the only one "
+                     "supported)",
+                     name, i + 1);
+            return false;
+        }
+    }
+    if (nv->args[*n] == 't')
+        a[(*n)++] = ir_str(E->a, "uint64_t", args->span);
+    return true;
+}
+
 IrType *el_result_ptr_type(const ScVal *v)
 {
     /* `T.handle().ty` is how the plain "handle" dtype prints */
@@ -319,8 +361,10 @@ static ScVal op_call(El *E, IrOp op, ScArgs *args)
     int tok = bitwise_token(op);
     if (tok)
         return el_binop(E, tok, vals[0], vals[1], args->span);
-    IrExpr **a = TX_NEW_ARRAY(E->a, IrExpr *, n ? n : 1);
+    IrExpr **a = TX_NEW_ARRAY(E->a, IrExpr *, n + 1);
     if (!convert_args(E, vals, n, a, op == IR_OP_POW))
+        return sv_error();
+    if (ir_nvshmem_op(op) && !nvshmem_args(E, args, op, a, &n))
         return sv_error();
     if ((op == IR_OP_CALL_LLVM_INTRIN || op == IR_OP_CALL_LLVM_PURE_INTRIN) &&
         a[0]->kind != IR_E_STR) {

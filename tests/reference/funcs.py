@@ -1927,6 +1927,29 @@ def k_timers(P: T.Buffer((64,), "uint64"), tag: T.Buffer((2,), "int32"), off: T.
     T.cuda.timer_finalize(P.data, tag.data, off.data, 1, tx == 0)
 
 
+@T.prim_func
+def k_nvshmem(S: T.Buffer((4,), "uint64"), D: T.Buffer((1024,), "uint8")):
+    T.device_entry()
+    tx = T.thread_id([128])
+    pe = T.nvshmem.my_pe()
+    peer = (pe + 1) % T.nvshmem.n_pes()
+    T.nvshmem.putmem_nbi(D.data, T.address_of(D[512]), 64, peer)
+    T.nvshmem.getmem_nbi(T.address_of(D[64]), D.data, 64, peer)
+    T.nvshmem.putmem_nbi.warp(D.data, D.data, 256, peer)
+    T.nvshmem.getmem_nbi.warp(D.data, D.data, 256, peer)
+    T.nvshmem.putmem_nbi.block(D.data, D.data, 512, peer)
+    T.nvshmem.getmem_nbi.block(D.data, D.data, 512, peer)
+    T.nvshmem.putmem_signal_nbi(D.data, D.data, 64, S.data, T.uint64(1), "set", peer)
+    T.nvshmem.putmem_signal_nbi.warp(D.data, D.data, 64, T.address_of(S[1]), T.uint64(1), "add", peer)
+    T.nvshmem.putmem_signal_nbi.block(D.data, D.data, 64, T.address_of(S[2]), T.uint64(2), "add", peer)
+    T.nvshmem.signal_op(T.address_of(S[3]), T.uint64(1), "add", peer)
+    T.nvshmem.fence()
+    T.nvshmem.quiet()
+    T.nvshmem.wait_until(S.data, "ge", T.uint64(1))
+    T.nvshmem.wait_until(T.address_of(S[3]), "ne", T.uint64(0), "uint64_t")
+    T.nvshmem.barrier_all()
+
+
 # ---------------------------------------------------------------------------
 # x_: T.ptx calls
 # ---------------------------------------------------------------------------
