@@ -7,8 +7,8 @@
  *
  * Prints the CUDA source generated for ARCH (default sm_90a) on stdout.
  * --nvrtc also compiles it with NVRTC for ARCH (ptxas validates every
- * instruction) and prints nothing on success; exit 77 when NVRTC cannot be
- * loaded. --twice checks that two independent parses, and a parse of the
+ * instruction; NVSHMEM calls are left unresolved) and prints nothing on
+ * success; exit 77 when NVRTC cannot be loaded. --twice checks that two independent parses, and a parse of the
  * printed module, generate byte-identical source. Diagnostics go to stderr.
  * Exit status: 0 success, 1 an error, 2 a usage error, 77 no NVRTC. */
 #include <errno.h>
@@ -93,11 +93,18 @@ static int check_twice(const Options *o, const char *text, size_t len, const cha
     return rc;
 }
 
+/* NVRTC compiles the source; kernels that call NVSHMEM compile as relocatable
+ * code (-rdc=true), their calls left for the link that tirx build does (so
+ * the test needs no NVSHMEM). */
 static int compile(const Options *o, const char *source)
 {
-    RtHeader prelude = {cg_prelude_name(), cg_prelude_text()};
+    RtHeader headers[] = {{cg_prelude_name(), cg_prelude_text()},
+                          {cg_nvshmem_header_name(), cg_nvshmem_header_text()}};
+    const char *rdc[] = {"-rdc=true"};
+    bool nvshmem = strstr(source, cg_nvshmem_header_name()) != NULL;
     RtCompileOptions co = {.arch = o->arch, .fast_math = o->fast_math, .lineinfo = true,
-                           .headers = &prelude, .nheaders = 1, .name = "generated.cu"};
+                           .headers = headers, .nheaders = 2, .name = "generated.cu",
+                           .extra = rdc, .nextra = nvshmem};
     RtBinary bin = {0};
     RtError err;
     int major, minor;

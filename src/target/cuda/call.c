@@ -579,6 +579,8 @@ int cg_call(Cg *cg, const IrExpr *e, TxBuf *b)
     const IrCall *c = &e->u.call;
     if (math_fn(c->op) || c->op == IR_OP_POPCOUNT || c->op == IR_OP_CLZ)
         return emit_math(cg, e, b);
+    if (ir_nvshmem_op(c->op))
+        return cg_nvshmem_call(cg, e, b);
     switch (c->op) {
     case IR_OP_BITWISE_AND:
     case IR_OP_BITWISE_OR:

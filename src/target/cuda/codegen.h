@@ -30,4 +30,18 @@ bool cg_emit_module(IrModule *m, const CgOptions *o, TxBuf *out);
 const char *cg_prelude_name(void);
 const char *cg_prelude_text(void);
 
+/* Whether the kernels of m use NVSHMEM: a T.nvshmem op, or inline CUDA
+ * (T.cuda.func_call) that names it; *where (when given) is the first such
+ * call. The generated source then includes the NVSHMEM header below, and the
+ * kernels are compiled to LTO IR and linked with the shim and NVSHMEM's device
+ * library (nvshmem.c, docs/language.md "NVSHMEM"). */
+bool cg_uses_nvshmem(const IrModule *m, TxSpan *where);
+/* The header's file name and text: nvshmem.h's signatures of the functions
+ * T.nvshmem calls, forwarding to the shim, and its constants. */
+const char *cg_nvshmem_header_name(void);
+const char *cg_nvshmem_header_text(void);
+/* The shim: CUDA that includes nvshmem.h and nvshmemx.h and defines what the
+ * header forwards to; the same text for every module. */
+const char *cg_nvshmem_shim_text(void);
+
 #endif

@@ -97,6 +97,10 @@ const char *cg_target(const Cg *cg);
 /* Report an error unless the target is at least sm (what names the feature). */
 bool cg_require_sm(Cg *cg, TxSpan span, int sm, const char *what);
 
+/* ---- nvshmem.c ---- */
+/* A T.nvshmem op: the nvshmem.h function it calls. */
+int cg_nvshmem_call(Cg *cg, const IrExpr *e, TxBuf *b);
+
 /* ---- names.c ---- */
 /* The C name of a variable defined earlier. */
 const char *cg_name(Cg *cg, const IrExpr *var);
