@@ -6,7 +6,9 @@
  * host functions and the kernels' signatures and launch attributes, which is
  * all a launch needs. On a hit that text is parsed instead of the input.
  * NVRTC gets tirx's options, then $TIRX_NVRTC_EXTRA_OPTS, then the caller's
- * nvrtc_options; the key hashes them all. */
+ * nvrtc_options; the key hashes them all. Kernels that use NVSHMEM also get
+ * its header and are linked with it (the runtime's link.c); the key of a text
+ * that names NVSHMEM hashes the NVSHMEM found. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +29,8 @@ typedef struct Job {
     const tirx_define *defines;
     size_t ndefines;
     RtCompileOptions rt;
-    RtHeader prelude;
+    RtHeader headers[2]; /* the prelude, and the NVSHMEM header when the kernels use it */
+    RtNvshmem nvshmem;
     RtCache cache;
     RtDigest key;
     bool use_cache;
@@ -175,6 +178,36 @@ static void take_binary(ApiCompiled *c, RtBinary *b)
 
 /* ---------------------------------------------------------------- the cache */
 
+/* Whether the text or a file it imports names NVSHMEM: only such a module can
+ * use it (a T.nvshmem op, or inline CUDA that calls it). */
+static bool has_nvshmem(const char *text, size_t len)
+{
+    for (size_t i = 0; i + 7 <= len; i++)
+        if (text[i] == 'n' && !memcmp(text + i, "nvshmem", 7))
+            return true;
+    return false;
+}
+
+static bool names_nvshmem(const Job *j)
+{
+    const IrModule *ir = j->m->ir;
+    bool named = has_nvshmem(j->text, j->len);
+    for (int i = 0; i < ir->nimports && !named; i++)
+        named = has_nvshmem(ir->imports[i]->text, ir->imports[i]->len);
+    return named;
+}
+
+/* The NVSHMEM a compile would link with (none found: a key of its own, and
+ * the compile reports it). */
+static void key_nvshmem(RtKey *k)
+{
+    RtNvshmem n;
+    if (rt_nvshmem_find(&n, NULL) == RT_OK)
+        rt_nvshmem_key_files(&n, k);
+    else
+        rt_key_add_str(k, "tirx.nvshmem", "none");
+}
+
 static tirx_status make_key(Job *j)
 {
     char toolkit[1024];
@@ -204,6 +237,8 @@ static tirx_status make_key(Job *j)
     rt_key_add_int(&k, "tirx.lineinfo", j->rt.lineinfo);
     rt_key_add_int(&k, "tirx.want_ptx", j->rt.want_ptx);
     rt_key_add_int(&k, "tirx.compiler", j->rt.compiler);
+    if (names_nvshmem(j))
+        key_nvshmem(&k);
     j->key = rt_key_final(&k);
     return TIRX_OK;
 }
@@ -350,6 +385,30 @@ static tirx_status build_binary(Job *j)
     return TIRX_OK;
 }
 
+/* The kernels use NVSHMEM (where: the first call): they are compiled to LTO
+ * IR and linked with NVSHMEM's shim and device library (docs/language.md,
+ * "NVSHMEM"). NVSHMEM not found is an error at that call. */
+static tirx_status use_nvshmem(Job *j, TxSpan where)
+{
+    RtError err;
+    if (j->o->use_nvcc) {
+        tx_error(&j->m->ir->diags, TX_E_USAGE, where,
+                 "the kernels use NVSHMEM, which tirx links with NVRTC and nvJitLink, not nvcc "
+                 "(build without --nvcc)");
+        return TIRX_ERR_USAGE;
+    }
+    if (rt_nvshmem_find(&j->nvshmem, &err) != RT_OK) {
+        tx_error(&j->m->ir->diags, TX_E_NVSHMEM, where, "%s", err.message);
+        return TIRX_ERR_CUDA;
+    }
+    j->headers[1] = (RtHeader){cg_nvshmem_header_name(), cg_nvshmem_header_text()};
+    j->rt.nheaders = 2;
+    j->rt.nvshmem = &j->nvshmem;
+    j->rt.nvshmem_shim = cg_nvshmem_shim_text();
+    j->rt.shim_cache = j->use_cache ? &j->cache : NULL;
+    return TIRX_OK;
+}
+
 static tirx_status compile(Job *j)
 {
     const tirx_options *o = j->o;
@@ -368,10 +427,10 @@ static tirx_status compile(Job *j)
     if (rt_arch_check(o->arch, &err) != RT_OK || !sm)
         return report(j, TIRX_ERR_USAGE, TX_E_TARGET,
                       "unknown target architecture (expected sm_80, sm_90a or sm_100a)");
-    j->prelude = (RtHeader){cg_prelude_name(), cg_prelude_text()};
+    j->headers[0] = (RtHeader){cg_prelude_name(), cg_prelude_text()};
     j->rt = (RtCompileOptions){.arch = o->arch, .compiler = o->use_nvcc ? RT_NVCC : RT_NVRTC,
                                .fast_math = o->fast_math != 0, .lineinfo = o->lineinfo != 0,
-                               .want_ptx = o->want_ptx != 0, .headers = &j->prelude,
+                               .want_ptx = o->want_ptx != 0, .headers = j->headers,
                                .nheaders = 1, .name = j->filename, .nvcc = o->nvcc};
     tirx_status st;
     if (!o->use_nvcc && (st = collect_extra(j)) != TIRX_OK)
@@ -390,6 +449,10 @@ static tirx_status compile(Job *j)
             return finish(j->m) ? TIRX_OK : TIRX_ERR_INTERNAL;
     }
     if ((st = generate(j, sm)) != TIRX_OK)
+        return st;
+    TxSpan nvshmem_call;
+    if (!o->no_binary && cg_uses_nvshmem(j->m->ir, &nvshmem_call) &&
+        (st = use_nvshmem(j, nvshmem_call)) != TIRX_OK)
         return st;
     if (!o->no_binary && (st = build_binary(j)) != TIRX_OK)
         return st;

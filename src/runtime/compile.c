@@ -1,9 +1,10 @@
 /* Compiling CUDA C++ to a cubin: the option list each compiler gets (one
  * function builds it, and the cache key hashes exactly that list), the
- * in-process NVRTC compile with the in-memory headers, the cache lookup
- * before a compile and the store after it, and the parse of ptxas's -v report
- * into per-kernel register, shared memory, stack and spill figures, completed
- * from the cubin (cubin.c) for the kernels the log does not report. */
+ * in-process NVRTC compile with the in-memory headers (an NVSHMEM module's
+ * compile and link is link.c's), the cache lookup before a compile and the
+ * store after it, and the parse of ptxas's -v report into per-kernel
+ * register, shared memory, stack and spill figures, completed from the cubin
+ * (cubin.c) for the kernels the log does not report. */
 #define _GNU_SOURCE /* dladdr */
 #include <ctype.h>
 #include <dlfcn.h>
@@ -65,6 +66,10 @@ static void build_options(const RtCompileOptions *o, OptList *l)
         opt_push(l, "%s", "-lineinfo");
     if (o->fast_math)
         opt_push(l, "%s", "--use_fast_math");
+    if (o->nvshmem) { /* LTO IR, linked with the NVSHMEM shim and device library (link.c) */
+        opt_push(l, "%s", "-rdc=true");
+        opt_push(l, "%s", "-dlto");
+    }
     for (size_t i = 0; i < o->ndefines; i++)
         opt_push(l, "-D%s", o->defines[i]);
     for (size_t i = 0; i < o->nextra; i++)
@@ -74,6 +79,10 @@ static void build_options(const RtCompileOptions *o, OptList *l)
 static RtStatus check_options(const RtCompileOptions *o, RtError *err)
 {
     RtStatus s = rt_arch_check(o->arch, err);
+    if (s == RT_OK && o->nvshmem && (o->compiler != RT_NVRTC || !o->nvshmem_shim))
+        s = rt_fail(err, RT_ERR_USAGE, o->nvshmem_shim ? "a module that uses NVSHMEM compiles "
+                                                         "with NVRTC and nvJitLink, not nvcc"
+                                                       : "NVSHMEM needs the shim's source");
     for (size_t i = 0; s == RT_OK && i < o->nheaders; i++) {
         const char *name = o->headers[i].name;
         if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 ||
@@ -144,8 +153,10 @@ static RtStatus compile_key(const char *source, const RtCompileOptions *o, const
     }
     for (int i = 0; i < opts->len; i++)
         rt_key_add_str(&k, "compile.option", opts->items[i]);
+    if (o->nvshmem)
+        s = rt_nvshmem_key(o, &k, err);
     *key = rt_key_final(&k);
-    return RT_OK;
+    return s;
 }
 
 /* A heap copy of n bytes, NUL-terminated. */
@@ -267,6 +278,37 @@ static RtStatus nvrtc_outputs(const RtNvrtc *nv, nvrtcProgram prog, const RtComp
     return RT_OK;
 }
 
+RtStatus rt_nvrtc_program(const RtNvrtc *nv, const char *source, const RtCompileOptions *o,
+                          const char *const *opts, int nopts, nvrtcProgram *prog, char **log,
+                          RtError *err)
+{
+    *log = NULL;
+    const char **names = calloc(o->nheaders + 1, sizeof *names);
+    const char **texts = calloc(o->nheaders + 1, sizeof *texts);
+    for (size_t i = 0; i < o->nheaders; i++) {
+        names[i] = o->headers[i].name;
+        texts[i] = o->headers[i].text;
+    }
+    nvrtcResult r = nv->nvrtcCreateProgram(prog, source, o->name ? o->name : "tirx.cu",
+                                           (int)o->nheaders, texts, names);
+    free(names);
+    free(texts);
+    if (r != NVRTC_SUCCESS)
+        return rt_fail(err, RT_ERR_CUDA, "nvrtcCreateProgram failed: %s", nv->nvrtcGetErrorString(r));
+    r = nv->nvrtcCompileProgram(*prog, nopts, opts);
+    *log = nvrtc_log(nv, *prog);
+    RtStatus s = RT_OK;
+    if (r == NVRTC_ERROR_COMPILATION)
+        s = nvrtc_result(RT_ERR_COMPILE, source, o, *log, err);
+    else if (r == NVRTC_ERROR_INVALID_OPTION)
+        s = nvrtc_result(RT_ERR_USAGE, source, o, *log, err);
+    else if (r != NVRTC_SUCCESS)
+        s = rt_fail(err, RT_ERR_CUDA, "nvrtcCompileProgram failed: %s", nv->nvrtcGetErrorString(r));
+    if (s != RT_OK)
+        nv->nvrtcDestroyProgram(prog);
+    return s;
+}
+
 static RtStatus nvrtc_compile(const char *source, const RtCompileOptions *o, const OptList *opts,
                               RtBinary *out, RtError *err)
 {
@@ -274,30 +316,13 @@ static RtStatus nvrtc_compile(const char *source, const RtCompileOptions *o, con
     RtStatus s = rt_nvrtc(&nv, err);
     if (s != RT_OK)
         return s;
-    const char **names = calloc(o->nheaders + 1, sizeof *names);
-    const char **texts = calloc(o->nheaders + 1, sizeof *texts);
-    for (size_t i = 0; i < o->nheaders; i++) {
-        names[i] = o->headers[i].name;
-        texts[i] = o->headers[i].text;
-    }
     nvrtcProgram prog;
-    nvrtcResult r = nv->nvrtcCreateProgram(&prog, source, o->name ? o->name : "tirx.cu",
-                                           (int)o->nheaders, texts, names);
-    free(names);
-    free(texts);
-    if (r != NVRTC_SUCCESS)
-        return rt_fail(err, RT_ERR_CUDA, "nvrtcCreateProgram failed: %s", nv->nvrtcGetErrorString(r));
-    r = nv->nvrtcCompileProgram(prog, opts->len, (const char *const *)opts->items);
-    out->log = nvrtc_log(nv, prog);
-    if (r == NVRTC_SUCCESS)
+    s = rt_nvrtc_program(nv, source, o, (const char *const *)opts->items, opts->len, &prog,
+                         &out->log, err);
+    if (s == RT_OK) {
         s = nvrtc_outputs(nv, prog, o, out, err);
-    else if (r == NVRTC_ERROR_COMPILATION)
-        s = nvrtc_result(RT_ERR_COMPILE, source, o, out->log, err);
-    else if (r == NVRTC_ERROR_INVALID_OPTION)
-        s = nvrtc_result(RT_ERR_USAGE, source, o, out->log, err);
-    else
-        s = rt_fail(err, RT_ERR_CUDA, "nvrtcCompileProgram failed: %s", nv->nvrtcGetErrorString(r));
-    nv->nvrtcDestroyProgram(&prog);
+        nv->nvrtcDestroyProgram(&prog);
+    }
     return s;
 }
 
@@ -315,9 +340,10 @@ RtStatus rt_compile(const char *source, const RtCompileOptions *o, RtBinary *out
     if (o->cache)
         s = compile_key(source, o, &opts, &key, err);
     if (s == RT_OK && !(o->cache && binary_from_cache(o->cache, &key, o->want_ptx, out))) {
-        s = o->compiler == RT_NVCC
-                ? rt_nvcc_compile(source, o, (const char *const *)opts.items, (size_t)opts.len, out, err)
-                : nvrtc_compile(source, o, &opts, out, err);
+        const char *const *items = (const char *const *)opts.items;
+        s = o->compiler == RT_NVCC ? rt_nvcc_compile(source, o, items, (size_t)opts.len, out, err)
+            : o->nvshmem          ? rt_nvshmem_compile(source, o, items, opts.len, out, err)
+                                  : nvrtc_compile(source, o, &opts, out, err);
         if (s == RT_OK && o->cache)
             binary_to_cache(o->cache, &key, out);
     }

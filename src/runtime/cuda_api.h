@@ -1,11 +1,12 @@
-/* The part of the CUDA driver API and of NVRTC that tirx calls, declared
- * here from their documented interfaces so that tirx builds without the
- * CUDA toolkit's headers (libcuda and libnvrtc are dlopen'd at run time,
- * never linked). Types, the constants the runtime passes or tests, and the
- * entry points' pointer types PFN_<name>_v<version> (cuda.def lists them
- * with their parameters, nvrtc.def likewise). unit.cuda_api checks every
- * value, size, offset and signature here against the toolkit's cuda.h,
- * cudaTypedefs.h and nvrtc.h wherever those are installed. */
+/* The part of the CUDA driver API, of NVRTC and of nvJitLink that tirx
+ * calls, declared here from their documented interfaces so that tirx builds
+ * without the CUDA toolkit's headers (libcuda, libnvrtc and libnvJitLink are
+ * dlopen'd at run time, never linked). Types, the constants the runtime
+ * passes or tests, and the entry points' pointer types PFN_<name>_v<version>
+ * (cuda.def lists them with their parameters, nvrtc.def and nvjitlink.def
+ * likewise). unit.cuda_api checks every value, size, offset and signature
+ * here against the toolkit's cuda.h, cudaTypedefs.h, nvrtc.h and nvJitLink.h
+ * wherever those are installed. */
 #ifndef TX_RUNTIME_CUDA_API_H
 #define TX_RUNTIME_CUDA_API_H
 
@@ -131,5 +132,18 @@ typedef enum nvrtcResult_enum {
 } nvrtcResult;
 
 typedef struct _nvrtcProgram *nvrtcProgram;
+
+/* ---- nvJitLink (linking NVSHMEM modules) ---- */
+
+typedef enum {
+    NVJITLINK_SUCCESS = 0,
+} nvJitLinkResult;
+
+typedef enum {
+    NVJITLINK_INPUT_LTOIR = 3,
+    NVJITLINK_INPUT_LIBRARY = 6,
+} nvJitLinkInputType;
+
+typedef struct nvJitLink *nvJitLinkHandle;
 
 #endif

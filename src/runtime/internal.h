@@ -1,8 +1,8 @@
 /* Runtime internals shared by the files of src/runtime: the loaded entry
- * point tables (from cuda.def and nvrtc.def), the device and module structs,
- * and the error helpers. The driver's and NVRTC's types come from
- * cuda_api.h (no toolkit header is needed): no libcuda or libnvrtc symbol is
- * referenced. */
+ * point tables (from cuda.def, nvrtc.def and nvjitlink.def), the device and
+ * module structs, and the error helpers. The driver's, NVRTC's and
+ * nvJitLink's types come from cuda_api.h (no toolkit header is needed): no
+ * libcuda, libnvrtc or libnvJitLink symbol is referenced. */
 #ifndef TX_RUNTIME_INTERNAL_H
 #define TX_RUNTIME_INTERNAL_H
 
@@ -28,10 +28,21 @@ typedef struct RtNvrtc {
 #undef X
 } RtNvrtc;
 
+typedef struct RtNvJitLink {
+    void *lib;
+    unsigned major, minor;
+#define X(ret, name, params) ret(*name) params;
+#include "nvjitlink.def"
+#undef X
+} RtNvJitLink;
+
 /* The process-wide tables, loaded once (pthread_once); the error of the
  * first attempt is returned to every caller. */
 RtStatus rt_driver(const RtCuda **out, RtError *err);
 RtStatus rt_nvrtc(const RtNvrtc **out, RtError *err);
+/* nvJitLink of NVRTC's major version: $TIRX_LIBNVJITLINK, else beside the
+ * NVRTC in use, else libnvJitLink.so.<major> on the loader's path. */
+RtStatus rt_nvjitlink(const RtNvJitLink **out, RtError *err);
 
 struct RtDevice {
     const RtCuda *cu;
@@ -52,6 +63,7 @@ struct RtFunction {
 struct RtModule {
     RtDevice *dev;
     CUmodule mod;
+    bool nvshmem; /* nvshmemx_cumodule_init ran on it: finalize before unloading */
     pthread_mutex_t lock; /* guards functions and each dyn_smem_limit */
     RtFunction *functions;
 };
@@ -76,6 +88,27 @@ RtStatus rt_enter(const RtDevice *d, RtError *err);
 
 /* The identity of the NVRTC or nvcc a compile would use, for cache keys. */
 RtStatus rt_toolkit_id(const RtCompileOptions *o, char *buf, size_t size, RtError *err);
+
+/* NVRTC (compile.c): compiles source with opts into *prog (the caller
+ * destroys it) and its log into *log (the caller frees it); a failure to
+ * compile is RT_ERR_COMPILE with the log's first error in the message. */
+RtStatus rt_nvrtc_program(const RtNvrtc *nv, const char *source, const RtCompileOptions *o,
+                          const char *const *opts, int nopts, nvrtcProgram *prog, char **log,
+                          RtError *err);
+/* NVSHMEM modules (link.c): source and the shim to LTO IR, linked with the
+ * device library into out->cubin (and out->ptx when asked). rt_nvshmem_key
+ * adds to a compile's cache key what else decides the result: the shim, the
+ * NVSHMEM files and the nvJitLink in use. */
+RtStatus rt_nvshmem_key(const RtCompileOptions *o, RtKey *k, RtError *err);
+
+RtStatus rt_nvshmem_compile(const char *source, const RtCompileOptions *o,
+                            const char *const *opts, int nopts, RtBinary *out, RtError *err);
+/* NVSHMEM in a loaded module (nvshmem.c): when the module has NVSHMEM's
+ * device state, checks that NVSHMEM is initialised and runs
+ * nvshmemx_cumodule_init on it (m->nvshmem); nvshmemx_cumodule_finalize
+ * before unloading. */
+RtStatus rt_nvshmem_module_init(RtModule *m, RtError *err);
+void rt_nvshmem_module_finalize(RtModule *m);
 
 /* nvcc (nvcc.c): compiles `argv`-style options plus the source to a binary. */
 RtStatus rt_nvcc_compile(const char *source, const RtCompileOptions *o,

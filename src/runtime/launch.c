@@ -1,5 +1,6 @@
 /* Modules and launches. A module is a cubin (or PTX the driver JIT-compiles)
- * loaded into the device's primary context; its kernels are looked up by name
+ * loaded into the device's primary context (one that uses NVSHMEM also
+ * initialised for it, nvshmem.c); its kernels are looked up by name
  * once and keep their resource usage (cuFuncGetAttribute). A launch checks
  * its configuration against the kernel's and the device's limits first, so a
  * bad launch is a message naming the limit rather than a bare
@@ -42,6 +43,12 @@ RtStatus rt_module_load(RtDevice *d, const void *image, RtModule **out, RtError 
         return s;
     }
     m->dev = d;
+    s = rt_nvshmem_module_init(m, err);
+    if (s != RT_OK) {
+        d->cu->cuModuleUnload(m->mod);
+        free(m);
+        return s;
+    }
     pthread_mutex_init(&m->lock, NULL);
     *out = m;
     return RT_OK;
@@ -56,8 +63,10 @@ void rt_module_unload(RtModule *m)
         free(f->name);
         free(f);
     }
-    if (rt_enter(m->dev, NULL) == RT_OK)
+    if (rt_enter(m->dev, NULL) == RT_OK) {
+        rt_nvshmem_module_finalize(m);
         m->dev->cu->cuModuleUnload(m->mod);
+    }
     pthread_mutex_destroy(&m->lock);
     free(m);
 }

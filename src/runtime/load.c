@@ -1,12 +1,17 @@
-/* Loading libcuda and libnvrtc at run time. The driver is dlopen'd as
- * libcuda.so.1 (never libcuda.so, which is the toolkit's stub or a dev
- * link), initialised with cuInit, and every cuda.def entry is fetched with
- * cuGetProcAddress at the ABI version its PFN type names. NVRTC is dlopen'd
- * as libnvrtc.so.13, then .12, then libnvrtc.so, and its nvrtc.def entries
- * are looked up with dlsym. Each library is loaded once per process behind a
- * pthread_once; a failure is classified (no driver, the stub, no GPU, a driver
- * older than 12.0, no NVRTC) into a status and a message saying what to do. */
+/* Loading libcuda, libnvrtc and libnvJitLink at run time. The driver is
+ * dlopen'd as libcuda.so.1 (never libcuda.so, which is the toolkit's stub or
+ * a dev link), initialised with cuInit, and every cuda.def entry is fetched
+ * with cuGetProcAddress at the ABI version its PFN type names. NVRTC is
+ * dlopen'd as libnvrtc.so.13, then .12, then libnvrtc.so, and its nvrtc.def
+ * entries are looked up with dlsym; nvJitLink (only NVSHMEM modules link) is
+ * the one of NVRTC's major version, from NVRTC's directory first, its
+ * nvjitlink.def entries looked up the same way. Each library is loaded once
+ * per process behind a pthread_once; a failure is classified (no driver, the
+ * stub, no GPU, a driver older than 12.0, no NVRTC, no nvJitLink) into a
+ * status and a message saying what to do. */
+#define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,4 +245,85 @@ RtStatus rt_nvrtc_version(int *major, int *minor, RtError *err)
         *minor = nv->minor;
     }
     return s;
+}
+
+/* ---- nvJitLink ---- */
+
+static RtStatus nvjitlink_fetch_table(RtNvJitLink *jl, const char *path, RtError *err)
+{
+#define X(ret, name, params)                                                              \
+    if (!rt_lookup(jl->lib, #name, &jl->name))                                             \
+        return rt_fail(err, RT_ERR_NO_NVJITLINK, "no usable nvJitLink: %s has no %s", path, #name);
+#include "nvjitlink.def"
+#undef X
+    if (jl->nvJitLinkVersion(&jl->major, &jl->minor) != NVJITLINK_SUCCESS)
+        return rt_fail(err, RT_ERR_NO_NVJITLINK,
+                       "no usable nvJitLink: nvJitLinkVersion failed in %s", path);
+    return RT_OK;
+}
+
+/* libnvJitLink.so.<major> in the directory of the NVRTC library in use, then
+ * on the loader's path (LTO IR links only with a nvJitLink at least as new as
+ * the NVRTC that wrote it). */
+static RtStatus nvjitlink_load(RtNvJitLink *jl, const char *override, RtError *err)
+{
+    const RtNvrtc *nv;
+    RtStatus s = rt_nvrtc(&nv, err);
+    if (s != RT_OK)
+        return s;
+    char beside[1200] = "", plain[64];
+    Dl_info info;
+    void *fn;
+    memcpy(&fn, &nv->nvrtcVersion, sizeof fn);
+    const char *slash = dladdr(fn, &info) && info.dli_fname ? strrchr(info.dli_fname, '/') : NULL;
+    if (slash)
+        snprintf(beside, sizeof beside, "%.*s/libnvJitLink.so.%d", (int)(slash - info.dli_fname),
+                 info.dli_fname, nv->major);
+    snprintf(plain, sizeof plain, "libnvJitLink.so.%d", nv->major);
+    const char *names[] = {beside, plain};
+    const char *why, *path;
+    memset(jl, 0, sizeof *jl);
+    jl->lib = rt_dlopen_first(override, names + !slash, slash ? 2 : 1, &path, &why);
+    if (!jl->lib)
+        return rt_fail(err, RT_ERR_NO_NVJITLINK,
+                       "no nvJitLink: cannot load %s (%s; NVSHMEM modules link with the nvJitLink "
+                       "of NVRTC %d.%d: install it or set TIRX_LIBNVJITLINK to the library)",
+                       override ? override : plain, why ? why : "not found", nv->major, nv->minor);
+    s = nvjitlink_fetch_table(jl, path, err);
+    if (s == RT_OK && (int)jl->major < nv->major)
+        s = rt_fail(err, RT_ERR_NO_NVJITLINK,
+                    "no usable nvJitLink: %s is version %u.%u, older than NVRTC %d.%d", path,
+                    jl->major, jl->minor, nv->major, nv->minor);
+    if (s != RT_OK) {
+        dlclose(jl->lib);
+        jl->lib = NULL;
+    }
+    return s;
+}
+
+typedef struct NvJitLinkSlot {
+    pthread_once_t once;
+    RtNvJitLink jl;
+    RtError err;
+} NvJitLinkSlot;
+
+static NvJitLinkSlot nvjitlink_slot = {PTHREAD_ONCE_INIT};
+
+static void nvjitlink_load_once(void)
+{
+    nvjitlink_slot.err.status = nvjitlink_load(&nvjitlink_slot.jl,
+                                               rt_env_or("TIRX_LIBNVJITLINK", NULL),
+                                               &nvjitlink_slot.err);
+}
+
+RtStatus rt_nvjitlink(const RtNvJitLink **out, RtError *err)
+{
+    pthread_once(&nvjitlink_slot.once, nvjitlink_load_once);
+    if (nvjitlink_slot.err.status != RT_OK) {
+        if (err)
+            *err = nvjitlink_slot.err;
+        return nvjitlink_slot.err.status;
+    }
+    *out = &nvjitlink_slot.jl;
+    return RT_OK;
 }

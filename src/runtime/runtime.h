@@ -33,7 +33,9 @@
     X(ERR_COMPILE, "compile error")         /* the source did not compile: see the log */ \
     X(ERR_CUDA, "CUDA error")               /* a driver or NVRTC call failed */ \
     X(ERR_USAGE, "bad argument")            /* unknown arch, launch over limits, bad tensor map */ \
-    X(ERR_IO, "I/O error")                  /* cache or temporary files */
+    X(ERR_IO, "I/O error")                  /* cache or temporary files */ \
+    X(ERR_NO_NVJITLINK, "no nvJitLink")     /* libnvJitLink missing (NVSHMEM modules only) */ \
+    X(ERR_NO_NVSHMEM, "no NVSHMEM")         /* a module uses it: not installed, not initialised */
 
 typedef enum RtStatus {
 #define X(name, text) RT_##name,
@@ -144,6 +146,36 @@ typedef enum RtCompiler {
     RT_NVCC,  /* nvcc run as a child process, -gencode=arch=compute_XX,code=sm_XX */
 } RtCompiler;
 
+/* Where NVSHMEM is, for compiling a module that uses it (docs/language.md,
+ * "NVSHMEM"): the directory of nvshmem.h, the device library, and the CUDA
+ * headers that nvshmem.h includes (cuda_runtime.h, cuda_fp16.h, libcu++). */
+#define RT_NVSHMEM_MAX_INCLUDES 4
+typedef struct RtNvshmem {
+    char include[RT_NVSHMEM_MAX_INCLUDES][1024]; /* -I directories, nvshmem.h's first */
+    int ninclude;
+    char device_lib[1024]; /* libnvshmem_device.a */
+} RtNvshmem;
+
+/* Finds NVSHMEM: the directory $TIRX_NVSHMEM_HOME when it is set (nothing
+ * else is tried), else the nvidia-nvshmem pip package of the Python that
+ * loaded libtirx, of $VIRTUAL_ENV or $CONDA_PREFIX, of the user's and the
+ * system's site-packages, else /usr/local/nvshmem, /opt/nvidia/nvshmem and
+ * /usr/local (each with include/nvshmem.h and lib/libnvshmem_device.a). The
+ * CUDA headers: $CUDA_HOME/include, $CUDA_PATH/include, the toolkit of the
+ * NVRTC in use, /usr/local/cuda/include, the nvidia/cu13 pip headers beside
+ * NVSHMEM's. RT_ERR_NO_NVSHMEM says what is missing where. */
+RtStatus rt_nvshmem_find(RtNvshmem *out, RtError *err);
+
+/* Adds NVSHMEM's directories and the identity (size, time, inode) of
+ * nvshmem.h and the device library to a cache key. */
+void rt_nvshmem_key_files(const RtNvshmem *n, RtKey *k);
+
+/* Whether NVSHMEM is initialised in this process (libnvshmem_host.so.3
+ * loaded and nvshmemx_init_status() at NVSHMEM_STATUS_IS_INITIALIZED);
+ * RT_ERR_NO_NVSHMEM saying which part is missing. Loading a module that uses
+ * NVSHMEM checks this, then runs nvshmemx_cumodule_init on it. */
+RtStatus rt_nvshmem_check_initialised(RtError *err);
+
 /* An in-memory header the source can #include by name (the prelude). */
 typedef struct RtHeader {
     const char *name; /* a plain file name, no '/' */
@@ -163,6 +195,12 @@ typedef struct RtCompileOptions {
     const char *const *extra;   /* more compiler options, appended last */
     size_t nextra;
     const char *name;   /* the source's name in the log; NULL: "tirx.cu" */
+    /* NVSHMEM (NVRTC only): the source is compiled to LTO IR (-rdc=true
+     * -dlto), so is nvshmem_shim (CUDA that includes nvshmem.h), and
+     * nvJitLink links both with the device library into the cubin. */
+    const RtNvshmem *nvshmem;
+    const char *nvshmem_shim;
+    const RtCache *shim_cache; /* where the shim's LTO IR is kept (NULL: cache) */
     const char *nvcc;   /* RT_NVCC: NULL: $TIRX_NVCC, $CUDA_HOME/bin/nvcc, then PATH */
     const RtCache *cache; /* NULL: no caching */
 } RtCompileOptions;

@@ -3,9 +3,9 @@
  * where the toolkit's headers are, checks those declarations against them:
  * every constant, size and offset of tests/tools/cuda_api_facts.def (the
  * other file of this test evaluates the same list under cuda_api.h), every
- * cuda.def and nvrtc.def signature against cudaTypedefs.h's PFN types and
- * nvrtc.h's prototypes (at compile time), and runtime.h's tensor-map enums
- * against cuda.h's. */
+ * cuda.def, nvrtc.def and nvjitlink.def signature against cudaTypedefs.h's
+ * PFN types and nvrtc.h's and nvJitLink.h's prototypes (at compile time), and
+ * runtime.h's tensor-map enums against cuda.h's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +15,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <nvrtc.h>
+#include <nvJitLink.h>
 
 #include "runtime/runtime.h"
 
@@ -28,6 +29,10 @@
 #define X(ret, name, params) \
     _Static_assert(_Generic(&name, ret(*) params: 1, default: 0), #name " differs from nvrtc.h");
 #include "runtime/nvrtc.def"
+#undef X
+#define X(ret, name, params) \
+    _Static_assert(_Generic(&name, ret(*) params: 1, default: 0), #name " differs from nvJitLink.h");
+#include "runtime/nvjitlink.def"
 #undef X
 
 /* runtime.h's tensor-map enums carry cuda.h's values. */
