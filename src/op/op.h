@@ -156,6 +156,11 @@ bool op_regions_match(const OpRegion *a, const OpRegion *b);
  * from, or the buffer itself. A view whose data is any other pointer is its
  * own root. */
 IrExpr *op_storage_root(const OpCtx *c, IrExpr *buffer);
+/* The alignment in bytes of a shared buffer's start: the declared one, or
+ * more for a view of a shared.dyn allocation (the start of the dynamic shared
+ * memory, 1024-byte aligned) at a constant offset, as far as that offset
+ * keeps it. */
+int64_t op_shared_alignment(const OpCtx *c, IrExpr *buffer);
 /* Whether e can be evaluated on the host: it uses no variable defined inside
  * the device region (NULL counts as host-known). */
 bool op_host_known(const OpCtx *c, const IrExpr *e);

@@ -150,6 +150,28 @@ IrExpr *op_storage_root(const OpCtx *c, IrExpr *buffer)
     return buffer;
 }
 
+/* The CUDA code generator places every shared.dyn allocation at the start of
+ * the dynamic shared memory, which it declares 1024-byte aligned. */
+#define DYN_SMEM_ALIGN 1024
+
+int64_t op_shared_alignment(const OpCtx *c, IrExpr *buffer)
+{
+    const IrBufferType *bt = ir_buf(buffer);
+    int64_t declared = bt->align, offset = 0;
+    uintptr_t data;
+    IrExpr *root = op_storage_root(c, buffer);
+    bool root_allocated = !(c->decl_data && ir_ptrmap_get(c->decl_data, root, &data));
+    const char *scope = root->u.var.type->scope;
+    if (root == buffer || !root_allocated || !scope || strcmp(scope, "shared.dyn") ||
+        bt->elem_offset->kind != IR_E_INT)
+        return declared;
+    offset = bt->elem_offset->u.int_val * buffer->u.var.type->dtype.bits;
+    int64_t proven = DYN_SMEM_ALIGN;
+    while (proven > 1 && offset % (proven * 8))
+        proven /= 2;
+    return proven > declared ? proven : declared;
+}
+
 typedef struct HostWalk {
     IrVisitor v;
     const IrPtrMap *device;

@@ -567,7 +567,7 @@ static void check_instruction(Check *k, const TmaPlan *p, const TmaCall *t)
     rule(k, "shared_pointer", tma_multiple(c, off_bits, atom * 8), false,
          "the shared box starts %s elements in, not a multiple of %d bytes",
          expr_text(c, s->smem_off), atom);
-    int64_t align = ir_buf(t->smem.buffer)->align;
+    int64_t align = op_shared_alignment(c, t->smem.buffer);
     rule(k, "shared_alignment", truth(align >= atom), false,
          "'%s' is %lld-byte aligned, the box needs %d", t->smem.buffer->u.var.name,
          (long long)align, atom);
