@@ -11,8 +11,10 @@
  * varies inside the scope: `if lane == 0` narrows a warp, `if warp == 0` a
  * CTA but not a warp, `if tx < 64` a warpgroup but not a warp; see
  * "variation levels"; the conditions on one warp or thread index count
- * together, see "conditions on one index"). Scope ids themselves stay: LowerTIRxOpaque binds them
- * to the launch geometry. A compose_op is replaced by its lowered body.
+ * together, see "conditions on one index"; a condition on a register counts
+ * the stores the call's own threads may run, see "roles" and "worlds").
+ * Scope ids themselves stay: LowerTIRxOpaque binds them to the launch
+ * geometry. A compose_op is replaced by its lowered body.
  * Host statements a variant asks for (TMA tensor-map encodes) go first in the
  * device region, where SplitHostDevice finds and hoists them; for those, the
  * walk also records the views declared so far (their data expression, to
@@ -40,8 +42,21 @@ typedef struct Role {
     int parent, depth;
     const IrStmt *branch_of; /* the `if` (NULL for the root) */
     bool is_else;
-    IrPtrMap stored; /* local buffer -> the finest level its stores here vary at */
+    int world;       /* its world in Dispatch.worlds, -1: its parent's (see "worlds") */
+    bool wants_world; /* a call in it needs a scope whose threads a condition
+                       * on a register may split */
+    /* the CTA's threads (a bit per linear index, nthreads of them) that may
+     * take this branch; NULL: not known */
+    const uint64_t *threads;
+    int64_t nthreads;
 } Role;
+
+/* The levels of the local buffers' stores as the threads of one role see
+ * them (see "worlds"). */
+typedef struct World {
+    int role;
+    TX_VEC(IrPtrMap) stored; /* per role: local buffer -> the finest level its stores there vary at */
+} World;
 
 /* An enclosing condition that reads one warp or thread index (see "conditions
  * on one index"); negated: the else branch. */
@@ -49,6 +64,11 @@ typedef struct IndexCond {
     const IrExpr *cond, *var;
     bool negated;
 } IndexCond;
+
+typedef struct ThreadId {
+    const IrExpr *var;
+    IrScopeIdKind kind;
+} ThreadId;
 
 typedef struct Dispatch {
     IrMutator mut;
@@ -64,6 +84,8 @@ typedef struct Dispatch {
     IrPtrMap contents;
     TX_VEC(Role) roles;  /* [0] is every thread */
     int role;            /* the role of the statements being walked */
+    TX_VEC(World) worlds; /* [0] is every thread's */
+    int world;           /* the world the walk reads and records */
     IrPtrMap alias;      /* a view of a local buffer -> that buffer (one contents) */
     /* a let's variable or a local buffer -> the power of two its values are
      * multiples of (OpCtx.pow2; a local's from all its stores, 1 once it escapes) */
@@ -73,10 +95,15 @@ typedef struct Dispatch {
     IrPtrMap stores;
     bool analyzing;      /* a walk that only records levels */
     bool grew;           /* the walk raised a buffer's level */
-    int narrow;          /* the finest level an enclosing condition varies at */
-    int narrow_other;    /* the same, of the conditions not on one index (IndexCond) */
+    int narrow_index;    /* the finest level the enclosing conditions on one index split */
     TX_VEC(IndexCond) conds; /* the enclosing conditions on one index, outermost first */
+    /* the other enclosing conditions, outermost first: their levels are taken
+     * where they are used, from that statement's role (see "narrowing") */
+    TX_VEC(const IrExpr *) other_conds;
     IrPtrMap extent;     /* a warp or thread index scope id -> its constant extent */
+    /* every thread-level scope id of one variable defined so far, in any walk
+     * (a kernel may define one kind twice), with its kind (see branch_threads) */
+    TX_VEC(ThreadId) thread_ids;
     OpStmts host_init;
     OpStmts launch_checks; /* asserts on the params, first in the function */
     OpMemos memo;
@@ -109,6 +136,21 @@ enum { MAX_INDEX_EXTENT = 1024 };
 static Level varies(int level) { return (Level){level, false}; }
 
 static IrScope scopeid_level(IrScopeIdKind k) { return ir_scopeids[k].cur; }
+
+/* A thread-level scope id's value at linear thread index t; -1 for the others
+ * (a CTA's or a cluster's coordinate). */
+static int64_t scopeid_at(IrScopeIdKind k, int64_t t)
+{
+    switch (k) {
+    case IR_SCOPEID_WARPGROUP_ID: return t / 128;
+    case IR_SCOPEID_WARP_ID: return t / 32;
+    case IR_SCOPEID_WARP_ID_IN_WG: return t / 32 % 4;
+    case IR_SCOPEID_LANE_ID: return t % 32;
+    case IR_SCOPEID_THREAD_ID: return t;
+    case IR_SCOPEID_THREAD_ID_IN_WG: return t % 128;
+    default: return -1;
+    }
+}
 
 static void record_level(Dispatch *d, const IrExpr *var, Level l)
 {
@@ -156,9 +198,57 @@ static bool cta_sreg(const IrExpr *name)
     return false;
 }
 
+/* What an inline CUDA helper's source may name that makes its results differ
+ * between threads given the same arguments: the thread's coordinates and
+ * per-thread special registers, warp shuffles, votes and matches, atomics and
+ * reductions to memory, elections, clocks, random numbers. A conservative
+ * list: a word counts wherever it starts a name or a PTX token (`red.` in
+ * `red.global.add` and after an escape such as `\n\t`, not in `ld.shared`;
+ * `laneid` in `%laneid`). */
+static const char *const per_thread_words[] = {
+    "threadIdx", "%tid", "laneid", "warpid", "smid", "lanemask", "clock", "globaltimer",
+    "__shfl", "shfl.", "__ballot", "__activemask", "activemask", "__match", "match.",
+    "__any_sync", "__all_sync", "__uni_sync", "vote.", "__reduce", "redux.",
+    "atom", "__atomic", "__nv_atomic", "red.", "elect", "rand", "curand",
+    "thread_rank", "this_thread", "cooperative_groups", "coalesced", "tiled_partition",
+};
+
+static bool name_char(char c) { return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z'); }
+
+static bool names_word(const char *text, const char *word)
+{
+    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
+        if (p == text || !name_char(p[-1]) || (p - text >= 2 && p[-2] == '\\'))
+            return true;
+    return false;
+}
+
+/* T.cuda.func_call with its source: an inline CUDA helper. An empty source
+ * (a function defined elsewhere) is not one. */
+static const char *helper_source(const IrExpr *e)
+{
+    if (e->kind != IR_E_CALL || e->u.call.op != IR_OP_CUDA_FUNC_CALL || e->u.call.nargs < 2)
+        return NULL;
+    const IrExpr *src = e->u.call.args[e->u.call.nargs - 1];
+    return src->kind == IR_E_STR && src->u.str[0] ? src->u.str : NULL;
+}
+
+/* A helper whose source names no per-thread state: its results are a function
+ * of its arguments and of the memory it reads, trusted as a load at a uniform
+ * address is (see helper_level). */
+static bool uniform_helper(const IrExpr *e)
+{
+    const char *src = helper_source(e);
+    for (size_t i = 0; src && i < sizeof per_thread_words / sizeof *per_thread_words; i++)
+        if (names_word(src, per_thread_words[i]))
+            return false;
+    return src != NULL;
+}
+
 /* A call whose result may differ between threads that pass it the same
  * arguments: an election, a PTX instruction, an atomic's old value, a clock,
- * a per-thread special register, a function whose body is not seen. */
+ * a per-thread special register, a function whose body is not seen or that
+ * reads per-thread state. */
 static bool per_thread_call(const IrExpr *e)
 {
     if (e->kind != IR_E_CALL)
@@ -166,9 +256,11 @@ static bool per_thread_call(const IrExpr *e)
     switch (e->u.call.op) {
     case IR_OP_CUDA_ELECT_SYNC: case IR_OP_PTX: case IR_OP_CUDA_ACTIVEMASK:
     case IR_OP_CUDA_ATOMIC_ADD: case IR_OP_CUDA_ATOMIC_CAS: case IR_OP_CUDA_CLOCK64:
-    case IR_OP_CUDA_THREAD_RANK: case IR_OP_CUDA_FUNC_CALL: case IR_OP_CALL_FUNC:
+    case IR_OP_CUDA_THREAD_RANK: case IR_OP_CALL_FUNC:
     case IR_OP_CALL_LLVM_INTRIN: case IR_OP_CUDA_IKET_RANGE_START:
         return true;
+    case IR_OP_CUDA_FUNC_CALL:
+        return !uniform_helper(e);
     case IR_OP_CUDA_MOV_SREG:
         return e->u.call.nargs < 2 || !cta_sreg(e->u.call.args[1]);
     default:
@@ -188,6 +280,11 @@ static bool level_expr(IrVisitor *v, const IrExpr *e)
 {
     LevelWalk *w = v->ctx;
     int l = IR_SCOPE_WORLD;
+    if (uniform_helper(e)) { /* its addresses count by where they point */
+        l = level_of(w->d, e).level;
+        w->level = l > w->level ? l : w->level;
+        return false;
+    }
     if (e->kind == IR_E_VAR || e->kind == IR_E_LOAD || per_thread_call(e))
         l = e->kind == IR_E_LOAD && strcmp(e->u.access.buffer->u.var.type->scope, "local")
                 ? IR_SCOPE_WORLD
@@ -286,6 +383,8 @@ static void record_fixed(Dispatch *d, const IrExpr *var, bool fixed)
     ir_ptrmap_put(&d->fixed, var, fixed);
 }
 
+static void branch_threads(Dispatch *d, Role *r);
+
 /* The role of a branch of `ifs` taken from the current role. */
 static int branch_role(Dispatch *d, const IrStmt *ifs, bool is_else)
 {
@@ -294,15 +393,31 @@ static int branch_role(Dispatch *d, const IrStmt *ifs, bool is_else)
         if (r->parent == d->role && r->branch_of == ifs && r->is_else == is_else)
             return i;
     }
-    Role r = {d->role, d->roles.items[d->role].depth + 1, ifs, is_else, {0}};
+    Role r = {d->role, d->roles.items[d->role].depth + 1, ifs, is_else, -1, false, NULL, 0};
+    branch_threads(d, &r);
     tx_vec_push(&d->roles, r);
     return d->roles.len - 1;
 }
 
-/* No thread is in both roles: they take different branches of one `if`. */
+/* Two known sets of the CTA's threads with none in common. */
+static bool disjoint_threads(const Role *a, const Role *b)
+{
+    if (!a->threads || !b->threads || a->nthreads != b->nthreads)
+        return false;
+    for (int64_t w = 0; w < (a->nthreads + 63) / 64; w++)
+        if (a->threads[w] & b->threads[w])
+            return false;
+    return true;
+}
+
+/* No thread is in both roles: they take different branches of one `if`, or
+ * the conditions of their branches hold at no thread index together
+ * (`if warp == 11 and lane == 0:` and `if wg < 2:`, see branch_threads). */
 static bool exclusive(const Dispatch *d, int a, int b)
 {
     const Role *r = d->roles.items;
+    if (disjoint_threads(&r[a], &r[b]))
+        return true;
     while (r[a].depth > r[b].depth)
         a = r[a].parent;
     while (r[b].depth > r[a].depth)
@@ -314,24 +429,61 @@ static bool exclusive(const Dispatch *d, int a, int b)
     return r[a].branch_of == r[b].branch_of;
 }
 
+/* ---------------------------------------------------------------- worlds */
+/* The levels of registers as the threads of one role see them. A thread runs
+ * only the stores of the roles not exclusive with its own, so the analysis
+ * of the local registers repeated without the stores of the roles exclusive
+ * with role R gives levels that hold among R's threads: over a unit of
+ * threads that R's conditions keep whole (the others are refused by those
+ * conditions), they hold over the unit. World 0 is every thread's; a role
+ * that holds a call of a warp, warpgroup or CTA under a condition on a
+ * register gets its own world, and a call reads the world of its role or of
+ * the nearest role above it that has one. So a warpgroup's TMEM load under
+ * `if wg < 2:`, in a loop on a task a scheduler thread (`if warp == 11 and
+ * lane == 0:`) fetches and every thread then reads from shared memory, sees
+ * the task as uniform: the scheduler thread's own stores are in a role no
+ * thread of warpgroups 0 and 1 takes. */
+
+/* The world of a role: its own, or its nearest ancestor's. */
+static int world_of(const Dispatch *d, int role)
+{
+    while (d->roles.items[role].world < 0)
+        role = d->roles.items[role].parent;
+    return d->roles.items[role].world;
+}
+
+/* The walk enters a role; outside the analysis it reads that role's world. */
+static void enter_role(Dispatch *d, int role)
+{
+    d->role = role;
+    if (!d->analyzing)
+        d->world = world_of(d, role);
+}
+
 /* The finest level of the stores to `buf` that the current role's threads
  * may have run. */
 static int stored_level(const Dispatch *d, const IrExpr *buf)
 {
+    const World *w = &d->worlds.items[d->world];
     int l = IR_SCOPE_WORLD;
-    for (int i = 0; i < d->roles.len; i++) {
+    for (int i = 0; i < w->stored.len; i++) {
         uintptr_t v;
-        if (ir_ptrmap_get(&d->roles.items[i].stored, buf, &v) && (int)v > l &&
-            !exclusive(d, i, d->role))
+        if (ir_ptrmap_get(&w->stored.items[i], buf, &v) && (int)v > l && !exclusive(d, i, d->role))
             l = (int)v;
     }
     return l;
 }
 
-/* A store of level `level` to `buf` in the current role. */
+/* A store of level `level` to `buf` in the current role (none when no thread
+ * of the world runs it). */
 static void raise_stored(Dispatch *d, const IrExpr *buf, int level)
 {
-    IrPtrMap *m = &d->roles.items[d->role].stored;
+    World *w = &d->worlds.items[d->world];
+    if (exclusive(d, d->role, w->role))
+        return;
+    while (w->stored.len <= d->role)
+        tx_vec_push(&w->stored, (IrPtrMap){0});
+    IrPtrMap *m = &w->stored.items[d->role];
     uintptr_t old = IR_SCOPE_WORLD;
     ir_ptrmap_get(m, buf, &old);
     if ((uintptr_t)level > old) {
@@ -366,11 +518,51 @@ static int collective_level(IrOp op)
     }
 }
 
+/* Where `T.address_of(x)` points, as a value: an element of a local buffer is
+ * each thread's own register, at the same place in every thread, so only its
+ * indices count; an element of another buffer also depends on where the
+ * buffer is (a view's data, recorded at its T.decl_buffer). */
+static Level address_level(Dispatch *d, const IrExpr *x)
+{
+    if (x->kind != IR_E_LOAD)
+        return level_of(d, x);
+    const IrExpr *buf = x->u.access.buffer;
+    Level l = strcmp(buf->u.var.type->scope, "local") ? level_of(d, buf) : varies(IR_SCOPE_WORLD);
+    for (int i = 0; i < x->u.access.n; i++)
+        l = max_level(l, level_of(d, x->u.access.indices[i]));
+    return max_level(l, level_of(d, x->u.access.predicate));
+}
+
+static const IrExpr *address_of_arg(const IrExpr *e)
+{
+    return e->kind == IR_E_CALL && e->u.call.op == IR_OP_ADDRESS_OF && e->u.call.nargs == 1
+               ? e->u.call.args[0]
+               : NULL;
+}
+
+/* A uniform helper's results vary where its arguments do, an address
+ * argument by where it points: a register passed by its address is taken as
+ * the helper's output (see "local registers"), and what the helper reads at
+ * an address is trusted as a load is. It is never taken as uniform over more
+ * than a CTA. */
+static Level helper_level(Dispatch *d, const IrExpr *e)
+{
+    const IrCall *c = &e->u.call;
+    Level l = varies(IR_SCOPE_CTA);
+    for (int i = 1; i < c->nargs - 1; i++) {
+        const IrExpr *x = address_of_arg(c->args[i]);
+        l = max_level(l, x ? address_level(d, x) : level_of(d, c->args[i]));
+    }
+    return l;
+}
+
 static Level call_level(Dispatch *d, const IrExpr *e)
 {
     const IrCall *c = &e->u.call;
     if (per_thread_call(e))
         return varies(IR_SCOPE_THREAD);
+    if (uniform_helper(e))
+        return helper_level(d, e);
     Level l = varies(IR_SCOPE_WORLD);
     for (int i = 0; i < c->nargs; i++)
         l = max_level(l, level_of(d, c->args[i]));
@@ -440,6 +632,11 @@ static void record_scopeid(Dispatch *d, const IrStmt *s)
                      (Level){scopeid_level(s->u.scopeid.kind), s->u.scopeid.nvars == 1});
     for (int i = 0; i < s->u.scopeid.nvars; i++)
         record_fixed(d, s->u.scopeid.vars[i], true);
+    bool seen = false;
+    for (int i = 0; i < d->thread_ids.len; i++)
+        seen |= d->thread_ids.items[i].var == s->u.scopeid.vars[0];
+    if (s->u.scopeid.nvars == 1 && scopeid_at(s->u.scopeid.kind, 0) >= 0 && !seen)
+        tx_vec_push(&d->thread_ids, ((ThreadId){s->u.scopeid.vars[0], s->u.scopeid.kind}));
 }
 
 /* A `threadIdx.*` / `blockIdx.*` launch attr or thread_binding loop defines a
@@ -557,6 +754,24 @@ static int64_t warps_per_warpgroup(const Dispatch *d)
     return id_extent(d, IR_SCOPEID_WARP_ID_IN_WG, &n) && n > 0 && n < 4 ? n : 4;
 }
 
+/* The CTA's thread count, when its scope ids or launch attrs make it a
+ * constant (*n untouched otherwise). */
+static bool cta_threads(const Dispatch *d, int64_t *n)
+{
+    int64_t k;
+    if (thread_count(d, &k))
+        *n = k;
+    else if (id_extent(d, IR_SCOPEID_WARP_ID, &k))
+        *n = k * 32;
+    else if (id_extent(d, IR_SCOPEID_WARPGROUP_ID, &k))
+        *n = k * 32 * warps_per_warpgroup(d);
+    else if (warps_per_warpgroup(d) < 4)
+        *n = 32 * warps_per_warpgroup(d);
+    else
+        return false;
+    return true;
+}
+
 /* Fill c->axis and c->cta_threads from the scope ids, deriving what the
  * kernel names another way. */
 static void thread_axes(OpCtx *c, const Dispatch *d)
@@ -578,15 +793,75 @@ static void thread_axes(OpCtx *c, const Dispatch *d)
     c->axis[LY_AXIS_TID_IN_WG] = tiw ? tiw : tx ? part(c, IR_E_FLOORMOD, tx, 128)
                                                  : combine(c, wiw, 32, lane);
     c->axis[LY_AXIS_WID_IN_WG] = wiw ? wiw : part(c, IR_E_FLOORMOD, c->axis[LY_AXIS_WARPID], 4);
-    int64_t n;
-    if (thread_count(d, &n))
-        c->cta_threads = n;
-    else if (id_extent(d, IR_SCOPEID_WARP_ID, &n))
-        c->cta_threads = n * 32;
-    else if (id_extent(d, IR_SCOPEID_WARPGROUP_ID, &n))
-        c->cta_threads = n * 32 * warps_per_warpgroup(d);
-    else if (warps_per_warpgroup(d) < 4)
-        c->cta_threads = 32 * warps_per_warpgroup(d);
+    cta_threads(d, &c->cta_threads);
+}
+
+/* ---------------------------------------------------------------- the threads of a role */
+/* The threads that may take a branch: those of the role it is taken from at
+ * which the branch's condition holds, when the condition reads nothing but
+ * the thread-level scope ids (each a function of the CTA's linear thread
+ * index t: a warp t / 32, a lane t % 32, a warpgroup t / 128, ...) and the
+ * CTA's thread count is a known constant of at most MAX_INDEX_EXTENT; else
+ * the threads of the role it is taken from. */
+
+static void branch_threads(Dispatch *d, Role *r)
+{
+    const Role *from = &d->roles.items[r->parent];
+    const IrExpr *cond = r->branch_of->u.ifs.cond;
+    int64_t n, holds;
+    r->threads = from->threads, r->nthreads = from->nthreads;
+    if (!cta_threads(d, &n) || n > MAX_INDEX_EXTENT || (from->threads && from->nthreads != n))
+        return;
+    /* the scope ids, and threadIdx.x of a one-dimensional launch */
+    int nvar = d->thread_ids.len + 1;
+    const IrExpr **var = TX_NEW_ARRAY(&d->module->arena, const IrExpr *, nvar);
+    int64_t *val = TX_NEW_ARRAY(&d->module->arena, int64_t, nvar);
+    for (int i = 0; i < d->thread_ids.len; i++)
+        var[i] = d->thread_ids.items[i].var;
+    bool one_dim = d->ids.launch_var[0] && !d->ids.launch_var[1];
+    var[nvar - 1] = one_dim ? d->ids.launch_var[0] : NULL;
+    uint64_t *bits = TX_NEW_ARRAY(&d->module->arena, uint64_t, (n + 63) / 64);
+    for (int64_t t = 0; t < n; t++) {
+        if (from->threads && !(from->threads[t / 64] >> (t % 64) & 1))
+            continue;
+        for (int i = 0; i < d->thread_ids.len; i++)
+            val[i] = scopeid_at(d->thread_ids.items[i].kind, t);
+        val[nvar - 1] = t;
+        if (!ar_eval(cond, var, val, nvar, &holds))
+            return; /* it reads something else */
+        if ((holds != 0) != r->is_else)
+            bits[t / 64] |= (uint64_t)1 << (t % 64);
+    }
+    r->threads = bits, r->nthreads = n;
+}
+
+/* ---------------------------------------------------------------- narrowing */
+/* The finest level the enclosing conditions vary at: those on one index
+ * together (see "conditions on one index"), the others each by its level.
+ * The level of a condition on a register is taken where it is used, in the
+ * role (and world) of the statement it encloses, not where the condition
+ * is: only the threads of that role run the statement, and their registers
+ * never see the stores of roles exclusive with it. So a warpgroup's call
+ * under `while task >= 0:` and then `if wg < 2:` counts only the stores to
+ * `task` that warpgroups 0 and 1 may run. */
+static int narrowing(Dispatch *d)
+{
+    int l = d->narrow_index;
+    for (int i = 0; i < d->other_conds.len; i++) {
+        int k = level_of(d, d->other_conds.items[i]).level;
+        l = k > l ? k : l;
+    }
+    return l;
+}
+
+/* An enclosing condition is not fixed for each thread: its level depends on
+ * the stores a world counts. */
+static bool under_register_cond(const Dispatch *d)
+{
+    for (int i = 0; i < d->other_conds.len; i++)
+        if (!fixed_expr(d, d->other_conds.items[i]))
+            return true;
+    return false;
 }
 
 /* ---------------------------------------------------------------- local registers */
@@ -598,7 +873,11 @@ static void thread_axes(OpCtx *c, const Dispatch *d)
  * PTX_UNIFORM rows: a weak load from shared memory, decoding a cluster launch
  * control response) is such a store too, of every operand into every local
  * buffer it names: the level of what the threads read from one shared
- * address after a barrier carries over to the registers it lands in. */
+ * address after a barrier carries over to the registers it lands in. So is
+ * an inline CUDA helper (T.cuda.func_call with its source), of its results
+ * into every register it is given, by its address or by value (a C++
+ * reference parameter may write it): a uniform helper's level (helper_level),
+ * a per-thread one's otherwise. */
 
 static bool uniform_ptx(const IrExpr *e)
 {
@@ -620,19 +899,47 @@ static void escape(Dispatch *d, const IrExpr *e)
     }
 }
 
-/* The direct arguments of a call that may write them: escaped. */
+/* A register written where its level is known, not its value. */
+static void forget_value(Dispatch *d, const IrExpr *buf)
+{
+    ir_ptrmap_put(&d->pow2, local_root(d, buf), 1);
+    ir_ptrmap_put(&d->stores, local_root(d, buf), 1);
+}
+
+/* A register an inline helper is given, by value or by its address
+ * (`T.address_of(r[i])`): the helper may write it. */
+static const IrExpr *helper_register(const IrExpr *arg)
+{
+    const IrExpr *x = address_of_arg(arg), *reg = x ? x : arg;
+    return reg->kind == IR_E_LOAD && !strcmp(reg->u.access.buffer->u.var.type->scope, "local")
+               ? reg
+               : NULL;
+}
+
+/* The direct arguments of a call that may write them: escaped, except the
+ * outputs of a uniform PTX instruction and the registers of an inline helper,
+ * whose writes are tracked (record_uniform_ptx, record_helper_writes). */
 static bool find_escapes(IrVisitor *v, const IrExpr *e)
 {
     Dispatch *d = v->ctx;
     bool uniform = uniform_ptx(e);
+    if (helper_source(e)) {
+        for (int i = 1; i < e->u.call.nargs - 1; i++) {
+            const IrExpr *a = e->u.call.args[i], *reg = helper_register(a);
+            if (reg)
+                forget_value(d, reg->u.access.buffer);
+            ir_visit_expr(v, reg ? reg : a);
+        }
+        return false;
+    }
     if (e->kind == IR_E_CALL && (e->u.call.op == IR_OP_PTX || e->u.call.op == IR_OP_ADDRESS_OF ||
                                  e->u.call.op == IR_OP_BUFFER_DATA || e->dtype.code == IR_DT_VOID))
         for (int i = 0; i < e->u.call.nargs; i++) {
             const IrExpr *a = e->u.call.args[i];
             if (!uniform || a->kind != IR_E_LOAD)
                 escape(d, a);
-            else /* a uniform result: its level is known, not its value */
-                ir_ptrmap_put(&d->pow2, local_root(d, a->u.access.buffer), 1);
+            else
+                forget_value(d, a->u.access.buffer);
         }
     return true;
 }
@@ -697,7 +1004,7 @@ static void record_store(Dispatch *d, const IrStmt *s)
         record_store_pow2(d, s, buf);
     if (!ir_ptrmap_get(&d->contents, buf, &known) || known == IR_SCOPE_THREAD)
         return;
-    Level l = max_level(level_of(d, s->u.store.value), varies(d->narrow));
+    Level l = max_level(level_of(d, s->u.store.value), varies(narrowing(d)));
     for (int i = 0; i < s->u.store.n; i++)
         l = max_level(l, level_of(d, s->u.store.indices[i]));
     if (s->u.store.predicate)
@@ -711,7 +1018,7 @@ static void record_store(Dispatch *d, const IrStmt *s)
 static void record_uniform_ptx(Dispatch *d, const IrExpr *e)
 {
     const IrCall *c = &e->u.call;
-    Level l = varies(d->narrow);
+    Level l = varies(narrowing(d));
     for (int i = 0; i < c->nargs; i++)
         l = max_level(l, level_of(d, c->args[i]));
     for (int i = 0; i < c->nargs; i++) {
@@ -722,6 +1029,46 @@ static void record_uniform_ptx(Dispatch *d, const IrExpr *e)
             known != IR_SCOPE_THREAD)
             raise_stored(d, local_root(d, a->u.access.buffer), l.level);
     }
+}
+
+/* An inline helper's writes: each register it is given rises to the level of
+ * the helper's results and of the enclosing conditions. */
+static void record_helper_writes(Dispatch *d, const IrExpr *e)
+{
+    int l = max_level(call_level(d, e), varies(narrowing(d))).level;
+    for (int i = 1; i < e->u.call.nargs - 1; i++) {
+        const IrExpr *reg = helper_register(e->u.call.args[i]);
+        uintptr_t known;
+        if (reg && ir_ptrmap_get(&d->contents, local_root(d, reg->u.access.buffer), &known) &&
+            known != IR_SCOPE_THREAD)
+            raise_stored(d, local_root(d, reg->u.access.buffer), l);
+    }
+}
+
+typedef struct HelperWalk {
+    IrVisitor v;
+    Dispatch *d;
+    const IrStmt *stmt;
+} HelperWalk;
+
+static bool helper_walk_stmt(IrVisitor *v, const IrStmt *s)
+{
+    return s == ((HelperWalk *)v->ctx)->stmt;
+}
+
+static bool helper_walk_expr(IrVisitor *v, const IrExpr *e)
+{
+    if (helper_source(e))
+        record_helper_writes(((HelperWalk *)v->ctx)->d, e);
+    return true;
+}
+
+/* The helpers among a statement's own expressions (not its body's). */
+static void record_helpers(Dispatch *d, const IrStmt *s)
+{
+    HelperWalk w = {{0}, d, s};
+    w.v.ctx = &w, w.v.stmt = helper_walk_stmt, w.v.expr = helper_walk_expr;
+    ir_visit_stmt(&w.v, s);
 }
 
 /* ---------------------------------------------------------------- the walk */
@@ -741,7 +1088,7 @@ static IrStmt *lower_call(Dispatch *d, IrStmt *s)
     c.device_vars = &d->device_vars;
     c.pow2 = &d->pow2;
     c.stores = &d->stores;
-    c.narrow = d->narrow;
+    c.narrow = narrowing(d);
     thread_axes(&c, d);
     IrStmt *out;
     if (!op_dispatch(&c, &d->module->diags, &out)) {
@@ -835,11 +1182,10 @@ static int index_level(Dispatch *d, const IrExpr *var)
     return level != IR_SCOPE_WORLD ? level : warps ? IR_SCOPE_WARP : IR_SCOPE_THREAD;
 }
 
-/* The narrowing of the enclosing conditions: those on one index together,
- * the others each by its level. */
-static int narrow_level(Dispatch *d)
+/* The narrowing of the enclosing conditions on one index, together. */
+static int index_narrowing(Dispatch *d)
 {
-    int l = d->narrow_other;
+    int l = IR_SCOPE_WORLD;
     for (int i = 0; i < d->conds.len; i++) {
         int k = index_level(d, d->conds.items[i].var);
         l = k > l ? k : l;
@@ -849,17 +1195,15 @@ static int narrow_level(Dispatch *d)
 
 static IrStmt *mutate_narrowed(Dispatch *d, IrStmt *s, const IrExpr *cond, bool negated)
 {
-    int saved = d->narrow, saved_other = d->narrow_other, nconds = d->conds.len;
+    int saved = d->narrow_index, nconds = d->conds.len, nother = d->other_conds.len;
     const IrExpr *var = index_var(d, cond);
-    if (var) {
+    if (var)
         tx_vec_push(&d->conds, ((IndexCond){cond, var, negated}));
-    } else {
-        int l = level_of(d, cond).level;
-        d->narrow_other = l > d->narrow_other ? l : d->narrow_other;
-    }
-    d->narrow = narrow_level(d);
+    else
+        tx_vec_push(&d->other_conds, cond);
+    d->narrow_index = index_narrowing(d);
     IrStmt *r = ir_mutate_stmt(&d->mut, s);
-    d->narrow = saved, d->narrow_other = saved_other, d->conds.len = nconds;
+    d->narrow_index = saved, d->conds.len = nconds, d->other_conds.len = nother;
     return r;
 }
 
@@ -869,10 +1213,10 @@ static IrStmt *mutate_branch(Dispatch *d, const IrStmt *s, bool is_else)
 {
     int saved = d->role;
     if (fixed_expr(d, s->u.ifs.cond))
-        d->role = branch_role(d, s, is_else);
+        enter_role(d, branch_role(d, s, is_else));
     IrStmt *r = mutate_narrowed(d, is_else ? s->u.ifs.else_s : s->u.ifs.then_s, s->u.ifs.cond,
                                 is_else);
-    d->role = saved;
+    enter_role(d, saved);
     return r;
 }
 
@@ -929,8 +1273,14 @@ static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
 {
     Dispatch *d = m->ctx;
     record_definition(d, s);
+    if (d->analyzing)
+        record_helpers(d, s);
     switch (s->kind) {
     case IR_S_SCOPEID: record_scopeid(d, s); return NULL;
+    case IR_S_DECL: /* a view is where its data points (address_level) */
+        if (s->u.decl.data)
+            record_level(d, s->u.decl.buffer, varies(level_of(d, s->u.decl.data).level));
+        return NULL;
     case IR_S_ATTR: record_launch_attr(d, s); return NULL;
     case IR_S_BIND:
         record_level(d, s->u.bind.var, level_of(d, s->u.bind.value));
@@ -965,8 +1315,11 @@ static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
         if (s->u.tile.op == IR_TILE_COMPOSE_OP)
             return s->u.tile.body ? ir_mutate_stmt(m, s->u.tile.body)
                                   : ir_seq(&d->module->arena, NULL, 0, s->span);
-        if (d->analyzing)
+        if (d->analyzing) {
+            if (s->u.tile.scope != IR_SCOPE_THREAD && under_register_cond(d))
+                d->roles.items[d->role].wants_world = true;
             return s;
+        }
         return lower_call(d, s);
     default: return NULL;
     }
@@ -1061,9 +1414,26 @@ static IrFunc *place_post_defs(Dispatch *d, IrFunc *f)
     return r ? r : f;
 }
 
-/* The levels of the local buffers' contents: escapes first, then walks that
- * only record levels until no buffer's level grows (levels only rise, so
- * this ends after a few walks). */
+/* The levels of the registers in the world of `role`: walks that only record
+ * levels until no buffer's level grows (levels only rise, so this ends after
+ * a few walks). */
+static void analyze_world(Dispatch *d, IrFunc *f, int role)
+{
+    tx_vec_push(&d->worlds, ((World){role, {0}}));
+    d->world = d->roles.items[role].world = d->worlds.len - 1;
+    do {
+        d->grew = false;
+        d->mut = (IrMutator){.ctx = d, .arena = &d->module->arena, .stmt = dispatch_stmt};
+        memset(&d->ids, 0, sizeof d->ids);
+        d->narrow_index = IR_SCOPE_WORLD;
+        d->role = 0;
+        ir_mutate_func(&d->mut, f);
+        ir_mutator_free(&d->mut);
+    } while (d->grew);
+}
+
+/* The levels of the local buffers' contents: escapes first, then every
+ * thread's world, which finds the roles that want their own, then theirs. */
 static void analyze_locals(Dispatch *d, IrFunc *f)
 {
     IrVisitor v = {.ctx = d, .def = track_locals};
@@ -1071,15 +1441,10 @@ static void analyze_locals(Dispatch *d, IrFunc *f)
     v = (IrVisitor){.ctx = d, .expr = find_escapes, .stmt = find_tile_escapes};
     ir_visit_func(&v, f);
     d->analyzing = true;
-    do {
-        d->grew = false;
-        d->mut = (IrMutator){.ctx = d, .arena = &d->module->arena, .stmt = dispatch_stmt};
-        memset(&d->ids, 0, sizeof d->ids);
-        d->narrow = d->narrow_other = IR_SCOPE_WORLD;
-        d->role = 0;
-        ir_mutate_func(&d->mut, f);
-        ir_mutator_free(&d->mut);
-    } while (d->grew);
+    analyze_world(d, f, 0);
+    for (int i = 1; i < d->roles.len; i++)
+        if (d->roles.items[i].wants_world)
+            analyze_world(d, f, i);
     d->analyzing = false;
 }
 
@@ -1090,8 +1455,8 @@ static IrFunc *dispatch_func(Dispatch *d, IrFunc *f)
     analyze_locals(d, f);
     d->mut = (IrMutator){.ctx = d, .arena = &d->module->arena, .stmt = dispatch_stmt};
     memset(&d->ids, 0, sizeof d->ids);
-    d->narrow = d->narrow_other = IR_SCOPE_WORLD;
-    d->role = 0;
+    d->narrow_index = IR_SCOPE_WORLD;
+    enter_role(d, 0);
     d->in_device = false;
     IrFunc *r = ir_mutate_func(&d->mut, f);
     IrFunc *out = r ? r : f;
@@ -1117,10 +1482,16 @@ static IrFunc *dispatch_func(Dispatch *d, IrFunc *f)
     tx_vec_free(&d->launch_checks);
     tx_vec_free(&d->memo);
     tx_vec_free(&d->post_def);
-    for (int i = 0; i < d->roles.len; i++)
-        ir_ptrmap_free(&d->roles.items[i].stored);
+    for (int i = 0; i < d->worlds.len; i++) {
+        for (int k = 0; k < d->worlds.items[i].stored.len; k++)
+            ir_ptrmap_free(&d->worlds.items[i].stored.items[k]);
+        tx_vec_free(&d->worlds.items[i].stored);
+    }
+    tx_vec_free(&d->worlds);
     tx_vec_free(&d->roles);
     tx_vec_free(&d->conds);
+    tx_vec_free(&d->other_conds);
+    tx_vec_free(&d->thread_ids);
     ir_ptrmap_free(&d->extent);
     return out;
 }
