@@ -2,7 +2,8 @@
  * variants share (cuda/reduce_thread.c, reduce_warp.c, reduce_cta.c).
  * Arguments as the reference's ReduceOp: (dst, src, axes, accum); `axes`
  * lists source dimensions (negative from the end); dst has the source's
- * kept extents (reduced dimensions dropped or of extent 1). */
+ * kept extents (reduced dimensions dropped or of extent 1), or, the
+ * all-reduce form, the source's extents. */
 #include <math.h>
 #include <string.h>
 
@@ -47,7 +48,7 @@ static bool parse_axes(const OpReduce *r, IrExpr *axes, bool *reduced)
     return true;
 }
 
-const char *op_red_operands(OpCtx *c, OpReduce *r)
+const char *op_red_operands(OpCtx *c, OpReduce *r, bool allow_broadcast)
 {
     memset(r, 0, sizeof *r);
     IrTileOp op = c->call->u.tile.op;
@@ -71,13 +72,20 @@ const char *op_red_operands(OpCtx *c, OpReduce *r)
         if (!r->reduced[d])
             r->outputs *= r->src.extent[d];
     }
-    int64_t dext[OP_MAX_DIMS];
-    int nd = op_region_dims(&r->dst, dext, NULL);
+    int64_t dext[OP_MAX_DIMS], sext[OP_MAX_DIMS];
+    int nd = op_region_dims(&r->dst, dext, NULL), ns = op_region_dims(&r->src, sext, NULL);
     bool same = nd == nk;
     for (int i = 0; same && i < nk; i++)
         same = dext[i] == kept[i];
-    if (!same)
+    bool all = !same && nd == ns && r->length > 1;
+    for (int i = 0; all && i < ns; i++)
+        all = dext[i] == sext[i];
+    if (all && !allow_broadcast)
+        return op_reason(c, "the destination has the source's extents (the all-reduce form, "
+                            "register tiles of a warp only)");
+    if (!same && !all)
         return op_reason(c, "the destination's extents are not the source's kept extents");
+    r->broadcast = all;
     r->acc = r->dst.dtype;
     return NULL;
 }

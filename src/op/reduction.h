@@ -13,10 +13,15 @@ typedef struct OpReduce {
     int64_t outputs, length;   /* elements of dst, elements folded into each */
     bool accum;                /* fold the old dst value in too */
     IrDType acc;               /* the accumulator's dtype: dst's */
+    /* dst has the source's extents: each output is written at every position
+     * of the reduced dims (an all-reduce, as the reference's in-place
+     * thread_reduce) */
+    bool broadcast;
 } OpReduce;
 
-/* NULL and *r filled, or why the call is malformed. */
-const char *op_red_operands(OpCtx *c, OpReduce *r);
+/* NULL and *r filled, or why the call is malformed; the all-reduce form
+ * (dst with the source's extents) only for a variant that allows it. */
+const char *op_red_operands(OpCtx *c, OpReduce *r, bool allow_broadcast);
 /* The identity of the op in dtype t (0, -inf, +inf, or the integer bounds). */
 IrExpr *op_red_identity(OpCtx *c, IrDType t);
 /* op(a, b): a + b, max(a, b), min(a, b). */

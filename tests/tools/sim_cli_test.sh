@@ -3,7 +3,8 @@
 # must come out as a: the same checksum), runs a kernel with T.cuda.iket
 # annotations (they record nothing without --trace; with --trace and
 # --trace-svg the modelled trace of every warp is written), reports a planted out-of-bounds
-# read at its line with exit status 1, and a missing --func with status 2.
+# read at its line with exit status 1, and a missing --func with status 2;
+# the register all-reduce (tests/build/reduce_allreduce.tirx) gives its quads' totals.
 # Usage: sim_cli_test.sh TIRX SOURCE_DIR
 set -u
 tirx=$1
@@ -21,6 +22,12 @@ out=$("$tirx" sim "$src/tests/build/iket_trace.tirx" --func traced_scale \
 case "$out" in
 *"A: 1000 float32 sum=2000 "*) ;;
 *) echo "FAIL: the annotated kernel: $out"; exit 1 ;;
+esac
+out=$("$tirx" sim "$src/tests/build/reduce_allreduce.tirx" --func allreduce \
+      --args 'out=zeros(32,2:f32) mx=zeros(32,2:f32)' 2>&1)
+case "$out" in
+*"out: 32x2 float32 sum=2112 "*"mx: 32x2 float32 sum=576 "*) ;;
+*) echo "FAIL: the all-reduce: $out"; exit 1 ;;
 esac
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT

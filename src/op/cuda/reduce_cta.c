@@ -21,7 +21,7 @@ const char *op_reduce_cta_accept(OpCtx *c)
 {
     OpReduce r;
     const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_CTA));
-    if (why || (why = op_red_operands(c, &r)))
+    if (why || (why = op_red_operands(c, &r, false)))
         return why;
     if (r.src.mem != OP_MEM_SHARED && r.src.mem != OP_MEM_GLOBAL)
         return op_reason(c, "the source is in %s memory, not shared or global", op_mem_name(r.src.mem));
@@ -71,7 +71,7 @@ static IrStmt *second_level(OpCtx *c, const OpReduce *r, IrExpr *acc, IrExpr *sc
 IrStmt *op_reduce_cta_lower(OpCtx *c)
 {
     OpReduce r;
-    op_red_operands(c, &r);
+    op_red_operands(c, &r, false);
     int64_t threads = c->cta_threads, slices = (r.length + threads - 1) / threads;
     IrExpr *t = op_scope_index(c), *zero = op_i32(c, 0);
     IrExpr *lane = c->axis[LY_AXIS_LANEID], *warp = c->axis[LY_AXIS_WARPID];

@@ -29,7 +29,7 @@ const char *op_reduce_packed_accept(OpCtx *c)
 {
     OpReduce r;
     const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_THREAD));
-    if (why || (why = op_red_operands(c, &r)))
+    if (why || (why = op_red_operands(c, &r, false)))
         return why;
     if (r.src.mem != OP_MEM_LOCAL || r.dst.mem != OP_MEM_LOCAL || r.src.distributed ||
         r.dst.distributed)
@@ -116,7 +116,7 @@ static void merge(OpCtx *c, OpSeq *s, IrExpr *part, IrExpr *pk)
 IrStmt *op_reduce_packed_lower(OpCtx *c)
 {
     OpReduce r;
-    op_red_operands(c, &r);
+    op_red_operands(c, &r, false);
     OpSeq out = {0}, per = {0}, rest = {0};
     IrExpr *part = op_alloc_local(c, &out, "part", IR_FLOAT32, is_sum(c) ? CHUNK : CHUNK / 2);
     IrExpr *pk = is_sum(c) ? op_alloc_local(c, &out, "pk", IR_UINT64, 2) : NULL;

@@ -11,6 +11,11 @@
  *   x over (1024,) as T.S[(8, 32, 4):(4, 1 @ laneid, 1)] -> m over (1,) as
  *   T.S[1:1] + T.R[32:1 @ laneid]: 32 register folds, then shuffles 1..16.
  *
+ * With the destination laid out as the source (the all-reduce form, the
+ * reference's in-place thread_reduce: `Tx.warp.sum(v, v, [-1], False)` on a
+ * quad of lanes), the reduced dimensions must be lanes only: each lane's
+ * element takes its group's total, written where it was.
+ *
  * The layouts are matched iter by iter (the kept iters of the source and the
  * destination's iters in the same order, extents and lane strides), so
  * registers are addressed through the iters' strides, never through logical
@@ -94,6 +99,33 @@ static const char *check_replicas(OpCtx *c, const OpRegion *dst, const RegPlan *
     return NULL;
 }
 
+/* The all-reduce form: dst is laid out as the source (the same iters in the
+ * same order), and the reduced dims are on lanes only, so that the xor
+ * shuffles leave each lane the total of its own elements' group; dst's
+ * kept iters address the registers written. */
+static const char *plan_broadcast(OpCtx *c, const OpReduce *r, RegPlan *p)
+{
+    RegPlan d;
+    memset(&d, 0, sizeof d);
+    const char *why = collect(c, &r->dst, r->reduced, &d, false);
+    if (why)
+        return why;
+    bool same = d.nkept == p->nkept && d.nred == p->nred;
+    for (int i = 0; same && i < p->nkept; i++)
+        same = same_shape(&d.kept[i], &p->kept[i]);
+    for (int i = 0; same && i < p->nred; i++)
+        same = same_shape(&d.red[i], &p->red[i]);
+    if (!same)
+        return op_reason(c, "the all-reduce form needs '%s' laid out as the source",
+                         r->dst.buffer->u.var.name);
+    for (int i = 0; i < p->nred; i++)
+        if (!p->red[i].lane)
+            return op_reason(c, "the all-reduce form needs the reduced dimensions on lanes only");
+    memcpy(p->dst, d.kept, sizeof d.kept);
+    p->ndst = d.nkept;
+    return NULL;
+}
+
 static const char *plan(OpCtx *c, const OpReduce *r, RegPlan *p)
 {
     memset(p, 0, sizeof *p);
@@ -102,20 +134,27 @@ static const char *plan(OpCtx *c, const OpReduce *r, RegPlan *p)
         return op_reason(c, "needs register tiles spread over the warp's lanes");
     bool none[OP_MAX_DIMS] = {0};
     const char *why;
-    if ((why = collect(c, &r->src, r->reduced, p, false)) || (why = collect(c, &r->dst, none, p, true)))
+    if ((why = collect(c, &r->src, r->reduced, p, false)))
         return why;
-    if (p->ndst != p->nkept)
-        return op_reason(c, "the iters of '%s' do not follow the source's kept iters",
-                         r->dst.buffer->u.var.name);
-    for (int i = 0; i < p->nkept; i++)
-        if (!same_shape(&p->kept[i], &p->dst[i]))
+    if (r->broadcast) {
+        if ((why = plan_broadcast(c, r, p)))
+            return why;
+    } else {
+        if ((why = collect(c, &r->dst, none, p, true)))
+            return why;
+        if (p->ndst != p->nkept)
             return op_reason(c, "the iters of '%s' do not follow the source's kept iters",
                              r->dst.buffer->u.var.name);
+        for (int i = 0; i < p->nkept; i++)
+            if (!same_shape(&p->kept[i], &p->dst[i]))
+                return op_reason(c, "the iters of '%s' do not follow the source's kept iters",
+                                 r->dst.buffer->u.var.name);
+    }
     for (int i = 0; i < p->nred; i++)
         if (p->red[i].lane && ((p->red[i].extent & (p->red[i].extent - 1)) ||
                                (p->red[i].stride & (p->red[i].stride - 1))))
             return op_reason(c, "a reduced lane iter is not a power of two");
-    return check_replicas(c, &r->dst, p);
+    return r->broadcast ? NULL : check_replicas(c, &r->dst, p);
 }
 
 const char *op_reduce_reg_accept(OpCtx *c)
@@ -123,7 +162,7 @@ const char *op_reduce_reg_accept(OpCtx *c)
     OpReduce r;
     RegPlan p;
     const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_WARP));
-    if (why || (why = op_red_operands(c, &r)))
+    if (why || (why = op_red_operands(c, &r, true)))
         return why;
     if (!c->axis[LY_AXIS_LANEID])
         return op_reason(c, "the kernel's scope ids do not give the lane");
@@ -158,7 +197,7 @@ IrStmt *op_reduce_reg_lower(OpCtx *c)
 {
     OpReduce r;
     RegPlan p;
-    op_red_operands(c, &r);
+    op_red_operands(c, &r, true);
     plan(c, &r, &p);
     OpSeq out = {0}, per = {0};
     IrExpr *sv = op_local_view(c, &out, r.src.buffer), *dv = op_local_view(c, &out, r.dst.buffer);

@@ -7,7 +7,7 @@ const char *op_reduce_thread_accept(OpCtx *c)
 {
     OpReduce r;
     const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_THREAD));
-    if (why || (why = op_red_operands(c, &r)))
+    if (why || (why = op_red_operands(c, &r, false)))
         return why;
     if (r.src.distributed || r.dst.distributed)
         return op_reason(c, "an operand is spread over threads");
@@ -19,7 +19,7 @@ const char *op_reduce_thread_accept(OpCtx *c)
 IrStmt *op_reduce_thread_lower(OpCtx *c)
 {
     OpReduce r;
-    op_red_operands(c, &r);
+    op_red_operands(c, &r, false);
     IrForKind kind = r.src.mem == OP_MEM_LOCAL || r.dst.mem == OP_MEM_LOCAL ? IR_FOR_UNROLLED
                                                                             : IR_FOR_SERIAL;
     OpSeq out = {0}, per = {0};

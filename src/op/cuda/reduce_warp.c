@@ -12,7 +12,7 @@ const char *op_reduce_warp_accept(OpCtx *c)
 {
     OpReduce r;
     const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_WARP) | OP_SCOPE_BIT(IR_SCOPE_CTA));
-    if (why || (why = op_red_operands(c, &r)))
+    if (why || (why = op_red_operands(c, &r, false)))
         return why;
     const OpRegion *side[2] = {&r.dst, &r.src};
     for (int i = 0; i < 2; i++)
@@ -34,7 +34,7 @@ static IrExpr *both(OpCtx *c, IrExpr *a, IrExpr *b)
 IrStmt *op_reduce_warp_lower(OpCtx *c)
 {
     OpReduce r;
-    op_red_operands(c, &r);
+    op_red_operands(c, &r, false);
     int64_t threads = op_scope_threads(c);
     int64_t g = op_pow2_ceil(r.length);
     g = g > 32 ? 32 : g;
