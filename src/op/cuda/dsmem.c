@@ -29,24 +29,36 @@
  * between two CTAs). The same mbarrier contract as "dsmem". */
 #include "../partition.h"
 
-const char *op_dsmem_accept(OpCtx *c)
+/* What both variants ask of a call: one thread, dst in shared memory and src
+ * in `src_mem`, one dtype of whole bytes, the destination CTA's rank and its
+ * mbarrier. */
+static const char *into_another_cta(OpCtx *c, OpMem src_mem, const char *what, OpRegion *dst,
+                                    OpRegion *src)
 {
-    OpRegion dst, src;
     const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_THREAD));
-    if (why || (why = op_region(c, 0, &dst)) || (why = op_region(c, 1, &src)))
+    if (why || (why = op_region(c, 0, dst)) || (why = op_region(c, 1, src)))
         return why;
-    if (dst.mem != OP_MEM_SHARED || src.mem != OP_MEM_SHARED)
-        return op_reason(c, "copies shared to shared memory of another CTA; here %s to %s",
-                         op_mem_name(src.mem), op_mem_name(dst.mem));
-    if (!ir_dtype_eq(dst.dtype, src.dtype) || !op_dtype_bytes(dst.dtype))
+    if (dst->mem != OP_MEM_SHARED || src->mem != src_mem)
+        return op_reason(c, "%s shared memory of another CTA; here %s to %s", what,
+                         op_mem_name(src->mem), op_mem_name(dst->mem));
+    if (!ir_dtype_eq(dst->dtype, src->dtype) || !op_dtype_bytes(dst->dtype))
         return op_reason(c, "the dtypes differ or are narrower than a byte");
-    if (!op_regions_match(&dst, &src))
-        return op_reason(c, "the regions' non-unit extents differ");
     IrExpr *rank = op_config(c, "remote_cta_id"), *mbar = op_config(c, "mbar");
     if (!rank || rank->kind == IR_E_NONE)
         return op_reason(c, "give the destination CTA's rank in the cluster: remote_cta_id=");
     if (!mbar || mbar->kind == IR_E_NONE)
         return op_reason(c, "the copy completes on the destination's mbarrier: give mbar=");
+    return NULL;
+}
+
+const char *op_dsmem_accept(OpCtx *c)
+{
+    OpRegion dst, src;
+    const char *why = into_another_cta(c, OP_MEM_SHARED, "copies shared to", &dst, &src);
+    if (why)
+        return why;
+    if (!op_regions_match(&dst, &src))
+        return op_reason(c, "the regions' non-unit extents differ");
     return op_need_ptx(c, "dsmem",
                        "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes");
 }
@@ -54,14 +66,9 @@ const char *op_dsmem_accept(OpCtx *c)
 const char *op_st_async_accept(OpCtx *c)
 {
     OpRegion dst, src;
-    const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_THREAD));
-    if (why || (why = op_region(c, 0, &dst)) || (why = op_region(c, 1, &src)))
+    const char *why = into_another_cta(c, OP_MEM_LOCAL, "stores registers into", &dst, &src);
+    if (why)
         return why;
-    if (dst.mem != OP_MEM_SHARED || src.mem != OP_MEM_LOCAL)
-        return op_reason(c, "stores registers into shared memory of another CTA; here %s to %s",
-                         op_mem_name(src.mem), op_mem_name(dst.mem));
-    if (!ir_dtype_eq(dst.dtype, src.dtype) || !op_dtype_bytes(dst.dtype))
-        return op_reason(c, "the dtypes differ or are narrower than a byte");
     int64_t n = op_region_size(&dst), bytes = n * op_dtype_bytes(dst.dtype);
     if (op_region_size(&src) != n)
         return op_reason(c, "the regions' sizes differ (%lld and %lld elements)", (long long)n,
@@ -74,11 +81,6 @@ const char *op_st_async_accept(OpCtx *c)
     if (op_region_vector(c, &dst, n, false) < n || op_region_vector(c, &src, n, false) < n)
         return op_reason(c, "a side is not one contiguous run aligned to its %lld bytes",
                          (long long)bytes);
-    IrExpr *rank = op_config(c, "remote_cta_id"), *mbar = op_config(c, "mbar");
-    if (!rank || rank->kind == IR_E_NONE)
-        return op_reason(c, "give the destination CTA's rank in the cluster: remote_cta_id=");
-    if (!mbar || mbar->kind == IR_E_NONE)
-        return op_reason(c, "the store completes on the destination's mbarrier: give mbar=");
     return op_need_ptx(c, "st_async", "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32");
 }
 
