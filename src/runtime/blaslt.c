@@ -90,30 +90,23 @@ static RtStatus blas_load(RtBlas *bl, const char *override, RtError *err)
     return s;
 }
 
-typedef struct BlasSlot {
-    pthread_once_t once;
+static struct {
+    RtOnce once;
     RtBlas bl;
-    RtError err;
-} BlasSlot;
-
-static BlasSlot blas_slot = {PTHREAD_ONCE_INIT};
+} blas_slot = {{PTHREAD_ONCE_INIT}};
 
 static void blas_load_once(void)
 {
-    blas_slot.err.status =
-        blas_load(&blas_slot.bl, rt_env_or("TIRX_LIBCUBLASLT", NULL), &blas_slot.err);
+    blas_slot.once.err.status =
+        blas_load(&blas_slot.bl, rt_env_or("TIRX_LIBCUBLASLT", NULL), &blas_slot.once.err);
 }
 
 static RtStatus rt_blas(const RtBlas **out, RtError *err)
 {
-    pthread_once(&blas_slot.once, blas_load_once);
-    if (blas_slot.err.status != RT_OK) {
-        if (err)
-            *err = blas_slot.err;
-        return blas_slot.err.status;
-    }
-    *out = &blas_slot.bl;
-    return RT_OK;
+    RtStatus s = rt_once(&blas_slot.once, blas_load_once, err);
+    if (s == RT_OK)
+        *out = &blas_slot.bl;
+    return s;
 }
 
 RtStatus rt_blas_version(size_t *version, RtError *err)

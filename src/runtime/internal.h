@@ -36,6 +36,14 @@ typedef struct RtNvJitLink {
 #undef X
 } RtNvJitLink;
 
+/* A library's table loaded once per process: `init` (run by the first
+ * caller only) sets err; every caller gets its result (load.c). */
+typedef struct RtOnce {
+    pthread_once_t once;
+    RtError err;
+} RtOnce;
+RtStatus rt_once(RtOnce *o, void (*init)(void), RtError *err);
+
 /* The process-wide tables, loaded once (pthread_once); the error of the
  * first attempt is returned to every caller. */
 RtStatus rt_driver(const RtCuda **out, RtError *err);

@@ -136,30 +136,31 @@ static RtStatus driver_load(RtCuda *cu, const char *path, RtError *err)
     return s;
 }
 
-typedef struct DriverSlot {
-    pthread_once_t once;
-    RtCuda cu;
-    RtError err;
-} DriverSlot;
+RtStatus rt_once(RtOnce *o, void (*init)(void), RtError *err)
+{
+    pthread_once(&o->once, init);
+    if (o->err.status != RT_OK && err)
+        *err = o->err;
+    return o->err.status;
+}
 
-static DriverSlot driver_slot = {PTHREAD_ONCE_INIT};
+static struct {
+    RtOnce once;
+    RtCuda cu;
+} driver_slot = {{PTHREAD_ONCE_INIT}};
 
 static void driver_load_once(void)
 {
     const char *path = rt_env_or("TIRX_LIBCUDA", "libcuda.so.1");
-    driver_slot.err.status = driver_load(&driver_slot.cu, path, &driver_slot.err);
+    driver_slot.once.err.status = driver_load(&driver_slot.cu, path, &driver_slot.once.err);
 }
 
 RtStatus rt_driver(const RtCuda **out, RtError *err)
 {
-    pthread_once(&driver_slot.once, driver_load_once);
-    if (driver_slot.err.status != RT_OK) {
-        if (err)
-            *err = driver_slot.err;
-        return driver_slot.err.status;
-    }
-    *out = &driver_slot.cu;
-    return RT_OK;
+    RtStatus s = rt_once(&driver_slot.once, driver_load_once, err);
+    if (s == RT_OK)
+        *out = &driver_slot.cu;
+    return s;
 }
 
 RtStatus rt_driver_check(RtError *err)
@@ -210,30 +211,23 @@ static RtStatus nvrtc_load(RtNvrtc *nv, const char *override, RtError *err)
                    "(install the CUDA toolkit or set TIRX_LIBNVRTC to the library)");
 }
 
-typedef struct NvrtcSlot {
-    pthread_once_t once;
+static struct {
+    RtOnce once;
     RtNvrtc nv;
-    RtError err;
-} NvrtcSlot;
-
-static NvrtcSlot nvrtc_slot = {PTHREAD_ONCE_INIT};
+} nvrtc_slot = {{PTHREAD_ONCE_INIT}};
 
 static void nvrtc_load_once(void)
 {
-    nvrtc_slot.err.status =
-        nvrtc_load(&nvrtc_slot.nv, rt_env_or("TIRX_LIBNVRTC", NULL), &nvrtc_slot.err);
+    nvrtc_slot.once.err.status =
+        nvrtc_load(&nvrtc_slot.nv, rt_env_or("TIRX_LIBNVRTC", NULL), &nvrtc_slot.once.err);
 }
 
 RtStatus rt_nvrtc(const RtNvrtc **out, RtError *err)
 {
-    pthread_once(&nvrtc_slot.once, nvrtc_load_once);
-    if (nvrtc_slot.err.status != RT_OK) {
-        if (err)
-            *err = nvrtc_slot.err;
-        return nvrtc_slot.err.status;
-    }
-    *out = &nvrtc_slot.nv;
-    return RT_OK;
+    RtStatus s = rt_once(&nvrtc_slot.once, nvrtc_load_once, err);
+    if (s == RT_OK)
+        *out = &nvrtc_slot.nv;
+    return s;
 }
 
 RtStatus rt_nvrtc_version(int *major, int *minor, RtError *err)
@@ -301,29 +295,21 @@ static RtStatus nvjitlink_load(RtNvJitLink *jl, const char *override, RtError *e
     return s;
 }
 
-typedef struct NvJitLinkSlot {
-    pthread_once_t once;
+static struct {
+    RtOnce once;
     RtNvJitLink jl;
-    RtError err;
-} NvJitLinkSlot;
-
-static NvJitLinkSlot nvjitlink_slot = {PTHREAD_ONCE_INIT};
+} nvjitlink_slot = {{PTHREAD_ONCE_INIT}};
 
 static void nvjitlink_load_once(void)
 {
-    nvjitlink_slot.err.status = nvjitlink_load(&nvjitlink_slot.jl,
-                                               rt_env_or("TIRX_LIBNVJITLINK", NULL),
-                                               &nvjitlink_slot.err);
+    nvjitlink_slot.once.err.status = nvjitlink_load(
+        &nvjitlink_slot.jl, rt_env_or("TIRX_LIBNVJITLINK", NULL), &nvjitlink_slot.once.err);
 }
 
 RtStatus rt_nvjitlink(const RtNvJitLink **out, RtError *err)
 {
-    pthread_once(&nvjitlink_slot.once, nvjitlink_load_once);
-    if (nvjitlink_slot.err.status != RT_OK) {
-        if (err)
-            *err = nvjitlink_slot.err;
-        return nvjitlink_slot.err.status;
-    }
-    *out = &nvjitlink_slot.jl;
-    return RT_OK;
+    RtStatus s = rt_once(&nvjitlink_slot.once, nvjitlink_load_once, err);
+    if (s == RT_OK)
+        *out = &nvjitlink_slot.jl;
+    return s;
 }
