@@ -16,8 +16,6 @@
 #include "../base/base.h"
 #include "internal.h"
 
-typedef TX_VEC(char *) OptList;
-
 /* ---- architectures and options ---- */
 
 RtStatus rt_arch_check(const char *arch, RtError *err)
@@ -33,14 +31,14 @@ RtStatus rt_arch_check(const char *arch, RtError *err)
                    "sm_100a)", arch ? arch : "(none)");
 }
 
-static void opt_push(OptList *l, const char *fmt, const char *arg)
+void rt_opt_push(RtOptList *l, const char *fmt, const char *arg)
 {
     TxBuf b = {0};
     tx_buf_printf(&b, fmt, arg);
     tx_vec_push(l, tx_buf_take(&b));
 }
 
-static void opt_list_free(OptList *l)
+void rt_opt_list_free(RtOptList *l)
 {
     for (int i = 0; i < l->len; i++)
         free(l->items[i]);
@@ -49,31 +47,31 @@ static void opt_list_free(OptList *l)
 
 /* The options that decide the output, in the compiler's spelling (nvcc
  * additionally gets -cubin, -o and the include directory of the headers). */
-static void build_options(const RtCompileOptions *o, OptList *l)
+static void build_options(const RtCompileOptions *o, RtOptList *l)
 {
     if (o->compiler == RT_NVCC) {
         TxBuf b = {0};
         tx_buf_printf(&b, "-gencode=arch=compute_%s,code=%s", o->arch + 3, o->arch);
         tx_vec_push(l, tx_buf_take(&b));
     } else {
-        opt_push(l, "--gpu-architecture=%s", o->arch);
-        opt_push(l, "%s", "-default-device");
-        opt_push(l, "%s", "--device-int128"); /* uint128, a PTX .b128 operand (nvcc has it) */
+        rt_opt_push(l, "--gpu-architecture=%s", o->arch);
+        rt_opt_push(l, "%s", "-default-device");
+        rt_opt_push(l, "%s", "--device-int128"); /* uint128, a PTX .b128 operand (nvcc has it) */
     }
-    opt_push(l, "%s", "--std=c++17");
-    opt_push(l, "%s", "--ptxas-options=-v");
+    rt_opt_push(l, "%s", "--std=c++17");
+    rt_opt_push(l, "%s", "--ptxas-options=-v");
     if (o->lineinfo)
-        opt_push(l, "%s", "-lineinfo");
+        rt_opt_push(l, "%s", "-lineinfo");
     if (o->fast_math)
-        opt_push(l, "%s", "--use_fast_math");
+        rt_opt_push(l, "%s", "--use_fast_math");
     if (o->nvshmem) { /* LTO IR, linked with the NVSHMEM shim and device library (link.c) */
-        opt_push(l, "%s", "-rdc=true");
-        opt_push(l, "%s", "-dlto");
+        rt_opt_push(l, "%s", "-rdc=true");
+        rt_opt_push(l, "%s", "-dlto");
     }
     for (size_t i = 0; i < o->ndefines; i++)
-        opt_push(l, "-D%s", o->defines[i]);
+        rt_opt_push(l, "-D%s", o->defines[i]);
     for (size_t i = 0; i < o->nextra; i++)
-        opt_push(l, "%s", o->extra[i]);
+        rt_opt_push(l, "%s", o->extra[i]);
 }
 
 static RtStatus check_options(const RtCompileOptions *o, RtError *err)
@@ -134,7 +132,7 @@ RtStatus rt_toolkit_id(const RtCompileOptions *o, char *buf, size_t size, RtErro
 
 /* ---- the cache ---- */
 
-static RtStatus compile_key(const char *source, const RtCompileOptions *o, const OptList *opts,
+static RtStatus compile_key(const char *source, const RtCompileOptions *o, const RtOptList *opts,
                             RtDigest *key, RtError *err)
 {
     char toolkit[4096 + 128];
@@ -227,7 +225,7 @@ static void ptxas_reason(const char *source, const RtCompileOptions *o, char *bu
 {
     RtCompileOptions with_nvcc = *o;
     with_nvcc.compiler = RT_NVCC, with_nvcc.want_ptx = false, with_nvcc.nextra = 0;
-    OptList opts = {0};
+    RtOptList opts = {0};
     build_options(&with_nvcc, &opts);
     RtBinary bin = {0};
     buf[0] = '\0';
@@ -235,7 +233,7 @@ static void ptxas_reason(const char *source, const RtCompileOptions *o, char *bu
                         &bin, NULL) == RT_ERR_COMPILE && bin.log)
         first_error_line(bin.log, buf, size);
     rt_binary_free(&bin);
-    opt_list_free(&opts);
+    rt_opt_list_free(&opts);
 }
 
 static RtStatus nvrtc_result(RtStatus s, const char *source, const RtCompileOptions *o,
@@ -309,7 +307,7 @@ RtStatus rt_nvrtc_program(const RtNvrtc *nv, const char *source, const RtCompile
     return s;
 }
 
-static RtStatus nvrtc_compile(const char *source, const RtCompileOptions *o, const OptList *opts,
+static RtStatus nvrtc_compile(const char *source, const RtCompileOptions *o, const RtOptList *opts,
                               RtBinary *out, RtError *err)
 {
     const RtNvrtc *nv;
@@ -334,7 +332,7 @@ RtStatus rt_compile(const char *source, const RtCompileOptions *o, RtBinary *out
     RtStatus s = check_options(o, err);
     if (s != RT_OK)
         return s;
-    OptList opts = {0};
+    RtOptList opts = {0};
     build_options(o, &opts);
     RtDigest key;
     if (o->cache)
@@ -347,7 +345,7 @@ RtStatus rt_compile(const char *source, const RtCompileOptions *o, RtBinary *out
         if (s == RT_OK && o->cache)
             binary_to_cache(o->cache, &key, out);
     }
-    opt_list_free(&opts);
+    rt_opt_list_free(&opts);
     rt_kernel_stats(out->log, out->cubin, out->cubin_size, &out->kernels, &out->nkernels);
     if (s != RT_OK) {
         free(out->cubin);

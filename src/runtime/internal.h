@@ -36,6 +36,11 @@ typedef struct RtNvJitLink {
 #undef X
 } RtNvJitLink;
 
+/* A compiler's or linker's options, each a heap string (compile.c). */
+typedef TX_VEC(char *) RtOptList;
+void rt_opt_push(RtOptList *l, const char *fmt, const char *arg);
+void rt_opt_list_free(RtOptList *l);
+
 /* A library's table loaded once per process: `init` (run by the first
  * caller only) sets err; every caller gets its result (load.c). */
 typedef struct RtOnce {

@@ -57,34 +57,18 @@ static RtStatus to_ltoir(const RtNvrtc *nv, const char *source, const RtCompileO
 
 /* ---- the shim ---- */
 
-typedef TX_VEC(char *) Words;
-
-static void word(Words *w, const char *fmt, const char *arg)
+static void shim_options(const RtCompileOptions *o, RtOptList *w)
 {
-    TxBuf b = {0};
-    tx_buf_printf(&b, fmt, arg);
-    tx_vec_push(w, tx_buf_take(&b));
-}
-
-static void words_free(Words *w)
-{
-    for (int i = 0; i < w->len; i++)
-        free(w->items[i]);
-    tx_vec_free(w);
-}
-
-static void shim_options(const RtCompileOptions *o, Words *w)
-{
-    word(w, "--gpu-architecture=%s", o->arch);
-    word(w, "%s", "--std=c++17");
-    word(w, "%s", "-rdc=true");
-    word(w, "%s", "-dlto");
-    word(w, "%s", "-DNVSHMEM_ENABLE_ALL_DEVICE_INLINING");
+    rt_opt_push(w, "--gpu-architecture=%s", o->arch);
+    rt_opt_push(w, "%s", "--std=c++17");
+    rt_opt_push(w, "%s", "-rdc=true");
+    rt_opt_push(w, "%s", "-dlto");
+    rt_opt_push(w, "%s", "-DNVSHMEM_ENABLE_ALL_DEVICE_INLINING");
     for (int i = 0; i < o->nvshmem->ninclude; i++)
-        word(w, "-I%s", o->nvshmem->include[i]);
+        rt_opt_push(w, "-I%s", o->nvshmem->include[i]);
 }
 
-static RtDigest shim_key(const RtCompileOptions *o, const char *toolkit, const Words *w)
+static RtDigest shim_key(const RtCompileOptions *o, const char *toolkit, const RtOptList *w)
 {
     RtKey k;
     rt_key_init(&k);
@@ -100,7 +84,7 @@ static RtDigest shim_key(const RtCompileOptions *o, const char *toolkit, const W
 static RtStatus shim_ltoir(const RtNvrtc *nv, const RtCompileOptions *o, Ltoir *out, TxBuf *log,
                            RtError *err)
 {
-    Words w = {0};
+    RtOptList w = {0};
     shim_options(o, &w);
     char toolkit[4096 + 128];
     RtStatus s = rt_toolkit_id(o, toolkit, sizeof toolkit, err);
@@ -124,7 +108,7 @@ static RtStatus shim_ltoir(const RtNvrtc *nv, const RtCompileOptions *o, Ltoir *
         if (s == RT_OK && cache) /* a cache that cannot be written only costs a hit */
             rt_cache_put(cache, &key, &blob, 1, NULL);
     }
-    words_free(&w);
+    rt_opt_list_free(&w);
     return s;
 }
 
@@ -149,17 +133,17 @@ static int first_line(const char *text)
     return (int)strcspn(text, "\n");
 }
 
-static void link_options(const RtCompileOptions *o, bool ptx, Words *w)
+static void link_options(const RtCompileOptions *o, bool ptx, RtOptList *w)
 {
-    word(w, "-arch=%s", o->arch);
-    word(w, "%s", "-lto");
-    word(w, "%s", ptx ? "-ptx" : "-Xptxas=-v");
+    rt_opt_push(w, "-arch=%s", o->arch);
+    rt_opt_push(w, "%s", "-lto");
+    rt_opt_push(w, "%s", ptx ? "-ptx" : "-Xptxas=-v");
     if (o->lineinfo)
-        word(w, "%s", "-lineinfo");
+        rt_opt_push(w, "%s", "-lineinfo");
     if (o->fast_math) { /* what --use_fast_math means for code generation */
-        word(w, "%s", "-ftz=true");
-        word(w, "%s", "-prec-div=false");
-        word(w, "%s", "-prec-sqrt=false");
+        rt_opt_push(w, "%s", "-ftz=true");
+        rt_opt_push(w, "%s", "-prec-div=false");
+        rt_opt_push(w, "%s", "-prec-sqrt=false");
     }
 }
 
@@ -168,11 +152,11 @@ static void link_options(const RtCompileOptions *o, bool ptx, Words *w)
 static RtStatus link_all(const RtNvJitLink *jl, const RtCompileOptions *o, const Ltoir *kernels,
                          const Ltoir *shim, bool ptx, RtBinary *out, TxBuf *log, RtError *err)
 {
-    Words w = {0};
+    RtOptList w = {0};
     link_options(o, ptx, &w);
     nvJitLinkHandle h = NULL;
     nvJitLinkResult r = jl->nvJitLinkCreate(&h, (uint32_t)w.len, (const char **)w.items);
-    words_free(&w);
+    rt_opt_list_free(&w);
     if (r != NVJITLINK_SUCCESS)
         return rt_fail(err, RT_ERR_USAGE, "nvJitLink refused the options for %s (error %d)",
                        o->arch, (int)r);
@@ -252,10 +236,10 @@ RtStatus rt_nvshmem_key(const RtCompileOptions *o, RtKey *k, RtError *err)
     rt_key_add_int(k, "nvshmem.nvjitlink", (int64_t)jl->major * 1000 + jl->minor);
     rt_key_add_str(k, "nvshmem.shim", o->nvshmem_shim);
     rt_nvshmem_key_files(o->nvshmem, k);
-    Words w = {0};
+    RtOptList w = {0};
     link_options(o, false, &w);
     for (int i = 0; i < w.len; i++)
         rt_key_add_str(k, "nvshmem.link_option", w.items[i]);
-    words_free(&w);
+    rt_opt_list_free(&w);
     return RT_OK;
 }
