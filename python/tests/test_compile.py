@@ -10,7 +10,7 @@ import tempfile
 import pytest
 
 import tirx
-from common import AXPB, VECTOR_ADD, gpu_arch, have_nvrtc, only_kernel
+from common import AXPB, REPO, VECTOR_ADD, gpu_arch, have_nvrtc, only_kernel
 
 needs_nvrtc = pytest.mark.skipif(not have_nvrtc(), reason="no NVRTC")
 
@@ -95,6 +95,19 @@ def test_binary_ptx_and_kernels() -> None:
         hit = tirx.compile(AXPB, target="sm_90a", cache_dir=cache)
         assert hit.cached
         assert only_kernel(hit, "axpb_kernel").registers == k.registers
+        assert k.perf_loss is None and only_kernel(hit, "axpb_kernel").perf_loss is None
+
+
+@needs_nvrtc
+def test_kernel_perf_loss() -> None:
+    # ptxas serializes this kernel's wgmma (an accumulator read while a product may run);
+    # the note reaches KernelStats, from a fresh compile and from the cache alike
+    source = REPO / "tests" / "tools" / "perf_loss.tirx"
+    with tempfile.TemporaryDirectory() as cache:
+        for _ in range(2):
+            m = tirx.compile(source, target="sm_90a", cache_dir=cache)
+            k = only_kernel(m, "serialized_kernel")
+            assert k.perf_loss is not None and "wgmma.mma_async instructions are serialized" in k.perf_loss
 
 
 @needs_nvrtc
