@@ -31,7 +31,7 @@
 #include "../ir/visit.h"
 
 typedef struct ScopeIds {
-    const IrStmt *def[IR_SCOPEID_COUNT]; /* the latest definition of each kind */
+    const IrStmt *def[IR_SCOPEID_COUNT]; /* the latest definition of each kind in scope */
     /* threadIdx.{x,y,z} of launch_thread attrs, for kernels already written
      * in the launched form (no scope ids) */
     IrExpr *launch_var[3], *launch_ext[3];
@@ -1193,9 +1193,12 @@ static int index_narrowing(Dispatch *d)
     return l;
 }
 
+/* A branch's scope ids end with it: a call after the `if` (or in its other
+ * branch) takes its thread indices from the ids defined where it is. */
 static IrStmt *mutate_narrowed(Dispatch *d, IrStmt *s, const IrExpr *cond, bool negated)
 {
     int saved = d->narrow_index, nconds = d->conds.len, nother = d->other_conds.len;
+    ScopeIds ids = d->ids;
     const IrExpr *var = index_var(d, cond);
     if (var)
         tx_vec_push(&d->conds, ((IndexCond){cond, var, negated}));
@@ -1204,6 +1207,7 @@ static IrStmt *mutate_narrowed(Dispatch *d, IrStmt *s, const IrExpr *cond, bool 
     d->narrow_index = index_narrowing(d);
     IrStmt *r = ir_mutate_stmt(&d->mut, s);
     d->narrow_index = saved, d->conds.len = nconds, d->other_conds.len = nother;
+    d->ids = ids;
     return r;
 }
 

@@ -5,8 +5,8 @@
  * generic), mov, fp8 pairs to f16x2 / bf16x2 (cvt), bar.sync / barrier.sync
  * and bar.arrive (named barriers, counts), warp
  * shuffles, votes, elect.sync, redux.sync, ldmatrix and mma.sync (coll.c
- * rendezvous; the fragments here), fences, setmaxnreg and griddepcontrol as
- * no-ops (the simulator runs a host function's kernels one after another,
+ * rendezvous; the fragments here), fences, prefetches, setmaxnreg and
+ * griddepcontrol as no-ops (the simulator runs a host function's kernels one after another,
  * so a programmatic dependent launch's wait has nothing to wait for). Any
  * other entry is an error "not modelled: ptx.<mnemonic>". */
 #include <string.h>
@@ -405,6 +405,7 @@ SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
         break;
     case IR_PTX_fence: case IR_PTX_fence_proxy: case IR_PTX_fence_mbarrier_init:
     case IR_PTX_setmaxnreg: case IR_PTX_wgmma_fence: case IR_PTX_griddepcontrol:
+    case IR_PTX_prefetch: case IR_PTX_prefetch_valid_addr: case IR_PTX_prefetchu:
         break;
     case IR_PTX_wgmma_commit_group: sim_commit_group(t, SIM_ASYNC_WGMMA); break;
     case IR_PTX_wgmma_wait_group:

@@ -1,8 +1,9 @@
 /* tcgen05 (PTX ISA 9.7.16) and clusterlaunchcontrol: Blackwell's tensor
  * memory and the instructions around it. Each CTA has 128 lanes x 512
  * columns of 32 bits (SimTmem, made at its first use), with a state per cell
- * so that a read of a cell nothing wrote, or of one an MMA wrote that no
- * tcgen05.commit has covered yet, is an error naming the line.
+ * so that an MMA's read of a cell nothing wrote, or any read of one an MMA
+ * wrote that no tcgen05.commit has covered yet, is an error naming the line
+ * (a tcgen05.ld of a cell nothing wrote reads a NaN).
  *
  *   alloc / dealloc / relinquish_alloc_permit: warp-wide (a rendezvous of
  *     the warp); alloc takes the first free power-of-two range of columns
@@ -96,13 +97,21 @@ static SimTmem *cell(SimLaunch *l, SimThread *t, SimCta *c, int lane, int col, T
     return m;
 }
 
+/* A cell's value. An MMA or a scale-factor read of a cell no one wrote is an
+ * error; a tcgen05.ld of one (`garbage`: a warp's 32x32b read of a 64-row
+ * accumulator reads the 16 lanes per slab it leaves out, and ignores them)
+ * gets a NaN, as a value the hardware leaves unspecified. */
 static bool tm_read(SimLaunch *l, SimThread *t, SimCta *c, int lane, int col, uint32_t *v,
-                    TxSpan at)
+                    bool garbage, TxSpan at)
 {
     SimTmem *m = cell(l, t, c, lane, col, at);
     if (!m)
         return false;
     int i = lane * TM_COLS + col;
+    if (m->st[i] == TM_EMPTY && garbage) {
+        *v = 0x7fffffffu;
+        return true;
+    }
     if (m->st[i] == TM_EMPTY) {
         sim_fail(l, t, at, "read of tensor memory no one wrote (lane %d, column %d)", lane, col);
         return false;
@@ -237,7 +246,7 @@ static void ldst(SimLaunch *l, SimThread *t, const SimPtx *p, bool load, TxSpan 
         if (!load)
             tm_write(l, t, l->cta, slab + base + row, col0 + col,
                      (uint32_t)sim_arg_bits(l, t, reg), TM_READY, at);
-        else if (tm_read(l, t, l->cta, slab + base + row, col0 + col, &v, at))
+        else if (tm_read(l, t, l->cta, slab + base + row, col0 + col, &v, true, at))
             sim_set_bits(l, t, reg, v, 32);
     }
 }
@@ -364,7 +373,7 @@ static bool read_tmem_a(SimLaunch *l, SimThread *t, SimCta *c, const Idesc *id, 
             seen[lane] = true;
             for (int k = 0; k < id->k; k++) {
                 uint32_t v;
-                if (!tm_read(l, t, c, lane + (int)(taddr >> 16), tcol0 + k / per, &v, at))
+                if (!tm_read(l, t, c, lane + (int)(taddr >> 16), tcol0 + k / per, &v, false, at))
                     return false;
                 uint64_t bits = v >> (id->a.bits * (k % per)) & ((1ull << id->a.bits) - 1);
                 A[lane * id->k + k] = sim_from_bits(id->a, bits).f;
@@ -441,7 +450,7 @@ static bool apply_scale(SimLaunch *l, SimThread *t, SimCta *c, const Idesc *id, 
     for (int r = 0; r < rows; r++) {
         uint32_t v;
         if (!tm_read(l, t, c, (int)(taddr >> 16) + r % 128, (int)(taddr & 0xffff) + r / 32, &v,
-                     at))
+                     false, at))
             return false;
         for (int k = 0; k < id->k; k++)
             x[r * id->k + k] *= sf_value(id, v >> (8 * (sf_id + k / per)) & 0xff);

@@ -2,7 +2,11 @@
  * sm_100a): one CTA computes D = A' @ B'^T into tensor memory and reads it
  * back with tcgen05.ld, for bfloat16, float16, tf32 (float32 inputs) and
  * fp8 (e4m3), M = 128 (data path D) and 64 (F), several N, and an MN-major
- * B; kind::f8f6f4 with e2m3 A and e2m1 B (tests/build/gemm_tcgen05_f8f6f4.tirx). Fresh random inputs exactly representable in the input type (products
+ * B; M = 64 with A and D the first 64 rows of tiles declared row i on lane
+ * i (the reference's form: A staged by .16x256b column slices, the ts MMA,
+ * D read back by slices); kind::f8f6f4 with e2m3 A and e2m1 B
+ * (tests/build/gemm_tcgen05_f8f6f4.tirx). Fresh random inputs exactly
+ * representable in the input type (products
  * exact in float64), D poisoned first, against a float64 reference;
  * relative L2 error at most 1e-5 (the float32 accumulation order is all
  * that differs). Block scaled (tests/gpu/op_gemm_tcgen05_bs.tirx): e4m3
@@ -24,6 +28,7 @@ typedef struct Case {
     Elem e;
     int m, n, k;
     bool tb;
+    bool plain; /* A and D as the first 64 rows of row-i-on-lane-i tiles */
 } Case;
 
 static const char *elem_name(Elem e)
@@ -62,10 +67,10 @@ static tirx_module *compile_case(tirx_device *gpu, const Case *c, const tirx_def
     char v[3][16];
     snprintf(v[0], 16, "%d", c->m), snprintf(v[1], 16, "%d", c->n), snprintf(v[2], 16, "%d", c->k);
     tirx_define d[8] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}, {"DTYPE", elem_name(c->e)},
-                        {"TB", c->tb ? "True" : "False"}};
-    for (size_t i = 0; i < nextra && i < 3; i++)
-        d[5 + i] = extra[i];
-    return op_compile(gpu, "tests/gpu/op_gemm_tcgen05.tirx", d, 5 + nextra);
+                        {"TB", c->tb ? "True" : "False"}, {"PLAIN", c->plain ? "True" : "False"}};
+    for (size_t i = 0; i < nextra && i < 2; i++)
+        d[6 + i] = extra[i];
+    return op_compile(gpu, "tests/gpu/op_gemm_tcgen05.tirx", d, 6 + nextra);
 }
 
 /* Runs c on fresh inputs; the relative L2 error against float64. */
@@ -348,8 +353,8 @@ static void check_bmm(tirx_device *gpu, GpuRng *rng, int n, int k)
 
 static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
 {
-    printf("%s, %d x %d x %d, %s-major B:\n", elem_name(c->e), c->m, c->n, c->k,
-           c->tb ? "N" : "K");
+    printf("%s, %d x %d x %d, %s-major B%s:\n", elem_name(c->e), c->m, c->n, c->k,
+           c->tb ? "N" : "K", c->plain ? ", A and D on rows 0-63 of row-on-lane tiles" : "");
     tirx_module *mod = compile_case(gpu, c, NULL, 0);
     double rel = run(gpu, mod, rng, c);
     printf("  rel L2 error %.3g\n", rel);
@@ -363,6 +368,7 @@ int main(void)
     static const Case cases[] = {
         {BF16, 128, 128, 64, false}, {F16, 128, 256, 128, false}, {BF16, 64, 64, 64, false},
         {TF32, 128, 64, 32, false},  {E4M3, 128, 128, 128, false}, {BF16, 128, 128, 64, true},
+        {BF16, 64, 64, 64, false, true}, {TF32, 64, 32, 32, false, true},
     };
     static const ScaledCase scaled[] = {{MXF8F6F4, 64, 128}, {MXF4, 64, 256},
                                         {MXF4NVF4, 128, 256}, {MX_E2M3, 64, 128},

@@ -186,8 +186,34 @@ static const char *index_str(OpCtx *c, const int64_t *idx, int n)
                            (long long)idx[2]);
 }
 
-/* C's element (i, j) of the M x N product, checked where the data path
+/* C's element (i, j) of the M x N product, checked where data path `path`
  * puts it; C [2, M, N / 2] holds it at [j / (N / 2), i, j % (N / 2)]. */
+static bool c_placed(OpCtx *c, const Tc05 *g, char path, int64_t bad[3], int64_t *bad_lane,
+                     int64_t *bad_col)
+{
+    Tc05 p = *g;
+    p.path = path;
+    int64_t half = g->n / 2;
+    for (int64_t i = 0; i < g->m; i++)
+        for (int64_t j = 0; j < g->n; j++) {
+            int64_t idx[3] = {j / half, i, j % half}, *at = idx, lane, col, el, ec;
+            if (!g->c_halves)
+                at = idx + 1, idx[1] = i, idx[2] = j;
+            c_expected(&p, i, j, &el, &ec);
+            if (!op_tmem_at(c, &g->c, at, &lane, &col) || lane != el || col != ec) {
+                memcpy(bad, idx, sizeof idx);
+                *bad_lane = el, *bad_col = ec;
+                return false;
+            }
+        }
+    return true;
+}
+
+/* C where the data path puts it. A 64-row C on 64 consecutive lanes is taken
+ * as data path F's placement too, as the reference reads it (the first 64
+ * rows of a data path D tile): an M = 64 MMA writes them to the lanes of
+ * path F whatever the declaration says, and the .16x* tcgen05.ld/st of 64
+ * rows that read them back place them the same way. */
 static const char *check_c(OpCtx *c, Tc05 *g)
 {
     static const char *const how[] = {
@@ -197,22 +223,17 @@ static const char *check_c(OpCtx *c, Tc05 *g)
         ['D'] = "row i on lane i (tmem.alloc_tcgen05_mma_D with M=128)",
         ['E'] = "the column halves on lanes 0-63 and 64-127 (tmem.alloc_tcgen05_mma_D with "
                 "M=64, ws=True)",
-        ['F'] = "16 rows per warp slab (T.tmem_datapath_layout(\"F\", 64, N))",
+        ['F'] = "16 rows per warp slab (T.tmem_datapath_layout(\"F\", 64, N)) or row i on "
+                "lane i",
     };
-    int64_t half = g->n / 2;
-    for (int64_t i = 0; i < g->m; i++)
-        for (int64_t j = 0; j < g->n; j++) {
-            int64_t idx[3] = {j / half, i, j % half}, *at = idx, lane, col, el, ec;
-            if (!g->c_halves)
-                at = idx + 1, idx[1] = i, idx[2] = j;
-            c_expected(g, i, j, &el, &ec);
-            if (!op_tmem_at(c, &g->c, at, &lane, &col) || lane != el || col != ec)
-                return op_reason(c, "C '%s' is not in data path %c, %s: its element %s must be "
-                                    "at lane %lld, column %lld", g->c.name, g->path,
-                                 how[(int)g->path], index_str(c, at, g->c.ndim),
-                                 (long long)el, (long long)ec);
-        }
-    return NULL;
+    int64_t idx[3], lane, col, ig[3], il, ic;
+    if (c_placed(c, g, g->path, idx, &lane, &col) ||
+        (g->path == 'F' && c_placed(c, g, 'D', ig, &il, &ic)))
+        return NULL;
+    int64_t *at = g->c_halves ? idx : idx + 1;
+    return op_reason(c, "C '%s' is not in data path %c, %s: its element %s must be at lane %lld, "
+                        "column %lld", g->c.name, g->path, how[(int)g->path],
+                     index_str(c, at, g->c.ndim), (long long)lane, (long long)col);
 }
 
 /* A in TMEM: [M, K] with row i on lane i (data paths A, D and F), or [2, M,

@@ -17,7 +17,9 @@
  *             i is lane i (128 rows: data path D, two issues per warp, at its
  *             slab's lanes 0 and 16) or lane 32 (i / 16) + i % 16 (64 rows:
  *             data path F, one issue; a TMEM origin 16 lanes in takes the
- *             slab's upper half).
+ *             slab's upper half; 64 rows declared on 64 consecutive lanes
+ *             are read so too, as the reference does); a 64-row tile may be
+ *             copied by slices of whole repetitions of the shape.
  * 16-bit elements travel two per 32-bit register (a uint32 view of the
  * registers), as the fragments place them. A .32x32b copy wider than 128
  * registers is cut into power-of-two issues. copy_async leaves completion to
@@ -41,6 +43,7 @@ typedef struct Ldst {
     int64_t regs;        /* 32-bit registers per thread */
     int per32;           /* elements per 32-bit register */
     int slabs;           /* 16x*: issues per warp */
+    int64_t col_div;     /* a slice's first register: col0 / col_div */
 } Ldst;
 
 /* The thread (in the warpgroup) and register of element (i, j) of the tile. */
@@ -81,32 +84,54 @@ static bool match_32x32b(OpCtx *c, Ldst *g)
         return false;
     if ((top + 1) % g->per32 || g->rows * g->cols != 128 * (top + 1))
         return false;
-    g->shape = "32x32b", g->regs = (top + 1) / g->per32, g->slabs = 1;
+    g->shape = "32x32b", g->regs = (top + 1) / g->per32, g->slabs = 1, g->col_div = g->per32;
     return true;
 }
 
-/* .16x64b / .16x128b / .16x256b: the tile is the shape's fragment. */
+/* .16x64b / .16x128b / .16x256b: the tile is the shape's fragment. A column
+ * slice of it starts at a whole repetition of the shape (the fragment's
+ * registers run repetition by repetition: half a 32-bit register per 32-bit
+ * column, as 64 rows spread over 128 threads), so its registers are the
+ * slice's fragment from register col0 / (2 per32) on. TMEM row i is lane i
+ * (128 rows: data path D) or, for 64 rows, data path F's lane
+ * 32 (i / 16) + i % 16: declared so, or as 64 consecutive lanes, which the
+ * instruction places the same way (the reference's reading of a data path
+ * D tile's first 64 rows, which M = 64 MMAs share). */
 static bool match_16x(OpCtx *c, Ldst *g, const char *shape)
 {
-    if (g->rows != 64 && g->rows != 128)
+    bool sliced = g->tile_cols != g->cols;
+    if (g->rows != 64 && (g->rows != 128 || sliced))
         return false;
     LyCtx lc = ly_ctx(c->arena);
-    IrLayout *atom = ly_tcgen05_atom_layout(&lc, shape, g->rows, g->cols,
-                                            g->reg.dtype.bits * g->reg.dtype.lanes);
-    if (!atom)
+    int bits = g->reg.dtype.bits * g->reg.dtype.lanes;
+    IrLayout *tile_atom = ly_tcgen05_atom_layout(&lc, shape, g->rows, g->tile_cols, bits);
+    if (!tile_atom || (sliced && !ly_tcgen05_atom_layout(&lc, shape, g->rows, g->cols, bits)))
         return false;
-    int64_t top = -1;
+    int64_t tshape[2] = {g->rows, g->tile_cols};
+    for (int64_t i = 0; i < g->rows; i++)
+        for (int64_t j = 0; j < g->tile_cols; j++) {
+            int64_t t, m, at, am;
+            if (!thread_reg(c, g->reg.layout, tshape, i, j, &t, &m) ||
+                !thread_reg(c, tile_atom, tshape, i, j, &at, &am) || t != at || m != am)
+                return false;
+        }
+    /* a repetition is 2, 4 or 8 32-bit columns */
+    int64_t rep = (shape[3] == '6' ? 2 : shape[3] == '1' ? 4 : 8) * g->per32;
+    if (sliced && op_known_pow2_in(c->pow2, g->col0) % rep)
+        return false;
+    bool path_f = g->rows == 64, rows_on_lanes = true;
     for (int64_t i = 0; i < g->rows; i++)
         for (int64_t j = 0; j < g->cols; j++) {
-            int64_t t, m, at, am, lane, col, idx[2] = {i, j};
-            int64_t want = g->rows == 128 ? i : i / 16 * 32 + i % 16;
-            if (!thread_reg(c, g->reg.layout, g->reg.extent, i, j, &t, &m) ||
-                !thread_reg(c, atom, g->reg.extent, i, j, &at, &am) || t != at || m != am ||
-                !op_tmem_at(c, &g->tm, idx, &lane, &col) || lane != want || col != j)
+            int64_t lane, col, idx[2] = {i, j};
+            if (!op_tmem_at(c, &g->tm, idx, &lane, &col) || col != j)
                 return false;
-            top = m > top ? m : top;
+            path_f = path_f && lane == i / 16 * 32 + i % 16;
+            rows_on_lanes = rows_on_lanes && lane == i;
         }
-    g->shape = shape, g->regs = (top + 1) / g->per32, g->slabs = (int)(g->rows / 64);
+    if (!path_f && !rows_on_lanes)
+        return false;
+    g->shape = shape, g->regs = g->rows * g->cols / 128 / g->per32, g->slabs = (int)(g->rows / 64);
+    g->col_div = 2 * g->per32;
     return true;
 }
 
@@ -147,22 +172,22 @@ static const char *read_call(OpCtx *c, Ldst *g)
     g->per32 = g->tm.per_col;
     if (g->per32 > 2)
         return op_reason(c, "tcgen05.ld/st moves 16- or 32-bit elements");
-    if (g->cols != g->tile_cols)
-        return match_32x32b(c, g) ? NULL
-                                  : op_reason(c, "a column slice of '%s' needs the .32x32b shape "
-                                                 "(thread t's register r at lane t, column r, "
-                                                 "over the whole tile) and a start that is a "
-                                                 "whole number of 32-bit registers", rn);
     static const char *const shapes[] = {"16x256b", "16x128b", "16x64b"};
     if (match_32x32b(c, g))
         return NULL;
     for (int i = 0; i < 3; i++)
         if (match_16x(c, g, shapes[i]))
             return NULL;
+    if (g->cols != g->tile_cols)
+        return op_reason(c, "a column slice of '%s' needs the .32x32b shape (thread t's register "
+                            "r at lane t, column r, over the whole tile) and a start that is a "
+                            "whole number of 32-bit registers, or a 64-row tile that is a .16x* "
+                            "shape's fragment (T.tcgen05_atom_layout) sliced at whole "
+                            "repetitions of the shape", rn);
     return op_reason(c, "'%s' and '%s' fit no tcgen05.ld/st shape: .32x32b needs thread t's "
                         "register r at lane t, column r; .16x64b/.16x128b/.16x256b need "
                         "T.tcgen05_atom_layout's fragment over TMEM data path D (128 rows) or "
-                        "F (64 rows)", rn, g->tm.name);
+                        "F (64 rows; or 64 consecutive lanes, which they place so)", rn, g->tm.name);
 }
 
 /* The spelling of one issue of `n` 32-bit registers (.num counts repetitions
@@ -194,7 +219,7 @@ static void issue(OpCtx *c, OpSeq *s, const Ldst *g, IrExpr *regs, int64_t lane,
 {
     IrExpr **args = TX_NEW_ARRAY(c->arena, IrExpr *, n + 1);
     IrExpr *addr = op_tmem_addr(c, &g->tm, op_i32(c, lane), g->shape[0] == '3' ? r0 : 0);
-    IrExpr *first = op_bin(c, IR_E_FLOORDIV, g->col0, op_i32(c, g->per32));
+    IrExpr *first = op_bin(c, IR_E_FLOORDIV, g->col0, op_i32(c, g->col_div));
     int k = 0;
     if (!g->load)
         args[k++] = addr;
