@@ -394,12 +394,15 @@ static void test_encode_known(void **state)
     expect_bits("bf16", -2.0, 0xc000);
     expect_bits("bf16", 1.0 + 1.0 / 256, 0x3f80); /* a tie: to even */
     expect_bits("bf16", 1.0 + 3.0 / 256, 0x3f82); /* a tie: to even, upwards */
+    expect_bits("bf16", 2.0 - ldexp(1, -9), 0x4000); /* the carry into the exponent */
     expect_bits("bf16", 3.0e38, 0x7f62);
     expect_bits("bf16", 1e39, 0x7f80);           /* past the largest: infinity */
     expect_bits("fp16", 1.0, 0x3c00);
     expect_bits("fp16", 65504, 0x7bff);
     expect_bits("fp16", 65519, 0x7bff);
     expect_bits("fp16", 65520, 0x7c00);
+    expect_bits("fp16", ldexp(1, -14), 0x0400);  /* the smallest normal */
+    expect_bits("fp16", ldexp(1, -14) - ldexp(1, -26), 0x0400); /* a subnormal rounded up */
     expect_bits("fp16", ldexp(1, -24), 0x0001);  /* the smallest subnormal */
     expect_bits("fp16", ldexp(1, -26), 0x0000);  /* rounds to zero */
     expect_bits("fp16", -0.0, 0x8000);
