@@ -404,7 +404,7 @@ static int run_rows(BenchSession *s, BenchRow *rows, int nrows)
     const BenchConfig *c = s->c;
     for (int i = 0; i < nrows; i++) {
         if (c->mla)
-            return (c->mla_problem.topk ? bench_mla_sparse_row : bench_mla_row)(s, &rows[i]);
+            return (c->mla_problem.topk ? bench_mla_sparse_row : bench_mla_row)(s, rows, nrows);
         if (!c->gemm)
             return function_row(s, &rows[i]);
         const BenchShape *p = &c->shapes[i / c->ndtypes];
@@ -445,7 +445,8 @@ static int run(BenchSession *s, int argc, char **argv)
     tirx_device_info info;
     tirx_device_get_info(s->dev, &info);
     fprintf(stderr, "tirx bench: %s (%s, %d SMs)\n", info.name, info.arch, info.sm_count);
-    int nrows = s->c->gemm ? s->c->nshapes * s->c->ndtypes : 1;
+    int nrows = s->c->gemm ? s->c->nshapes * s->c->ndtypes
+                : s->c->nvariants ? s->c->nvariants : 1;
     BenchRow *rows = calloc((size_t)nrows, sizeof *rows);
     char command[2048];
     command_line(argc, argv, command, sizeof command);

@@ -17,6 +17,7 @@
 #define BENCH_MAX_ARGS 64
 #define BENCH_MAX_SHAPES 256
 #define BENCH_MAX_DEFINES 64
+#define BENCH_MAX_VARIANTS 16
 #define BENCH_MAX_IMPORT_DIRS 64
 #define BENCH_MAX_DTYPES 4
 
@@ -144,6 +145,9 @@ typedef struct BenchConfig {
     tirx_bench_options timing;
     bool no_cublas;         /* gemm: time the kernel alone, unchecked */
     BenchMla mla_problem;   /* mla */
+    /* mla --variant: "NAME=VALUE[,NAME=VALUE...]" ("-": none), a row each */
+    const char *variants[BENCH_MAX_VARIANTS];
+    int nvariants;
 } BenchConfig;
 
 /* Parses `tirx bench ...` (argv[0] is "bench"). Returns -1 to go on, else the
@@ -163,8 +167,8 @@ extern const char bench_usage[];
 /* ---- results and reports (bench_report.c) ---- */
 
 typedef struct BenchRow {
-    char label[96];         /* "4096x4096x4096", "mla b=128 s_q=1 h_q=64 s_k=8192", or the
-                               function's name */
+    char label[160];        /* "4096x4096x4096", "mla b=128 s_q=1 h_q=64 s_k=8192" (and its
+                               --variant in brackets), or the function's name */
     char dtype[16], layout[8];
     long long m, n, k;      /* GEMM rows; 0 otherwise */
     double flops;           /* per run; 0: unknown */
@@ -217,6 +221,7 @@ typedef struct BenchSession {
     size_t len;
     bool tracing; /* compile with the trace option */
     bool traced;  /* the trace file is written */
+    int variant;  /* the --variant being compiled (0 without) */
 } BenchSession;
 
 /* A function and its arguments, timed by bench_launch. */
@@ -275,9 +280,9 @@ typedef struct BenchMlaRow {
  * rows[0 .. BENCH_MLA_CHECK_ROWS). */
 typedef int (*BenchMlaReference)(BenchSession *s, void *problem, int g, BenchMlaRow *rows);
 
-/* Compiles --kernel (default `fallback`) with the command's -D and `defs`,
- * and finds its functions names[0], [1], [2]: the metadata, decode and
- * combine. */
+/* Compiles --kernel (default `fallback`) with the command's -D, `defs` and
+ * the session's --variant (last: it overrides them), and finds its
+ * functions names[0], [1], [2]: the metadata, decode and combine. */
 int bench_mla_compile(BenchSession *s, const char *fallback, const tirx_define *defs,
                       size_t ndefs, const char *const names[3], BenchMlaKernel *k);
 /* 0 .. n-1 in random order (malloc'd); NULL, with a message, without memory. */
@@ -304,10 +309,19 @@ int bench_trace_launch(BenchSession *s, BenchLaunch *l, const char *what);
 typedef int (*BenchMlaCompile)(BenchSession *s, void *problem);
 int bench_mla_trace(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile, void *problem);
 
-/* The MLA decode rows: compile the kernel for the problem, make its
- * inputs and measure (bench_mla_measure). */
-int bench_mla_row(BenchSession *s, BenchRow *row);
-int bench_mla_sparse_row(BenchSession *s, BenchRow *row);
+/* The rows of every --variant (one row without), the first compiled: each
+ * variant compiled in turn, checked and timed (bench_mla_measure) on the
+ * same inputs, rows[v] labelled with it; then --trace of the first. */
+int bench_mla_variants(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile, void *problem,
+                       BenchTensor *out, BenchTensor *lse, BenchMlaReference reference,
+                       int groups, BenchRow *rows, int nrows);
+/* Whether spec is a --variant: "-" or NAME=VALUE items joined by commas. */
+bool bench_variant_ok(const char *spec);
+
+/* The MLA decode rows (one per --variant): compile the kernel for the
+ * problem, make its inputs and measure (bench_mla_variants). */
+int bench_mla_row(BenchSession *s, BenchRow *rows, int nrows);
+int bench_mla_sparse_row(BenchSession *s, BenchRow *rows, int nrows);
 
 /* `tirx sim` (sim.c, over the SPEC and data of bench): the exit status. */
 int tool_sim_main(int argc, char **argv);

@@ -56,6 +56,11 @@ const char bench_usage[] =
     "  --topk N          mla: the sparse fp8 decode, each query token attending to N of\n"
     "                    its request's tokens\n"
     "  --sink            mla --topk: with the attention sink (-D ATTN_SINK=True)\n"
+    "  --variant V       mla: a variant of the kernel, V = NAME=VALUE[,NAME=VALUE...]\n"
+    "                    (-D overrides after the command's; '-': none); repeat for\n"
+    "                    a row each, compiled, checked and timed in turn on the same\n"
+    "                    inputs (repeat one for interleaved runs: A B A B); --trace\n"
+    "                    traces the first\n"
     "  -D NAME=VALUE     override a module-level constant of the file\n"
     "  -I DIR            search DIR for imported .tirx files, after the importing\n"
     "                    file's directory (gemm, mla: then kernels/)\n"
@@ -82,7 +87,7 @@ const char bench_usage[] =
     X(layout, 1) X(kernel, 1) X(out_dtype, 1) X(no_cublas, 0) X(budget_ms, 1) \
     X(warmup_ms, 1) X(max_reps, 1) X(no_flush, 0) X(json, 1) X(plot, 1)   \
     X(trace, 1) X(trace_svg, 1) X(trace_sms, 1) X(trace_records, 1) X(batch, 1) X(sq, 1) X(hq, 1) X(sk, 1)    \
-    X(varlen, 0) X(causal, 0) X(topk, 1) X(sink, 0)
+    X(varlen, 0) X(causal, 0) X(topk, 1) X(sink, 0) X(variant, 1)
 
 typedef enum OptionId {
 #define X(name, value) OPT_##name,
@@ -259,6 +264,18 @@ static int take_value(BenchConfig *c, OptionId id, const char *v)
     case OPT_hq: rc = integer("hq", v, 16, 128, &p->h_q); break;
     case OPT_sk: rc = integer("sk", v, 1, 1 << 20, &p->s_k); break;
     case OPT_topk: rc = integer("topk", v, 1, 1 << 20, &p->topk); break;
+    case OPT_variant: {
+        size_t items = 1;
+        for (const char *q = v; *q; q++)
+            items += *q == ',';
+        if (!bench_variant_ok(v) || items > BENCH_MAX_DEFINES)
+            return usage_error("--variant takes NAME=VALUE[,NAME=VALUE...] (at most %d) or '-', "
+                               "not '%s'", BENCH_MAX_DEFINES, v);
+        if (c->nvariants == BENCH_MAX_VARIANTS)
+            return usage_error("too many --variant options (at most %d)", BENCH_MAX_VARIANTS);
+        c->variants[c->nvariants++] = v;
+        break;
+    }
     case OPT_trace_records:
         rc = number("trace-records", v, 1, &x);
         c->trace_records = x < 16777216 ? (size_t)x : 16777216;
@@ -314,6 +331,20 @@ static int add_import_dir(BenchConfig *c, const char *dir)
     return 0;
 }
 
+bool bench_variant_ok(const char *spec)
+{
+    if (!strcmp(spec, "-"))
+        return true;
+    for (const char *item = spec;; item++) {
+        size_t n = strcspn(item, ","), name = strcspn(item, "=");
+        if (name == 0 || name >= n)
+            return false;
+        if (!item[n])
+            return true;
+        item += n;
+    }
+}
+
 /* Whether text declares the module-level constant name: a line "name = ..."
  * (constants are assignments at column 0). */
 bool bench_declares(const char *text, const char *name)
@@ -334,9 +365,10 @@ bool bench_declares(const char *text, const char *name)
 static int mla_options(const BenchConfig *c, const char *form)
 {
     const BenchMla *p = &c->mla_problem;
-    if (p->batch || p->s_q || p->h_q || p->s_k || p->varlen || p->causal || p->topk || p->sink)
-        return usage_error("--batch, --sq, --hq, --sk, --varlen, --causal, --topk and --sink are "
-                           "for 'tirx bench mla', not %s", form);
+    if (p->batch || p->s_q || p->h_q || p->s_k || p->varlen || p->causal || p->topk || p->sink ||
+        c->nvariants)
+        return usage_error("--batch, --sq, --hq, --sk, --varlen, --causal, --topk, --sink and "
+                           "--variant are for 'tirx bench mla', not %s", form);
     return 0;
 }
 
@@ -364,19 +396,33 @@ static int check_gemm(BenchConfig *c)
     return 0;
 }
 
-/* -D of a constant the MLA row sets: the dense decode's (S_Q, H_Q, CAUSAL,
- * NUM_SMS) or with --topk the sparse one's (ATTN_SINK for CAUSAL). */
-static int mla_defines(const BenchConfig *c)
+/* -D or --variant of a constant the MLA row sets: the dense decode's (S_Q,
+ * H_Q, CAUSAL, NUM_SMS) or with --topk the sparse one's (ATTN_SINK for
+ * CAUSAL); name is n bytes long. */
+static int mla_define(const BenchConfig *c, const char *how, const char *name, size_t n)
 {
     bool sparse = c->mla_problem.topk > 0;
-    const char *own = sparse ? "ATTN_SINK" : "CAUSAL";
-    for (size_t i = 0; i < c->ndefines; i++) {
-        const char *n = c->defines[i].name;
-        if (!strcmp(n, "S_Q") || !strcmp(n, "H_Q") || !strcmp(n, own) || !strcmp(n, "NUM_SMS"))
-            return usage_error("mla: -D %s is set from --sq, --hq, %s and the GPU", n,
+    const char *own = sparse ? "ATTN_SINK" : "CAUSAL", *set[] = {"S_Q", "H_Q", own, "NUM_SMS"};
+    for (int k = 0; k < 4; k++)
+        if (strlen(set[k]) == n && !strncmp(name, set[k], n))
+            return usage_error("mla: %s %s is set from --sq, --hq, %s and the GPU", how, set[k],
                                sparse ? "--sink" : "--causal");
-    }
     return 0;
+}
+
+static int mla_defines(const BenchConfig *c)
+{
+    int rc = 0;
+    for (size_t i = 0; !rc && i < c->ndefines; i++)
+        rc = mla_define(c, "-D", c->defines[i].name, strlen(c->defines[i].name));
+    for (int v = 0; !rc && v < c->nvariants; v++)
+        for (const char *item = c->variants[v]; !rc && strcmp(item, "-"); item++) {
+            rc = mla_define(c, "--variant", item, strcspn(item, "="));
+            item += strcspn(item, ",");
+            if (!*item)
+                break;
+        }
+    return rc;
 }
 
 /* What the sparse decode (--topk) refuses; its defaults (the issue's

@@ -41,16 +41,38 @@ typedef struct Mla {
 
 /* ---- compiling (shared) ---- */
 
+/* Appends the items of variant spec to defs (their strings in buf, which
+ * the defines point into); the new count. */
+static size_t variant_defines(const char *spec, char *buf, tirx_define *defs, size_t n)
+{
+    if (!strcmp(spec, "-"))
+        return n;
+    strcpy(buf, spec);
+    for (char *item = strtok(buf, ","); item && n < BENCH_MAX_DEFINES * 2 + 8;
+         item = strtok(NULL, ",")) {
+        char *eq = strchr(item, '=');
+        *eq = 0;
+        defs[n++] = (tirx_define){item, eq + 1};
+    }
+    return n;
+}
+
 int bench_mla_compile(BenchSession *s, const char *fallback, const tirx_define *defs,
                       size_t ndefs, const char *const names[3], BenchMlaKernel *k)
 {
     const BenchConfig *c = s->c;
-    tirx_define all[BENCH_MAX_DEFINES + 8];
+    tirx_define all[BENCH_MAX_DEFINES * 2 + 8];
     memcpy(all, c->defines, c->ndefines * sizeof *all);
     memcpy(all + c->ndefines, defs, ndefs * sizeof *defs);
+    size_t n = c->ndefines + ndefs;
+    char *buf = c->nvariants ? malloc(strlen(c->variants[s->variant]) + 1) : NULL;
+    if (buf)
+        n = variant_defines(c->variants[s->variant], buf, all, n);
     s->file = c->kernel ? c->kernel : fallback;
     s->text = tool_read_input(s->file, TIRX_MAX_INPUT_SIZE_DEFAULT, &s->len);
-    int rc = s->text ? bench_compile(s, all, c->ndefines + ndefs, &k->module) : TIRX_ERR_INPUT;
+    int rc = s->text && (buf || !c->nvariants) ? bench_compile(s, all, n, &k->module)
+                                                : TIRX_ERR_INPUT;
+    free(buf);
     free(s->text);
     s->text = NULL;
     BenchLaunch *calls[] = {&k->metadata, &k->decode, &k->combine};
@@ -367,6 +389,7 @@ int bench_mla_trace(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile,
         return 0;
     tirx_module_free(k->module);
     k->module = NULL;
+    s->variant = 0;
     s->tracing = true;
     int rc = compile(s, problem);
     s->tracing = false;
@@ -375,6 +398,34 @@ int bench_mla_trace(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile,
     if (st != TIRX_OK)
         rc = bench_cuda_error(st, "the metadata", &err);
     return rc ? rc : bench_trace_launch(s, &k->decode, "the decode kernel");
+}
+
+int bench_mla_variants(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile, void *problem,
+                       BenchTensor *out, BenchTensor *lse, BenchMlaReference reference,
+                       int groups, BenchRow *rows, int nrows)
+{
+    const BenchConfig *c = s->c;
+    char label[sizeof rows->label];
+    snprintf(label, sizeof label, "%s", rows[0].label);
+    int rc = 0;
+    for (int v = 0; !rc && v < nrows; v++) {
+        if (v > 0)
+            rows[v] = rows[0];
+        if (c->nvariants &&
+            snprintf(rows[v].label, sizeof rows[v].label, "%s [%s]", label, c->variants[v]) >=
+                (int)sizeof rows[v].label)
+            strcpy(rows[v].label + sizeof rows[v].label - 5, "...]");
+        if (v > 0) {
+            fprintf(stderr, "[%d/%d] %s\n", v + 1, nrows, rows[v].label);
+            tirx_module_free(k->module);
+            k->module = NULL;
+            s->variant = v;
+            rc = compile(s, problem);
+        }
+        if (!rc)
+            rc = bench_mla_measure(s, k, out, lse, reference, problem, groups, &rows[v]);
+    }
+    return rc ? rc : bench_mla_trace(s, k, compile, problem);
 }
 
 /* ---- the row ---- */
@@ -406,11 +457,13 @@ static void mla_work(const Mla *m, BenchRow *row)
                  rows * 4;
 }
 
-int bench_mla_row(BenchSession *s, BenchRow *row)
+int bench_mla_row(BenchSession *s, BenchRow *rows, int nrows)
 {
     Mla m = {.p = &s->c->mla_problem};
+    BenchRow *row = &rows[0];
     mla_label(m.p, row);
-    fprintf(stderr, "[1/1] %s\n", row->label);
+    fprintf(stderr, "[1/%d] %s%s%s%s\n", nrows, row->label, s->c->nvariants ? " [" : "",
+            s->c->nvariants ? s->c->variants[0] : "", s->c->nvariants ? "]" : "");
     int rc = mla_compile(s, &m);
     if (!rc)
         rc = mla_tensors(s, &m);
@@ -419,9 +472,8 @@ int bench_mla_row(BenchSession *s, BenchRow *row)
         mla_work(&m, row);
         fprintf(stderr, "  %lld cached tokens in %lld pages\n", m.tokens, m.pages);
         int groups = m.p->batch < BENCH_MLA_CHECK_GROUPS ? m.p->batch : BENCH_MLA_CHECK_GROUPS;
-        rc = bench_mla_measure(s, &m.k, &m.out, &m.lse, mla_reference, &m, groups, row);
-        if (!rc)
-            rc = bench_mla_trace(s, &m.k, mla_compile_problem, &m);
+        rc = bench_mla_variants(s, &m.k, mla_compile_problem, &m, &m.out, &m.lse, mla_reference,
+                                groups, rows, nrows);
     }
     mla_free(s, &m);
     return rc;

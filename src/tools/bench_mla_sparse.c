@@ -251,14 +251,16 @@ static void sparse_work(const Sparse *sp, BenchRow *row)
 
 static int sparse_compile_problem(BenchSession *s, void *sp) { return sparse_compile(s, sp); }
 
-int bench_mla_sparse_row(BenchSession *s, BenchRow *row)
+int bench_mla_sparse_row(BenchSession *s, BenchRow *rows, int nrows)
 {
+    BenchRow *row = &rows[0];
     Sparse sp = {.p = &s->c->mla_problem, .bf16 = bench_dtype("bfloat16")};
     const BenchDType *e4m3 = bench_dtype("float8_e4m3fn");
     for (int c = 0; c < 256; c++)
         sp.e4m3[c] = (float)bench_decode(e4m3, (uint64_t)c);
     sparse_label(sp.p, row);
-    fprintf(stderr, "[1/1] %s\n", row->label);
+    fprintf(stderr, "[1/%d] %s%s%s%s\n", nrows, row->label, s->c->nvariants ? " [" : "",
+            s->c->nvariants ? s->c->variants[0] : "", s->c->nvariants ? "]" : "");
     int rc = sparse_compile(s, &sp);
     if (!rc)
         rc = sparse_tensors(s, &sp);
@@ -268,9 +270,8 @@ int bench_mla_sparse_row(BenchSession *s, BenchRow *row)
         fprintf(stderr, "  %lld cached tokens in %lld pages (%.2f GB), %lld listed\n",
                 sp.pages * PAGE, sp.pages, (double)sp.kv.bytes * 1e-9, sp.gathered);
         int groups = sp.p->batch < BENCH_MLA_CHECK_GROUPS ? sp.p->batch : BENCH_MLA_CHECK_GROUPS;
-        rc = bench_mla_measure(s, &sp.k, &sp.out, &sp.lse, sparse_reference, &sp, groups, row);
-        if (!rc)
-            rc = bench_mla_trace(s, &sp.k, sparse_compile_problem, &sp);
+        rc = bench_mla_variants(s, &sp.k, sparse_compile_problem, &sp, &sp.out, &sp.lse,
+                                sparse_reference, groups, rows, nrows);
     }
     sparse_free(s, &sp);
     return rc;

@@ -8,7 +8,8 @@
  * annotated gemm_sm90 (with --trace-svg: its SVG timeline from the same run)
  * and of tests/build/iket_trace.tirx (a Chrome trace with their spans,
  * nothing dropped); `bench mla` at the issue's memory-bound
- * shape (the defaults) and on a small varlen causal problem with --json, and
+ * shape (the defaults), on a small varlen causal problem with --json, with
+ * two --variant rows (and a variant that breaks the kernel, refused), and
  * on a copy of the kernel with a wrong softmax constant, which the check
  * against float64 must refuse (exit 1, no table); `bench mla --topk` (the
  * sparse fp8 decode) at the issue's shape (the defaults: a 2.75 GB cache),
@@ -179,6 +180,19 @@ int main(void)
               "bench mla --trace-svg traces the decode kernel");
     GPU_CHECK(strstr(slurp("mla.svg"), ">qk<") != NULL && strstr(slurp("mla.svg"), ">load pair<"),
               "the MLA timeline has the consumers' and the producer's spans");
+
+    rc = bench("mla --batch 8 --sk 700 --budget-ms 20 --variant - --variant STAGES=2");
+    out = slurp("out");
+    fputs(slurp("err"), stdout);
+    fputs(out, stdout);
+    GPU_CHECK(rc == 0 && strstr(out, "mla b=8 s_q=1 h_q=64 s_k=700 [-] ") != NULL &&
+                  strstr(out, "mla b=8 s_q=1 h_q=64 s_k=700 [STAGES=2] ") != NULL,
+              "bench mla --variant times a row per variant");
+    rc = bench("mla --batch 8 --sk 700 --budget-ms 20 --variant - --variant LOG2E=1.5");
+    e = slurp("err");
+    fputs(e, stdout);
+    GPU_CHECK(rc == 1 && strstr(e, "[LOG2E=1.5]: the kernel's out or lse differs") != NULL,
+              "a wrong variant is refused by name");
 
     write_wrong_mla("mla_decode_sm90.tirx", "wrong_mla.tirx");
     snprintf(args, sizeof args, "mla --batch 8 --sk 500 --budget-ms 20 --kernel %s/wrong_mla.tirx",

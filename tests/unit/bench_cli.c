@@ -234,6 +234,14 @@ static void test_args_mla(void **state)
     assert_string_equal(c.json, "m.json");
     assert_true(c.timing.budget_ms == 50 && c.timing.no_flush);
     assert_int_equal(c.mla_problem.topk, 0);
+    /* --variant: a row each, "-" for none */
+    assert_int_equal(parse(&c, "bench mla --hq 128 --variant - --variant STAGES=2,OVERLAP=1 "
+                               "--variant=- -D X=1"),
+                     -1);
+    assert_int_equal(c.nvariants, 3);
+    assert_string_equal(c.variants[0], "-");
+    assert_string_equal(c.variants[1], "STAGES=2,OVERLAP=1");
+    assert_string_equal(c.variants[2], "-");
 }
 
 /* --topk: the sparse decode, with its own defaults (b 128, s_q 2, h_q 128,
@@ -355,6 +363,16 @@ static void test_args_errors(void **state)
         "bench gemm --shape 1,2,3 --hq 64",
         "bench gemm --shape 1,2,3 --varlen",
         "bench k.tirx --func f --sk 8",
+        "bench mla --variant A",
+        "bench mla --variant =1",
+        "bench mla --variant A=1,",
+        "bench mla --variant ,A=1",
+        "bench mla --variant A=1,,B=2",
+        "bench mla --variant X=1,H_Q=64",
+        "bench mla --variant NUM_SMS=8",
+        "bench mla --topk 2048 --variant ATTN_SINK=True",
+        "bench gemm --shape 1,2,3 --variant A=1",
+        "bench k.tirx --func f --variant A=1",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         if (parse(&c, bad[i]) != 2)
