@@ -398,9 +398,11 @@ static int mla_decode_test(OpGpuNeed need, const char *why, const char *kernel, 
         {6, 2, 64, 4, 3000, 20},
     };
     /* split requests, parts holding several requests, causal s_q 2, a clamped table,
-     * two and four CTAs of 64 query rows per part, an empty request */
+     * two and four CTAs of 64 query rows per part, an empty request, parts with
+     * several pairs of blocks of one request */
     const Case sim_cases[] = {{4, 1, 16, 4, 300, 0}, {4, 2, 64, 4, 130, 0}, {3, 2, 16, 2, 400, 2},
-                              {3, 1, 128, 3, 300, 0}, {2, 2, 128, 2, 150, 0}, {5, 2, 64, 5, 100, 0}};
+                              {3, 1, 128, 3, 300, 0}, {2, 2, 128, 2, 150, 0}, {5, 2, 64, 5, 100, 0},
+                              {2, 1, 16, 0, 3000, 0}};
     const Case *cases = OP_SIZE(gpu_cases, sim_cases);
     size_t ncases = OP_SIZE(sizeof gpu_cases, sizeof sim_cases) / sizeof(Case);
     for (size_t i = 0; i < ncases; i++) {
