@@ -1348,16 +1348,6 @@ static bool add_kwarg(El *E, ScArgs *args, const char *name, ScVal v, TxSpan sp)
 }
 
 /* A Python identifier (ASCII): what a keyword argument's name must be. */
-static bool is_name(const char *s)
-{
-    if (!(isalpha((unsigned char)*s) || *s == '_'))
-        return false;
-    while (*++s)
-        if (!(isalnum((unsigned char)*s) || *s == '_'))
-            return false;
-    return true;
-}
-
 /* f(**opts): the entries of a dict with string keys, as keyword arguments. */
 static bool expand_kwargs(El *E, ScArgs *args, ScVal d, TxSpan sp)
 {
@@ -1374,7 +1364,7 @@ static bool expand_kwargs(El *E, ScArgs *args, ScVal d, TxSpan sp)
                      sv_kind_name(&d.u.dict.keys[i]));
             return false;
         }
-        if (!is_name(d.u.dict.keys[i].u.str.s)) {
+        if (!sc_is_name(d.u.dict.keys[i].u.str.s)) {
             el_error(E, TX_E_ARGUMENTS, d.u.dict.keys[i].span,
                      "a '**' dict's key names a keyword argument: '%s' is not a name",
                      d.u.dict.keys[i].u.str.s);

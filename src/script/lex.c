@@ -71,6 +71,7 @@ const char *sc_tok_kind_name(ScTokKind k)
     return k < SC_TK_COUNT ? tok_info[k].spelling : "?";
 }
 
+
 typedef struct Lexer {
     const TxSource *src;
     const char *s;
@@ -135,6 +136,21 @@ static int peekc(Lexer *L, uint32_t ahead)
 static bool is_ident_start(int c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+bool sc_is_name(const char *s)
+{
+    if (!is_ident_start((unsigned char)*s))
+        return false;
+    for (const char *p = s + 1; *p; p++)
+        if (!is_ident_start((unsigned char)*p) && !(*p >= '0' && *p <= '9'))
+            return false;
+    int n;
+    const uint8_t *k = kinds_starting(*s, &n);
+    for (int i = 0; i < n; i++)
+        if (tok_info[k[i]].cls == 'K' && !strcmp(tok_info[k[i]].spelling, s))
+            return false;
+    return true;
 }
 static bool is_digit(int c) { return c >= '0' && c <= '9'; }
 static bool is_ident_char(int c) { return is_ident_start(c) || is_digit(c); }

@@ -49,5 +49,7 @@ bool sc_lex(const TxSource *src, uint32_t begin, uint32_t end, bool expr_only, T
             TxDiags *d, ScTokens *out);
 /* Free a token array of sc_lex. */
 void sc_tokens_free(ScTokens *toks);
+/* Whether s lexes as one NAME: an identifier that is not a keyword. */
+bool sc_is_name(const char *s);
 
 #endif
