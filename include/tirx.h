@@ -271,6 +271,13 @@ typedef struct tirx_error {
     char message[512];
 } tirx_error;
 
+/* The cubin's SASS, as the toolkit's `nvdisasm -c` prints it, into *sass
+ * (free it with tirx_free). nvdisasm is $TIRX_NVDISASM, else the toolkit's
+ * ($CUDA_HOME/bin, $CUDA_PATH/bin), one on PATH, or the pip package
+ * nvidia-cuda-nvdisasm's. TIRX_ERR_USAGE for a module without a cubin
+ * (no_binary), TIRX_ERR_CUDA without nvdisasm (err says where it looked). */
+TIRX_API tirx_status tirx_module_sass(const tirx_module *m, char **sass, tirx_error *err);
+
 /* A GPU for programs that have no CUDA runtime of their own (tests, small
  * tools): its primary context, memory and copies. Programs that already
  * hold device memory (PyTorch, CUDA runtime) pass their pointers in

@@ -111,6 +111,32 @@ def test_kernel_perf_loss() -> None:
 
 
 @needs_nvrtc
+def test_sass() -> None:
+    m = tirx.compile(AXPB, target="sm_90a")
+    saved = os.environ.get("TIRX_NVDISASM")
+    try:
+        os.environ["TIRX_NVDISASM"] = "/nonexistent/nvdisasm"
+        with pytest.raises(tirx.CudaUnavailable, match="TIRX_NVDISASM=/nonexistent/nvdisasm"):
+            m.sass()
+        if saved is None:
+            del os.environ["TIRX_NVDISASM"]
+        else:
+            os.environ["TIRX_NVDISASM"] = saved
+        try:
+            sass = m.sass()
+        except tirx.CudaUnavailable:
+            pytest.skip("no nvdisasm")
+        assert ".text.axpb_kernel:" in sass and "EXIT" in sass
+    finally:
+        if saved is None:
+            os.environ.pop("TIRX_NVDISASM", None)
+        else:
+            os.environ["TIRX_NVDISASM"] = saved
+    with pytest.raises(ValueError, match="no cubin"):
+        tirx.compile(AXPB, target="sm_90a", no_binary=True).sass()
+
+
+@needs_nvrtc
 def test_nvrtc_options() -> None:
     saved = os.environ.pop("TIRX_NVRTC_EXTRA_OPTS", None)
     try:

@@ -340,6 +340,20 @@ class Module:
         """The host functions as TIRx script (argument checks and launches)."""
         return _capi.take_string(_capi.lib.tirx_module_host(self._handle)) or ""
 
+    def sass(self) -> str:
+        """The cubin's SASS, disassembled by the CUDA toolkit's nvdisasm ($TIRX_NVDISASM, the
+        toolkit, PATH, or ``pip install nvidia-cuda-nvdisasm``). Raises CudaUnavailable
+        without nvdisasm, ValueError for a module compiled with no_binary=True."""
+        out = ctypes.c_void_p()
+        err = _capi.Error()
+        st = _capi.lib.tirx_module_sass(self._handle, ctypes.byref(out), ctypes.byref(err))
+        message = err.message.decode("utf-8", "replace")
+        if st == _capi.ERR_USAGE:
+            raise ValueError(message)
+        if st != _capi.OK:
+            raise CudaUnavailable(message)
+        return _capi.take_string(out.value) or ""
+
     @property
     def cached(self) -> bool:
         """Whether the module came from the on-disk cache."""

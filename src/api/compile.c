@@ -9,6 +9,7 @@
  * nvrtc_options; the key hashes them all. Kernels that use NVSHMEM also get
  * its header and are linked with it (the runtime's link.c); the key of a text
  * that names NVSHMEM hashes the NVSHMEM found. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -523,6 +524,22 @@ const void *tirx_module_cubin(const tirx_module *m, size_t *size)
 }
 
 int tirx_module_cached(const tirx_module *m) { return m && m->compiled && m->compiled->cached; }
+
+tirx_status tirx_module_sass(const tirx_module *m, char **sass, tirx_error *err)
+{
+    size_t size;
+    const void *cubin = tirx_module_cubin(m, &size);
+    if (!sass || !cubin || !size) {
+        if (err)
+            snprintf(err->message, sizeof err->message, "%s",
+                     !sass ? "tirx_module_sass: sass is NULL"
+                           : "tirx_module_sass: the module has no cubin (compiled with no_binary, "
+                             "or its compile failed)");
+        return TIRX_ERR_USAGE;
+    }
+    RtError rerr;
+    return api_rt_done(rt_disassemble(cubin, size, sass, &rerr), &rerr, err);
+}
 
 size_t tirx_kernel_count(const tirx_module *m)
 {

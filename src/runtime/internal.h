@@ -123,6 +123,38 @@ RtStatus rt_nvshmem_compile(const char *source, const RtCompileOptions *o,
 RtStatus rt_nvshmem_module_init(RtModule *m, RtError *err);
 void rt_nvshmem_module_finalize(RtModule *m);
 
+/* The toolkit's programs (tool.c). */
+typedef void (*RtAnyFn)(void);
+/* The directory of the library (or program) that holds fn, `up` levels up. */
+bool rt_library_dir(RtAnyFn fn, int up, char *out, size_t size);
+bool rt_executable(const char *path);
+/* `file` in $CUDA_HOME/bin, $CUDA_PATH/bin, on PATH, then in the directory
+ * `pip_bin` (e.g. "nvidia/cu13/bin"; NULL: none) of a pip package
+ * (rt_pip_dir); its path into buf. */
+bool rt_find_program(const char *file, const char *pip_bin, char *buf, size_t size);
+/* path, if it is an executable file, into buf. */
+bool rt_given_program(const char *path, char *buf, size_t size);
+/* The first directory `rel` (a glob, e.g. "nvidia/nvshmem") of the Python
+ * packages beside libtirx (site-packages/tirx/libtirx.so), of $VIRTUAL_ENV,
+ * $CONDA_PREFIX and ~/.local, then of the system's Pythons, that ok(dir, arg)
+ * accepts; into out. */
+bool rt_pip_dir(const char *rel, bool (*ok)(const char *dir, const void *arg), const void *arg,
+                char *out, size_t size);
+/* A fresh temporary directory ($TMPDIR or /tmp, "tirx-WHAT-XXXXXX"); every
+ * file made in it through rt_workdir_file is removed with it. */
+typedef struct RtWorkdir {
+    char dir[4096];
+    TX_VEC(char *) files;
+} RtWorkdir;
+RtStatus rt_workdir_open(RtWorkdir *w, const char *what, RtError *err);
+const char *rt_workdir_file(RtWorkdir *w, const char *name);
+RtStatus rt_workdir_write(RtWorkdir *w, const char *name, const void *data, size_t n,
+                          RtError *err);
+void rt_workdir_close(RtWorkdir *w);
+/* Runs argv (argv[0] a path) with stdout and stderr into the file `log`: the
+ * exit status, or -1 with errno set when it could not start. */
+int rt_run(char *const *argv, const char *log);
+
 /* nvcc (nvcc.c): compiles `argv`-style options plus the source to a binary. */
 RtStatus rt_nvcc_compile(const char *source, const RtCompileOptions *o,
                          const char *const *opts, size_t nopts, RtBinary *out, RtError *err);

@@ -10,9 +10,8 @@
  * that only after nvshmem_init: the host library is looked up among the
  * libraries already loaded (dlopen RTLD_NOLOAD), never loaded here, since a
  * freshly loaded one is never initialised. */
-#define _GNU_SOURCE /* dladdr */
+#define _GNU_SOURCE /* RTLD_NOLOAD */
 #include <dlfcn.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,72 +43,24 @@ static bool is_home(const char *dir)
     return is_file(dir, "include/nvshmem.h") && is_file(dir, "lib/libnvshmem_device.a");
 }
 
-/* The first directory matching pattern (a glob) that is an NVSHMEM home. */
-static bool first_home(const char *pattern, char *out, size_t size)
+static bool home_ok(const char *dir, const void *arg)
 {
-    glob_t g;
-    bool found = false;
-    if (glob(pattern, 0, NULL, &g) == 0)
-        for (size_t i = 0; i < g.gl_pathc && !found; i++)
-            if ((found = is_home(g.gl_pathv[i])))
-                snprintf(out, size, "%s", g.gl_pathv[i]);
-    globfree(&g);
-    return found;
+    (void)arg;
+    return is_home(dir);
 }
 
-typedef void (*AnyFn)(void);
-
-/* The directory of the library (or program) that holds fn, `up` levels up. */
-static bool library_dir(AnyFn fn, int up, char *out, size_t size)
-{
-    Dl_info info;
-    void *p;
-    memcpy(&p, &fn, sizeof p);
-    if (!dladdr(p, &info) || !info.dli_fname || !strchr(info.dli_fname, '/'))
-        return false;
-    snprintf(out, size, "%s", info.dli_fname);
-    for (int i = 0; i <= up; i++) {
-        char *slash = strrchr(out, '/');
-        if (!slash || slash == out)
-            return false;
-        *slash = '\0';
-    }
-    return true;
-}
-
-/* The pip package beside libtirx (site-packages/tirx/libtirx.so), then those
- * of the environment's Pythons, then the usual install directories. */
+/* The pip package (rt_pip_dir), then the usual install directories. */
 static bool search_home(char *out, size_t size)
 {
-    static const char *const fixed[] = {
-        "/usr/local/lib/python3*/dist-packages/nvidia/nvshmem",
-        "/usr/local/lib/python3*/site-packages/nvidia/nvshmem",
-        "/usr/lib/python3/dist-packages/nvidia/nvshmem",
-        "/usr/local/nvshmem",
-        "/opt/nvidia/nvshmem",
-        "/usr/local",
-    };
-    static const struct {
-        const char *var, *rest;
-    } envs[] = {
-        {"VIRTUAL_ENV", "lib/python3*/site-packages/nvidia/nvshmem"},
-        {"CONDA_PREFIX", "lib/python3*/site-packages/nvidia/nvshmem"},
-        {"HOME", ".local/lib/python3*/site-packages/nvidia/nvshmem"},
-    };
-    char pattern[2048], dir[1024];
-    if (library_dir((AnyFn)rt_nvshmem_find, 1, dir, sizeof dir)) {
-        if (join(pattern, sizeof pattern, dir, "nvidia/nvshmem") && first_home(pattern, out, size))
-            return true;
-    }
-    for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
-        const char *v = getenv(envs[i].var);
-        if (v && *v && join(pattern, sizeof pattern, v, envs[i].rest) &&
-            first_home(pattern, out, size))
-            return true;
-    }
+    static const char *const fixed[] = {"/usr/local/nvshmem", "/opt/nvidia/nvshmem",
+                                        "/usr/local"};
+    if (rt_pip_dir("nvidia/nvshmem", home_ok, NULL, out, size))
+        return true;
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        if (first_home(fixed[i], out, size))
+        if (is_home(fixed[i])) {
+            snprintf(out, size, "%s", fixed[i]);
             return true;
+        }
     return false;
 }
 
@@ -152,7 +103,8 @@ static bool find_cuda_include(const char *home, char *out, size_t size)
             return true;
     }
     const RtNvrtc *nv;
-    if (rt_nvrtc(&nv, NULL) == RT_OK && library_dir((AnyFn)nv->nvrtcVersion, 1, dir, sizeof dir) &&
+    if (rt_nvrtc(&nv, NULL) == RT_OK &&
+        rt_library_dir((RtAnyFn)nv->nvrtcVersion, 1, dir, sizeof dir) &&
         join(out, size, dir, "include") && cuda_headers(out))
         return true;
     if (join(out, size, "/usr/local/cuda", "include") && cuda_headers(out))

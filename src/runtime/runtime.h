@@ -29,6 +29,7 @@
     X(ERR_NO_GPU, "no GPU")                                                   \
     X(ERR_NO_NVRTC, "no NVRTC")                                               \
     X(ERR_NO_NVCC, "no nvcc")                                                 \
+    X(ERR_NO_NVDISASM, "no nvdisasm")       /* the disassembler (tirx_module_sass only) */ \
     X(ERR_NO_CUBLAS, "no cuBLASLt")         /* libcublasLt missing (comparisons only) */ \
     X(ERR_COMPILE, "compile error")         /* the source did not compile: see the log */ \
     X(ERR_CUDA, "CUDA error")               /* a driver or NVRTC call failed */ \
@@ -234,6 +235,10 @@ typedef struct RtBinary {
 RtStatus rt_toolkit_id(const RtCompileOptions *o, char *buf, size_t size, RtError *err);
 /* Checks an architecture name: sm_<digits> with an optional 'a' or 'f'. */
 RtStatus rt_arch_check(const char *arch, RtError *err);
+/* The SASS of a cubin (disasm.c: nvdisasm -c), malloc'd into *sass;
+ * RT_ERR_NO_NVDISASM without the program. */
+RtStatus rt_disassemble(const void *cubin, size_t size, char **sass, RtError *err);
+
 /* Compiles `source` to a cubin for opts->arch. On RT_ERR_COMPILE out->log has
  * the compiler's messages. Thread-safe. Free the result with rt_binary_free. */
 RtStatus rt_compile(const char *source, const RtCompileOptions *opts, RtBinary *out,

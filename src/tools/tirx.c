@@ -38,7 +38,9 @@ static const char usage[] =
     "                 directory (repeatable: searched in order)\n"
     "  --passes=A,B   opt: the passes to run, in order (default: the whole pipeline)\n"
     "  --target=ARCH  build (required), check, opt: sm_80, sm_90a or sm_100a\n"
-    "  --emit=KIND    build: cuda (default), ptx, cubin (needs -o) or host (the host function)\n"
+    "  --emit=KIND    build: cuda (default), ptx, cubin (needs -o), sass (the cubin\n"
+    "                 disassembled by nvdisasm: TIRX_NVDISASM, the toolkit, PATH or\n"
+    "                 pip install nvidia-cuda-nvdisasm) or host (the host function)\n"
     "  -o OUT         build: write the output to OUT instead of stdout\n"
     "  --print-after=PASS  print the IR after PASS (or 'all') on stderr\n"
     "  --verify-each  run the verifier after every pass\n"
@@ -425,6 +427,17 @@ static tirx_status emit(const Options *o, const tirx_module *m, const char *kind
         const void *cubin = tirx_module_cubin(m, &n);
         return cubin ? write_output(o, cubin, n) : TIRX_ERR_INTERNAL;
     }
+    if (!strcmp(kind, "sass")) {
+        char *sass = NULL;
+        tirx_error err;
+        tirx_status st = tirx_module_sass(m, &sass, &err);
+        if (st != TIRX_OK)
+            fprintf(stderr, "error: %s\n", err.message);
+        else
+            st = write_output(o, sass, strlen(sass));
+        tirx_free(sass);
+        return st;
+    }
     char *host = !strcmp(kind, "host") ? tirx_module_host(m) : NULL;
     const char *text = host ? host : !strcmp(kind, "ptx") ? tirx_module_ptx(m) : tirx_module_cuda(m);
     tirx_status st = text ? write_output(o, text, strlen(text)) : TIRX_ERR_INTERNAL;
@@ -442,8 +455,9 @@ static tirx_status run_build(const Options *o, const char *text, size_t len, con
     const char *kind = o->emit ? o->emit : "cuda";
     if (!o->target)
         return usage_error("%s: --target is required (sm_80, sm_90a or sm_100a)", "build");
-    if (strcmp(kind, "cuda") && strcmp(kind, "ptx") && strcmp(kind, "cubin") && strcmp(kind, "host"))
-        return usage_error("--emit takes cuda, ptx, cubin or host, not '%s'", kind);
+    if (strcmp(kind, "cuda") && strcmp(kind, "ptx") && strcmp(kind, "cubin") &&
+        strcmp(kind, "sass") && strcmp(kind, "host"))
+        return usage_error("--emit takes cuda, ptx, cubin, sass or host, not '%s'", kind);
     if (!strcmp(kind, "cubin") && !o->output)
         return usage_error("%s", "--emit cubin needs -o OUT");
     tirx_options t = lowering_options(o);

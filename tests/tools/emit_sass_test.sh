@@ -1,0 +1,28 @@
+#!/bin/sh
+# emit_sass_test.sh TIRX FILE: `tirx build --emit sass` disassembles the
+# cubin of FILE (a wgmma GEMM) with nvdisasm: its kernels' SASS, HGMMA among
+# it, on stdout or into -o; with TIRX_NVDISASM naming no program it fails
+# (exit 3) saying so. SKIPPED without NVRTC or without nvdisasm
+# (pip install nvidia-cuda-nvdisasm, or the CUDA toolkit's).
+set -u
+tirx=$1 file=$2
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+"$tirx" build --target=sm_90a --emit=sass "$file" >"$dir/out" 2>"$dir/err"
+rc=$?
+if [ $rc -eq 3 ]; then
+    grep -q "no nvdisasm" "$dir/err" && { echo "SKIPPED: no nvdisasm"; exit 0; }
+    echo "SKIPPED: no NVRTC"
+    exit 0
+fi
+cat "$dir/err"
+[ $rc -eq 0 ] || { echo "FAILED: exit $rc"; exit 1; }
+grep -q "^\.text\.gemm_wgmma_kernel:" "$dir/out" || { echo "FAILED: no kernel in the SASS"; exit 1; }
+grep -q "HGMMA" "$dir/out" || { echo "FAILED: no HGMMA in the SASS"; exit 1; }
+"$tirx" build --target=sm_90a --emit=sass -o "$dir/k.sass" "$file" || { echo "FAILED: -o"; exit 1; }
+cmp -s "$dir/out" "$dir/k.sass" || { echo "FAILED: -o wrote other text"; exit 1; }
+TIRX_NVDISASM="$dir/none" "$tirx" build --target=sm_90a --emit=sass "$file" >/dev/null 2>"$dir/err"
+rc=$?
+[ $rc -eq 3 ] && grep -q "no nvdisasm: TIRX_NVDISASM=$dir/none is not an executable file" "$dir/err" ||
+    { echo "FAILED: a missing nvdisasm: exit $rc, $(cat "$dir/err")"; exit 1; }
+echo "ok"
