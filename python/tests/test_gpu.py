@@ -1,6 +1,6 @@
 """On a GPU (skipped elsewhere): kernels run on torch tensors, on torch's current stream or
 the one given, with scalars; mismatched arguments are LaunchErrors naming the argument;
-compile-time constants from defines; the docs' example runs as written."""
+compile-time constants from defines; the docs' example runs as written; a traced run."""
 
 from __future__ import annotations
 
@@ -126,3 +126,15 @@ def test_docs_example() -> None:
     example = re.search(r"```python\n(.*?)```", doc, re.S)
     assert example is not None
     exec(compile(example.group(1), "docs/python.md", "exec"), {"__name__": "docs_example"})
+
+
+def test_trace_on_gpu() -> None:
+    # tests/build/iket_trace.tirx compiled with trace=True: one traced run, its spans per warp
+    m = tirx.compile(REPO / "tests" / "build" / "iket_trace.tirx", trace=True)
+    a = torch.arange(1000, device="cuda", dtype=torch.float32)
+    trace = m["traced_scale"].trace(a, 1000)
+    torch.cuda.synchronize()
+    assert torch.equal(a, 2 * torch.arange(1000, device="cuda", dtype=torch.float32))
+    rows = {(s.warp, s.name): s for s in trace.summary()}
+    assert rows[(0, "cta")].per_cta == 1 and rows[(0, "half")].per_cta == 2
+    assert trace.svg is None

@@ -71,3 +71,28 @@ def test_mismatched_argument() -> None:
         mod.simulate("vector_add", a, aligned(np, 1000, "float64"), c, 1000)
     with pytest.raises(KeyError, match="no function 'nope'"):
         mod.simulate("nope", a)
+
+
+def test_simulate_trace() -> None:
+    # tests/build/iket_trace.tirx: a "cta" range around each CTA's work, a "half" range per
+    # half tile (two per CTA), a "done" mark; 300 elements make two CTAs of four warps
+    mod = tirx.compile(REPO / "tests" / "build" / "iket_trace.tirx", target="sm_90a",
+                       no_binary=True, trace=True)
+    a = aligned(np, 300)
+    a[:] = np.arange(300)
+    trace = mod["traced_scale"].simulate_trace(a, 300, svg=True)
+    assert np.array_equal(a, 2 * np.arange(300))
+    assert '"traceEvents"' in trace.json and trace.svg is not None and "<svg" in trace.svg
+    rows = {(s.warp, s.name): s for s in trace.summary()}
+    assert {w for w, _ in rows} == {0, 1, 2, 3}
+    for w in range(4):
+        cta, half = rows[(w, "cta")], rows[(w, "half")]
+        assert cta.kernel == "traced_scale_kernel"
+        assert cta.per_cta == 1 and half.per_cta == 2
+        assert 0 < half.mean_us < cta.mean_us and cta.total_us == cta.mean_us
+    assert "traced_scale_kernel" in trace.summary_text()
+    # without trace=True there is nothing to record
+    plain = tirx.compile(REPO / "tests" / "build" / "iket_trace.tirx", target="sm_90a",
+                         no_binary=True)
+    with pytest.raises(tirx.LaunchError):
+        plain["traced_scale"].simulate_trace(a, 300)

@@ -15,8 +15,10 @@ A thin binding of the C API (include/tirx.h) through ctypes; docs/python.md is t
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import dataclasses
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -26,8 +28,8 @@ from . import _args, _capi
 
 __all__ = [
     "CompileError", "CudaUnavailable", "Diagnostic", "Error", "Function", "KernelStats",
-    "LaunchError", "Module", "check", "compile", "device_arch", "diagnostic_codes", "layout",
-    "print", "__version__",
+    "LaunchError", "Module", "SpanStats", "Trace", "check", "compile", "device_arch",
+    "diagnostic_codes", "layout", "print", "__version__",
 ]
 
 __version__: str = _capi.text(_capi.lib.tirx_version()) or "0.0.0"
@@ -279,6 +281,37 @@ class Function:
             self._handle = fn.value
         return self._handle  # type: ignore[return-value]
 
+    def trace(self, *args: Any, records_per_warp: int = 0, svg: bool = False,
+              svg_sms: int = 0) -> Trace:
+        """Runs the function once on the GPU as a call does (on the legacy default stream) and
+        waits; its kernels, compiled with ``trace=True``, record their T.cuda.iket events
+        (``records_per_warp`` per warp, 0: 4096). Returns the Trace (with its SVG timeline of
+        the ``svg_sms`` lowest SMs, 0: 4, when ``svg``). Raises LaunchError as a call does,
+        and when no kernel records events."""
+        arr, keep = self._args(args, None)
+        fn = self._load()
+        js, pic, err = ctypes.c_void_p(), ctypes.c_void_p(), _capi.Error()
+        o = _trace_options(records_per_warp, svg_sms)
+        st = _capi.lib.tirx_launch_trace_to(fn, arr, len(args), ctypes.byref(o), ctypes.byref(js),
+                                            ctypes.byref(pic) if svg else None, ctypes.byref(err))
+        del keep
+        return _take_trace(st, err, js, pic)
+
+    def simulate_trace(self, *args: Any, records_per_warp: int = 0, svg: bool = False,
+                       svg_sms: int = 0) -> Trace:
+        """simulate() of a module compiled with ``trace=True`` (and ``no_binary=True``),
+        returning its events as trace() does; time is the simulator's model (each statement a
+        thread executes is one nanosecond: docs/simulator.md)."""
+        arr, keep = self._args(args, None)
+        js, pic, err = ctypes.c_void_p(), ctypes.c_void_p(), _capi.Error()
+        o = _trace_options(records_per_warp, svg_sms)
+        st = _capi.lib.tirx_simulate_trace_to(self.module._handle, self.name.encode(), arr,
+                                              len(args), ctypes.byref(o), ctypes.byref(js),
+                                              ctypes.byref(pic) if svg else None,
+                                              ctypes.byref(err))
+        del keep
+        return _take_trace(st, err, js, pic)
+
     def __call__(self, *args: Any, stream: Any = None) -> None:
         """Launches the function (asynchronously, like a CUDA launch) on ``stream``: by default
         the current stream of torch (or CuPy) when a tensor argument is one of theirs, else the
@@ -295,6 +328,78 @@ class Function:
         del keep
         if st != _capi.OK:
             raise LaunchError(err.message.decode("utf-8", "replace"))
+
+
+@dataclass(frozen=True)
+class SpanStats:
+    """One span name of one warp index (its warp in the CTA) over every CTA that recorded it:
+    how many per CTA, their mean length and their total per CTA, in microseconds."""
+    kernel: str
+    warp: int
+    name: str
+    per_cta: float
+    mean_us: float
+    total_us: float
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The T.cuda.iket events of one traced run: ``json``, a Chrome / Perfetto trace
+    (docs/cli.md, "Tracing"), and ``svg``, its timeline (when asked for)."""
+    json: str
+    svg: Optional[str] = None
+
+    def summary(self) -> List[SpanStats]:
+        """Each span name of each warp index, over the CTAs (where the time of a warp role
+        goes: a warp that mostly waits shows it here), by kernel, warp and first start."""
+        events = json.loads(self.json)["traceEvents"]
+        track_name = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+                      if e["ph"] == "M" and e["name"] == "thread_name"}
+        spans: Dict[Tuple[str, int, str], List[float]] = collections.defaultdict(list)
+        tracks: Dict[Tuple[str, int], set] = collections.defaultdict(set)
+        first: Dict[Tuple[str, int, str], float] = {}
+        for e in events:
+            if e["ph"] != "X":
+                continue
+            m = re.fullmatch(r"(.*) CTA (\d+) warp (\d+)", track_name.get((e["pid"], e["tid"]), ""))
+            if not m:
+                continue
+            kernel, warp = m.group(1), int(m.group(3))
+            key = (kernel, warp, e["name"])
+            spans[key].append(float(e["dur"]))
+            tracks[(kernel, warp)].add((e["pid"], e["tid"]))
+            first[key] = min(first.get(key, float(e["ts"])), float(e["ts"]))
+        out = []
+        for key in sorted(spans, key=lambda k: (k[0], k[1], first[k])):
+            n, durs = len(tracks[key[:2]]), spans[key]
+            out.append(SpanStats(kernel=key[0], warp=key[1], name=key[2],
+                                 per_cta=len(durs) / n, mean_us=sum(durs) / len(durs),
+                                 total_us=sum(durs) / n))
+        return out
+
+    def summary_text(self) -> str:
+        """summary() as a table."""
+        rows = ["kernel                          warp  span                 per CTA    mean us"
+                "  total us"]
+        for s in self.summary():
+            rows.append(f"{s.kernel[:30]:30s} {s.warp:5d}  {s.name[:20]:20s} {s.per_cta:8.1f} "
+                        f"{s.mean_us:10.3f} {s.total_us:9.3f}")
+        return "\n".join(rows) + "\n"
+
+
+def _trace_options(records_per_warp: int, svg_sms: int) -> Any:
+    o = _capi.TraceOptions()
+    o.records_per_warp, o.svg_sms = int(records_per_warp), int(svg_sms)
+    return o
+
+
+def _take_trace(st: int, err: Any, js: Any, svg: Any) -> Trace:
+    text = _capi.take_string(js.value)
+    picture = _capi.take_string(svg.value)
+    if st != _capi.OK:
+        message = err.message.decode("utf-8", "replace")
+        raise CudaUnavailable(message) if st == _capi.ERR_CUDA else LaunchError(message)
+    return Trace(json=text or "", svg=picture)
 
 
 class Module:
@@ -403,7 +508,7 @@ class Module:
 
 _OPTIONS = {"fast_math", "lineinfo", "use_nvcc", "nvcc", "verify_each", "cache_dir",
             "no_cache", "no_binary", "nvrtc_options", "filename", "max_input_size",
-            "import_dirs"}
+            "import_dirs", "trace"}
 
 ImportDirs = Optional[Sequence[Union[str, "os.PathLike[str]"]]]
 
@@ -427,7 +532,8 @@ def compile(source: Source, target: Optional[str] = None, defines: Defines = Non
     no toolkit needed), ``nvrtc_options`` (a list of NVRTC options, after tirx's own and
     $TIRX_NVRTC_EXTRA_OPTS), ``filename`` (the name diagnostics use; imports of .tirx files
     are searched in its directory), ``import_dirs`` (directories searched next, in order),
-    ``max_input_size`` (refuse a longer text, in bytes; default 64 MiB).
+    ``max_input_size`` (refuse a longer text, in bytes; default 64 MiB), ``trace`` (the
+    T.cuda.iket calls record events, for Function.trace and Function.simulate_trace).
     Raises CompileError (with the diagnostics) or CudaUnavailable.
     """
     unknown = sorted(set(options) - _OPTIONS)
@@ -440,7 +546,8 @@ def compile(source: Source, target: Optional[str] = None, defines: Defines = Non
     o = _capi.Options()
     o.arch = arch.encode()
     o.want_ptx = 1
-    for flag in ("fast_math", "lineinfo", "use_nvcc", "verify_each", "no_cache", "no_binary"):
+    for flag in ("fast_math", "lineinfo", "use_nvcc", "verify_each", "no_cache", "no_binary",
+                 "trace"):
         setattr(o, flag, int(bool(options.get(flag, False))))
     for path in ("nvcc", "cache_dir"):
         if options.get(path) is not None:

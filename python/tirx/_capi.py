@@ -76,6 +76,13 @@ class Options(ctypes.Structure):
     ]
 
 
+class TraceOptions(ctypes.Structure):
+    _fields_ = [
+        ("records_per_warp", ctypes.c_size_t),
+        ("svg_sms", ctypes.c_uint),
+    ]
+
+
 class KernelStats(ctypes.Structure):
     _fields_ = [
         ("name", ctypes.c_char_p),
@@ -174,6 +181,12 @@ _SIGNATURES: List[Any] = [
      [_P, _S, ctypes.POINTER(Arg), ctypes.c_size_t, ctypes.POINTER(Error)]),
     ("tirx_simulate", ctypes.c_int,
      [_P, _S, ctypes.POINTER(Arg), ctypes.c_size_t, ctypes.POINTER(Error)]),
+    ("tirx_launch_trace_to", ctypes.c_int,
+     [_P, ctypes.POINTER(Arg), ctypes.c_size_t, ctypes.POINTER(TraceOptions), ctypes.POINTER(_P),
+      ctypes.POINTER(_P), ctypes.POINTER(Error)]),
+    ("tirx_simulate_trace_to", ctypes.c_int,
+     [_P, _S, ctypes.POINTER(Arg), ctypes.c_size_t, ctypes.POINTER(TraceOptions),
+      ctypes.POINTER(_P), ctypes.POINTER(_P), ctypes.POINTER(Error)]),
 ]
 for _name, _res, _args in _SIGNATURES:
     _fn = getattr(lib, _name)
