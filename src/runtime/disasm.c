@@ -1,5 +1,8 @@
-/* A cubin's SASS, by the toolkit's disassembler (`nvdisasm -c FILE`: the code
- * sections): $TIRX_NVDISASM, else in the toolkit or on PATH, else in the pip
+/* A cubin's SASS, by the toolkit's disassembler (`nvdisasm -g -c FILE`: the
+ * code sections, with a `//## File "...", line N` comment wherever the
+ * source line changes when the cubin has line information, as a --lineinfo
+ * build's does: the CUDA's #line directives name the .tirx file; the same
+ * text without it): $TIRX_NVDISASM, else in the toolkit or on PATH, else in the pip
  * package nvidia-cuda-nvdisasm (nvidia/cu13/bin). The cubin goes to a
  * temporary file (tool.c), nvdisasm's output comes back as text. */
 #include <errno.h>
@@ -35,7 +38,7 @@ RtStatus rt_disassemble(const void *cubin, size_t size, char **sass, RtError *er
     s = rt_workdir_write(&w, "kernel.cubin", cubin, size, err);
     if (s == RT_OK) {
         const char *log = rt_workdir_file(&w, "sass.txt");
-        char *argv[] = {tool, "-c", w.files.items[0], NULL};
+        char *argv[] = {tool, "-g", "-c", w.files.items[0], NULL};
         int rc = rt_run(argv, log);
         size_t n;
         char *text = rc < 0 ? NULL : tx_read_file(log, &n);

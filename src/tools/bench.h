@@ -144,6 +144,7 @@ typedef struct BenchConfig {
     double flops;           /* --flops of a FILE's function; 0: not reported */
     tirx_bench_options timing;
     bool no_cublas;         /* gemm: time the kernel alone, unchecked */
+    bool lineinfo;          /* --lineinfo: compile with -lineinfo */
     BenchMla mla_problem;   /* mla */
     /* mla --variant: "NAME=VALUE[,NAME=VALUE...]" ("-": none), a row each */
     const char *variants[BENCH_MAX_VARIANTS];

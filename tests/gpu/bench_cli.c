@@ -181,13 +181,13 @@ int main(void)
     GPU_CHECK(strstr(slurp("mla.svg"), ">qk<") != NULL && strstr(slurp("mla.svg"), ">load pair<"),
               "the MLA timeline has the consumers' and the producer's spans");
 
-    rc = bench("mla --batch 8 --sk 700 --budget-ms 20 --variant - --variant STAGES=2");
+    rc = bench("mla --batch 8 --sk 700 --budget-ms 20 --variant - --variant STAGES=2 --lineinfo");
     out = slurp("out");
     fputs(slurp("err"), stdout);
     fputs(out, stdout);
     GPU_CHECK(rc == 0 && strstr(out, "mla b=8 s_q=1 h_q=64 s_k=700 [-] ") != NULL &&
                   strstr(out, "mla b=8 s_q=1 h_q=64 s_k=700 [STAGES=2] ") != NULL,
-              "bench mla --variant times a row per variant");
+              "bench mla --variant times a row per variant (compiled with --lineinfo)");
     rc = bench("mla --batch 8 --sk 700 --budget-ms 20 --variant - --variant LOG2E=1.5");
     e = slurp("err");
     fputs(e, stdout);

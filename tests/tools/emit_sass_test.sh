@@ -1,7 +1,8 @@
 #!/bin/sh
 # emit_sass_test.sh TIRX FILE: `tirx build --emit sass` disassembles the
 # cubin of FILE (a wgmma GEMM) with nvdisasm: its kernels' SASS, HGMMA among
-# it, on stdout or into -o; with TIRX_NVDISASM naming no program it fails
+# it, on stdout or into -o; with --lineinfo the .tirx lines of the
+# instructions among it (none without); with TIRX_NVDISASM naming no program it fails
 # (exit 3) saying so. SKIPPED without NVRTC or without nvdisasm
 # (pip install nvidia-cuda-nvdisasm, or the CUDA toolkit's).
 set -u
@@ -21,6 +22,11 @@ grep -q "^\.text\.gemm_wgmma_kernel:" "$dir/out" || { echo "FAILED: no kernel in
 grep -q "HGMMA" "$dir/out" || { echo "FAILED: no HGMMA in the SASS"; exit 1; }
 "$tirx" build --target=sm_90a --emit=sass -o "$dir/k.sass" "$file" || { echo "FAILED: -o"; exit 1; }
 cmp -s "$dir/out" "$dir/k.sass" || { echo "FAILED: -o wrote other text"; exit 1; }
+grep -q '//## File' "$dir/out" && { echo "FAILED: line information without --lineinfo"; exit 1; }
+"$tirx" build --target=sm_90a --emit=sass --lineinfo "$file" >"$dir/lines" || { echo "FAILED: --lineinfo"; exit 1; }
+name=$(basename "$file")
+grep -q "//## File \".*/$name\", line [0-9]" "$dir/lines" ||
+    { echo "FAILED: --lineinfo: no $name lines in the SASS"; exit 1; }
 TIRX_NVDISASM="$dir/none" "$tirx" build --target=sm_90a --emit=sass "$file" >/dev/null 2>"$dir/err"
 rc=$?
 [ $rc -eq 3 ] && grep -q "no nvdisasm: TIRX_NVDISASM=$dir/none is not an executable file" "$dir/err" ||
