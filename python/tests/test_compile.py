@@ -127,6 +127,10 @@ def test_sass() -> None:
         except tirx.CudaUnavailable:
             pytest.skip("no nvdisasm")
         assert ".text.axpb_kernel:" in sass and "EXIT" in sass
+        # compiled with line information, the SASS names the script's lines
+        assert "//## File" not in sass
+        lined = tirx.compile(AXPB, target="sm_90a", lineinfo=True).sass()
+        assert "//## File" in lined and ", line " in lined
     finally:
         if saved is None:
             os.environ.pop("TIRX_NVDISASM", None)
