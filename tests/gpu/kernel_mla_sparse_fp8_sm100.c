@@ -297,7 +297,7 @@ static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
                        {"ATTN_SINK", c->sink ? "True" : "False"}};
     printf("mla_sparse_decode b=%d s_q=%d h_q=%d topk=%d, %d cache blocks, %d SMs%s:\n", c->b,
            c->s_q, c->h_q, c->topk, c->blocks, c->sms, c->sink ? ", a sink" : "");
-    tirx_module *m = op_compile(gpu, "kernels/mla_sparse_fp8_sm100.tirx", d, 4);
+    tirx_module *m = op_compile_variant(gpu, "kernels/mla_sparse_fp8_sm100.tirx", d, 4);
     Problem p;
     problem_init(gpu, rng, &p, c->b, c->s_q, c->h_q, c->topk, c->blocks, c->sms, c->empty,
                  c->sink);

@@ -348,7 +348,7 @@ static tirx_module *compile(tirx_device *gpu, int s_q, int h_q, int sink, int va
                        {"CLUSTER_SPLIT", variant & VAR_CLUSTER_SPLIT ? "True" : "False"},
                        {"NUM_SMS", sms}};
     size_t n = sizeof d / sizeof *d;
-    return op_compile(gpu, "kernels/mla_sparse_fp8_sm90.tirx", d, full_machine ? n - 1 : n);
+    return op_compile_variant(gpu, "kernels/mla_sparse_fp8_sm90.tirx", d, full_machine ? n - 1 : n);
 }
 
 /* Replaces the out-of-range indices by -1; returns how many there were. */

@@ -38,23 +38,10 @@ enum { DK = 576, DV = 512, PAGE = 64 };
 static const char *mla_kernel;
 static int mla_sms;
 
-/* Compiles the kernel with the n defines of d and those of $TIRX_MLA_DEFINES
- * (NAME=VALUE words: a variant of the kernel through the same checks). */
+/* Compiles the kernel with the n defines of d and those of $TIRX_MLA_DEFINES. */
 static tirx_module *mla_compile(tirx_device *gpu, const tirx_define *d, int n)
 {
-    enum { MAX = 16 };
-    tirx_define all[MAX];
-    static char words[256];
-    const char *extra = getenv("TIRX_MLA_DEFINES");
-    snprintf(words, sizeof words, "%s", extra ? extra : "");
-    memcpy(all, d, (size_t)n * sizeof *d);
-    for (char *save, *w = strtok_r(words, " ", &save); w && n < MAX; w = strtok_r(NULL, " ", &save)) {
-        char *eq = strchr(w, '=');
-        GPU_CHECK(eq, "TIRX_MLA_DEFINES takes NAME=VALUE words");
-        *eq = '\0';
-        all[n++] = (tirx_define){w, eq + 1};
-    }
-    return op_compile(gpu, mla_kernel, all, n);
+    return op_compile_variant(gpu, mla_kernel, d, (size_t)n);
 }
 static const double LOG2E = 1.4426950408889634;
 
