@@ -38,11 +38,6 @@ enum { DK = 576, DV = 512, PAGE = 64 };
 static const char *mla_kernel;
 static int mla_sms;
 
-/* Compiles the kernel with the n defines of d and those of $TIRX_MLA_DEFINES. */
-static tirx_module *mla_compile(tirx_device *gpu, const tirx_define *d, int n)
-{
-    return op_compile_variant(gpu, mla_kernel, d, (size_t)n);
-}
 static const double LOG2E = 1.4426950408889634;
 
 /* One problem: its sizes, host inputs and device tensors. */
@@ -283,7 +278,7 @@ static void check(tirx_device *gpu, GpuRng *rng, int b, int s_q, int h_q, const 
     snprintf(sms, 16, "%d", mla_sms);
     tirx_define d[] = {{"S_Q", vs}, {"H_Q", vh}, {"NUM_SMS", sms}};
     printf("%s: mla_decode b=%d s_q=%d h_q=%d%s:\n", mla_kernel, b, s_q, h_q, cap ? " (lengths past the table)" : "");
-    tirx_module *m = mla_compile(gpu, d, 3);
+    tirx_module *m = op_compile_variant(gpu, mla_kernel, d, 3);
     Problem p;
     problem_init(gpu, m, rng, &p, b, s_q, h_q, lens, cap);
     run_metadata(&p);
@@ -346,7 +341,7 @@ static void bench(tirx_device *gpu, GpuRng *rng, int s_q, int h_q)
     char vs[16], vh[16];
     snprintf(vs, 16, "%d", s_q), snprintf(vh, 16, "%d", h_q);
     tirx_define d[] = {{"S_Q", vs}, {"H_Q", vh}};
-    tirx_module *m = mla_compile(gpu, d, 2);
+    tirx_module *m = op_compile_variant(gpu, mla_kernel, d, 2);
     int lens[B];
     for (int i = 0; i < B; i++)
         lens[i] = SK;
