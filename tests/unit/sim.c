@@ -682,8 +682,9 @@ static void test_dsmem_race(void **state)
         assert_true(y[i] == x[i]);
     free(x), free(y);
     tirx_module_free(m);
-    const char *frags[] = {"bug.tirx:16:", "was written by thread (", "of CTA (0,0,0) at line 13 "
-                           "and nothing orders that write before this read",
+    const char *frags[] = {"bug.tirx:16:", "was written by thread (",
+                           ("of CTA (0,0,0) at line 13 "
+                            "and nothing orders that write before this read"),
                            "(a missing cluster barrier or mbarrier wait)", "of CTA (1,0,0))"};
     expect_error(DSMEM_KERNEL("    T.cuda.cta_sync()\n"), frags, 5);
 }
