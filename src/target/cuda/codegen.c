@@ -341,6 +341,7 @@ static void free_kernel_state(Cg *cg)
     ir_ptrmap_free(&cg->names);
     ir_ptrmap_free(&cg->nonneg);
     ir_ptrmap_free(&cg->scalars);
+    ir_ptrmap_free(&cg->empty);
     ir_ptrmap_free(&cg->vec_temps);
 }
 

@@ -47,6 +47,7 @@ typedef struct Cg {
     int ntemps;
     IrPtrMap nonneg;    /* vars known to be >= 0 */
     IrPtrMap scalars;   /* 1-element local buffers written as a plain variable */
+    IrPtrMap empty;     /* local buffers of no elements: never declared */
     IrPtrMap vec_temps; /* vector expressions of the current statement -> temporary */
 } Cg;
 

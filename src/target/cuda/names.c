@@ -126,6 +126,11 @@ const char *cg_name(Cg *cg, const IrExpr *var)
     uintptr_t v;
     if (ir_ptrmap_get(&cg->names, var, &v))
         return (const char *)v;
+    if (ir_ptrmap_get(&cg->empty, var, NULL)) {
+        cg_error(cg, TX_E_CODEGEN, cg->span, "'%s' has no elements (its size is 0) and cannot be accessed",
+                 var->u.var.name);
+        return "0";
+    }
     cg_error(cg, TX_E_CODEGEN, cg_span(cg, var),
              "'%s' is used before its definition in the device function",
              var->u.var.name);

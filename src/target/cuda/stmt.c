@@ -63,6 +63,12 @@ static void alloc_local(Cg *cg, const IrExpr *buf, const char *type)
     int64_t n;
     if (!const_size(cg, buf, &n))
         return;
+    /* no elements (a size that a -D constant turned to 0): nothing can be
+     * read or written, and C has no zero-length arrays */
+    if (n == 0) {
+        ir_ptrmap_put(&cg->empty, buf, 1);
+        return;
+    }
     const char *name = cg_define(cg, buf);
     if (cg_subbyte(buf->u.var.type->dtype)) {
         cg_stmt_line(cg, "%s %s[%lld];", type, name,
