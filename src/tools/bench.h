@@ -145,6 +145,7 @@ typedef struct BenchConfig {
     tirx_bench_options timing;
     bool no_cublas;         /* gemm: time the kernel alone, unchecked */
     bool lineinfo;          /* --lineinfo: compile with -lineinfo */
+    bool fast_math;         /* --fast-math: compile with --use_fast_math */
     BenchMla mla_problem;   /* mla */
     /* mla --variant: "NAME=VALUE[,NAME=VALUE...]" ("-": none), a row each */
     const char *variants[BENCH_MAX_VARIANTS];

@@ -81,6 +81,8 @@ const char bench_usage[] =
     "  --trace-records N records kept per warp (default 4096)\n"
     "  --lineinfo        compile with line information (a profiler such as Nsight\n"
     "                    Compute then attributes each instruction to its .tirx line)\n"
+    "  --fast-math       compile with fast math (as tirx build --fast-math; the\n"
+    "                    reference's default: T.exp2 as ex2.approx.ftz, ...)\n"
     "  --help            show this help\n";
 
 /* X(option, takes a value) */
@@ -89,7 +91,8 @@ const char bench_usage[] =
     X(layout, 1) X(kernel, 1) X(out_dtype, 1) X(no_cublas, 0) X(budget_ms, 1) \
     X(warmup_ms, 1) X(max_reps, 1) X(no_flush, 0) X(json, 1) X(plot, 1)   \
     X(trace, 1) X(trace_svg, 1) X(trace_sms, 1) X(trace_records, 1) X(batch, 1) X(sq, 1) X(hq, 1) X(sk, 1)    \
-    X(varlen, 0) X(causal, 0) X(topk, 1) X(sink, 0) X(variant, 1) X(lineinfo, 0)
+    X(varlen, 0) X(causal, 0) X(topk, 1) X(sink, 0) X(variant, 1) X(lineinfo, 0) \
+    X(fast_math, 0)
 
 typedef enum OptionId {
 #define X(name, value) OPT_##name,
@@ -302,6 +305,7 @@ static int long_option(BenchConfig *c, int argc, char **argv, int *i)
         case OPT_causal: c->mla_problem.causal = true; break;
         case OPT_sink: c->mla_problem.sink = true; break;
         case OPT_lineinfo: c->lineinfo = true; break;
+        case OPT_fast_math: c->fast_math = true; break;
         default: c->timing.no_flush = 1; break;
         }
         return 0;

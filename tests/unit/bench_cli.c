@@ -136,7 +136,8 @@ static void test_args_gemm(void **state)
                                "--dtype fp16,fp8,tf32 --out-dtype f32 -D BM=64 -DBN=32 "
                                "--shape 1,2,3 --budget-ms 250 --warmup-ms 0 --max-reps 77 "
                                "--no-flush --json o.json --plot o.SVG --no-cublas --trace t.json "
-                               "--trace-svg t.svg --trace-sms 8 --trace-records 64 -I lib -Ilib2 --lineinfo"),
+                               "--trace-svg t.svg --trace-sms 8 --trace-records 64 -I lib -Ilib2 --lineinfo "
+                               "--fast-math"),
                      -1);
     assert_string_equal(c.file, "k.tirx");
     assert_string_equal(c.func, "tiled_gemm");
@@ -153,6 +154,7 @@ static void test_args_gemm(void **state)
     assert_true(c.timing.no_flush);
     assert_true(c.no_cublas);
     assert_true(c.lineinfo);
+    assert_true(c.fast_math);
     assert_string_equal(c.json, "o.json");
     assert_string_equal(c.plot, "o.SVG");
     assert_string_equal(c.trace, "t.json");
@@ -351,6 +353,7 @@ static void test_args_errors(void **state)
         "bench mla --topk 2048 --hq 96",
         "bench mla --topk 2048 --sink=1",
         "bench mla --lineinfo=1",
+        "bench mla --fast-math=1",
         "bench mla --topk 2048 -D S_Q=2",
         "bench mla --topk 2048 -D H_Q=64",
         "bench mla --topk 2048 -D ATTN_SINK=True",
