@@ -284,6 +284,16 @@ static ScVal smem_alloc_mma(El *E, ScPool *p, ScArgs *args)
         el_error(E, TX_E_POOL, b.v[1].span, "%s needs an element dtype, not void", args->fname);
         return sv_error();
     }
+    CallArgs k = {.npos = 2};
+    k.pos[0] = b.v[0], k.pos[1] = dtype_str(E, t, args->span);
+    if (!elems && ndim >= 2) {
+        /* an empty tile (a variant a constant turns off): no bytes and no
+         * padding before them, and no layout (nothing to lay out) */
+        kw_add(&k, "align", sv_int(1, args->span));
+        ScArgs alloc = call_args(&k, args, args->fname);
+        return smem_alloc(E, p, &alloc);
+    }
+    kw_add(&k, "align", sv_given(&b.v[3]) ? b.v[3] : sv_int(1024, args->span));
     if (!mma_shape_ok(E, dims, ndim, bits, bytes, args))
         return sv_error();
     LyCtx c = ly_ctx(E->a);
@@ -292,9 +302,6 @@ static ScVal smem_alloc_mma(El *E, ScPool *p, ScArgs *args)
         el_error(E, TX_E_POOL, args->span, "%s: %s", args->fname, c.err);
         return sv_error();
     }
-    CallArgs k = {.npos = 2};
-    k.pos[0] = b.v[0], k.pos[1] = dtype_str(E, t, args->span);
-    kw_add(&k, "align", sv_given(&b.v[3]) ? b.v[3] : sv_int(1024, args->span));
     kw_add(&k, "layout", lay);
     ScArgs alloc = call_args(&k, args, args->fname);
     return smem_alloc(E, p, &alloc);
