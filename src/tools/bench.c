@@ -79,7 +79,7 @@ int bench_compile(BenchSession *s, const tirx_define *defs, size_t ndefs, tirx_m
     tirx_options o = {.arch = tirx_device_arch(s->dev),
                       .trace = s->tracing,
                       .lineinfo = s->c->lineinfo,
-                      .fast_math = s->c->fast_math,
+                      .fast_math = s->c->fast_math || s->fast_math,
                       .import_dirs = s->c->import_dirs,
                       .n_import_dirs = s->c->n_import_dirs};
     tirx_status st = tirx_compile(s->text, s->len, s->file, defs, ndefs, &o, m);

@@ -224,6 +224,7 @@ typedef struct BenchSession {
     bool tracing; /* compile with the trace option */
     bool traced;  /* the trace file is written */
     int variant;  /* the --variant being compiled (0 without) */
+    bool fast_math; /* that variant asks for fast math (its item "fast-math") */
 } BenchSession;
 
 /* A function and its arguments, timed by bench_launch. */
@@ -317,8 +318,11 @@ int bench_mla_trace(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile,
 int bench_mla_variants(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile, void *problem,
                        BenchTensor *out, BenchTensor *lse, BenchMlaReference reference,
                        int groups, BenchRow *rows, int nrows);
-/* Whether spec is a --variant: "-" or NAME=VALUE items joined by commas. */
+/* Whether spec is a --variant: "-" or items joined by commas, each NAME=VALUE
+ * or BENCH_VARIANT_FAST_MATH. */
 bool bench_variant_ok(const char *spec);
+/* The --variant item that compiles the variant with fast math. */
+#define BENCH_VARIANT_FAST_MATH "fast-math"
 
 /* The MLA decode rows (one per --variant): compile the kernel for the
  * problem, make its inputs and measure (bench_mla_variants). */

@@ -57,7 +57,8 @@ const char bench_usage[] =
     "                    its request's tokens\n"
     "  --sink            mla --topk: with the attention sink (-D ATTN_SINK=True)\n"
     "  --variant V       mla: a variant of the kernel, V = NAME=VALUE[,NAME=VALUE...]\n"
-    "                    (-D overrides after the command's; '-': none); repeat for\n"
+    "                    (-D overrides after the command's; an item fast-math\n"
+    "                    compiles it with fast math; '-': none); repeat for\n"
     "                    a row each, compiled, checked and timed in turn on the same\n"
     "                    inputs (repeat one for interleaved runs: A B A B); --trace\n"
     "                    traces the first\n"
@@ -274,8 +275,8 @@ static int take_value(BenchConfig *c, OptionId id, const char *v)
         for (const char *q = v; *q; q++)
             items += *q == ',';
         if (!bench_variant_ok(v) || items > BENCH_MAX_DEFINES)
-            return usage_error("--variant takes NAME=VALUE[,NAME=VALUE...] (at most %d) or '-', "
-                               "not '%s'", BENCH_MAX_DEFINES, v);
+            return usage_error("--variant takes NAME=VALUE[,NAME=VALUE...] (at most %d; an item "
+                               "may be fast-math) or '-', not '%s'", BENCH_MAX_DEFINES, v);
         if (c->nvariants == BENCH_MAX_VARIANTS)
             return usage_error("too many --variant options (at most %d)", BENCH_MAX_VARIANTS);
         c->variants[c->nvariants++] = v;
@@ -344,8 +345,12 @@ bool bench_variant_ok(const char *spec)
         return true;
     for (const char *item = spec;; item++) {
         size_t n = strcspn(item, ","), name = strcspn(item, "=");
-        if (name == 0 || name >= n)
+        bool option = n == strlen(BENCH_VARIANT_FAST_MATH) && !strncmp(item, BENCH_VARIANT_FAST_MATH, n);
+        if (!option && (name == 0 || name >= n || isdigit((unsigned char)item[0])))
             return false;
+        for (size_t i = 0; !option && i < name; i++)
+            if (!isalnum((unsigned char)item[i]) && item[i] != '_')
+                return false;
         if (!item[n])
             return true;
         item += n;
@@ -424,7 +429,8 @@ static int mla_defines(const BenchConfig *c)
         rc = mla_define(c, "-D", c->defines[i].name, strlen(c->defines[i].name));
     for (int v = 0; !rc && v < c->nvariants; v++)
         for (const char *item = c->variants[v]; !rc && strcmp(item, "-"); item++) {
-            rc = mla_define(c, "--variant", item, strcspn(item, "="));
+            if (strcspn(item, "=") < strcspn(item, ",")) /* not the item fast-math */
+                rc = mla_define(c, "--variant", item, strcspn(item, "="));
             item += strcspn(item, ",");
             if (!*item)
                 break;

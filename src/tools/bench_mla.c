@@ -41,16 +41,23 @@ typedef struct Mla {
 
 /* ---- compiling (shared) ---- */
 
-/* Appends the items of variant spec to defs (their strings in buf, which
- * the defines point into); the new count. */
-static size_t variant_defines(const char *spec, char *buf, tirx_define *defs, size_t n)
+/* Appends the NAME=VALUE items of variant spec to defs (their strings in
+ * buf, which the defines point into); the new count. The item fast-math
+ * sets *fast_math instead. */
+static size_t variant_defines(const char *spec, char *buf, tirx_define *defs, size_t n,
+                              bool *fast_math)
 {
+    *fast_math = false;
     if (!strcmp(spec, "-"))
         return n;
     strcpy(buf, spec);
     for (char *item = strtok(buf, ","); item && n < BENCH_MAX_DEFINES * 2 + 8;
          item = strtok(NULL, ",")) {
         char *eq = strchr(item, '=');
+        if (!eq) {
+            *fast_math = true; /* bench_variant_ok let only this item through */
+            continue;
+        }
         *eq = 0;
         defs[n++] = (tirx_define){item, eq + 1};
     }
@@ -67,7 +74,7 @@ int bench_mla_compile(BenchSession *s, const char *fallback, const tirx_define *
     size_t n = c->ndefines + ndefs;
     char *buf = c->nvariants ? malloc(strlen(c->variants[s->variant]) + 1) : NULL;
     if (buf)
-        n = variant_defines(c->variants[s->variant], buf, all, n);
+        n = variant_defines(c->variants[s->variant], buf, all, n, &s->fast_math);
     s->file = c->kernel ? c->kernel : fallback;
     s->text = tool_read_input(s->file, TIRX_MAX_INPUT_SIZE_DEFAULT, &s->len);
     int rc = s->text && (buf || !c->nvariants) ? bench_compile(s, all, n, &k->module)

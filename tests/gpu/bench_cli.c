@@ -9,7 +9,7 @@
  * and of tests/build/iket_trace.tirx (a Chrome trace with their spans,
  * nothing dropped); `bench mla` at the issue's memory-bound
  * shape (the defaults), on a small varlen causal problem with --json, with
- * two --variant rows (and a variant that breaks the kernel, refused), and
+ * three --variant rows (one with fast math; and a variant that breaks the kernel, refused), and
  * on a copy of the kernel with a wrong softmax constant, which the check
  * against float64 must refuse (exit 1, no table); `bench mla --topk` (the
  * sparse fp8 decode) at the issue's shape (the defaults: a 2.75 GB cache),
@@ -181,13 +181,16 @@ int main(void)
     GPU_CHECK(strstr(slurp("mla.svg"), ">qk<") != NULL && strstr(slurp("mla.svg"), ">load pair<"),
               "the MLA timeline has the consumers' and the producer's spans");
 
-    rc = bench("mla --batch 8 --sk 700 --budget-ms 20 --variant - --variant STAGES=2 --lineinfo");
+    rc = bench("mla --batch 8 --sk 700 --budget-ms 20 --variant - --variant STAGES=2 "
+               "--variant fast-math --lineinfo");
     out = slurp("out");
     fputs(slurp("err"), stdout);
     fputs(out, stdout);
     GPU_CHECK(rc == 0 && strstr(out, "mla b=8 s_q=1 h_q=64 s_k=700 [-] ") != NULL &&
-                  strstr(out, "mla b=8 s_q=1 h_q=64 s_k=700 [STAGES=2] ") != NULL,
-              "bench mla --variant times a row per variant (compiled with --lineinfo)");
+                  strstr(out, "mla b=8 s_q=1 h_q=64 s_k=700 [STAGES=2] ") != NULL &&
+                  strstr(out, "mla b=8 s_q=1 h_q=64 s_k=700 [fast-math] ") != NULL,
+              "bench mla --variant times a row per variant, fast-math too (compiled with "
+              "--lineinfo), each checked");
     rc = bench("mla --batch 8 --sk 700 --budget-ms 20 --variant - --variant LOG2E=1.5");
     e = slurp("err");
     fputs(e, stdout);

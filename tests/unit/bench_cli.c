@@ -239,12 +239,14 @@ static void test_args_mla(void **state)
     assert_int_equal(c.mla_problem.topk, 0);
     /* --variant: a row each, "-" for none */
     assert_int_equal(parse(&c, "bench mla --hq 128 --variant - --variant STAGES=2,OVERLAP=1 "
-                               "--variant=- -D X=1"),
+                               "--variant=- -D X=1 --variant fast-math --variant A=1,fast-math"),
                      -1);
-    assert_int_equal(c.nvariants, 3);
+    assert_int_equal(c.nvariants, 5);
     assert_string_equal(c.variants[0], "-");
     assert_string_equal(c.variants[1], "STAGES=2,OVERLAP=1");
     assert_string_equal(c.variants[2], "-");
+    assert_string_equal(c.variants[3], "fast-math");
+    assert_string_equal(c.variants[4], "A=1,fast-math");
 }
 
 /* --topk: the sparse decode, with its own defaults (b 128, s_q 2, h_q 128,
@@ -369,6 +371,8 @@ static void test_args_errors(void **state)
         "bench gemm --shape 1,2,3 --varlen",
         "bench k.tirx --func f --sk 8",
         "bench mla --variant A",
+        "bench mla --variant fast-math=1",
+        "bench mla --variant fastmath",
         "bench mla --variant =1",
         "bench mla --variant A=1,",
         "bench mla --variant ,A=1",
