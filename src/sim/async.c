@@ -596,13 +596,17 @@ static int64_t tma_box(SimLaunch *l, SimThread *t, const SimPtx *p, const SimMap
             else
                 memset(d, 0, (size_t)esize);
         } else if (g && dir == TMA_STORE) {
+            l->proxy_read = "TMA store";
             const uint8_t *src = sim_mem_read(l, t, s, (size_t)esize, at);
+            l->proxy_read = NULL;
             uint8_t *d = src ? sim_mem_write(l, t, g, (size_t)esize, at) : NULL;
             if (!d)
                 return 0;
             memcpy(d, src, (size_t)esize);
         } else if (g) {
+            l->proxy_read = "TMA reduce";
             reduce_elem(l, t, sim_ptx_slot(p, "redop"), dt, g, s, at);
+            l->proxy_read = NULL;
         } else {
             continue; /* a store's element out of bounds: not read */
         }
@@ -669,8 +673,10 @@ static void tma(SimLaunch *l, SimThread *t, const SimPtx *p, TmaDir dir, TxSpan 
             continue;
         SimCta *c = &l->ctas[k], *bc = &l->ctas[pair ? (k & ~1) | (mrank & 1) : k];
         range[0] = UINT32_MAX, range[1] = 0;
+        l->proxy_write = true;
         int64_t bytes = g4 ? gather4(l, t, p, m, c, off, range, at)
                            : tma_box(l, t, p, m, dir, coord, c, off, range, at);
+        l->proxy_write = false;
         if (sim_failed(l))
             return;
         SimAsync *op = record(l, t, SIM_ASYNC_LOAD, c, range[0], range[1], 0, at);
@@ -683,7 +689,12 @@ static void bulk(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
 {
     uint64_t dst = address(l, t, p, "dst_mem"), src = address(l, t, p, "src_mem");
     int64_t n = sim_ptx_value(l, t, p, "size", 0);
-    if (sim_failed(l) || !copy_bytes(l, t, dst, src, (size_t)n, (size_t)n, at))
+    l->proxy_read = "bulk copy";
+    l->proxy_write = true;
+    bool copied = !sim_failed(l) && copy_bytes(l, t, dst, src, (size_t)n, (size_t)n, at);
+    l->proxy_read = NULL;
+    l->proxy_write = false;
+    if (!copied)
         return;
     if (sim_ptx_operand(p, "mbar"))
         load_on(l, t, pending(l, t, SIM_ASYNC_LOAD, dst, (size_t)n, 0, at),
@@ -705,7 +716,9 @@ static void st_async(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
     }
     uint64_t dst = address(l, t, p, "addr");
     size_t n = (size_t)b->lanes * (size_t)bits / 8;
+    l->proxy_write = true;
     uint8_t *d = sim_mem_write(l, t, dst, n, at);
+    l->proxy_write = false;
     if (!d)
         return;
     for (int i = 0; i < b->lanes; i++) {

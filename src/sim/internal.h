@@ -50,7 +50,9 @@ typedef struct SimRegion {
     uint8_t *base;
     size_t size;
     SimMemKind kind;
-    uint8_t *init;      /* shared: one flag per byte, written since the launch */
+    uint8_t *init;      /* shared: SIM_WRITTEN, and SIM_GENERIC when that last write
+                         * was through the generic proxy (a thread's store, stmatrix,
+                         * cp.async), not an async-proxy copy's */
     uint16_t *writer;   /* shared: 1 + the thread of the cluster that last wrote the byte */
     uint32_t *wclock;   /* shared: that thread's clock at the write */
     uint32_t *wat;      /* shared: 1 + the source offset of that write (0: unknown) */
@@ -65,6 +67,9 @@ typedef struct SimRegion {
  * (a load's destination: reading or writing it is an error) or reads it (a
  * store's source, a wgmma's operand: writing it is an error). */
 enum { SIM_PEND_NONE, SIM_PEND_WRITE, SIM_PEND_READ };
+
+/* A shared byte's init flags. */
+enum { SIM_WRITTEN = 1, SIM_GENERIC = 2 };
 
 /* ---------------------------------------------------------------- threads */
 
@@ -111,6 +116,9 @@ typedef struct SimThread {
     int nacc;
     uint64_t clock;      /* statements it executed: %clock64, and %globaltimer in ns */
     uint32_t trace_n;    /* T.cuda.iket events it reached (the warp records each once) */
+    uint32_t proxy_fenced; /* its own clock just after its last fence.proxy.async (which
+                            * advances it; 0: none): its generic writes at earlier clocks
+                            * are visible to the async proxy */
 } SimThread;
 
 enum { SIM_WAIT_WARP = -1, SIM_WAIT_MBARRIER = -2, SIM_WAIT_CLUSTER = -3 };
@@ -210,6 +218,8 @@ typedef struct SimLaunch {
     uint32_t cluster_phase;
     TX_VEC(SimAsync) inflight;
     bool agent;          /* an asynchronous unit (wgmma) reads the thread's registers */
+    const char *proxy_read; /* the async-proxy operation whose shared reads these are, or NULL */
+    bool proxy_write;    /* the shared writes are an async-proxy copy's (TMA, bulk, st.async) */
     uint64_t *trace;     /* the launch's trace records (ss->trace), or NULL */
     uint64_t trace_warps; /* warps per CTA */
 } SimLaunch;

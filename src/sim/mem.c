@@ -169,6 +169,30 @@ static uint32_t position(const SimLaunch *l, TxSpan at)
     return at.src && at.src == l->f->span.src ? at.begin + 1 : 0;
 }
 
+/* Whether an async-proxy read (l->proxy_read: a wgmma's or tcgen05.mma's
+ * operand, a TMA or bulk copy's source) may see byte i: a generic-proxy
+ * write of it is seen only once its writer has run fence.proxy.async after
+ * it (and then released it to the reader, which the race check sees to). */
+static bool proxy_visible(SimLaunch *l, SimThread *t, SimRegion *r, size_t i, TxSpan at)
+{
+    if (!(r->init[i] & SIM_GENERIC))
+        return true;
+    int w = r->writer[i] - 1;
+    const SimThread *o = sim_thread_of(l, w);
+    if (o->proxy_fenced > r->wclock[i])
+        return true;
+    int line = 0, col = 0;
+    if (r->wat[i] && l->f->span.src)
+        tx_source_linecol(l->f->span.src, r->wat[i] - 1, &line, &col);
+    SimCta *oc = &l->ctas[w / l->ctas[0].nthreads];
+    sim_fail(l, t, at, "the %s reads shared memory byte %zu, which thread (%u,%u,%u) of CTA "
+             "(%u,%u,%u) wrote at line %d through the generic proxy with no fence.proxy.async "
+             "after the write (T.cuda.fence_proxy_async(), before the barrier or arrive that "
+             "hands the data over)", l->proxy_read, i, o->idx[0], o->idx[1], o->idx[2],
+             oc->idx[0], oc->idx[1], oc->idx[2], line);
+    return false;
+}
+
 /* The shadow check of a shared access by t of bytes [off, off + n). */
 static bool shared_shadow(SimLaunch *l, SimThread *t, SimRegion *r, size_t off, size_t n,
                           bool write, TxSpan at)
@@ -182,6 +206,8 @@ static bool shared_shadow(SimLaunch *l, SimThread *t, SimRegion *r, size_t off, 
             sim_fail(l, t, at, "read of uninitialised shared memory (byte %zu)", i);
             return false;
         }
+        if (!write && l->proxy_read && !proxy_visible(l, t, r, i, at))
+            return false;
         if (r->async[i] == SIM_PEND_WRITE || (write && r->async[i] == SIM_PEND_READ)) {
             sim_async_conflict(l, t, c, i, write, at);
             return false;
@@ -196,7 +222,7 @@ static bool shared_shadow(SimLaunch *l, SimThread *t, SimRegion *r, size_t off, 
             return false;
         }
         if (write) {
-            r->init[i] = 1;
+            r->init[i] = l->proxy_write ? SIM_WRITTEN : SIM_WRITTEN | SIM_GENERIC;
             r->writer[i] = me;
             r->wclock[i] = now;
             r->wat[i] = pos;

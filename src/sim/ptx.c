@@ -403,7 +403,14 @@ SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
     case IR_PTX_wgmma_fp8_rs: case IR_PTX_wgmma_fp8_f16acc_rs: case IR_PTX_wgmma_tf32_rs:
         sim_group_coll(l, t, &e->u.call, e->span);
         break;
-    case IR_PTX_fence: case IR_PTX_fence_proxy: case IR_PTX_fence_mbarrier_init:
+    case IR_PTX_fence_proxy:
+        /* fence.proxy.async (of all spaces or shared memory): the thread's
+         * generic writes so far are visible to the async proxy */
+        if (!strcmp(sim_ptx_slot(&p, "proxykind"), "async") &&
+            strcmp(sim_ptx_slot(&p, "space"), "global"))
+            t->proxy_fenced = ++t->vc[t->gid];
+        break;
+    case IR_PTX_fence: case IR_PTX_fence_mbarrier_init:
     case IR_PTX_setmaxnreg: case IR_PTX_wgmma_fence: case IR_PTX_griddepcontrol:
     case IR_PTX_prefetch: case IR_PTX_prefetch_valid_addr: case IR_PTX_prefetchu:
         break;

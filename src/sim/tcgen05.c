@@ -488,7 +488,10 @@ static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
     for (int g = 0; g < group && !sim_failed(l); g++) {
         SimCta *saved = l->cta, *c = g ? peer_of(l, saved) : saved;
         l->cta = c;
-        if (sim_read_smem_operand(l, t, &ob, id.b, nb, id.k, B + g * nb * id.k, NULL, at) && scaled)
+        l->proxy_read = "tcgen05.mma";
+        bool read = sim_read_smem_operand(l, t, &ob, id.b, nb, id.k, B + g * nb * id.k, NULL, at);
+        l->proxy_read = NULL;
+        if (read && scaled)
             apply_scale(l, t, c, &id, nsf, id.sf_b, (uint32_t)sim_ptx_value(l, t, p, "sfb_tmem", 0),
                         nb, B + g * nb * id.k, at);
         l->cta = saved;
@@ -501,8 +504,11 @@ static void mma(SimLaunch *l, SimThread *t, const SimPtx *p, TxSpan at)
         if (ts)
             read_tmem_a(l, t, c, &id, group, ws, (uint32_t)sim_ptx_value(l, t, p, "a_tmem", 0),
                         A, at);
-        else
+        else {
+            l->proxy_read = "tcgen05.mma";
             sim_read_smem_operand(l, t, &oa, id.a, rows, id.k, A, NULL, at);
+            l->proxy_read = NULL;
+        }
         for (int i = 0; i < na && !sim_failed(l); i++)
             A[i] = (id.neg_a ? -1 : 1) * (id.a.bits == 32 ? sim_tf32_value(A[i]) : A[i]);
         if (g == 0)
@@ -593,7 +599,9 @@ static void cp_cta(SimLaunch *l, SimThread *t, const SimPtx *p, const SimSmemOpe
     double *src = malloc(sizeof *src * (size_t)(rows * bytes));
     SimCta *saved = l->cta;
     l->cta = c;
+    l->proxy_read = "tcgen05.cp";
     bool ok = src && sim_read_smem_operand(l, t, o, IR_UINT8, rows, bytes, src, NULL, at);
+    l->proxy_read = NULL;
     l->cta = saved;
     uint32_t taddr = (uint32_t)sim_ptx_value(l, t, p, "taddr", 0);
     const char *fmt = sim_ptx_slot(p, "src_fmt");

@@ -303,10 +303,13 @@ void sim_wgmma(SimLaunch *l, SimCta *c, int group, const IrCall *call, TxSpan at
     } else if (rs) {
         read_register_a(l, c, first, &p, &s, A);
     } else {
+        l->proxy_read = "wgmma";
         sim_read_smem_operand(l, t0, &oa, s.a, s.m, s.k, A, range, at);
     }
+    l->proxy_read = "wgmma";
     if (!sim_failed(l))
         sim_read_smem_operand(l, t0, &ob, s.b, s.n, s.k, B, range, at);
+    l->proxy_read = NULL;
     if (!sim_failed(l) && !strcmp(sim_ptx_slot(&p, "atype"), "tf32")) {
         for (int i = 0; i < s.m * s.k; i++)
             A[i] = sim_tf32_value(A[i]);

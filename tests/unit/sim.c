@@ -524,6 +524,71 @@ static void test_wgmma_before_wait_group(void **state)
     wgmma_planted("", "        D[tx // 32 * 16", acc, 2);
 }
 
+/* Simulates fn of text and expects it to stop at the line holding at_text,
+ * where `reader` reads shared memory that a thread wrote at the line holding
+ * write_text with no fence.proxy.async after it. */
+static void expect_unfenced(const char *text, const char *name, const char *fn, Tensor **ts, int n,
+                            const char *reader, const char *at_text, const char *write_text)
+{
+    tirx_module *m = compile_text(text, strlen(text), name, NULL, 0);
+    tirx_error err;
+    assert_int_equal(simulate(m, fn, ts, n, NULL, 0, &err), TIRX_ERR_USAGE);
+    char where[128], what[64], wrote[128];
+    snprintf(where, sizeof where, "%s:%d:", name, line_of(text, at_text));
+    snprintf(what, sizeof what, "the %s reads shared memory byte ", reader);
+    snprintf(wrote, sizeof wrote, " wrote at line %d through the generic proxy with no "
+             "fence.proxy.async", line_of(text, write_text));
+    if (!strstr(err.message, where) || !strstr(err.message, what) || !strstr(err.message, wrote))
+        fail_msg("'%s', '%s' or '%s' is not in: %s", where, what, wrote, err.message);
+    tirx_module_free(m);
+}
+
+/* Shared memory written by the threads (generic proxy) and then read by the
+ * async proxy without a fence.proxy.async between: a wgmma's operands
+ * (tests/gpu/wgmma_tile.tirx without its fence) and a TMA store's source
+ * (examples/tma_copy.tirx with a tile written by the threads before it is
+ * stored); with the fence, the same TMA store runs. */
+static void test_missing_proxy_fence(void **state)
+{
+    (void)state;
+    char *text = substituted("tests/gpu/wgmma_tile.tirx",
+                             "    T.ptx.fence.proxy.async_.shared__cta()\n", "");
+    unsigned seed = 6;
+    uint16_t *a = random_halves(64 * 16, &seed), *b = random_halves(16 * 8, &seed);
+    float *d = random_floats(64 * 8, &seed);
+    Tensor A = tensor(a, 2, 64, 16, kDLFloat, 16), B = tensor(b, 2, 16, 8, kDLFloat, 16);
+    Tensor D = tensor(d, 2, 64, 8, kDLFloat, 32);
+    Tensor *ws[] = {&A, &B, &D};
+    expect_unfenced(text, "wgmma_tile.tirx", "wgmma_n8", ws, 3, "wgmma",
+                    "T.ptx[\"wgmma.mma_async", "        A_s[(e % 16)");
+    free(a), free(b), free(d), free(text);
+
+    const char *store = "    if tx == 0:\n        Tx.copy_async(C[";
+    const char *planted = "    T.cuda.cta_sync()\n    A_s[tx // 64, tx % 64] = T.float16(1)\n"
+                          "    T.cuda.cta_sync()\n";
+    char with[256], fenced[256];
+    snprintf(with, sizeof with, "%s%s", planted, store);
+    snprintf(fenced, sizeof fenced, "%s%s",
+             "    T.cuda.cta_sync()\n    A_s[tx // 64, tx % 64] = T.float16(1)\n"
+             "    T.cuda.fence_proxy_async()\n    T.cuda.cta_sync()\n", store);
+    size_t n = 1024 * 512;
+    uint16_t *x = random_halves(n, &seed), *y = poisoned(n), *z = poisoned(n);
+    Tensor X = tensor(x, 2, 1024, 512, kDLFloat, 16), Y = tensor(y, 2, 1024, 512, kDLFloat, 16);
+    Tensor Z = tensor(z, 2, 1024, 512, kDLFloat, 16);
+    Tensor *ts[] = {&X, &Y, &Z};
+    text = substituted("examples/tma_copy.tirx", store, with);
+    expect_unfenced(text, "tma_copy.tirx", "tma_copy", ts, 3, "TMA store", "Tx.copy_async(C[",
+                    "    A_s[tx // 64, tx % 64]");
+    free(text);
+    text = substituted("examples/tma_copy.tirx", store, fenced);
+    tirx_module *m = compile_text(text, strlen(text), "tma_copy.tirx", NULL, 0);
+    tirx_error err;
+    assert_int_equal(simulate(m, "tma_copy", ts, 3, NULL, 0, &err), TIRX_OK);
+    assert_int_equal(z[0], 0x3c00); /* C's tile (0, 0) is A_s, whose [0, 0] the threads set to 1 */
+    tirx_module_free(m);
+    free(x), free(y), free(z), free(text);
+}
+
 /* Two accumulators in flight (tests/gpu/op_gemm_wgmma.tirx, INFLIGHT):
  * T.cuda.wgmma_wait(1, hi) leaves the newest group, hi's, in flight, so
  * reading hi after it is reading registers the MMA still writes. */
@@ -1456,6 +1521,7 @@ int main(void)
         cmocka_unit_test(test_tma_store_source_rewritten),
         cmocka_unit_test(test_cp_async_without_wait),
         cmocka_unit_test(test_wgmma_before_wait_group),
+        cmocka_unit_test(test_missing_proxy_fence),
         cmocka_unit_test(test_wgmma_wait_wrong_group),
         cmocka_unit_test(test_ordering_races),
         cmocka_unit_test(test_modelled_clock),
