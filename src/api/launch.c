@@ -315,7 +315,8 @@ static tirx_status host_tensors(const tirx_function *f, const tirx_arg *args, si
         for (int d = 0; d < t->ndim && t->shape; d++)
             n *= (size_t)(t->shape[d] > 0 ? t->shape[d] : 0);
         n = (n + 7) / 8;
-        sim_add_global(ss, (char *)t->data + t->byte_offset, n);
+        sim_add_global(ss, (char *)t->data + t->byte_offset, n,
+                       i < (size_t)f->host->nparams ? f->host->params[i]->u.var.name : NULL);
     }
     return TIRX_OK;
 }

@@ -605,7 +605,9 @@ static int64_t tma_box(SimLaunch *l, SimThread *t, const SimPtx *p, const SimMap
             memcpy(d, src, (size_t)esize);
         } else if (g) {
             l->proxy_read = "TMA reduce";
+            l->atomic = true;
             reduce_elem(l, t, sim_ptx_slot(p, "redop"), dt, g, s, at);
+            l->atomic = false;
             l->proxy_read = NULL;
         } else {
             continue; /* a store's element out of bounds: not read */

@@ -520,7 +520,9 @@ static SimVal atomic(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     } else {
         nv = ival(sim_wrap(dt, old.i + v.i));
     }
+    l->atomic = true;
     sim_store(l, t, addr, dt, nv, e->span);
+    l->atomic = false;
     return old;
 }
 

@@ -60,6 +60,9 @@ typedef struct SimRegion {
     uint32_t *rclock;   /* shared: its clock at the read */
     uint32_t *rat;      /* shared: 1 + the source offset of that read */
     uint8_t *async;     /* shared: SIM_PEND_*, an asynchronous operation in flight on it */
+    uint32_t *gwriter;  /* global: 1 + the grid-linear index of the CTA whose plain store
+                         * wrote the byte in the current launch (0: none; made at the first) */
+    const char *name;   /* global: the argument it is (NULL: unnamed) */
     struct SimCta *cta; /* shared: the CTA it belongs to */
 } SimRegion;
 
@@ -220,6 +223,7 @@ typedef struct SimLaunch {
     bool agent;          /* an asynchronous unit (wgmma) reads the thread's registers */
     const char *proxy_read; /* the async-proxy operation whose shared reads these are, or NULL */
     bool proxy_write;    /* the shared writes are an async-proxy copy's (TMA, bulk, st.async) */
+    bool atomic;         /* the access is an atomic's or a reduction's (not a plain store) */
     uint64_t *trace;     /* the launch's trace records (ss->trace), or NULL */
     uint64_t trace_warps; /* warps per CTA */
 } SimLaunch;

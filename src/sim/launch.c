@@ -112,6 +112,7 @@ RtStatus sim_launch(void *user, const IrFunc *kernel, const RtLaunchConfig *cfg,
 {
     SimSession *ss = user;
     SimLaunch l = {.ss = ss, .f = kernel, .cfg = *cfg};
+    sim_launch_begin(ss);
     plan(&l);
     l.params = calloc((size_t)l.nslots + 1, sizeof *l.params);
     if (!l.params) {

@@ -32,6 +32,7 @@ static void region_free(SimRegion *r)
     free(r->rclock);
     free(r->rat);
     free(r->async);
+    free(r->gwriter);
     free(r);
 }
 
@@ -73,9 +74,20 @@ void sim_region_remove(SimSession *ss, SimRegion *r)
     region_free(r);
 }
 
-void sim_add_global(SimSession *ss, void *base, size_t size)
+void sim_add_global(SimSession *ss, void *base, size_t size, const char *name)
 {
-    sim_region_add(ss, base, size, SIM_MEM_GLOBAL);
+    SimRegion *r = sim_region_add(ss, base, size, SIM_MEM_GLOBAL);
+    if (r)
+        r->name = name;
+}
+
+void sim_launch_begin(SimSession *ss)
+{
+    for (int i = 0; i < ss->regions.len; i++) {
+        SimRegion *r = ss->regions.items[i];
+        if (r->gwriter)
+            memset(r->gwriter, 0, (r->size ? r->size : 1) * sizeof *r->gwriter);
+    }
 }
 
 static bool inside(const SimRegion *r, uint64_t addr, size_t n)
@@ -236,6 +248,42 @@ static bool shared_shadow(SimLaunch *l, SimThread *t, SimRegion *r, size_t off, 
     return true;
 }
 
+/* The CTA at grid-linear index i (x fastest). */
+static void cta_of(const SimLaunch *l, uint32_t i, unsigned idx[3])
+{
+    idx[0] = i % l->cfg.grid[0];
+    idx[1] = i / l->cfg.grid[0] % l->cfg.grid[1];
+    idx[2] = i / l->cfg.grid[0] / l->cfg.grid[1];
+}
+
+/* A plain store of bytes [off, off + n) of global region r: no other CTA of
+ * the launch may have stored to them (the CTAs of a grid are not ordered:
+ * overlapping tiles or splits, or an atomic written as a store). */
+static bool global_owner(SimLaunch *l, SimThread *t, SimRegion *r, size_t off, size_t n,
+                         TxSpan at)
+{
+    if (!r->gwriter && !(r->gwriter = calloc(r->size ? r->size : 1, sizeof *r->gwriter))) {
+        sim_fail(l, t, at, "out of memory");
+        return false;
+    }
+    const unsigned *me = l->cta->idx;
+    uint32_t mine = 1 + me[0] + l->cfg.grid[0] * (me[1] + l->cfg.grid[1] * me[2]);
+    for (size_t i = off; i < off + n; i++) {
+        if (r->gwriter[i] && r->gwriter[i] != mine) {
+            unsigned o[3];
+            cta_of(l, r->gwriter[i] - 1, o);
+            sim_fail(l, t, at, "byte %zu of %s%s%s was stored to by CTA (%u,%u,%u) too: two CTAs "
+                     "of a launch write the same global memory, in no order (overlapping "
+                     "tiles or splits, or an atomic written as a plain store)", i,
+                     r->name ? "'" : "a tensor", r->name ? r->name : " argument",
+                     r->name ? "'" : "", o[0], o[1], o[2]);
+            return false;
+        }
+        r->gwriter[i] = mine;
+    }
+    return true;
+}
+
 static uint8_t *access(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, bool write,
                        TxSpan at)
 {
@@ -250,6 +298,8 @@ static uint8_t *access(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, bool
     if (write)
         l->events++;
     if (r->kind == SIM_MEM_SHARED && !shared_shadow(l, t, r, off, n, write, at))
+        return NULL;
+    if (r->kind == SIM_MEM_GLOBAL && write && !l->atomic && !global_owner(l, t, r, off, n, at))
         return NULL;
     return r->base + off;
 }

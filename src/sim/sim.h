@@ -34,7 +34,10 @@ typedef struct SimSession {
 void sim_session_init(SimSession *ss);
 void sim_session_free(SimSession *ss);
 /* Makes [base, base + size) global memory the kernels may access. */
-void sim_add_global(SimSession *ss, void *base, size_t size);
+/* A tensor of the call (name: its argument's, or NULL) as global memory. */
+void sim_add_global(SimSession *ss, void *base, size_t size, const char *name);
+/* Before each launch of the call: no CTA has stored to global memory yet. */
+void sim_launch_begin(SimSession *ss);
 
 /* RtHostEnv's callbacks with user = a SimSession. A failure is RT_ERR_USAGE
  * with the message in err (and in the session). */

@@ -113,7 +113,7 @@ static inline RtDevPtr cg_alloc(CgDevice *d, size_t n)
     GPU_CHECK(p != NULL && d->nhost < (int)TX_ARRAY_LEN(d->host), "host memory");
     d->host[d->nhost++] = p;
     memset(p, 0xff, n);
-    sim_add_global(&d->sim, p, n);
+    sim_add_global(&d->sim, p, n, NULL);
     return (RtDevPtr)(uintptr_t)p;
 }
 

@@ -220,6 +220,42 @@ static void test_off_by_one(void **state)
     expect_error(src, frags, 3);
 }
 
+/* Two CTAs storing to the same global bytes (their tiles overlap): an error
+ * at the second store naming the first CTA; the same sums by atomics run. */
+static void test_global_overlap(void **state)
+{
+    (void)state;
+    const char *src = "@T.prim_func\n"
+                      "def f(X: T.Buffer((64,), \"float32\"), Y: T.Buffer((64,), \"float32\")):\n"
+                      "    T.device_entry()\n"
+                      "    bx = T.cta_id([2])\n"
+                      "    tx = T.thread_id([32])\n"
+                      "    Y[bx * 16 + tx] = X[tx]\n";
+    const char *frags[] = {"bug.tirx:6:5: error: byte 64 of 'Y' was stored to by CTA (0,0,0) too",
+                           "two CTAs of a launch write the same global memory",
+                           "(thread (0,0,0) of CTA (1,0,0))"};
+    expect_error(src, frags, 3);
+    const char *ok = "@T.prim_func\n"
+                     "def f(X: T.Buffer((64,), \"float32\"), Y: T.Buffer((64,), \"float32\")):\n"
+                     "    T.device_entry()\n"
+                     "    bx = T.cta_id([2])\n"
+                     "    tx = T.thread_id([32])\n"
+                     "    old: T.float32 = T.cuda.atomic_add(T.address_of(Y[bx * 16 + tx]), X[tx])\n";
+    tirx_module *m = compile_text(ok, strlen(ok), "ok.tirx", NULL, 0);
+    unsigned seed = 4;
+    float *x = random_floats(64, &seed), *y = random_floats(64, &seed);
+    memset(y, 0, 64 * sizeof *y);
+    Tensor X = tensor(x, 1, 64, 0, kDLFloat, 32), Y = tensor(y, 1, 64, 0, kDLFloat, 32);
+    Tensor *ts[] = {&X, &Y};
+    tirx_error err;
+    tirx_status st = simulate(m, "f", ts, 2, NULL, 0, &err);
+    if (st != TIRX_OK)
+        fail_msg("%s", err.message);
+    assert_true(y[16] == x[16] + x[0] && y[0] == x[0] && y[47] == x[31]);
+    free(x), free(y);
+    tirx_module_free(m);
+}
+
 static void test_uninitialised_shared(void **state)
 {
     (void)state;
@@ -1522,6 +1558,7 @@ int main(void)
         cmocka_unit_test(test_cp_async_without_wait),
         cmocka_unit_test(test_wgmma_before_wait_group),
         cmocka_unit_test(test_missing_proxy_fence),
+        cmocka_unit_test(test_global_overlap),
         cmocka_unit_test(test_wgmma_wait_wrong_group),
         cmocka_unit_test(test_ordering_races),
         cmocka_unit_test(test_modelled_clock),
