@@ -358,7 +358,8 @@ static tirx_status generate(Job *j, int sm)
     tirx_status st = api_lower(ir, NULL, j->o);
     if (st != TIRX_OK)
         return st;
-    CgOptions cg = {.sm = sm, .fast_math = j->o->fast_math != 0, .trace = j->o->trace != 0};
+    CgOptions cg = {.sm = sm, .fast_math = j->o->fast_math != 0, .trace = j->o->trace != 0,
+                    .exact_lines = j->o->lineinfo != 0};
     TxBuf out = {0};
     bool ok = cg_emit_module(ir, &cg, &out);
     j->m->compiled->cuda = tx_buf_take(&out);

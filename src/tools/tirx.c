@@ -40,7 +40,9 @@ static const char usage[] =
     "  --target=ARCH  build (required), check, opt: sm_80, sm_90a or sm_100a\n"
     "  --emit=KIND    build: cuda (default), ptx, cubin (needs -o), sass (the cubin\n"
     "                 disassembled by nvdisasm: TIRX_NVDISASM, the toolkit, PATH or\n"
-    "                 pip install nvidia-cuda-nvdisasm) or host (the host function)\n"
+    "                 pip install nvidia-cuda-nvdisasm), sass-lines (that SASS counted\n"
+    "                 by script line, per kernel: a static profile; implies --lineinfo)\n"
+    "                 or host (the host function)\n"
     "  -o OUT         build: write the output to OUT instead of stdout\n"
     "  --print-after=PASS  print the IR after PASS (or 'all') on stderr\n"
     "  --verify-each  run the verifier after every pass\n"
@@ -427,14 +429,19 @@ static tirx_status emit(const Options *o, const tirx_module *m, const char *kind
         const void *cubin = tirx_module_cubin(m, &n);
         return cubin ? write_output(o, cubin, n) : TIRX_ERR_INTERNAL;
     }
-    if (!strcmp(kind, "sass")) {
-        char *sass = NULL;
+    if (!strcmp(kind, "sass") || !strcmp(kind, "sass-lines")) {
+        char *sass = NULL, *lines = NULL;
         tirx_error err;
         tirx_status st = tirx_module_sass(m, &sass, &err);
         if (st != TIRX_OK)
             fprintf(stderr, "error: %s\n", err.message);
-        else
+        else if (!strcmp(kind, "sass"))
             st = write_output(o, sass, strlen(sass));
+        else if (!(lines = sass_lines(sass)))
+            st = TIRX_ERR_INTERNAL;
+        else
+            st = write_output(o, lines, strlen(lines));
+        free(lines);
         tirx_free(sass);
         return st;
     }
@@ -456,12 +463,15 @@ static tirx_status run_build(const Options *o, const char *text, size_t len, con
     if (!o->target)
         return usage_error("%s: --target is required (sm_80, sm_90a or sm_100a)", "build");
     if (strcmp(kind, "cuda") && strcmp(kind, "ptx") && strcmp(kind, "cubin") &&
-        strcmp(kind, "sass") && strcmp(kind, "host"))
-        return usage_error("--emit takes cuda, ptx, cubin, sass or host, not '%s'", kind);
+        strcmp(kind, "sass") && strcmp(kind, "sass-lines") && strcmp(kind, "host"))
+        return usage_error("--emit takes cuda, ptx, cubin, sass, sass-lines or host, not '%s'",
+                           kind);
     if (!strcmp(kind, "cubin") && !o->output)
         return usage_error("%s", "--emit cubin needs -o OUT");
     tirx_options t = lowering_options(o);
     t.want_ptx = !strcmp(kind, "ptx");
+    if (!strcmp(kind, "sass-lines"))
+        t.lineinfo = 1; /* its marks come from the line table */
     t.no_binary = check || (!o->stats && (!strcmp(kind, "cuda") || !strcmp(kind, "host")));
     tirx_module *m = NULL;
     tirx_status st = tirx_compile(text, len, name, o->defines, o->ndefines, &t, &m);

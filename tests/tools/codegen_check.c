@@ -42,7 +42,8 @@ static void print_diags(const IrModule *m)
 static char *generate(const Options *o, const char *text, size_t len)
 {
     IrModule *m = sc_parse(text, len, o->file, NULL, 0);
-    CgOptions co = {ir_target_sm(o->arch), o->fast_math, o->no_lines, o->trace};
+    CgOptions co = {.sm = ir_target_sm(o->arch), .fast_math = o->fast_math, .no_lines = o->no_lines,
+                    .trace = o->trace};
     TxBuf out = {0};
     bool ok = !m->diags.nerrors;
     int kernels = 0;

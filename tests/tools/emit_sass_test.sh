@@ -2,7 +2,8 @@
 # emit_sass_test.sh TIRX FILE: `tirx build --emit sass` disassembles the
 # cubin of FILE (a wgmma GEMM) with nvdisasm: its kernels' SASS, HGMMA among
 # it, on stdout or into -o; with --lineinfo the .tirx lines of the
-# instructions among it (none without); with TIRX_NVDISASM naming no program it fails
+# instructions among it (none without); --emit sass-lines counts them by
+# line; with TIRX_NVDISASM naming no program it fails
 # (exit 3) saying so. SKIPPED without NVRTC or without nvdisasm
 # (pip install nvidia-cuda-nvdisasm, or the CUDA toolkit's).
 set -u
@@ -27,6 +28,17 @@ grep -q '//## File' "$dir/out" && { echo "FAILED: line information without --lin
 name=$(basename "$file")
 grep -q "//## File \".*/$name\", line [0-9]" "$dir/lines" ||
     { echo "FAILED: --lineinfo: no $name lines in the SASS"; exit 1; }
+# --emit sass-lines: the instructions counted by script line (a --lineinfo build), the
+# HGMMA at the gemm_async's line with its text, and every line one of FILE's (none counted
+# past its end: a statement's generated lines keep its line)
+"$tirx" build --target=sm_90a --emit=sass-lines "$file" >"$dir/count" || { echo "FAILED: sass-lines"; exit 1; }
+cat "$dir/count"
+grep -q "^gemm_wgmma_kernel: [0-9]* instructions$" "$dir/count" || { echo "FAILED: sass-lines: no kernel"; exit 1; }
+grep -q "^ *[0-9]* *[0-9]*  .*HGMMA [0-9].*Tx.wg.gemm_async(" "$dir/count" ||
+    { echo "FAILED: sass-lines: no HGMMA at the gemm_async's line"; exit 1; }
+last=$(wc -l <"$file")
+awk -v last="$last" '/^ +[0-9]+ +[0-9]+  / && $1 > last { bad = 1 } END { exit bad }' "$dir/count" ||
+    { echo "FAILED: sass-lines: a line past the end of $name"; exit 1; }
 TIRX_NVDISASM="$dir/none" "$tirx" build --target=sm_90a --emit=sass "$file" >/dev/null 2>"$dir/err"
 rc=$?
 [ $rc -eq 3 ] && grep -q "no nvdisasm: TIRX_NVDISASM=$dir/none is not an executable file" "$dir/err" ||

@@ -109,6 +109,10 @@ static void vline(Cg *cg, bool indent, const char *fmt, va_list ap)
 
 void cg_line(Cg *cg, const char *fmt, ...)
 {
+    /* with exact lines, a line of the current statement (or the brace
+     * closing it) stays at its line, instead of counting on past it */
+    if (cg->opt->exact_lines)
+        cg_sync_line(cg, cg->span);
     va_list ap;
     va_start(ap, fmt);
     vline(cg, true, fmt, ap);

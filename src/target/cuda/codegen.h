@@ -14,6 +14,8 @@ typedef struct CgOptions {
     int sm;          /* 80 (sm_80), 90 (sm_90a) or 100 (sm_100a) */
     bool fast_math;  /* fast intrinsics (__expf, ...); compile with --use_fast_math too */
     bool no_lines;   /* leave out the #line directives */
+    bool exact_lines; /* a #line before every line that would count past its statement's
+                       * (lineinfo: a profiler sees each instruction at its script line) */
     bool trace;      /* T.cuda.iket calls record events (otherwise they generate nothing) */
 } CgOptions;
 

@@ -1,0 +1,195 @@
+/* tirx build --emit sass-lines: the SASS of a --lineinfo build counted by
+ * script line. nvdisasm -g marks each run of instructions with the line it
+ * came from (`//## File "kernel.tirx", line 42`); this counts the
+ * instructions under each mark, per kernel, with their most frequent
+ * opcodes and the line's text: a static profile of where a kernel's machine
+ * code goes (instructions in the binary, not instructions executed: an
+ * unrolled loop counts each copy, a loop body once). */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/base.h"
+#include "bench.h"
+
+#define TOP_OPCODES 4
+
+typedef struct Opcode {
+    char name[24];
+    int n;
+} Opcode;
+
+typedef struct Line {
+    char file[256];
+    int line, n;
+    TX_VEC(Opcode) ops;
+} Line;
+
+typedef TX_VEC(Line) Lines;
+
+/* The last source file read (marks come in runs of one file). */
+typedef struct Source {
+    char path[256];
+    char *text; /* NULL: not readable */
+} Source;
+
+static Line *line_of(Lines *ls, const char *file, int line)
+{
+    for (int i = 0; i < ls->len; i++)
+        if (ls->items[i].line == line && !strcmp(ls->items[i].file, file))
+            return &ls->items[i];
+    Line l = {.line = line};
+    snprintf(l.file, sizeof l.file, "%s", file);
+    tx_vec_push(ls, l);
+    return &ls->items[ls->len - 1];
+}
+
+static void count(Line *l, const char *op, size_t len)
+{
+    l->n++;
+    if (len >= sizeof l->ops.items[0].name)
+        len = sizeof l->ops.items[0].name - 1;
+    for (int i = 0; i < l->ops.len; i++)
+        if (strlen(l->ops.items[i].name) == len && !strncmp(l->ops.items[i].name, op, len)) {
+            l->ops.items[i].n++;
+            return;
+        }
+    Opcode o = {.n = 1};
+    memcpy(o.name, op, len);
+    tx_vec_push(&l->ops, o);
+}
+
+static int by_place(const void *a, const void *b)
+{
+    const Line *x = a, *y = b;
+    int c = strcmp(x->file, y->file);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+static int by_count(const void *a, const void *b)
+{
+    const Opcode *x = a, *y = b;
+    return x->n != y->n ? (x->n < y->n) - (x->n > y->n) : strcmp(x->name, y->name);
+}
+
+/* The file's text, or NULL (not readable, or the helpers' header the
+ * CUDA's #line directives name, which is not on disk): no message. */
+static char *read_quietly(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *text = NULL;
+    long n = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+    if (n >= 0 && n < (64L << 20) && !fseek(f, 0, SEEK_SET) && (text = malloc((size_t)n + 1))) {
+        size_t got = fread(text, 1, (size_t)n, f);
+        text[got] = 0;
+    }
+    fclose(f);
+    return text;
+}
+
+/* Line n of path (1-based), trimmed, into out (empty when it cannot be read). */
+static void source_line(Source *s, const char *path, int n, char *out, size_t cap)
+{
+    *out = 0;
+    if (strcmp(s->path, path)) {
+        free(s->text);
+        snprintf(s->path, sizeof s->path, "%s", path);
+        s->text = read_quietly(path);
+    }
+    const char *p = s->text;
+    for (int i = 1; p && i < n; i++)
+        p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+    if (!p)
+        return;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t k = strcspn(p, "\n");
+    snprintf(out, cap, "%.*s", (int)(k < cap - 1 ? k : cap - 1), p);
+}
+
+static void report(TxBuf *out, const char *kernel, Lines *ls, int total, Source *src)
+{
+    tx_buf_printf(out, "%s: %d instructions\n", kernel, total);
+    qsort(ls->items, (size_t)ls->len, sizeof *ls->items, by_place);
+    const char *file = "";
+    for (int i = 0; i < ls->len; i++) {
+        Line *l = &ls->items[i];
+        if (strcmp(l->file, file)) {
+            file = l->file;
+            tx_buf_printf(out, "  %s\n", *file ? file : "(no line)");
+        }
+        qsort(l->ops.items, (size_t)l->ops.len, sizeof *l->ops.items, by_count);
+        TxBuf ops = {0};
+        for (int k = 0; k < l->ops.len && k < TOP_OPCODES; k++)
+            tx_buf_printf(&ops, "%s%s %d", k ? ", " : "", l->ops.items[k].name, l->ops.items[k].n);
+        char text[120];
+        source_line(src, l->file, l->line, text, sizeof text);
+        tx_buf_printf(out, "  %6d %6d  %-40s %s\n", l->line, l->n, ops.data ? ops.data : "", text);
+        tx_buf_free(&ops);
+        tx_vec_free(&l->ops);
+    }
+    ls->len = 0;
+}
+
+/* Whether [q, e) starts with an instruction's address comment (0a40 between slash-stars). */
+static bool is_address(const char *q, const char *e)
+{
+    if (e - q < 5 || q[0] != '/' || q[1] != '*')
+        return false;
+    const char *c = q + 2;
+    while (c < e && strchr("0123456789abcdef", *c) && *c)
+        c++;
+    return c > q + 2 && c + 1 < e && c[0] == '*' && c[1] == '/';
+}
+
+char *sass_lines(const char *sass)
+{
+    TxBuf out = {0};
+    Lines ls = {0};
+    Source src = {0};
+    char kernel[256] = "", file[256] = "";
+    int line = 0, total = 0;
+    for (const char *p = sass; *p;) {
+        size_t n = strcspn(p, "\n");
+        const char *e = p + n, *q = p;
+        while (q < e && (*q == ' ' || *q == '\t'))
+            q++;
+        const char *mark = strstr(q, "//## File \"");
+        if (!strncmp(q, ".text.", 6) && e > q && e[-1] == ':') {
+            if (*kernel)
+                report(&out, kernel, &ls, total, &src);
+            snprintf(kernel, sizeof kernel, "%.*s", (int)(e - q - 7), q + 6);
+            total = 0, *file = 0, line = 0;
+        } else if (mark && mark < e) {
+            const char *f = mark + 11, *fe = memchr(f, '"', (size_t)(e - f));
+            const char *ln = fe ? strstr(fe, "line ") : NULL;
+            if (fe && ln && ln < e) {
+                snprintf(file, sizeof file, "%.*s", (int)(fe - f), f);
+                line = atoi(ln + 5);
+            }
+        } else if (*kernel && is_address(q, e)) {
+            /* an instruction: its address, an optional guard, the opcode */
+            const char *op = strstr(q, "*/") + 2;
+            while (op < e && (*op == ' ' || *op == '\t'))
+                op++;
+            if (*op == '@')
+                op += strcspn(op, " \t");
+            while (op < e && (*op == ' ' || *op == '\t'))
+                op++;
+            size_t len = strcspn(op, ". \t;");
+            if (len && op + len <= e && *op >= 'A' && *op <= 'Z') {
+                count(line_of(&ls, file, line), op, len);
+                total++;
+            }
+        }
+        p = *e ? e + 1 : e;
+    }
+    if (*kernel)
+        report(&out, kernel, &ls, total, &src);
+    tx_vec_free(&ls);
+    free(src.text);
+    return out.data ? out.data : strdup("");
+}
