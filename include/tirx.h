@@ -278,6 +278,15 @@ typedef struct tirx_error {
  * (no_binary), TIRX_ERR_CUDA without nvdisasm (err says where it looked). */
 TIRX_API tirx_status tirx_module_sass(const tirx_module *m, char **sass, tirx_error *err);
 
+/* That SASS counted by script line, into *lines (free it with tirx_free):
+ * per kernel, `NAME: N instructions`, then per file and line of the script
+ * the instructions the line became, its most frequent opcodes and its text.
+ * A static profile: instructions in the binary, not instructions executed.
+ * The lines come from the line table of a module compiled with lineinfo
+ * (without it, every instruction is under "(no line)"). The errors of
+ * tirx_module_sass. */
+TIRX_API tirx_status tirx_module_sass_lines(const tirx_module *m, char **lines, tirx_error *err);
+
 /* A GPU for programs that have no CUDA runtime of their own (tests, small
  * tools): its primary context, memory and copies. Programs that already
  * hold device memory (PyTorch, CUDA runtime) pass their pointers in

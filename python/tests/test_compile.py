@@ -127,6 +127,9 @@ def test_sass() -> None:
         except tirx.CudaUnavailable:
             pytest.skip("no nvdisasm")
         assert ".text.axpb_kernel:" in sass and "EXIT" in sass
+        lines = tirx.compile(AXPB, target="sm_90a", lineinfo=True).sass_lines()
+        assert lines.startswith("axpb_kernel: ") and " instructions\n" in lines
+        assert "EXIT" in lines
         # compiled with line information, the SASS names the script's lines
         assert "//## File" not in sass
         lined = tirx.compile(AXPB, target="sm_90a", lineinfo=True).sass()

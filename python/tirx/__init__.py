@@ -449,9 +449,19 @@ class Module:
         """The cubin's SASS, disassembled by the CUDA toolkit's nvdisasm ($TIRX_NVDISASM, the
         toolkit, PATH, or ``pip install nvidia-cuda-nvdisasm``). Raises CudaUnavailable
         without nvdisasm, ValueError for a module compiled with no_binary=True."""
+        return self._disassembly(_capi.lib.tirx_module_sass)
+
+    def sass_lines(self) -> str:
+        """That SASS counted by script line: per kernel, its instructions, then per line of
+        the script the instructions it became, their most frequent opcodes and the line's
+        text (a static profile; compile with lineinfo=True for the lines). The errors of
+        sass()."""
+        return self._disassembly(_capi.lib.tirx_module_sass_lines)
+
+    def _disassembly(self, fn) -> str:
         out = ctypes.c_void_p()
         err = _capi.Error()
-        st = _capi.lib.tirx_module_sass(self._handle, ctypes.byref(out), ctypes.byref(err))
+        st = fn(self._handle, ctypes.byref(out), ctypes.byref(err))
         message = err.message.decode("utf-8", "replace")
         if st == _capi.ERR_USAGE:
             raise ValueError(message)

@@ -168,6 +168,7 @@ _SIGNATURES: List[Any] = [
     ("tirx_module_log", _S, [_P]),
     ("tirx_module_host", _P, [_P]),
     ("tirx_module_sass", ctypes.c_int, [_P, ctypes.POINTER(_P), ctypes.POINTER(Error)]),
+    ("tirx_module_sass_lines", ctypes.c_int, [_P, ctypes.POINTER(_P), ctypes.POINTER(Error)]),
     ("tirx_module_cached", ctypes.c_int, [_P]),
     ("tirx_kernel_count", ctypes.c_size_t, [_P]),
     ("tirx_kernel_stats_get", ctypes.c_int, [_P, ctypes.c_size_t, ctypes.POINTER(KernelStats)]),

@@ -57,6 +57,10 @@ static inline bool api_import_dirs_ok(const tirx_options *o)
 
 /* The passes over a module (tirx_lower without the handle). */
 tirx_status api_lower(IrModule *ir, const char *passes, const tirx_options *o);
+/* The SASS text of tirx_module_sass counted by script line (sass_lines.c),
+ * with the text of each line from ir's sources (NULL: from the files the
+ * line table names); malloc'd, NULL when out of memory. */
+char *api_sass_lines(const char *sass, const IrModule *ir);
 /* The host function `name` of a compiled module, not loaded; NULL with err set. */
 tirx_function *api_find_function(const tirx_module *m, const char *name, tirx_error *err);
 /* Frees what tirx_compile added (and unloads what launch.c loaded). */

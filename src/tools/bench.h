@@ -332,10 +332,6 @@ int bench_mla_sparse_row(BenchSession *s, BenchRow *rows, int nrows);
 /* `tirx sim` (sim.c, over the SPEC and data of bench): the exit status. */
 int tool_sim_main(int argc, char **argv);
 
-/* tirx build --emit sass-lines (sass_lines.c): the SASS of a --lineinfo build
- * (nvdisasm -g) counted by script line, per kernel; the caller frees it. */
-char *sass_lines(const char *sass);
-
 /* From tirx.c: reads a whole file (or stdin for "-") of at most `limit`
  * bytes; NULL with a message on stderr on failure or when it is larger. */
 char *tool_read_input(const char *path, size_t limit, size_t *len);

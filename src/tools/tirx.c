@@ -430,18 +430,14 @@ static tirx_status emit(const Options *o, const tirx_module *m, const char *kind
         return cubin ? write_output(o, cubin, n) : TIRX_ERR_INTERNAL;
     }
     if (!strcmp(kind, "sass") || !strcmp(kind, "sass-lines")) {
-        char *sass = NULL, *lines = NULL;
+        char *sass = NULL;
         tirx_error err;
-        tirx_status st = tirx_module_sass(m, &sass, &err);
+        tirx_status st = !strcmp(kind, "sass") ? tirx_module_sass(m, &sass, &err)
+                                                : tirx_module_sass_lines(m, &sass, &err);
         if (st != TIRX_OK)
             fprintf(stderr, "error: %s\n", err.message);
-        else if (!strcmp(kind, "sass"))
-            st = write_output(o, sass, strlen(sass));
-        else if (!(lines = sass_lines(sass)))
-            st = TIRX_ERR_INTERNAL;
         else
-            st = write_output(o, lines, strlen(lines));
-        free(lines);
+            st = write_output(o, sass, strlen(sass));
         tirx_free(sass);
         return st;
     }

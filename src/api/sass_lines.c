@@ -1,17 +1,17 @@
-/* tirx build --emit sass-lines: the SASS of a --lineinfo build counted by
- * script line. nvdisasm -g marks each run of instructions with the line it
- * came from (`//## File "kernel.tirx", line 42`); this counts the
- * instructions under each mark, per kernel, with their most frequent
- * opcodes and the line's text: a static profile of where a kernel's machine
- * code goes (instructions in the binary, not instructions executed: an
- * unrolled loop counts each copy, a loop body once). */
+/* tirx_module_sass_lines (tirx build --emit sass-lines): the SASS of a
+ * lineinfo build counted by script line. nvdisasm -g marks each run of
+ * instructions with the line it came from (`//## File "kernel.tirx", line
+ * 42`); this counts the instructions under each mark, per kernel, with their
+ * most frequent opcodes and the line's text (from the module's own sources):
+ * a static profile of where a kernel's machine code goes (instructions in
+ * the binary, not instructions executed: an unrolled loop counts each copy,
+ * a loop body once). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/base.h"
-#include "bench.h"
+#include "internal.h"
 
 #define TOP_OPCODES 4
 
@@ -27,12 +27,6 @@ typedef struct Line {
 } Line;
 
 typedef TX_VEC(Line) Lines;
-
-/* The last source file read (marks come in runs of one file). */
-typedef struct Source {
-    char path[256];
-    char *text; /* NULL: not readable */
-} Source;
 
 static Line *line_of(Lines *ls, const char *file, int line)
 {
@@ -73,8 +67,29 @@ static int by_count(const void *a, const void *b)
     return x->n != y->n ? (x->n < y->n) - (x->n > y->n) : strcmp(x->name, y->name);
 }
 
-/* The file's text, or NULL (not readable, or the helpers' header the
- * CUDA's #line directives name, which is not on disk): no message. */
+/* Where the lines' text comes from: the module's own sources, or (a module
+ * from the compile cache holds only its host part) the files on disk, the
+ * last one read kept. */
+typedef struct Texts {
+    const IrModule *ir; /* NULL: read the files */
+    char path[256];
+    char *file;         /* the last file read (NULL: not readable) */
+} Texts;
+
+/* The module's source whose name the line table gives (nvdisasm prints it
+ * resolved: a path ending in the name), or NULL. */
+static const TxSource *module_source(const IrModule *ir, const char *path)
+{
+    for (int i = -1; ir && i < ir->nimports; i++) {
+        const TxSource *s = i < 0 ? ir->source : ir->imports[i];
+        size_t a = strlen(path), b = s ? strlen(s->name) : 0;
+        if (b && a >= b && !strcmp(path + a - b, s->name) && (a == b || path[a - b - 1] == '/'))
+            return s;
+    }
+    return NULL;
+}
+
+/* The file's text, or NULL (not readable: no message). */
 static char *read_quietly(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -90,18 +105,25 @@ static char *read_quietly(const char *path)
     return text;
 }
 
-/* Line n of path (1-based), trimmed, into out (empty when it cannot be read). */
-static void source_line(Source *s, const char *path, int n, char *out, size_t cap)
+/* Line n (1-based) of the source named path, trimmed, into out (empty when
+ * there is no such line). */
+static void source_line(Texts *t, const char *path, int n, char *out, size_t cap)
 {
     *out = 0;
-    if (strcmp(s->path, path)) {
-        free(s->text);
-        snprintf(s->path, sizeof s->path, "%s", path);
-        s->text = read_quietly(path);
+    const char *p = NULL;
+    const TxSource *s = t->ir ? module_source(t->ir, path) : NULL;
+    if (s && n >= 1 && (uint32_t)n <= s->nlines) {
+        p = s->text + s->line_off[n - 1];
+    } else if (!t->ir) {
+        if (strcmp(t->path, path)) {
+            free(t->file);
+            snprintf(t->path, sizeof t->path, "%s", path);
+            t->file = read_quietly(path);
+        }
+        p = t->file;
+        for (int i = 1; p && i < n; i++)
+            p = (p = strchr(p, '\n')) ? p + 1 : NULL;
     }
-    const char *p = s->text;
-    for (int i = 1; p && i < n; i++)
-        p = (p = strchr(p, '\n')) ? p + 1 : NULL;
     if (!p)
         return;
     while (*p == ' ' || *p == '\t')
@@ -110,7 +132,7 @@ static void source_line(Source *s, const char *path, int n, char *out, size_t ca
     snprintf(out, cap, "%.*s", (int)(k < cap - 1 ? k : cap - 1), p);
 }
 
-static void report(TxBuf *out, const char *kernel, Lines *ls, int total, Source *src)
+static void report(TxBuf *out, const char *kernel, Lines *ls, int total, Texts *texts)
 {
     tx_buf_printf(out, "%s: %d instructions\n", kernel, total);
     qsort(ls->items, (size_t)ls->len, sizeof *ls->items, by_place);
@@ -126,7 +148,7 @@ static void report(TxBuf *out, const char *kernel, Lines *ls, int total, Source 
         for (int k = 0; k < l->ops.len && k < TOP_OPCODES; k++)
             tx_buf_printf(&ops, "%s%s %d", k ? ", " : "", l->ops.items[k].name, l->ops.items[k].n);
         char text[120];
-        source_line(src, l->file, l->line, text, sizeof text);
+        source_line(texts, l->file, l->line, text, sizeof text);
         tx_buf_printf(out, "  %6d %6d  %-40s %s\n", l->line, l->n, ops.data ? ops.data : "", text);
         tx_buf_free(&ops);
         tx_vec_free(&l->ops);
@@ -145,11 +167,11 @@ static bool is_address(const char *q, const char *e)
     return c > q + 2 && c + 1 < e && c[0] == '*' && c[1] == '/';
 }
 
-char *sass_lines(const char *sass)
+char *api_sass_lines(const char *sass, const IrModule *ir)
 {
     TxBuf out = {0};
     Lines ls = {0};
-    Source src = {0};
+    Texts texts = {.ir = ir};
     char kernel[256] = "", file[256] = "";
     int line = 0, total = 0;
     for (const char *p = sass; *p;) {
@@ -160,7 +182,7 @@ char *sass_lines(const char *sass)
         const char *mark = strstr(q, "//## File \"");
         if (!strncmp(q, ".text.", 6) && e > q && e[-1] == ':') {
             if (*kernel)
-                report(&out, kernel, &ls, total, &src);
+                report(&out, kernel, &ls, total, &texts);
             snprintf(kernel, sizeof kernel, "%.*s", (int)(e - q - 7), q + 6);
             total = 0, *file = 0, line = 0;
         } else if (mark && mark < e) {
@@ -188,8 +210,23 @@ char *sass_lines(const char *sass)
         p = *e ? e + 1 : e;
     }
     if (*kernel)
-        report(&out, kernel, &ls, total, &src);
+        report(&out, kernel, &ls, total, &texts);
     tx_vec_free(&ls);
-    free(src.text);
+    free(texts.file);
     return out.data ? out.data : strdup("");
+}
+
+tirx_status tirx_module_sass_lines(const tirx_module *m, char **lines, tirx_error *err)
+{
+    char *sass = NULL;
+    tirx_status st = lines ? tirx_module_sass(m, &sass, err) : TIRX_ERR_USAGE;
+    if (!lines && err)
+        snprintf(err->message, sizeof err->message, "tirx_module_sass_lines: lines is NULL");
+    if (st != TIRX_OK)
+        return st;
+    *lines = api_sass_lines(sass, tirx_module_cached(m) ? NULL : m->ir);
+    tirx_free(sass);
+    if (!*lines && err)
+        snprintf(err->message, sizeof err->message, "tirx_module_sass_lines: out of memory");
+    return *lines ? TIRX_OK : TIRX_ERR_INTERNAL;
 }
