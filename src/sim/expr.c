@@ -509,7 +509,11 @@ static SimVal atomic(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     uint64_t addr = (uint64_t)eval_int(l, t, c->args[0], lane);
     IrDType dt = e->dtype;
     SimVal old, v = sim_eval(l, t, c->args[1], lane);
-    if (sim_failed(l) || !sim_load(l, t, addr, dt, &old, e->span))
+    l->cta_acquired[sim_cta_linear(l)] = 1;
+    l->atomic = true;
+    bool loaded = !sim_failed(l) && sim_load(l, t, addr, dt, &old, e->span);
+    l->atomic = false;
+    if (!loaded)
         return ival(0);
     SimVal nv;
     if (c->op == IR_OP_CUDA_ATOMIC_CAS) {
@@ -626,7 +630,10 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     case IR_OP_LIKELY: case IR_OP_IGNORE_LOOP_PARTITION: return sim_eval(l, t, c->args[0], lane);
     case IR_OP_FILTER: return sim_eval(l, t, c->args[1], lane); /* its predicate */
     case IR_OP_ISNULLPTR: return ival(eval_int(l, t, c->args[0], lane) == 0);
-    case IR_OP_ASSUME: case IR_OP_CUDA_THREAD_FENCE: case IR_OP_CUDA_NANO_SLEEP:
+    case IR_OP_CUDA_THREAD_FENCE: /* __threadfence: gpu scope */
+        l->cta_fences[sim_cta_linear(l)]++;
+        return ival(0);
+    case IR_OP_ASSUME: case IR_OP_CUDA_NANO_SLEEP:
         return ival(0);
     case IR_OP_REINTERPRET: return reinterpret(l, t, e, lane);
     case IR_OP_ADDRESS_OF: {

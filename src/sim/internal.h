@@ -62,6 +62,7 @@ typedef struct SimRegion {
     uint8_t *async;     /* shared: SIM_PEND_*, an asynchronous operation in flight on it */
     uint32_t *gwriter;  /* global: 1 + the grid-linear index of the CTA whose plain store
                          * wrote the byte in the current launch (0: none; made at the first) */
+    uint32_t *gfence;   /* global: that CTA's gpu-scope fences before the store */
     const char *name;   /* global: the argument it is (NULL: unnamed) */
     struct SimCta *cta; /* shared: the CTA it belongs to */
 } SimRegion;
@@ -224,6 +225,11 @@ typedef struct SimLaunch {
     const char *proxy_read; /* the async-proxy operation whose shared reads these are, or NULL */
     bool proxy_write;    /* the shared writes are an async-proxy copy's (TMA, bulk, st.async) */
     bool atomic;         /* the access is an atomic's or a reduction's (not a plain store) */
+    /* per CTA of the grid (linear index): its threads' gpu-scope fences so far,
+     * and whether one of them has done an atomic or an acquire load (what
+     * orders another CTA's fenced stores before its reads: split-K's counter) */
+    uint32_t *cta_fences;
+    uint8_t *cta_acquired;
     uint64_t *trace;     /* the launch's trace records (ss->trace), or NULL */
     uint64_t trace_warps; /* warps per CTA */
 } SimLaunch;
@@ -236,6 +242,9 @@ typedef struct SimLaunch {
 void sim_fail(SimLaunch *l, SimThread *t, TxSpan at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 bool sim_failed(const SimLaunch *l);
+
+/* The grid-linear index of the CTA being run (x fastest). */
+uint32_t sim_cta_linear(const SimLaunch *l);
 
 /* ---------------------------------------------------------------- mem.c */
 

@@ -113,9 +113,12 @@ RtStatus sim_launch(void *user, const IrFunc *kernel, const RtLaunchConfig *cfg,
     SimSession *ss = user;
     SimLaunch l = {.ss = ss, .f = kernel, .cfg = *cfg};
     sim_launch_begin(ss);
+    size_t nctas = (size_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
+    l.cta_fences = calloc(nctas ? nctas : 1, sizeof *l.cta_fences);
+    l.cta_acquired = calloc(nctas ? nctas : 1, 1);
     plan(&l);
     l.params = calloc((size_t)l.nslots + 1, sizeof *l.params);
-    if (!l.params) {
+    if (!l.params || !l.cta_fences || !l.cta_acquired) {
         ss->failed = true;
         snprintf(ss->message, sizeof ss->message, "%s: out of memory", kernel->name);
     }
@@ -129,6 +132,8 @@ RtStatus sim_launch(void *user, const IrFunc *kernel, const RtLaunchConfig *cfg,
         sim_trace_end(&l);
     free(l.trace);
     free(l.params);
+    free(l.cta_fences);
+    free(l.cta_acquired);
     ir_ptrmap_free(&l.slot);
     ir_ptrmap_free(&l.smem_off);
     return finish(ss, err);

@@ -33,6 +33,7 @@ static void region_free(SimRegion *r)
     free(r->rat);
     free(r->async);
     free(r->gwriter);
+    free(r->gfence);
     free(r);
 }
 
@@ -256,18 +257,62 @@ static void cta_of(const SimLaunch *l, uint32_t i, unsigned idx[3])
     idx[2] = i / l->cfg.grid[0] / l->cfg.grid[1];
 }
 
+uint32_t sim_cta_linear(const SimLaunch *l)
+{
+    const unsigned *me = l->cta->idx;
+    return me[0] + l->cfg.grid[0] * (me[1] + l->cfg.grid[1] * me[2]);
+}
+
+/* Whether the CTAs at grid-linear indices a and b are of one cluster. */
+static bool same_cluster(const SimLaunch *l, uint32_t a, uint32_t b)
+{
+    unsigned x[3], y[3];
+    cta_of(l, a, x);
+    cta_of(l, b, y);
+    for (int d = 0; d < 3; d++)
+        if (x[d] / l->cfg.cluster[d] != y[d] / l->cfg.cluster[d])
+            return false;
+    return true;
+}
+
+/* A plain load of bytes [off, off + n) of global region r: what another CTA
+ * (of another cluster) stored to them in this launch is ordered before it
+ * only if that CTA fenced (gpu scope) after the store and this one has done
+ * an atomic or an acquire load since its start (a counter or a flag). */
+static bool global_read(SimLaunch *l, SimThread *t, SimRegion *r, size_t off, size_t n, TxSpan at)
+{
+    uint32_t me = sim_cta_linear(l);
+    for (size_t i = off; i < off + n; i++) {
+        uint32_t w = r->gwriter[i];
+        if (!w-- || w == me || same_cluster(l, w, me) ||
+            (r->gfence[i] < l->cta_fences[w] && l->cta_acquired[me]))
+            continue;
+        unsigned o[3];
+        cta_of(l, w, o);
+        sim_fail(l, t, at, "byte %zu of %s%s%s, which CTA (%u,%u,%u) stored to in this launch, is "
+                 "read by another CTA with nothing ordering the store before the read (a CTA's "
+                 "stores reach another of the same launch through its gpu-scope fence after them "
+                 "and the reader's atomic or acquire load on a counter or flag; else read them "
+                 "in a later launch)", i, r->name ? "'" : "a tensor", r->name ? r->name : " argument",
+                 r->name ? "'" : "", o[0], o[1], o[2]);
+        return false;
+    }
+    return true;
+}
+
 /* A plain store of bytes [off, off + n) of global region r: no other CTA of
  * the launch may have stored to them (the CTAs of a grid are not ordered:
  * overlapping tiles or splits, or an atomic written as a store). */
 static bool global_owner(SimLaunch *l, SimThread *t, SimRegion *r, size_t off, size_t n,
                          TxSpan at)
 {
-    if (!r->gwriter && !(r->gwriter = calloc(r->size ? r->size : 1, sizeof *r->gwriter))) {
+    size_t size = r->size ? r->size : 1;
+    if ((!r->gwriter && !(r->gwriter = calloc(size, sizeof *r->gwriter))) ||
+        (!r->gfence && !(r->gfence = calloc(size, sizeof *r->gfence)))) {
         sim_fail(l, t, at, "out of memory");
         return false;
     }
-    const unsigned *me = l->cta->idx;
-    uint32_t mine = 1 + me[0] + l->cfg.grid[0] * (me[1] + l->cfg.grid[1] * me[2]);
+    uint32_t mine = 1 + sim_cta_linear(l);
     for (size_t i = off; i < off + n; i++) {
         if (r->gwriter[i] && r->gwriter[i] != mine) {
             unsigned o[3];
@@ -280,6 +325,7 @@ static bool global_owner(SimLaunch *l, SimThread *t, SimRegion *r, size_t off, s
             return false;
         }
         r->gwriter[i] = mine;
+        r->gfence[i] = l->cta_fences[mine - 1];
     }
     return true;
 }
@@ -299,7 +345,8 @@ static uint8_t *access(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, bool
         l->events++;
     if (r->kind == SIM_MEM_SHARED && !shared_shadow(l, t, r, off, n, write, at))
         return NULL;
-    if (r->kind == SIM_MEM_GLOBAL && write && !l->atomic && !global_owner(l, t, r, off, n, at))
+    if (r->kind == SIM_MEM_GLOBAL && !l->atomic &&
+        !(write ? global_owner(l, t, r, off, n, at) : !r->gwriter || global_read(l, t, r, off, n, at)))
         return NULL;
     return r->base + off;
 }

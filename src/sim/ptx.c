@@ -128,6 +128,8 @@ static void ld(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e)
         return;
     }
     uint64_t addr = sim_ptx_address(l, t, p, a);
+    if (!strcmp(sim_ptx_slot(p, "sem"), "acquire")) /* a flag another CTA released */
+        l->cta_acquired[sim_cta_linear(l)] = 1;
     for (int i = 0; i < d->lanes && !sim_failed(l); i++) {
         SimVal v;
         if (sim_load(l, t, addr + (uint64_t)i * dt.bits / 8, dt, &v, e->span))
@@ -410,7 +412,11 @@ SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
             strcmp(sim_ptx_slot(&p, "space"), "global"))
             t->proxy_fenced = ++t->vc[t->gid];
         break;
-    case IR_PTX_fence: case IR_PTX_fence_mbarrier_init:
+    case IR_PTX_fence: /* of gpu or system scope: orders the CTA's stores for other CTAs */
+        if (!strcmp(sim_ptx_slot(&p, "scope"), "gpu") || !strcmp(sim_ptx_slot(&p, "scope"), "sys"))
+            l->cta_fences[sim_cta_linear(l)]++;
+        break;
+    case IR_PTX_fence_mbarrier_init:
     case IR_PTX_setmaxnreg: case IR_PTX_wgmma_fence: case IR_PTX_griddepcontrol:
     case IR_PTX_prefetch: case IR_PTX_prefetch_valid_addr: case IR_PTX_prefetchu:
         break;

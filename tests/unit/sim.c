@@ -256,6 +256,53 @@ static void test_global_overlap(void **state)
     tirx_module_free(m);
 }
 
+/* CTA 1 reads what CTA 0 stored in the same launch: an error unless CTA 0
+ * fenced (gpu scope) after its stores and CTA 1 did an atomic before its
+ * reads (split-K's counter); with both, it runs. */
+static void test_global_cross_cta_read(void **state)
+{
+    (void)state;
+#define CROSS_HEAD                                                                  \
+    "@T.prim_func\n"                                                                \
+    "def f(X: T.Buffer((64,), \"float32\"), Y: T.Buffer((64,), \"float32\")):\n"      \
+    "    T.device_entry()\n"                                                        \
+    "    bx = T.cta_id([2])\n"                                                      \
+    "    tx = T.thread_id([32])\n"                                                  \
+    "    if bx == 0:\n"                                                             \
+    "        Y[tx] = X[tx]\n"
+#define CROSS_COUNT(name)                                                           \
+    "        if tx == 0:\n"                                                         \
+    "            " name ": T.float32 = T.cuda.atomic_add(T.address_of(X[63]), T.float32(1))\n"
+    const char *frags[] = {":22: error: byte 0 of 'Y', which CTA (0,0,0) stored to in this launch, "
+                           "is read by another CTA with nothing ordering the store",
+                           "(thread (0,0,0) of CTA (1,0,0))"};
+    /* at the read of Y[tx]: the reader's atomic without the writer's fence, the
+     * writer's fence without the reader's atomic */
+    const char *no_fence = CROSS_HEAD CROSS_COUNT("a") "    else:\n" CROSS_COUNT("b")
+                           "        T.cuda.cta_sync()\n        Y[32 + tx] = Y[tx]\n";
+    const char *no_atomic = CROSS_HEAD "        T.cuda.thread_fence()\n" CROSS_COUNT("a")
+                            "    else:\n        T.cuda.cta_sync()\n        T.cuda.cta_sync()\n"
+                            "        Y[32 + tx] = Y[tx]\n";
+    expect_error(no_fence, frags, 2);
+    expect_error(no_atomic, frags, 2);
+    const char *ordered = CROSS_HEAD "        T.cuda.thread_fence()\n" CROSS_COUNT("a")
+                          "    else:\n" CROSS_COUNT("b") "        T.cuda.cta_sync()\n"
+                          "        Y[32 + tx] = Y[tx]\n";
+    tirx_module *m = compile_text(ordered, strlen(ordered), "ok.tirx", NULL, 0);
+    unsigned seed = 4;
+    float *x = random_floats(64, &seed), *y = random_floats(64, &seed);
+    Tensor X = tensor(x, 1, 64, 0, kDLFloat, 32), Y = tensor(y, 1, 64, 0, kDLFloat, 32);
+    Tensor *ts[] = {&X, &Y};
+    tirx_error err;
+    if (simulate(m, "f", ts, 2, NULL, 0, &err) != TIRX_OK)
+        fail_msg("%s", err.message);
+    assert_true(y[33] == x[1] && y[32] == y[0]);
+    free(x), free(y);
+    tirx_module_free(m);
+#undef CROSS_HEAD
+#undef CROSS_COUNT
+}
+
 static void test_uninitialised_shared(void **state)
 {
     (void)state;
@@ -1559,6 +1606,7 @@ int main(void)
         cmocka_unit_test(test_wgmma_before_wait_group),
         cmocka_unit_test(test_missing_proxy_fence),
         cmocka_unit_test(test_global_overlap),
+        cmocka_unit_test(test_global_cross_cta_read),
         cmocka_unit_test(test_wgmma_wait_wrong_group),
         cmocka_unit_test(test_ordering_races),
         cmocka_unit_test(test_modelled_clock),
