@@ -170,6 +170,8 @@ static void store(SimLaunch *l, SimThread *t, const IrStmt *s)
         if (!vec_index)
             addr += (uint64_t)i * (et.bits < 8 ? 1 : et.bits / 8);
         if (!strcmp(scope, "local")) {
+            if (t->nacc && sim_acc_pending(l, t, addr, true, s->span))
+                return;
             uint64_t bits = sim_to_bits(et, vals[i]);
             memcpy((void *)(uintptr_t)addr, &bits, et.bits < 8 ? 1 : et.bits / 8);
         } else {

@@ -260,7 +260,7 @@ static SimVal load(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
         return ival(0);
     SimVal v = ival(0);
     if (is_local(b)) {
-        if (t->nacc && sim_acc_pending(l, t, addr, e->span))
+        if (t->nacc && sim_acc_pending(l, t, addr, false, e->span))
             return ival(0);
         uint64_t bits = 0; /* values hold 64 bits: the low half of a 128-bit local */
         memcpy(&bits, (void *)(uintptr_t)addr, dt.bits < 8 ? 1 : dt.bits > 64 ? 8 : dt.bits / 8);
@@ -291,6 +291,8 @@ bool sim_assign(SimLaunch *l, SimThread *t, const IrExpr *lhs, SimVal v)
                    &addr))
         return false;
     if (is_local(b)) {
+        if (t->nacc && sim_acc_pending(l, t, addr, true, lhs->span))
+            return false;
         uint64_t bits = sim_to_bits(lhs->dtype, v);
         size_t n = lhs->dtype.bits < 8 ? 1 : lhs->dtype.bits / 8;
         memcpy((void *)(uintptr_t)addr, &bits, n > 8 ? 8 : n);

@@ -214,7 +214,7 @@ void sim_wait_group(SimLaunch *l, SimThread *t, SimAsyncKind k, int64_t n)
     t->nacc = keep;
 }
 
-bool sim_acc_pending(SimLaunch *l, SimThread *t, uint64_t addr, TxSpan at)
+bool sim_acc_pending(SimLaunch *l, SimThread *t, uint64_t addr, bool write, TxSpan at)
 {
     if (l->agent)
         return false;
@@ -223,8 +223,9 @@ bool sim_acc_pending(SimLaunch *l, SimThread *t, uint64_t addr, TxSpan at)
             int line = 0, col = 0;
             if (t->acc[i].at.src)
                 tx_source_linecol(t->acc[i].at.src, t->acc[i].at.begin, &line, &col);
-            sim_fail(l, t, at, "read of an accumulator register of the wgmma issued at line %d "
-                     "before the wgmma.wait_group that completes it", line);
+            sim_fail(l, t, at, "%s of an accumulator register of the wgmma issued at line %d "
+                     "before the wgmma.wait_group that completes it", write ? "write" : "read",
+                     line);
             return true;
         }
     return false;

@@ -592,8 +592,8 @@ static void wgmma_planted(const char *by, const char *line_text, const char *con
 }
 
 /* A stage released (here: rewritten after a barrier) before the
- * wgmma.wait_group of the MMA reading it, and the accumulators read before
- * it. */
+ * wgmma.wait_group of the MMA reading it, and the accumulators read or
+ * written before it. */
 static void test_wgmma_before_wait_group(void **state)
 {
     (void)state;
@@ -605,6 +605,10 @@ static void test_wgmma_before_wait_group(void **state)
     const char *acc[] = {"read of an accumulator register of the wgmma",
                          "before the wgmma.wait_group that completes it", "(thread (0,0,0) of CTA"};
     wgmma_planted("", "        D[tx // 32 * 16", acc, 2);
+    const char *wacc[] = {"write of an accumulator register of the wgmma",
+                          "before the wgmma.wait_group that completes it", "(thread (0,0,0) of CTA"};
+    wgmma_planted("    acc[0] = T.float32(0)\n    T.ptx.wgmma.wait_group.sync.aligned(0)\n",
+                  "    acc[0] = T.float32(0)", wacc, 3);
 }
 
 /* Simulates fn of text and expects it to stop at the line holding at_text,
