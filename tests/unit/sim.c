@@ -191,6 +191,22 @@ static void expect_error(const char *src, const char *const *frags, int nfrags)
     tirx_module_free(m);
 }
 
+/* Simulates f(X, Y) of src (X and Y 64 floats: X random, Y zeros), which
+ * must run; *x and *y are the tensors after it (free both). */
+static void expect_run(const char *src, float **x, float **y)
+{
+    tirx_module *m = compile_text(src, strlen(src), "ok.tirx", NULL, 0);
+    unsigned seed = 4;
+    *x = random_floats(64, &seed), *y = random_floats(64, &seed);
+    memset(*y, 0, 64 * sizeof **y);
+    Tensor X = tensor(*x, 1, 64, 0, kDLFloat, 32), Y = tensor(*y, 1, 64, 0, kDLFloat, 32);
+    Tensor *ts[] = {&X, &Y};
+    tirx_error err;
+    if (simulate(m, "f", ts, 2, NULL, 0, &err) != TIRX_OK)
+        fail_msg("%s", err.message);
+    tirx_module_free(m);
+}
+
 #define KERNEL_HEAD                                                         \
     "@T.prim_func\n"                                                        \
     "def f(X: T.Buffer((64,), \"float32\"), Y: T.Buffer((64,), \"float32\")):\n" \
@@ -241,19 +257,10 @@ static void test_global_overlap(void **state)
                      "    bx = T.cta_id([2])\n"
                      "    tx = T.thread_id([32])\n"
                      "    old: T.float32 = T.cuda.atomic_add(T.address_of(Y[bx * 16 + tx]), X[tx])\n";
-    tirx_module *m = compile_text(ok, strlen(ok), "ok.tirx", NULL, 0);
-    unsigned seed = 4;
-    float *x = random_floats(64, &seed), *y = random_floats(64, &seed);
-    memset(y, 0, 64 * sizeof *y);
-    Tensor X = tensor(x, 1, 64, 0, kDLFloat, 32), Y = tensor(y, 1, 64, 0, kDLFloat, 32);
-    Tensor *ts[] = {&X, &Y};
-    tirx_error err;
-    tirx_status st = simulate(m, "f", ts, 2, NULL, 0, &err);
-    if (st != TIRX_OK)
-        fail_msg("%s", err.message);
+    float *x, *y;
+    expect_run(ok, &x, &y);
     assert_true(y[16] == x[16] + x[0] && y[0] == x[0] && y[47] == x[31]);
     free(x), free(y);
-    tirx_module_free(m);
 }
 
 /* CTA 1 reads what CTA 0 stored in the same launch: an error unless CTA 0
@@ -288,17 +295,10 @@ static void test_global_cross_cta_read(void **state)
     const char *ordered = CROSS_HEAD "        T.cuda.thread_fence()\n" CROSS_COUNT("a")
                           "    else:\n" CROSS_COUNT("b") "        T.cuda.cta_sync()\n"
                           "        Y[32 + tx] = Y[tx]\n";
-    tirx_module *m = compile_text(ordered, strlen(ordered), "ok.tirx", NULL, 0);
-    unsigned seed = 4;
-    float *x = random_floats(64, &seed), *y = random_floats(64, &seed);
-    Tensor X = tensor(x, 1, 64, 0, kDLFloat, 32), Y = tensor(y, 1, 64, 0, kDLFloat, 32);
-    Tensor *ts[] = {&X, &Y};
-    tirx_error err;
-    if (simulate(m, "f", ts, 2, NULL, 0, &err) != TIRX_OK)
-        fail_msg("%s", err.message);
+    float *x, *y;
+    expect_run(ordered, &x, &y);
     assert_true(y[33] == x[1] && y[32] == y[0]);
     free(x), free(y);
-    tirx_module_free(m);
 #undef CROSS_HEAD
 #undef CROSS_COUNT
 }
@@ -574,21 +574,39 @@ static void test_cp_async_without_wait(void **state)
     free(a), free(b), free(text);
 }
 
+/* The arguments of tests/gpu/wgmma_tile.tirx's wgmma_n8: A 64 x 16 and B
+ * 16 x 8 (fp16, random), D 64 x 8 (float32). */
+typedef struct WgmmaArgs {
+    uint16_t *a, *b;
+    float *d;
+    Tensor A, B, D;
+    Tensor *ts[3];
+} WgmmaArgs;
+
+static void wgmma_args(WgmmaArgs *w)
+{
+    unsigned seed = 6;
+    w->a = random_halves(64 * 16, &seed), w->b = random_halves(16 * 8, &seed);
+    w->d = random_floats(64 * 8, &seed);
+    w->A = tensor(w->a, 2, 64, 16, kDLFloat, 16), w->B = tensor(w->b, 2, 16, 8, kDLFloat, 16);
+    w->D = tensor(w->d, 2, 64, 8, kDLFloat, 32);
+    w->ts[0] = &w->A, w->ts[1] = &w->B, w->ts[2] = &w->D;
+}
+
+static void wgmma_args_free(WgmmaArgs *w) { free(w->a), free(w->b), free(w->d); }
+
 /* tests/gpu/wgmma_tile.tirx's wgmma_n8 with its wait_group replaced by `by`. */
 static void wgmma_planted(const char *by, const char *line_text, const char *const *frags,
                           int nfrags)
 {
     char *text = substituted("tests/gpu/wgmma_tile.tirx",
                              "    T.ptx.wgmma.wait_group.sync.aligned(0)\n", by);
-    unsigned seed = 6;
-    uint16_t *a = random_halves(64 * 16, &seed), *b = random_halves(16 * 8, &seed);
-    float *d = random_floats(64 * 8, &seed);
-    Tensor A = tensor(a, 2, 64, 16, kDLFloat, 16), B = tensor(b, 2, 16, 8, kDLFloat, 16);
-    Tensor D = tensor(d, 2, 64, 8, kDLFloat, 32);
-    Tensor *ts[] = {&A, &B, &D};
-    expect_planted(text, "wgmma_tile.tirx", "wgmma_n8", ts, 3, line_text, "T.ptx[\"wgmma.mma_async",
-                   frags, nfrags);
-    free(a), free(b), free(d), free(text);
+    WgmmaArgs w;
+    wgmma_args(&w);
+    expect_planted(text, "wgmma_tile.tirx", "wgmma_n8", w.ts, 3, line_text,
+                   "T.ptx[\"wgmma.mma_async", frags, nfrags);
+    wgmma_args_free(&w);
+    free(text);
 }
 
 /* A stage released (here: rewritten after a barrier) before the
@@ -640,15 +658,13 @@ static void test_missing_proxy_fence(void **state)
     (void)state;
     char *text = substituted("tests/gpu/wgmma_tile.tirx",
                              "    T.ptx.fence.proxy.async_.shared__cta()\n", "");
-    unsigned seed = 6;
-    uint16_t *a = random_halves(64 * 16, &seed), *b = random_halves(16 * 8, &seed);
-    float *d = random_floats(64 * 8, &seed);
-    Tensor A = tensor(a, 2, 64, 16, kDLFloat, 16), B = tensor(b, 2, 16, 8, kDLFloat, 16);
-    Tensor D = tensor(d, 2, 64, 8, kDLFloat, 32);
-    Tensor *ws[] = {&A, &B, &D};
-    expect_unfenced(text, "wgmma_tile.tirx", "wgmma_n8", ws, 3, "wgmma",
+    WgmmaArgs w;
+    wgmma_args(&w);
+    expect_unfenced(text, "wgmma_tile.tirx", "wgmma_n8", w.ts, 3, "wgmma",
                     "T.ptx[\"wgmma.mma_async", "        A_s[(e % 16)");
-    free(a), free(b), free(d), free(text);
+    wgmma_args_free(&w);
+    free(text);
+    unsigned seed = 6;
 
     const char *store = "    if tx == 0:\n        Tx.copy_async(C[";
     const char *planted = "    T.cuda.cta_sync()\n    A_s[tx // 64, tx % 64] = T.float16(1)\n"
