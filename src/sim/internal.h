@@ -81,7 +81,7 @@ enum { SIM_WRITTEN = 1, SIM_GENERIC = 2 };
 #define SIM_MAX_REPLAY 16
 #define SIM_COLL_MAX 16
 #define SIM_NBARRIERS 16
-#define SIM_MAX_ACC 8
+#define SIM_MAX_ACC 16
 
 typedef struct SimFrame {
     const IrStmt *s;
@@ -113,8 +113,10 @@ typedef struct SimThread {
     /* commit groups: how many the thread committed (cp.async, bulk, wgmma) */
     int64_t cp_groups, bulk_groups, wg_groups;
     struct {
-        uint64_t lo, hi; /* host addresses of a wgmma's accumulators, not yet waited for */
+        uint64_t lo, hi; /* host addresses of a wgmma's accumulators (or of A's registers,
+                          * `input`), not yet waited for */
         int64_t group;
+        bool input;
         TxSpan at;
     } acc[SIM_MAX_ACC];
     int nacc;

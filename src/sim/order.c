@@ -223,9 +223,9 @@ bool sim_acc_pending(SimLaunch *l, SimThread *t, uint64_t addr, bool write, TxSp
             int line = 0, col = 0;
             if (t->acc[i].at.src)
                 tx_source_linecol(t->acc[i].at.src, t->acc[i].at.begin, &line, &col);
-            sim_fail(l, t, at, "%s of an accumulator register of the wgmma issued at line %d "
-                     "before the wgmma.wait_group that completes it", write ? "write" : "read",
-                     line);
+            sim_fail(l, t, at, "%s of %s register of the wgmma issued at line %d before the "
+                     "wgmma.wait_group that completes it", write ? "write" : "read",
+                     t->acc[i].input ? "an A" : "an accumulator", line);
             return true;
         }
     return false;

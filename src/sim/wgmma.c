@@ -5,8 +5,9 @@
  * thread's accumulator registers, which are read and written in each
  * thread's own context. Until the warpgroup's wgmma.wait_group for its
  * commit group, its shared operands are pending reads (a write to them is an
- * error) and its accumulators pending in each thread (reading one is an
- * error). A descriptor (9.7.15.5.1) holds the start address,
+ * error) and its accumulators, and A's registers in the rs form, pending in
+ * each thread (reading or writing one is an error). A descriptor
+ * (9.7.15.5.1) holds the start address,
  * the leading and stride byte offsets and the swizzle mode, and the
  * canonical layouts are read as the hardware does. K-major: 8-row
  * core-matrix groups SBO apart, rows of 16 bytes (no swizzle, core matrices
@@ -205,10 +206,11 @@ static void read_register_a(SimLaunch *l, SimCta *c, int first, const SimPtx *p,
     }
 }
 
-/* t's accumulators (the d operand's elements of one local buffer) pending
- * until its wgmma.wait_group; the oldest is forgotten when too many are. */
-static void pending_acc(SimLaunch *l, SimThread *t, const SimPtx *p, const IrPtxOperand *d,
-                        TxSpan at)
+/* t's registers of an operand (the accumulator d, or A read from registers:
+ * `input`; the elements of one local buffer) pending until its
+ * wgmma.wait_group; the oldest is forgotten when too many are. */
+static void pending_regs(SimLaunch *l, SimThread *t, const SimPtx *p, const IrPtxOperand *d,
+                         bool input, TxSpan at)
 {
     uint64_t lo = UINT64_MAX, hi = 0;
     const IrExpr *buf = NULL;
@@ -226,6 +228,7 @@ static void pending_acc(SimLaunch *l, SimThread *t, const SimPtx *p, const IrPtx
         memmove(t->acc, t->acc + 1, sizeof t->acc[0] * (SIM_MAX_ACC - 1)), t->nacc--;
     t->acc[t->nacc].lo = lo, t->acc[t->nacc].hi = hi;
     t->acc[t->nacc].group = t->wg_groups, t->acc[t->nacc].at = at;
+    t->acc[t->nacc].input = input;
     t->nacc++;
 }
 
@@ -276,7 +279,9 @@ static void product(SimLaunch *l, SimCta *c, int first, const SimPtx *p, const S
             }
             sim_assign(l, t, p->c->args[d->first_arg + r], v);
         }
-        pending_acc(l, t, p, d, at);
+        pending_regs(l, t, p, d, false, at);
+        if (sim_ptx_operand(p, "a") && !sim_ptx_operand(p, "a_desc"))
+            pending_regs(l, t, p, sim_ptx_operand(p, "a"), true, at);
     }
     free(D);
 }

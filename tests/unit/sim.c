@@ -713,7 +713,32 @@ static void test_wgmma_wait_wrong_group(void **state)
     const char *frags[] = {"read of an accumulator register of the wgmma",
                            "before the wgmma.wait_group that completes it"};
     expect_planted(text, "op_gemm_wgmma.tirx", "gemm", ts, 3,
-                   "        Tx.wg.copy(D[:, N // 2:N], hi)", "Tx.wg.gemm_async(hi", frags, 2);
+                   "        Tx.wg.copy(D[:, N // 2:N], hi)", "Tx.wg.gemm_async(hi, A_s", frags, 2);
+    free(a), free(b), free(d), free(text);
+}
+
+/* A from registers in flight (tests/gpu/op_gemm_wgmma.tirx, RS and
+ * INFLIGHT): issuing the same call again before the wait rewrites the packed
+ * A registers the first MMAs still read. */
+static void test_wgmma_rs_reissue(void **state)
+{
+    (void)state;
+    char *text = substituted("tests/gpu/op_gemm_wgmma.tirx", "INFLIGHT = False\n",
+                             "INFLIGHT = True\n");
+    text = replaced(text, "RS = False\n", "RS = True\n");
+    text = replaced(text, "            Tx.wg.gemm_async(lo, A_r, B_s[0:N // 2, :], accum=False, wait=None)\n",
+                    "            for r in range(2):\n"
+                    "                Tx.wg.gemm_async(lo, A_r, B_s[0:N // 2, :], accum=r > 0, wait=None)\n");
+    unsigned seed = 8;
+    uint16_t *a = random_halves(64 * 64, &seed), *b = random_halves(128 * 64, &seed);
+    float *d = random_floats(64 * 128, &seed);
+    Tensor A = tensor(a, 2, 64, 64, kDLBfloat, 16), B = tensor(b, 2, 128, 64, kDLBfloat, 16);
+    Tensor D = tensor(d, 2, 64, 128, kDLFloat, 32);
+    Tensor *ts[] = {&A, &B, &D};
+    const char *frags[] = {"write of an A register of the wgmma",
+                           "before the wgmma.wait_group that completes it"};
+    expect_planted(text, "op_gemm_wgmma.tirx", "gemm", ts, 3, "Tx.wg.gemm_async(lo, A_r",
+                   "Tx.wg.gemm_async(lo, A_r", frags, 2);
     free(a), free(b), free(d), free(text);
 }
 
@@ -1628,6 +1653,7 @@ int main(void)
         cmocka_unit_test(test_global_overlap),
         cmocka_unit_test(test_global_cross_cta_read),
         cmocka_unit_test(test_wgmma_wait_wrong_group),
+        cmocka_unit_test(test_wgmma_rs_reissue),
         cmocka_unit_test(test_ordering_races),
         cmocka_unit_test(test_modelled_clock),
         cmocka_unit_test(test_dsmem_race),

@@ -37,8 +37,9 @@
  * the wait, wait=N keeps N groups in flight (a pipeline that overlaps MMAs
  * with the next stage's loads), wait=None commits without waiting or
  * pinning (T.cuda.wgmma_wait waits later and pins the accumulators it
- * names); the last two with A in shared memory only, since packed registers
- * must outlive the MMAs that read them. */
+ * names). With A in registers the MMAs read the packed copies, which the
+ * program never touches again: ptxas keeps an in-flight wgmma's input
+ * registers until its wait_group, so A's tile may be rewritten at once. */
 #include <string.h>
 
 #include "../partition.h"
@@ -242,9 +243,6 @@ static const char *read_call(OpCtx *c, Wgmma *g)
     g->esize = op_dtype_bytes(g->b.r.dtype);
     if (g->a_in_regs && (g->esize != 2 || !ir_dtype_eq(at, g->b.r.dtype)))
         return op_reason(c, "A in registers must be float16 or bfloat16, as B");
-    if (g->a_in_regs && (g->wait || !g->commit))
-        return op_reason(c, "A in registers must be waited for in the call (wait=0, commit=True): "
-                            "its packed registers must outlive the MMAs that read them");
     g->k_inst = WG_K_BYTES / g->esize;
     if (g->m % WG_M || g->k % g->k_inst || g->n % 8)
         return op_reason(c, "M, N and K must be multiples of 64, 8 and %lld (here %lld, %lld, "
