@@ -692,54 +692,56 @@ static void test_missing_proxy_fence(void **state)
     free(x), free(y), free(z), free(text);
 }
 
-/* Two accumulators in flight (tests/gpu/op_gemm_wgmma.tirx, INFLIGHT):
- * T.cuda.wgmma_wait(1, hi) leaves the newest group, hi's, in flight, so
- * reading hi after it is reading registers the MMA still writes. */
-static void test_wgmma_wait_wrong_group(void **state)
+/* tests/gpu/op_gemm_wgmma.tirx with INFLIGHT (and RS), N = n and one
+ * substitution, on random inputs: expects `what` of a register of the wgmma
+ * issued at the line holding issue_text, at the line holding line_text. */
+static void gemm_inflight_planted(bool rs, int n, const char *old, const char *new_,
+                                  const char *line_text, const char *issue_text, const char *what)
 {
-    (void)state;
     char *text = substituted("tests/gpu/op_gemm_wgmma.tirx", "INFLIGHT = False\n",
                              "INFLIGHT = True\n");
-    text = replaced(text, "N = 128\n", "N = 256\n");
-    text = replaced(text, "BR = 128\n", "BR = 256\n");
-    text = replaced(text, "        T.cuda.wgmma_wait(1, lo)\n        Tx.wg.copy(D[:, 0:N // 2], lo)\n",
-                    "        T.cuda.wgmma_wait(1, hi)\n        Tx.wg.copy(D[:, N // 2:N], hi)\n");
+    char nline[32], brline[32];
+    snprintf(nline, sizeof nline, "N = %d\n", n), snprintf(brline, sizeof brline, "BR = %d\n", n);
+    text = replaced(text, "N = 128\n", nline);
+    text = replaced(text, "BR = 128\n", brline);
+    if (rs)
+        text = replaced(text, "RS = False\n", "RS = True\n");
+    text = replaced(text, old, new_);
     unsigned seed = 8;
-    uint16_t *a = random_halves(64 * 64, &seed), *b = random_halves(256 * 64, &seed);
-    float *d = random_floats(64 * 256, &seed);
-    Tensor A = tensor(a, 2, 64, 64, kDLBfloat, 16), B = tensor(b, 2, 256, 64, kDLBfloat, 16);
-    Tensor D = tensor(d, 2, 64, 256, kDLFloat, 32);
+    uint16_t *a = random_halves(64 * 64, &seed), *b = random_halves((size_t)n * 64, &seed);
+    float *d = random_floats((size_t)64 * n, &seed);
+    Tensor A = tensor(a, 2, 64, 64, kDLBfloat, 16), B = tensor(b, 2, n, 64, kDLBfloat, 16);
+    Tensor D = tensor(d, 2, 64, n, kDLFloat, 32);
     Tensor *ts[] = {&A, &B, &D};
-    const char *frags[] = {"read of an accumulator register of the wgmma",
-                           "before the wgmma.wait_group that completes it"};
-    expect_planted(text, "op_gemm_wgmma.tirx", "gemm", ts, 3,
-                   "        Tx.wg.copy(D[:, N // 2:N], hi)", "Tx.wg.gemm_async(hi, A_s", frags, 2);
+    const char *frags[] = {what, "before the wgmma.wait_group that completes it"};
+    expect_planted(text, "op_gemm_wgmma.tirx", "gemm", ts, 3, line_text, issue_text, frags, 2);
     free(a), free(b), free(d), free(text);
 }
 
-/* A from registers in flight (tests/gpu/op_gemm_wgmma.tirx, RS and
- * INFLIGHT): issuing the same call again before the wait rewrites the packed
- * A registers the first MMAs still read. */
+/* Two accumulators in flight: T.cuda.wgmma_wait(1, hi) leaves the newest
+ * group, hi's, in flight, so reading hi after it is reading registers the
+ * MMA still writes. */
+static void test_wgmma_wait_wrong_group(void **state)
+{
+    (void)state;
+    gemm_inflight_planted(false, 256,
+                          "        T.cuda.wgmma_wait(1, lo)\n        Tx.wg.copy(D[:, 0:N // 2], lo)\n",
+                          "        T.cuda.wgmma_wait(1, hi)\n        Tx.wg.copy(D[:, N // 2:N], hi)\n",
+                          "        Tx.wg.copy(D[:, N // 2:N], hi)", "Tx.wg.gemm_async(hi, A_s",
+                          "read of an accumulator register of the wgmma");
+}
+
+/* A from registers in flight (RS): issuing the same call again before the
+ * wait rewrites the packed A registers the first MMAs still read. */
 static void test_wgmma_rs_reissue(void **state)
 {
     (void)state;
-    char *text = substituted("tests/gpu/op_gemm_wgmma.tirx", "INFLIGHT = False\n",
-                             "INFLIGHT = True\n");
-    text = replaced(text, "RS = False\n", "RS = True\n");
-    text = replaced(text, "            Tx.wg.gemm_async(lo, A_r, B_s[0:N // 2, :], accum=False, wait=None)\n",
-                    "            for r in range(2):\n"
-                    "                Tx.wg.gemm_async(lo, A_r, B_s[0:N // 2, :], accum=r > 0, wait=None)\n");
-    unsigned seed = 8;
-    uint16_t *a = random_halves(64 * 64, &seed), *b = random_halves(128 * 64, &seed);
-    float *d = random_floats(64 * 128, &seed);
-    Tensor A = tensor(a, 2, 64, 64, kDLBfloat, 16), B = tensor(b, 2, 128, 64, kDLBfloat, 16);
-    Tensor D = tensor(d, 2, 64, 128, kDLFloat, 32);
-    Tensor *ts[] = {&A, &B, &D};
-    const char *frags[] = {"write of an A register of the wgmma",
-                           "before the wgmma.wait_group that completes it"};
-    expect_planted(text, "op_gemm_wgmma.tirx", "gemm", ts, 3, "Tx.wg.gemm_async(lo, A_r",
-                   "Tx.wg.gemm_async(lo, A_r", frags, 2);
-    free(a), free(b), free(d), free(text);
+    gemm_inflight_planted(true, 128,
+                          "            Tx.wg.gemm_async(lo, A_r, B_s[0:N // 2, :], accum=False, wait=None)\n",
+                          "            for r in range(2):\n"
+                          "                Tx.wg.gemm_async(lo, A_r, B_s[0:N // 2, :], accum=r > 0, wait=None)\n",
+                          "Tx.wg.gemm_async(lo, A_r", "Tx.wg.gemm_async(lo, A_r",
+                          "write of an A register of the wgmma");
 }
 
 /* A write to shared memory another thread read with nothing ordering the
