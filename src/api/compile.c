@@ -350,6 +350,26 @@ static void free_words(Words *w)
 
 /* ---------------------------------------------------------------- the pipeline */
 
+/* Whether a function of the module declares T.func_attr({"tirx.fast_math":
+ * True}): the whole module is then compiled with fast math, as NVRTC compiles
+ * it as one unit. Another value is an error at it. */
+static bool declares_fast_math(IrModule *ir)
+{
+    bool fast = false;
+    for (int i = 0; i < ir->nfuncs; i++)
+        for (int a = 0; a < ir->funcs[i]->nattrs; a++) {
+            const IrKwarg *k = &ir->funcs[i]->attrs[a];
+            if (strcmp(k->key, "tirx.fast_math"))
+                continue;
+            if (k->value->kind == IR_E_PYBOOL)
+                fast |= k->value->u.int_val != 0;
+            else
+                tx_error(&ir->diags, TX_E_VALUE, k->value->span, "\"%s\" must be True or False",
+                         k->key);
+        }
+    return fast;
+}
+
 static tirx_status generate(Job *j, int sm)
 {
     IrModule *ir = j->m->ir;
@@ -358,7 +378,7 @@ static tirx_status generate(Job *j, int sm)
     tirx_status st = api_lower(ir, NULL, j->o);
     if (st != TIRX_OK)
         return st;
-    CgOptions cg = {.sm = sm, .fast_math = j->o->fast_math != 0, .trace = j->o->trace != 0,
+    CgOptions cg = {.sm = sm, .fast_math = j->rt.fast_math, .trace = j->o->trace != 0,
                     .exact_lines = j->o->lineinfo != 0};
     TxBuf out = {0};
     bool ok = cg_emit_module(ir, &cg, &out);
@@ -441,6 +461,7 @@ static tirx_status compile(Job *j)
     j->m->ir = NULL; /* until parsed: memory may run out inside sc_parse */
     j->m->ir = sc_parse_imports(j->text, j->len, j->filename, (const ScDefine *)j->defines,
                                 j->ndefines, o->import_dirs, o->n_import_dirs);
+    j->rt.fast_math |= declares_fast_math(j->m->ir);
     j->use_cache = !o->no_binary && !o->no_cache && !j->m->ir->diags.nerrors;
     if (j->use_cache) {
         if ((st = make_key(j)) != TIRX_OK)

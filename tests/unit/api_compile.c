@@ -148,6 +148,42 @@ static void test_errors(void **state)
     tirx_module_free(m);
 }
 
+/* T.func_attr({"tirx.fast_math": True}) compiles the module with fast math
+ * (here: __expf for T.exp, the fast intrinsic); False or no attribute leaves
+ * expf; another value is an error at it. */
+static void test_fast_math_attr(void **state)
+{
+    (void)state;
+    static const char fmt[] = "@T.prim_func\n"
+                              "def f(A: T.Buffer((32,), \"float32\")):\n"
+                              "    T.func_attr({\"tirx.fast_math\": %s})\n"
+                              "    T.device_entry()\n"
+                              "    bx = T.cta_id([1])\n"
+                              "    tx = T.thread_id([32])\n"
+                              "    A[tx] = T.exp(A[tx])\n";
+    const char *values[] = {"True", "False", "1"};
+    const char *expect[] = {"__expf(", "expf(", NULL};
+    for (int i = 0; i < 3; i++) {
+        char text[512];
+        snprintf(text, sizeof text, fmt, values[i]);
+        tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+        tirx_module *m;
+        tirx_status st = tirx_compile(text, strlen(text), "fm.tirx", NULL, 0, &o, &m);
+        if (expect[i]) {
+            assert_int_equal(st, TIRX_OK);
+            assert_non_null(strstr(tirx_module_cuda(m), expect[i]));
+            assert_true(i == 0 || !strstr(tirx_module_cuda(m), "__expf("));
+        } else {
+            assert_int_equal(st, TIRX_ERR_INPUT);
+            tirx_diag d;
+            assert_int_equal(tirx_diag_get(m, 0, &d), 0);
+            assert_int_equal(d.line, 3);
+            assert_string_equal(d.message, "\"tirx.fast_math\" must be True or False");
+        }
+        tirx_module_free(m);
+    }
+}
+
 /* Compiles vadd to PTX; returns the status, *loc whether the PTX has line info,
  * and the first diagnostic's code and message in diag (when there is one). */
 static tirx_status compile_ptx(const tirx_options *base, bool *loc, char *diag, size_t n)
@@ -476,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_generate_in_threads),
         cmocka_unit_test(test_cache_hit),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_fast_math_attr),
         cmocka_unit_test(test_nvrtc_options),
         cmocka_unit_test(test_nvrtc_options_key),
         cmocka_unit_test(test_check_args),
