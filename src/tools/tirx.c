@@ -38,7 +38,8 @@ static const char usage[] =
     "                 directory (repeatable: searched in order)\n"
     "  --passes=A,B   opt: the passes to run, in order (default: the whole pipeline)\n"
     "  --target=ARCH  build (required), check, opt: sm_80, sm_90a or sm_100a\n"
-    "  --emit=KIND    build: cuda (default), ptx, cubin (needs -o), sass (the cubin\n"
+    "  --emit=KIND    build: cuda (default; with -o OUT, what OUT's extension .cubin,\n"
+    "                 .ptx or .sass names), ptx, cubin (needs -o), sass (the cubin\n"
     "                 disassembled by nvdisasm: TIRX_NVDISASM, the toolkit, PATH or\n"
     "                 pip install nvidia-cuda-nvdisasm), sass-lines (that SASS counted\n"
     "                 by script line, per kernel: a static profile; implies --lineinfo)\n"
@@ -450,12 +451,24 @@ static tirx_status emit(const Options *o, const tirx_module *m, const char *kind
     return st;
 }
 
+/* What build emits without --emit: what -o's extension names (.cubin,
+ * .ptx, .sass), else the CUDA. */
+static const char *default_emit(const char *output)
+{
+    static const char *const kinds[] = {"cubin", "ptx", "sass"};
+    const char *dot = output ? strrchr(output, '.') : NULL;
+    for (size_t i = 0; dot && i < sizeof kinds / sizeof kinds[0]; i++)
+        if (!strcmp(dot + 1, kinds[i]))
+            return kinds[i];
+    return "cuda";
+}
+
 /* tirx build FILE --target ARCH [--emit KIND] [-o OUT], and tirx check FILE
  * --target ARCH: the same up to the CUDA, which is neither compiled nor shown. */
 static tirx_status run_build(const Options *o, const char *text, size_t len, const char *name)
 {
     bool check = !strcmp(o->command, "check");
-    const char *kind = o->emit ? o->emit : "cuda";
+    const char *kind = o->emit ? o->emit : default_emit(o->output);
     if (!o->target)
         return usage_error("%s: --target is required (sm_80, sm_90a or sm_100a)", "build");
     if (strcmp(kind, "cuda") && strcmp(kind, "ptx") && strcmp(kind, "cubin") &&
