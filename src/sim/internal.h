@@ -430,7 +430,8 @@ void sim_mark(SimLaunch *l, uint64_t addr, size_t n, int state);
 void sim_commit_group(SimThread *t, SimAsyncKind k);
 void sim_wait_group(SimLaunch *l, SimThread *t, SimAsyncKind k, int64_t n);
 /* Whether a read (or write) of a local at host address addr by t touches an
- * accumulator of a wgmma not yet waited for (an error at `at`). */
+ * accumulator, or an A register (the rs form), of a wgmma not yet waited for
+ * (an error at `at`). */
 bool sim_acc_pending(SimLaunch *l, SimThread *t, uint64_t addr, bool write, TxSpan at);
 
 /* ---------------------------------------------------------------- trace.c */
