@@ -2,13 +2,15 @@
  * (ir_ptx_operands: which arguments are read, which written, how many
  * registers a group has, the state space of an address), the semantics from
  * the entry: loads and stores (scalar and vector, global, shared and
- * generic), mov, fp8 pairs to f16x2 / bf16x2 (cvt), bar.sync / barrier.sync
+ * generic), mov, prmt, half-precision add / sub / mul / fma / neg, fp8 pairs
+ * to f16x2 / bf16x2 (cvt), bar.sync / barrier.sync
  * and bar.arrive (named barriers, counts), warp
  * shuffles, votes, elect.sync, redux.sync, ldmatrix and mma.sync (coll.c
  * rendezvous; the fragments here), fences, prefetches, setmaxnreg and
  * griddepcontrol as no-ops (the simulator runs a host function's kernels one after another,
  * so a programmatic dependent launch's wait has nothing to wait for). Any
  * other entry is an error "not modelled: ptx.<mnemonic>". */
+#include <math.h>
 #include <string.h>
 
 #include "internal.h"
@@ -373,6 +375,94 @@ static void cvt_f8x2(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *
     sim_set_bits(l, t, arg(p, sim_ptx_operand(p, "d"), 0), d, 32);
 }
 
+/* prmt.b32[.mode] d, a, b, c: four bytes of the eight of {b, a} (a's low
+ * byte is byte 0). Without a mode each nibble of c picks a byte for the
+ * corresponding byte of d, its high bit replicating the byte's sign bit
+ * instead; a mode reads only c's low two bits (PTX ISA, prmt). */
+static uint32_t prmt_bits(uint32_t a, uint32_t b, uint32_t c, const char *mode)
+{
+    uint64_t x = (uint64_t)b << 32 | a;
+    unsigned n = c & 3, pick[4];
+    for (unsigned i = 0; i < 4; i++) {
+        unsigned s = c >> (4 * i) & 0xf;
+        pick[i] = !strcmp(mode, "f4e")    ? (n + i) & 7
+                  : !strcmp(mode, "b4e")  ? (n - i) & 7
+                  : !strcmp(mode, "rc8")  ? n
+                  : !strcmp(mode, "ecl")  ? (i > n ? i : n)
+                  : !strcmp(mode, "ecr")  ? (i < n ? i : n)
+                  : !strcmp(mode, "rc16") ? (n & 1) * 2 + (i & 1)
+                                          : s;
+    }
+    uint32_t d = 0;
+    for (unsigned i = 0; i < 4; i++) {
+        uint32_t v = (uint32_t)(x >> (8 * (pick[i] & 7)) & 0xff);
+        if (!mode[0] && pick[i] & 8)
+            v = v & 0x80 ? 0xff : 0;
+        d |= v << (8 * i);
+    }
+    return d;
+}
+
+static void prmt(SimLaunch *l, SimThread *t, const SimPtx *p)
+{
+    uint32_t a = (uint32_t)sim_arg_bits(l, t, arg(p, sim_ptx_operand(p, "a"), 0));
+    uint32_t b = (uint32_t)sim_arg_bits(l, t, arg(p, sim_ptx_operand(p, "b"), 0));
+    uint32_t c = (uint32_t)sim_arg_bits(l, t, arg(p, sim_ptx_operand(p, "c"), 0));
+    sim_set_bits(l, t, arg(p, sim_ptx_operand(p, "d"), 0),
+                 prmt_bits(a, b, c, sim_ptx_slot(p, "mode")), 32);
+}
+
+/* A 16-bit float of a half-precision instruction, .ftz flushing subnormals
+ * to a zero of their sign. */
+static double half_in(IrDType dt, uint64_t bits, bool ftz)
+{
+    double v = sim_from_bits(dt, bits & 0xffff).f;
+    return ftz && v != 0 && fabs(v) < ldexp(1.0, dt.code == IR_DT_BFLOAT ? -126 : -14)
+               ? copysign(0.0, v)
+               : v;
+}
+
+/* add / sub / mul / fma / neg of f16, f16x2, bf16, bf16x2 (rn; .ftz, .sat,
+ * .relu): each lane computed in double, where a product of two 16-bit
+ * floats is exact and a sum rounds only below the 16-bit result's last
+ * place, then rounded once to the type. */
+static void half_arith(SimLaunch *l, SimThread *t, const SimPtx *p, int entry)
+{
+    const char *ty = sim_ptx_slot(p, "type");
+    IrDType dt = !strncmp(ty, "bf16", 4) ? IR_BFLOAT16 : IR_FLOAT16;
+    int lanes = strstr(ty, "x2") ? 2 : 1;
+    bool ftz = sim_ptx_slot(p, "ftz")[0], sat = sim_ptx_slot(p, "sat")[0];
+    bool relu = sim_ptx_slot(p, "relu")[0];
+    uint64_t x[3] = {0};
+    const char *names[3] = {"a", "b", "c"};
+    for (int i = 0; i < 3; i++) {
+        const IrPtxOperand *o = sim_ptx_operand(p, names[i]);
+        if (o)
+            x[i] = sim_arg_bits(l, t, arg(p, o, 0));
+    }
+    uint64_t d = 0;
+    for (int k = 0; k < lanes; k++) {
+        double a = half_in(dt, x[0] >> (16 * k), ftz), b = half_in(dt, x[1] >> (16 * k), ftz);
+        double c = half_in(dt, x[2] >> (16 * k), ftz), r;
+        switch (entry) {
+        case IR_PTX_add_half: r = a + b; break;
+        case IR_PTX_sub_half: r = a - b; break;
+        case IR_PTX_mul_half: r = a * b; break;
+        case IR_PTX_fma_half: r = fma(a, b, c); break;
+        default: r = -a; break;
+        }
+        if (sat)
+            r = isnan(r) ? 0 : r < 0 ? 0 : r > 1 ? 1 : r;
+        if (relu && !isnan(r) && r < 0)
+            r = 0;
+        uint64_t bits = sim_to_bits(dt, (SimVal){.f = r});
+        if (ftz && fabs(sim_from_bits(dt, bits).f) < ldexp(1.0, dt.code == IR_DT_BFLOAT ? -126 : -14))
+            bits &= 0x8000;
+        d |= bits << (16 * k);
+    }
+    sim_set_bits(l, t, arg(p, sim_ptx_operand(p, "d"), 0), d, 16 * lanes);
+}
+
 SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
 {
     SimPtx p;
@@ -389,6 +479,11 @@ SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
         bar(l, t, &p, e);
         break;
     case IR_PTX_cvt_f16x2_f8x2: case IR_PTX_cvt_bf16x2_f8x2: cvt_f8x2(l, t, &p, e); break;
+    case IR_PTX_prmt: prmt(l, t, &p); break;
+    case IR_PTX_add_half: case IR_PTX_sub_half: case IR_PTX_mul_half: case IR_PTX_fma_half:
+    case IR_PTX_neg_half:
+        half_arith(l, t, &p, p.r.entry);
+        break;
     case IR_PTX_bar_warp_sync: collective(l, t, &p, e, SIM_COLL_SYNC, "", ""); break;
     case IR_PTX_shfl_sync: collective(l, t, &p, e, shfl_mode(sim_ptx_slot(&p, "mode")), "a", "d"); break;
     case IR_PTX_vote_sync: case IR_PTX_vote_sync_ballot:

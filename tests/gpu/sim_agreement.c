@@ -20,7 +20,8 @@
  * simulator on the same random inputs, every argument compared afterwards:
  * copies (cp.async, vector widths, ldmatrix/stmatrix), TMA (swizzled
  * layouts, multicast, reduce-add store, views, ragged edges), conversions
- * (float32 to float16, bfloat16 and fp8) bit for bit; the row softmaxes
+ * (float32 to float16, bfloat16 and fp8), prmt and bfloat16 pair arithmetic bit
+ * for bit; the row softmaxes
  * (fixed-order reductions, but exp is the C library's in the simulator and
  * the GPU's expf on the device) and wgmma products (the tensor cores'
  * accumulation order is unspecified) within a relative L2 error of 1e-5. */
@@ -262,6 +263,10 @@ static const KernelCase kernel_cases[] = {
      {{{4096}, 1, kDLFloat, 32, IN_WIDE}, {{4096}, 1, kDLFloat, 16, OUT},
       {{4096}, 1, kDLBfloat, 16, OUT}, {{4096}, 1, kDLFloat8_e4m3fn, 8, OUT},
       {{4096}, 1, kDLFloat8_e5m2, 8, OUT}, {{4096}, 1, kDLFloat, 32, OUT}}},
+    {"tests/gpu/sim_agreement.tirx", "bit_ops", {0}, 0,
+     {{{4096}, 1, kDLUInt, 32, IN_BITS}, {{4096}, 1, kDLUInt, 32, IN_BITS},
+      {{4096}, 1, kDLUInt, 32, IN_BITS}, {{4096}, 1, kDLFloat, 32, IN_F32},
+      {{3, 4096}, 2, kDLUInt, 32, OUT}, {{3, 4096}, 2, kDLUInt, 32, OUT}}},
     {"examples/row_softmax.tirx", "row_softmax", {"ROWS=8", "N=1000"}, 1e-5,
      {F32(8, 1000, IN_F32), F32(8, 1000, OUT)}},
     {"tests/gpu/op_softmax_reg.tirx", "softmax_reg", {"ROWS=8", "N=1024"}, 1e-5,

@@ -1176,6 +1176,127 @@ static void test_gather4_fp8(void **state)
     tirx_module_free(m);
 }
 
+/* prmt (each mode) and bf16x2 mul / fma on 256 inputs: P[m, i] is prmt of
+ * (A[i], B[i]) by C[i] in mode m (0: none, then f4e b4e rc8 ecl ecr rc16),
+ * M = A * B and F = A * B + C as bfloat16 pairs; and D[i] the bfloat16 pair
+ * of e4m3 codes 2i, 2i + 1 scaled by s, computed with integer operations and
+ * one bf16x2 multiply (the codes' bits put into a bfloat16's exponent and
+ * mantissa: the value times 2^-120, exact, subnormal below 2^-126). */
+static const char PRMT_KERNEL[] =
+    "@T.prim_func\n"
+    "def f(A: T.Buffer((256,), \"uint32\"), B: T.Buffer((256,), \"uint32\"), C: T.Buffer((256,), \"uint32\"), P: T.Buffer((7, 256), \"uint32\"), M: T.Buffer((256,), \"uint32\"), F: T.Buffer((256,), \"uint32\"), D: T.Buffer((128,), \"uint32\"), s: T.float32):\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([1])\n"
+    "    tx = T.thread_id([256])\n"
+    "    r = T.alloc_local((9,), \"uint32\")\n"
+    "    T.ptx[\"prmt.b32\"](r[0], A[tx], B[tx], C[tx])\n"
+    "    T.ptx[\"prmt.b32.f4e\"](r[1], A[tx], B[tx], C[tx])\n"
+    "    T.ptx[\"prmt.b32.b4e\"](r[2], A[tx], B[tx], C[tx])\n"
+    "    T.ptx[\"prmt.b32.rc8\"](r[3], A[tx], B[tx], C[tx])\n"
+    "    T.ptx[\"prmt.b32.ecl\"](r[4], A[tx], B[tx], C[tx])\n"
+    "    T.ptx[\"prmt.b32.ecr\"](r[5], A[tx], B[tx], C[tx])\n"
+    "    T.ptx[\"prmt.b32.rc16\"](r[6], A[tx], B[tx], C[tx])\n"
+    "    for m in range(7):\n"
+    "        P[m, tx] = r[m]\n"
+    "    T.ptx[\"mul.rn.bf16x2\"](r[7], A[tx], B[tx])\n"
+    "    T.ptx[\"fma.rn.bf16x2\"](r[8], A[tx], B[tx], C[tx])\n"
+    "    M[tx] = r[7]\n"
+    "    F[tx] = r[8]\n"
+    "    if tx < 128:\n"
+    "        s2: T.let = T.cuda.float22bfloat162_rn(s * T.float32(1.329227995784916e36), s * T.float32(1.329227995784916e36))\n"
+    "        T.ptx[\"prmt.b32\"](r[0], T.uint32(tx * 2 + (tx * 2 + 1) * 256), T.uint32(0), T.uint32(0x9180))\n"
+    "        T.ptx[\"mul.rn.bf16x2\"](r[1], (r[0] << T.uint32(4)) & T.uint32(0x87F087F0), s2)\n"
+    "        D[tx] = r[1]\n";
+
+/* prmt's byte choice (PTX ISA): mode m's selector string for c & 3, d's bytes 3..0 */
+static uint32_t prmt_ref(uint32_t a, uint32_t b, uint32_t c, int mode)
+{
+    static const char *const sel[6][4] = {
+        {"3210", "4321", "5432", "6543"}, {"5670", "6701", "7012", "0123"},
+        {"0000", "1111", "2222", "3333"}, {"3210", "3211", "3222", "3333"},
+        {"0000", "1110", "2210", "3210"}, {"1010", "3232", "1010", "3232"}};
+    uint8_t x[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = (uint8_t)((i < 4 ? a >> (8 * i) : b >> (8 * (i - 4))) & 0xff);
+    uint32_t d = 0;
+    for (int i = 0; i < 4; i++) {
+        uint8_t v;
+        if (mode == 0) {
+            unsigned n = c >> (4 * i) & 0xf;
+            v = n & 8 ? (x[n & 7] & 0x80 ? 0xff : 0) : x[n & 7];
+        } else {
+            v = x[sel[mode - 1][c & 3][3 - i] - '0'];
+        }
+        d |= (uint32_t)v << (8 * i);
+    }
+    return d;
+}
+
+static uint16_t bf16_round(double v)
+{
+    return (uint16_t)sim_to_bits(IR_BFLOAT16, (SimVal){.f = v});
+}
+
+static double bf16_val(uint32_t bits)
+{
+    return sim_from_bits(IR_BFLOAT16, bits & 0xffff).f;
+}
+
+static void test_prmt_bf16x2(void **state)
+{
+    (void)state;
+    tirx_module *m = NULL;
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    if (tirx_compile(PRMT_KERNEL, strlen(PRMT_KERNEL), "prmt.tirx", NULL, 0, &o, &m) != TIRX_OK) {
+        char *d = tirx_diag_render(m);
+        fail_msg("%s", d ? d : "compile failed");
+    }
+    IrDType e4m3 = {IR_DT_F8E4M3FN, 8, 1};
+    const float scales[] = {0.0123f, 3.0f, 1e-30f};
+    for (int k = 0; k < 3; k++) {
+        _Alignas(64) uint32_t a[256], b[256], c[256], pm[7 * 256], mu[256], fm[256], dq[128];
+        unsigned seed = 11 + (unsigned)k;
+        for (int i = 0; i < 256; i++) {
+            /* finite bfloat16 pairs (exponent below all ones), some subnormal */
+            a[i] = (uint32_t)rand_r(&seed) & 0xbfffbfff;
+            b[i] = (uint32_t)rand_r(&seed) & (i % 4 ? 0xbfffbfff : 0x807f807f);
+            c[i] = (uint32_t)rand_r(&seed) & 0xbfffbfff;
+        }
+        Tensor A = tensor(a, 1, 256, 0, kDLUInt, 32), B = tensor(b, 1, 256, 0, kDLUInt, 32);
+        Tensor C = tensor(c, 1, 256, 0, kDLUInt, 32), P = tensor(pm, 2, 7, 256, kDLUInt, 32);
+        Tensor M = tensor(mu, 1, 256, 0, kDLUInt, 32), F = tensor(fm, 1, 256, 0, kDLUInt, 32);
+        Tensor D = tensor(dq, 1, 128, 0, kDLUInt, 32);
+        Tensor *ts[] = {&A, &B, &C, &P, &M, &F, &D};
+        tirx_arg args[8];
+        for (int i = 0; i < 7; i++) {
+            ts[i]->t.shape = ts[i]->shape;
+            args[i] = tirx_arg_tensor((const struct DLTensor *)&ts[i]->t);
+        }
+        args[7] = tirx_arg_float(scales[k]);
+        tirx_error err = {0};
+        if (tirx_simulate(m, "f", args, 8, &err) != TIRX_OK)
+            fail_msg("%s", err.message);
+        for (int i = 0; i < 256; i++) {
+            for (int mode = 0; mode < 7; mode++)
+                assert_int_equal(pm[mode * 256 + i], prmt_ref(a[i], b[i], c[i], mode));
+            for (int h = 0; h < 2; h++) {
+                double x = bf16_val(a[i] >> (16 * h)), y = bf16_val(b[i] >> (16 * h));
+                double z = bf16_val(c[i] >> (16 * h));
+                assert_int_equal(mu[i] >> (16 * h) & 0xffff, bf16_round(x * y));
+                assert_int_equal(fm[i] >> (16 * h) & 0xffff, bf16_round(fma(x, y, z)));
+            }
+        }
+        /* the e4m3 codes (NaN codes excepted) times bfloat16(s), rounded once */
+        double sb = bf16_val(bf16_round(scales[k]));
+        for (int code = 0; code < 256; code++) {
+            double v = sim_from_bits(e4m3, (uint64_t)code).f;
+            if (!isnan(v))
+                assert_int_equal(dq[code / 2] >> (code % 2 * 16) & 0xffff, bf16_round(v * sb));
+        }
+    }
+    tirx_module_free(m);
+}
+
 /* tcgen05.cp SHAPE (with its multicast) of 128 rows of 32 bytes in shared
  * memory, word w of row r being r * 8 + w + 1 (unswizzled core matrices:
  * row r at r % 8 * 16 + r / 8 * 256 bytes, its second 16 bytes 128 on), read
@@ -1661,6 +1782,7 @@ int main(void)
         cmocka_unit_test(test_dsmem_race),
         cmocka_unit_test(test_multicast_race),
         cmocka_unit_test(test_gather4_fp8),
+        cmocka_unit_test(test_prmt_bf16x2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
