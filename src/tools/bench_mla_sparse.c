@@ -10,8 +10,8 @@
  * FlashMLA pads); q uniform bfloat16 in [-1, 1); with --sink, head h's sink
  * around ln(min(top-k, s_k)). The metadata runs once, then the decode call
  * is checked and timed as the dense row's (bench_mla.c), the reference
- * attending to the dequantized cache values bfloat16(e4m3 * scale) the
- * kernel computes. FLOPs: 2 b s_q h_q topk (576 + 512); bytes: q, the
+ * attending to the dequantized cache values bfloat16(e4m3 * bfloat16(scale))
+ * the kernel computes. FLOPs: 2 b s_q h_q topk (576 + 512); bytes: q, the
  * indices, each listed token's 656 bytes once per (request, query token),
  * out and lse. */
 #include <math.h>
@@ -182,8 +182,8 @@ static void sparse_arguments(Sparse *sp)
 
 /* ---- the reference ---- */
 
-/* Token v's K row as the kernel dequantizes it: bfloat16(e4m3 * scale) in
- * one rounding of the float32 product, then the rope values. */
+/* Token v's K row as the kernel (and FlashMLA) dequantizes it:
+ * bfloat16(e4m3 * bfloat16(scale)), then the rope values. */
 static void token_row(const Sparse *sp, int32_t v, double *kv)
 {
     const uint8_t *row = (const uint8_t *)sp->kv.host + (size_t)v * TOKEN;
@@ -192,7 +192,7 @@ static void token_row(const Sparse *sp, int32_t v, double *kv)
     memcpy(scales, row + DV, sizeof scales);
     memcpy(rope, row + DV + sizeof scales, sizeof rope);
     for (int d = 0; d < DV; d++) {
-        float x = sp->e4m3[row[d]] * scales[d / 128];
+        float x = sp->e4m3[row[d]] * (float)bench_decode(sp->bf16, bench_encode(sp->bf16, scales[d / 128]));
         kv[d] = bench_decode(sp->bf16, bench_encode(sp->bf16, x));
     }
     for (int d = 0; d < ROPE; d++)

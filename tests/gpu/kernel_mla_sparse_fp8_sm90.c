@@ -2,8 +2,10 @@
  * fp8 decode in DeepSeek V3.2's cache format (metadata, split main kernel,
  * combine) against a float64 CPU reference on the dequantized cache, on
  * fresh random inputs with out and lse poisoned first. A cached value is
- * dequantized as the kernel does, bfloat16(float(e4m3) * scale) (one
- * rounding); the reference takes those values. lse within 1e-3 (max
+ * dequantized as the kernel (and FlashMLA) does, bfloat16(e4m3 *
+ * bfloat16(scale)); the reference takes those values. One token in 16 has
+ * scales of 256 or more (past the range of the kernel's single-multiply
+ * CVT_BF16 conversion) and subnormal codes. lse within 1e-3 (max
  * absolute error over finite values; a query whose indices are all padding
  * must give lse = +inf and out = 0) and out within 2e-3 relative L2 error of
  * a float64 run of the kernel's algorithm (the splits of the GPU's metadata,
@@ -62,24 +64,33 @@ static int parts_of(int s_q, int h_q)
     return SMS / ctas > 0 ? SMS / ctas : 1;
 }
 
+static float bf16_round(float x)
+{
+    return op_bf16_to_f32(op_f32_to_bf16(x));
+}
+
 /* A random cache: e4m3 codes (no NaN), scales around 1/448, rope values in
- * [-1, 1). With `dequant`, also the values the kernel computes from it. */
+ * [-1, 1); one token in 16 has scales in [256, 384) and subnormal codes
+ * (values below 2^-6 before scaling). With `dequant`, also the values the
+ * kernel computes from it. */
 static void fill_cache(GpuRng *rng, Problem *p, bool dequant)
 {
     size_t tokens = (size_t)p->blocks * BLK;
     for (size_t t = 0; t < tokens; t++) {
         uint8_t *row = p->kv + t * TOKEN;
+        bool large = t % 16 == 5;
         float scales[4];
         uint16_t rope[64];
         for (int d = 0; d < DV; d += 8) {
             uint64_t r = gpu_next(rng);
             for (int i = 0; i < 8; i++) {
                 uint8_t c = (uint8_t)(r >> (8 * i));
-                row[d + i] = (c & 0x7f) == 0x7f ? c ^ 1 : c;
+                row[d + i] = large ? c & 0x87 : (c & 0x7f) == 0x7f ? c ^ 1 : c;
             }
         }
         for (int i = 0; i < 4; i++)
-            scales[i] = (1.0f + gpu_uniform(rng) * 0.5f) / 448.0f;
+            scales[i] = large ? 256.0f + 128.0f * (gpu_uniform(rng) + 1) / 2
+                              : (1.0f + gpu_uniform(rng) * 0.5f) / 448.0f;
         for (int i = 0; i < 64; i++)
             rope[i] = op_f32_to_bf16(gpu_uniform(rng));
         memcpy(row + DV, scales, sizeof scales);
@@ -88,7 +99,7 @@ static void fill_cache(GpuRng *rng, Problem *p, bool dequant)
             continue;
         float *out = p->kvf + t * DK;
         for (int d = 0; d < DV; d++)
-            out[d] = op_bf16_to_f32(op_f32_to_bf16(e4m3_to_f32(row[d]) * scales[d / 128]));
+            out[d] = bf16_round(e4m3_to_f32(row[d]) * bf16_round(scales[d / 128]));
         for (int i = 0; i < 64; i++)
             out[DV + i] = op_bf16_to_f32(rope[i]);
     }
@@ -333,7 +344,7 @@ static void check_outputs(tirx_device *gpu, Problem *p)
 }
 
 /* The kernel's switchable variants (module constants), a bit each. */
-enum { VAR_CVT_PAIRS = 1, VAR_GATHER_AHEAD = 2, VAR_CLUSTER_SPLIT = 4 };
+enum { VAR_CVT_PAIRS = 1, VAR_GATHER_AHEAD = 2, VAR_CLUSTER_SPLIT = 4, VAR_CVT_BF16 = 8 };
 
 static tirx_module *compile(tirx_device *gpu, int s_q, int h_q, int sink, int variant,
                             bool full_machine)
@@ -346,6 +357,7 @@ static tirx_module *compile(tirx_device *gpu, int s_q, int h_q, int sink, int va
                        {"CVT_PAIRS", variant & VAR_CVT_PAIRS ? "True" : "False"},
                        {"GATHER_AHEAD", variant & VAR_GATHER_AHEAD ? "1" : "0"},
                        {"CLUSTER_SPLIT", variant & VAR_CLUSTER_SPLIT ? "True" : "False"},
+                       {"CVT_BF16", variant & VAR_CVT_BF16 ? "True" : "False"},
                        {"NUM_SMS", sms}};
     size_t n = sizeof d / sizeof *d;
     return op_compile_variant(gpu, "kernels/mla_sparse_fp8_sm90.tirx", d, full_machine ? n - 1 : n);
@@ -385,11 +397,12 @@ typedef struct Case {
 
 static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
 {
-    printf("mla_sparse_decode b=%d s_q=%d h_q=%d topk=%d blocks=%d%s%s%s%s%s%s:\n", c->b, c->s_q,
+    printf("mla_sparse_decode b=%d s_q=%d h_q=%d topk=%d blocks=%d%s%s%s%s%s%s%s:\n", c->b, c->s_q,
            c->h_q, c->topk, c->blocks, c->sink ? " sink" : "", c->oor ? " out-of-range" : "",
            c->empty ? " empty list" : "", c->variant & VAR_CVT_PAIRS ? " CVT_PAIRS" : "",
            c->variant & VAR_GATHER_AHEAD ? " GATHER_AHEAD" : "",
-           c->variant & VAR_CLUSTER_SPLIT ? " CLUSTER_SPLIT" : "");
+           c->variant & VAR_CLUSTER_SPLIT ? " CLUSTER_SPLIT" : "",
+           c->variant & VAR_CVT_BF16 ? " CVT_BF16" : "");
     tirx_module *m = compile(gpu, c->s_q, c->h_q, c->sink, c->variant, false);
     Problem p;
     problem_init(gpu, m, rng, &p, c->b, c->s_q, c->h_q, c->topk, c->blocks, c->sink, true);
@@ -501,6 +514,9 @@ int main(void)
         {8, 2, 128, 2048, 300, 0, 1, 1, VAR_CLUSTER_SPLIT},
         {64, 2, 128, 64, 100, 1, 1, 0, VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD},
         {2, 1, 128, 4000, 200, 0, 0, 0, VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS},
+        {37, 2, 64, 576, 200, 1, 1, 0, VAR_CVT_PAIRS | VAR_CVT_BF16 | VAR_GATHER_AHEAD},
+        {8, 2, 128, 2048, 300, 0, 1, 1,
+         VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_CVT_BF16 | VAR_GATHER_AHEAD},
     };
     /* split requests, parts holding several requests, s_q 2, two head blocks */
     const Case sim_cases[] = {{3, 1, 64, 200, 6, 0, 1, 1}, {4, 2, 64, 64, 4, 1, 0, 0},
@@ -509,7 +525,10 @@ int main(void)
                               {3, 1, 64, 200, 6, 0, 1, 1, VAR_CVT_PAIRS | VAR_GATHER_AHEAD},
                               {2, 2, 128, 100, 4, 1, 1, 0, VAR_CLUSTER_SPLIT},
                               {3, 1, 128, 200, 6, 0, 1, 1,
-                               VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD}};
+                               VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD},
+                              {3, 2, 64, 200, 6, 1, 1, 0, VAR_CVT_PAIRS | VAR_CVT_BF16},
+                              {2, 2, 128, 100, 4, 0, 1, 1,
+                               VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_CVT_BF16 | VAR_GATHER_AHEAD}};
     const Case *cases = OP_SIZE(gpu_cases, sim_cases);
     size_t ncases = OP_SIZE(sizeof gpu_cases, sizeof sim_cases) / sizeof(Case);
     for (size_t i = 0; i < ncases; i++)
