@@ -422,12 +422,34 @@ static double half_in(IrDType dt, uint64_t bits, bool ftz)
                : v;
 }
 
-/* add / sub / mul / fma / neg of f16, f16x2, bf16, bf16x2 (rn; .ftz, .sat,
- * .relu): each lane computed in double, where a product of two 16-bit
- * floats is exact and a sum rounds only below the 16-bit result's last
- * place, then rounded once to the type. */
-static void half_arith(SimLaunch *l, SimThread *t, const SimPtx *p, int entry)
+/* p + c rounded to odd: the double sum, its lowest bit set when bits of the
+ * exact sum were lost (a two-sum gives them). Rounding that to a 16-bit
+ * float gives the exactly rounded sum, where rounding a plain double sum
+ * again could break a tie the wrong way (an fma whose product lies halfway
+ * between two bfloat16 values and whose addend is below double's last
+ * place). */
+static double sum_to_odd(double p, double c)
 {
+    double s = p + c;
+    if (!isfinite(s))
+        return s;
+    double bb = s - p, e = (p - (s - bb)) + (c - bb);
+    uint64_t u;
+    memcpy(&u, &s, sizeof u);
+    return e == 0 || u & 1 ? s : nextafter(s, e > 0 ? INFINITY : -INFINITY);
+}
+
+/* add / sub / mul / fma / neg of f16, f16x2, bf16, bf16x2 (rn; .ftz, .sat,
+ * .relu): each lane computed in double (a product of two 16-bit floats is
+ * exact there, a sum rounded to odd), then rounded once to the type. A NaN
+ * result is the canonical 0x7fff; .sat clamps to [+0, 1] (NaN to +0), .relu
+ * takes negatives and -0 to +0. .oob is not modelled. */
+static void half_arith(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e, int entry)
+{
+    if (sim_ptx_slot(p, "oob")[0]) {
+        sim_fail(l, t, e->span, "not modelled: ptx.fma.oob");
+        return;
+    }
     const char *ty = sim_ptx_slot(p, "type");
     IrDType dt = !strncmp(ty, "bf16", 4) ? IR_BFLOAT16 : IR_FLOAT16;
     int lanes = strstr(ty, "x2") ? 2 : 1;
@@ -445,17 +467,17 @@ static void half_arith(SimLaunch *l, SimThread *t, const SimPtx *p, int entry)
         double a = half_in(dt, x[0] >> (16 * k), ftz), b = half_in(dt, x[1] >> (16 * k), ftz);
         double c = half_in(dt, x[2] >> (16 * k), ftz), r;
         switch (entry) {
-        case IR_PTX_add_half: r = a + b; break;
-        case IR_PTX_sub_half: r = a - b; break;
+        case IR_PTX_add_half: r = sum_to_odd(a, b); break;
+        case IR_PTX_sub_half: r = sum_to_odd(a, -b); break;
         case IR_PTX_mul_half: r = a * b; break;
-        case IR_PTX_fma_half: r = fma(a, b, c); break;
+        case IR_PTX_fma_half: r = sum_to_odd(a * b, c); break;
         default: r = -a; break;
         }
         if (sat)
-            r = isnan(r) ? 0 : r < 0 ? 0 : r > 1 ? 1 : r;
-        if (relu && !isnan(r) && r < 0)
+            r = isnan(r) || !(r > 0) ? 0 : r > 1 ? 1 : r;
+        if (relu && !isnan(r) && signbit(r))
             r = 0;
-        uint64_t bits = sim_to_bits(dt, (SimVal){.f = r});
+        uint64_t bits = isnan(r) ? 0x7fff : sim_to_bits(dt, (SimVal){.f = r});
         if (ftz && fabs(sim_from_bits(dt, bits).f) < ldexp(1.0, dt.code == IR_DT_BFLOAT ? -126 : -14))
             bits &= 0x8000;
         d |= bits << (16 * k);
@@ -482,7 +504,7 @@ SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
     case IR_PTX_prmt: prmt(l, t, &p); break;
     case IR_PTX_add_half: case IR_PTX_sub_half: case IR_PTX_mul_half: case IR_PTX_fma_half:
     case IR_PTX_neg_half:
-        half_arith(l, t, &p, p.r.entry);
+        half_arith(l, t, &p, e, p.r.entry);
         break;
     case IR_PTX_bar_warp_sync: collective(l, t, &p, e, SIM_COLL_SYNC, "", ""); break;
     case IR_PTX_shfl_sync: collective(l, t, &p, e, shfl_mode(sim_ptx_slot(&p, "mode")), "a", "d"); break;

@@ -1232,6 +1232,23 @@ static uint32_t prmt_ref(uint32_t a, uint32_t b, uint32_t c, int mode)
     return d;
 }
 
+static uint32_t rand32(unsigned *seed)
+{
+    return (uint32_t)rand_r(seed) << 16 ^ (uint32_t)rand_r(seed);
+}
+
+/* two bfloat16 of random sign and mantissa, magnitudes 2^-7 .. 2^7 */
+static uint32_t in_range_pair(unsigned *seed)
+{
+    uint32_t r = rand32(seed), p = 0;
+    for (int h = 0; h < 2; h++) {
+        uint32_t e = 120 + (r >> (8 * h) & 0xff) % 14;
+        p |= (r >> (16 + h) & 1) << 15 << (16 * h) | e << 7 << (16 * h) |
+             ((uint32_t)rand_r(seed) & 0x7f) << (16 * h);
+    }
+    return p;
+}
+
 static uint16_t bf16_round(double v)
 {
     return (uint16_t)sim_to_bits(IR_BFLOAT16, (SimVal){.f = v});
@@ -1257,11 +1274,26 @@ static void test_prmt_bf16x2(void **state)
         _Alignas(64) uint32_t a[256], b[256], c[256], pm[7 * 256], mu[256], fm[256], dq[128];
         unsigned seed = 11 + (unsigned)k;
         for (int i = 0; i < 256; i++) {
-            /* finite bfloat16 pairs (exponent below all ones), some subnormal */
-            a[i] = (uint32_t)rand_r(&seed) & 0xbfffbfff;
-            b[i] = (uint32_t)rand_r(&seed) & (i % 4 ? 0xbfffbfff : 0x807f807f);
-            c[i] = (uint32_t)rand_r(&seed) & 0xbfffbfff;
+            /* even lanes: all 32 bits random (prmt; mul, b subnormal in half
+             * of them); odd lanes: bfloat16 pairs within 2^-7 .. 2^7, where
+             * a * b + c is exact in double, so the reference rounds once */
+            if (i % 2 == 0) {
+                a[i] = rand32(&seed), b[i] = rand32(&seed), c[i] = rand32(&seed);
+                if (i % 4 == 0)
+                    b[i] &= 0x807f807f;
+            } else {
+                a[i] = in_range_pair(&seed), b[i] = in_range_pair(&seed), c[i] = in_range_pair(&seed);
+            }
         }
+        /* fma ties: 3 * 1.0078125 lies halfway between two bfloat16 values;
+         * -2^-100 (below double's last place) takes it down, +2^-100 up,
+         * 0 to the even one */
+        const uint32_t tie[3][4] = {{0x4040, 0x3f81, 0x8d80, 0x4041},
+                                    {0x4040, 0x3f81, 0x0d80, 0x4042},
+                                    {0x4040, 0x3f81, 0x0000, 0x4042}};
+        for (int i = 0; i < 3; i++)
+            a[1 + 4 * i] = tie[i][0] | tie[i][0] << 16, b[1 + 4 * i] = tie[i][1] | tie[i][1] << 16,
+                      c[1 + 4 * i] = tie[i][2] | tie[i][2] << 16;
         Tensor A = tensor(a, 1, 256, 0, kDLUInt, 32), B = tensor(b, 1, 256, 0, kDLUInt, 32);
         Tensor C = tensor(c, 1, 256, 0, kDLUInt, 32), P = tensor(pm, 2, 7, 256, kDLUInt, 32);
         Tensor M = tensor(mu, 1, 256, 0, kDLUInt, 32), F = tensor(fm, 1, 256, 0, kDLUInt, 32);
@@ -1282,8 +1314,12 @@ static void test_prmt_bf16x2(void **state)
             for (int h = 0; h < 2; h++) {
                 double x = bf16_val(a[i] >> (16 * h)), y = bf16_val(b[i] >> (16 * h));
                 double z = bf16_val(c[i] >> (16 * h));
-                assert_int_equal(mu[i] >> (16 * h) & 0xffff, bf16_round(x * y));
-                assert_int_equal(fm[i] >> (16 * h) & 0xffff, bf16_round(fma(x, y, z)));
+                if (!isnan(x * y))
+                    assert_int_equal(mu[i] >> (16 * h) & 0xffff, bf16_round(x * y));
+                if (i % 4 == 1 && i < 12)
+                    assert_int_equal(fm[i] >> (16 * h) & 0xffff, tie[i / 4][3]);
+                else if (i % 2)
+                    assert_int_equal(fm[i] >> (16 * h) & 0xffff, bf16_round(x * y + z));
             }
         }
         /* the e4m3 codes (NaN codes excepted) times bfloat16(s), rounded once */
