@@ -17,9 +17,13 @@
     X("float8_e4m3fn", "fp8", 10, 8, BENCH_FLOAT_FN, 4, 3)           \
     X("float8_e5m2", "e5m2", 12, 8, BENCH_FLOAT, 5, 2)               \
     X("int8", "i8", 0, 8, BENCH_INT, 0, 0)                           \
+    X("int16", "i16", 0, 16, BENCH_INT, 0, 0)                        \
     X("int32", "i32", 0, 32, BENCH_INT, 0, 0)                        \
     X("int64", "i64", 0, 64, BENCH_INT, 0, 0)                        \
-    X("uint8", "u8", 1, 8, BENCH_UINT, 0, 0)
+    X("uint8", "u8", 1, 8, BENCH_UINT, 0, 0)                         \
+    X("uint16", "u16", 1, 16, BENCH_UINT, 0, 0)                      \
+    X("uint32", "u32", 1, 32, BENCH_UINT, 0, 0)                      \
+    X("uint64", "u64", 1, 64, BENCH_UINT, 0, 0)
 
 static const BenchDType dtypes[] = {
 #define X(name, alias, code, bits, kind, eb, mb) {name, alias, code, bits, kind, eb, mb},

@@ -107,7 +107,8 @@ static bool tensor(Scanner *s, BenchArg *a, const char *init)
     if (!n || n >= sizeof dt || !(a->dtype = bench_dtype(dt))) {
         s->p = at;
         return fail(s, "unknown dtype of '%s' (float32/f32, float16/fp16, bfloat16/bf16, "
-                       "float8_e4m3fn/fp8, float8_e5m2/e5m2, int8, int32, int64, uint8)", a->name);
+                       "float8_e4m3fn/fp8, float8_e5m2/e5m2, float64/f64, int8/i8 .. int64/i64, "
+                       "uint8/u8 .. uint64/u64)", a->name);
     }
     return expect(s, ')', "after the dtype");
 }

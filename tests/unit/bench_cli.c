@@ -47,9 +47,18 @@ static void test_spec_items(void **state)
     assert_int_equal(a[5].init, BENCH_EMPTY);
     assert_string_equal(a[5].dtype->name, "float8_e4m3fn");
     assert_int_equal(a[6].init, BENCH_ONES);
-    /* Several --args append. */
+    /* Several --args append; every integer width, signed and unsigned. */
     assert_true(bench_parse_spec("E=3", a, &n, msg, sizeof msg));
     assert_int_equal(n, 8);
+    n = 0;
+    assert_true(bench_parse_spec("F=rand(2:u32) G=rand(2:uint16) H=zeros(2:i16) I=ones(2:u64)", a,
+                                 &n, msg, sizeof msg));
+    assert_string_equal(a[0].dtype->name, "uint32");
+    assert_int_equal(a[0].dtype->bits, 32);
+    assert_string_equal(a[1].dtype->name, "uint16");
+    assert_string_equal(a[2].dtype->name, "int16");
+    assert_string_equal(a[3].dtype->name, "uint64");
+    assert_int_equal(a[3].dtype->bits, 64);
     n = 0;
     assert_true(bench_parse_spec("   ", a, &n, msg, sizeof msg));
     assert_int_equal(n, 0);
@@ -78,8 +87,8 @@ static void test_spec_errors(void **state)
                       "empty)");
     expect_spec_error("A=rand(1:f33)",
                       "--args: column 10: unknown dtype of 'A' (float32/f32, float16/fp16, "
-                      "bfloat16/bf16, float8_e4m3fn/fp8, float8_e5m2/e5m2, int8, int32, int64, "
-                      "uint8)");
+                      "bfloat16/bf16, float8_e4m3fn/fp8, float8_e5m2/e5m2, float64/f64, "
+                      "int8/i8 .. int64/i64, uint8/u8 .. uint64/u64)");
     expect_spec_error("A=rand(1:f32", "--args: column 13: expected ')' after the dtype");
     expect_spec_error("A=rand(0:f32)", "--args: column 8: expected a positive dimension of 'A'");
     expect_spec_error("A=rand(-1:f32)", "--args: column 8: expected a positive dimension of 'A'");
