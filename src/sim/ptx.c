@@ -375,6 +375,34 @@ static void cvt_f8x2(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *
     sim_set_bits(l, t, arg(p, sim_ptx_operand(p, "d"), 0), d, 32);
 }
 
+/* cvt.rn[.relu][.satfinite].{f16x2,bf16x2}.f32 d, a, b: a to d's upper half,
+ * b to its lower, each rounded to nearest even; a NaN is the canonical
+ * 0x7fff, .relu takes negatives to +0, .satfinite takes infinities and
+ * values past the largest finite to it. .rz is not modelled. */
+static void cvt_x2_f32(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e)
+{
+    if (strcmp(sim_ptx_slot(p, "rnd"), "rn")) {
+        sim_fail(l, t, e->span, "not modelled: a cvt to a 16-bit pair rounding other than .rn");
+        return;
+    }
+    IrDType to = !strcmp(sim_ptx_slot(p, "dtype"), "f16x2") ? IR_FLOAT16 : IR_BFLOAT16;
+    bool relu = sim_ptx_slot(p, "relu")[0], sat = sim_ptx_slot(p, "satfinite")[0];
+    double max = to.code == IR_DT_BFLOAT ? 0x1.fep127 : 65504.0;
+    uint64_t d = 0;
+    const char *names[2] = {"b", "a"};
+    for (int k = 0; k < 2; k++) {
+        uint32_t bits = (uint32_t)sim_arg_bits(l, t, arg(p, sim_ptx_operand(p, names[k]), 0));
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        SimVal v = {.f = relu && !isnan(f) && f < 0 ? 0.0 : f};
+        uint64_t h = isnan(v.f) ? 0x7fff : sim_to_bits(to, v);
+        if (sat && !isnan(v.f) && fabs(sim_from_bits(to, h).f) > max)
+            h = sim_to_bits(to, (SimVal){.f = copysign(max, v.f)});
+        d |= h << (16 * k);
+    }
+    sim_set_bits(l, t, arg(p, sim_ptx_operand(p, "d"), 0), d, 32);
+}
+
 /* prmt.b32[.mode] d, a, b, c: four bytes of the eight of {b, a} (a's low
  * byte is byte 0). Without a mode each nibble of c picks a byte for the
  * corresponding byte of d, its high bit replicating the byte's sign bit
@@ -485,6 +513,45 @@ static void half_arith(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr
     sim_set_bits(l, t, arg(p, sim_ptx_operand(p, "d"), 0), d, 16 * lanes);
 }
 
+/* add / sub / mul / fma .rn of f32 and f32x2 (two floats in 64 bits, the
+ * first in the low half): each lane in float, rounded once (fmaf for fma).
+ * Other roundings, .ftz, .sat and the mixed-precision sources are not
+ * modelled. */
+static void f32_arith(SimLaunch *l, SimThread *t, const SimPtx *p, const IrExpr *e, int entry)
+{
+    if (strcmp(sim_ptx_slot(p, "rnd"), "rn") || sim_ptx_slot(p, "ftz")[0] ||
+        sim_ptx_slot(p, "sat")[0] || sim_ptx_slot(p, "srctype")[0] ||
+        strncmp(sim_ptx_slot(p, "type"), "f32", 3)) {
+        sim_fail(l, t, e->span, "not modelled: float32 arithmetic other than .rn f32 / f32x2");
+        return;
+    }
+    int lanes = strcmp(sim_ptx_slot(p, "type"), "f32x2") ? 1 : 2;
+    uint64_t x[3] = {0}, d = 0;
+    const char *names[3] = {"a", "b", "c"};
+    for (int i = 0; i < 3; i++) {
+        const IrPtxOperand *o = sim_ptx_operand(p, names[i]);
+        if (o)
+            x[i] = sim_arg_bits(l, t, arg(p, o, 0));
+    }
+    for (int k = 0; k < lanes; k++) {
+        float v[3], r;
+        for (int i = 0; i < 3; i++) {
+            uint32_t b = (uint32_t)(x[i] >> (32 * k));
+            memcpy(&v[i], &b, sizeof b);
+        }
+        switch (entry) {
+        case IR_PTX_add: r = v[0] + v[1]; break;
+        case IR_PTX_sub: r = v[0] - v[1]; break;
+        case IR_PTX_mul: r = v[0] * v[1]; break;
+        default: r = fmaf(v[0], v[1], v[2]); break;
+        }
+        uint32_t b;
+        memcpy(&b, &r, sizeof b);
+        d |= (uint64_t)b << (32 * k);
+    }
+    sim_set_bits(l, t, arg(p, sim_ptx_operand(p, "d"), 0), d, 32 * lanes);
+}
+
 SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
 {
     SimPtx p;
@@ -501,6 +568,10 @@ SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
         bar(l, t, &p, e);
         break;
     case IR_PTX_cvt_f16x2_f8x2: case IR_PTX_cvt_bf16x2_f8x2: cvt_f8x2(l, t, &p, e); break;
+    case IR_PTX_cvt_f16x2_f32: case IR_PTX_cvt_bf16x2_f32: cvt_x2_f32(l, t, &p, e); break;
+    case IR_PTX_add: case IR_PTX_sub: case IR_PTX_mul: case IR_PTX_fma:
+        f32_arith(l, t, &p, e, p.r.entry);
+        break;
     case IR_PTX_prmt: prmt(l, t, &p); break;
     case IR_PTX_add_half: case IR_PTX_sub_half: case IR_PTX_mul_half: case IR_PTX_fma_half:
     case IR_PTX_neg_half:
