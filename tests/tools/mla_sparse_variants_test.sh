@@ -3,11 +3,10 @@
 # kernels/mla_sparse_fp8_sm90.tirx emit what they are for, and only when set:
 # CVT_PAIRS the pair conversion, GATHER_AHEAD the L2 prefetch of the rows,
 # CLUSTER_SPLIT (H_Q 128) a cluster of two, the copy into the peer's stage and
-# the full barrier armed with its 36864 bytes (a no-op at H_Q 64); CVT_BF16
-# (with CVT_PAIRS) the pairs converted with prmt and a bf16x2 multiply (an
-# fma.rn.bf16x2 with -0) instead of cvt; GATHER_PIPE each token's row loaded
-# in two halves (the scales as two 8-byte loads). "plain" turns the first three off; each other
-# build turns one on; the default is the first three.
+# the full barrier armed with its 36864 bytes (a no-op at H_Q 64);
+# GATHER_PIPE each token's row loaded in two halves (the scales as two 8-byte
+# loads). "plain" turns the first three off; each other build turns one on;
+# the default is the first three.
 set -u
 tirx=$1 kernel=$2
 dir=$(mktemp -d) || exit 1
@@ -28,16 +27,13 @@ build pairs -D H_Q=128 -D S_Q=2 -D CVT_PAIRS=True -D GATHER_AHEAD=0 -D CLUSTER_S
 build ahead -D H_Q=64 -D S_Q=2 -D CVT_PAIRS=False -D GATHER_AHEAD=1 -D CLUSTER_SPLIT=False
 build split -D H_Q=128 -D S_Q=2 -D CVT_PAIRS=False -D GATHER_AHEAD=0 -D CLUSTER_SPLIT=True
 build split64 -D H_Q=64 -D S_Q=2 -D CVT_PAIRS=False -D GATHER_AHEAD=0 -D CLUSTER_SPLIT=True
-build bf16 -D H_Q=128 -D S_Q=2 -D CVT_BF16=True
 build pipe -D H_Q=128 -D S_Q=2 -D GATHER_PIPE=True
 build default -D H_Q=128 -D S_Q=2
 for v in plain ahead split split64; do lacks $v "cvt.rn.f16x2.e4m3x2"; done
 has pairs "cvt.rn.f16x2.e4m3x2"
-for v in plain pairs ahead split default; do lacks $v "fma.rn.bf16x2"; done
-lacks bf16 "cvt.rn.f16x2.e4m3x2"
-has bf16 "prmt.b32"
-has bf16 "fma.rn.bf16x2"
-for v in plain pairs ahead split bf16 default; do lacks $v "L2::128B.v2.u32"; done
+has pairs "fma.rn.bf16x2"
+for v in plain ahead split split64; do lacks $v "fma.rn.bf16x2"; done
+for v in plain pairs ahead split default; do lacks $v "L2::128B.v2.u32"; done
 has pipe "ld.global.nc.L1::evict_last.L2::128B.v2.u32"
 for v in plain pairs split split64; do lacks $v "cp.async.bulk.prefetch.L2.global"; done
 has ahead "cp.async.bulk.prefetch.L2.global [%0], %1;"
