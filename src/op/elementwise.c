@@ -10,6 +10,7 @@
  *   reciprocal -> 1 / src; silu -> src / (1 + exp(-src)).
  * Each op's rule is a row of ew_rules, indexed by the tile op. */
 #include "elementwise.h"
+#include "../ir/visit.h"
 
 /* How an element of dst is computed from the sources' values v[], per op of
  * the elementwise family; an op without a rule (memset, select) has no
@@ -133,6 +134,31 @@ IrExpr *op_ew_value(OpCtx *c, IrDType dst, IrExpr **v, int n)
     TX_UNREACHABLE(); /* op_ew_operands refused the op */
 }
 
+typedef struct ReadsCtx {
+    const OpCtx *c;
+    const IrExpr *root;
+    bool hit;
+} ReadsCtx;
+
+static bool reads_visit(IrVisitor *v, const IrExpr *e)
+{
+    ReadsCtx *r = v->ctx;
+    if (e->kind == IR_E_LOAD && op_storage_root(r->c, e->u.access.buffer) == r->root)
+        r->hit = true;
+    return !r->hit;
+}
+
+bool op_ew_scalar_reads(OpCtx *c, int i, const OpRegion *dst)
+{
+    IrExpr *x = op_ew_scalar(c, i);
+    if (!x)
+        return false;
+    ReadsCtx r = {c, op_storage_root(c, dst->buffer), false};
+    IrVisitor v = {.ctx = &r, .expr = reads_visit};
+    ir_visit_expr(&v, x);
+    return r.hit;
+}
+
 const char *op_ew_f32x2(OpCtx *c, const OpRegion *dst, const OpRegion *src, const bool *is_region,
                         int n)
 {
@@ -145,7 +171,8 @@ const char *op_ew_f32x2(OpCtx *c, const OpRegion *dst, const OpRegion *src, cons
     for (int i = 0; i < n; i++) {
         IrExpr *x = is_region[i] ? NULL : op_ew_scalar(c, i);
         if (is_region[i] ? !ir_dtype_eq(src[i].dtype, IR_FLOAT32)
-                         : !x || !ir_dtype_eq(x->dtype, IR_FLOAT32))
+                         : !x || !ir_dtype_eq(x->dtype, IR_FLOAT32) ||
+                               op_ew_scalar_reads(c, i, dst))
             return NULL;
     }
     return sp;

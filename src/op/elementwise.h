@@ -22,10 +22,13 @@ void op_ew_load_sources(OpCtx *c, const OpRegion *src, const bool *is_region, in
  * (v[i]: the loaded element or the scalar; n of them). */
 IrExpr *op_ew_value(OpCtx *c, IrDType dst, IrExpr **v, int n);
 
+/* Whether scalar source i reads dst's storage: then the scalar steps see
+ * each element's new value, and a pair would read it once for two. */
+bool op_ew_scalar_reads(OpCtx *c, int i, const OpRegion *dst);
 /* The packed instruction of the call's op on pairs of float32 ("add.rn.f32x2":
  * add, sub, mul, fma, rounding to nearest as the scalar ops), when every
- * operand (regions and scalars) is float32 and the target has it; NULL
- * otherwise. */
+ * operand (regions and scalars) is float32, no scalar reads dst and the
+ * target has it; NULL otherwise. */
 const char *op_ew_f32x2(OpCtx *c, const OpRegion *dst, const OpRegion *src, const bool *is_region,
                         int n);
 /* Two elements with one packed instruction: each source's pair (v[i][0],

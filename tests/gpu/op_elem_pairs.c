@@ -3,22 +3,24 @@
  * (random bits, with ties, subnormals, infinities and NaNs), bfloat16 and
  * float16 inputs go through Tx.cast / mul / add / sub two values per
  * instruction and through a scalar loop; the two results must be the same
- * bits (any NaN matches any NaN), and a few known values are checked. The
+ * bits (any NaN matches any NaN), and a few known values are checked; a
+ * padded layout pairs, a scalar reading the destination does not. The
  * simulator runs it for sm_90a and for sm_100a (float32 pairs through
  * mul.rn.f32x2 and fma.rn.f32x2). */
 #include "op_kernel.h"
 
 #define T 128
-#define K 18
+#define K 20
 #define N 16
 
 static const char *const cases[K] = {
     "e4m3 -> bf16", "e4m3 -> f16", "e4m3 -> f32", "e5m2 -> bf16", "e5m2 -> f16", "e5m2 -> f32",
     "f32 -> bf16",  "f32 -> f16",  "bf16 mul",    "bf16 add",     "bf16 sub s",  "bf16 s mul",
-    "f16 mul",      "f16 add s",   "f16 sub",     "bf16 s sub",   "f32 mul s",   "f32 fma"};
+    "f16 mul",      "f16 add s",   "f16 sub",     "bf16 s sub",   "f32 mul s",   "f32 fma",
+    "bf16 add pad", "bf16 mul dst"};
 
 /* The result's width: 32 bits for the float32 cases, else 16. */
-static bool wide(int k) { return k == 2 || k == 5 || k >= 16; }
+static bool wide(int k) { return k == 2 || k == 5 || k == 16 || k == 17; }
 
 static bool is_nan(uint32_t v, bool w, bool bf)
 {
@@ -27,7 +29,10 @@ static bool is_nan(uint32_t v, bool w, bool bf)
     return bf ? (v & 0x7f80u) == 0x7f80u && (v & 0x7fu) : (v & 0x7c00u) == 0x7c00u && (v & 0x3ffu);
 }
 
-static bool bf16_result(int k) { return k == 0 || k == 3 || k == 6 || (k >= 8 && k <= 11) || k == 15; }
+static bool bf16_result(int k)
+{
+    return k == 0 || k == 3 || k == 6 || (k >= 8 && k <= 11) || k == 15 || k >= 18;
+}
 
 static float f32_of(uint32_t v)
 {

@@ -84,14 +84,20 @@ static bool is_fp8(IrDType t)
     return t.lanes == 1 && (t.code == IR_DT_F8E4M3FN || t.code == IR_DT_F8E5M2);
 }
 
+static int64_t pair_words(OpCtx *c, const OpRegion *r);
+
 static PairKind pair_kind(OpCtx *c, const OpRegion *dst, const OpRegion *src,
                           const bool *is_region, int n, const char **f32x2)
 {
-    if (op_region_vector(c, dst, 2, false) < 2)
+    if (op_region_vector(c, dst, 2, false) < 2 || (dst->dtype.bits < 32 && !pair_words(c, dst)))
         return PAIR_NONE;
-    for (int i = 0; i < n; i++)
-        if (is_region[i] && op_region_vector(c, &src[i], 2, false) < 2)
+    for (int i = 0; i < n; i++) {
+        if (is_region[i] && (op_region_vector(c, &src[i], 2, false) < 2 ||
+                             (src[i].dtype.bits < 32 && !pair_words(c, &src[i]))))
             return PAIR_NONE;
+        if (!is_region[i] && op_ew_scalar_reads(c, i, dst))
+            return PAIR_NONE;
+    }
     IrTileOp op = c->call->u.tile.op;
     if ((*f32x2 = op_ew_f32x2(c, dst, src, is_region, n)))
         return PAIR_F32X2;
@@ -124,18 +130,51 @@ typedef struct PairSide {
     IrExpr *words; /* the view; NULL for 32-bit elements */
 } PairSide;
 
+/* Elements from a buffer's data pointer to past its last one, by its offset
+ * and plain strides (a padded layout included); 0 when they are not
+ * constant or not plain strides. */
+static int64_t span_elems(OpCtx *c, IrExpr *buffer)
+{
+    const IrBufferType *bt = ir_buf(buffer);
+    OpRegion all = {.buffer = buffer, .ndim = bt->ndim, .layout = bt->layout};
+    IrExpr *strides[OP_MAX_DIMS];
+    int chunk;
+    int64_t span, e, st;
+    if (bt->ndim > OP_MAX_DIMS || !op_region_strides(c, &all, strides, &chunk) || chunk >= 0 ||
+        !op_const(bt->elem_offset, &span))
+        return 0;
+    for (int d = 0; d < bt->ndim; d++) {
+        if (!op_const(bt->shape[d], &e) || !op_const(strides[d], &st) || e < 1)
+            return 0;
+        span += (e - 1) * st;
+    }
+    return span + 1;
+}
+
+/* The uint32 words of an 8- or 16-bit region's buffer when its pairs can be
+ * read as halves of them: plain constant strides (no swizzle), and storage
+ * (the array the views come from) of whole words aligned to 4 bytes (the
+ * code generator aligns a local array as far as its size allows); 0
+ * otherwise. */
+static int64_t pair_words(OpCtx *c, const OpRegion *r)
+{
+    IrExpr *strides[OP_MAX_DIMS];
+    int chunk;
+    if (!op_region_strides(c, r, strides, &chunk) || chunk >= 0)
+        return 0;
+    IrExpr *root = op_storage_root(c, r->buffer);
+    int64_t n = span_elems(c, r->buffer);
+    int64_t root_bytes = span_elems(c, root) * op_dtype_bytes(root->u.var.type->dtype);
+    if (!n || root_bytes <= 0 || root_bytes % 4 || ir_buf(root)->align < 4)
+        return 0;
+    return (n * r->dtype.bits + 31) / 32;
+}
+
 static void pair_side(OpCtx *c, OpSeq *s, PairSide *p, const OpRegion *r)
 {
     p->r = r;
-    p->words = NULL;
-    int bits = r->dtype.bits;
-    if (bits != 8 && bits != 16)
-        return;
-    const IrBufferType *bt = ir_buf(r->buffer);
-    int64_t total = 1, e;
-    for (int d = 0; d < bt->ndim; d++)
-        total *= op_const(bt->shape[d], &e) ? e : 1;
-    p->words = op_flat_view(c, s, r->buffer, IR_UINT32, (total * bits + 31) / 32);
+    p->words =
+        r->dtype.bits < 32 ? op_flat_view(c, s, r->buffer, IR_UINT32, pair_words(c, r)) : NULL;
 }
 
 /* Element e (0, 1) of the pair at full index idx. */
