@@ -540,14 +540,14 @@ int main(void)
      * the fifth is the default build's variants */
     const Case sim_cases[] = {{3, 1, 64, 200, 6, 0, 1, 1}, {4, 2, 64, 64, 4, 1, 0, 0},
                               {2, 2, 128, 100, 4, 1, 1, 0}, {1, 1, 128, 128, 3, 0, 0, 1},
-                              {3, 1, 128, 200, 6, 0, 1, 1,
+                              {2, 1, 128, 200, 6, 0, 1, 1,
                                VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD},
                               /* the variants */
-                              {3, 1, 64, 200, 6, 0, 1, 1, VAR_CVT_PAIRS | VAR_GATHER_AHEAD},
+                              {2, 1, 64, 200, 6, 0, 1, 1, VAR_CVT_PAIRS | VAR_GATHER_AHEAD},
                               {2, 2, 128, 100, 4, 1, 1, 0, VAR_CLUSTER_SPLIT},
-                              {3, 2, 64, 200, 6, 1, 1, 0, VAR_CVT_PAIRS},
-                              {3, 2, 64, 200, 6, 0, 1, 1, VAR_GATHER_PIPE | VAR_CVT_PAIRS},
-                              {2, 1, 128, 300, 6, 1, 1, 0,
+                              {2, 2, 64, 100, 6, 1, 1, 0, VAR_CVT_PAIRS},
+                              {2, 2, 64, 128, 6, 0, 1, 1, VAR_GATHER_PIPE | VAR_CVT_PAIRS},
+                              {2, 1, 128, 200, 6, 1, 1, 0,
                                VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD |
                                    VAR_GATHER_PIPE},
                               {2, 2, 128, 100, 4, 1, 1, 1,
