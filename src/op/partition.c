@@ -66,6 +66,54 @@ bool op_region_strides(OpCtx *c, const OpRegion *r, IrExpr **strides, int *chunk
     return true;
 }
 
+/* Elements from a buffer's data pointer to past its last one, by its offset
+ * and plain strides (a padded layout included); 0 when they are not
+ * constant or not plain strides. */
+int64_t op_buffer_span(OpCtx *c, IrExpr *buffer)
+{
+    const IrBufferType *bt = ir_buf(buffer);
+    OpRegion all = {.buffer = buffer, .ndim = bt->ndim, .layout = bt->layout};
+    IrExpr *strides[OP_MAX_DIMS];
+    int chunk;
+    int64_t span, e, st;
+    if (bt->ndim > OP_MAX_DIMS || !op_region_strides(c, &all, strides, &chunk) || chunk >= 0 ||
+        !op_const(bt->elem_offset, &span))
+        return 0;
+    for (int d = 0; d < bt->ndim; d++) {
+        if (!op_const(bt->shape[d], &e) || !op_const(strides[d], &st) || e < 1)
+            return 0;
+        span += (e - 1) * st;
+    }
+    return span + 1;
+}
+
+IrExpr *op_region_flat(OpCtx *c, const OpRegion *r, IrExpr *const *idx)
+{
+    IrExpr *strides[OP_MAX_DIMS];
+    int chunk;
+    op_region_strides(c, r, strides, &chunk);
+    IrExpr *flat = ir_buf(r->buffer)->elem_offset;
+    for (int d = 0; d < r->ndim; d++)
+        flat = op_bin(c, IR_E_ADD, flat, op_bin(c, IR_E_MUL, idx[d], strides[d]));
+    return flat;
+}
+
+IrExpr *op_register_view(OpCtx *c, OpSeq *s, IrExpr *buffer, IrDType container, int64_t min)
+{
+    const IrBufferType *bt = ir_buf(buffer);
+    int64_t elems = op_buffer_span(c, buffer);
+    if (!elems) {
+        elems = 1;
+        for (int d = 0; d < bt->ndim; d++) {
+            int64_t e;
+            elems *= op_const(bt->shape[d], &e) ? e : 1;
+        }
+    }
+    int64_t bits = buffer->u.var.type->dtype.bits;
+    int64_t n = (elems * bits + container.bits - 1) / container.bits;
+    return op_flat_view(c, s, buffer, container, n > min ? n : min);
+}
+
 /* ---------------------------------------------------------------- vector width */
 
 

@@ -11,6 +11,15 @@
  * storage on m, and the log2 of the elements one swizzle chunk keeps together
  * (-1 without a swizzle); false for any other layout. */
 bool op_region_strides(OpCtx *c, const OpRegion *r, IrExpr **strides, int *chunk_log2);
+/* Elements from a buffer's data pointer to past its last one by its offset
+ * and plain constant strides (padding included); 0 for any other layout. */
+int64_t op_buffer_span(OpCtx *c, IrExpr *buffer);
+/* The element at full index idx of a region whose layout has plain strides
+ * (op_region_strides), counted from its buffer's data pointer. */
+IrExpr *op_region_flat(OpCtx *c, const OpRegion *r, IrExpr *const *idx);
+/* A flat view of a thread-local buffer's registers as `container`s, covering
+ * its span (its shape's elements when the span is not known), at least min. */
+IrExpr *op_register_view(OpCtx *c, OpSeq *s, IrExpr *buffer, IrDType container, int64_t min);
 /* The widest vector (elements, a power of two <= max_elems) along r's
  * innermost dimension that is contiguous and aligned at every vector start.
  * bounded: vectors must also not straddle the buffer's last extent. */

@@ -171,23 +171,11 @@ const char *op_copy_vec16_accept(OpCtx *c) { return accept(c, 2); }
 static IrExpr *register_view(OpCtx *c, OpSeq *s, const OpRegion *r, IrDType container, int lanes,
                              IrExpr **first)
 {
-    IrExpr *strides[OP_MAX_DIMS];
-    int chunk;
-    op_region_strides(c, r, strides, &chunk);
-    const IrBufferType *bt = ir_buf(r->buffer);
-    IrExpr *at = bt->elem_offset;
-    for (int d = 0; d < r->ndim; d++)
-        at = op_bin(c, IR_E_ADD, at, op_bin(c, IR_E_MUL, r->start[d], strides[d]));
+    IrExpr *at = op_region_flat(c, r, r->start);
     int esize = op_dtype_bytes(r->dtype), csize = container.bits / 8;
     *first = esize >= csize ? op_bin(c, IR_E_MUL, at, op_i32(c, esize / csize))
                             : op_bin(c, IR_E_FLOORDIV, at, op_i32(c, csize / esize));
-    int64_t total = 1;
-    for (int d = 0; d < bt->ndim; d++) {
-        int64_t e;
-        total *= op_const(bt->shape[d], &e) ? e : 1;
-    }
-    int64_t words = total * esize / csize;
-    return op_flat_view(c, s, r->buffer, container, words > lanes ? words : lanes);
+    return op_register_view(c, s, r->buffer, container, lanes);
 }
 
 /* A side as `lanes` containers from *first of *view: the registers in place,

@@ -130,27 +130,6 @@ typedef struct PairSide {
     IrExpr *words; /* the view; NULL for 32-bit elements */
 } PairSide;
 
-/* Elements from a buffer's data pointer to past its last one, by its offset
- * and plain strides (a padded layout included); 0 when they are not
- * constant or not plain strides. */
-static int64_t span_elems(OpCtx *c, IrExpr *buffer)
-{
-    const IrBufferType *bt = ir_buf(buffer);
-    OpRegion all = {.buffer = buffer, .ndim = bt->ndim, .layout = bt->layout};
-    IrExpr *strides[OP_MAX_DIMS];
-    int chunk;
-    int64_t span, e, st;
-    if (bt->ndim > OP_MAX_DIMS || !op_region_strides(c, &all, strides, &chunk) || chunk >= 0 ||
-        !op_const(bt->elem_offset, &span))
-        return 0;
-    for (int d = 0; d < bt->ndim; d++) {
-        if (!op_const(bt->shape[d], &e) || !op_const(strides[d], &st) || e < 1)
-            return 0;
-        span += (e - 1) * st;
-    }
-    return span + 1;
-}
-
 /* The uint32 words of an 8- or 16-bit region's buffer when its pairs can be
  * read as halves of them: plain constant strides (no swizzle), and storage
  * (the array the views come from) of whole words aligned to 4 bytes (the
@@ -163,8 +142,8 @@ static int64_t pair_words(OpCtx *c, const OpRegion *r)
     if (!op_region_strides(c, r, strides, &chunk) || chunk >= 0)
         return 0;
     IrExpr *root = op_storage_root(c, r->buffer);
-    int64_t n = span_elems(c, r->buffer);
-    int64_t root_bytes = span_elems(c, root) * op_dtype_bytes(root->u.var.type->dtype);
+    int64_t n = op_buffer_span(c, r->buffer);
+    int64_t root_bytes = op_buffer_span(c, root) * op_dtype_bytes(root->u.var.type->dtype);
     if (!n || root_bytes <= 0 || root_bytes % 4 || ir_buf(root)->align < 4)
         return 0;
     return (n * r->dtype.bits + 31) / 32;
@@ -174,7 +153,7 @@ static void pair_side(OpCtx *c, OpSeq *s, PairSide *p, const OpRegion *r)
 {
     p->r = r;
     p->words =
-        r->dtype.bits < 32 ? op_flat_view(c, s, r->buffer, IR_UINT32, pair_words(c, r)) : NULL;
+        r->dtype.bits < 32 ? op_register_view(c, s, r->buffer, IR_UINT32, pair_words(c, r)) : NULL;
 }
 
 /* Element e (0, 1) of the pair at full index idx. */
@@ -202,12 +181,7 @@ static IrExpr *bits_op(OpCtx *c, IrOp op, IrExpr *x, IrExpr *y)
 static IrExpr *pair_word(OpCtx *c, const PairSide *p, IrExpr *const *idx)
 {
     const OpRegion *r = p->r;
-    IrExpr *strides[OP_MAX_DIMS];
-    int chunk;
-    op_region_strides(c, r, strides, &chunk);
-    IrExpr *flat = ir_buf(r->buffer)->elem_offset;
-    for (int d = 0; d < r->ndim; d++)
-        flat = op_bin(c, IR_E_ADD, flat, op_bin(c, IR_E_MUL, idx[d], strides[d]));
+    IrExpr *flat = op_region_flat(c, r, idx);
     int per = 32 / r->dtype.bits; /* elements a uint32 */
     IrExpr *w = op_bin(c, IR_E_FLOORDIV, flat, op_i32(c, per));
     IrExpr *word = op_load(c, p->words, &w, 1);
