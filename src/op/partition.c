@@ -114,6 +114,22 @@ IrExpr *op_register_view(OpCtx *c, OpSeq *s, IrExpr *buffer, IrDType container, 
     return op_flat_view(c, s, buffer, container, n > min ? n : min);
 }
 
+int op_contiguous_dims(OpCtx *c, const OpRegion *r, const int64_t *ext, const int *dim, int k)
+{
+    IrExpr *strides[OP_MAX_DIMS];
+    int chunk;
+    if (!op_region_strides(c, r, strides, &chunk) || chunk >= 0)
+        return -1;
+    int64_t want = 1, s;
+    int n = 0;
+    for (int i = k - 1; i >= 0; i--, n++) {
+        if (!op_const(strides[dim[i]], &s) || s != want)
+            break;
+        want *= ext[i];
+    }
+    return n;
+}
+
 /* ---------------------------------------------------------------- vector width */
 
 

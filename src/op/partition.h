@@ -11,6 +11,10 @@
  * storage on m, and the log2 of the elements one swizzle chunk keeps together
  * (-1 without a swizzle); false for any other layout. */
 bool op_region_strides(OpCtx *c, const OpRegion *r, IrExpr **strides, int *chunk_log2);
+/* How many of r's k innermost non-unit dimensions (extents ext, buffer
+ * dimensions dim: op_region_dims) it stores as one contiguous run (plain
+ * strides, no swizzle); -1 when its strides are not plain. */
+int op_contiguous_dims(OpCtx *c, const OpRegion *r, const int64_t *ext, const int *dim, int k);
 /* Elements from a buffer's data pointer to past its last one by its offset
  * and plain constant strides (padding included); 0 for any other layout. */
 int64_t op_buffer_span(OpCtx *c, IrExpr *buffer);

@@ -850,7 +850,10 @@ bool sim_ptx_async(SimLaunch *l, SimThread *t, const IrExpr *e, int entry)
     case IR_PTX_cp_async_bulk_wait_group:
         sim_wait_group(l, t, SIM_ASYNC_STORE, sim_ptx_value(l, t, &p, "group", 0));
         return true;
-    case IR_PTX_cp_async_bulk_tensor_prefetch: case IR_PTX_cp_async_bulk_prefetch:
+    case IR_PTX_cp_async_bulk_tensor_prefetch: return true;
+    case IR_PTX_cp_async_bulk_prefetch:
+        sim_mem_prefetch(l, t, address(l, t, &p, "src_mem"),
+                         (size_t)sim_ptx_value(l, t, &p, "size", 0), at);
         return true;
     case IR_PTX_cp_async_bulk_tensor_g2s_cta: case IR_PTX_cp_async_bulk_tensor_g2s_cluster:
         tma(l, t, &p, TMA_LOAD, at);

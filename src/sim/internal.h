@@ -256,6 +256,10 @@ void sim_region_remove(SimSession *ss, SimRegion *r);
  * shared memory and unordered shared writes are errors at `at`. Returns the
  * host pointer, or NULL after an error. */
 uint8_t *sim_mem_read(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, TxSpan at);
+/* A prefetch of n bytes at addr into a cache: they must lie inside one
+ * global tensor (a hint the GPU drops elsewhere, but then a wrong address);
+ * false after an error. */
+bool sim_mem_prefetch(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, TxSpan at);
 uint8_t *sim_mem_write(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, TxSpan at);
 /* The generic address of a shared-window address (cvta) and back. */
 uint64_t sim_shared_generic(SimLaunch *l, uint64_t saddr);

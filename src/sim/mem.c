@@ -351,6 +351,19 @@ static uint8_t *access(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, bool
     return r->base + off;
 }
 
+bool sim_mem_prefetch(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, TxSpan at)
+{
+    if (sim_failed(l))
+        return false;
+    SimRegion *r = region_of(l->ss, addr, n);
+    if (!r || r->kind != SIM_MEM_GLOBAL) {
+        sim_fail(l, t, at, "a prefetch of %zu bytes at address 0x%llx: not inside one tensor of "
+                 "the call", n, (unsigned long long)addr);
+        return false;
+    }
+    return true;
+}
+
 uint8_t *sim_mem_read(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, TxSpan at)
 {
     return access(l, t, addr, n, false, at);

@@ -606,7 +606,12 @@ SimVal sim_ptx(SimLaunch *l, SimThread *t, const IrExpr *e)
         break;
     case IR_PTX_fence_mbarrier_init:
     case IR_PTX_setmaxnreg: case IR_PTX_wgmma_fence: case IR_PTX_griddepcontrol:
-    case IR_PTX_prefetch: case IR_PTX_prefetch_valid_addr: case IR_PTX_prefetchu:
+    case IR_PTX_prefetch_valid_addr: case IR_PTX_prefetchu:
+        break;
+    case IR_PTX_prefetch:
+        if (!strcmp(sim_ptx_slot(&p, "space"), "global"))
+            sim_mem_prefetch(l, t, sim_ptx_address(l, t, &p, sim_ptx_operand(&p, "addr")), 1,
+                             e->span);
         break;
     case IR_PTX_wgmma_commit_group: sim_commit_group(t, SIM_ASYNC_WGMMA); break;
     case IR_PTX_wgmma_wait_group:

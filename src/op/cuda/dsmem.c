@@ -84,24 +84,6 @@ const char *op_st_async_accept(OpCtx *c)
     return op_need_ptx(c, "st_async", "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32");
 }
 
-/* The number of innermost non-unit dimensions stored contiguously by r
- * (row-major strides on m, no swizzle), or -1 when its strides are unknown. */
-static int contiguous_dims(OpCtx *c, const OpRegion *r, const int64_t *ext, const int *dim, int k)
-{
-    IrExpr *strides[OP_MAX_DIMS];
-    int chunk;
-    if (!op_region_strides(c, r, strides, &chunk) || chunk >= 0)
-        return -1;
-    int64_t want = 1, s;
-    int n = 0;
-    for (int i = k - 1; i >= 0; i--, n++) {
-        if (!op_const(strides[dim[i]], &s) || s != want)
-            break;
-        want *= ext[i];
-    }
-    return n;
-}
-
 /* A 32-bit shared::cta address of an mbarrier given as an element, a
  * pointer or an address. */
 static IrExpr *shared_address(OpCtx *c, IrExpr *m)
@@ -127,7 +109,7 @@ IrStmt *op_dsmem_lower(OpCtx *c)
     int dd[OP_MAX_DIMS], sd[OP_MAX_DIMS];
     int k = op_region_dims(&dst, ext, dd);
     op_region_dims(&src, NULL, sd);
-    int nd = contiguous_dims(c, &dst, ext, dd, k), ns = contiguous_dims(c, &src, ext, sd, k);
+    int nd = op_contiguous_dims(c, &dst, ext, dd, k), ns = op_contiguous_dims(c, &src, ext, sd, k);
     if (nd < 0 || ns < 0)
         return op_decline(c, "the regions are not plain strided storage (a swizzle or another "
                              "layout)");

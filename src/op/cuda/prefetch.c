@@ -1,0 +1,135 @@
+/* prefetch: a region of global memory into L2, a hint with no result (the
+ * rows a later load will gather, the next tile of a stream).
+ *
+ * Variant "bulk" (sm_90a+): one thread issues, per contiguous run of the
+ * region (its innermost dimensions stored contiguously, row-major strides),
+ *
+ *   cp.async.bulk.prefetch.L2.global [run], bytes
+ *
+ * a run being a multiple of 16 bytes that starts 16-byte aligned; the outer
+ * dimensions become loops. The copy engine fetches the run in the background.
+ *
+ * Variant "lines" (any target, any scope): `prefetch.global.L2` of every
+ * 128-byte line the region touches: per contiguous run, its element every
+ * 128 bytes from its first and its last one (left out when the run is
+ * known to start and end on lines), dealt round-robin to the scope's
+ * threads. */
+#include "../partition.h"
+
+static const char *global_region(OpCtx *c, OpRegion *r)
+{
+    const char *why = op_region(c, 0, r);
+    if (why)
+        return why;
+    if (r->mem != OP_MEM_GLOBAL)
+        return op_reason(c, "prefetches global memory; '%s' is %s", r->buffer->u.var.name,
+                         op_mem_name(r->mem));
+    if (!op_dtype_bytes(r->dtype))
+        return op_reason(c, "the dtype is narrower than a byte");
+    return NULL;
+}
+
+/* The bytes of one contiguous run of r (the innermost dimensions it stores
+ * contiguously) and how many of its non-unit dimensions the run covers; 0
+ * bytes when its strides are not plain. */
+static int64_t run_bytes(OpCtx *c, const OpRegion *r, int64_t *ext, int *dim, int *k, int *inner)
+{
+    *k = op_region_dims(r, ext, dim);
+    *inner = op_contiguous_dims(c, r, ext, dim, *k);
+    if (*inner < 0)
+        return 0;
+    int64_t bytes = op_dtype_bytes(r->dtype);
+    for (int i = *k - *inner; i < *k; i++)
+        bytes *= ext[i];
+    return bytes;
+}
+
+const char *op_prefetch_bulk_accept(OpCtx *c)
+{
+    OpRegion r;
+    int64_t ext[OP_MAX_DIMS];
+    int dim[OP_MAX_DIMS], k, inner;
+    const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_THREAD));
+    if (why || (why = global_region(c, &r)))
+        return why;
+    int64_t bytes = run_bytes(c, &r, ext, dim, &k, &inner);
+    if (!bytes)
+        return op_reason(c, "the region is not plain strided storage");
+    int esize = op_dtype_bytes(r.dtype);
+    if (bytes % 16 || op_region_vector(c, &r, 16 / esize > 1 ? 16 / esize : 1, false) * esize < 16)
+        return op_reason(c, "its contiguous runs are %lld bytes; a bulk prefetch takes multiples "
+                            "of 16 bytes from 16-byte aligned addresses", (long long)bytes);
+    return op_need_ptx(c, "bulk", "cp.async.bulk.prefetch.L2.global");
+}
+
+IrStmt *op_prefetch_bulk_lower(OpCtx *c)
+{
+    OpRegion r;
+    int64_t ext[OP_MAX_DIMS];
+    int dim[OP_MAX_DIMS], k, inner;
+    global_region(c, &r);
+    int64_t bytes = run_bytes(c, &r, ext, dim, &k, &inner);
+    IrExpr *idx[OP_MAX_DIMS], *var[OP_MAX_DIMS];
+    for (int i = 0; i < k; i++)
+        idx[i] = var[i] = i < k - inner ? op_var(c, "i", IR_INT32) : op_i32(c, 0);
+    IrExpr **at = TX_NEW_ARRAY(c->arena, IrExpr *, r.ndim);
+    op_region_index(c, &r, idx, at);
+    IrExpr *a[2] = {op_address_of(c, r.buffer, at, r.ndim),
+                    ir_int(c->arena, IR_UINT32, bytes, c->call->span)};
+    OpSeq s = {0};
+    op_eval(c, &s, op_ptx(c, "cp.async.bulk.prefetch.L2.global", a, 2));
+    IrStmt *st = op_seq_finish(c, &s);
+    for (int i = k - inner - 1; i >= 0; i--)
+        st = op_for(c, var[i], ext[i], IR_FOR_SERIAL, st);
+    return st;
+}
+
+const char *op_prefetch_lines_accept(OpCtx *c)
+{
+    OpRegion r;
+    const char *why = op_need_scope(c, OP_ANY_SCOPE);
+    if (why || (why = global_region(c, &r)))
+        return why;
+    return op_need_ptx(c, "lines", "prefetch.global.L2");
+}
+
+IrStmt *op_prefetch_lines_lower(OpCtx *c)
+{
+    OpRegion r;
+    int64_t ext[OP_MAX_DIMS];
+    int dim[OP_MAX_DIMS], k, inner;
+    global_region(c, &r);
+    int esize = op_dtype_bytes(r.dtype);
+    int64_t run = run_bytes(c, &r, ext, dim, &k, &inner) / esize;
+    if (run <= 0)
+        inner = 0, run = 1; /* not plain strides: element by element */
+    /* A run's lines: its element every 128 bytes from its first, then its
+     * last unless the run is one element or starts and ends on lines. */
+    int64_t line = 128 / esize > 1 ? 128 / esize : 1, lines = (run - 1) / line + 1;
+    bool whole = run == 1 || (run % line == 0 && op_region_vector(c, &r, line, false) >= line);
+    OpSpace sp = {.k = k - inner + 1, .vec = 1, .threads = op_scope_threads(c)};
+    for (int i = 0; i < k - inner; i++)
+        sp.ext[i] = ext[i];
+    sp.ext[k - inner] = lines + !whole;
+    sp.total = 1;
+    for (int i = 0; i < sp.k; i++)
+        sp.total *= sp.ext[i];
+    sp.iters = (sp.total + sp.threads - 1) / sp.threads;
+    IrExpr *digit[OP_MAX_DIMS + 1], *idx[OP_MAX_DIMS];
+    op_space_begin(c, &sp, digit);
+    IrExpr *e = op_bin(c, IR_E_MIN, op_bin(c, IR_E_MUL, digit[k - inner], op_i32(c, line)),
+                       op_i32(c, run - 1));
+    for (int i = 0; i < k - inner; i++)
+        idx[i] = digit[i];
+    for (int i = k - 1; i >= k - inner; i--) {
+        idx[i] = i == k - inner ? e : op_bin(c, IR_E_FLOORMOD, e, op_i32(c, ext[i]));
+        e = op_bin(c, IR_E_FLOORDIV, e, op_i32(c, ext[i]));
+    }
+    IrExpr **at = TX_NEW_ARRAY(c->arena, IrExpr *, r.ndim);
+    op_region_index(c, &r, idx, at);
+    IrExpr *addr = op_address_of(c, r.buffer, at, r.ndim);
+    OpSeq s = {0};
+    op_eval(c, &s, op_ptx(c, "prefetch.global.L2", &addr, 1));
+    return op_space_wrap(c, &sp, op_seq_finish(c, &s),
+                         sp.iters <= 16 ? IR_FOR_UNROLLED : IR_FOR_SERIAL);
+}
