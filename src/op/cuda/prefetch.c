@@ -1,13 +1,14 @@
 /* prefetch: a region of global memory into L2, a hint with no result (the
  * rows a later load will gather, the next tile of a stream).
  *
- * Variant "bulk" (sm_90a+): one thread issues, per contiguous run of the
- * region (its innermost dimensions stored contiguously, row-major strides),
+ * Variant "bulk" (sm_90a+, any scope): per contiguous run of the region (its
+ * innermost dimensions stored contiguously, row-major strides)
  *
  *   cp.async.bulk.prefetch.L2.global [run], bytes
  *
- * a run being a multiple of 16 bytes that starts 16-byte aligned; the outer
- * dimensions become loops. The copy engine fetches the run in the background.
+ * a run being a multiple of 16 bytes that starts 16-byte aligned; the runs
+ * are dealt round-robin to the scope's threads. The copy engine fetches a
+ * run in the background.
  *
  * Variant "lines" (any target, any scope): `prefetch.global.L2` of every
  * 128-byte line the region touches: per contiguous run, its element every
@@ -49,17 +50,43 @@ const char *op_prefetch_bulk_accept(OpCtx *c)
     OpRegion r;
     int64_t ext[OP_MAX_DIMS];
     int dim[OP_MAX_DIMS], k, inner;
-    const char *why = op_need_scope(c, OP_SCOPE_BIT(IR_SCOPE_THREAD));
+    const char *why = op_need_scope(c, OP_ANY_SCOPE);
     if (why || (why = global_region(c, &r)))
         return why;
     int64_t bytes = run_bytes(c, &r, ext, dim, &k, &inner);
     if (!bytes)
         return op_reason(c, "the region is not plain strided storage");
     int esize = op_dtype_bytes(r.dtype);
-    if (bytes % 16 || op_region_vector(c, &r, 16 / esize > 1 ? 16 / esize : 1, false) * esize < 16)
+    if (bytes % 16)
         return op_reason(c, "its contiguous runs are %lld bytes; a bulk prefetch takes multiples "
-                            "of 16 bytes from 16-byte aligned addresses", (long long)bytes);
+                            "of 16 bytes", (long long)bytes);
+    if (op_region_vector(c, &r, 16 / esize > 1 ? 16 / esize : 1, false) * esize < 16)
+        return op_reason(c, "its runs are not known to start 16-byte aligned, as a bulk prefetch "
+                            "needs");
     return op_need_ptx(c, "bulk", "cp.async.bulk.prefetch.L2.global");
+}
+
+/* The space of a region's runs (rows of `pieces` more digits each: the
+ * lines of a run) dealt round-robin to the scope's threads: digit[i] is the
+ * running thread's index along outer dimension i, digit[k - inner] its
+ * piece. */
+static OpSpace run_space(OpCtx *c, const int64_t *ext, int k, int inner, int64_t pieces,
+                         IrExpr **digit)
+{
+    OpSpace sp = {.k = k - inner + 1, .vec = 1, .threads = op_scope_threads(c), .total = 1};
+    for (int i = 0; i < k - inner; i++)
+        sp.ext[i] = ext[i];
+    sp.ext[k - inner] = pieces;
+    for (int i = 0; i < sp.k; i++)
+        sp.total *= sp.ext[i];
+    sp.iters = (sp.total + sp.threads - 1) / sp.threads;
+    op_space_begin(c, &sp, digit);
+    return sp;
+}
+
+static IrStmt *wrap(OpCtx *c, const OpSpace *sp, IrStmt *body)
+{
+    return op_space_wrap(c, sp, body, sp->iters <= 16 ? IR_FOR_UNROLLED : IR_FOR_SERIAL);
 }
 
 IrStmt *op_prefetch_bulk_lower(OpCtx *c)
@@ -69,19 +96,17 @@ IrStmt *op_prefetch_bulk_lower(OpCtx *c)
     int dim[OP_MAX_DIMS], k, inner;
     global_region(c, &r);
     int64_t bytes = run_bytes(c, &r, ext, dim, &k, &inner);
-    IrExpr *idx[OP_MAX_DIMS], *var[OP_MAX_DIMS];
-    for (int i = 0; i < k; i++)
-        idx[i] = var[i] = i < k - inner ? op_var(c, "i", IR_INT32) : op_i32(c, 0);
+    IrExpr *idx[OP_MAX_DIMS + 1];
+    OpSpace sp = run_space(c, ext, k, inner, 1, idx);
+    for (int i = k - inner; i < k; i++)
+        idx[i] = op_i32(c, 0);
     IrExpr **at = TX_NEW_ARRAY(c->arena, IrExpr *, r.ndim);
     op_region_index(c, &r, idx, at);
     IrExpr *a[2] = {op_address_of(c, r.buffer, at, r.ndim),
                     ir_int(c->arena, IR_UINT32, bytes, c->call->span)};
     OpSeq s = {0};
     op_eval(c, &s, op_ptx(c, "cp.async.bulk.prefetch.L2.global", a, 2));
-    IrStmt *st = op_seq_finish(c, &s);
-    for (int i = k - inner - 1; i >= 0; i--)
-        st = op_for(c, var[i], ext[i], IR_FOR_SERIAL, st);
-    return st;
+    return wrap(c, &sp, op_seq_finish(c, &s));
 }
 
 const char *op_prefetch_lines_accept(OpCtx *c)
@@ -107,16 +132,8 @@ IrStmt *op_prefetch_lines_lower(OpCtx *c)
      * last unless the run is one element or starts and ends on lines. */
     int64_t line = 128 / esize > 1 ? 128 / esize : 1, lines = (run - 1) / line + 1;
     bool whole = run == 1 || (run % line == 0 && op_region_vector(c, &r, line, false) >= line);
-    OpSpace sp = {.k = k - inner + 1, .vec = 1, .threads = op_scope_threads(c)};
-    for (int i = 0; i < k - inner; i++)
-        sp.ext[i] = ext[i];
-    sp.ext[k - inner] = lines + !whole;
-    sp.total = 1;
-    for (int i = 0; i < sp.k; i++)
-        sp.total *= sp.ext[i];
-    sp.iters = (sp.total + sp.threads - 1) / sp.threads;
     IrExpr *digit[OP_MAX_DIMS + 1], *idx[OP_MAX_DIMS];
-    op_space_begin(c, &sp, digit);
+    OpSpace sp = run_space(c, ext, k, inner, lines + !whole, digit);
     IrExpr *e = op_bin(c, IR_E_MIN, op_bin(c, IR_E_MUL, digit[k - inner], op_i32(c, line)),
                        op_i32(c, run - 1));
     for (int i = 0; i < k - inner; i++)
@@ -130,6 +147,5 @@ IrStmt *op_prefetch_lines_lower(OpCtx *c)
     IrExpr *addr = op_address_of(c, r.buffer, at, r.ndim);
     OpSeq s = {0};
     op_eval(c, &s, op_ptx(c, "prefetch.global.L2", &addr, 1));
-    return op_space_wrap(c, &sp, op_seq_finish(c, &s),
-                         sp.iters <= 16 ? IR_FOR_UNROLLED : IR_FOR_SERIAL);
+    return wrap(c, &sp, op_seq_finish(c, &s));
 }
