@@ -23,6 +23,11 @@ bool op_region_strides(OpCtx *c, const OpRegion *r, IrExpr **strides, int *chunk
     const IrBufferType *bt = ir_buf(r->buffer);
     *chunk_log2 = -1;
     const IrLayout *l = r->layout;
+    LyCtx lc = ly_ctx(c->arena);
+    /* a buffer's explicit strides= (its layout then the default one) */
+    if (l && bt->nstrides &&
+        ly_equal(&lc, l, ir_default_layout(c->arena, bt->shape, bt->ndim), LY_TARGET_NONE))
+        l = NULL;
     if (!l) {
         IrExpr *s = op_i32(c, 1);
         for (int d = r->ndim - 1; d >= 0; d--) {
@@ -35,7 +40,6 @@ bool op_region_strides(OpCtx *c, const OpRegion *r, IrExpr **strides, int *chunk
         return false;
     if (l->kind == IR_LAYOUT_COMPOSE)
         *chunk_log2 = l->per_element;
-    LyCtx lc = ly_ctx(c->arena);
     int *seps = TX_NEW_ARRAY(c->arena, int, r->ndim + 1);
     IrLayout *g = ly_group(&lc, l, bt->shape, r->ndim, seps);
     if (!g)
@@ -109,7 +113,8 @@ IrExpr *op_register_view(OpCtx *c, OpSeq *s, IrExpr *buffer, IrDType container, 
             elems *= op_const(bt->shape[d], &e) ? e : 1;
         }
     }
-    int64_t bits = buffer->u.var.type->dtype.bits;
+    IrDType dt = buffer->u.var.type->dtype;
+    int64_t bits = (int64_t)dt.bits * dt.lanes;
     int64_t n = (elems * bits + container.bits - 1) / container.bits;
     return op_flat_view(c, s, buffer, container, n > min ? n : min);
 }

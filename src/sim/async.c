@@ -851,10 +851,17 @@ bool sim_ptx_async(SimLaunch *l, SimThread *t, const IrExpr *e, int entry)
         sim_wait_group(l, t, SIM_ASYNC_STORE, sim_ptx_value(l, t, &p, "group", 0));
         return true;
     case IR_PTX_cp_async_bulk_tensor_prefetch: return true;
-    case IR_PTX_cp_async_bulk_prefetch:
-        sim_mem_prefetch(l, t, address(l, t, &p, "src_mem"),
-                         (size_t)sim_ptx_value(l, t, &p, "size", 0), at);
+    case IR_PTX_cp_async_bulk_prefetch: {
+        uint64_t src = address(l, t, &p, "src_mem");
+        int64_t n = sim_ptx_value(l, t, &p, "size", 0);
+        if (src % 16 || n % 16 || n <= 0)
+            sim_fail(l, t, at, "a bulk prefetch of %lld bytes at address 0x%llx: it takes a "
+                     "positive multiple of 16 bytes at a 16-byte aligned address", (long long)n,
+                     (unsigned long long)src);
+        else
+            sim_mem_prefetch(l, t, src, (size_t)n, at);
         return true;
+    }
     case IR_PTX_cp_async_bulk_tensor_g2s_cta: case IR_PTX_cp_async_bulk_tensor_g2s_cluster:
         tma(l, t, &p, TMA_LOAD, at);
         return true;

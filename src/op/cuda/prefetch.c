@@ -60,23 +60,30 @@ const char *op_prefetch_bulk_accept(OpCtx *c)
     if (bytes % 16)
         return op_reason(c, "its contiguous runs are %lld bytes; a bulk prefetch takes multiples "
                             "of 16 bytes", (long long)bytes);
+    if (bytes > 0xFFFFFFF0LL)
+        return op_reason(c, "its contiguous runs are %lld bytes; a bulk prefetch takes less than "
+                            "4 GiB: prefetch parts of the region", (long long)bytes);
+    if (esize > 16 && esize % 16)
+        return op_reason(c, "its %d-byte elements do not keep 16-byte alignment", esize);
     if (op_region_vector(c, &r, 16 / esize > 1 ? 16 / esize : 1, false) * esize < 16)
         return op_reason(c, "its runs are not known to start 16-byte aligned, as a bulk prefetch "
                             "needs");
     return op_need_ptx(c, "bulk", "cp.async.bulk.prefetch.L2.global");
 }
 
-/* The space of a region's runs (rows of `pieces` more digits each: the
- * lines of a run) dealt round-robin to the scope's threads: digit[i] is the
- * running thread's index along outer dimension i, digit[k - inner] its
- * piece. */
+/* The space of a region's runs (each cut into `pieces`: its lines) dealt
+ * round-robin to the scope's threads: digit[i] is the running thread's index
+ * along outer dimension i, digit[k - inner] its piece (when inner > 0). */
 static OpSpace run_space(OpCtx *c, const int64_t *ext, int k, int inner, int64_t pieces,
                          IrExpr **digit)
 {
-    OpSpace sp = {.k = k - inner + 1, .vec = 1, .threads = op_scope_threads(c), .total = 1};
+    /* without a run (inner 0) a piece is one element: no piece digit */
+    OpSpace sp = {.k = k - inner + (inner > 0), .vec = 1, .threads = op_scope_threads(c),
+                  .total = 1};
     for (int i = 0; i < k - inner; i++)
         sp.ext[i] = ext[i];
-    sp.ext[k - inner] = pieces;
+    if (inner > 0)
+        sp.ext[k - inner] = pieces;
     for (int i = 0; i < sp.k; i++)
         sp.total *= sp.ext[i];
     sp.iters = (sp.total + sp.threads - 1) / sp.threads;
@@ -115,6 +122,14 @@ const char *op_prefetch_lines_accept(OpCtx *c)
     const char *why = op_need_scope(c, OP_ANY_SCOPE);
     if (why || (why = global_region(c, &r)))
         return why;
+    int64_t ext[OP_MAX_DIMS];
+    int dim[OP_MAX_DIMS], k, inner;
+    int64_t run = run_bytes(c, &r, ext, dim, &k, &inner) / op_dtype_bytes(r.dtype);
+    if (op_dtype_bytes(r.dtype) > 128)
+        return op_reason(c, "its %d-byte elements span several lines", op_dtype_bytes(r.dtype));
+    if (run >= (1LL << 31))
+        return op_reason(c, "its contiguous runs are 2^31 elements or more: prefetch parts of the "
+                            "region");
     return op_need_ptx(c, "lines", "prefetch.global.L2");
 }
 
@@ -134,10 +149,11 @@ IrStmt *op_prefetch_lines_lower(OpCtx *c)
     bool whole = run == 1 || (run % line == 0 && op_region_vector(c, &r, line, false) >= line);
     IrExpr *digit[OP_MAX_DIMS + 1], *idx[OP_MAX_DIMS];
     OpSpace sp = run_space(c, ext, k, inner, lines + !whole, digit);
-    IrExpr *e = op_bin(c, IR_E_MIN, op_bin(c, IR_E_MUL, digit[k - inner], op_i32(c, line)),
-                       op_i32(c, run - 1));
     for (int i = 0; i < k - inner; i++)
         idx[i] = digit[i];
+    IrExpr *e = inner ? op_bin(c, IR_E_MIN, op_bin(c, IR_E_MUL, digit[k - inner], op_i32(c, line)),
+                               op_i32(c, run - 1))
+                      : NULL;
     for (int i = k - 1; i >= k - inner; i--) {
         idx[i] = i == k - inner ? e : op_bin(c, IR_E_FLOORMOD, e, op_i32(c, ext[i]));
         e = op_bin(c, IR_E_FLOORDIV, e, op_i32(c, ext[i]));
