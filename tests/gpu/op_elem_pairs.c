@@ -4,7 +4,9 @@
  * float16 inputs go through Tx.cast / mul / add / sub two values per
  * instruction and through a scalar loop; the two results must be the same
  * bits (any NaN matches any NaN), and a few known values are checked; a
- * padded layout pairs, a scalar reading the destination does not. The
+ * padded layout pairs, a scalar reading the destination does not. The same
+ * casts and arithmetic on register tiles spread over a warp's lanes
+ * (elem_frag_pairs) must give the scalar bits too. The
  * simulator runs it for sm_90a and for sm_100a (float32 pairs through
  * mul.rn.f32x2 and fma.rn.f32x2). */
 #include "op_kernel.h"
@@ -39,6 +41,34 @@ static float f32_of(uint32_t v)
     float f;
     memcpy(&f, &v, 4);
     return f;
+}
+
+/* The cases elem_frag_pairs computes (bits k of the mask). */
+#define FRAG_CASES 0xffcfu
+
+/* Pairs (OUT[0]) against scalar steps (OUT[1]) for the cases in `mask`:
+ * the number of differing values. */
+static int compare(const uint32_t *out, unsigned mask)
+{
+    int bad = 0;
+    for (int k = 0; k < K; k++) {
+        if (!(mask >> k & 1))
+            continue;
+        int diff = 0;
+        for (int t = 0; t < T; t++)
+            for (int i = 0; i < N; i++) {
+                uint32_t p = out[(t * K + k) * N + i], s = out[((T + t) * K + k) * N + i];
+                bool w = wide(k), bf = bf16_result(k);
+                if (p == s || (is_nan(p, w, bf) && is_nan(s, w, bf)))
+                    continue;
+                if (diff++ < 3)
+                    printf("  %s: thread %d value %d: pairs 0x%x, scalar 0x%x\n", cases[k], t, i,
+                           p, s);
+            }
+        printf("  %-13s %s\n", cases[k], diff ? "DIFFERS" : "same bits");
+        bad += diff;
+    }
+    return bad;
 }
 
 static void run(tirx_device *gpu)
@@ -79,23 +109,7 @@ static void run(tirx_device *gpu)
                         tirx_arg_tensor(&XH.t), tirx_arg_tensor(&OUT.t), tirx_arg_float(0.7734375)};
     op_launch_args(m, "elem_pairs", args, 6);
     op_download(gpu, &OUT, out);
-    int bad = 0;
-    for (int k = 0; k < K; k++) {
-        int diff = 0;
-        for (int t = 0; t < T; t++)
-            for (int i = 0; i < N; i++) {
-                uint32_t p = out[(t * K + k) * N + i], s = out[((T + t) * K + k) * N + i];
-                bool w = wide(k), bf = bf16_result(k);
-                if (p == s || (is_nan(p, w, bf) && is_nan(s, w, bf)))
-                    continue;
-                if (diff++ < 3)
-                    printf("  %s: thread %d value %d: pairs 0x%x, scalar 0x%x\n", cases[k], t, i,
-                           p, s);
-            }
-        printf("  %-13s %s\n", cases[k], diff ? "DIFFERS" : "same bits");
-        bad += diff;
-    }
-    GPU_CHECK(bad == 0, "the pair forms give the scalar steps' bits");
+    GPU_CHECK(compare(out, ~0u) == 0, "the pair forms give the scalar steps' bits");
     /* known values: e4m3 0x38 is 1.0, 0x01 the smallest subnormal 2^-9, 0xfe -448 */
     GPU_CHECK(f32_of(out[(0 * K + 2) * N + 0x08]) == 0x1p-6f, "e4m3 0x08 is 2^-6");
     GPU_CHECK(f32_of(out[(3 * K + 2) * N + 0x08]) == 1.0f, "e4m3 0x38 is 1");
@@ -104,6 +118,11 @@ static void run(tirx_device *gpu)
     GPU_CHECK(out[(3 * K + 0) * N + 0x08] == 0x3f80u, "e4m3 0x38 is bfloat16 1");
     GPU_CHECK(f32_of(out[(3 * K + 5) * N + 0x0c]) == 1.0f, "e5m2 0x3c is 1");
     printf("  known values: ok\n");
+    printf("  register tiles over a warp (elem_frag_pairs):\n");
+    op_poison(gpu, &OUT);
+    op_launch_args(m, "elem_frag_pairs", args, 6);
+    op_download(gpu, &OUT, out);
+    GPU_CHECK(compare(out, FRAG_CASES) == 0, "the pair forms on register tiles give the scalar bits");
     op_free(gpu, &X8), op_free(gpu, &XF), op_free(gpu, &XB), op_free(gpu, &XH);
     op_free(gpu, &OUT);
     tirx_module_free(m);

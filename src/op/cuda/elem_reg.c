@@ -322,44 +322,104 @@ static IrStmt *lower_private_pairs(OpCtx *c, PairKind kind, const char *f32x2,
     return op_seq_finish(c, &out);
 }
 
-/* Collective scope: the thread's registers of each operand's local view; on
- * a target with the op's f32x2 form, pairs of consecutive registers with one
- * packed instruction. */
+/* A distributed operand's pair as a private region: elements at..at+1 of its
+ * thread's registers (the local view), so that the thread-scope pair forms
+ * apply to it. */
+static OpRegion view_pair(OpCtx *c, IrExpr *view, IrDType dt, IrExpr *at)
+{
+    OpRegion r = {.buffer = view, .ndim = 1, .dtype = dt, .mem = OP_MEM_LOCAL};
+    r.start = TX_NEW_ARRAY(c->arena, IrExpr *, 1);
+    r.extent = TX_NEW_ARRAY(c->arena, int64_t, 1);
+    r.start[0] = at, r.extent[0] = 2;
+    return r;
+}
+
+/* Whether the op and dtypes have a 16-bit or fp8 pair form (pair_kind's,
+ * before its placement checks). Not float32 -> 16 bits: ptxas packs a
+ * register tile's scalar conversions itself (F2FP.PACK_AB), and an asm
+ * statement would only pin them in place. */
+static bool half_pair_candidate(OpCtx *c, const OpRegion *dst, const OpRegion *src,
+                                const bool *is_region, int n)
+{
+    IrTileOp op = c->call->u.tile.op;
+    for (int i = 0; i < n; i++)
+        if (!is_region[i] && op_ew_scalar_reads(c, i, dst))
+            return false; /* each step must see the values before it */
+    if (op == IR_TILE_CAST)
+        return is_region[0] && is_fp8(src[0].dtype) &&
+               (is_half(dst->dtype) || ir_dtype_eq(dst->dtype, IR_FLOAT32));
+    return (op == IR_TILE_ADD || op == IR_TILE_SUB || op == IR_TILE_MUL) && is_half(dst->dtype);
+}
+
+/* Collective scope: the thread's registers of each operand's local view, a
+ * step at a time; pairs of consecutive registers with one packed instruction
+ * where the thread-scope pair forms apply to them (f32x2 on sm_100a; 16-bit
+ * arithmetic, casts to 16 bits and from fp8, at even registers). */
 static IrStmt *lower_distributed(OpCtx *c, const OpRegion *dst, const OpRegion *src,
                                  const bool *is_region, int n)
 {
     OpSeq out = {0};
     OpFrag f;
     const char *packed = op_ew_f32x2(c, dst, src, is_region, n);
-    const char *why = op_frag(c, &out, dst, packed ? 2 : 1, &f);
+    bool half = !packed && half_pair_candidate(c, dst, src, is_region, n);
+    const char *why = op_frag(c, &out, dst, packed || half ? 2 : 1, &f);
     if (why) {
         op_seq_finish(c, &out);
         return op_decline(c, "%s", why);
     }
     int w = (int)f.vec;
-    IrExpr *v[OP_EW_MAX_SRC][2], *d[2];
+    IrExpr *v[OP_EW_MAX_SRC][2], *d[2], *view[OP_EW_MAX_SRC] = {0}, *slot[OP_EW_MAX_SRC] = {0};
     for (int i = 0; i < n; i++) {
-        IrExpr *view = !is_region[i] ? NULL
-                       : src[i].buffer == dst->buffer ? f.view : op_local_view(c, &out, src[i].buffer);
-        IrExpr *slot = is_region[i] ? op_frag_slot(c, &f, &src[i]) : NULL;
+        view[i] = !is_region[i] ? NULL
+                  : src[i].buffer == dst->buffer ? f.view : op_local_view(c, &out, src[i].buffer);
+        slot[i] = is_region[i] ? op_frag_slot(c, &f, &src[i]) : NULL;
         for (int e = 0; e < w; e++) {
-            IrExpr *at = is_region[i] ? op_bin(c, IR_E_ADD, slot, op_i32(c, e)) : NULL;
-            v[i][e] = is_region[i] ? op_load(c, view, &at, 1) : op_ew_scalar(c, i);
+            IrExpr *at = is_region[i] ? op_bin(c, IR_E_ADD, slot[i], op_i32(c, e)) : NULL;
+            v[i][e] = is_region[i] ? op_load(c, view[i], &at, 1) : op_ew_scalar(c, i);
         }
     }
+    for (int e = 0; e < w; e++) {
+        IrExpr *at = op_bin(c, IR_E_ADD, f.reg, op_i32(c, e));
+        d[e] = op_load(c, f.view, &at, 1);
+    }
     OpSeq body = {0};
-    if (w == 2) {
-        IrExpr *pk = op_alloc_local(c, &out, "pk", IR_UINT64, n);
-        for (int e = 0; e < 2; e++) {
-            IrExpr *at = op_bin(c, IR_E_ADD, f.reg, op_i32(c, e));
-            d[e] = op_load(c, f.view, &at, 1);
-        }
-        op_ew_f32x2_emit(c, &body, packed, pk, d, v, n);
-    } else {
-        IrExpr *v1[OP_EW_MAX_SRC];
+    PairKind kind = PAIR_NONE;
+    OpRegion pdst, psrc[OP_EW_MAX_SRC];
+    if (half && w == 2) {
+        const char *unused;
+        pdst = view_pair(c, f.view, dst->dtype, f.reg);
         for (int i = 0; i < n; i++)
-            v1[i] = v[i][0];
-        op_store(c, &body, f.view, &f.reg, 1, op_ew_value(c, dst->dtype, v1, n));
+            if (is_region[i])
+                psrc[i] = view_pair(c, view[i], src[i].dtype, slot[i]);
+        kind = pair_kind(c, &pdst, psrc, is_region, n, &unused);
+    }
+    if (packed && w == 2) {
+        IrExpr *pk = op_alloc_local(c, &out, "pk", IR_UINT64, n);
+        op_ew_f32x2_emit(c, &body, packed, pk, d, v, n);
+    } else if (kind) {
+        PairSide pd, ps[OP_EW_MAX_SRC];
+        IrExpr *splat[OP_EW_MAX_SRC] = {0}, *didx[1] = {f.reg}, *sidx_s[OP_EW_MAX_SRC][1];
+        IrExpr *const *sidx[OP_EW_MAX_SRC];
+        pair_side(c, &out, &pd, &pdst);
+        for (int i = 0; i < n; i++) {
+            sidx[i] = sidx_s[i];
+            sidx_s[i][0] = slot[i];
+            if (is_region[i] && view[i] == f.view)
+                ps[i] = pd, ps[i].r = &psrc[i];
+            else if (is_region[i])
+                pair_side(c, &out, &ps[i], &psrc[i]);
+            else if (kind == PAIR_HALF2)
+                splat[i] = splat16(c, &out, op_ew_scalar(c, i));
+        }
+        IrExpr *tmp = kind == PAIR_CVT_F8 ? op_alloc_local(c, &out, "h2", IR_UINT32, 1) : NULL;
+        emit_pair(c, &body, kind, NULL, tmp, splat, &pd, ps, is_region, n, didx, sidx);
+    } else {
+        for (int e = 0; e < w; e++) {
+            IrExpr *v1[OP_EW_MAX_SRC], *at = op_bin(c, IR_E_ADD, f.reg, op_i32(c, e));
+            for (int i = 0; i < n; i++)
+                v1[i] = v[i][e];
+            op_store(c, &body, f.view, &at, 1, op_ew_value(c, dst->dtype, v1, n));
+        }
     }
     op_emit(&out, op_frag_wrap(c, &f, op_seq_finish(c, &body)));
     return op_seq_finish(c, &out);
