@@ -421,6 +421,8 @@ IrType *ly_view_local(LyViewCtx *v, const IrType *parent, IrExpr *const *shape, 
                       IrLayout *layout)
 {
     const IrLayout *pl = parent->buf->layout;
+    if (!compact(v, parent))
+        return NULL;
     IrExpr **s = copy_shape(v, shape, ndim, 1);
     if (!pl && (!ndim || !layout))
         return ly_fail(v->c, "local() of a buffer with layout=None needs both a shape and a "

@@ -300,8 +300,7 @@ IrExpr *op_local_view(OpCtx *c, OpSeq *s, IrExpr *buffer)
     IrBufferType *vb = view->u.var.type->buf;
     vb->shape[0] = span_e;
     vb->layout = ir_default_layout(c->arena, vb->shape, 1);
-    vb->nstrides = pb->nstrides, vb->strides = pb->strides;
-    vb->elem_offset = pb->elem_offset;
+    vb->elem_offset = pb->elem_offset; /* a flat run of registers: no strides of the parent's */
     vb->align = pb->align, vb->offset_factor = pb->offset_factor;
     IrStmt *d = ir_stmt(c->arena, IR_S_DECL, span(c));
     d->u.decl.buffer = view;

@@ -151,6 +151,11 @@ int op_region_dims(const OpRegion *r, int64_t *ext, int *dim);
 /* Same element count and the same list of non-unit extents. */
 bool op_regions_match(const OpRegion *a, const OpRegion *b);
 
+/* Where a buffer's elements are in memory: its layout, or, when it has none
+ * or the default one, its explicit strides= (op_strided_layout: those
+ * strides, or row-major over its shape without them). */
+const IrLayout *op_buffer_layout(OpCtx *c, const IrBufferType *bt);
+const IrLayout *op_strided_layout(OpCtx *c, const IrBufferType *bt);
 /* The storage root of a buffer: the buffer whose data a chain of views
  * (`T.decl_buffer(..., data=P.data)`) declared inside the function comes
  * from, or the buffer itself. A view whose data is any other pointer is its

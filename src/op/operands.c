@@ -136,6 +136,27 @@ bool op_regions_match(const OpRegion *a, const OpRegion *b)
 
 /* ---------------------------------------------------------------- storage */
 
+const IrLayout *op_strided_layout(OpCtx *c, const IrBufferType *bt)
+{
+    LyCtx lc = ly_ctx(c->arena);
+    if (!bt->nstrides)
+        return ly_row_major(&lc, bt->shape, bt->ndim);
+    IrIter *it = TX_NEW_ARRAY(c->arena, IrIter, bt->ndim ? bt->ndim : 1);
+    for (int d = 0; d < bt->ndim; d++)
+        it[d] = (IrIter){bt->shape[d], bt->strides[d], "m"};
+    return ly_tile(&lc, it, bt->ndim, NULL, 0, NULL, 0);
+}
+
+const IrLayout *op_buffer_layout(OpCtx *c, const IrBufferType *bt)
+{
+    LyCtx lc = ly_ctx(c->arena);
+    if (bt->layout && (!bt->nstrides ||
+                       !ly_equal(&lc, bt->layout, ir_default_layout(c->arena, bt->shape, bt->ndim),
+                                 LY_TARGET_NONE)))
+        return bt->layout;
+    return op_strided_layout(c, bt);
+}
+
 IrExpr *op_storage_root(const OpCtx *c, IrExpr *buffer)
 {
     uintptr_t data;

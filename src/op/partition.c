@@ -24,10 +24,8 @@ bool op_region_strides(OpCtx *c, const OpRegion *r, IrExpr **strides, int *chunk
     *chunk_log2 = -1;
     const IrLayout *l = r->layout;
     LyCtx lc = ly_ctx(c->arena);
-    /* a buffer's explicit strides= (its layout then the default one) */
-    if (l && bt->nstrides &&
-        ly_equal(&lc, l, ir_default_layout(c->arena, bt->shape, bt->ndim), LY_TARGET_NONE))
-        l = NULL;
+    if (l && l == bt->layout && op_buffer_layout(c, bt) != l)
+        l = NULL; /* the buffer's explicit strides= */
     if (!l) {
         IrExpr *s = op_i32(c, 1);
         for (int d = r->ndim - 1; d >= 0; d--) {

@@ -121,15 +121,6 @@ static const char *check_tiles(OpCtx *c, const OpSmemOperand *o, int64_t inst_mn
     return NULL;
 }
 
-/* The full layout of a buffer: its own, or row-major over its shape. */
-static const IrLayout *buffer_layout(OpCtx *c, const IrBufferType *bt)
-{
-    if (bt->layout)
-        return bt->layout;
-    LyCtx lc = ly_ctx(c->arena);
-    return ly_row_major(&lc, bt->shape, bt->ndim);
-}
-
 /* Why a run-time start may not slice: it must be provably a multiple of the
  * layout's inner extent on its dimension (e.g. 64 * k over the 64-element
  * slabs of a 128-byte swizzle of 16-bit values), as written. */
@@ -149,7 +140,7 @@ const char *op_smem_slice(OpCtx *c, OpSmemOperand *o, const char *inst)
     IrExpr **ext = TX_NEW_ARRAY(c->arena, IrExpr *, o->r.ndim);
     for (int d = 0; d < o->r.ndim; d++)
         ext[d] = op_i32(c, o->r.extent[d]);
-    const IrLayout *full = buffer_layout(c, bt);
+    const IrLayout *full = op_buffer_layout(c, bt);
     IrLayout *sl = ly_slice(&lc, full, bt->shape, o->r.start, ext, o->r.ndim, LY_TARGET_NONE);
     if (!sl)
         return op_reason(c, "the region of '%s' is not a layout of its own (%s)%s", o->name,

@@ -336,18 +336,12 @@ const char *tma_descriptor_type(OpCtx *c, const TmaCall *t, TmaSpec *s)
 IrLayout *tma_tile_layout(OpCtx *c, IrExpr *buffer)
 {
     const IrBufferType *bt = ir_buf(buffer);
-    const IrLayout *l = bt->layout;
-    LyCtx lc = ly_ctx(c->arena);
-    if (l && l->kind == IR_LAYOUT_COMPOSE && !ly_is_bare_swizzle(l))
+    const IrLayout *l = op_buffer_layout(c, bt);
+    if (l->kind == IR_LAYOUT_COMPOSE && !ly_is_bare_swizzle(l))
         return l->tile;
-    if (l && l->kind == IR_LAYOUT_TILE)
+    if (l->kind == IR_LAYOUT_TILE)
         return (IrLayout *)l;
-    if (!bt->nstrides)
-        return ly_row_major(&lc, bt->shape, bt->ndim);
-    IrIter *it = TX_NEW_ARRAY(c->arena, IrIter, bt->ndim ? bt->ndim : 1);
-    for (int d = 0; d < bt->ndim; d++)
-        it[d] = (IrIter){bt->shape[d], bt->strides[d], "m"};
-    return ly_tile(&lc, it, bt->ndim, NULL, 0, NULL, 0);
+    return (IrLayout *)op_strided_layout(c, bt);
 }
 
 /* The sum of a layout's offsets on m (its memory offset). */
