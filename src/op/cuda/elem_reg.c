@@ -130,21 +130,36 @@ typedef struct PairSide {
     IrExpr *words; /* the view; NULL for 32-bit elements */
 } PairSide;
 
+/* Whether a buffer's storage (the array its views come from; a register
+ * tile's: the thread's registers) is whole 4-byte words aligned to 4 bytes
+ * (the code generator aligns a local array as far as its size allows). */
+static bool whole_words(OpCtx *c, IrExpr *buffer)
+{
+    IrExpr *root = op_storage_root(c, buffer);
+    int64_t elems = op_buffer_span(c, root);
+    if (!elems) {
+        LyCtx lc = ly_ctx(c->arena);
+        IrLayout *st = ir_buf(root)->layout ? ly_storage(&lc, ir_buf(root)->layout) : NULL;
+        IrExpr *span = st ? ly_span(&lc, st, NULL) : NULL;
+        if (!span || !op_const(span, &elems))
+            return false;
+    }
+    int64_t bytes = elems * op_dtype_bytes(root->u.var.type->dtype);
+    return bytes > 0 && bytes % 4 == 0 && ir_buf(root)->align >= 4;
+}
+
 /* The uint32 words of an 8- or 16-bit region's buffer when its pairs can be
- * read as halves of them: plain constant strides (no swizzle), and storage
- * (the array the views come from) of whole words aligned to 4 bytes (the
- * code generator aligns a local array as far as its size allows); 0
- * otherwise. */
+ * read as halves of them: plain constant strides (no swizzle) and storage of
+ * whole words (whole_words); 0 otherwise. */
+
 static int64_t pair_words(OpCtx *c, const OpRegion *r)
 {
     IrExpr *strides[OP_MAX_DIMS];
     int chunk;
     if (!op_region_strides(c, r, strides, &chunk) || chunk >= 0)
         return 0;
-    IrExpr *root = op_storage_root(c, r->buffer);
     int64_t n = op_buffer_span(c, r->buffer);
-    int64_t root_bytes = op_buffer_span(c, root) * op_dtype_bytes(root->u.var.type->dtype);
-    if (!n || root_bytes <= 0 || root_bytes % 4 || ir_buf(root)->align < 4)
+    if (!n || !whole_words(c, r->buffer))
         return 0;
     return (n * r->dtype.bits + 31) / 32;
 }
@@ -342,9 +357,12 @@ static bool half_pair_candidate(OpCtx *c, const OpRegion *dst, const OpRegion *s
                                 const bool *is_region, int n)
 {
     IrTileOp op = c->call->u.tile.op;
+    /* the tiles' own storage (their local views are their own roots) */
+    if (!whole_words(c, dst->buffer))
+        return false;
     for (int i = 0; i < n; i++)
-        if (!is_region[i] && op_ew_scalar_reads(c, i, dst))
-            return false; /* each step must see the values before it */
+        if (is_region[i] ? !whole_words(c, src[i].buffer) : op_ew_scalar_reads(c, i, dst))
+            return false; /* a scalar: each step must see the values before it */
     if (op == IR_TILE_CAST)
         return is_region[0] && is_fp8(src[0].dtype) &&
                (is_half(dst->dtype) || ir_dtype_eq(dst->dtype, IR_FLOAT32));
