@@ -257,7 +257,7 @@ void sim_region_remove(SimSession *ss, SimRegion *r);
  * host pointer, or NULL after an error. */
 uint8_t *sim_mem_read(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, TxSpan at);
 /* A prefetch of n bytes at addr into a cache: they must lie inside one
- * global tensor (a hint the GPU drops elsewhere, but then a wrong address);
+ * global tensor (a hint, but elsewhere a wrong address);
  * false after an error. */
 bool sim_mem_prefetch(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, TxSpan at);
 uint8_t *sim_mem_write(SimLaunch *l, SimThread *t, uint64_t addr, size_t n, TxSpan at);
