@@ -82,7 +82,8 @@ static const char *offsets(OpCtx *c, const OpRegion *r, int64_t *off)
     IrExpr **ext = TX_NEW_ARRAY(c->arena, IrExpr *, r->ndim);
     for (int d = 0; d < r->ndim; d++)
         ext[d] = op_i32(c, r->extent[d]);
-    const IrLayout *l = r->layout ? r->layout : ly_row_major(&lc, bt->shape, r->ndim);
+    /* the buffer's own layout carries its explicit strides= */
+    const IrLayout *l = r->layout && r->layout != bt->layout ? r->layout : op_buffer_layout(c, bt);
     IrLayout *sl = l ? ly_slice(&lc, l, bt->shape, r->start, ext, r->ndim, LY_TARGET_NONE) : NULL;
     sl = sl ? constant_part(&lc, sl) : NULL;
     if (!sl)
@@ -217,7 +218,8 @@ static IrStmt *phase(OpCtx *c, const Perm *m, IrExpr *regs, int k, bool write)
     IrExpr *lane = c->axis[LY_AXIS_LANEID], *r = op_var(c, "r", IR_INT32), *j = r;
     if (k) {
         IrExpr *sh[2] = {lane, op_i32(c, 5 - k)};
-        IrExpr *an[2] = {op_call(c, IR_OP_SHIFT_RIGHT, IR_INT32, sh, 2), op_i32(c, (1 << k) - 1)};
+        IrExpr *hi = k < 5 ? op_call(c, IR_OP_SHIFT_RIGHT, IR_INT32, sh, 2) : lane;
+        IrExpr *an[2] = {hi, op_i32(c, (1 << k) - 1)};
         IrExpr *x[2] = {r, op_call(c, IR_OP_BITWISE_AND, IR_INT32, an, 2)};
         j = op_call(c, IR_OP_BITWISE_XOR, IR_INT32, x, 2);
     }
