@@ -346,9 +346,7 @@ static void check_outputs(tirx_device *gpu, Problem *p)
 enum {
     VAR_CVT_PAIRS = 1,
     VAR_GATHER_AHEAD = 2,
-    VAR_CLUSTER_SPLIT = 4,
-    VAR_GATHER_PIPE = 8,
-    VAR_PEER_STORES = 16
+    VAR_CLUSTER_SPLIT = 4
 };
 
 static tirx_module *compile(tirx_device *gpu, int s_q, int h_q, int sink, int variant,
@@ -362,8 +360,6 @@ static tirx_module *compile(tirx_device *gpu, int s_q, int h_q, int sink, int va
                        {"CVT_PAIRS", variant & VAR_CVT_PAIRS ? "True" : "False"},
                        {"GATHER_AHEAD", variant & VAR_GATHER_AHEAD ? "1" : "0"},
                        {"CLUSTER_SPLIT", variant & VAR_CLUSTER_SPLIT ? "True" : "False"},
-                       {"GATHER_PIPE", variant & VAR_GATHER_PIPE ? "True" : "False"},
-                       {"PEER_STORES", variant & VAR_PEER_STORES ? "True" : "False"},
                        {"NUM_SMS", sms}};
     size_t n = sizeof d / sizeof *d;
     return op_compile_variant(gpu, "kernels/mla_sparse_fp8_sm90.tirx", d, full_machine ? n - 1 : n);
@@ -403,14 +399,11 @@ typedef struct Case {
 
 static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
 {
-    printf("mla_sparse_decode b=%d s_q=%d h_q=%d topk=%d blocks=%d%s%s%s%s%s%s%s%s:\n", c->b,
-           c->s_q,
+    printf("mla_sparse_decode b=%d s_q=%d h_q=%d topk=%d blocks=%d%s%s%s%s%s%s:\n", c->b, c->s_q,
            c->h_q, c->topk, c->blocks, c->sink ? " sink" : "", c->oor ? " out-of-range" : "",
            c->empty ? " empty list" : "", c->variant & VAR_CVT_PAIRS ? " CVT_PAIRS" : "",
            c->variant & VAR_GATHER_AHEAD ? " GATHER_AHEAD" : "",
-           c->variant & VAR_CLUSTER_SPLIT ? " CLUSTER_SPLIT" : "",
-           c->variant & VAR_GATHER_PIPE ? " GATHER_PIPE" : "",
-           c->variant & VAR_PEER_STORES ? " PEER_STORES" : "");
+           c->variant & VAR_CLUSTER_SPLIT ? " CLUSTER_SPLIT" : "");
     tirx_module *m = compile(gpu, c->s_q, c->h_q, c->sink, c->variant, false);
     Problem p;
     problem_init(gpu, m, rng, &p, c->b, c->s_q, c->h_q, c->topk, c->blocks, c->sink, true);
@@ -525,16 +518,8 @@ int main(void)
         {37, 2, 64, 576, 200, 1, 1, 0, VAR_CVT_PAIRS | VAR_GATHER_AHEAD},
         {8, 2, 128, 2048, 300, 0, 1, 1,
          VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD},
-        {8, 1, 64, 2048, 300, 1, 1, 1, VAR_GATHER_PIPE},
-        {8, 2, 128, 2048, 300, 1, 1, 0,
-         VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD | VAR_GATHER_PIPE},
-        {3, 2, 128, 4000, 200, 0, 0, 1,
-         VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD | VAR_GATHER_PIPE},
-        {8, 2, 128, 2048, 300, 1, 1, 1,
-         VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD | VAR_PEER_STORES},
-        {64, 1, 128, 64, 100, 0, 1, 0, VAR_CLUSTER_SPLIT | VAR_PEER_STORES},
-        {2, 2, 128, 4000, 200, 1, 0, 1,
-         VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD | VAR_GATHER_PIPE | VAR_PEER_STORES},
+        {3, 2, 128, 4000, 200, 0, 0, 1, VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD},
+        {64, 1, 128, 64, 100, 0, 1, 0, VAR_CLUSTER_SPLIT},
     };
     /* split requests, parts holding several requests, s_q 2, two head blocks;
      * the fifth is the default build's variants */
@@ -546,15 +531,8 @@ int main(void)
                               {2, 1, 64, 200, 6, 0, 1, 1, VAR_CVT_PAIRS | VAR_GATHER_AHEAD},
                               {2, 2, 128, 100, 4, 1, 1, 0, VAR_CLUSTER_SPLIT},
                               {2, 2, 64, 100, 6, 1, 1, 0, VAR_CVT_PAIRS},
-                              {2, 2, 64, 128, 6, 0, 1, 1, VAR_GATHER_PIPE | VAR_CVT_PAIRS},
-                              {2, 1, 128, 200, 6, 1, 1, 0,
-                               VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD |
-                                   VAR_GATHER_PIPE},
                               {2, 2, 128, 100, 4, 1, 1, 1,
-                               VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD |
-                                   VAR_PEER_STORES},
-                              {2, 1, 128, 200, 6, 0, 1, 0,
-                               VAR_CLUSTER_SPLIT | VAR_GATHER_PIPE | VAR_PEER_STORES}};
+                               VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD}};
     const Case *cases = OP_SIZE(gpu_cases, sim_cases);
     size_t ncases = OP_SIZE(sizeof gpu_cases, sizeof sim_cases) / sizeof(Case);
     /* a run on a softmax variant (TIRX_MLA_DEFINES) in the simulator: the

@@ -3,11 +3,8 @@
 # kernels/mla_sparse_fp8_sm90.tirx emit what they are for, and only when set:
 # CVT_PAIRS the pair conversion, GATHER_AHEAD the L2 prefetch of the rows,
 # CLUSTER_SPLIT (H_Q 128) a cluster of two, the copy into the peer's stage and
-# the full barrier armed with its 36864 bytes (a no-op at H_Q 64);
-# GATHER_PIPE each token's row loaded in two halves (the scales as two 8-byte
-# loads); PEER_STORES (with CLUSTER_SPLIT) the peer's half stored with
-# st.async instead of the warps' bulk copies. "plain" turns the first three
-# off; each other build turns one on; the default is the first three.
+# the full barrier armed with its 36864 bytes (a no-op at H_Q 64). "plain"
+# turns all three off; each other build turns one on; the default is all three.
 set -u
 tirx=$1 kernel=$2
 dir=$(mktemp -d) || exit 1
@@ -28,15 +25,11 @@ build pairs -D H_Q=128 -D S_Q=2 -D CVT_PAIRS=True -D GATHER_AHEAD=0 -D CLUSTER_S
 build ahead -D H_Q=64 -D S_Q=2 -D CVT_PAIRS=False -D GATHER_AHEAD=1 -D CLUSTER_SPLIT=False
 build split -D H_Q=128 -D S_Q=2 -D CVT_PAIRS=False -D GATHER_AHEAD=0 -D CLUSTER_SPLIT=True
 build split64 -D H_Q=64 -D S_Q=2 -D CVT_PAIRS=False -D GATHER_AHEAD=0 -D CLUSTER_SPLIT=True
-build pipe -D H_Q=128 -D S_Q=2 -D GATHER_PIPE=True
-build peer -D H_Q=128 -D S_Q=2 -D PEER_STORES=True
 build default -D H_Q=128 -D S_Q=2
 for v in plain ahead split split64; do lacks $v "cvt.rn.f16x2.e4m3x2"; done
 has pairs "cvt.rn.f16x2.e4m3x2"
 has pairs "fma.rn.bf16x2"
 for v in plain ahead split split64; do lacks $v "fma.rn.bf16x2"; done
-for v in plain pairs ahead split default; do lacks $v "L2::128B.v2.u32"; done
-has pipe "ld.global.nc.L1::evict_last.L2::128B.v2.u32"
 for v in plain pairs split split64; do lacks $v "cp.async.bulk.prefetch.L2.global"; done
 has ahead "cp.async.bulk.prefetch.L2.global [%0], %1;"
 has ahead '"r"(656u)'
@@ -49,10 +42,6 @@ has split "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::byte
 has split "mbarrier.arrive.shared::cluster.b64"
 has split '"r"(36864u)'
 has split "tx_cluster_sync();"
-for v in plain pairs ahead split default; do lacks $v "st.async"; done
-has peer "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32"
-lacks peer "cp.async.bulk.shared::cluster.shared::cta"
-has peer "__cluster_dims__(2, 1, 1)"
 has default "cvt.rn.f16x2.e4m3x2"
 has default "cp.async.bulk.prefetch.L2.global"
 has default "__cluster_dims__(2, 1, 1)"
