@@ -1,8 +1,9 @@
 /* GPU test of the copy variants vec_16b ... vec_128b
  * (tests/gpu/op_vec_width.tirx): a 64 x 512 float16 matrix of random bits
  * through registers (ld.global.nc with cache hints) and shared memory in
- * pieces of 16, 8, 4 and 2 bytes; the output is poisoned first and must
- * equal the input bit for bit. (vec_256b needs sm_100a: its CUDA is checked
+ * pieces of 16, 8, 4 and 2 bytes (vec_widths), and in calls of eight vectors
+ * each (vec_runs); the output is poisoned first and must equal the input bit
+ * for bit. (vec_256b needs sm_100a: its CUDA is checked
  * by tests/build/copy_vec_width.tirx.) */
 #include "op_kernel.h"
 
@@ -21,13 +22,17 @@ int main(void)
     op_tensor(gpu, &B, 64, 512, kDLFloat, 16);
     op_upload(gpu, &A, a), op_poison(gpu, &B);
     OpTensor *args[] = {&A, &B};
-    op_launch(m, "vec_widths", args, 2);
-    op_download(gpu, &B, b);
-    long long at = op_first_difference(b, a, n * 2);
-    if (at >= 0)
-        printf("  B differs first at byte %lld\n", at);
-    GPU_CHECK(at < 0, "the copies are bit-exact");
-    printf("  B: bit-exact\n");
+    static const char *const funcs[] = {"vec_widths", "vec_runs"};
+    for (int f = 0; f < 2; f++) {
+        op_poison(gpu, &B);
+        op_launch(m, funcs[f], args, 2);
+        op_download(gpu, &B, b);
+        long long at = op_first_difference(b, a, n * 2);
+        if (at >= 0)
+            printf("  %s: B differs first at byte %lld\n", funcs[f], at);
+        GPU_CHECK(at < 0, "the copies are bit-exact");
+        printf("  %s: bit-exact\n", funcs[f]);
+    }
     op_free(gpu, &A), op_free(gpu, &B);
     free(a), free(b);
     tirx_module_free(m);

@@ -1,6 +1,8 @@
-/* copy, variants "vec_16b" ... "vec_256b": one thread moves exactly 2, 4, 8,
- * 16 or 32 bytes with one ld and/or one st of that width, as the reference's
- * forced vector copies. Only a call that names the variant (dispatch=)
+/* copy, variants "vec_16b" ... "vec_256b": one thread moves 2, 4, 8, 16 or
+ * 32 bytes with one ld and/or one st of that width, as the reference's
+ * forced vector copies, or a whole number of such vectors (at most
+ * MAX_VECTORS, one after another: a thread's run of 64 bfloat16 registers is
+ * eight 16-byte stores). Only a call that names the variant (dispatch=)
  * gets it. Between global, shared and registers (global <-> shared, global
  * <-> local, shared <-> local). The width is bits, not values: containers of
  * uint32 (uint16 for 2 bytes), `ld.global.v4.u32` for 16 bytes, `.v8.u32`
@@ -19,6 +21,9 @@
 #include <string.h>
 
 #include "../partition.h"
+
+/* vectors one call may move: the copies are unrolled */
+#define MAX_VECTORS 64
 
 /* The widths of the table's rows, by the bytes they move. */
 static const char *variant_name(int bytes)
@@ -103,18 +108,22 @@ static const char *load_chain(OpCtx *c, const OpRegion *src, int bytes, const ch
     return NULL;
 }
 
-/* The side is one contiguous, aligned run of exactly `n` elements. */
+/* The side is a whole number of `n`-element vectors along its innermost
+ * dimension, each one contiguous run starting aligned to the width. */
 static const char *check_side(OpCtx *c, const OpRegion *r, int64_t n)
 {
-    if (op_region_size(r) != n)
-        return op_reason(c, "the region of '%s' has %lld elements, not the %lld of the width",
-                         r->buffer->u.var.name, (long long)op_region_size(r), (long long)n);
+    int64_t size = op_region_size(r);
+    if (size % n || size / n > MAX_VECTORS)
+        return op_reason(c, "the region of '%s' has %lld elements, not 1 to %d vectors of %lld %s",
+                         r->buffer->u.var.name, (long long)size, MAX_VECTORS, (long long)n,
+                         n == 1 ? "element" : "elements");
     if (r->distributed)
         return op_reason(c, "'%s' is spread over threads; a thread-scope copy cannot use it",
                          r->buffer->u.var.name);
     if (op_region_vector(c, r, n, false) < n && !op_region_vector_at_launch(c, r, n))
-        return op_reason(c, "the region of '%s' is not one contiguous run aligned to the width",
-                         r->buffer->u.var.name);
+        return op_reason(c, "the region of '%s' is not %s", r->buffer->u.var.name,
+                         size == n ? "one contiguous run aligned to the width"
+                                   : "vectors of the width, each contiguous and aligned");
     return NULL;
 }
 
@@ -136,6 +145,10 @@ static const char *regions(OpCtx *c, int bytes, OpRegion *dst, OpRegion *src, co
                          dst->dtype.bits * dst->dtype.lanes);
     if ((why = check_side(c, dst, bytes / esize)) || (why = check_side(c, src, bytes / esize)))
         return why;
+    if (op_region_size(dst) != op_region_size(src))
+        return op_reason(c, "'%s' has %lld elements, '%s' %lld", dst->buffer->u.var.name,
+                         (long long)op_region_size(dst), src->buffer->u.var.name,
+                         (long long)op_region_size(src));
     return load_chain(c, src, bytes, ld, qualified);
 }
 
@@ -166,25 +179,27 @@ const char *op_copy_vec64_accept(OpCtx *c) { return accept(c, 8); }
 const char *op_copy_vec32_accept(OpCtx *c) { return accept(c, 4); }
 const char *op_copy_vec16_accept(OpCtx *c) { return accept(c, 2); }
 
-/* A local side's registers as containers: the view of its storage and the
- * index of the region's first container in it. */
+/* A local side's registers as containers: the view of its storage (made
+ * once into *view) and the index of the region's first container in it. */
 static IrExpr *register_view(OpCtx *c, OpSeq *s, const OpRegion *r, IrDType container, int lanes,
-                             IrExpr **first)
+                             IrExpr **first, IrExpr **view)
 {
     IrExpr *at = op_region_flat(c, r, r->start);
     int esize = op_dtype_bytes(r->dtype), csize = container.bits / 8;
     *first = esize >= csize ? op_bin(c, IR_E_MUL, at, op_i32(c, esize / csize))
                             : op_bin(c, IR_E_FLOORDIV, at, op_i32(c, csize / esize));
-    return op_register_view(c, s, r->buffer, container, lanes);
+    if (!*view)
+        *view = op_register_view(c, s, r->buffer, container, lanes);
+    return *view;
 }
 
 /* A side as `lanes` containers from *first of *view: the registers in place,
  * or a view at a memory region's first element. */
 static IrExpr *side_view(OpCtx *c, OpSeq *s, const OpRegion *r, IrDType container, int lanes,
-                         IrExpr **first)
+                         IrExpr **first, IrExpr **regs)
 {
     if (r->mem == OP_MEM_LOCAL)
-        return register_view(c, s, r, container, lanes, first);
+        return register_view(c, s, r, container, lanes, first, regs);
     *first = op_i32(c, 0);
     return op_view_at(c, s, r->buffer, r->start, r->ndim, container, lanes);
 }
@@ -192,7 +207,7 @@ static IrExpr *side_view(OpCtx *c, OpSeq *s, const OpRegion *r, IrDType containe
 void op_register_words(OpCtx *c, OpSeq *s, const OpRegion *r, IrDType container, int lanes,
                        IrExpr **out)
 {
-    IrExpr *first, *view = register_view(c, s, r, container, lanes, &first);
+    IrExpr *first, *regs = NULL, *view = register_view(c, s, r, container, lanes, &first, &regs);
     for (int i = 0; i < lanes; i++) {
         IrExpr *w = op_bin(c, IR_E_ADD, first, op_i32(c, i));
         out[i] = op_load(c, view, &w, 1);
@@ -202,11 +217,11 @@ void op_register_words(OpCtx *c, OpSeq *s, const OpRegion *r, IrDType container,
 /* The qualified load: one asm ld into the destination's registers, or into
  * uint32 temporaries when the destination is memory (then their vector). */
 static IrExpr *asm_load(OpCtx *c, OpSeq *s, const char *ld, const OpRegion *dst,
-                        const OpRegion *src, IrDType container, int lanes)
+                        const OpRegion *src, IrDType container, int lanes, IrExpr **regs)
 {
     IrExpr *first, *into, *args[9];
     if (dst->mem == OP_MEM_LOCAL) {
-        into = register_view(c, s, dst, container, lanes, &first);
+        into = register_view(c, s, dst, container, lanes, &first, regs);
     } else {
         into = op_alloc_local(c, s, "tmp", container, lanes);
         first = op_i32(c, 0);
@@ -220,8 +235,49 @@ static IrExpr *asm_load(OpCtx *c, OpSeq *s, const char *ld, const OpRegion *dst,
     return dst->mem == OP_MEM_LOCAL ? NULL : op_vector_load(c, into, first, lanes);
 }
 
+/* Vector i (n elements) of a region: its start at flat element i * n, in
+ * row-major order over its non-unit dimensions, n along the innermost. */
+static OpRegion vector_of(OpCtx *c, const OpRegion *r, int64_t n, int64_t i)
+{
+    if (op_region_size(r) == n)
+        return *r;
+    int64_t ext[OP_MAX_DIMS];
+    int dim[OP_MAX_DIMS];
+    int k = op_region_dims(r, ext, dim);
+    IrExpr *idx[OP_MAX_DIMS];
+    int64_t flat = i * n;
+    for (int j = k - 1; j >= 0; j--) {
+        idx[j] = op_i32(c, flat % ext[j]);
+        flat /= ext[j];
+    }
+    OpRegion v = *r;
+    v.start = TX_NEW_ARRAY(c->arena, IrExpr *, r->ndim);
+    v.extent = TX_NEW_ARRAY(c->arena, int64_t, r->ndim);
+    op_region_index(c, r, idx, v.start);
+    for (int d = 0; d < r->ndim; d++)
+        v.extent[d] = k && d == dim[k - 1] ? n : 1;
+    return v;
+}
+
 /* One vector from src to dst: a C assignment of the containers' vector
- * (`*(uint4*)dst = *(uint4*)src`), the load as asm when it has qualifiers. */
+ * (`*(uint4*)dst = *(uint4*)src`), the load as asm when it has qualifiers.
+ * regs: the register views of dst and src, made by the first vector. */
+static void copy_vector(OpCtx *c, OpSeq *out, const char *ld, bool qualified, const OpRegion *dst,
+                        const OpRegion *src, IrDType container, int lanes, IrExpr **regs)
+{
+    IrExpr *value, *first;
+    if (qualified) {
+        value = asm_load(c, out, ld, dst, src, container, lanes, &regs[0]);
+        if (!value)
+            return;
+    } else {
+        IrExpr *view = side_view(c, out, src, container, lanes, &first, &regs[1]);
+        value = op_vector_load(c, view, first, lanes);
+    }
+    IrExpr *view = side_view(c, out, dst, container, lanes, &first, &regs[0]);
+    op_vector_store(c, out, view, first, lanes, value);
+}
+
 IrStmt *op_copy_vec_width_lower(OpCtx *c)
 {
     const char *name = c->call->u.tile.dispatch, *ld;
@@ -234,17 +290,12 @@ IrStmt *op_copy_vec_width_lower(OpCtx *c)
     int lanes;
     IrDType container;
     tail(bytes, &lanes, &container);
+    int64_t n = bytes / op_dtype_bytes(dst.dtype), count = op_region_size(&dst) / n;
     OpSeq out = {0};
-    IrExpr *value, *first;
-    if (qualified) {
-        value = asm_load(c, &out, ld, &dst, &src, container, lanes);
-        if (!value)
-            return op_seq_finish(c, &out);
-    } else {
-        IrExpr *view = side_view(c, &out, &src, container, lanes, &first);
-        value = op_vector_load(c, view, first, lanes);
+    IrExpr *regs[2] = {NULL, NULL};
+    for (int64_t i = 0; i < count; i++) {
+        OpRegion d = vector_of(c, &dst, n, i), s = vector_of(c, &src, n, i);
+        copy_vector(c, &out, ld, qualified, &d, &s, container, lanes, regs);
     }
-    IrExpr *view = side_view(c, &out, &dst, container, lanes, &first);
-    op_vector_store(c, &out, view, first, lanes, value);
     return op_seq_finish(c, &out);
 }
