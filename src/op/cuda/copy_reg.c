@@ -9,8 +9,8 @@
  * variable): the thread moves the part of the sub-region it holds.
  * Where a thread holds consecutive elements of the last dimension in
  * consecutive registers (the mma accumulator's column pairs) and the memory
- * side allows it, they move as 32-bit words, up to 16 bytes per step (8 and
- * 16-bit elements packed into words).
+ * side allows it, they move as one plain C vector of 32-bit words, up to 16
+ * bytes per step (8 and 16-bit elements packed into words).
  * With oob="zero", positions past a global buffer read zero and are not
  * written (the ragged edge of a GEMM's C tile). At warp, warpgroup or CTA
  * scope a destination in registers without thread axes is each thread's own
@@ -157,49 +157,45 @@ static void unpack_word(OpCtx *c, OpSeq *s, const OpFrag *f, IrDType t, IrExpr *
     }
 }
 
-/* The PTX type of a 32-bit element moved straight from its registers. */
-static const char *ptx_type32(IrDType t)
-{
-    return t.code == IR_DT_FLOAT ? "f32" : t.code == IR_DT_INT ? "s32" : "u32";
-}
-
 /* One step of f->vec consecutive elements between registers and memory as
- * 32-bit words: `ld.<space>[.v<n>].<type>` into the registers (zeros past the
- * edge with oob) or `st.<space>[.v<n>].<type>` from them (dropped past the
- * edge). 32-bit elements are their own words; 8 and 16-bit ones are packed
- * (the first in the low bits) through a word array. */
+ * one vector of 32-bit words through a word array (elements of 8 and 16 bits
+ * packed, the first in the low bits; 32-bit ones reinterpreted): a plain C
+ * access, `*(uint2*)C_vec = *(uint2*)words`, that the compiler schedules and
+ * allocates around (an asm statement would pin it). With oob="zero", a load
+ * past the edge gives zeros and a store past it is dropped. */
 static IrStmt *move_vector(OpCtx *c, const OpFrag *f, const OpRegion *mem, IrExpr **midx,
                            bool to_regs)
 {
     IrDType t = mem->dtype;
     bool packed = t.bits < 32;
-    int words = (int)f->vec * t.bits / 32, a = to_regs ? 0 : 1;
-    IrExpr *args[5];
-    OpSeq out = {0}, s = {0}, zero = {0}, unpack = {0};
-    IrExpr *tmp = to_regs && packed ? op_alloc_local(c, &out, "words", IR_UINT32, words) : NULL;
-    for (int w = 0; w < words; w++) {
-        IrExpr *wi = op_i32(c, w);
-        if (!packed)
-            args[a + w] = step_reg(c, f, w);
-        else if (to_regs)
-            unpack_word(c, &unpack, f, t, args[a + w] = op_load(c, tmp, &wi, 1), w);
-        else
-            args[a + w] = pack_word(c, f, t, w);
-        if (to_regs)
-            op_store(c, &zero, packed ? tmp : f->view, packed ? &wi : &(IrExpr *){
-                         op_bin(c, IR_E_ADD, f->reg, wi)}, 1, op_i32(c, 0));
+    int words = (int)f->vec * t.bits / 32;
+    OpSeq out = {0}, access = {0}, zero = {0};
+    IrExpr *tmp = op_alloc_local(c, &out, "words", IR_UINT32, words), *at = op_i32(c, 0);
+    for (int w = 0; !to_regs && w < words; w++) {
+        IrExpr *v = step_reg(c, f, w);
+        op_store(c, &out, tmp, &(IrExpr *){op_i32(c, w)}, 1,
+                 packed ? pack_word(c, f, t, w) : op_call(c, IR_OP_REINTERPRET, IR_UINT32, &v, 1));
     }
-    args[to_regs ? words : 0] = op_address_of(c, mem->buffer, midx, mem->ndim);
-    const char *spelling = tx_arena_printf(c->arena, "%s.%s%s.%s", to_regs ? "ld" : "st",
-                                           mem->mem == OP_MEM_GLOBAL ? "global" : "shared",
-                                           words > 1 ? tx_arena_printf(c->arena, ".v%d", words) : "",
-                                           packed ? "b32" : ptx_type32(t));
-    op_eval(c, &s, op_ptx(c, spelling, args, words + 1));
+    IrExpr *view = op_view_at(c, &access, mem->buffer, midx, mem->ndim, IR_UINT32, words);
+    if (to_regs)
+        op_vector_store(c, &access, tmp, at, words, op_vector_load(c, view, at, words));
+    else
+        op_vector_store(c, &access, view, at, words, op_vector_load(c, tmp, at, words));
+    for (int w = 0; to_regs && w < words; w++)
+        op_store(c, &zero, tmp, &(IrExpr *){op_i32(c, w)}, 1, u32_const(c, 0));
     IrExpr *in = op_oob_zero(c) ? op_in_bounds(c, mem, midx) : NULL;
-    IrStmt *access = op_seq_finish(c, &s);
-    op_emit(&out, in ? op_if(c, in, access, to_regs ? op_seq_finish(c, &zero) : NULL) : access);
+    IrStmt *body = op_seq_finish(c, &access);
+    op_emit(&out, in ? op_if(c, in, body, to_regs ? op_seq_finish(c, &zero) : NULL) : body);
     tx_vec_free(&zero.v);
-    op_emit(&out, op_seq_finish(c, &unpack));
+    for (int w = 0; to_regs && w < words; w++) {
+        IrExpr *word = op_load(c, tmp, &(IrExpr *){op_i32(c, w)}, 1);
+        if (packed) {
+            unpack_word(c, &out, f, t, word, w);
+        } else {
+            IrExpr *slot = op_bin(c, IR_E_ADD, f->reg, op_i32(c, w));
+            op_store(c, &out, f->view, &slot, 1, op_call(c, IR_OP_REINTERPRET, t, &word, 1));
+        }
+    }
     return op_seq_finish(c, &out);
 }
 
