@@ -1,9 +1,9 @@
-/* Launch-argument checks of the dense MLA decodes without a GPU
+/* Launch-argument checks of the MLA decodes without a GPU
  * (tirx_check_args on host memory), kernels/mla_decode_sm90.tirx and
  * kernels/mla_decode_sm100.tirx alike (one interface): the three kernels
  * accept FlashMLA's shapes, with the batch, the page count and the block table's width taken
  * from the tensors, and refuse a mismatched shape or dtype with a message
- * naming the argument. */
+ * naming the argument (a non-positive softmax scale too). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +24,8 @@ typedef struct T4 {
 } T4;
 
 static void *storage;
+/* the softmax scale mla_decode is given */
+static double scale = 0.0417;
 
 static T4 make(int ndim, const int64_t *shape, uint8_t code, uint8_t bits)
 {
@@ -66,7 +68,7 @@ static void expect(tirx_module *m, const char *name, Decode *d, int which, const
     if (which == 0) {
         for (int i = 0; i < 10; i++)
             all[i]->t.shape = all[i]->shape, a[n++] = tirx_arg_tensor(&all[i]->t);
-        a[n++] = tirx_arg_float(0.0417);
+        a[n++] = tirx_arg_float(scale);
     } else if (which == 1) {
         T4 *c[] = {&d->out, &d->lse, &d->oacc, &d->lacc, &d->splits};
         for (int i = 0; i < 5; i++)
@@ -139,6 +141,48 @@ static void check_kernel(const char *name, const char *arch)
     d = decode_args();
     d.splits.shape[0] = B;
     expect(m, "mla_metadata", &d, 2, "argument num_splits: expected shape[0] == batch + 1");
+    d = decode_args();
+    scale = -0.0417;
+    expect(m, "mla_decode", &d, 0, "argument scale: expected a positive softmax scale");
+    scale = 0.0417;
+    tirx_module_free(m);
+    free(storage);
+}
+
+/* The sparse decodes' arguments (`parts` parts) with softmax scale `sc`:
+ * TIRX_OK or the status of tirx_check_args, its message in err. */
+static tirx_status check_sparse(tirx_module *m, int parts, double sc, tirx_error *err)
+{
+    enum { TOPK = 128, BLOCKS = 8 };
+    T4 x[10] = {
+        make(4, (int64_t[]){B, S_Q, H_Q, 576}, kDLBfloat, 16),
+        make(4, (int64_t[]){BLOCKS, 64, 1, 656}, kDLUInt, 8),
+        make(3, (int64_t[]){B, S_Q, TOPK}, kDLInt, 32),
+        make(2, (int64_t[]){parts, 8}, kDLInt, 32),
+        make(1, (int64_t[]){B + 1}, kDLInt, 32),
+        make(4, (int64_t[]){B, S_Q, H_Q, 512}, kDLBfloat, 16),
+        make(3, (int64_t[]){B, H_Q, S_Q}, kDLFloat, 32),
+        make(3, (int64_t[]){B + parts, ROWS, 512}, kDLFloat, 32),
+        make(2, (int64_t[]){B + parts, ROWS}, kDLFloat, 32),
+        make(1, (int64_t[]){H_Q}, kDLFloat, 32),
+    };
+    tirx_arg a[11];
+    for (int i = 0; i < 10; i++)
+        x[i].t.shape = x[i].shape, a[i] = tirx_arg_tensor(&x[i].t);
+    a[10] = tirx_arg_float(sc);
+    return tirx_check_args(m, "mla_sparse_decode", a, 11, err);
+}
+
+static void check_sparse_kernel(const char *name, const char *arch, int parts)
+{
+    storage = aligned_alloc(1024, 1024);
+    tirx_module *m = compile_kernel(name, arch);
+    tirx_error err = {{0}};
+    if (check_sparse(m, parts, 0.0417, &err) != TIRX_OK)
+        fail_msg("%s: unexpected: %s", name, err.message);
+    assert_int_equal(check_sparse(m, parts, 0.0, &err), TIRX_ERR_USAGE);
+    if (!strstr(err.message, "mla_sparse_decode: argument scale: expected a positive softmax scale"))
+        fail_msg("'%s' does not name the scale", err.message);
     tirx_module_free(m);
     free(storage);
 }
@@ -155,11 +199,26 @@ static void test_mla_args_sm100(void **state)
     check_kernel("mla_decode_sm100", "sm_100a");
 }
 
+/* S_Q 2, H_Q 64: 132 SMs over two blocks of 64 query rows, as PARTS */
+static void test_mla_sparse_args_sm90(void **state)
+{
+    (void)state;
+    check_sparse_kernel("mla_sparse_fp8_sm90", "sm_90a", PARTS);
+}
+
+static void test_mla_sparse_args_sm100(void **state)
+{
+    (void)state;
+    check_sparse_kernel("mla_sparse_fp8_sm100", "sm_100a", PARTS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mla_args_sm90),
         cmocka_unit_test(test_mla_args_sm100),
+        cmocka_unit_test(test_mla_sparse_args_sm90),
+        cmocka_unit_test(test_mla_sparse_args_sm100),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
