@@ -60,7 +60,7 @@ static void check(tirx_device *gpu, GpuRng *rng, const Shape *s, const OpTensor 
     printf("gemm_fp8_sm90 %d x %d x %d on %d CTAs, promoted every %d stage(s), scales %g, %g, "
            "SPLIT_K %s:\n", s->m, s->n, s->k, s->ctas, s->promote, s->scale_a, s->scale_b,
            s->split_k ? s->split_k : "default");
-    tirx_module *mod = op_compile(gpu, "kernels/gemm_fp8_sm90.tirx", d, nd);
+    tirx_module *mod = op_compile_variant(gpu, "kernels/gemm_fp8_sm90.tirx", d, nd);
     size_t na = (size_t)s->m * s->k, nb = (size_t)s->n * s->k, nc = (size_t)s->m * s->n;
     uint8_t *a = malloc(na), *b = malloc(nb);
     uint16_t *c = malloc(nc * 2);

@@ -535,9 +535,9 @@ int main(void)
                                VAR_CLUSTER_SPLIT | VAR_CVT_PAIRS | VAR_GATHER_AHEAD}};
     const Case *cases = OP_SIZE(gpu_cases, sim_cases);
     size_t ncases = OP_SIZE(sizeof gpu_cases, sizeof sim_cases) / sizeof(Case);
-    /* a run on a softmax variant (TIRX_MLA_DEFINES) in the simulator: the
+    /* a run on a softmax variant (TIRX_KERNEL_DEFINES) in the simulator: the
      * plain gather and the default build's, not every gather variant again */
-    if (OP_SIM && getenv("TIRX_MLA_DEFINES"))
+    if (OP_SIM && getenv("TIRX_KERNEL_DEFINES"))
         ncases = 5;
     for (size_t i = 0; i < ncases; i++)
         check(gpu, &rng, &cases[i]);

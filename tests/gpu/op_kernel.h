@@ -82,22 +82,22 @@ static inline tirx_module *op_compile(tirx_device *gpu, const char *rel, const t
     return m;
 }
 
-/* op_compile with the defines of $TIRX_MLA_DEFINES after the n of d
- * (NAME=VALUE words separated by spaces): the MLA kernel tests run their
- * checks on a variant of the kernel this way. */
+/* op_compile with the defines of $TIRX_KERNEL_DEFINES after the n of d
+ * (NAME=VALUE words separated by spaces): the kernel tests (MLA decodes,
+ * sm_90a GEMMs) run their checks on a variant of the kernel this way. */
 static inline tirx_module *op_compile_variant(tirx_device *gpu, const char *rel,
                                               const tirx_define *d, size_t n)
 {
     enum { MAX = 24 };
     tirx_define all[MAX];
     static char words[256];
-    const char *extra = getenv("TIRX_MLA_DEFINES");
+    const char *extra = getenv("TIRX_KERNEL_DEFINES");
     snprintf(words, sizeof words, "%s", extra ? extra : "");
     GPU_CHECK(n <= MAX, "at most 24 defines");
     memcpy(all, d, n * sizeof *d);
     for (char *save, *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
         char *eq = strchr(w, '=');
-        GPU_CHECK(eq && n < MAX, "TIRX_MLA_DEFINES takes NAME=VALUE words");
+        GPU_CHECK(eq && n < MAX, "TIRX_KERNEL_DEFINES takes NAME=VALUE words");
         *eq = '\0';
         all[n++] = (tirx_define){w, eq + 1};
     }
