@@ -3,7 +3,8 @@
  * kernels/mla_decode_sm100.tirx alike (one interface): the three kernels
  * accept FlashMLA's shapes, with the batch, the page count and the block table's width taken
  * from the tensors, and refuse a mismatched shape or dtype with a message
- * naming the argument (a non-positive softmax scale too). */
+ * naming the argument (a non-positive softmax scale too); the sparse decodes
+ * (mla_sparse_fp8_sm90 / _sm100) accept their shapes and refuse such a scale. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
