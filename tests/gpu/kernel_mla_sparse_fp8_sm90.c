@@ -358,7 +358,7 @@ static tirx_module *compile(tirx_device *gpu, int s_q, int h_q, int sink, int va
                        {"H_Q", vh},
                        {"ATTN_SINK", sink ? "True" : "False"},
                        {"CVT_PAIRS", variant & VAR_CVT_PAIRS ? "True" : "False"},
-                       {"GATHER_AHEAD", variant & VAR_GATHER_AHEAD ? "1" : "0"},
+                       {"GATHER_AHEAD", variant & VAR_GATHER_AHEAD ? "True" : "False"},
                        {"CLUSTER_SPLIT", variant & VAR_CLUSTER_SPLIT ? "True" : "False"},
                        {"NUM_SMS", sms}};
     size_t n = sizeof d / sizeof *d;
