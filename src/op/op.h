@@ -77,6 +77,11 @@ typedef struct OpCtx {
     /* A local buffer -> the value of its only store (1: several stores); a
      * let's variable -> its value. */
     const IrPtrMap *stores;
+    /* The finest IrScope at which an expression's value may differ between
+     * the threads that run the call (the pass's variation analysis; NULL:
+     * not known). Read through op_varies_at. */
+    int (*varies_at)(const struct OpCtx *c, const IrExpr *e);
+    void *pass;           /* the dispatch pass's state, for varies_at */
     const char *reason;   /* set when a lowering declines (op_decline) */
     bool wrong_scope;     /* op_need_scope refused the call's scope */
 } OpCtx;
@@ -134,6 +139,9 @@ typedef struct OpRegion {
     bool distributed;       /* the layout has thread axes: a register tile spread over threads */
 } OpRegion;
 
+/* The finest IrScope at which e may differ between the threads running the
+ * call: IR_SCOPE_THREAD when not known (a different value per thread). */
+IrScope op_varies_at(const OpCtx *c, const IrExpr *e);
 /* The number of positional arguments of the call and argument i. */
 int op_nargs(const OpCtx *c);
 IrExpr *op_arg(const OpCtx *c, int i);

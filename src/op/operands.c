@@ -7,6 +7,11 @@
 
 #include "op.h"
 
+IrScope op_varies_at(const OpCtx *c, const IrExpr *e)
+{
+    return c->varies_at ? (IrScope)c->varies_at(c, e) : IR_SCOPE_THREAD;
+}
+
 int op_nargs(const OpCtx *c) { return c->call->u.tile.nargs; }
 
 IrExpr *op_arg(const OpCtx *c, int i)

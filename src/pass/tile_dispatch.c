@@ -1073,6 +1073,11 @@ static void record_helpers(Dispatch *d, const IrStmt *s)
 
 /* ---------------------------------------------------------------- the walk */
 
+static int call_varies_at(const OpCtx *c, const IrExpr *e)
+{
+    return level_of(c->pass, e).level;
+}
+
 static IrStmt *lower_call(Dispatch *d, IrStmt *s)
 {
     OpCtx c = {0};
@@ -1089,6 +1094,8 @@ static IrStmt *lower_call(Dispatch *d, IrStmt *s)
     c.pow2 = &d->pow2;
     c.stores = &d->stores;
     c.narrow = narrowing(d);
+    c.varies_at = call_varies_at;
+    c.pass = d;
     thread_axes(&c, d);
     IrStmt *out;
     if (!op_dispatch(&c, &d->module->diags, &out)) {

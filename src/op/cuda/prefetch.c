@@ -45,6 +45,31 @@ static int64_t run_bytes(OpCtx *c, const OpRegion *r, int64_t *ext, int *dim, in
     return bytes;
 }
 
+/* cp.async.bulk.prefetch reads its address from uniform registers: where
+ * the lanes of a warp issue different addresses, ptxas runs it in a loop over
+ * them, about 8 instructions a distinct address. Lines cost a lane one
+ * instruction per 128 bytes, all lanes at once: cheaper for runs up to 8 KiB
+ * even with few distinct addresses (the sparse MLA decode's gather, 656-byte
+ * rows at 8 lanes a warp: 7% to 13% faster as lines). */
+enum { LOOPED_BULK_MAX = 8192 };
+
+/* Whether the lanes of a warp would issue different runs: at thread scope,
+ * a start that varies per thread; at a wider one, several runs (dealt to
+ * different lanes). */
+static bool lanes_differ(const OpCtx *c, const OpRegion *r, const int64_t *ext, int k, int inner)
+{
+    if (c->call->u.tile.scope != IR_SCOPE_THREAD) {
+        int64_t runs = 1;
+        for (int i = 0; i < k - inner; i++)
+            runs *= ext[i];
+        return runs > 1 && op_scope_threads(c) > 1;
+    }
+    for (int i = 0; i < r->ndim; i++)
+        if (op_varies_at(c, r->start[i]) >= IR_SCOPE_THREAD)
+            return true;
+    return false;
+}
+
 const char *op_prefetch_bulk_accept(OpCtx *c)
 {
     OpRegion r;
@@ -68,6 +93,11 @@ const char *op_prefetch_bulk_accept(OpCtx *c)
     if (op_region_vector(c, &r, 16 / esize > 1 ? 16 / esize : 1, false) * esize < 16)
         return op_reason(c, "its runs are not known to start 16-byte aligned, as a bulk prefetch "
                             "needs");
+    if (!c->call->u.tile.dispatch && bytes <= LOOPED_BULK_MAX && lanes_differ(c, &r, ext, k, inner))
+        return op_reason(c, "the lanes of a warp prefetch different %lld-byte runs: ptxas issues "
+                            "a bulk prefetch in a loop over the warp's distinct addresses, which "
+                            "costs more than their lines (dispatch=\"bulk\" forces it)",
+                         (long long)bytes);
     return op_need_ptx(c, "bulk", "cp.async.bulk.prefetch.L2.global");
 }
 
