@@ -5,7 +5,15 @@
  * most frequent opcodes and the line's text (from the module's own sources):
  * a static profile of where a kernel's machine code goes (instructions in
  * the binary, not instructions executed: an unrolled loop counts each copy,
- * a loop body once). */
+ * a loop body once).
+ *
+ * It also counts the lane loops: an instruction whose operands must be the
+ * same for the whole warp (TMA, bulk copies and prefetches, whose addresses
+ * sit in uniform registers) that ptxas could not prove so is issued in a
+ * loop, once per distinct value among the lanes, closed by a `BRA.U.ANY`
+ * back to its head. Each costs about 8 instructions a round; issuing the
+ * instruction from one elected lane, or with a warp-uniform address, or in
+ * another form, avoids it. The report names their lines. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +31,7 @@ typedef struct Opcode {
 typedef struct Line {
     char file[256];
     int line, n;
+    int loops; /* lane loops closed at this line (BRA.U.ANY) */
     TX_VEC(Opcode) ops;
 } Line;
 
@@ -136,6 +145,22 @@ static void report(TxBuf *out, const char *kernel, Lines *ls, int total, Texts *
 {
     tx_buf_printf(out, "%s: %d instructions\n", kernel, total);
     qsort(ls->items, (size_t)ls->len, sizeof *ls->items, by_place);
+    int loops = 0;
+    for (int i = 0; i < ls->len; i++)
+        loops += ls->items[i].loops;
+    if (loops) {
+        tx_buf_printf(out, "  %d lane loop%s (ptxas repeats an instruction that needs warp-uniform "
+                           "operands once per distinct value among the lanes):", loops,
+                      loops == 1 ? "" : "s");
+        for (int i = 0; i < ls->len; i++) {
+            const Line *l = &ls->items[i];
+            if (l->loops)
+                tx_buf_printf(out, " %s:%d", *l->file ? l->file : "(no line)", l->line);
+            if (l->loops > 1)
+                tx_buf_printf(out, " (%d)", l->loops);
+        }
+        tx_buf_printf(out, "\n");
+    }
     const char *file = "";
     for (int i = 0; i < ls->len; i++) {
         Line *l = &ls->items[i];
@@ -203,7 +228,9 @@ char *api_sass_lines(const char *sass, const IrModule *ir)
                 op++;
             size_t len = strcspn(op, ". \t;");
             if (len && op + len <= e && *op >= 'A' && *op <= 'Z') {
-                count(line_of(&ls, file, line), op, len);
+                Line *l = line_of(&ls, file, line);
+                count(l, op, len);
+                l->loops += !strncmp(op, "BRA.U.ANY", 9) && strchr(" \t", op[9]);
                 total++;
             }
         }

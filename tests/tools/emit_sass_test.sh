@@ -3,7 +3,8 @@
 # cubin of FILE (a wgmma GEMM) with nvdisasm: its kernels' SASS, HGMMA among
 # it, on stdout or into -o; with --lineinfo the .tirx lines of the
 # instructions among it (none without); --emit sass-lines counts them by
-# line; with TIRX_NVDISASM naming no program it fails
+# line and names the lines of ptxas's lane loops; with TIRX_NVDISASM naming
+# no program it fails
 # (exit 3) saying so. Without --emit, -o's extension picks the kind (.cubin,
 # .ptx, .sass; the CUDA otherwise). SKIPPED without NVRTC or without nvdisasm
 # (pip install nvidia-cuda-nvdisasm, or the CUDA toolkit's).
@@ -50,6 +51,23 @@ grep -q "^ *[0-9]* *[0-9]*  .*HGMMA [0-9].*Tx.wg.gemm_async(" "$dir/count" ||
 last=$(wc -l <"$file")
 awk -v last="$last" '/^ +[0-9]+ +[0-9]+  / && $1 > last { bad = 1 } END { exit bad }' "$dir/count" ||
     { echo "FAILED: sass-lines: a line past the end of $name"; exit 1; }
+# the lane loops: a bulk prefetch of a row per thread (its address in uniform
+# registers) is issued in ptxas's loop over the lanes, named by its line; the
+# automatic prefetch of such rows (lines) has none, nor has FILE
+cat >"$dir/loop.tirx" <<'EOF'
+@T.prim_func
+def loop(K: T.Buffer((100, 656), "uint8")):
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx = T.thread_id([32])
+    Tx.prefetch(K[tx, 0:656], dispatch="bulk")
+    Tx.prefetch(K[tx + 32, 0:656])
+EOF
+"$tirx" build --target=sm_90a --emit=sass-lines "$dir/loop.tirx" >"$dir/loops" || { echo "FAILED: sass-lines of loop.tirx"; exit 1; }
+cat "$dir/loops"
+grep -q "^  1 lane loop (ptxas .*): .*loop.tirx:6$" "$dir/loops" ||
+    { echo "FAILED: sass-lines: the bulk prefetch's lane loop not named at line 6"; exit 1; }
+grep -q "lane loop" "$dir/count" && { echo "FAILED: sass-lines: lane loops in $name"; exit 1; }
 TIRX_NVDISASM="$dir/none" "$tirx" build --target=sm_90a --emit=sass "$file" >/dev/null 2>"$dir/err"
 rc=$?
 [ $rc -eq 3 ] && grep -q "no nvdisasm: TIRX_NVDISASM=$dir/none is not an executable file" "$dir/err" ||
