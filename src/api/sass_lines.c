@@ -154,8 +154,9 @@ static void report(TxBuf *out, const char *kernel, Lines *ls, int total, Texts *
                       loops == 1 ? "" : "s");
         for (int i = 0; i < ls->len; i++) {
             const Line *l = &ls->items[i];
-            if (l->loops)
-                tx_buf_printf(out, " %s:%d", *l->file ? l->file : "(no line)", l->line);
+            if (!l->loops)
+                continue;
+            tx_buf_printf(out, " %s:%d", *l->file ? l->file : "(no line)", l->line);
             if (l->loops > 1)
                 tx_buf_printf(out, " (%d)", l->loops);
         }

@@ -80,7 +80,7 @@ typedef struct OpCtx {
     /* The finest IrScope at which an expression's value may differ between
      * the threads that run the call (the pass's variation analysis; NULL:
      * not known). Read through op_varies_at. */
-    int (*varies_at)(const struct OpCtx *c, const IrExpr *e);
+    IrScope (*varies_at)(const struct OpCtx *c, const IrExpr *e);
     void *pass;           /* the dispatch pass's state, for varies_at */
     const char *reason;   /* set when a lowering declines (op_decline) */
     bool wrong_scope;     /* op_need_scope refused the call's scope */

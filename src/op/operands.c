@@ -9,7 +9,7 @@
 
 IrScope op_varies_at(const OpCtx *c, const IrExpr *e)
 {
-    return c->varies_at ? (IrScope)c->varies_at(c, e) : IR_SCOPE_THREAD;
+    return c->varies_at ? c->varies_at(c, e) : IR_SCOPE_THREAD;
 }
 
 int op_nargs(const OpCtx *c) { return c->call->u.tile.nargs; }

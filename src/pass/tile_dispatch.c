@@ -1073,9 +1073,9 @@ static void record_helpers(Dispatch *d, const IrStmt *s)
 
 /* ---------------------------------------------------------------- the walk */
 
-static int call_varies_at(const OpCtx *c, const IrExpr *e)
+static IrScope call_varies_at(const OpCtx *c, const IrExpr *e)
 {
-    return level_of(c->pass, e).level;
+    return (IrScope)level_of(c->pass, e).level;
 }
 
 static IrStmt *lower_call(Dispatch *d, IrStmt *s)

@@ -65,7 +65,7 @@ static bool lanes_differ(const OpCtx *c, const OpRegion *r, const int64_t *ext, 
         return runs > 1 && op_scope_threads(c) > 1;
     }
     for (int i = 0; i < r->ndim; i++)
-        if (op_varies_at(c, r->start[i]) >= IR_SCOPE_THREAD)
+        if (op_varies_at(c, r->start[i]) == IR_SCOPE_THREAD)
             return true;
     return false;
 }
