@@ -299,9 +299,9 @@ static int gemm_time(BenchSession *s, Gemm *g, BenchRow *row)
     if (rc || !g->cublas)
         return rc;
     CublasRun r = {g->cublas, &g->a, &g->b, &g->ref};
-    row->has_cublas = true;
-    snprintf(row->cublas_algo, sizeof row->cublas_algo, "%s", tirx_cublas_gemm_describe(g->cublas));
-    return bench_time_it(s, "cuBLAS", launch_cublas, &r, &row->cublas);
+    row->has_baseline = true;
+    snprintf(row->baseline_detail, sizeof row->baseline_detail, "%s", tirx_cublas_gemm_describe(g->cublas));
+    return bench_time_it(s, "cuBLAS", launch_cublas, &r, &row->baseline);
 }
 
 static void gemm_free(BenchSession *s, Gemm *g)
@@ -472,7 +472,11 @@ int bench_main(int argc, char **argv)
         bool builtin = c->gemm || c->mla; /* they read their kernels themselves */
         if (!builtin)
             s.text = tool_read_input(c->file, TIRX_MAX_INPUT_SIZE_DEFAULT, &s.len);
-        rc = builtin || s.text ? run(&s, argc, argv) : TIRX_ERR_INPUT;
+        rc = builtin || s.text ? 0 : TIRX_ERR_INPUT;
+        if (!rc && c->flashmla) /* a wrong library fails before any GPU work */
+            rc = bench_flashmla_open(c->flashmla, &s.flashmla);
+        if (!rc)
+            rc = run(&s, argc, argv);
         free(s.text);
     }
     free(c);

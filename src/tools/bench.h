@@ -12,6 +12,7 @@
 
 #include "tirx.h"
 #include "../runtime/dlpack.h"
+#include "bench_flashmla.h"
 
 #define BENCH_MAX_DIMS 8
 #define BENCH_MAX_ARGS 64
@@ -150,6 +151,7 @@ typedef struct BenchConfig {
     /* mla --variant: "NAME=VALUE[,NAME=VALUE...]" ("-": none), a row each */
     const char *variants[BENCH_MAX_VARIANTS];
     int nvariants;
+    const char *flashmla;   /* mla --flashmla LIB: the baseline library */
 } BenchConfig;
 
 /* Parses `tirx bench ...` (argv[0] is "bench"). Returns -1 to go on, else the
@@ -176,9 +178,11 @@ typedef struct BenchRow {
     double flops;           /* per run; 0: unknown */
     double bytes;           /* moved per run (MLA rows: TB/s); 0: not reported */
     tirx_bench_stats tirx;
-    bool has_cublas;
-    tirx_bench_stats cublas;
-    char cublas_algo[128];
+    /* the baseline timed beside tirx on the same inputs: cuBLASLt (GEMM rows)
+       or FlashMLA (MLA rows with --flashmla) */
+    bool has_baseline;
+    tirx_bench_stats baseline;
+    char baseline_detail[128]; /* GEMM rows: cuBLASLt's algorithm */
     bool checked;
     const char *against;    /* what the check compares with: "cuBLASLt" */
     double rel_error, tolerance;
@@ -197,7 +201,7 @@ typedef struct BenchReport {
 double bench_tflops(double flops, const tirx_bench_stats *s);
 /* TB/s of a median; 0 when bytes is unknown. */
 double bench_tbps(double bytes, const tirx_bench_stats *s);
-/* tirx's speed over cuBLAS's (cuBLAS median / tirx median; > 1: tirx is faster). */
+/* tirx's speed over the baseline's (its median / tirx's; > 1: tirx is faster). */
 double bench_ratio(const BenchRow *r);
 void bench_print_table(FILE *f, const BenchReport *r);
 void bench_write_json(FILE *f, const BenchReport *r);
@@ -214,6 +218,20 @@ typedef struct BenchTensor {
     void *host;
 } BenchTensor;
 
+/* libtirx_flashmla (--flashmla), loaded before the GPU is opened, and its
+ * plan for the problem being timed. It stays loaded until the process
+ * exits: its static CUDA runtime is not unloaded while the context lives. */
+typedef struct BenchFlashmla {
+    void *lib, *plan;
+    tirx_flashmla_prepare_fn prepare;
+    tirx_flashmla_run_fn run;
+    tirx_flashmla_free_fn release;
+} BenchFlashmla;
+
+/* Loads the library at path into *f; TIRX_ERR_USAGE, with a message naming
+ * the path, when it will not load or is not one (bench_mla.c). */
+int bench_flashmla_open(const char *path, BenchFlashmla *f);
+
 typedef struct BenchSession {
     const BenchConfig *c;
     tirx_device *dev;
@@ -225,6 +243,7 @@ typedef struct BenchSession {
     bool traced;  /* the trace file is written */
     int variant;  /* the --variant being compiled (0 without) */
     bool fast_math; /* that variant asks for fast math (its item "fast-math") */
+    BenchFlashmla flashmla; /* --flashmla; lib NULL without */
 } BenchSession;
 
 /* A function and its arguments, timed by bench_launch. */
@@ -314,10 +333,17 @@ int bench_mla_trace(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile,
 
 /* The rows of every --variant (one row without), the first compiled: each
  * variant compiled in turn, checked and timed (bench_mla_measure) on the
- * same inputs, rows[v] labelled with it; then --trace of the first. */
+ * same inputs, rows[v] labelled with it; with --flashmla, FlashMLA on the
+ * same inputs (bench_mla_flashmla, `baseline` the problem's inputs); then
+ * --trace of the first. */
 int bench_mla_variants(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile, void *problem,
                        BenchTensor *out, BenchTensor *lse, BenchMlaReference reference,
-                       int groups, BenchRow *rows, int nrows);
+                       int groups, BenchRow *rows, int nrows, TirxFlashmlaProblem *baseline);
+/* --flashmla LIB: loads LIB, gives FlashMLA the problem p (its inputs set;
+ * out and lse are allocated here), checks one call against groups of
+ * reference rows as the kernel's and times it into every row's baseline. */
+int bench_mla_flashmla(BenchSession *s, TirxFlashmlaProblem *p, BenchMlaReference reference,
+                       void *problem, int groups, BenchRow *rows, int nrows);
 /* Whether spec is a --variant: "-" or items joined by commas, each NAME=VALUE
  * or BENCH_VARIANT_FAST_MATH. */
 bool bench_variant_ok(const char *spec);

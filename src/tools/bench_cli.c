@@ -56,6 +56,8 @@ const char bench_usage[] =
     "  --topk N          mla: the sparse fp8 decode, each query token attending to N of\n"
     "                    its request's tokens\n"
     "  --sink            mla --topk: with the attention sink (-D ATTN_SINK=True)\n"
+    "  --flashmla LIB    mla: also check and time FlashMLA's own decode on the same\n"
+    "                    inputs, from LIB (libtirx_flashmla.so, bench/flashmla)\n"
     "  --variant V       mla: a variant of the kernel, V = NAME=VALUE[,NAME=VALUE...]\n"
     "                    (-D overrides after the command's; an item fast-math\n"
     "                    compiles it with fast math; '-': none); repeat for\n"
@@ -93,7 +95,7 @@ const char bench_usage[] =
     X(warmup_ms, 1) X(max_reps, 1) X(no_flush, 0) X(json, 1) X(plot, 1)   \
     X(trace, 1) X(trace_svg, 1) X(trace_sms, 1) X(trace_records, 1) X(batch, 1) X(sq, 1) X(hq, 1) X(sk, 1)    \
     X(varlen, 0) X(causal, 0) X(topk, 1) X(sink, 0) X(variant, 1) X(lineinfo, 0) \
-    X(fast_math, 0)
+    X(fast_math, 0) X(flashmla, 1)
 
 typedef enum OptionId {
 #define X(name, value) OPT_##name,
@@ -282,6 +284,7 @@ static int take_value(BenchConfig *c, OptionId id, const char *v)
         c->variants[c->nvariants++] = v;
         break;
     }
+    case OPT_flashmla: c->flashmla = v; break;
     case OPT_trace_records:
         rc = number("trace-records", v, 1, &x);
         c->trace_records = x < 16777216 ? (size_t)x : 16777216;
@@ -378,9 +381,9 @@ static int mla_options(const BenchConfig *c, const char *form)
 {
     const BenchMla *p = &c->mla_problem;
     if (p->batch || p->s_q || p->h_q || p->s_k || p->varlen || p->causal || p->topk || p->sink ||
-        c->nvariants)
-        return usage_error("--batch, --sq, --hq, --sk, --varlen, --causal, --topk, --sink and "
-                           "--variant are for 'tirx bench mla', not %s", form);
+        c->nvariants || c->flashmla)
+        return usage_error("--batch, --sq, --hq, --sk, --varlen, --causal, --topk, --sink, "
+                           "--variant and --flashmla are for 'tirx bench mla', not %s", form);
     return 0;
 }
 

@@ -11,9 +11,12 @@
  * float64 attention of the same inputs on a sample of rows (a few heads and
  * query tokens of a few requests): out within MLA_OUT_TOL relative L2
  * error, lse within MLA_LSE_TOL; a wrong kernel gets no number. Then the
- * decode call is timed (L2 flushed, at least 30 runs). Bytes per run: q,
+ * decode call is timed (L2 flushed, at least 30 runs); with --flashmla,
+ * FlashMLA's own decode from libtirx_flashmla (bench/flashmla) is checked
+ * and timed the same way on the same inputs. Bytes per run: q,
  * the cache pages read, out and lse; FLOPs: 2 s_q h_q (576 + 512) per
  * cached token of each request. */
+#include <dlfcn.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,13 +294,17 @@ typedef struct MlaError {
 } MlaError;
 
 /* The kernel's out and lse of a row against its reference: the attention
- * divided by the sum and, with a sink, scaled by 1 / (1 + exp(sink - lse)). */
+ * divided by the sum and, with a sink, scaled by 1 / (1 + exp(sink - lse)).
+ * lse is [b, h_q, s_q] (tirx's), or [b, s_q, h_q] (FlashMLA's) when
+ * lse_by_query. */
 static void compare(const BenchMlaRow *w, const BenchTensor *out, const BenchTensor *lse,
-                    MlaError *e)
+                    bool lse_by_query, MlaError *e)
 {
     int64_t s_q = out->shape[1], h_q = out->shape[2];
     size_t at = (((size_t)w->bi * s_q + w->si) * h_q + w->hi) * MLA_DV;
-    float got = ((const float *)lse->host)[((size_t)w->bi * h_q + w->hi) * s_q + w->si];
+    size_t at_lse = lse_by_query ? ((size_t)w->bi * s_q + w->si) * h_q + w->hi
+                                 : ((size_t)w->bi * h_q + w->hi) * s_q + w->si;
+    float got = ((const float *)lse->host)[at_lse];
     double ref_lse = w->max + log(w->sum), f = 1 / (1 + exp(w->sink - ref_lse));
     for (int d = 0; d < MLA_DV; d++) {
         double ref = w->sum > 0 ? w->out[d] / w->sum * f : 0;
@@ -319,8 +326,10 @@ static tirx_status mla_call(void *user, void *stream, tirx_error *err)
     return st == TIRX_OK ? bench_launch(&k->combine, stream, err) : st;
 }
 
-/* One decode call with out and lse poisoned (all bits set), downloaded. */
-static int poisoned_call(BenchSession *s, BenchMlaKernel *k, BenchTensor *out, BenchTensor *lse)
+/* One decode call (call(user, ...)) with out and lse poisoned (all bits
+ * set), downloaded. */
+static int poisoned_call(BenchSession *s, tirx_bench_fn call, void *user, BenchTensor *out,
+                         BenchTensor *lse)
 {
     tirx_error err;
     memset(out->host, 0xff, out->bytes);
@@ -328,7 +337,7 @@ static int poisoned_call(BenchSession *s, BenchMlaKernel *k, BenchTensor *out, B
     int rc = bench_tensor_upload(s, out);
     if (!rc)
         rc = bench_tensor_upload(s, lse);
-    tirx_status st = rc ? TIRX_OK : mla_call(k, NULL, &err);
+    tirx_status st = rc ? TIRX_OK : call(user, NULL, &err);
     if (st != TIRX_OK)
         return bench_cuda_error(st, "the decode call", &err);
     if (!rc)
@@ -337,7 +346,7 @@ static int poisoned_call(BenchSession *s, BenchMlaKernel *k, BenchTensor *out, B
 }
 
 /* The sampled rows' errors. */
-static int check_rows(BenchSession *s, BenchTensor *out, BenchTensor *lse,
+static int check_rows(BenchSession *s, BenchTensor *out, BenchTensor *lse, bool lse_by_query,
                       BenchMlaReference reference, void *problem, int groups, MlaError *e)
 {
     BenchMlaRow *rows = calloc(BENCH_MLA_CHECK_ROWS, sizeof *rows);
@@ -349,29 +358,42 @@ static int check_rows(BenchSession *s, BenchTensor *out, BenchTensor *lse,
     for (int g = 0; !rc && g < groups; g++) {
         rc = reference(s, problem, g, rows);
         for (int r = 0; !rc && r < BENCH_MLA_CHECK_ROWS; r++)
-            compare(&rows[r], out, lse, e);
+            compare(&rows[r], out, lse, lse_by_query, e);
     }
     free(rows);
     return rc;
 }
 
-/* The check's record in the row, and its verdict. */
-static int verdict(BenchRow *row, const MlaError *e, int nrows)
+/* The check's verdict on `who`'s call; the errors in *rel and *lse. */
+static int verdict(const char *who, const char *label, const MlaError *e, int nrows, double *rel,
+                   double *lse)
 {
-    row->checked = true;
-    row->against = "float64 attention of sampled rows";
-    row->rel_error = e->den > 0 ? sqrt(e->num / e->den) : sqrt(e->num);
-    row->tolerance = MLA_OUT_TOL;
-    row->lse_error = e->empty_wrong ? INFINITY : e->lse;
-    row->lse_tolerance = MLA_LSE_TOL;
-    fprintf(stderr, "  check against float64 (%d rows): out relative L2 error %.3g (tolerance %g), "
-                    "lse max abs error %.3g (tolerance %g)\n",
-            nrows, row->rel_error, row->tolerance, row->lse_error, row->lse_tolerance);
-    if (row->rel_error <= row->tolerance && row->lse_error <= row->lse_tolerance)
+    *rel = e->den > 0 ? sqrt(e->num / e->den) : sqrt(e->num);
+    *lse = e->empty_wrong ? INFINITY : e->lse;
+    fprintf(stderr, "  check of %s against float64 (%d rows): out relative L2 error %.3g "
+                    "(tolerance %g), lse max abs error %.3g (tolerance %g)\n",
+            who, nrows, *rel, MLA_OUT_TOL, *lse, MLA_LSE_TOL);
+    if (*rel <= MLA_OUT_TOL && *lse <= MLA_LSE_TOL)
         return 0;
-    fprintf(stderr, "tirx bench: %s: the kernel's out or lse differs from the float64 reference; "
-                    "no timing is reported for a wrong kernel\n", row->label);
+    fprintf(stderr, "tirx bench: %s: %s's out or lse differs from the float64 reference; "
+                    "no timing is reported for a wrong kernel\n", label, who);
     return TIRX_ERR_INPUT;
+}
+
+/* Checks one call of `call` against groups of reference rows, then times it
+ * into *stats (bench_mla_measure, and FlashMLA's beside it). */
+static int check_and_time(BenchSession *s, const char *who, tirx_bench_fn call, void *user,
+                          BenchTensor *out, BenchTensor *lse, bool lse_by_query,
+                          BenchMlaReference reference, void *problem, int groups, BenchRow *row,
+                          double *rel, double *lse_error, tirx_bench_stats *stats)
+{
+    int rc = poisoned_call(s, call, user, out, lse);
+    MlaError e = {0};
+    if (!rc)
+        rc = check_rows(s, out, lse, lse_by_query, reference, problem, groups, &e);
+    if (!rc)
+        rc = verdict(who, row->label, &e, groups * BENCH_MLA_CHECK_ROWS, rel, lse_error);
+    return rc ? rc : bench_time_it(s, who, call, user, stats);
 }
 
 int bench_mla_measure(BenchSession *s, BenchMlaKernel *k, BenchTensor *out, BenchTensor *lse,
@@ -379,15 +401,85 @@ int bench_mla_measure(BenchSession *s, BenchMlaKernel *k, BenchTensor *out, Benc
 {
     tirx_error err;
     tirx_status st = bench_launch(&k->metadata, NULL, &err);
-    int rc = st == TIRX_OK ? 0 : bench_cuda_error(st, "the metadata", &err);
+    if (st != TIRX_OK)
+        return bench_cuda_error(st, "the metadata", &err);
+    row->checked = true;
+    row->against = "float64 attention of sampled rows";
+    row->tolerance = MLA_OUT_TOL;
+    row->lse_tolerance = MLA_LSE_TOL;
+    return check_and_time(s, "tirx", mla_call, k, out, lse, false, reference, problem, groups, row,
+                          &row->rel_error, &row->lse_error, &row->tirx);
+}
+
+/* ---- FlashMLA beside tirx (shared) ---- */
+
+static bool lookup(void *lib, const char *name, void *fn)
+{
+    void *p = dlsym(lib, name);
+    memcpy(fn, &p, sizeof p); /* POSIX: a data pointer converts to a function pointer */
+    return p != NULL;
+}
+
+int bench_flashmla_open(const char *path, BenchFlashmla *f)
+{
+    f->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!f->lib) {
+        fprintf(stderr, "tirx bench: --flashmla %s: %s\n", path, dlerror());
+        return TIRX_ERR_USAGE;
+    }
+    if (lookup(f->lib, TIRX_FLASHMLA_PREPARE, &f->prepare) &&
+        lookup(f->lib, TIRX_FLASHMLA_RUN, &f->run) &&
+        lookup(f->lib, TIRX_FLASHMLA_FREE, &f->release))
+        return 0;
+    fprintf(stderr, "tirx bench: --flashmla %s: not a libtirx_flashmla (it lacks %s, %s or %s)\n",
+            path, TIRX_FLASHMLA_PREPARE, TIRX_FLASHMLA_RUN, TIRX_FLASHMLA_FREE);
+    dlclose(f->lib);
+    f->lib = NULL;
+    return TIRX_ERR_USAGE;
+}
+
+/* FlashMLA's decode call (a tirx_bench_fn). */
+static tirx_status flashmla_call(void *user, void *stream, tirx_error *err)
+{
+    BenchFlashmla *f = user;
+    return f->run(f->plan, stream, err->message, sizeof err->message) ? TIRX_ERR_CUDA : TIRX_OK;
+}
+
+int bench_mla_flashmla(BenchSession *s, TirxFlashmlaProblem *p, BenchMlaReference reference,
+                       void *problem, int groups, BenchRow *rows, int nrows)
+{
+    const BenchMla *m = &s->c->mla_problem;
+    fprintf(stderr, "[FlashMLA] %s\n", rows[0].label);
+    BenchFlashmla *f = &s->flashmla;
+    BenchTensor out = {0}, lse = {0};
+    int64_t sout[4] = {m->batch, m->s_q, m->h_q, MLA_DV}, slse[3] = {m->batch, m->s_q, m->h_q};
+    int rc = bench_tensor_alloc(s, &out, bench_dtype("bfloat16"), 4, sout);
     if (!rc)
-        rc = poisoned_call(s, k, out, lse);
-    MlaError e = {0};
+        rc = bench_tensor_alloc(s, &lse, bench_dtype("float32"), 3, slse);
+    if (!rc) {
+        char why[512];
+        p->abi = TIRX_FLASHMLA_ABI;
+        p->out = out.dl.data, p->lse = lse.dl.data;
+        f->plan = f->prepare(p, NULL, why, sizeof why);
+        if (!f->plan) {
+            fprintf(stderr, "tirx bench: --flashmla %s: %s\n", s->c->flashmla, why);
+            rc = TIRX_ERR_USAGE;
+        }
+    }
+    double rel, lse_error;
     if (!rc)
-        rc = check_rows(s, out, lse, reference, problem, groups, &e);
-    if (!rc)
-        rc = verdict(row, &e, groups * BENCH_MLA_CHECK_ROWS);
-    return rc ? rc : bench_time_it(s, "tirx", mla_call, k, &row->tirx);
+        rc = check_and_time(s, "FlashMLA", flashmla_call, f, &out, &lse, true, reference,
+                            problem, groups, &rows[0], &rel, &lse_error, &rows[0].baseline);
+    for (int v = 1; !rc && v < nrows; v++)
+        rows[v].baseline = rows[0].baseline;
+    for (int v = 0; !rc && v < nrows; v++)
+        rows[v].has_baseline = true;
+    if (f->plan)
+        f->release(f->plan);
+    f->plan = NULL;
+    bench_tensor_free(s, &out);
+    bench_tensor_free(s, &lse);
+    return rc;
 }
 
 int bench_mla_trace(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile, void *problem)
@@ -409,7 +501,7 @@ int bench_mla_trace(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile,
 
 int bench_mla_variants(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile, void *problem,
                        BenchTensor *out, BenchTensor *lse, BenchMlaReference reference,
-                       int groups, BenchRow *rows, int nrows)
+                       int groups, BenchRow *rows, int nrows, TirxFlashmlaProblem *baseline)
 {
     const BenchConfig *c = s->c;
     char label[sizeof rows->label];
@@ -432,6 +524,8 @@ int bench_mla_variants(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compi
         if (!rc)
             rc = bench_mla_measure(s, k, out, lse, reference, problem, groups, &rows[v]);
     }
+    if (!rc && s->flashmla.lib)
+        rc = bench_mla_flashmla(s, baseline, reference, problem, groups, rows, nrows);
     return rc ? rc : bench_mla_trace(s, k, compile, problem);
 }
 
@@ -479,8 +573,14 @@ int bench_mla_row(BenchSession *s, BenchRow *rows, int nrows)
         mla_work(&m, row);
         fprintf(stderr, "  %lld cached tokens in %lld pages\n", m.tokens, m.pages);
         int groups = m.p->batch < BENCH_MLA_CHECK_GROUPS ? m.p->batch : BENCH_MLA_CHECK_GROUPS;
+        TirxFlashmlaProblem fm = {
+            .batch = m.p->batch, .s_q = m.p->s_q, .h_q = m.p->h_q, .pages = (int)m.pages,
+            .max_pages = m.max_pages, .causal = m.p->causal, .scale = (float)(1.0 / sqrt(MLA_DK)),
+            .q = m.q.dl.data, .kv = m.kv.dl.data, .block_table = m.table.dl.data,
+            .seqlens = m.lens.dl.data,
+        };
         rc = bench_mla_variants(s, &m.k, mla_compile_problem, &m, &m.out, &m.lse, mla_reference,
-                                groups, rows, nrows);
+                                groups, rows, nrows, &fm);
     }
     mla_free(s, &m);
     return rc;

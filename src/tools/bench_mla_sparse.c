@@ -270,8 +270,14 @@ int bench_mla_sparse_row(BenchSession *s, BenchRow *rows, int nrows)
         fprintf(stderr, "  %lld cached tokens in %lld pages (%.2f GB), %lld listed\n",
                 sp.pages * PAGE, sp.pages, (double)sp.kv.bytes * 1e-9, sp.gathered);
         int groups = sp.p->batch < BENCH_MLA_CHECK_GROUPS ? sp.p->batch : BENCH_MLA_CHECK_GROUPS;
+        TirxFlashmlaProblem fm = {
+            .batch = sp.p->batch, .s_q = sp.p->s_q, .h_q = sp.p->h_q, .topk = sp.p->topk,
+            .pages = (int)sp.pages, .scale = (float)(1.0 / sqrt(DK)), .q = sp.q.dl.data,
+            .kv = sp.kv.dl.data, .indices = sp.idx.dl.data,
+            .sink = sp.p->sink ? sp.sink.dl.data : NULL,
+        };
         rc = bench_mla_variants(s, &sp.k, sparse_compile_problem, &sp, &sp.out, &sp.lse,
-                                sparse_reference, groups, rows, nrows);
+                                sparse_reference, groups, rows, nrows, &fm);
     }
     sparse_free(s, &sp);
     return rc;

@@ -1,5 +1,6 @@
 /* The reports of `tirx bench`: the table on stdout (one form for GEMM rows
- * beside cuBLAS, one for an MLA decode with its bandwidth, one for a FILE's
+ * beside cuBLAS, one for an MLA decode with its bandwidth (and FlashMLA's
+ * beside it with --flashmla), one for a FILE's
  * function), the JSON record (--json) and
  * a hand-written SVG bar chart of tirx and cuBLAS per row (--plot). None of
  * them needs a GPU, so the tests write them from made-up rows. */
@@ -20,7 +21,7 @@ double bench_tbps(double bytes, const tirx_bench_stats *s)
 
 double bench_ratio(const BenchRow *r)
 {
-    return r->has_cublas && r->tirx.median_ms > 0 ? r->cublas.median_ms / r->tirx.median_ms : 0;
+    return r->has_baseline && r->tirx.median_ms > 0 ? r->baseline.median_ms / r->tirx.median_ms : 0;
 }
 
 /* ---- the table ---- */
@@ -41,9 +42,9 @@ static void print_gemm_row(FILE *f, const BenchRow *w)
 {
     fprintf(f, "%-22s %-5s %-6s %10.4f %9.1f", w->label, w->dtype, w->layout, w->tirx.median_ms,
             bench_tflops(w->flops, &w->tirx));
-    if (w->has_cublas)
-        fprintf(f, " %10.4f %9.1f %7.3f\n", w->cublas.median_ms,
-                bench_tflops(w->flops, &w->cublas), bench_ratio(w));
+    if (w->has_baseline)
+        fprintf(f, " %10.4f %9.1f %7.3f\n", w->baseline.median_ms,
+                bench_tflops(w->flops, &w->baseline), bench_ratio(w));
     else
         fprintf(f, " %10s %9s %7s\n", "-", "-", "-");
 }
@@ -58,25 +59,40 @@ static void print_function_row(FILE *f, const BenchRow *w)
         fprintf(f, " %9s\n", "-");
 }
 
-/* An MLA row, its label in a column `width` wide. */
-static void print_mla_row(FILE *f, int width, const BenchRow *w)
+/* An MLA row, its label in a column `width` wide; FlashMLA's columns when
+ * `baseline`. */
+static void print_mla_row(FILE *f, int width, bool baseline, const BenchRow *w)
 {
-    fprintf(f, "%-*s %10.4f %10.4f %10.4f %7d %7.3f %9.1f\n", width, w->label, w->tirx.median_ms,
+    fprintf(f, "%-*s %10.4f %10.4f %10.4f %7d %7.3f %9.1f", width, w->label, w->tirx.median_ms,
             w->tirx.min_ms, w->tirx.p90_ms, w->tirx.reps, bench_tbps(w->bytes, &w->tirx),
             bench_tflops(w->flops, &w->tirx));
+    if (baseline && w->has_baseline)
+        fprintf(f, " %11.4f %7.3f %9.1f %7.3f", w->baseline.median_ms,
+                bench_tbps(w->bytes, &w->baseline), bench_tflops(w->flops, &w->baseline),
+                bench_ratio(w));
+    else if (baseline)
+        fprintf(f, " %11s %7s %9s %7s", "-", "-", "-", "-");
+    fputc('\n', f);
 }
 
 /* The MLA table: the problem column 46 wide, or as wide as its longest
- * label (a sparse row's). */
+ * label (a sparse row's); FlashMLA's median, TB/s, TFLOP/s and tirx's
+ * speed over it (ratio) where a row has them (--flashmla). */
 static void print_mla_table(FILE *f, const BenchReport *r)
 {
     int width = 46;
-    for (int i = 0; i < r->nrows; i++)
+    bool baseline = false;
+    for (int i = 0; i < r->nrows; i++) {
         width = (int)strlen(r->rows[i].label) > width ? (int)strlen(r->rows[i].label) : width;
-    fprintf(f, "%-*s %10s %10s %10s %7s %7s %9s\n", width, "problem", "median ms", "min ms",
+        baseline |= r->rows[i].has_baseline;
+    }
+    fprintf(f, "%-*s %10s %10s %10s %7s %7s %9s", width, "problem", "median ms", "min ms",
             "p90 ms", "runs", "TB/s", "TFLOP/s");
+    if (baseline)
+        fprintf(f, " %11s %7s %9s %7s", "FlashMLA ms", "TB/s", "TFLOP/s", "ratio");
+    fputc('\n', f);
     for (int i = 0; i < r->nrows; i++)
-        print_mla_row(f, width, &r->rows[i]);
+        print_mla_row(f, width, baseline, &r->rows[i]);
 }
 
 void bench_print_table(FILE *f, const BenchReport *r)
@@ -183,11 +199,14 @@ static void json_row(FILE *f, const BenchRow *w)
     }
     fputs(",\n     \"tirx\": ", f);
     json_stats(f, &w->tirx, w->flops, w->bytes);
-    fputs("},\n     \"cublas\": ", f);
-    if (w->has_cublas) {
-        json_stats(f, &w->cublas, w->flops, 0);
-        fputs(", \"algo\": ", f);
-        json_string(f, w->cublas_algo);
+    /* the baseline: FlashMLA's for MLA rows, else cuBLAS's */
+    fprintf(f, "},\n     \"%s\": ", w->bytes > 0 ? "flashmla" : "cublas");
+    if (w->has_baseline) {
+        json_stats(f, &w->baseline, w->flops, w->bytes);
+        if (w->baseline_detail[0]) {
+            fputs(", \"algo\": ", f);
+            json_string(f, w->baseline_detail);
+        }
         fputs("},\n     \"ratio\": ", f);
         json_number(f, bench_ratio(w));
     } else {
@@ -281,9 +300,9 @@ static void svg_bar(FILE *f, const Chart *c, double x, double v, const char *cls
 static void svg_group(FILE *f, const Chart *c, const BenchRow *w, int i)
 {
     double x = SVG_LEFT + i * SVG_GROUP_W + (SVG_GROUP_W - 2 * SVG_BAR_W) / 2.0;
-    double vt = chart_value(c, w, &w->tirx), vc = w->has_cublas ? chart_value(c, w, &w->cublas) : 0;
+    double vt = chart_value(c, w, &w->tirx), vc = w->has_baseline ? chart_value(c, w, &w->baseline) : 0;
     svg_bar(f, c, x, vt, "tirx", "tirx");
-    if (w->has_cublas) {
+    if (w->has_baseline) {
         svg_bar(f, c, x + SVG_BAR_W, vc, "cublas", "cuBLAS");
         fprintf(f, "<text class=\"ratio\" x=\"%.1f\" y=\"%.1f\">%.2f\xc3\x97</text>\n",
                 x + SVG_BAR_W, bar_y(c, fmax(vt, vc)) - 6, bench_ratio(w));
@@ -324,8 +343,8 @@ static Chart chart_of(const BenchReport *r)
     for (int i = 0; i < r->nrows; i++) {
         const BenchRow *w = &r->rows[i];
         top = fmax(top, chart_value(&c, w, &w->tirx));
-        if (w->has_cublas)
-            top = fmax(top, chart_value(&c, w, &w->cublas));
+        if (w->has_baseline)
+            top = fmax(top, chart_value(&c, w, &w->baseline));
     }
     top = top > 0 && isfinite(top) ? top * 1.12 : 1;
     double step = nice_step(top);

@@ -15,7 +15,10 @@
  * sparse fp8 decode) at the issue's shape (the defaults: a 2.75 GB cache),
  * on a small problem with the sink and more top-k than cached tokens
  * (padding) with --json, and on a copy of the sparse kernel with the same
- * wrong constant (refused). Skipped without a GPU. */
+ * wrong constant (refused); with TIRX_FLASHMLA naming libtirx_flashmla.so
+ * (bench/flashmla), `bench mla --flashmla` on a small dense and a small
+ * sparse problem (FlashMLA checked against float64 and timed beside tirx).
+ * Skipped without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,7 +197,7 @@ int main(void)
     rc = bench("mla --batch 8 --sk 700 --budget-ms 20 --variant - --variant LOG2E=1.5");
     e = slurp("err");
     fputs(e, stdout);
-    GPU_CHECK(rc == 1 && strstr(e, "[LOG2E=1.5]: the kernel's out or lse differs") != NULL,
+    GPU_CHECK(rc == 1 && strstr(e, "[LOG2E=1.5]: tirx's out or lse differs") != NULL,
               "a wrong variant is refused by name");
 
     write_wrong_mla("mla_decode_sm90.tirx", "wrong_mla.tirx");
@@ -233,6 +236,29 @@ int main(void)
     GPU_CHECK(rc == 1 && strstr(e, "differs from the float64 reference") != NULL,
               "a wrong sparse MLA kernel is refused");
     GPU_CHECK(slurp("out")[0] == 0, "no number is reported for a wrong sparse MLA kernel");
+
+    const char *flashmla = getenv("TIRX_FLASHMLA");
+    if (flashmla && *flashmla) {
+        snprintf(args, sizeof args, "mla --batch 8 --sq 2 --hq 128 --sk 700 --varlen --causal "
+                 "--budget-ms 20 --flashmla '%s' --json %s/f.json", flashmla, dir);
+        rc = bench(args);
+        out = slurp("out");
+        fputs(slurp("err"), stdout);
+        fputs(out, stdout);
+        GPU_CHECK(rc == 0 && strstr(out, "FlashMLA ms") != NULL &&
+                      strstr(slurp("f.json"), "\"flashmla\": {") != NULL,
+                  "bench mla --flashmla checks and times FlashMLA's dense decode beside tirx");
+        snprintf(args, sizeof args, "mla --topk 320 --batch 9 --sq 2 --hq 64 --sk 200 --sink "
+                 "--budget-ms 20 --flashmla '%s'", flashmla);
+        rc = bench(args);
+        out = slurp("out");
+        fputs(slurp("err"), stdout);
+        fputs(out, stdout);
+        GPU_CHECK(rc == 0 && strstr(out, "FlashMLA ms") != NULL,
+                  "bench mla --topk --flashmla checks and times FlashMLA's sparse decode");
+    } else {
+        printf("--flashmla not run: TIRX_FLASHMLA names no libtirx_flashmla.so\n");
+    }
     gpu_remove_tree(dir);
     printf("PASSED\n");
     return 0;

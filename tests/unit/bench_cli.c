@@ -586,9 +586,9 @@ static BenchReport report(void)
     r->m = r->n = r->k = 4096;
     r->flops = 2.0 * 4096 * 4096 * 4096;
     r->tirx = stats(0.2);
-    r->has_cublas = true;
-    r->cublas = stats(0.18);
-    snprintf(r->cublas_algo, sizeof r->cublas_algo, "cuBLASLt 130001 algo 66 tile 27");
+    r->has_baseline = true;
+    r->baseline = stats(0.18);
+    snprintf(r->baseline_detail, sizeof r->baseline_detail, "cuBLASLt 130001 algo 66 tile 27");
     r->checked = true, r->against = "cuBLASLt", r->rel_error = 0.0021, r->tolerance = 0.01;
     r = &rows[1];
     snprintf(r->label, sizeof r->label, "128x7168x2048");
@@ -746,6 +746,40 @@ static void test_mla_sparse_reports(void **state)
     free(j);
 }
 
+/* MLA rows beside FlashMLA (--flashmla): its median, TB/s, TFLOP/s and the
+ * ratio in the table (dashes for a row without), "flashmla" in the JSON. */
+static void test_mla_flashmla_reports(void **state)
+{
+    (void)state;
+    BenchReport r = report();
+    BenchRow *w = &rows[1];
+    memset(w, 0, 2 * sizeof *w);
+    snprintf(w[0].label, sizeof w[0].label, "mla b=128 s_q=2 h_q=128 s_k=8192");
+    w[0].flops = 2.0 * 2 * 128 * 128 * 8192 * 1088, w[0].bytes = 1.2e9;
+    w[0].tirx = stats(0.8);
+    w[0].has_baseline = true, w[0].baseline = stats(0.84);
+    w[1] = w[0];
+    snprintf(w[1].label, sizeof w[1].label, "mla b=128 s_q=2 h_q=128 s_k=8192 [X=1]");
+    w[1].has_baseline = false;
+    r.rows = w, r.nrows = 2;
+    char *t = written(bench_print_table, &r);
+    assert_non_null(strstr(t,
+        "\nproblem                                         median ms     min ms     p90 ms    runs"
+        "    TB/s   TFLOP/s FlashMLA ms    TB/s   TFLOP/s   ratio\n"
+        "mla b=128 s_q=2 h_q=128 s_k=8192                   0.8000     0.7840     0.8080     100"
+        "   1.500     730.1      0.8400   1.429     695.4   1.050\n"
+        "mla b=128 s_q=2 h_q=128 s_k=8192 [X=1]             0.8000     0.7840     0.8080     100"
+        "   1.500     730.1           -       -         -       -\n"));
+    free(t);
+    char *j = written(bench_write_json, &r);
+    assert_non_null(strstr(j, "\"flashmla\": {\"reps\": 100, \"median_ms\": 0.84, "));
+    assert_non_null(strstr(j, "\"tflops\": 695.376, \"tbps\": 1.42857, \"l2_flush_bytes\": "
+                              "104857600, \"held\": true},\n     \"ratio\": 1.05}"));
+    assert_non_null(strstr(j, "\"flashmla\": null,\n     \"ratio\": null}"));
+    assert_null(strstr(j, "\"cublas\""));
+    free(j);
+}
+
 static int count(const char *s, const char *what)
 {
     int n = 0;
@@ -789,6 +823,7 @@ int main(void)
         cmocka_unit_test(test_args_file),      cmocka_unit_test(test_args_mla),
         cmocka_unit_test(test_args_mla_sparse), cmocka_unit_test(test_args_errors),
         cmocka_unit_test(test_mla_reports),    cmocka_unit_test(test_mla_sparse_reports),
+        cmocka_unit_test(test_mla_flashmla_reports),
         cmocka_unit_test(test_declares),
         cmocka_unit_test(test_encode_known),   cmocka_unit_test(test_decode),
         cmocka_unit_test(test_fill_and_error), cmocka_unit_test(test_summarize),
