@@ -133,15 +133,6 @@ void dense(const Plan &plan, cudaStream_t stream)
     d.oaccum_ptr = plan.o_accum;
     d.stream = stream;
     sm90::run_flash_splitkv_mla_kernel<cutlass::bfloat16_t>(d);
-
-    CombineParams c = {
-        p.batch, p.s_q, p.h_q, kDv,
-        p.lse, p.out, rows, p.h_q, rows * kDv, p.h_q * kDv, kDv,
-        plan.lse_accum, plan.o_accum, rows, p.h_q, rows * kDv, p.h_q * kDv, kDv,
-        plan.meta, plan.splits, plan.parts,
-        nullptr, stream,
-    };
-    smxx::decode::run_flash_mla_combine_kernel<cutlass::bfloat16_t>(c);
 }
 
 void sparse(const Plan &plan, cudaStream_t stream)
@@ -194,14 +185,20 @@ void sparse(const Plan &plan, cudaStream_t stream)
         sm90::decode::sparse_fp8::run_flash_splitkv_mla_fp8_sparse_kernel<ModelType::V32, 64>(s);
     else
         sm90::decode::sparse_fp8::run_flash_splitkv_mla_fp8_sparse_kernel<ModelType::V32, 128>(s);
+}
 
+// FlashMLA's combine of the split requests' partials; both decodes write out,
+// lse and the partials in the same order ([batch or split, s_q, h_q]).
+void combine(const Plan &plan, cudaStream_t stream)
+{
+    const TirxFlashmlaProblem &p = plan.p;
+    int rows = p.s_q * p.h_q;
     CombineParams c = {
         p.batch, p.s_q, p.h_q, kDv,
-        p.lse, p.out, s.stride_lse_b, s.stride_lse_s_q, s.stride_o_b, s.stride_o_s_q, s.stride_o_h_q,
-        plan.lse_accum, plan.o_accum, s.stride_lse_accum_split, s.stride_lse_accum_s_q,
-        s.stride_o_accum_split, s.stride_o_accum_s_q, s.stride_o_accum_h_q,
+        p.lse, p.out, rows, p.h_q, rows * kDv, p.h_q * kDv, kDv,
+        plan.lse_accum, plan.o_accum, rows, p.h_q, rows * kDv, p.h_q * kDv, kDv,
         plan.meta, plan.splits, plan.parts,
-        const_cast<float *>(p.sink), stream,
+        p.topk > 0 ? const_cast<float *>(p.sink) : nullptr, stream,
     };
     smxx::decode::run_flash_mla_combine_kernel<cutlass::bfloat16_t>(c);
 }
@@ -265,6 +262,7 @@ extern "C" int tirx_flashmla_run(void *plan_, void *stream, char *err, size_t er
     const Plan *plan = static_cast<const Plan *>(plan_);
     try {
         (plan->p.topk > 0 ? sparse : dense)(*plan, (cudaStream_t)stream);
+        combine(*plan, (cudaStream_t)stream);
     } catch (const std::exception &e) {
         say(err, err_size, e.what());
         return -1;
