@@ -5,6 +5,7 @@
  * assumptions, logical identities, Let bodies simplified under the bound of
  * their value, pure Bind values substituted. Also the prover and the
  * assumptions of the analyzer. */
+#include <math.h>
 #include <string.h>
 
 #include "internal.h"
@@ -271,7 +272,33 @@ static IrExpr *rewrite_not(ArCtx *c, IrExpr *e)
     return n;
 }
 
-/* A literal cast to t: integers wrap, floats convert; NULL when it does not fold. */
+/* Whether v is exactly a value of t: float16, 32 or 64, or bfloat16 (false
+ * for NaN and other types). */
+static bool float_exact(IrDType t, double v)
+{
+    bool bf16 = t.code == IR_DT_BFLOAT, f16 = t.code == IR_DT_FLOAT && t.bits == 16;
+    bool f32 = t.code == IR_DT_FLOAT && t.bits == 32, f64 = t.code == IR_DT_FLOAT && t.bits == 64;
+    if (isnan(v) || !(bf16 || f16 || f32 || f64))
+        return false;
+    if (f64)
+        return true;
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((double)f != v || (bf16 && (u & 0xffff)))
+        return false;
+    if (!f16 || v == 0 || isinf(v))
+        return true;
+    double a = fabs(v);
+    int e;
+    frexp(a, &e); /* a = m 2^e, m in [1/2, 1): 11 significant bits end at 2^(e - 11) */
+    double scaled = ldexp(a, -(e - 11 < -24 ? -24 : e - 11));
+    return a <= 65504 && scaled == floor(scaled);
+}
+
+/* A literal cast to t: integers wrap, floats convert; a float literal becomes
+ * one of t when its value is exact in both types (no rounding on either
+ * side); NULL when it does not fold. */
 static IrExpr *fold_cast(ArCtx *c, IrDType t, const IrExpr *x)
 {
     if (t.lanes != 1)
@@ -281,6 +308,9 @@ static IrExpr *fold_cast(ArCtx *c, IrDType t, const IrExpr *x)
         return ir_int(c->arena, t, ar_wrap_int(t, x->u.int_val), (TxSpan){0});
     if (x->kind == IR_E_INT && (t.code == IR_DT_FLOAT && (t.bits == 32 || t.bits == 64)))
         return ir_float(c->arena, t, (double)x->u.int_val, (TxSpan){0});
+    if (x->kind == IR_E_FLOAT && float_exact(x->dtype, x->u.float_val) &&
+        float_exact(t, x->u.float_val))
+        return ir_float(c->arena, t, x->u.float_val, (TxSpan){0});
     return NULL;
 }
 

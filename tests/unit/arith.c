@@ -2,6 +2,7 @@
  * §4 (canonical sums, floordiv/floormod under bounds and divisibility, fusion
  * of split terms, Bind substitution, proofs, unsigned rules, conditional
  * elimination) and the index expressions of §5.8, as text vectors. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -200,6 +201,39 @@ static void test_casts_bits_dtypes(void **state)
     r = ar_simplify(&E->ctx, at_parse(E, "(l + 1) * 3"));
     assert_true(ir_dtype_eq(r->dtype, IR_INT64));
     assert_true(ir_dtype_eq(r->u.op.b->dtype, IR_INT64));
+    at_env_free(E);
+}
+
+/* A float literal cast to another float type folds when its value is exact
+ * in both (no rounding either side), and stays a cast otherwise. */
+static void test_float_literal_casts(void **state)
+{
+    (void)state;
+    AtEnv *E = at_env("x:int32");
+    TxArena *a = &E->m->arena;
+    struct { IrDType from, to; double v; bool folds; } cases[] = {
+        {IR_FLOAT32, IR_BFLOAT16, 0.0, true},   {IR_FLOAT32, IR_FLOAT16, 0.0, true},
+        {IR_FLOAT32, IR_BFLOAT16, 1.5, true},   {IR_FLOAT32, IR_FLOAT16, -65504, true},
+        {IR_FLOAT32, IR_FLOAT16, 65536, false}, /* past float16's largest */
+        {IR_FLOAT32, IR_FLOAT16, 0x1p-24, true}, /* its smallest subnormal */
+        {IR_FLOAT32, IR_FLOAT16, 0x1p-25, false},
+        {IR_FLOAT32, IR_FLOAT16, 1 + 0x1p-10, true}, {IR_FLOAT32, IR_FLOAT16, 1 + 0x1p-11, false},
+        {IR_FLOAT32, IR_BFLOAT16, 1 + 0x1p-7, true}, {IR_FLOAT32, IR_BFLOAT16, 1 + 0x1p-8, false},
+        {IR_FLOAT32, IR_BFLOAT16, INFINITY, true}, {IR_FLOAT32, IR_BFLOAT16, NAN, false},
+        {IR_FLOAT64, IR_FLOAT32, 0.1, false},   /* rounds to float */
+        {IR_FLOAT32, IR_FLOAT64, 0.1, false},   /* 0.1 is not a float32 value */
+        {IR_BFLOAT16, IR_FLOAT32, 0.375, true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        IrExpr *c = ir_node(a, IR_E_CAST, cases[i].to, (TxSpan){0});
+        c->u.op.a = ir_float(a, cases[i].from, cases[i].v, (TxSpan){0});
+        IrExpr *r = ar_simplify(&E->ctx, c);
+        if (r->kind != (cases[i].folds ? IR_E_FLOAT : IR_E_CAST))
+            fail_msg("case %zu (%g): %s", i, cases[i].v, cases[i].folds ? "not folded" : "folded");
+        assert_true(ir_dtype_eq(r->dtype, cases[i].to));
+        if (cases[i].folds && !isinf(cases[i].v))
+            assert_true(r->u.float_val == cases[i].v);
+    }
     at_env_free(E);
 }
 
@@ -424,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_symbolic),
         cmocka_unit_test(test_bounds_decide),
         cmocka_unit_test(test_casts_bits_dtypes),
+        cmocka_unit_test(test_float_literal_casts),
         cmocka_unit_test(test_overflow),
         cmocka_unit_test(test_unsigned),
         cmocka_unit_test(test_bind_substitution),
