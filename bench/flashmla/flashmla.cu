@@ -1,5 +1,5 @@
 // libtirx_flashmla: deepseek-ai/FlashMLA's Hopper decode kernels (the dense
-// bf16 and the sparse fp8 V3.2 decode, with their metadata and combine
+// bf16 / fp16 and the sparse fp8 V3.2 decode, with their metadata and combine
 // kernels) behind the C interface of src/tools/bench_flashmla.h, so that
 // `tirx bench mla --flashmla LIB` times them on the tirx kernel's own inputs.
 // It fills FlashMLA's parameter structs as its PyTorch interface
@@ -12,6 +12,7 @@
 #include <new>
 
 #include <cuda_runtime_api.h>
+#include <cutlass/half.h>
 
 #include "params.h"
 #include "sm90/decode/dense/splitkv_mla.h"
@@ -55,6 +56,8 @@ const char *unsupported(const TirxFlashmlaProblem &p)
         return "the sparse decode takes top-k in multiples of 64";
     if (p.topk < 0 || !(p.scale > 0))
         return "top-k must be >= 0 and the softmax scale positive";
+    if (p.topk > 0 && p.f16)
+        return "the sparse decode takes bfloat16 q (float16 is for the dense decode)";
     return nullptr;
 }
 
@@ -132,7 +135,10 @@ void dense(const Plan &plan, cudaStream_t stream)
     d.softmax_lseaccum_ptr = plan.lse_accum;
     d.oaccum_ptr = plan.o_accum;
     d.stream = stream;
-    sm90::run_flash_splitkv_mla_kernel<cutlass::bfloat16_t>(d);
+    if (p.f16)
+        sm90::run_flash_splitkv_mla_kernel<cutlass::half_t>(d);
+    else
+        sm90::run_flash_splitkv_mla_kernel<cutlass::bfloat16_t>(d);
 }
 
 void sparse(const Plan &plan, cudaStream_t stream)
@@ -200,7 +206,10 @@ void combine(const Plan &plan, cudaStream_t stream)
         plan.meta, plan.splits, plan.parts,
         p.topk > 0 ? const_cast<float *>(p.sink) : nullptr, stream,
     };
-    smxx::decode::run_flash_mla_combine_kernel<cutlass::bfloat16_t>(c);
+    if (p.f16)
+        smxx::decode::run_flash_mla_combine_kernel<cutlass::half_t>(c);
+    else
+        smxx::decode::run_flash_mla_combine_kernel<cutlass::bfloat16_t>(c);
 }
 
 // A CUDA call's failure as a message; true when it failed.

@@ -115,6 +115,7 @@ typedef struct BenchMla {
     int batch, s_q, h_q, s_k; /* s_k: every request's length, or the mean with varlen */
     bool varlen;              /* lengths ~ N(s_k, s_k / 2), at least s_q */
     bool causal;
+    bool f16;                 /* dense: --dtype fp16 (q, the cache and out float16) */
     int topk;                 /* > 0: the sparse fp8 decode, each query's top-k tokens */
     bool sink;                /* sparse: the attention sink (-D ATTN_SINK=True) */
 } BenchMla;

@@ -32,7 +32,8 @@ const char bench_usage[] =
     "  --flops N         FILE: floating-point operations of one run (for TFLOP/s)\n"
     "  --shape M,N,K     gemm: a problem size (repeat for a sweep)\n"
     "  --shapes FILE     gemm: problem sizes, one M,N,K a line ('#' starts a comment)\n"
-    "  --dtype T[,T]     gemm: bf16 (default), fp16, fp8 (e4m3 in, bf16 out), tf32\n"
+    "  --dtype T[,T]     gemm: bf16 (default), fp16, fp8 (e4m3 in, bf16 out), tf32;\n"
+    "                    mla (dense): bf16 (default) or fp16\n"
     "  --layout L        gemm: nt (default; B is [N,K]) or nn (B is [K,N])\n"
     "  --kernel FILE     gemm, mla: the kernel (gemm: default kernels/gemm_sm90.tirx, fp8:\n"
     "                    kernels/gemm_fp8_sm90.tirx); it gets -D M= N= K= DTYPE=\n"
@@ -417,11 +418,11 @@ static int check_gemm(BenchConfig *c)
 static int mla_define(const BenchConfig *c, const char *how, const char *name, size_t n)
 {
     bool sparse = c->mla_problem.topk > 0;
-    const char *own = sparse ? "ATTN_SINK" : "CAUSAL", *set[] = {"S_Q", "H_Q", own, "NUM_SMS"};
-    for (int k = 0; k < 4; k++)
+    const char *own = sparse ? "ATTN_SINK" : "CAUSAL", *set[] = {"S_Q", "H_Q", own, "NUM_SMS", "DTYPE"};
+    for (int k = 0; k < (sparse ? 4 : 5); k++)
         if (strlen(set[k]) == n && !strncmp(name, set[k], n))
             return usage_error("mla: %s %s is set from --sq, --hq, %s and the GPU", how, set[k],
-                               sparse ? "--sink" : "--causal");
+                               sparse ? "--sink" : "--causal, --dtype");
     return 0;
 }
 
@@ -466,14 +467,21 @@ static int check_sparse(BenchMla *p)
 /* What `mla` needs and refuses; the problem's defaults. */
 static int check_mla(BenchConfig *c)
 {
-    if (c->nshapes || c->ndtypes || c->layout_nn || c->out_dtype || c->no_cublas || c->nargs ||
-        c->flops || c->func || c->plot)
-        return usage_error("mla: --shape, --shapes, --dtype, --layout, --out-dtype, --no-cublas, "
-                           "--args, --flops, --func and --plot are not for the MLA decode");
+    if (c->nshapes || c->layout_nn || c->out_dtype || c->no_cublas || c->nargs || c->flops ||
+        c->func || c->plot)
+        return usage_error("mla: --shape, --shapes, --layout, --out-dtype, --no-cublas, --args, "
+                           "--flops, --func and --plot are not for the MLA decode");
+    BenchMla *p = &c->mla_problem;
+    const char *dt = c->ndtypes ? c->dtypes[0]->name : "bf16";
+    if (c->ndtypes > 1 || (strcmp(dt, "bf16") && strcmp(dt, "fp16")))
+        return usage_error("mla: --dtype takes one of bf16 and fp16 (q, the cache and out)");
+    p->f16 = !strcmp(dt, "fp16");
+    if (p->f16 && p->topk)
+        return usage_error("mla: --dtype fp16 is for the dense decode (the sparse one reads an "
+                           "fp8 cache and bfloat16 q)");
     int rc = mla_defines(c);
     if (rc)
         return rc;
-    BenchMla *p = &c->mla_problem;
     if (p->sink && !p->topk)
         return usage_error("mla: --sink is for the sparse decode (--topk N)");
     if (p->topk && (rc = check_sparse(p)))

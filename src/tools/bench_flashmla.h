@@ -14,7 +14,7 @@ extern "C" {
 
 /* Bumped whenever the struct or the functions change; the tool refuses a
  * library built for another version. */
-#define TIRX_FLASHMLA_ABI 1
+#define TIRX_FLASHMLA_ABI 2
 
 /* One decode problem, FlashMLA's interface (all pointers device memory, the
  * tensors contiguous). topk == 0: the dense bf16 decode over the paged cache
@@ -22,13 +22,14 @@ extern "C" {
  * seqlens [batch]; topk > 0: the sparse fp8 decode over kv [pages, 64, 1,
  * 656] bytes (DeepSeek V3.2's format) with indices [batch, s_q, topk]
  * (positions page * 64 + row, -1 padding) and sink [h_q] (NULL: none).
- * q [batch, s_q, h_q, 576] bf16; out [batch, s_q, h_q, 512] bf16; lse
+ * q [batch, s_q, h_q, 576] bf16 (dense with f16: float16, the cache and out
+ * too); out [batch, s_q, h_q, 512] bf16; lse
  * [batch, s_q, h_q] f32 (FlashMLA's order, not tirx's [batch, h_q, s_q]). */
 typedef struct TirxFlashmlaProblem {
     int abi; /* TIRX_FLASHMLA_ABI */
     int batch, s_q, h_q, topk;
     int pages, max_pages;
-    int causal; /* dense only */
+    int causal, f16; /* dense only */
     float scale;
     const void *q, *kv;
     const int *block_table, *seqlens;

@@ -3,7 +3,8 @@
  * the MLA rows share (the sparse one is bench_mla_sparse.c): compiling the
  * three functions, the float64 attention of sampled rows, the check and the
  * timing. The kernel is compiled with -D S_Q, H_Q, CAUSAL and NUM_SMS (the
- * GPU's); its inputs are random: q and the paged cache uniform bfloat16 in
+ * GPU's), and DTYPE="float16" with --dtype fp16; its inputs are random:
+ * q and the paged cache uniform in
  * [-1, 1), the pages dealt to the requests from a shuffled pool, the
  * lengths fixed or, with --varlen, ~ N(s_k, s_k / 2) clipped to [s_q,
  * 2 s_k]. The metadata kernel runs once; the decode call (main kernel +
@@ -99,12 +100,14 @@ static int mla_compile(BenchSession *s, Mla *m)
     snprintf(sq, sizeof sq, "%d", m->p->s_q);
     snprintf(hq, sizeof hq, "%d", m->p->h_q);
     snprintf(sms, sizeof sms, "%d", info.sm_count);
+    /* DTYPE only for float16: a --kernel without it stays bfloat16 */
     const tirx_define defs[] = {{"S_Q", sq}, {"H_Q", hq},
-                                {"CAUSAL", m->p->causal ? "True" : "False"}, {"NUM_SMS", sms}};
+                                {"CAUSAL", m->p->causal ? "True" : "False"}, {"NUM_SMS", sms},
+                                {"DTYPE", "\"float16\""}};
     int rows = m->p->s_q * m->p->h_q, blocks = (rows + 63) / 64;
     m->parts = info.sm_count / blocks > 0 ? info.sm_count / blocks : 1;
     static const char *const names[3] = {"mla_metadata", "mla_decode", "mla_combine"};
-    return bench_mla_compile(s, mla_default_kernel, defs, 4, names, &m->k);
+    return bench_mla_compile(s, mla_default_kernel, defs, m->p->f16 ? 5 : 4, names, &m->k);
 }
 
 /* ---- the inputs ---- */
@@ -160,16 +163,16 @@ static int mla_tensors(BenchSession *s, Mla *m)
     int rc = mla_lengths(s, m); /* m->pages from here on */
     if (!rc)
         rc = mla_block_table(s, m);
-    const BenchDType *bf16 = bench_dtype("bfloat16"), *f32 = bench_dtype("float32"),
-                     *i32 = bench_dtype("int32");
+    const BenchDType *dt = bench_dtype(p->f16 ? "float16" : "bfloat16"),
+                     *f32 = bench_dtype("float32"), *i32 = bench_dtype("int32");
     int64_t b = p->batch, rows = (int64_t)p->s_q * p->h_q, acc = b + m->parts;
     int64_t sq[4] = {b, p->s_q, p->h_q, MLA_DK}, skv[4] = {m->pages, MLA_PAGE, 1, MLA_DK};
     int64_t smeta[2] = {m->parts, MLA_META}, ssplit[1] = {b + 1};
     int64_t sout[4] = {b, p->s_q, p->h_q, MLA_DV}, slse[3] = {b, p->h_q, p->s_q};
     int64_t soacc[3] = {acc, rows, MLA_DV}, slacc[2] = {acc, rows};
     struct { BenchTensor *t; const BenchDType *dt; int ndim; const int64_t *shape; } all[] = {
-        {&m->q, bf16, 4, sq},        {&m->kv, bf16, 4, skv},     {&m->meta, i32, 2, smeta},
-        {&m->splits, i32, 1, ssplit}, {&m->out, bf16, 4, sout},   {&m->lse, f32, 3, slse},
+        {&m->q, dt, 4, sq},          {&m->kv, dt, 4, skv},       {&m->meta, i32, 2, smeta},
+        {&m->splits, i32, 1, ssplit}, {&m->out, dt, 4, sout},     {&m->lse, f32, 3, slse},
         {&m->oacc, f32, 3, soacc},   {&m->lacc, f32, 2, slacc},
     };
     for (size_t i = 0; !rc && i < sizeof all / sizeof all[0]; i++)
@@ -453,7 +456,7 @@ int bench_mla_flashmla(BenchSession *s, TirxFlashmlaProblem *p, BenchMlaReferenc
     BenchFlashmla *f = &s->flashmla;
     BenchTensor out = {0}, lse = {0};
     int64_t sout[4] = {m->batch, m->s_q, m->h_q, MLA_DV}, slse[3] = {m->batch, m->s_q, m->h_q};
-    int rc = bench_tensor_alloc(s, &out, bench_dtype("bfloat16"), 4, sout);
+    int rc = bench_tensor_alloc(s, &out, bench_dtype(m->f16 ? "float16" : "bfloat16"), 4, sout);
     if (!rc)
         rc = bench_tensor_alloc(s, &lse, bench_dtype("float32"), 3, slse);
     if (!rc) {
@@ -544,8 +547,9 @@ static void mla_free(BenchSession *s, Mla *m)
 
 static void mla_label(const BenchMla *p, BenchRow *row)
 {
-    snprintf(row->label, sizeof row->label, "mla b=%d s_q=%d h_q=%d s_k=%d%s%s", p->batch, p->s_q,
-             p->h_q, p->s_k, p->varlen ? " varlen" : "", p->causal ? " causal" : "");
+    snprintf(row->label, sizeof row->label, "mla b=%d s_q=%d h_q=%d s_k=%d%s%s%s", p->batch,
+             p->s_q, p->h_q, p->s_k, p->varlen ? " varlen" : "", p->causal ? " causal" : "",
+             p->f16 ? " fp16" : "");
 }
 
 /* FLOPs and bytes of one decode call. */
@@ -575,7 +579,8 @@ int bench_mla_row(BenchSession *s, BenchRow *rows, int nrows)
         int groups = m.p->batch < BENCH_MLA_CHECK_GROUPS ? m.p->batch : BENCH_MLA_CHECK_GROUPS;
         TirxFlashmlaProblem fm = {
             .batch = m.p->batch, .s_q = m.p->s_q, .h_q = m.p->h_q, .pages = (int)m.pages,
-            .max_pages = m.max_pages, .causal = m.p->causal, .scale = (float)(1.0 / sqrt(MLA_DK)),
+            .max_pages = m.max_pages, .causal = m.p->causal, .f16 = m.p->f16,
+            .scale = (float)(1.0 / sqrt(MLA_DK)),
             .q = m.q.dl.data, .kv = m.kv.dl.data, .block_table = m.table.dl.data,
             .seqlens = m.lens.dl.data,
         };

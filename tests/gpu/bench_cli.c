@@ -8,7 +8,8 @@
  * annotated gemm_sm90 (with --trace-svg: its SVG timeline from the same run)
  * and of tests/build/iket_trace.tirx (a Chrome trace with their spans,
  * nothing dropped); `bench mla` at the issue's memory-bound
- * shape (the defaults), on a small varlen causal problem with --json, with
+ * shape (the defaults), on a small varlen causal problem with --json (and
+ * in float16, --dtype fp16), with
  * three --variant rows (one with fast math; and a variant that breaks the kernel, refused), and
  * on a copy of the kernel with a wrong softmax constant, which the check
  * against float64 must refuse (exit 1, no table); `bench mla --topk` (the
@@ -183,6 +184,13 @@ int main(void)
               "bench mla --trace-svg traces the decode kernel");
     GPU_CHECK(strstr(slurp("mla.svg"), ">qk<") != NULL && strstr(slurp("mla.svg"), ">load pair<"),
               "the MLA timeline has the consumers' and the producer's spans");
+
+    rc = bench("mla --batch 8 --sq 2 --hq 64 --sk 700 --varlen --causal --dtype fp16 --budget-ms 20");
+    out = slurp("out");
+    fputs(slurp("err"), stdout);
+    fputs(out, stdout);
+    GPU_CHECK(rc == 0 && strstr(out, "mla b=8 s_q=2 h_q=64 s_k=700 varlen causal fp16 ") != NULL,
+              "bench mla --dtype fp16 checks and times the float16 decode");
 
     rc = bench("mla --batch 8 --sk 700 --budget-ms 20 --variant - --variant STAGES=2 "
                "--variant fast-math --lineinfo");

@@ -259,7 +259,7 @@ static void emulate_row(const Problem *p, const int *meta, int bi, int hi_, cons
         int b0 = bi == mp[0] ? mp[1] : 0, b1 = bi == mp[3] ? mp[4] : nb;
         GPU_CHECK(n < MAX_SPLITS, "at most 160 splits of a request");
         RowOf r = {p, x};
-        lse2[n] = op_mla_emulate_part(s, p->topk, BLK, b0, b1, DV, row_value, &r,
+        lse2[n] = op_mla_emulate_part(s, p->topk, BLK, b0, b1, DV, row_value, &r, false,
                                       outs + (size_t)n * DV);
         hi = fmax(hi, lse2[n++]);
     }

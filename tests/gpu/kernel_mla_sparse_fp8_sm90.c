@@ -293,7 +293,7 @@ static void emulate_row(const Problem *p, const int *meta, int bi, const int *li
         int b0 = bi == mp[0] ? mp[1] : 0, b1 = bi == mp[3] ? mp[4] : nb;
         GPU_CHECK(n < MAX_SPLITS, "at most 160 splits of a request");
         RowOf r = {p, list};
-        lse2[n] = op_mla_emulate_part(s, p->topk, BLK, b0, b1, DV, row_value, &r, part);
+        lse2[n] = op_mla_emulate_part(s, p->topk, BLK, b0, b1, DV, row_value, &r, false, part);
         memcpy(outs + (size_t)n * DV, part, sizeof part);
         hi2 = fmax(hi2, lse2[n++]);
     }

@@ -2,7 +2,8 @@
  * and kernels/mla_decode_sm100.tirx: the same interface), shared by
  * kernel_mla_decode_sm90.c and kernel_mla_decode_sm100.c, whose main calls
  * mla_decode_test: the metadata, split-KV main kernel and combine against
- * a float64 CPU reference of the bfloat16 inputs, on fresh random inputs
+ * a float64 CPU reference of the bfloat16 (or float16: -D DTYPE=float16)
+ * inputs, on fresh random inputs
  * with out and lse poisoned first: lse within 1e-3 (max absolute error over
  * finite values; a query that sees no token must give lse = +inf and out =
  * 0) and out within 2e-3 relative L2 error of a float64 run of the kernel's
@@ -13,7 +14,8 @@
  * (2.0e-3 to 2.3e-3 together, for FlashMLA too). Cases: varlen lengths
  * including 0 (a request with nothing to attend to), 1, 63, 64, 65 and
  * non-multiples of 64, NaN in the cache rows past each length, shuffled
- * block tables, s_q 1 and 2 (causal), h_q 16, 64 and 128, batches small
+ * block tables, s_q 1 and 2 (causal), h_q 16, 64 and 128, bfloat16 and
+ * float16, batches small
  * enough that requests are split over several parts and large enough that
  * parts hold several requests, and lengths past the block table (clamped
  * to it).
@@ -43,6 +45,7 @@ static const double LOG2E = 1.4426950408889634;
 /* One problem: its sizes, host inputs and device tensors. */
 typedef struct Problem {
     int b, s_q, h_q, pages, max_pages, parts;
+    bool f16; /* q, the cache and out are float16 (else bfloat16) */
     int *seqlens, *table;
     uint16_t *q, *kv;
     float *qf, *kvf; /* the same values as float, for the references */
@@ -72,10 +75,10 @@ static void shuffle(GpuRng *rng, int *x, int n)
  * where P is 0). With cap > 0 the block table holds only the first cap
  * pages of each request, and longer lengths are clamped. */
 static void problem_init(tirx_device *gpu, tirx_module *m, GpuRng *rng, Problem *p, int b,
-                         int s_q, int h_q, const int *lens, int cap)
+                         int s_q, int h_q, const int *lens, int cap, bool f16)
 {
     memset(p, 0, sizeof *p);
-    p->b = b, p->s_q = s_q, p->h_q = h_q, p->parts = parts_of(s_q, h_q);
+    p->b = b, p->s_q = s_q, p->h_q = h_q, p->parts = parts_of(s_q, h_q), p->f16 = f16;
     p->seqlens = malloc(sizeof(int) * b);
     for (int i = 0; i < b; i++) {
         p->seqlens[i] = lens[i];
@@ -100,28 +103,31 @@ static void problem_init(tirx_device *gpu, tirx_module *m, GpuRng *rng, Problem 
     GPU_CHECK(p->q && p->kv, "host memory");
     p->qf = malloc(nq * 4), p->kvf = malloc(nkv * 4);
     GPU_CHECK(p->qf && p->kvf, "host memory");
+    uint16_t (*to16)(float) = f16 ? op_f32_to_f16 : op_f32_to_bf16;
+    float (*from16)(uint16_t) = f16 ? op_f16_to_f32 : op_bf16_to_f32;
     for (size_t i = 0; i < nq; i++)
-        p->qf[i] = op_bf16_to_f32(p->q[i] = op_f32_to_bf16(gpu_uniform(rng)));
+        p->qf[i] = from16(p->q[i] = to16(gpu_uniform(rng)));
     for (size_t i = 0; i < nkv; i++)
-        p->kvf[i] = op_bf16_to_f32(p->kv[i] = op_f32_to_bf16(gpu_uniform(rng)));
+        p->kvf[i] = from16(p->kv[i] = to16(gpu_uniform(rng)));
     for (int i = 0; i < b; i++)
         for (int t = lens[i]; t % PAGE != 0 && t / PAGE < p->max_pages; t++) {
             size_t row = ((size_t)p->table[(size_t)i * p->max_pages + t / PAGE] * PAGE + t % PAGE) * DK;
             for (int d = 0; d < DK; d++)
-                p->kv[row + d] = 0x7FC0, p->kvf[row + d] = NAN;
+                p->kv[row + d] = f16 ? 0x7E00 : 0x7FC0, p->kvf[row + d] = NAN;
         }
     p->scale = 1.0f / sqrtf((float)DK);
     int64_t sq[4] = {b, s_q, h_q, DK}, skv[4] = {p->pages, PAGE, 1, DK};
     int64_t stab[2] = {b, p->max_pages}, slen[1] = {b}, smeta[2] = {p->parts, 8};
     int64_t ssplit[1] = {b + 1}, sout[4] = {b, s_q, h_q, DV}, slse[3] = {b, h_q, s_q};
     int64_t soacc[3] = {b + p->parts, s_q * h_q, DV}, slacc[2] = {b + p->parts, s_q * h_q};
-    op_tensor_nd(gpu, &p->Q, 4, sq, kDLBfloat, 16);
-    op_tensor_nd(gpu, &p->KV, 4, skv, kDLBfloat, 16);
+    uint8_t code = f16 ? kDLFloat : kDLBfloat;
+    op_tensor_nd(gpu, &p->Q, 4, sq, code, 16);
+    op_tensor_nd(gpu, &p->KV, 4, skv, code, 16);
     op_tensor_nd(gpu, &p->Table, 2, stab, kDLInt, 32);
     op_tensor_nd(gpu, &p->Lens, 1, slen, kDLInt, 32);
     op_tensor_nd(gpu, &p->Meta, 2, smeta, kDLInt, 32);
     op_tensor_nd(gpu, &p->Splits, 1, ssplit, kDLInt, 32);
-    op_tensor_nd(gpu, &p->Out, 4, sout, kDLBfloat, 16);
+    op_tensor_nd(gpu, &p->Out, 4, sout, code, 16);
     op_tensor_nd(gpu, &p->Lse, 3, slse, kDLFloat, 32);
     op_tensor_nd(gpu, &p->OAcc, 3, soacc, kDLFloat, 32);
     op_tensor_nd(gpu, &p->LseAcc, 2, slacc, kDLFloat, 32);
@@ -251,7 +257,7 @@ static void emulate_row(const Problem *p, const int *meta, int bi, const double 
         b1 = bi == mp[3] && mp[4] < b1 ? mp[4] : b1;
         GPU_CHECK(n < 160, "at most 160 splits of a request");
         RowOf r = {p, bi};
-        lse2[n] = op_mla_emulate_part(s, visible, PAGE, b0, b1, DV, row_value, &r, part);
+        lse2[n] = op_mla_emulate_part(s, visible, PAGE, b0, b1, DV, row_value, &r, p->f16, part);
         memcpy(outs + (size_t)n * DV, part, sizeof part);
         hi = fmax(hi, lse2[n++]);
     }
@@ -270,17 +276,19 @@ static void emulate_row(const Problem *p, const int *meta, int bi, const double 
 }
 
 static void check(tirx_device *gpu, GpuRng *rng, int b, int s_q, int h_q, const int *lens,
-                  int cap)
+                  int cap, bool f16)
 {
     char vs[16], vh[16];
     snprintf(vs, 16, "%d", s_q), snprintf(vh, 16, "%d", h_q);
     char sms[16];
     snprintf(sms, 16, "%d", mla_sms);
-    tirx_define d[] = {{"S_Q", vs}, {"H_Q", vh}, {"NUM_SMS", sms}};
-    printf("%s: mla_decode b=%d s_q=%d h_q=%d%s:\n", mla_kernel, b, s_q, h_q, cap ? " (lengths past the table)" : "");
-    tirx_module *m = op_compile_variant(gpu, mla_kernel, d, 3);
+    tirx_define d[] = {{"S_Q", vs}, {"H_Q", vh}, {"NUM_SMS", sms},
+                       {"DTYPE", f16 ? "\"float16\"" : "\"bfloat16\""}};
+    printf("%s: mla_decode b=%d s_q=%d h_q=%d%s%s:\n", mla_kernel, b, s_q, h_q,
+           f16 ? " float16" : "", cap ? " (lengths past the table)" : "");
+    tirx_module *m = op_compile_variant(gpu, mla_kernel, d, 4);
     Problem p;
-    problem_init(gpu, m, rng, &p, b, s_q, h_q, lens, cap);
+    problem_init(gpu, m, rng, &p, b, s_q, h_q, lens, cap, f16);
     run_metadata(&p);
     run_decode(&p);
     size_t nout = (size_t)b * s_q * h_q * DV, nlse = (size_t)b * h_q * s_q;
@@ -295,9 +303,9 @@ static void check(tirx_device *gpu, GpuRng *rng, int b, int s_q, int h_q, const 
     op_download(gpu, &p.Out, out);
     op_download(gpu, &p.Lse, lse);
     op_download(gpu, &p.Meta, meta);
-    OpMlaCheck verdict = {.algorithm = "the bfloat16-P algorithm",
+    OpMlaCheck verdict = {.algorithm = f16 ? "the float16-P algorithm" : "the bfloat16-P algorithm",
                           .empty_row = "a query that sees no token has lse +inf",
-                          .expect_empty = -1};
+                          .expect_empty = -1, .f16 = f16};
     for (int bi = 0; bi < b; bi++)
         for (int si = 0; si < s_q; si++)
             for (int hi = 0; hi < h_q; hi++) {
@@ -346,7 +354,7 @@ static void bench(tirx_device *gpu, GpuRng *rng, int s_q, int h_q)
     for (int i = 0; i < B; i++)
         lens[i] = SK;
     Problem p;
-    problem_init(gpu, m, rng, &p, B, s_q, h_q, lens, 0);
+    problem_init(gpu, m, rng, &p, B, s_q, h_q, lens, 0, false);
     run_metadata(&p);
     tirx_error err;
     tirx_bench_options o = {.min_reps = 30};
@@ -371,25 +379,26 @@ static int mla_decode_test(OpGpuNeed need, const char *why, const char *kernel, 
     GpuRng rng = gpu_rng();
     const int edge[] = {1, 63, 64, 65, 0, 1000, 200, 129};
     /* b, s_q, h_q, how many of the edge lengths come first, the longest
-     * random length, the block table's width (0: wide enough) */
-    typedef struct { int b, s_q, h_q, nedge, max, cap; } Case;
+     * random length, the block table's width (0: wide enough), float16 */
+    typedef struct { int b, s_q, h_q, nedge, max, cap; bool f16; } Case;
     const Case gpu_cases[] = {
-        {8, 1, 16, 8, 4096, 0}, {8, 1, 64, 4, 2000, 0}, {8, 1, 128, 8, 1500, 0},
-        {8, 2, 16, 4, 3000, 0}, {8, 2, 64, 8, 1000, 0}, {8, 2, 128, 4, 700, 0},
-        {37, 1, 128, 8, 300, 0}, {2, 1, 64, 0, 20000, 0}, {3, 2, 128, 1, 9000, 0},
-        {6, 2, 64, 4, 3000, 20},
+        {8, 1, 16, 8, 4096, 0, false}, {8, 1, 64, 4, 2000, 0, false}, {8, 1, 128, 8, 1500, 0, false},
+        {8, 2, 16, 4, 3000, 0, false}, {8, 2, 64, 8, 1000, 0, false}, {8, 2, 128, 4, 700, 0, false},
+        {37, 1, 128, 8, 300, 0, false}, {2, 1, 64, 0, 20000, 0, false}, {3, 2, 128, 1, 9000, 0, false},
+        {6, 2, 64, 4, 3000, 20, false}, {8, 2, 64, 8, 1000, 0, true}, {8, 1, 128, 4, 1500, 0, true},
     };
     /* split requests, parts holding several requests, causal s_q 2, a clamped table,
      * two and four CTAs of 64 query rows per part, an empty request, parts with
-     * several pairs of blocks of one request */
-    const Case sim_cases[] = {{4, 1, 16, 4, 300, 0}, {4, 2, 64, 4, 130, 0}, {3, 2, 16, 2, 400, 2},
-                              {3, 1, 128, 3, 300, 0}, {2, 2, 128, 2, 150, 0}, {5, 2, 64, 5, 100, 0},
-                              {2, 1, 16, 0, 3000, 0}};
+     * several pairs of blocks of one request, float16 */
+    const Case sim_cases[] = {{4, 1, 16, 4, 300, 0, false}, {4, 2, 64, 4, 130, 0, false},
+                              {3, 2, 16, 2, 400, 2, false}, {3, 1, 128, 3, 300, 0, false},
+                              {2, 2, 128, 2, 150, 0, false}, {5, 2, 64, 5, 100, 0, false},
+                              {2, 1, 16, 0, 3000, 0, false}, {4, 2, 64, 4, 200, 0, true}};
     const Case *cases = OP_SIZE(gpu_cases, sim_cases);
     size_t ncases = OP_SIZE(sizeof gpu_cases, sizeof sim_cases) / sizeof(Case);
     for (size_t i = 0; i < ncases; i++) {
         int *l = lengths(&rng, cases[i].b, edge, cases[i].nedge, cases[i].max);
-        check(gpu, &rng, cases[i].b, cases[i].s_q, cases[i].h_q, l, cases[i].cap);
+        check(gpu, &rng, cases[i].b, cases[i].s_q, cases[i].h_q, l, cases[i].cap, cases[i].f16);
         free(l);
     }
     const char *b = getenv("TIRX_MLA_BENCH");

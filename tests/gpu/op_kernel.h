@@ -386,6 +386,7 @@ typedef struct OpMlaCheck {
     const char *algorithm; /* what the emulated run is, for the report ("the bfloat16-P algorithm") */
     const char *empty_row; /* the check's message for a row without a token */
     int expect_empty;      /* the rows without a token there must be, or -1: any number */
+    bool f16;              /* out is float16 (else bfloat16) */
     double lse_err;
     int empty_rows;
 } OpMlaCheck;
@@ -397,12 +398,13 @@ typedef const double *(*OpMlaValue)(const void *ctx, int t, double *buf);
 /* FlashMLA's decode algorithm in float64 over blocks [b0, b1) of `block`
  * scores of one row (s: the n scaled scores, natural-log units, -inf where
  * masked): the online softmax in log2 units with the running maximum of
- * whole blocks, P rounded to bfloat16 for P @ V (the row sums from the
- * unrounded P), as the kernels compute it. Returns the part's log2-sum-exp
- * (-inf when it sees no token) and its normalized output (dv values; dv at
- * most 512). */
+ * whole blocks, P rounded to bfloat16 (float16 with f16) for P @ V (the
+ * row sums from the unrounded P), as the kernels compute it. Returns the
+ * part's log2-sum-exp (-inf when it sees no token) and its normalized output
+ * (dv values; dv at most 512). */
 static inline double op_mla_emulate_part(const double *s, int n, int block, int b0, int b1,
-                                         int dv, OpMlaValue value, const void *ctx, double *out)
+                                         int dv, OpMlaValue value, const void *ctx, bool f16,
+                                         double *out)
 {
     const double log2e = 1.4426950408889634;
     double m = -1e30, l = 0, buf[512];
@@ -422,7 +424,7 @@ static inline double op_mla_emulate_part(const double *s, int n, int block, int 
             if (isinf(s[t]))
                 continue;
             float e = (float)exp2(s[t] * log2e - m);
-            double pb = op_bf16_to_f32(op_f32_to_bf16(e));
+            double pb = f16 ? op_f16_to_f32(op_f32_to_f16(e)) : op_bf16_to_f32(op_f32_to_bf16(e));
             const double *v = value(ctx, t, buf);
             l += e;
             for (int d = 0; d < dv; d++)
@@ -446,15 +448,16 @@ static inline void op_mla_check_lse(OpMlaCheck *c, float got, double exact)
     }
 }
 
-/* After every row's lse: the n bfloat16 values of out against the exact
- * reference and the emulated run; prints the errors and decides. */
+/* After every row's lse: the n bfloat16 (c->f16: float16) values of out
+ * against the exact reference and the emulated run; prints the errors and
+ * decides. */
 static inline void op_mla_check_out(const OpMlaCheck *c, const uint16_t *out, const double *ref,
                                     const double *emu, size_t n)
 {
     float *outf = malloc(n * 4);
     GPU_CHECK(outf != NULL, "host memory");
     for (size_t i = 0; i < n; i++)
-        outf[i] = op_bf16_to_f32(out[i]);
+        outf[i] = c->f16 ? op_f16_to_f32(out[i]) : op_bf16_to_f32(out[i]);
     double rel = gpu_rel_l2(outf, ref, n), rel_emu = gpu_rel_l2(outf, emu, n);
     free(outf);
     printf("  out rel L2 error %.3g (%.3g against %s), lse max abs error "

@@ -246,6 +246,11 @@ static void test_args_mla(void **state)
     assert_string_equal(c.json, "m.json");
     assert_true(c.timing.budget_ms == 50 && c.timing.no_flush);
     assert_int_equal(c.mla_problem.topk, 0);
+    assert_false(c.mla_problem.f16);
+    assert_int_equal(parse(&c, "bench mla --dtype fp16"), -1);
+    assert_true(c.mla_problem.f16);
+    assert_int_equal(parse(&c, "bench mla --dtype bf16"), -1);
+    assert_false(c.mla_problem.f16);
     /* --variant: a row each, "-" for none */
     assert_int_equal(parse(&c, "bench mla --hq 128 --variant - --variant STAGES=2,OVERLAP=1 "
                                "--variant=- -D X=1 --variant fast-math --variant A=1,fast-math"),
@@ -346,6 +351,11 @@ static void test_args_errors(void **state)
         "bench mla --causal 1",
         "bench mla --shape 1,2,3",
         "bench mla --dtype fp8",
+        "bench mla --dtype tf32",
+        "bench mla --dtype bf16,fp16",
+        "bench mla --topk 2048 --dtype fp16",
+        "bench mla -D DTYPE=float16",
+        "bench mla --variant DTYPE=float16",
         "bench mla --func mla_decode",
         "bench mla --args A=1",
         "bench mla --plot m.svg",
