@@ -61,12 +61,18 @@ const char *unsupported(const TirxFlashmlaProblem &p)
     return nullptr;
 }
 
-int sm_count()
+// The current device's SM count, 0 unless it is a Hopper (sm_90) GPU: the
+// library holds sm_90a code only, and FlashMLA's launchers exit the process
+// on a CUDA error rather than report it.
+int hopper_sm_count()
 {
-    int dev = 0, sms = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    return sms;
+    int dev = 0, sms = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        return 0;
+    return major == 9 && minor == 0 ? sms : 0;
 }
 
 void release(Plan *plan)
@@ -85,7 +91,7 @@ void schedule(Plan &plan, cudaStream_t stream)
     bool sparse = p.topk > 0;
     GetDecodeSchedMetaParams m = {
         p.batch, p.s_q, kPage, kFixedOverheadBlocks,
-        sparse ? p.topk : -1, -1,
+        sparse ? p.topk : -1, sparse ? 0 : -1, // FlashMLA's interfaces: no extra cache
         nullptr, nullptr,
         sparse ? nullptr : const_cast<int *>(p.seqlens),
         plan.meta, plan.splits, plan.parts,
@@ -153,7 +159,7 @@ void sparse(const Plan &plan, cudaStream_t stream)
     s.d_qk = kDk;
     s.d_v = kDv;
     s.sm_scale = p.scale;
-    s.sm_scale_div_log2 = float(p.scale * M_LOG2E);
+    s.sm_scale_div_log2 = p.scale * 1.44269504f; // as FlashMLA's interface (a float log2 e)
     s.num_blocks = p.pages;
     s.page_block_size = kPage;
     s.topk = p.topk;
@@ -231,6 +237,11 @@ extern "C" void *tirx_flashmla_prepare(const TirxFlashmlaProblem *p, void *strea
         say(err, err_size, why);
         return nullptr;
     }
+    int sms = hopper_sm_count();
+    if (!sms) {
+        say(err, err_size, "its kernels are built for sm_90a and the GPU is not a Hopper (sm_90)");
+        return nullptr;
+    }
     Plan *plan = new (std::nothrow) Plan{*p, 0};
     if (!plan) {
         say(err, err_size, "out of host memory");
@@ -239,7 +250,7 @@ extern "C" void *tirx_flashmla_prepare(const TirxFlashmlaProblem *p, void *strea
     // FlashMLA's parts: the SMs over the CTAs a part runs at once (its
     // interfaces' num_sm_parts for h_k = 1).
     int ctas = p->topk > 0 ? p->s_q * (p->h_q / 64) : (p->s_q * p->h_q + 63) / 64;
-    plan->parts = sm_count() / ctas > 0 ? sm_count() / ctas : 1;
+    plan->parts = sms / ctas > 0 ? sms / ctas : 1;
     size_t splits = (size_t)p->batch + plan->parts, rows = (size_t)p->s_q * p->h_q;
     try {
         if (failed(cudaMalloc(&plan->meta, sizeof(DecodingSchedMeta) * plan->parts), "cudaMalloc",

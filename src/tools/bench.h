@@ -340,9 +340,10 @@ int bench_mla_trace(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile,
 int bench_mla_variants(BenchSession *s, BenchMlaKernel *k, BenchMlaCompile compile, void *problem,
                        BenchTensor *out, BenchTensor *lse, BenchMlaReference reference,
                        int groups, BenchRow *rows, int nrows, TirxFlashmlaProblem *baseline);
-/* --flashmla LIB: loads LIB, gives FlashMLA the problem p (its inputs set;
- * out and lse are allocated here), checks one call against groups of
- * reference rows as the kernel's and times it into every row's baseline. */
+/* --flashmla (the library s->flashmla, loaded by bench_flashmla_open):
+ * gives FlashMLA the problem p (its inputs set; out and lse are allocated
+ * here), checks one call against groups of reference rows as the kernel's
+ * and times it into every row's baseline. */
 int bench_mla_flashmla(BenchSession *s, TirxFlashmlaProblem *p, BenchMlaReference reference,
                        void *problem, int groups, BenchRow *rows, int nrows);
 /* Whether spec is a --variant: "-" or items joined by commas, each NAME=VALUE

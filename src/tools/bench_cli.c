@@ -15,9 +15,9 @@ const char bench_usage[] =
     "       tirx bench gemm --shape M,N,K [--shape ...] [--dtype bf16|fp16|fp8|tf32[,...]]\n"
     "                       [--layout nt|nn] [--kernel FILE] [options]\n"
     "       tirx bench mla [--batch B] [--sq S] [--hq H] [--sk N] [--varlen] [--causal]\n"
-    "                      [--kernel FILE] [options]\n"
+    "                      [--dtype bf16|fp16] [--kernel FILE] [--flashmla LIB] [options]\n"
     "       tirx bench mla --topk N [--batch B] [--sq S] [--hq H] [--sk N] [--sink]\n"
-    "                      [--kernel FILE] [options]\n"
+    "                      [--kernel FILE] [--flashmla LIB] [options]\n"
     "\n"
     "Times a function of FILE on the GPU, a GEMM kernel side by side with cuBLASLt after\n"
     "checking its result against cuBLASLt's, or the MLA decode (main kernel + combine; with\n"
@@ -41,7 +41,8 @@ const char bench_usage[] =
     "                    takes (A, B, C[, workspace]): a zeroed int32 workspace of\n"
     "                    32 MiB; fp8 (A, B, C[, workspace], scale_a, scale_b)\n"
     "                    mla: default kernels/mla_decode_sm90.tirx; it gets -D S_Q=\n"
-    "                    H_Q= CAUSAL= NUM_SMS= and FlashMLA's interface; with --topk\n"
+    "                    H_Q= CAUSAL= NUM_SMS= (DTYPE= with --dtype fp16) and\n"
+    "                    FlashMLA's interface; with --topk\n"
     "                    kernels/mla_sparse_fp8_sm90.tirx, -D S_Q= H_Q= ATTN_SINK=\n"
     "                    NUM_SMS=\n"
     "  --out-dtype T     gemm: C's dtype in the kernel (default: cuBLAS's: bf16, fp16, f32)\n"
@@ -479,6 +480,9 @@ static int check_mla(BenchConfig *c)
     if (p->f16 && p->topk)
         return usage_error("mla: --dtype fp16 is for the dense decode (the sparse one reads an "
                            "fp8 cache and bfloat16 q)");
+    if (c->flashmla && p->topk % 64)
+        return usage_error("mla: --flashmla with --topk %d: FlashMLA's sparse decode takes top-k "
+                           "in multiples of 64", p->topk);
     int rc = mla_defines(c);
     if (rc)
         return rc;

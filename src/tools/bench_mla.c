@@ -464,9 +464,9 @@ int bench_mla_flashmla(BenchSession *s, TirxFlashmlaProblem *p, BenchMlaReferenc
         p->abi = TIRX_FLASHMLA_ABI;
         p->out = out.dl.data, p->lse = lse.dl.data;
         f->plan = f->prepare(p, NULL, why, sizeof why);
-        if (!f->plan) {
+        if (!f->plan) { /* what FlashMLA cannot take was refused with the options */
             fprintf(stderr, "tirx bench: --flashmla %s: %s\n", s->c->flashmla, why);
-            rc = TIRX_ERR_USAGE;
+            rc = TIRX_ERR_CUDA;
         }
     }
     double rel, lse_error;

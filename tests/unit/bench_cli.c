@@ -381,6 +381,7 @@ static void test_args_errors(void **state)
         "bench mla --topk 2048 -D NUM_SMS=8",
         "bench mla --topk 2048 --batch 2048 --sk 1048545", /* 2^31 tokens in whole pages */
         "bench mla --topk 2048 --dtype fp8",
+        "bench mla --topk 100 --flashmla lib.so", /* FlashMLA's sparse top-k: multiples of 64 */
         "bench mla --sink",
         "bench mla --varlen --sink",
         "bench gemm --shape 1,2,3 --topk 64",
