@@ -59,6 +59,16 @@ static char *slurp(const char *name)
     return buf;
 }
 
+/* bench(args) with its stderr and stdout echoed; *out: its stdout. */
+static int bench_echo(const char *args, char **out)
+{
+    int rc = bench(args);
+    *out = slurp("out");
+    fputs(slurp("err"), stdout);
+    fputs(*out, stdout);
+    return rc;
+}
+
 /* A copy of MLA kernel `kernel` (kernels/NAME) in the run's directory,
  * named `copy`, whose softmax uses a wrong log2(e). */
 static void write_wrong_mla(const char *kernel, const char *copy)
@@ -119,20 +129,14 @@ int main(void)
     GPU_CHECK(strstr(e, "differs from cuBLAS's") != NULL, "the message says why");
     GPU_CHECK(slurp("out")[0] == 0, "no number is reported for a wrong kernel");
 
-    rc = bench("gemm --dtype bf16,fp8 --shape 1024,1024,1024 --budget-ms 20");
-    out = slurp("out");
-    fputs(slurp("err"), stdout);
-    fputs(out, stdout);
+    rc = bench_echo("gemm --dtype bf16,fp8 --shape 1024,1024,1024 --budget-ms 20", &out);
     GPU_CHECK(rc == 0 && lines(out) == 2 + 2, "the default kernels (bf16, and fp8 with its "
               "scales) match cuBLAS");
     GPU_CHECK(strstr(out, "fp8   nt") != NULL, "the fp8 row is reported");
 
-    rc = bench("examples/tiled_gemm.tirx --func tiled_gemm -D M=512 -D N=512 -D K=512 "
+    rc = bench_echo("examples/tiled_gemm.tirx --func tiled_gemm -D M=512 -D N=512 -D K=512 "
                "--args 'A=rand(512,512:fp16) B=rand(512,512:fp16) C=empty(512,512:f32)' "
-               "--flops 268435456 --budget-ms 20");
-    out = slurp("out");
-    fputs(slurp("err"), stdout);
-    fputs(out, stdout);
+               "--flops 268435456 --budget-ms 20", &out);
     GPU_CHECK(rc == 0 && strstr(out, "tiled_gemm ") != NULL, "tirx bench FILE times the function");
 
     snprintf(args, sizeof args, "gemm --shape 1024,1024,1024 --budget-ms 20 --trace %s/g.json "
@@ -159,19 +163,13 @@ int main(void)
     trace = slurp("t.json");
     GPU_CHECK(rc == 0 && strstr(trace, "{\"name\": \"half\", \"ph\": \"X\"") != NULL,
               "bench FILE --trace writes the function's spans");
-    rc = bench("mla --budget-ms 50");
-    out = slurp("out");
-    fputs(slurp("err"), stdout);
-    fputs(out, stdout);
+    rc = bench_echo("mla --budget-ms 50", &out);
     GPU_CHECK(rc == 0 && strstr(out, "mla b=128 s_q=1 h_q=64 s_k=8192 ") != NULL,
               "bench mla checks and times the issue's memory-bound row");
 
     snprintf(args, sizeof args, "mla --batch 16 --sq 2 --hq 128 --sk 1000 --varlen --causal "
              "--budget-ms 20 --json %s/m.json", dir);
-    rc = bench(args);
-    out = slurp("out");
-    fputs(slurp("err"), stdout);
-    fputs(out, stdout);
+    rc = bench_echo(args, &out);
     GPU_CHECK(rc == 0 && strstr(out, "mla b=16 s_q=2 h_q=128 s_k=1000 varlen causal") != NULL,
               "bench mla runs a varlen causal problem");
     GPU_CHECK(strstr(slurp("m.json"), "\"tbps\": ") != NULL, "the JSON record has TB/s");
@@ -185,18 +183,13 @@ int main(void)
     GPU_CHECK(strstr(slurp("mla.svg"), ">qk<") != NULL && strstr(slurp("mla.svg"), ">load pair<"),
               "the MLA timeline has the consumers' and the producer's spans");
 
-    rc = bench("mla --batch 8 --sq 2 --hq 64 --sk 700 --varlen --causal --dtype fp16 --budget-ms 20");
-    out = slurp("out");
-    fputs(slurp("err"), stdout);
-    fputs(out, stdout);
+    rc = bench_echo("mla --batch 8 --sq 2 --hq 64 --sk 700 --varlen --causal --dtype fp16 "
+                    "--budget-ms 20", &out);
     GPU_CHECK(rc == 0 && strstr(out, "mla b=8 s_q=2 h_q=64 s_k=700 varlen causal fp16 ") != NULL,
               "bench mla --dtype fp16 checks and times the float16 decode");
 
-    rc = bench("mla --batch 8 --sk 700 --budget-ms 20 --variant - --variant STAGES=2 "
-               "--variant fast-math --lineinfo");
-    out = slurp("out");
-    fputs(slurp("err"), stdout);
-    fputs(out, stdout);
+    rc = bench_echo("mla --batch 8 --sk 700 --budget-ms 20 --variant - --variant STAGES=2 "
+               "--variant fast-math --lineinfo", &out);
     GPU_CHECK(rc == 0 && strstr(out, "mla b=8 s_q=1 h_q=64 s_k=700 [-] ") != NULL &&
                   strstr(out, "mla b=8 s_q=1 h_q=64 s_k=700 [STAGES=2] ") != NULL &&
                   strstr(out, "mla b=8 s_q=1 h_q=64 s_k=700 [fast-math] ") != NULL,
@@ -218,19 +211,13 @@ int main(void)
               "a wrong MLA kernel is refused");
     GPU_CHECK(slurp("out")[0] == 0, "no number is reported for a wrong MLA kernel");
 
-    rc = bench("mla --topk 2048 --budget-ms 50");
-    out = slurp("out");
-    fputs(slurp("err"), stdout);
-    fputs(out, stdout);
+    rc = bench_echo("mla --topk 2048 --budget-ms 50", &out);
     GPU_CHECK(rc == 0 && strstr(out, "mla sparse b=128 s_q=2 h_q=128 topk=2048 s_k=32768 ") != NULL,
               "bench mla --topk checks and times the issue's sparse row");
 
     snprintf(args, sizeof args, "mla --topk 300 --batch 9 --sq 1 --hq 64 --sk 200 --sink "
              "--budget-ms 20 --json %s/s.json", dir);
-    rc = bench(args);
-    out = slurp("out");
-    fputs(slurp("err"), stdout);
-    fputs(out, stdout);
+    rc = bench_echo(args, &out);
     GPU_CHECK(rc == 0 && strstr(out, "mla sparse b=9 s_q=1 h_q=64 topk=300 s_k=200 sink ") != NULL,
               "bench mla --topk runs a small problem with the sink and padded lists");
     GPU_CHECK(strstr(slurp("s.json"), "\"tbps\": ") != NULL, "the sparse JSON record has TB/s");
@@ -249,19 +236,13 @@ int main(void)
     if (flashmla && *flashmla) {
         snprintf(args, sizeof args, "mla --batch 8 --sq 2 --hq 128 --sk 700 --varlen --causal "
                  "--budget-ms 20 --flashmla '%s' --json %s/f.json", flashmla, dir);
-        rc = bench(args);
-        out = slurp("out");
-        fputs(slurp("err"), stdout);
-        fputs(out, stdout);
+        rc = bench_echo(args, &out);
         GPU_CHECK(rc == 0 && strstr(out, "FlashMLA ms") != NULL &&
                       strstr(slurp("f.json"), "\"flashmla\": {") != NULL,
                   "bench mla --flashmla checks and times FlashMLA's dense decode beside tirx");
         snprintf(args, sizeof args, "mla --topk 320 --batch 9 --sq 2 --hq 64 --sk 200 --sink "
                  "--budget-ms 20 --flashmla '%s'", flashmla);
-        rc = bench(args);
-        out = slurp("out");
-        fputs(slurp("err"), stdout);
-        fputs(out, stdout);
+        rc = bench_echo(args, &out);
         GPU_CHECK(rc == 0 && strstr(out, "FlashMLA ms") != NULL,
                   "bench mla --topk --flashmla checks and times FlashMLA's sparse decode");
     } else {
