@@ -300,7 +300,8 @@ static int gemm_time(BenchSession *s, Gemm *g, BenchRow *row)
         return rc;
     CublasRun r = {g->cublas, &g->a, &g->b, &g->ref};
     row->has_baseline = true;
-    snprintf(row->baseline_detail, sizeof row->baseline_detail, "%s", tirx_cublas_gemm_describe(g->cublas));
+    snprintf(row->baseline_detail, sizeof row->baseline_detail, "%s",
+             tirx_cublas_gemm_describe(g->cublas));
     return bench_time_it(s, "cuBLAS", launch_cublas, &r, &row->baseline);
 }
 

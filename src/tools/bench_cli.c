@@ -419,7 +419,8 @@ static int check_gemm(BenchConfig *c)
 static int mla_define(const BenchConfig *c, const char *how, const char *name, size_t n)
 {
     bool sparse = c->mla_problem.topk > 0;
-    const char *own = sparse ? "ATTN_SINK" : "CAUSAL", *set[] = {"S_Q", "H_Q", own, "NUM_SMS", "DTYPE"};
+    const char *own = sparse ? "ATTN_SINK" : "CAUSAL";
+    const char *set[] = {"S_Q", "H_Q", own, "NUM_SMS", "DTYPE"}; /* DTYPE: dense only */
     for (int k = 0; k < (sparse ? 4 : 5); k++)
         if (strlen(set[k]) == n && !strncmp(name, set[k], n))
             return usage_error("mla: %s %s is set from --sq, --hq, %s and the GPU", how, set[k],

@@ -300,7 +300,8 @@ static void svg_bar(FILE *f, const Chart *c, double x, double v, const char *cls
 static void svg_group(FILE *f, const Chart *c, const BenchRow *w, int i)
 {
     double x = SVG_LEFT + i * SVG_GROUP_W + (SVG_GROUP_W - 2 * SVG_BAR_W) / 2.0;
-    double vt = chart_value(c, w, &w->tirx), vc = w->has_baseline ? chart_value(c, w, &w->baseline) : 0;
+    double vt = chart_value(c, w, &w->tirx);
+    double vc = w->has_baseline ? chart_value(c, w, &w->baseline) : 0;
     svg_bar(f, c, x, vt, "tirx", "tirx");
     if (w->has_baseline) {
         svg_bar(f, c, x + SVG_BAR_W, vc, "cublas", "cuBLAS");

@@ -382,10 +382,12 @@ static int mla_decode_test(OpGpuNeed need, const char *why, const char *kernel, 
      * random length, the block table's width (0: wide enough), float16 */
     typedef struct { int b, s_q, h_q, nedge, max, cap; bool f16; } Case;
     const Case gpu_cases[] = {
-        {8, 1, 16, 8, 4096, 0, false}, {8, 1, 64, 4, 2000, 0, false}, {8, 1, 128, 8, 1500, 0, false},
-        {8, 2, 16, 4, 3000, 0, false}, {8, 2, 64, 8, 1000, 0, false}, {8, 2, 128, 4, 700, 0, false},
-        {37, 1, 128, 8, 300, 0, false}, {2, 1, 64, 0, 20000, 0, false}, {3, 2, 128, 1, 9000, 0, false},
-        {6, 2, 64, 4, 3000, 20, false}, {8, 2, 64, 8, 1000, 0, true}, {8, 1, 128, 4, 1500, 0, true},
+        {8, 1, 16, 8, 4096, 0, false},  {8, 1, 64, 4, 2000, 0, false},
+        {8, 1, 128, 8, 1500, 0, false}, {8, 2, 16, 4, 3000, 0, false},
+        {8, 2, 64, 8, 1000, 0, false},  {8, 2, 128, 4, 700, 0, false},
+        {37, 1, 128, 8, 300, 0, false}, {2, 1, 64, 0, 20000, 0, false},
+        {3, 2, 128, 1, 9000, 0, false}, {6, 2, 64, 4, 3000, 20, false},
+        {8, 2, 64, 8, 1000, 0, true},   {8, 1, 128, 4, 1500, 0, true},
     };
     /* split requests, parts holding several requests, causal s_q 2, a clamped table,
      * two and four CTAs of 64 query rows per part, an empty request, parts with
