@@ -50,6 +50,10 @@ static IrExpr *layout_int(El *E, const ScVal *v, const char *what)
         el_error(E, TX_E_LAYOUT, v->span, "%s must be an integer", what);
         return NULL;
     }
+    /* layout arithmetic is int32 or wider: a narrower integer (an int16 parameter) is widened,
+     * as the offsets it joins are */
+    if (e && e->dtype.bits < 32)
+        e = ar_cast(E->a, IR_INT32, e, v->span);
     return e;
 }
 
