@@ -67,6 +67,10 @@ void ps_set_funcs(IrModule *m, IrFunc **funcs, int n);
  * reporting an error. */
 IrStmt *ps_lower_scope_ids(TxArena *a, TxDiags *diags, TxSpan span, IrStmt *body);
 
+/* A break or continue of the loop whose body this is (not of a loop nested
+ * in it): such a loop cannot be unrolled or removed. */
+bool ps_body_jumps(const IrStmt *body);
+
 /* The statement's span, else the function's (for diagnostics). */
 TxSpan ps_span(const IrStmt *s, const IrFunc *f);
 /* A variable's printed name. */

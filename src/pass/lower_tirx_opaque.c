@@ -4,8 +4,8 @@
  *    function with scope ids but no marker is one device region.
  *  - thread_binding loops become thread_extent attrs on their variable (a
  *    non-zero min is added back where the variable is used).
- *  - A loop of extent 1 without annotations is removed, its variable
- *    replaced by the loop's min.
+ *  - A loop of extent 1 without annotations (and without a break or
+ *    continue of its own) is removed, its variable replaced by the loop's min.
  * (reference: layout_passes.md §3.2 "Scope-id defs", §3.4) */
 #include "internal.h"
 
@@ -55,7 +55,8 @@ static IrStmt *lower_thread_binding(IrMutator *mu, IrStmt *s)
 static bool is_unit_loop(const IrStmt *s)
 {
     int64_t ext;
-    return s->u.loop.nannot == 0 && ps_const_int(s->u.loop.extent, &ext) && ext == 1;
+    return s->u.loop.nannot == 0 && ps_const_int(s->u.loop.extent, &ext) && ext == 1 &&
+           !ps_body_jumps(s->u.loop.body);
 }
 
 static IrStmt *opaque_hook(IrMutator *mu, IrStmt *s)

@@ -1,8 +1,9 @@
 /* UnrollLoop: a `T.unroll` loop with a constant extent becomes its body
  * repeated with the loop variable replaced by min + k*step (each copy's own
  * definitions get fresh identities); extent 0 leaves nothing. Loops whose
- * unrolled form would exceed MAX_UNROLLED statements, and loops with a
- * non-constant extent, stay `unroll` loops for the CUDA compiler
+ * unrolled form would exceed MAX_UNROLLED statements, loops with a
+ * non-constant extent, and loops with a break or continue of their own
+ * stay `unroll` loops for the CUDA compiler
  * (`#pragma unroll`). Nested unroll loops unroll inside out.
  * (reference: layout_passes.md §3.6, explicit_unroll) */
 #include "internal.h"
@@ -46,7 +47,7 @@ static IrStmt *unroll_hook(IrMutator *mu, IrStmt *s)
     IrStmt *body = ir_mutate_stmt(mu, s->u.loop.body);
     int64_t extent;
     if (ps_const_int(s->u.loop.extent, &extent) && extent >= 0 &&
-        extent * stmt_count(body) <= MAX_UNROLLED)
+        extent * stmt_count(body) <= MAX_UNROLLED && !ps_body_jumps(body))
         return unroll(mu, s, body, extent);
     if (body == s->u.loop.body)
         return s;

@@ -198,6 +198,29 @@ void ps_set_funcs(IrModule *m, IrFunc **funcs, int n)
     m->nfuncs = n;
 }
 
+static bool jump_stmt(IrVisitor *v, const IrStmt *s)
+{
+    bool *found = v->ctx;
+    *found |= s->kind == IR_S_BREAK || s->kind == IR_S_CONTINUE;
+    return !*found && s->kind != IR_S_FOR && s->kind != IR_S_WHILE;
+}
+
+static bool jump_expr(IrVisitor *v, const IrExpr *e)
+{
+    bool *found = v->ctx;
+    *found |= e->kind == IR_E_CALL &&
+              (e->u.call.op == IR_OP_BREAK_LOOP || e->u.call.op == IR_OP_CONTINUE_LOOP);
+    return !*found;
+}
+
+bool ps_body_jumps(const IrStmt *body)
+{
+    bool found = false;
+    IrVisitor v = {.ctx = &found, .stmt = jump_stmt, .expr = jump_expr};
+    ir_visit_stmt(&v, body);
+    return found;
+}
+
 TxSpan ps_span(const IrStmt *s, const IrFunc *f)
 {
     return s && s->span.src ? s->span : f->span;

@@ -170,6 +170,11 @@ static bool int_option(El *E, const ScVal *v, int dflt, int *out, const char *wh
     int64_t x;
     if (!el_int_const(E, v, &x, what))
         return false;
+    if (x > INT32_MAX) {
+        el_error(E, TX_E_BUFFER, v->span, "%s must be at most %d, got %lld", what, INT32_MAX,
+                 (long long)x);
+        return false;
+    }
     *out = x <= 0 ? dflt : (int)x;
     return true;
 }

@@ -179,6 +179,11 @@ static ScVal smem_alloc(El *E, ScPool *p, ScArgs *args)
         (sv_given(&b.v[4]) && !el_int_const(E, &b.v[4], &align, "align")) ||
         !shape_elems(E, &b.v[0], "a pool allocation's shape", &elems, &ndim, dims))
         return sv_error();
+    if (align > INT32_MAX) {
+        el_error(E, TX_E_POOL, b.v[4].span, "%s: align must be at most %d, got %lld", args->fname,
+                 INT32_MAX, (long long)align);
+        return sv_error();
+    }
     int64_t bits = (int64_t)t.bits * t.lanes;
     if (bits <= 0) {
         el_error(E, TX_E_POOL, b.v[1].span, "%s needs an element dtype, not void", args->fname);
