@@ -253,8 +253,9 @@ static int deepest_common_frame(Printer *P, const PrVar *v)
 int pr_free_def_frame(Printer *P, const IrExpr *var)
 {
     int f = deepest_common_frame(P, pr_var(P, var));
-    /* a definition inside a loop would come after the header that uses it */
-    while (f > 0 && P->frames.items[f].in_header)
+    /* a definition inside a loop would come after the header that uses it,
+     * one inside a lambda would be dropped */
+    while (f > 0 && (P->frames.items[f].in_header || P->frames.items[f].is_lambda))
         f--;
     return f;
 }

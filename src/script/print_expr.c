@@ -370,6 +370,7 @@ static void print_tuple(Printer *P, const IrExpr *list, TxBuf *out)
 static void print_lambda(Printer *P, const IrExpr *e, TxBuf *out)
 {
     pr_frame_open(P, e);
+    P->frames.items[pr_top(P)].is_lambda = true;
     tx_buf_puts(out, "lambda ");
     for (int i = 0; i < e->u.lambda.n; i++) {
         if (i)

@@ -55,6 +55,7 @@ typedef struct PrFrame {
     const void *tir;    /* the IR node whose body this is */
     bool concise;       /* a sole AttrStmt may print flat (concise scoping) */
     bool in_header;     /* its loop header is being printed */
+    bool is_lambda;     /* a lambda's: printed inline, its definitions dropped */
     TX_VEC(char *) stmts;
 } PrFrame;
 
