@@ -138,6 +138,7 @@ typedef struct BinInfo {
     const char *sugar; /* NULL: always a call */
     const char *call;
     int prec;
+    const char *node;  /* a call's node constructor, where the call would fold */
 } BinInfo;
 
 static const BinInfo bin_info[] = {
@@ -145,11 +146,11 @@ static const BinInfo bin_info[] = {
     [IR_E_SUB] = {"-", "Sub", PR_PREC_ADD},
     [IR_E_MUL] = {"*", "Mul", PR_PREC_MUL},
     [IR_E_DIV] = {"/", "Div", PR_PREC_MUL},
-    [IR_E_MOD] = {NULL, "truncmod", 0},
+    [IR_E_MOD] = {NULL, "truncmod", 0, "Mod"},
     [IR_E_FLOORDIV] = {"//", "FloorDiv", PR_PREC_MUL},
     [IR_E_FLOORMOD] = {"%", "FloorMod", PR_PREC_MUL},
-    [IR_E_MIN] = {NULL, "min", 0},
-    [IR_E_MAX] = {NULL, "max", 0},
+    [IR_E_MIN] = {NULL, "min", 0, "Min"},
+    [IR_E_MAX] = {NULL, "max", 0, "Max"},
     [IR_E_EQ] = {"==", "EQ", PR_PREC_CMP},
     [IR_E_NE] = {"!=", "NE", PR_PREC_CMP},
     [IR_E_LT] = {"<", "LT", PR_PREC_CMP},
@@ -239,11 +240,23 @@ static void print_call2(Printer *P, const char *name, const IrExpr *a, const IrE
     tx_buf_putc(out, ')');
 }
 
+/* T.truncmod, T.min and T.max fold (x % 1, min(x, x), constants) as the
+ * reference's operators do: a node they would fold prints as its
+ * constructor (T.Mod, T.Min, T.Max), which reparses as the node. */
+static bool call_folds(Printer *P, const IrExpr *e)
+{
+    const IrExpr *a = e->u.op.a, *b = e->u.op.b;
+    if (!bin_info[e->kind].node || !ir_dtype_eq(a->dtype, b->dtype))
+        return false;
+    const char *err = NULL;
+    return ar_fold_binary(&P->arena, e->kind, (IrExpr *)a, (IrExpr *)b, &err) || err;
+}
+
 static void print_binary(Printer *P, const IrExpr *e, TxBuf *out)
 {
     const BinInfo *bi = &bin_info[e->kind];
     if (!binary_sugar(e)) {
-        print_call2(P, bi->call, e->u.op.a, e->u.op.b, out);
+        print_call2(P, call_folds(P, e) ? bi->node : bi->call, e->u.op.a, e->u.op.b, out);
         return;
     }
     /* `(a < b) == c`: Python would read `a < b == c` as a chained comparison
