@@ -290,6 +290,7 @@ typedef struct El {
     int64_t macro_stmts; /* statements elaborated inside macro expansions */
     bool macro_over;     /* macro_stmts passed SC_MAX_MACRO_STMTS (reported once) */
     bool errors_over;    /* SC_MAX_ERRORS reached: no statement is elaborated after it */
+    uint64_t built_bytes; /* built by '+' on constant strings, tuples and lists (bounded) */
     ScVal macro_ret;
     bool returned;
     /* the number of assignment targets of the statement being elaborated (for

@@ -787,10 +787,12 @@ static ScVal python_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
     return sv_error();
 }
 
-/* The largest string and tuple or list a constant expression may build: sizes
- * stay far from overflow and memory stays bounded. */
+/* The largest string and tuple or list a constant expression may build, and
+ * the most bytes all of a module's concatenations may build: sizes stay far
+ * from overflow and memory stays bounded. */
 #define SC_MAX_STR_BYTES ((uint64_t)64 << 20)
 #define SC_MAX_SEQ_ITEMS ((uint64_t)1 << 20)
+#define SC_MAX_BUILT_BYTES ((uint64_t)256 << 20)
 
 static ScVal concat(El *E, ScVal a, ScVal b, TxSpan sp)
 {
@@ -803,6 +805,14 @@ static ScVal concat(El *E, ScVal a, ScVal b, TxSpan sp)
                  (unsigned long long)(str ? SC_MAX_STR_BYTES : SC_MAX_SEQ_ITEMS));
         return sv_error();
     }
+    uint64_t bytes = str ? n + 1 : n * sizeof(ScVal);
+    if (E->built_bytes + bytes > SC_MAX_BUILT_BYTES) {
+        el_error(E, TX_E_VALUE, sp,
+                 "'+' would take the module's concatenated constants past %llu bytes",
+                 (unsigned long long)SC_MAX_BUILT_BYTES);
+        return sv_error();
+    }
+    E->built_bytes += bytes;
     if (str) {
         char *s = tx_arena_alloc(E->a, a.u.str.n + b.u.str.n + 1);
         memcpy(s, a.u.str.s, a.u.str.n);
