@@ -851,11 +851,13 @@ IrExpr *el_call_node(El *E, IrOp op, IrDType t, IrExpr **args, int n, TxSpan sp)
 }
 
 /* a & b, a | b, a ^ b, a << b, a >> b on PrimExprs: calls of the bitwise ops,
- * a Python int taking the other operand's dtype, folded on index constants. */
+ * a Python int taking the other operand's dtype, folded on index constants.
+ * A literal above INT64_MAX is a uint64 constant here, as in arithmetic (so
+ * that two of them never leave both operands without a dtype). */
 static ScVal bitwise(El *E, int op, ScVal a, ScVal b, TxSpan sp)
 {
-    IrExpr *x = a.kind == SV_INT ? NULL : el_prim(E, &a, "an operand");
-    IrExpr *y = b.kind == SV_INT ? NULL : el_prim(E, &b, "an operand");
+    IrExpr *x = a.kind == SV_INT && !a.big ? NULL : el_prim(E, &a, "an operand");
+    IrExpr *y = b.kind == SV_INT && !b.big ? NULL : el_prim(E, &b, "an operand");
     if ((!x && a.kind != SV_INT) || (!y && b.kind != SV_INT))
         return sv_error();
     if (!x)
