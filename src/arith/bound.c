@@ -340,8 +340,9 @@ static ArIval bound_binary(const ArCtx *c, const Env *env, const IrExpr *e, int 
 static ArIval bound(const ArCtx *c, const Env *env, const IrExpr *e, int depth)
 {
     int64_t v;
+    /* a uint64 constant past INT64_MAX has no interval in int64 */
     if (ar_const_int(e, &v))
-        return ival(v, v);
+        return e->dtype.code == IR_DT_UINT && v < 0 ? everything() : ival(v, v);
     if (depth > 64 || !(ir_dtype_is_int(e->dtype) || e->dtype.code == IR_DT_BOOL) ||
         e->dtype.lanes != 1)
         return everything();

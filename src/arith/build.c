@@ -193,7 +193,7 @@ IrExpr *ar_bitwise(TxArena *a, IrOp op, IrExpr *x, IrExpr *y)
     int64_t u = 0, v = 0;
     bool cx = ar_const_int(x, &u), cy = ar_const_int(y, &v);
     if (cx && cy)
-        return typed_int(a, result_type(x, y), ar_bit_fold(op, u, v));
+        return typed_int(a, result_type(x, y), ar_bit_fold(result_type(x, y), op, u, v));
     bool shift = op == IR_OP_SHIFT_LEFT || op == IR_OP_SHIFT_RIGHT;
     bool and_ = op == IR_OP_BITWISE_AND;
     if (cy && v == 0 && !and_)

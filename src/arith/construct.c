@@ -178,6 +178,28 @@ static IrExpr *fold_int_pair(TxArena *a, IrExprKind k, IrDType t, int64_t x, int
 {
     uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
     int64_t r;
+    /* uint64 values past INT64_MAX are stored as negative int64 bit patterns:
+     * their quotients, remainders, minima, maxima and orders are the unsigned ones */
+    if (t.code == IR_DT_UINT && t.bits == 64 && (x < 0 || y < 0)) {
+        switch (k) {
+        case IR_E_DIV: case IR_E_MOD: case IR_E_FLOORDIV: case IR_E_FLOORMOD:
+            if (uy == 0) {
+                *err = "division by zero";
+                return NULL;
+            }
+            r = (int64_t)(k == IR_E_DIV || k == IR_E_FLOORDIV ? ux / uy : ux % uy);
+            return ir_int(a, t, r, (TxSpan){0});
+        case IR_E_MIN: return ir_int(a, t, (int64_t)(ux < uy ? ux : uy), (TxSpan){0});
+        case IR_E_MAX: return ir_int(a, t, (int64_t)(ux > uy ? ux : uy), (TxSpan){0});
+        case IR_E_EQ: return bool_const(a, ux == uy);
+        case IR_E_NE: return bool_const(a, ux != uy);
+        case IR_E_LT: return bool_const(a, ux < uy);
+        case IR_E_LE: return bool_const(a, ux <= uy);
+        case IR_E_GT: return bool_const(a, ux > uy);
+        case IR_E_GE: return bool_const(a, ux >= uy);
+        default: break; /* + - * wrap the same either way */
+        }
+    }
     switch (k) {
     case IR_E_ADD: case IR_E_SUB: case IR_E_MUL:
         if (t.code == IR_DT_INT && t.bits == 64 && !ar_eval_binary(k, x, y, &r)) {

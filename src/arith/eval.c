@@ -28,7 +28,7 @@ static bool eval_call(const IrExpr *e, const Env *env, int64_t *out)
     if (ar_is_bitwise(k->op) && k->nargs == 2) {
         if (!eval(k->args[0], env, &u) || !eval(k->args[1], env, &v))
             return false;
-        return *out = ar_bit_fold(k->op, u, v), true;
+        return *out = ar_bit_fold(e->dtype, k->op, u, v), true;
     }
     switch (k->op) {
     case IR_OP_BITWISE_NOT:

@@ -109,8 +109,10 @@ bool ar_eval_binary(IrExprKind k, int64_t a, int64_t b, int64_t *out)
     return true;
 }
 
-int64_t ar_bit_fold(IrOp op, int64_t u, int64_t v)
+int64_t ar_bit_fold(IrDType t, IrOp op, int64_t u, int64_t v)
 {
+    if (op == IR_OP_SHIFT_RIGHT && t.code == IR_DT_UINT) /* logical: a uint64 may be negative here */
+        return (int64_t)((uint64_t)u >> (v & 63));
     switch (op) {
     case IR_OP_BITWISE_AND: return u & v;
     case IR_OP_BITWISE_OR: return u | v;

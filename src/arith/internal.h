@@ -7,7 +7,7 @@
 #include "arith.h"
 
 /* u op v for the five binary bitwise ops (shift counts taken mod 64). */
-int64_t ar_bit_fold(IrOp op, int64_t u, int64_t v);
+int64_t ar_bit_fold(IrDType t, IrOp op, int64_t u, int64_t v);
 bool ar_is_bitwise(IrOp op);
 
 

@@ -420,7 +420,7 @@ static IrExpr *fold_bitwise(ArCtx *c, IrExpr *e, IrExpr *x, IrExpr *y)
     if (!ir_dtype_is_int(e->dtype) || e->dtype.lanes != 1)
         return NULL;
     if (cx && cy && (!shift || (v >= 0 && v < e->dtype.bits)))
-        return ir_int(c->arena, e->dtype, ar_wrap_int(e->dtype, ar_bit_fold(op, u, v)), (TxSpan){0});
+        return ir_int(c->arena, e->dtype, ar_wrap_int(e->dtype, ar_bit_fold(e->dtype, op, u, v)), (TxSpan){0});
     if (cy && v == 0 && op != IR_OP_BITWISE_AND && ir_dtype_eq(x->dtype, e->dtype))
         return x;
     if ((cy && v == 0 && op == IR_OP_BITWISE_AND) || (cx && u == 0 && (shift || op == IR_OP_BITWISE_AND)))
