@@ -170,6 +170,21 @@ static bool is_index_type(IrDType t)
 
 static IrExpr *bool_const(TxArena *a, bool v) { return ir_int(a, IR_BOOL, v, (TxSpan){0}); }
 
+/* A comparison k of two constants from how they order (none of lt, eq, gt
+ * for an unordered pair: a NaN); NULL when k is no comparison. */
+static IrExpr *fold_order(TxArena *a, IrExprKind k, bool lt, bool eq, bool gt)
+{
+    switch (k) {
+    case IR_E_EQ: return bool_const(a, eq);
+    case IR_E_NE: return bool_const(a, !eq);
+    case IR_E_LT: return bool_const(a, lt);
+    case IR_E_LE: return bool_const(a, lt || eq);
+    case IR_E_GT: return bool_const(a, gt);
+    case IR_E_GE: return bool_const(a, gt || eq);
+    default: return NULL;
+    }
+}
+
 /* Integer folds wrap to the dtype, except that an int64 result that does not
  * fit is an error (as a literal that does not fit its dtype is); so is a zero
  * divisor. */
@@ -191,13 +206,8 @@ static IrExpr *fold_int_pair(TxArena *a, IrExprKind k, IrDType t, int64_t x, int
             return ir_int(a, t, r, (TxSpan){0});
         case IR_E_MIN: return ir_int(a, t, (int64_t)(ux < uy ? ux : uy), (TxSpan){0});
         case IR_E_MAX: return ir_int(a, t, (int64_t)(ux > uy ? ux : uy), (TxSpan){0});
-        case IR_E_EQ: return bool_const(a, ux == uy);
-        case IR_E_NE: return bool_const(a, ux != uy);
-        case IR_E_LT: return bool_const(a, ux < uy);
-        case IR_E_LE: return bool_const(a, ux <= uy);
-        case IR_E_GT: return bool_const(a, ux > uy);
-        case IR_E_GE: return bool_const(a, ux >= uy);
-        default: break; /* + - * wrap the same either way */
+        case IR_E_ADD: case IR_E_SUB: case IR_E_MUL: break; /* they wrap the same either way */
+        default: return fold_order(a, k, ux < uy, ux == uy, ux > uy);
         }
     }
     switch (k) {
@@ -265,13 +275,7 @@ static IrExpr *fold_float_pair(TxArena *a, IrExprKind k, IrDType t, double x, do
         return float_result(a, t, float_op(k, t, x, y));
     case IR_E_MIN: return ir_float(a, t, x < y ? x : y, (TxSpan){0});
     case IR_E_MAX: return ir_float(a, t, x > y ? x : y, (TxSpan){0});
-    case IR_E_EQ: return bool_const(a, x == y);
-    case IR_E_NE: return bool_const(a, x != y);
-    case IR_E_LT: return bool_const(a, x < y);
-    case IR_E_LE: return bool_const(a, x <= y);
-    case IR_E_GT: return bool_const(a, x > y);
-    case IR_E_GE: return bool_const(a, x >= y);
-    default: return NULL;
+    default: return fold_order(a, k, x < y, x == y, x > y);
     }
 }
 
