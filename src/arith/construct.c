@@ -44,6 +44,8 @@ IrExpr *ar_make_float(TxArena *a, IrDType t, double v, TxSpan sp)
 
 static IrExpr *const_like(TxArena *a, IrDType t, const IrExpr *c, TxSpan sp)
 {
+    if (c->kind == IR_E_INT && ir_dtype_is_float(t))
+        return ar_make_float(a, t, ar_int_to_double(c), sp);
     return c->kind == IR_E_INT ? ar_make_int(a, t, c->u.int_val, sp)
                                : ar_make_float(a, t, c->u.float_val, sp);
 }

@@ -65,6 +65,11 @@ void ar_dtype_range(IrDType t, int64_t *lo, int64_t *hi)
     }
 }
 
+double ar_int_to_double(const IrExpr *c)
+{
+    return c->dtype.code == IR_DT_UINT ? (double)(uint64_t)c->u.int_val : (double)c->u.int_val;
+}
+
 int64_t ar_floordiv64(int64_t a, int64_t b)
 {
     int64_t q = a / b, r = a % b;

@@ -307,7 +307,7 @@ static IrExpr *fold_cast(ArCtx *c, IrDType t, const IrExpr *x)
     if (x->kind == IR_E_INT && to_int)
         return ir_int(c->arena, t, ar_wrap_int(t, x->u.int_val), (TxSpan){0});
     if (x->kind == IR_E_INT && (t.code == IR_DT_FLOAT && (t.bits == 32 || t.bits == 64)))
-        return ir_float(c->arena, t, (double)x->u.int_val, (TxSpan){0});
+        return ir_float(c->arena, t, ar_int_to_double(x), (TxSpan){0});
     if (x->kind == IR_E_FLOAT && float_exact(x->dtype, x->u.float_val) &&
         float_exact(t, x->u.float_val))
         return ir_float(c->arena, t, x->u.float_val, (TxSpan){0});
