@@ -124,6 +124,18 @@ static IrExpr *coerce_address(El *E, const ScVal *v, const char *space)
     return e;
 }
 
+/* A register or pointer operand, or the predicate: any PrimExpr but a string,
+ * which the printed form would read back as a slot token. */
+static IrExpr *operand_prim(El *E, const ScVal *v, const char *what)
+{
+    IrExpr *e = el_prim(E, v, what);
+    if (e && e->kind == IR_E_STR) {
+        el_error(E, TX_E_TYPE, v->span, "%s cannot be a string", what);
+        return NULL;
+    }
+    return e;
+}
+
 static IrExpr *coerce_operand(El *E, const IrPtxOperand *op, const PtxOperandVal *o)
 {
     const ScVal *v = &o->v;
@@ -135,13 +147,13 @@ static IrExpr *coerce_operand(El *E, const IrPtxOperand *op, const PtxOperandVal
         return ir_int(E->a, IR_INT32, x, v->span);
     }
     case IR_PTX_OPND_ADDR: return coerce_address(E, v, op->space);
-    case IR_PTX_OPND_PTR: return el_prim(E, v, "a PTX pointer operand");
+    case IR_PTX_OPND_PTR: return operand_prim(E, v, "a PTX pointer operand");
     default:
         if (op->type && !strcmp(op->type, "pred") && op->rw == 'r')
             return coerce_pred_reg(E, o);
         if (v->kind == SV_INT || v->kind == SV_FLOAT || v->kind == SV_BOOL)
             return el_prim_as(E, v, token_dtype(op->type), "a PTX operand");
-        return el_prim(E, v, "a PTX operand");
+        return operand_prim(E, v, "a PTX operand");
     }
 }
 
@@ -192,7 +204,7 @@ static ScVal emit_ptx(El *E, const IrPtxResolved *res, PtxCall *c, TxSpan sp)
         }
     if (sv_given(&c->pred)) {
         IrExpr *p = c->pred.kind == SV_BOOL ? ir_int(E->a, IR_BOOL, c->pred.u.b, c->pred.span)
-                                            : el_prim(E, &c->pred, "pred");
+                                            : operand_prim(E, &c->pred, "pred");
         if (!p)
             return sv_error();
         args[nargs++] = p;
