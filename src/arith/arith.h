@@ -38,6 +38,10 @@ int64_t ar_floormod64(int64_t a, int64_t b);
 /* Exact int64 result of a binary node kind (+ - * / % // %% min max, the
  * comparisons, && ||) on constants; false on overflow or a zero divisor. */
 bool ar_eval_binary(IrExprKind k, int64_t a, int64_t b, int64_t *out);
+/* The same for operands of dtype t: uint64 ones (held as int64 bit patterns,
+ * negative past INT64_MAX) wrap and divide, order and compare as unsigned;
+ * false on a zero divisor, or as ar_eval_binary for any other t. */
+bool ar_eval_typed(IrDType t, IrExprKind k, int64_t a, int64_t b, int64_t *out);
 
 /* ---------------------------------------------------------------- construction (TVM) */
 /* make_const: an IntImm/FloatImm of t (a Broadcast for vector t). */

@@ -69,11 +69,13 @@ static bool const_rhs(const IrExpr *e, IrExprKind k, int64_t *v)
     return e->kind == k && ar_const_int(e->u.op.b, v);
 }
 
-/* Both literals: the folded value, or the plain node when int64 overflows. */
+/* Both literals: the folded value (unsigned for uint64), or the plain node
+ * when int64 overflows or the divisor is zero. */
 static IrExpr *fold_pair(TxArena *a, IrExprKind k, IrExpr *x, IrExpr *y, int64_t u, int64_t v)
 {
     int64_t r;
-    return ar_eval_binary(k, u, v, &r) ? typed_int(a, result_type(x, y), r) : node(a, k, x, y);
+    IrDType t = result_type(x, y);
+    return ar_eval_typed(t, k, u, v, &r) ? typed_int(a, t, r) : node(a, k, x, y);
 }
 
 IrExpr *ar_add(TxArena *a, IrExpr *x, IrExpr *y)
@@ -136,14 +138,12 @@ static bool scaled_by(const IrExpr *x, int64_t d, int64_t *k)
     return d > 0 && const_rhs(x, IR_E_MUL, k) && *k % d == 0;
 }
 
-static bool divisor_ok(int64_t u, int64_t v) { return v != 0 && !(v == -1 && u == INT64_MIN); }
-
 IrExpr *ar_floordiv(TxArena *a, IrExpr *x, IrExpr *y)
 {
     int64_t u = 0, v = 0, r;
     bool cx = ar_const_int(x, &u), cy = ar_const_int(y, &v);
-    if (cx && cy && divisor_ok(u, v))
-        return typed_int(a, result_type(x, y), ar_floordiv64(u, v));
+    if (cx && cy)
+        return fold_pair(a, IR_E_FLOORDIV, x, y, u, v);
     if ((cy && v == 1) || (cx && u == 0))
         return x;
     if (!cy && ar_expr_value_equal(x, y))
@@ -164,8 +164,8 @@ IrExpr *ar_floormod(TxArena *a, IrExpr *x, IrExpr *y)
 {
     int64_t u = 0, v = 0, lo, hi;
     bool cx = ar_const_int(x, &u), cy = ar_const_int(y, &v);
-    if (cx && cy && divisor_ok(u, v))
-        return typed_int(a, result_type(x, y), ar_floormod64(u, v));
+    if (cx && cy)
+        return fold_pair(a, IR_E_FLOORMOD, x, y, u, v);
     if ((cy && v == 1) || ar_divisible(x, y))
         return typed_int(a, result_type(x, y), 0);
     if (cy && v > 0 && const_rhs(x, IR_E_FLOORMOD, &u) && u > 0 && u % v == 0)

@@ -715,7 +715,7 @@ static ArSum *sum_of_division(ArCtx *c, IrExpr *e)
     ArSum *a = ar_sum_of(c, e->u.op.a);
     int64_t v, r;
     if (ar_const_int(d, &v) && is_const_sum(a) && (a->base >= 0 || !wraps(a)) &&
-        ar_eval_binary(k, a->base, v, &r))
+        ar_eval_typed(a->dtype, k, a->base, v, &r))
         return sum_const(c, e->dtype, r);
     if (k == IR_E_DIV || k == IR_E_MOD)
         return sum_of_trunc(c, k, a, d);

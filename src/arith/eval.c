@@ -58,7 +58,7 @@ static bool eval(const IrExpr *e, const Env *env, int64_t *out)
         return true;
     if (IR_E_IS_BINARY(e->kind))
         return eval(e->u.op.a, env, &u) && eval(e->u.op.b, env, &v) &&
-               ar_eval_binary(e->kind, u, v, out);
+               ar_eval_typed(e->u.op.a->dtype, e->kind, u, v, out);
     switch (e->kind) {
     case IR_E_VAR: return eval_var(e, env, out);
     case IR_E_NOT: return eval(e->u.op.a, env, &u) && (*out = !u, true);

@@ -114,6 +114,31 @@ bool ar_eval_binary(IrExprKind k, int64_t a, int64_t b, int64_t *out)
     return true;
 }
 
+bool ar_eval_typed(IrDType t, IrExprKind k, int64_t a, int64_t b, int64_t *out)
+{
+    if (t.code != IR_DT_UINT || t.bits != 64)
+        return ar_eval_binary(k, a, b, out);
+    /* values past INT64_MAX are held as negative bit patterns */
+    uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+    if (is_division(k) && ub == 0)
+        return false;
+    switch (k) {
+    case IR_E_ADD: *out = (int64_t)(ua + ub); break;
+    case IR_E_SUB: *out = (int64_t)(ua - ub); break;
+    case IR_E_MUL: *out = (int64_t)(ua * ub); break;
+    case IR_E_DIV: case IR_E_FLOORDIV: *out = (int64_t)(ua / ub); break;
+    case IR_E_MOD: case IR_E_FLOORMOD: *out = (int64_t)(ua % ub); break;
+    case IR_E_MIN: *out = (int64_t)(ua < ub ? ua : ub); break;
+    case IR_E_MAX: *out = (int64_t)(ua > ub ? ua : ub); break;
+    case IR_E_LT: *out = ua < ub; break;
+    case IR_E_LE: *out = ua <= ub; break;
+    case IR_E_GT: *out = ua > ub; break;
+    case IR_E_GE: *out = ua >= ub; break;
+    default: return ar_eval_binary(k, a, b, out); /* == != && || */
+    }
+    return true;
+}
+
 int64_t ar_bit_fold(IrDType t, IrOp op, int64_t u, int64_t v)
 {
     if (op == IR_OP_SHIFT_RIGHT && t.code == IR_DT_UINT) /* logical: a uint64 may be negative here */

@@ -392,6 +392,36 @@ static void test_unsigned_compare(void **state)
           {"s >= 0", "True"});
 }
 
+/* uint64 constants past INT64_MAX (held as negative int64 bit patterns) fold
+ * as unsigned in the index builders of the passes and in ar_eval. */
+static void test_uint64_past_int64(void **state)
+{
+    (void)state;
+    AtEnv *E = at_env("");
+    TxArena *a = &E->m->arena;
+    const uint64_t big = 11704183484514305827u;
+    IrExpr *x = ir_int(a, IR_UINT64, (int64_t)big, (TxSpan){0});
+    IrExpr *two = ir_int(a, IR_UINT64, 2, (TxSpan){0});
+    int64_t v;
+    assert_true(ar_const_int(ar_floordiv(a, x, two), &v));
+    assert_true((uint64_t)v == big / 2);
+    assert_true(ar_const_int(ar_floormod(a, x, two), &v));
+    assert_int_equal(v, 1);
+    assert_true(ar_const_int(ar_floordiv(a, two, x), &v));
+    assert_int_equal(v, 0);
+    assert_true(ar_const_int(ar_floormod(a, two, x), &v));
+    assert_int_equal(v, 2);
+    assert_true(ar_const_int(ar_add(a, x, x), &v)); /* wraps */
+    assert_true((uint64_t)v == big * 2);
+    IrExpr *q = ir_binary(a, IR_E_FLOORDIV, x, ir_int(a, IR_UINT64, 3, (TxSpan){0}), (TxSpan){0});
+    assert_true(ar_eval(q, NULL, NULL, 0, &v));
+    assert_true((uint64_t)v == big / 3);
+    IrExpr *lt = ir_binary(a, IR_E_LT, two, x, (TxSpan){0});
+    assert_true(ar_eval(lt, NULL, NULL, 0, &v));
+    assert_int_equal(v, 1);
+    at_env_free(E);
+}
+
 /* Symbolic loop ranges prove j < n for j in range(n) (one level). */
 static void test_symbolic_ranges(void **state)
 {
@@ -453,6 +483,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_affine_sums),
+        cmocka_unit_test(test_uint64_past_int64),
         cmocka_unit_test(test_div_mod),
         cmocka_unit_test(test_pass_vectors),
         cmocka_unit_test(test_symbolic),
