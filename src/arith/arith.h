@@ -30,7 +30,8 @@ bool ar_int_fits(IrDType t, int64_t v, bool big);
 int64_t ar_wrap_int(IrDType t, int64_t v);
 /* An integer constant's value as a double (a uint64 past INT64_MAX included). */
 double ar_int_to_double(const IrExpr *c);
-/* The value range of a scalar integer or bool dtype (uint64: [0, INT64_MAX]). */
+/* The value range of a scalar integer or bool dtype (uint64: [0, INT64_MAX],
+ * where the interval analysis reads INT64_MAX as no upper bound). */
 void ar_dtype_range(IrDType t, int64_t *lo, int64_t *hi);
 /* Floor division and modulo of int64 (b != 0, not INT64_MIN / -1). */
 int64_t ar_floordiv64(int64_t a, int64_t b);

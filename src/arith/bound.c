@@ -309,6 +309,10 @@ static ArIval bound_cast(const ArCtx *c, const Env *env, const IrExpr *e, int de
     if (!ir_dtype_is_int(x->dtype) && x->dtype.code != IR_DT_BOOL)
         return dtype_ival(e->dtype);
     ArIval r = bound(c, env, x, depth + 1);
+    /* a uint64 without an upper bound may pass INT64_MAX: a signed view of
+     * it may be negative */
+    if (x->dtype.code == IR_DT_UINT && x->dtype.bits == 64 && r.hi == AR_POS_INF)
+        return dtype_ival(e->dtype);
     int64_t lo, hi;
     ar_dtype_range(e->dtype, &lo, &hi);
     return r.lo >= lo && r.hi <= hi ? r : dtype_ival(e->dtype);

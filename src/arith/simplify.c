@@ -56,12 +56,20 @@ static IrExpr *simplify_index(ArCtx *c, IrExpr *e)
 
 /* The interval of a - b for index expressions: after cancellation for signed
  * ones; from the operands' own bounds for unsigned ones, whose ring
- * difference is not the integer difference. */
+ * difference is not the integer difference. A uint64 bound of AR_POS_INF is
+ * no bound (the value may pass INT64_MAX), not the value INT64_MAX it is for
+ * int64. */
 static ArIval difference(ArCtx *c, IrExpr *a, IrExpr *b)
 {
-    if (a->dtype.code == IR_DT_UINT)
-        return ar_ival_add(ar_ival(c, a), ar_ival_neg(ar_ival(c, b)));
-    return ar_sum_ival_deep(c, ar_sum_diff(c, a, b));
+    if (a->dtype.code != IR_DT_UINT)
+        return ar_sum_ival_deep(c, ar_sum_diff(c, a, b));
+    ArIval x = ar_ival(c, a), y = ar_ival(c, b);
+    ArIval d = ar_ival_add(x, ar_ival_neg(y));
+    if (a->dtype.bits == 64 && x.hi == AR_POS_INF)
+        d.hi = AR_POS_INF;
+    if (a->dtype.bits == 64 && y.hi == AR_POS_INF)
+        d.lo = AR_NEG_INF;
+    return d;
 }
 
 /* ---------------------------------------------------------------- assumptions */
