@@ -228,14 +228,15 @@ static ArIval dtype_ival(IrDType t)
 
 /* A signed result is assumed not to overflow (ar_bound clamps it to the
  * dtype's range at the end); an unsigned one that leaves [0, max] may have
- * wrapped, so it is unbounded. */
+ * wrapped, so it is unbounded. For uint64, whose max is past the intervals'
+ * reach, an open upper end is such a result (x + 5 may wrap to 0). */
 static ArIval fit_dtype(IrDType t, ArIval r)
 {
     int64_t lo, hi;
     if (t.code != IR_DT_UINT)
         return r;
     ar_dtype_range(t, &lo, &hi);
-    return r.lo < lo || r.hi > hi ? dtype_ival(t) : r;
+    return r.lo < lo || r.hi > hi || (t.bits == 64 && r.hi == AR_POS_INF) ? dtype_ival(t) : r;
 }
 
 static ArIval bound_var(const ArCtx *c, const Env *env, const IrExpr *e, int depth)

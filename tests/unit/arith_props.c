@@ -1,7 +1,7 @@
 /* Property tests of the arith simplifier: random integer expressions (sums,
  * scaled terms, floordiv/floormod by constants, nested splits, min/max,
  * select, comparisons, symbolic products) over ranged variables, in int32,
- * int64 and uint32. At random points inside the ranges the simplified form
+ * int64, uint32 and uint64 (values past INT64_MAX included). At random points inside the ranges the simplified form
  * must evaluate to the original's value (with the dtype's wraparound), the
  * bounds of both must contain it, the dtype must be kept, and simplifying
  * again must change nothing. The oracle is an evaluator of its own, not
@@ -37,9 +37,34 @@ typedef struct Point {
 
 static bool oracle(const IrExpr *e, const Point *p, int64_t *out);
 
+/* uint64 arithmetic, wrapping, on the int64 bit patterns of the values. */
+static bool oracle_u64(IrExprKind k, uint64_t a, uint64_t b, int64_t *out)
+{
+    switch (k) {
+    case IR_E_ADD: *out = (int64_t)(a + b); return true;
+    case IR_E_SUB: *out = (int64_t)(a - b); return true;
+    case IR_E_MUL: *out = (int64_t)(a * b); return true;
+    case IR_E_FLOORDIV: case IR_E_DIV: return b != 0 && (*out = (int64_t)(a / b), true);
+    case IR_E_FLOORMOD: case IR_E_MOD: return b != 0 && (*out = (int64_t)(a % b), true);
+    case IR_E_MIN: *out = (int64_t)(a < b ? a : b); return true;
+    case IR_E_MAX: *out = (int64_t)(a > b ? a : b); return true;
+    case IR_E_LT: *out = a < b; return true;
+    case IR_E_LE: *out = a <= b; return true;
+    case IR_E_GT: *out = a > b; return true;
+    case IR_E_GE: *out = a >= b; return true;
+    case IR_E_EQ: *out = a == b; return true;
+    case IR_E_NE: *out = a != b; return true;
+    default: return false;
+    }
+}
+
+static bool is_u64(IrDType t) { return t.code == IR_DT_UINT && t.bits == 64; }
+
 static bool oracle_binary(const IrExpr *e, int64_t a, int64_t b, int64_t *out)
 {
     bool is_uint = e->u.op.a->dtype.code == IR_DT_UINT;
+    if (is_u64(e->u.op.a->dtype) && e->kind != IR_E_AND && e->kind != IR_E_OR)
+        return oracle_u64(e->kind, (uint64_t)a, (uint64_t)b, out);
     switch (e->kind) {
     case IR_E_ADD: return !__builtin_add_overflow(a, b, out);
     case IR_E_SUB: return !__builtin_sub_overflow(a, b, out);
@@ -116,9 +141,21 @@ static IrExpr *node(Gen *g, IrExprKind k, IrExpr *x, IrExpr *y)
     return ir_binary(&g->E->m->arena, k, x, y, (TxSpan){0});
 }
 
+/* A uint64 value: small, about 2^63 or about 2^64 (a negative bit pattern). */
+static int64_t pick_u64(Rng *r)
+{
+    switch (next(r) % 3) {
+    case 0: return pick(r, 0, 1000);
+    case 1: return (int64_t)(((uint64_t)1 << 63) + (uint64_t)pick(r, -8, 8));
+    default: return -pick(r, 1, 1000);
+    }
+}
+
 static IrExpr *leaf(Gen *g)
 {
     Rng *r = g->rng;
+    if (next(r) % 4 == 0 && is_u64(g->t) && next(r) % 2)
+        return lit(g, pick_u64(r));
     if (next(r) % 4 == 0)
         return lit(g, g->wrapping ? pick(r, 0, 9) : pick(r, -9, 9));
     for (;;) {
@@ -189,14 +226,21 @@ static void random_point(Rng *r, const AtEnv *E, Point *p)
         if (v->bound_by >= 0)
             p->vals[i] = pick(r, v->lo, p->vals[v->bound_by] - 1);
         else
-            p->vals[i] = v->ranged ? pick(r, v->lo, v->hi) : is_uint ? pick(r, 0, 1000) : pick(r, -50, 50);
+            p->vals[i] = v->ranged                ? pick(r, v->lo, v->hi)
+                         : is_u64(v->var->dtype) ? pick_u64(r)
+                         : is_uint               ? pick(r, 0, 1000)
+                                                 : pick(r, -50, 50);
     }
 }
 
+/* For uint64 the values compare unsigned, and an upper bound of INT64_MAX
+ * is none. */
 static bool within(const ArCtx *c, const IrExpr *e, int64_t v)
 {
     int64_t lo, hi;
     ar_bound(c, e, &lo, &hi);
+    if (is_u64(e->dtype))
+        return (uint64_t)lo <= (uint64_t)v && (hi == INT64_MAX || (uint64_t)v <= (uint64_t)hi);
     return lo <= v && v <= hi;
 }
 
@@ -269,6 +313,13 @@ static void test_uint32(void **state)
     run("u:uint32[0,64) v:uint32[0,5) s:uint32", IR_UINT32, true, 0x94D049BB133111EBull, 2000, 3);
 }
 
+static void test_uint64(void **state)
+{
+    (void)state;
+    run("u:uint64[0,64) v:uint64[0,5) s:uint64 b:uint64", IR_UINT64, true, 0xA0761D6478BD642Full,
+        2000, 3);
+}
+
 /* Bounds are sound for the conditions too: a decided comparison is true or
  * false at every point. */
 static void decided_conditions(const char *decls, IrDType t, bool wrapping, uint64_t seed)
@@ -302,6 +353,8 @@ static void test_decided_conditions(void **state)
                        0x2545F4914F6CDD1Dull);
     decided_conditions("u:uint32[0,64) v:uint32[0,5) s:uint32", IR_UINT32, true,
                        0x5851F42D4C957F2Dull);
+    decided_conditions("u:uint64[0,64) v:uint64[0,5) s:uint64 b:uint64", IR_UINT64, true,
+                       0xE7037ED1A0B428DBull);
 }
 
 int main(void)
@@ -310,6 +363,7 @@ int main(void)
         cmocka_unit_test(test_int32),
         cmocka_unit_test(test_int64),
         cmocka_unit_test(test_uint32),
+        cmocka_unit_test(test_uint64),
         cmocka_unit_test(test_symbolic_extents),
         cmocka_unit_test(test_decided_conditions),
     };
