@@ -48,6 +48,16 @@ static ArSum *sum_failed(ArCtx *c, IrDType t)
 
 static bool is_const_sum(const ArSum *s) { return s->n == 0 && !s->overflow; }
 
+/* A constant sum's value, wrapped to an unsigned dtype (its base is the
+ * unwrapped integer: 2147483648 * 5 in uint32 holds 10737418240). */
+static bool const_value(const ArSum *s, int64_t *v)
+{
+    if (!is_const_sum(s))
+        return false;
+    *v = wraps(s) ? ar_wrap_int(s->dtype, s->base) : s->base;
+    return true;
+}
+
 static int64_t mul_or_flag(ArSum *s, int64_t a, int64_t b)
 {
     int64_t r;
@@ -418,8 +428,10 @@ IrExpr *ar_sum_expr(ArCtx *c, ArSum *s)
     normalize_terms(c, s);
     if (s->overflow || s->base == INT64_MIN)
         return NULL;
+    /* an unsigned sum's constant is emitted wrapped to the dtype */
+    int64_t base = wraps(s) ? ar_wrap_int(t, s->base) : s->base;
     if (s->n == 0)
-        return fits(t, s->base) ? int_of(c, t, s->base) : NULL;
+        return fits(t, base) ? int_of(c, t, base) : NULL;
     IrExpr *r = NULL, *term;
     for (int i = 0; i < s->n; i++)
         if (s->terms[i].scale > 0) {
@@ -427,10 +439,10 @@ IrExpr *ar_sum_expr(ArCtx *c, ArSum *s)
                 return NULL;
             r = join(c, t, r, IR_E_ADD, term);
         }
-    if (s->base > 0) {
-        if (!fits(t, s->base))
+    if (base > 0) {
+        if (!fits(t, base))
             return NULL;
-        r = join(c, t, r, IR_E_ADD, int_of(c, t, s->base));
+        r = join(c, t, r, IR_E_ADD, int_of(c, t, base));
     }
     for (int i = 0; i < s->n; i++)
         if (s->terms[i].scale < 0) {
@@ -439,10 +451,10 @@ IrExpr *ar_sum_expr(ArCtx *c, ArSum *s)
                 return NULL;
             r = join(c, t, r, IR_E_SUB, term);
         }
-    if (s->base < 0) {
-        if (!fits(t, -s->base))
+    if (base < 0) {
+        if (base == INT64_MIN || !fits(t, -base))
             return NULL;
-        r = join(c, t, r, IR_E_SUB, int_of(c, t, -s->base));
+        r = join(c, t, r, IR_E_SUB, int_of(c, t, -base));
     }
     return r;
 }
@@ -523,10 +535,10 @@ static ArSum *div_wrapping(ArCtx *c, ArSum *s, int64_t d)
 
 static ArSum *div_sum(ArCtx *c, ArSum *s, int64_t d)
 {
-    int64_t q;
+    int64_t q, v;
     settle(c, s);
-    if (is_const_sum(s) && (s->base >= 0 || !wraps(s)))
-        return sum_const(c, s->dtype, ar_floordiv64(s->base, d));
+    if (const_value(s, &v) && ar_eval_typed(s->dtype, IR_E_FLOORDIV, v, d, &q))
+        return sum_const(c, s->dtype, q);
     if (same_quotient(ar_sum_ival(c, s), d, &q))
         return sum_const(c, s->dtype, q);
     if (wraps(s))
@@ -567,10 +579,10 @@ static ArSum *indivisible_part(ArCtx *c, const ArSum *s, int64_t d)
 
 static ArSum *mod_sum(ArCtx *c, ArSum *s, int64_t d)
 {
-    int64_t q;
+    int64_t q, v;
     settle(c, s);
-    if (is_const_sum(s) && (s->base >= 0 || !wraps(s)))
-        return sum_const(c, s->dtype, ar_floormod64(s->base, d));
+    if (const_value(s, &v) && ar_eval_typed(s->dtype, IR_E_FLOORMOD, v, d, &q))
+        return sum_const(c, s->dtype, q);
     if (same_quotient(ar_sum_ival(c, s), d, &q)) {
         ArSum *r = scaled_copy(c, s, 1);
         add_or_flag(r, &r->base, mul_or_flag(r, -q, d));
@@ -713,9 +725,8 @@ static ArSum *sum_of_division(ArCtx *c, IrExpr *e)
     IrExprKind k = e->kind;
     IrExpr *d = ar_simp(c, e->u.op.b);
     ArSum *a = ar_sum_of(c, e->u.op.a);
-    int64_t v, r;
-    if (ar_const_int(d, &v) && is_const_sum(a) && (a->base >= 0 || !wraps(a)) &&
-        ar_eval_typed(a->dtype, k, a->base, v, &r))
+    int64_t v, r, b;
+    if (ar_const_int(d, &v) && const_value(a, &b) && ar_eval_typed(a->dtype, k, b, v, &r))
         return sum_const(c, e->dtype, r);
     if (k == IR_E_DIV || k == IR_E_MOD)
         return sum_of_trunc(c, k, a, d);

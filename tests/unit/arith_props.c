@@ -141,21 +141,23 @@ static IrExpr *node(Gen *g, IrExprKind k, IrExpr *x, IrExpr *y)
     return ir_binary(&g->E->m->arena, k, x, y, (TxSpan){0});
 }
 
-/* A uint64 value: small, about 2^63 or about 2^64 (a negative bit pattern). */
-static int64_t pick_u64(Rng *r)
+/* An unsigned value of `bits`: small, about half the range or just under its
+ * end (for uint64 a negative bit pattern). */
+static int64_t pick_unsigned(Rng *r, int bits)
 {
+    uint64_t half = (uint64_t)1 << (bits - 1), end = bits == 64 ? 0 : half * 2;
     switch (next(r) % 3) {
     case 0: return pick(r, 0, 1000);
-    case 1: return (int64_t)(((uint64_t)1 << 63) + (uint64_t)pick(r, -8, 8));
-    default: return -pick(r, 1, 1000);
+    case 1: return (int64_t)(half + (uint64_t)pick(r, -8, 8));
+    default: return (int64_t)(end - (uint64_t)pick(r, 1, 1000));
     }
 }
 
 static IrExpr *leaf(Gen *g)
 {
     Rng *r = g->rng;
-    if (next(r) % 4 == 0 && is_u64(g->t) && next(r) % 2)
-        return lit(g, pick_u64(r));
+    if (next(r) % 4 == 0 && g->t.code == IR_DT_UINT && next(r) % 2)
+        return lit(g, pick_unsigned(r, g->t.bits));
     if (next(r) % 4 == 0)
         return lit(g, g->wrapping ? pick(r, 0, 9) : pick(r, -9, 9));
     for (;;) {
@@ -226,10 +228,9 @@ static void random_point(Rng *r, const AtEnv *E, Point *p)
         if (v->bound_by >= 0)
             p->vals[i] = pick(r, v->lo, p->vals[v->bound_by] - 1);
         else
-            p->vals[i] = v->ranged                ? pick(r, v->lo, v->hi)
-                         : is_u64(v->var->dtype) ? pick_u64(r)
-                         : is_uint               ? pick(r, 0, 1000)
-                                                 : pick(r, -50, 50);
+            p->vals[i] = v->ranged ? pick(r, v->lo, v->hi)
+                         : is_uint ? pick_unsigned(r, v->var->dtype.bits)
+                                   : pick(r, -50, 50);
     }
 }
 
