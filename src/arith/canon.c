@@ -428,8 +428,11 @@ IrExpr *ar_sum_expr(ArCtx *c, ArSum *s)
     normalize_terms(c, s);
     if (s->overflow || s->base == INT64_MIN)
         return NULL;
-    /* an unsigned sum's constant is emitted wrapped to the dtype */
-    int64_t base = wraps(s) ? ar_wrap_int(t, s->base) : s->base;
+    /* an unsigned sum's constant is emitted wrapped to the dtype where
+     * neither it nor its negation fits (v - 9 stays v - 9) */
+    int64_t base = s->base;
+    if (wraps(s) && !fits(t, base) && (s->n == 0 || base == INT64_MIN || !fits(t, -base)))
+        base = ar_wrap_int(t, base);
     if (s->n == 0)
         return fits(t, base) ? int_of(c, t, base) : NULL;
     IrExpr *r = NULL, *term;

@@ -43,7 +43,9 @@ static IrExpr *try_fold(ArCtx *c, IrExprKind k, IrExpr *a, IrExpr *b)
 
 /* ---------------------------------------------------------------- index arithmetic */
 /* An index expression through the canonical form; its children merely
- * simplified when a coefficient does not fit the dtype. */
+ * simplified when a coefficient does not fit the dtype, and an unsigned node
+ * tried once more on them (their constants folded and wrapped may now fit:
+ * 2147483650 * 4294966384 * 3 in uint32). */
 static IrExpr *simplify_index(ArCtx *c, IrExpr *e)
 {
     IrExpr *r = ar_sum_expr(c, ar_sum_of(c, e));
@@ -51,7 +53,13 @@ static IrExpr *simplify_index(ArCtx *c, IrExpr *e)
         return r;
     if (!IR_E_IS_BINARY(e->kind))
         return e;
-    return with_operands(c, e, ar_simp(c, e->u.op.a), ar_simp(c, e->u.op.b));
+    IrExpr *n = with_operands(c, e, ar_simp(c, e->u.op.a), ar_simp(c, e->u.op.b));
+    if (n == e || e->dtype.code != IR_DT_UINT) /* a signed overflow stays as written */
+        return n;
+    r = try_fold(c, n->kind, n->u.op.a, n->u.op.b);
+    if (!r)
+        r = ar_sum_expr(c, ar_sum_of(c, n));
+    return r ? r : n;
 }
 
 /* The interval of a - b for index expressions: after cancellation for signed

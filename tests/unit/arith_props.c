@@ -37,8 +37,9 @@ typedef struct Point {
 
 static bool oracle(const IrExpr *e, const Point *p, int64_t *out);
 
-/* uint64 arithmetic, wrapping, on the int64 bit patterns of the values. */
-static bool oracle_u64(IrExprKind k, uint64_t a, uint64_t b, int64_t *out)
+/* Unsigned arithmetic, wrapping, on the int64 bit patterns of the values
+ * (the caller wraps the result to the dtype). */
+static bool oracle_unsigned(IrExprKind k, uint64_t a, uint64_t b, int64_t *out)
 {
     switch (k) {
     case IR_E_ADD: *out = (int64_t)(a + b); return true;
@@ -63,8 +64,9 @@ static bool is_u64(IrDType t) { return t.code == IR_DT_UINT && t.bits == 64; }
 static bool oracle_binary(const IrExpr *e, int64_t a, int64_t b, int64_t *out)
 {
     bool is_uint = e->u.op.a->dtype.code == IR_DT_UINT;
-    if (is_u64(e->u.op.a->dtype) && e->kind != IR_E_AND && e->kind != IR_E_OR)
-        return oracle_u64(e->kind, (uint64_t)a, (uint64_t)b, out);
+    /* unsigned operands are their dtype's wrapped values: exact in uint64 */
+    if (is_uint && e->kind != IR_E_AND && e->kind != IR_E_OR)
+        return oracle_unsigned(e->kind, (uint64_t)a, (uint64_t)b, out);
     switch (e->kind) {
     case IR_E_ADD: return !__builtin_add_overflow(a, b, out);
     case IR_E_SUB: return !__builtin_sub_overflow(a, b, out);
