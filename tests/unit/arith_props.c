@@ -37,6 +37,20 @@ typedef struct Point {
 
 static bool oracle(const IrExpr *e, const Point *p, int64_t *out);
 
+/* A comparison k from how the operands order; false when k is none. */
+static bool compare(IrExprKind k, bool lt, bool eq, int64_t *out)
+{
+    switch (k) {
+    case IR_E_LT: *out = lt; return true;
+    case IR_E_LE: *out = lt || eq; return true;
+    case IR_E_GT: *out = !lt && !eq; return true;
+    case IR_E_GE: *out = !lt; return true;
+    case IR_E_EQ: *out = eq; return true;
+    case IR_E_NE: *out = !eq; return true;
+    default: return false;
+    }
+}
+
 /* Unsigned arithmetic, wrapping, on the int64 bit patterns of the values
  * (the caller wraps the result to the dtype). */
 static bool oracle_unsigned(IrExprKind k, uint64_t a, uint64_t b, int64_t *out)
@@ -49,13 +63,7 @@ static bool oracle_unsigned(IrExprKind k, uint64_t a, uint64_t b, int64_t *out)
     case IR_E_FLOORMOD: case IR_E_MOD: return b != 0 && (*out = (int64_t)(a % b), true);
     case IR_E_MIN: *out = (int64_t)(a < b ? a : b); return true;
     case IR_E_MAX: *out = (int64_t)(a > b ? a : b); return true;
-    case IR_E_LT: *out = a < b; return true;
-    case IR_E_LE: *out = a <= b; return true;
-    case IR_E_GT: *out = a > b; return true;
-    case IR_E_GE: *out = a >= b; return true;
-    case IR_E_EQ: *out = a == b; return true;
-    case IR_E_NE: *out = a != b; return true;
-    default: return false;
+    default: return compare(k, a < b, a == b, out);
     }
 }
 
@@ -63,9 +71,13 @@ static bool is_u64(IrDType t) { return t.code == IR_DT_UINT && t.bits == 64; }
 
 static bool oracle_binary(const IrExpr *e, int64_t a, int64_t b, int64_t *out)
 {
-    bool is_uint = e->u.op.a->dtype.code == IR_DT_UINT;
+    switch (e->kind) {
+    case IR_E_AND: *out = a && b; return true;
+    case IR_E_OR: *out = a || b; return true;
+    default: break;
+    }
     /* unsigned operands are their dtype's wrapped values: exact in uint64 */
-    if (is_uint && e->kind != IR_E_AND && e->kind != IR_E_OR)
+    if (e->u.op.a->dtype.code == IR_DT_UINT)
         return oracle_unsigned(e->kind, (uint64_t)a, (uint64_t)b, out);
     switch (e->kind) {
     case IR_E_ADD: return !__builtin_add_overflow(a, b, out);
@@ -85,15 +97,7 @@ static bool oracle_binary(const IrExpr *e, int64_t a, int64_t b, int64_t *out)
     case IR_E_MOD: return b != 0 && (*out = a % b, true);
     case IR_E_MIN: *out = a < b ? a : b; return true;
     case IR_E_MAX: *out = a > b ? a : b; return true;
-    case IR_E_LT: *out = a < b; return true;
-    case IR_E_LE: *out = a <= b; return true;
-    case IR_E_GT: *out = a > b; return true;
-    case IR_E_GE: *out = a >= b; return true;
-    case IR_E_EQ: *out = a == b; return true;
-    case IR_E_NE: *out = a != b; return true;
-    case IR_E_AND: *out = a && b; return true;
-    case IR_E_OR: *out = a || b; return true;
-    default: (void)is_uint; return false;
+    default: return compare(e->kind, a < b, a == b, out);
     }
 }
 
