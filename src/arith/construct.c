@@ -172,14 +172,6 @@ static bool is_index_type(IrDType t)
 
 static IrExpr *bool_const(TxArena *a, bool v) { return ir_int(a, IR_BOOL, v, (TxSpan){0}); }
 
-static bool is_comparison(IrExprKind k)
-{
-    switch (k) {
-    case IR_E_EQ: case IR_E_NE: case IR_E_LT: case IR_E_LE: case IR_E_GT: case IR_E_GE: return true;
-    default: return false;
-    }
-}
-
 /* A comparison k of two constants from how they order (none of lt, eq, gt
  * for an unordered pair: a NaN); NULL when k is no comparison. */
 static IrExpr *fold_order(TxArena *a, IrExprKind k, bool lt, bool eq, bool gt)
@@ -204,11 +196,14 @@ static IrExpr *fold_int_pair(TxArena *a, IrExprKind k, IrDType t, int64_t x, int
     uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
     int64_t r;
     if (t.code == IR_DT_UINT && t.bits == 64) { /* unsigned throughout */
+        IrExpr *order = fold_order(a, k, ux < uy, ux == uy, ux > uy);
+        if (order)
+            return order;
         if (!ar_eval_typed(t, k, x, y, &r)) {
             *err = "division by zero";
             return NULL;
         }
-        return is_comparison(k) ? bool_const(a, r) : ir_int(a, t, r, (TxSpan){0});
+        return ir_int(a, t, r, (TxSpan){0});
     }
     switch (k) {
     case IR_E_ADD: case IR_E_SUB: case IR_E_MUL:
