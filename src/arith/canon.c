@@ -473,6 +473,21 @@ static ArSum *sum_as_index(ArCtx *c, ArSum *s, int64_t lower, int64_t upper)
 static ArSum *div_sum(ArCtx *c, ArSum *s, int64_t d);
 static ArSum *mod_sum(ArCtx *c, ArSum *s, int64_t d);
 
+/* s with an unsigned constant outside [0, 2**bits) taken modulo 2**bits: the
+ * same value in the ring, whose bounds may now decide a division (v + 2**31 *
+ * 3 in uint32 is v + 2**31, below 2**32 for a small v). s itself otherwise. */
+static ArSum *wrapped_base(ArCtx *c, ArSum *s)
+{
+    if (!wraps(s) || s->dtype.bits >= 64)
+        return s;
+    int64_t m = (int64_t)1 << s->dtype.bits, b = ar_floormod64(s->base, m);
+    if (b == s->base)
+        return s;
+    ArSum *w = scaled_copy(c, s, 1);
+    w->base = b;
+    return w;
+}
+
 /* Both ends of a finite interval have the same quotient by d: that quotient. */
 static bool same_quotient(ArIval v, int64_t d, int64_t *q)
 {
@@ -542,7 +557,7 @@ static ArSum *div_sum(ArCtx *c, ArSum *s, int64_t d)
     settle(c, s);
     if (const_value(s, &v) && ar_eval_typed(s->dtype, IR_E_FLOORDIV, v, d, &q))
         return sum_const(c, s->dtype, q);
-    if (same_quotient(ar_sum_ival(c, s), d, &q))
+    if (same_quotient(ar_sum_ival(c, wrapped_base(c, s)), d, &q))
         return sum_const(c, s->dtype, q);
     if (wraps(s))
         return div_wrapping(c, s, d);
@@ -586,8 +601,9 @@ static ArSum *mod_sum(ArCtx *c, ArSum *s, int64_t d)
     settle(c, s);
     if (const_value(s, &v) && ar_eval_typed(s->dtype, IR_E_FLOORMOD, v, d, &q))
         return sum_const(c, s->dtype, q);
-    if (same_quotient(ar_sum_ival(c, s), d, &q)) {
-        ArSum *r = scaled_copy(c, s, 1);
+    ArSum *w = wrapped_base(c, s);
+    if (same_quotient(ar_sum_ival(c, w), d, &q)) {
+        ArSum *r = scaled_copy(c, w, 1);
         add_or_flag(r, &r->base, mul_or_flag(r, -q, d));
         return r;
     }

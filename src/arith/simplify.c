@@ -529,9 +529,16 @@ static void end_call(ArCtx *c)
     }
 }
 
+/* A rule that fires on an operand only once it is simplified (max(m, 1) is m,
+ * and then (i * 8 - m) % 8 is 8 - m) needs another round: up to three, to a
+ * fixed point. */
 IrExpr *ar_simplify(ArCtx *c, IrExpr *e)
 {
     IrExpr *r = ar_simp(c, e);
+    for (int round = 0; round < 3 && r != e; round++) {
+        e = r;
+        r = ar_simp(c, e);
+    }
     end_call(c);
     return r;
 }

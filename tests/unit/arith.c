@@ -378,6 +378,34 @@ static void test_let(void **state)
     at_env_free(E);
 }
 
+/* An unsigned constant past the dtype's range is the same value taken
+ * modulo 2**bits, whose bounds may decide a division (v + 2147483656 * 3 is
+ * v + 2147483672 in uint32); a sum whose values cross 2**32 stays a modulo. */
+static void test_unsigned_wrapped_constant(void **state)
+{
+    (void)state;
+    CHECK("u:uint32[0,64) v:uint32[0,5)",
+          {"(v + 2147483656u * 3u) % 20u", "v + 12"},
+          {"(v + 2147483656u * 3u) // 20u", "107374183"},
+          {"(v + 2147483656u * 3u) // 20u * 20u * 4u + (v + 2147483656u * 3u) % 20u * 4u",
+           "v * 4 + 96"},
+          {"(v - 9u) % 20u", "v + 7"},
+          {"(u - 9u) % 20u", "(u - 9) % 20"},
+          {"(u + 4294967290u) % 100u", "(u + 4294967290) % 100"});
+}
+
+/* A rule that applies only once an operand is simplified takes another
+ * round: one call reaches the fixed point. */
+static void test_fixed_point(void **state)
+{
+    (void)state;
+    CHECK("m:int32[2,9) i:int32[0,m) b:int64",
+          {"(i * 8 - max(m, 1)) % 8", "8 - m"},
+          {"(min(-6, b) - (b // 16 * 16 * 4 + b % 16 * 4)) // 4 * 4 * 3 + "
+           "(min(-6, b) - (b // 16 * 16 * 4 + b % 16 * 4)) % 4 * 3",
+           "min(-6, b) * 3 - b * 12"});
+}
+
 /* Unsigned comparisons use the operands' own bounds (the ring difference is
  * not the integer difference). */
 static void test_unsigned_compare(void **state)
@@ -497,6 +525,8 @@ int main(void)
         cmocka_unit_test(test_prove),
         cmocka_unit_test(test_let),
         cmocka_unit_test(test_unsigned_compare),
+        cmocka_unit_test(test_unsigned_wrapped_constant),
+        cmocka_unit_test(test_fixed_point),
         cmocka_unit_test(test_symbolic_ranges),
         cmocka_unit_test(test_vectors),
     };

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "arith_util.h"
@@ -281,9 +282,19 @@ static int check_one(Gen *g, IrExpr *e, Rng *r)
     return failures;
 }
 
+/* TIRX_PROPS_RUNS=N draws N times the cases (the random streams go on past
+ * the suite's): a deeper search than the default run. */
+static int props_runs(void)
+{
+    const char *s = getenv("TIRX_PROPS_RUNS");
+    int n = s ? atoi(s) : 1;
+    return n < 1 ? 1 : n;
+}
+
 static void run(const char *decls, IrDType t, bool wrapping, uint64_t seed, int count, int depth)
 {
     Rng rng = {seed};
+    count *= props_runs();
     AtEnv *E = at_env(decls);
     Gen g = {E, &rng, t, wrapping, at_var(E, "n")};
     int failures = 0;
@@ -335,7 +346,7 @@ static void decided_conditions(const char *decls, IrDType t, bool wrapping, uint
     AtEnv *E = at_env(decls);
     Gen g = {E, &rng, t, wrapping, NULL};
     int failures = 0;
-    for (int i = 0; i < 2000 && failures < 5; i++) {
+    for (int i = 0; i < 2000 * props_runs() && failures < 5; i++) {
         IrExpr *c = gen_compare(&g, (int)pick(&rng, 1, 3));
         ArProof pr = ar_prove(&E->ctx, c);
         for (int k = 0; pr != AR_UNKNOWN && k < 40; k++) {

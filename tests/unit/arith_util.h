@@ -208,6 +208,10 @@ static inline IrExpr *at_atom(AtEnv *E)
         char *end;
         long long v = strtoll(E->p, &end, 10);
         E->p = end;
+        if (*E->p == 'u') { /* 7u: a uint32 literal */
+            E->p++;
+            return ir_int(&E->m->arena, IR_UINT32, v, (TxSpan){0});
+        }
         return ir_int(&E->m->arena, v > INT32_MAX ? IR_INT64 : IR_INT32, v, (TxSpan){0});
     }
     const char *s = E->p;
