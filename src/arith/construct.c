@@ -322,8 +322,13 @@ IrExpr *ar_fold_binary(TxArena *a, IrExprKind k, IrExpr *x, IrExpr *y, const cha
     IrDType t = x->dtype;
     if (k == IR_E_AND || k == IR_E_OR)
         return fold_logical(k, x, y);
-    if ((k == IR_E_MOD || k == IR_E_FLOORMOD) && !(is_index_type(x->dtype) && is_index_type(y->dtype)))
+    if ((k == IR_E_MOD || k == IR_E_FLOORMOD) && !(is_index_type(x->dtype) && is_index_type(y->dtype))) {
+        /* not folded, but a zero divisor is an error here too (the node's
+         * printed form would not read back) */
+        if ((y->kind == IR_E_INT && y->u.int_val == 0) || (y->kind == IR_E_FLOAT && y->u.float_val == 0))
+            *err = "division by zero";
         return NULL;
+    }
     bool pair_int = x->kind == IR_E_INT && y->kind == IR_E_INT;
     if (k == IR_E_SUB && pair_int && t.code == IR_DT_UINT && x->u.int_val == 0 && y->u.int_val > 0) {
         *err = "subtracting from unsigned zero gives a negative unsigned value";

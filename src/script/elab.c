@@ -24,6 +24,12 @@ static void add_macro_notes(El *E)
     }
 }
 
+TxCode el_arith_error_code(const char *err)
+{
+    return err && (strstr(err, "overflow") || strstr(err, "division by zero")) ? TX_E_VALUE
+                                                                               : TX_E_TYPE;
+}
+
 void el_error(El *E, TxCode code, TxSpan sp, const char *fmt, ...)
 {
     char msg[512];

@@ -590,6 +590,9 @@ ScVal el_call_ptx(El *E, const char *path, ScArgs *args);
 void el_error(El *E, TxCode code, TxSpan sp, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void el_note(El *E, TxSpan sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The code of an arithmetic construction's error: a value error (an
+ * overflow, a zero divisor) or a type error. */
+TxCode el_arith_error_code(const char *err);
 /* The candidate to suggest for a misspelt name, or NULL. */
 const char *el_nearest(const char *name, const char *const *cands, int n);
 /* "... ; did you mean 'x'?" suffix, or "" */

@@ -759,7 +759,8 @@ ScVal bi_arith(El *E, ScArgs *args)
     const char *err = NULL;
     IrExpr *r = ar_binary(E->a, node_kind(args->fname + 2), x, y, args->span, &err);
     if (!r) {
-        el_error(E, TX_E_TYPE, args->span, "%s: %s", args->fname, err ? err : "invalid operands");
+        el_error(E, el_arith_error_code(err), args->span, "%s: %s", args->fname,
+                 err ? err : "invalid operands");
         return sv_error();
     }
     return sv_expr(r, args->span);

@@ -938,10 +938,8 @@ static ScVal prim_arith(El *E, int op, ScVal a, ScVal b, TxSpan sp)
             el_error(E, TX_E_TYPE, sp,
                      "operands of '%s' have different dtypes: %s and %s; convert one with T.Cast",
                      sc_tok_kind_name(op), ir_dtype_str(x->dtype, bx), ir_dtype_str(y->dtype, by));
-        else if (err && strstr(err, "overflow"))
-            el_error(E, TX_E_VALUE, sp, "'%s': %s", sc_tok_kind_name(op), err);
         else
-            el_error(E, TX_E_TYPE, sp, "'%s': %s", sc_tok_kind_name(op),
+            el_error(E, el_arith_error_code(err), sp, "'%s': %s", sc_tok_kind_name(op),
                      err ? err : "invalid operands");
         return sv_error();
     }
