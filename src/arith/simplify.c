@@ -546,6 +546,16 @@ IrExpr *ar_simplify(ArCtx *c, IrExpr *e)
 IrExpr *ar_simplify_sub(TxArena *a, IrExpr *x, IrExpr *y, TxSpan sp, const char **err)
 {
     IrExpr *d = ar_binary(a, IR_E_SUB, x, y, sp, err);
+    if (d && d->kind == IR_E_SUB && !ar_is_index_dtype(d->dtype) && ir_dtype_is_int(d->dtype) &&
+        x->kind == IR_E_ADD && ir_dtype_eq(x->dtype, d->dtype)) {
+        /* (y + e) - y is e in any integer dtype: what reads back a range
+         * printed as range(lo, lo + extent) on a dtype the canonical form
+         * does not take (uint16) */
+        if (ar_expr_equal(x->u.op.a, y))
+            return x->u.op.b;
+        if (ar_expr_equal(x->u.op.b, y))
+            return x->u.op.a;
+    }
     if (!d || !ar_is_index_dtype(d->dtype))
         return d;
     ArCtx c;
