@@ -492,9 +492,15 @@ static bool narrow_bounds(LyViewCtx *v, IrExpr *start, IrExpr *length, IrExpr *e
         return ly_fail(v->c, "a narrowed range cannot start at %lld", (long long)a);
     if (ar_const_int(length, &n) && n < 1)
         return ly_fail(v->c, "a narrowed range needs a positive length, not %lld", (long long)n);
-    if (ar_const_int(start, &a) && ar_const_int(length, &n) && ar_const_int(extent, &e) && a + n > e)
-        return ly_fail(v->c, "the range [%lld, %lld) is out of range for dimension %d of extent "
-                             "%lld", (long long)a, (long long)(a + n), dim, (long long)e);
+    int64_t end;
+    if (ar_const_int(start, &a) && ar_const_int(length, &n) && ar_const_int(extent, &e)) {
+        if (__builtin_add_overflow(a, n, &end))
+            return ly_fail(v->c, "the range of length %lld from %lld is out of range for dimension "
+                                 "%d of extent %lld", (long long)n, (long long)a, dim, (long long)e);
+        if (end > e)
+            return ly_fail(v->c, "the range [%lld, %lld) is out of range for dimension %d of "
+                                 "extent %lld", (long long)a, (long long)end, dim, (long long)e);
+    }
     return true;
 }
 
