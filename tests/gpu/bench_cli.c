@@ -188,10 +188,11 @@ int main(void)
     GPU_CHECK(rc == 0 && strstr(out, "mla b=8 s_q=2 h_q=64 s_k=700 varlen causal fp16 ") != NULL,
               "bench mla --dtype fp16 checks and times the float16 decode");
 
-    rc = bench_echo("mla --batch 8 --sk 700 --budget-ms 20 --variant - --variant STAGES=2 "
-               "--variant fast-math --lineinfo", &out);
+    rc = bench_echo("mla --batch 8 --sk 700 --budget-ms 20 --variant - "
+                    "--variant EVICT_FIRST=False --variant fast-math --lineinfo",
+                    &out);
     GPU_CHECK(rc == 0 && strstr(out, "mla b=8 s_q=1 h_q=64 s_k=700 [-] ") != NULL &&
-                  strstr(out, "mla b=8 s_q=1 h_q=64 s_k=700 [STAGES=2] ") != NULL &&
+                  strstr(out, "mla b=8 s_q=1 h_q=64 s_k=700 [EVICT_FIRST=False] ") != NULL &&
                   strstr(out, "mla b=8 s_q=1 h_q=64 s_k=700 [fast-math] ") != NULL,
               "bench mla --variant times a row per variant, fast-math too (compiled with "
               "--lineinfo), each checked");
