@@ -300,6 +300,14 @@ static bool set_workspace(El *E, const ScVal *v, IrStmt *s)
         el_error(E, TX_E_TILE_OPERANDS, v->span, "workspace= takes a dictionary of buffers");
         return false;
     }
+    for (int i = 0; i < v->u.dict.n; i++) {
+        const ScVal *w = &v->u.dict.vals[i];
+        if (w->kind != SV_BUFFER && w->kind != SV_ERROR) {
+            el_error(E, TX_E_TILE_OPERANDS, w->span,
+                     "workspace= takes a dictionary of buffers, not %s", sv_kind_name(w));
+            return false;
+        }
+    }
     IrExpr *d = el_pod(E, v, "workspace");
     if (!d)
         return false;
