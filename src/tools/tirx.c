@@ -412,15 +412,26 @@ static void print_stats(const tirx_module *m)
 }
 
 /* ptxas's performance-loss notes (serialized wgmma, ...) as warnings: a
- * kernel that builds may still have lost what it was written for. */
+ * kernel that builds may still have lost what it was written for. ptxas's
+ * reason for serializing wgmma may name a symptom (register resources)
+ * rather than the cause in the source, so a note lists the usual causes. */
 static void print_perf_loss(const tirx_module *m)
 {
     for (size_t i = 0; i < tirx_kernel_count(m); i++) {
         tirx_kernel_stats k;
         tirx_kernel_stats_get(m, i, &k);
-        if (k.perf_loss)
-            fprintf(stderr, "warning: %s: ptxas: potential performance loss: %s\n", k.name,
-                    k.perf_loss);
+        if (!k.perf_loss)
+            continue;
+        fprintf(stderr, "warning: %s: ptxas: potential performance loss: %s\n", k.name,
+                k.perf_loss);
+        if (strstr(k.perf_loss, "wgmma.mma_async instructions are serialized"))
+            fprintf(stderr,
+                    "note: %s: ptxas keeps wgmma products in flight together only when the "
+                    "same groups are in flight on every path where control flow meets (after "
+                    "an if, at a loop's back edge), no thread touches an accumulator before "
+                    "its wait, and every product into one accumulator tile has one width "
+                    "(docs/primitives.md, gemm_async)\n",
+                    k.name);
     }
 }
 
