@@ -97,9 +97,20 @@ static IrDType token_dtype(const char *t)
     return IR_UINT32;
 }
 
+/* An int32 constant (`T.int32(512)`) prints as a bare literal, which reads
+ * back typed by its operand: so it is typed by its operand here too, as the
+ * literal. */
+static ScVal int32_const_as_literal(const ScVal *v)
+{
+    if (v->kind == SV_EXPR && v->u.e->kind == IR_E_INT && ir_dtype_eq(v->u.e->dtype, IR_INT32))
+        return sv_int(v->u.e->u.int_val, v->span);
+    return *v;
+}
+
 static IrExpr *coerce_pred_reg(El *E, const PtxOperandVal *o)
 {
-    const ScVal *v = &o->v;
+    ScVal lit = int32_const_as_literal(&o->v);
+    const ScVal *v = &lit;
     if (v->kind == SV_BOOL || v->kind == SV_INT)
         return el_prim_as(E, v, IR_UINT32, "a .pred operand");
     return el_prim(E, v, "a .pred operand");
@@ -138,7 +149,8 @@ static IrExpr *operand_prim(El *E, const ScVal *v, const char *what)
 
 static IrExpr *coerce_operand(El *E, const IrPtxOperand *op, const PtxOperandVal *o)
 {
-    const ScVal *v = &o->v;
+    ScVal lit = int32_const_as_literal(&o->v);
+    const ScVal *v = &lit;
     switch (op->kind) {
     case IR_PTX_OPND_IMM: {
         int64_t x;
