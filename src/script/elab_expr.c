@@ -257,6 +257,13 @@ static IrExpr *float_as_int(El *E, const ScVal *v, IrDType t)
 
 IrExpr *el_prim_as(El *E, const ScVal *v, IrDType t, const char *what)
 {
+    /* a number typed as a pointer has no printed form that reads back */
+    if (t.code == IR_DT_HANDLE && (v->kind == SV_INT || v->kind == SV_BOOL || v->kind == SV_FLOAT)) {
+        el_error(E, TX_E_TYPE, v->span,
+                 "%s must be a pointer (handle), not a number; for an address: "
+                 "T.reinterpret(\"handle\", T.uint64(x))", what);
+        return NULL;
+    }
     switch (v->kind) {
     case SV_INT: return int_imm(E, v, t);
     case SV_BOOL:
