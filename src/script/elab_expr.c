@@ -270,8 +270,8 @@ IrExpr *el_prim_as(El *E, const ScVal *v, IrDType t, const char *what)
         return t.code == IR_DT_BOOL ? ir_int(E->a, t, v->u.b, v->span)
                                     : ar_make_int(E->a, t, v->u.b, v->span);
     case SV_FLOAT:
-        return ir_dtype_is_float(t) || t.code == IR_DT_HANDLE ? ar_make_float(E->a, t, v->u.f, v->span)
-                                                              : float_as_int(E, v, t);
+        return ir_dtype_is_float(t) ? ar_make_float(E->a, t, v->u.f, v->span)
+                                    : float_as_int(E, v, t);
     default: return el_prim(E, v, what);
     }
 }
