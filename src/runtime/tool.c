@@ -86,6 +86,33 @@ static bool first_match(const char *pattern, bool (*ok)(const char *dir, const v
     return found;
 }
 
+/* The site-packages of the python3 on PATH, asked of Python itself: a pyenv
+ * or uv Python, or a virtual environment not activated, has a prefix no
+ * fixed pattern names. */
+static bool python_site(char *out, size_t size)
+{
+    char python[4096];
+    RtWorkdir w;
+    RtError err;
+    if (!search_path("python3", python, sizeof python) ||
+        rt_workdir_open(&w, "python", &err) != RT_OK)
+        return false;
+    const char *log = rt_workdir_file(&w, "site");
+    char code[] = "import sysconfig; print(sysconfig.get_paths()['purelib'])";
+    char isolated[] = "-I", command[] = "-c";
+    char *argv[] = {python, isolated, command, code, NULL};
+    bool found = false;
+    FILE *f = rt_run(argv, log) == 0 ? fopen(log, "r") : NULL;
+    if (f) {
+        if ((found = fgets(out, (int)size, f) && out[0] == '/'))
+            out[strcspn(out, "\n")] = '\0';
+        fclose(f);
+    }
+    rt_workdir_close(&w);
+    struct stat st;
+    return found && stat(out, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 bool rt_pip_dir(const char *rel, bool (*ok)(const char *dir, const void *arg), const void *arg,
                 char *out, size_t size)
 {
@@ -116,7 +143,8 @@ bool rt_pip_dir(const char *rel, bool (*ok)(const char *dir, const void *arg), c
         if (join(pattern, sizeof pattern, sites[i], rel) &&
             first_match(pattern, ok, arg, out, size))
             return true;
-    return false;
+    return python_site(site, sizeof site) && join(pattern, sizeof pattern, site, rel) &&
+           first_match(pattern, ok, arg, out, size);
 }
 
 static bool has_program(const char *dir, const void *file)

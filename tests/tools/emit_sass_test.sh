@@ -4,8 +4,8 @@
 # it, on stdout or into -o; with --lineinfo the .tirx lines of the
 # instructions among it (none without); --emit sass-lines counts them by
 # line and names the lines of ptxas's lane loops; with TIRX_NVDISASM naming
-# no program it fails
-# (exit 3) saying so. Without --emit, -o's extension picks the kind (.cubin,
+# no program it fails (exit 3) saying so; the pip package of the python3 on
+# PATH is found. Without --emit, -o's extension picks the kind (.cubin,
 # .ptx, .sass; the CUDA otherwise). SKIPPED without NVRTC or without nvdisasm
 # (pip install nvidia-cuda-nvdisasm, or the CUDA toolkit's).
 set -u
@@ -72,4 +72,20 @@ TIRX_NVDISASM="$dir/none" "$tirx" build --target=sm_90a --emit=sass "$file" >/de
 rc=$?
 [ $rc -eq 3 ] && grep -q "no nvdisasm: TIRX_NVDISASM=$dir/none is not an executable file" "$dir/err" ||
     { echo "FAILED: a missing nvdisasm: exit $rc, $(cat "$dir/err")"; exit 1; }
+# the pip package of the python3 on PATH, whose prefix no fixed pattern names
+# (pyenv, uv): asked of that Python (here a stand-in printing its site, whose
+# nvdisasm says who it is), when no nvdisasm is found before it
+mkdir -p "$dir/bin" "$dir/site/nvidia/cu13/bin"
+printf '#!/bin/sh\necho "%s"\n' "$dir/site" >"$dir/bin/python3"
+printf '#!/bin/sh\necho "the pip nvdisasm"\nexit 1\n' >"$dir/site/nvidia/cu13/bin/nvdisasm"
+chmod +x "$dir/bin/python3" "$dir/site/nvidia/cu13/bin/nvdisasm"
+alone() { env -u CUDA_HOME -u CUDA_PATH -u VIRTUAL_ENV -u CONDA_PREFIX -u TIRX_NVDISASM \
+    HOME="$dir" PATH="$1" "$tirx" build --target=sm_90a --emit=sass "$file" >/dev/null 2>"$dir/err"; }
+if alone /nonexistent || ! grep -q "no nvdisasm" "$dir/err"; then
+    echo "(an nvdisasm in a fixed place: the python3 on PATH not reached)"
+else
+    alone "$dir/bin"
+    grep -q "nvdisasm failed (exit status 1): the pip nvdisasm" "$dir/err" ||
+        { echo "FAILED: the python3 on PATH's nvdisasm not found: $(cat "$dir/err")"; exit 1; }
+fi
 echo "ok"
