@@ -48,16 +48,22 @@ static const char *extents_str(const IrStmt *s, char *buf, size_t len)
     return buf;
 }
 
-/* The product of a definition's extents when all are constants, else -1. */
+/* A product of extents past every limit, standing for all such (the true
+ * product may not fit an int64). */
+#define HUGE_EXTENT (1LL << 40)
+
+/* The product of a definition's extents when all are positive constants, else
+ * -1; HUGE_EXTENT when it exceeds 2^31. */
 static int64_t extent_product(const IrStmt *s)
 {
     int64_t p = 1, v;
+    bool huge = false;
     for (int i = 0; s && i < s->u.scopeid.nvars; i++) {
-        if (!ir_const_int(s->u.scopeid.extents[i], &v) || v <= 0 || v > (1LL << 31))
+        if (!ir_const_int(s->u.scopeid.extents[i], &v) || v <= 0)
             return -1;
-        p *= v;
+        huge = huge || v > (1LL << 31) || (p *= v) > (1LL << 31);
     }
-    return s ? p : -1;
+    return !s ? -1 : huge ? HUGE_EXTENT : p;
 }
 
 void ir_launch_begin(IrLaunchCheck *l, TxDiags *diags)
@@ -152,6 +158,21 @@ void ir_launch_scopeid(IrLaunchCheck *l, const IrStmt *s)
 }
 
 /* ---------------------------------------------------------------- the whole function */
+/* "256", "128 x 2 = 256", "4 x 32 = 128" (per_id 32): a definition's constant
+ * extents and their product times per_id (no product past 2^31). */
+static void extents_formula(const IrStmt *s, int per_id, char *buf, size_t len)
+{
+    size_t n = 0;
+    for (int i = 0; i < s->u.scopeid.nvars && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%lld", i ? " x " : "",
+                              (long long)s->u.scopeid.extents[i]->u.int_val);
+    if (per_id > 1 && n < len)
+        n += (size_t)snprintf(buf + n, len - n, " x %d", per_id);
+    int64_t p = extent_product(s);
+    if ((per_id > 1 || s->u.scopeid.nvars > 1) && p < HUGE_EXTENT && n < len)
+        snprintf(buf + n, len - n, " = %lld", (long long)(p * per_id));
+}
+
 /* One way of knowing the threads per CTA: thread_id's extents, warp_id's x 32
  * or warpgroup_id's x 128. */
 typedef struct ThreadCount {
@@ -178,14 +199,7 @@ static bool thread_count(const IrLaunchCheck *l, IrScopeIdKind kind, ThreadCount
     if (ids < 0 || (kind == IR_SCOPEID_WARP_ID_IN_WG && ids >= 4))
         return false;
     *c = (ThreadCount){kind, s, ids * per_id, ""};
-    size_t n = 0;
-    for (int i = 0; i < s->u.scopeid.nvars; i++)
-        n += (size_t)snprintf(c->formula + n, sizeof c->formula - n, "%s%lld", i ? " x " : "",
-                              (long long)s->u.scopeid.extents[i]->u.int_val);
-    if (per_id > 1)
-        n += (size_t)snprintf(c->formula + n, sizeof c->formula - n, " x %d", per_id);
-    if (per_id > 1 || s->u.scopeid.nvars > 1)
-        snprintf(c->formula + n, sizeof c->formula - n, " = %lld", (long long)c->threads);
+    extents_formula(s, per_id, c->formula, sizeof c->formula);
     return true;
 }
 
@@ -253,11 +267,13 @@ static void check_dim_limits(IrLaunchCheck *l, const IrStmt *s, const int64_t *m
 static void check_cluster(IrLaunchCheck *l)
 {
     const IrStmt *s = l->scopeid[IR_SCOPEID_CTA_ID_IN_CLUSTER];
-    int64_t ctas = extent_product(s);
-    if (ctas > MAX_CLUSTER_CTAS)
+    char ctas[96];
+    if (extent_product(s) > MAX_CLUSTER_CTAS) {
+        extents_formula(s, 1, ctas, sizeof ctas);
         tx_error(l->diags, TX_E_LAUNCH, s->span,
-                 "T.cta_id_in_cluster gives %lld CTAs per cluster, the "
-                 "limit is %d", (long long)ctas, MAX_CLUSTER_CTAS);
+                 "T.cta_id_in_cluster gives %s CTAs per cluster, the limit is %d", ctas,
+                 MAX_CLUSTER_CTAS);
+    }
     if (l->first[IR_SCOPEID_CTA_ID_IN_PAIR] && !l->first[IR_SCOPEID_CTA_ID_IN_CLUSTER])
         tx_error(l->diags, TX_E_LAUNCH, l->first[IR_SCOPEID_CTA_ID_IN_PAIR]->span,
                  "T.cta_id_in_pair needs T.cta_id_in_cluster in the same kernel");
@@ -294,14 +310,18 @@ void ir_launch_thread_tag(IrLaunchCheck *l, const IrStmt *s, const char *tag, co
 static void check_tag_threads(IrLaunchCheck *l)
 {
     int64_t threads = 1;
+    bool huge = false; /* past 2^31, where the product may not fit */
     const IrStmt *last = NULL;
     for (int t = 0; t < 3; t++)
-        if (l->tag_stmt[t])
-            threads *= l->tag_extent[t], last = l->tag_stmt[t];
-    if (last && threads > MAX_CTA_THREADS)
+        if (l->tag_stmt[t]) {
+            int64_t e = l->tag_extent[t];
+            huge = huge || e > (1LL << 31) || (threads *= e) > (1LL << 31);
+            last = l->tag_stmt[t];
+        }
+    if (last && (huge || threads > MAX_CTA_THREADS))
         tx_error(l->diags, TX_E_LAUNCH, last->span,
-                 "threadIdx extents give %lld threads per CTA, the limit "
-                 "is %d", (long long)threads, MAX_CTA_THREADS);
+                 "threadIdx extents give %s%lld threads per CTA, the limit is %d",
+                 huge ? "more than " : "", huge ? 1LL << 31 : (long long)threads, MAX_CTA_THREADS);
 }
 
 void ir_launch_end(IrLaunchCheck *l)

@@ -363,7 +363,7 @@ static void test_scope_id_errors(void **state)
 
     m = irb_module(9);
     kernel(m, 1, at(m, irb_scopeid(m, IR_SCOPEID_CTA_ID_IN_CLUSTER, 3, 4, 4, 2), 5));
-    expect_error(m, "T.cta_id_in_cluster gives 32 CTAs per cluster, the limit is 16", 5);
+    expect_error(m, "T.cta_id_in_cluster gives 4 x 4 x 2 = 32 CTAs per cluster, the limit is 16", 5);
 
     m = irb_module(9);
     kernel(m, 2, at(m, irb_scopeid(m, IR_SCOPEID_THREAD_ID, 1, 100), 1),
@@ -404,6 +404,17 @@ static void test_thread_binding_loops(void **state)
     assert_int_equal(irb_find_diag(m, "blockIdx.y extent 70000 exceeds the limit 65535"), 0);
     assert_int_equal(irb_find_diag(m, "threadIdx.x extent 2048 exceeds the limit 1024"), 1);
     assert_int_equal(irb_find_diag(m, "threadIdx extents give 2048 threads per CTA"), 2);
+    ir_module_free(m);
+
+    /* extents whose product would overflow an int64 */
+    m = irb_module(9);
+    IrExpr *ty = irb_var(m, "threadIdx.y", IR_INT32), *tz = irb_var(m, "threadIdx.z", IR_INT32);
+    IrStmt *z = at(m, irb_attr(m, tz, "thread_extent", irb_i(m, 1LL << 31), irb_eval(m, tz)), 4);
+    IrStmt *y = at(m, irb_attr(m, ty, "thread_extent", irb_i(m, 1LL << 31), z), 3);
+    tx = irb_var(m, "threadIdx.x", IR_INT32);
+    irb_func(m, "k", at(m, irb_attr(m, tx, "thread_extent", irb_i(m, 1LL << 31), y), 2), 0);
+    assert_false(ir_verify(m));
+    assert_true(irb_find_diag(m, "threadIdx extents give more than 2147483648 threads per CTA") >= 0);
     ir_module_free(m);
 }
 

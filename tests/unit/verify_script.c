@@ -119,7 +119,23 @@ static void test_launch_errors(void **state)
                  "    cx, cy, cz = T.cta_id_in_cluster([4, 4, 2])\n"
                  "    tx = T.thread_id([64])\n"
                  "    A[tx] = cx\n",
-                 "T.cta_id_in_cluster gives 32 CTAs per cluster, the limit is 16", 4);
+                 "T.cta_id_in_cluster gives 4 x 4 x 2 = 32 CTAs per cluster, the limit is 16", 4);
+    /* extents past 2^31 (whose product would overflow) are reported, not skipped */
+    expect_error("@T.prim_func\n"
+                 "def f(A: T.Buffer((128,), \"float32\")):\n"
+                 "    T.device_entry()\n"
+                 "    bx = T.cta_id([1])\n"
+                 "    wg = T.warpgroup_id([42949672952])\n"
+                 "    tid = T.thread_id_in_wg([128])\n"
+                 "    A[tid] = 1.0\n",
+                 "too many threads per CTA: 42949672952 x 128 (the limit is 1024)", 5);
+    expect_error("@T.prim_func\n"
+                 "def f(A: T.Buffer((64,), \"int32\")):\n"
+                 "    T.device_entry()\n"
+                 "    cx, cy = T.cta_id_in_cluster([4294967296, 4294967296])\n"
+                 "    tx = T.thread_id([64])\n"
+                 "    A[tx] = cx\n",
+                 "T.cta_id_in_cluster gives 4294967296 x 4294967296 CTAs per cluster, the limit is 16", 4);
 }
 
 static void test_tma_encode_limits(void **state)
