@@ -240,108 +240,6 @@ static const double *row_value(const void *ctx, int t, double *buf)
 }
 
 
-/* A P value as the kernel rounds it for P @ V. */
-static double round_p(float e, bool f16)
-{
-    return f16 ? op_f16_to_f32(op_f32_to_f16(e)) : op_bf16_to_f32(op_f32_to_bf16(e));
-}
-
-/* One consumer warpgroup of the kernel with OWN_MAX: its reference (a
- * running maximum, log2 units), l (its own P's) and O (its DV / 2 columns
- * from col0, over every P it multiplies). */
-typedef struct OwnHalf {
-    double ref, l, o[DV / 2];
-    int col0;
-} OwnHalf;
-
-/* own_p: the half's block [t0, t1) against its reference, raised to the
- * block's maximum; its rounded P into p. */
-static void own_block(OwnHalf *w, const double *s, int t0, int t1, bool f16, double *p)
-{
-    double bm = -INFINITY;
-    for (int t = t0; t < t1; t++)
-        bm = fmax(bm, s[t] * LOG2E);
-    double ref = fmax(w->ref, bm), a = exp2(w->ref - ref);
-    w->ref = ref, w->l *= a;
-    for (int d = 0; d < DV / 2; d++)
-        w->o[d] *= a;
-    for (int t = t0; t < t1; t++) {
-        float e = isinf(s[t]) ? 0.0f : (float)exp2(s[t] * LOG2E - ref);
-        w->l += e;
-        p[t - t0] = round_p(e, f16);
-    }
-}
-
-/* take_p: the other half's P (relative to `ref`) scaled down to this
- * half's reference, or this reference (O, l) moved up to it. */
-static void take_block(OwnHalf *w, double ref, int n, bool f16, double *p)
-{
-    if (ref > w->ref) {
-        double a = exp2(w->ref - ref);
-        w->ref = ref, w->l *= a;
-        for (int d = 0; d < DV / 2; d++)
-            w->o[d] *= a;
-    } else if (ref < w->ref) {
-        float q = exp2f((float)(ref - w->ref));
-        for (int i = 0; i < n; i++)
-            p[i] = round_p((float)p[i] * q, f16);
-    }
-}
-
-/* O += P V over the half's columns for the tokens from t0. */
-static void add_pv(OwnHalf *w, const double *p, int t0, int n, OpMlaValue value, const void *ctx)
-{
-    double buf[DV];
-    for (int i = 0; i < n; i++) {
-        const double *v = value(ctx, t0 + i, buf);
-        for (int d = 0; d < DV / 2; d++)
-            w->o[d] += p[i] * v[w->col0 + d];
-    }
-}
-
-/* A part of a row with OWN_MAX (op_mla_emulate_part's contract): pairs of
- * blocks (f, g), warpgroup 1 taking f and O's left half, warpgroup 2 g and
- * the right half, each with a reference of its own; the two meet at the
- * end. */
-static double emulate_part_own(const double *s, int n, int b0, int b1, OpMlaValue value,
-                               const void *ctx, bool f16, double *out)
-{
-    OwnHalf w[2] = {{.ref = -1e30, .col0 = 0}, {.ref = -1e30, .col0 = DV / 2}};
-    double pf[PAGE], pg[PAGE];
-    for (int f = b0; f < b1; f += 2) {
-        int f0 = f * PAGE < n ? f * PAGE : n, f1 = (f + 1) * PAGE < n ? (f + 1) * PAGE : n;
-        bool has_g = f + 1 < b1;
-        int g1 = (f + 2) * PAGE < n ? (f + 2) * PAGE : n;
-        own_block(&w[0], s, f0, f1, f16, pf);
-        double ref_f = w[0].ref, ref_g = 0;
-        add_pv(&w[0], pf, f0, f1 - f0, value, ctx);
-        if (has_g) {
-            own_block(&w[1], s, f1, g1, f16, pg);
-            ref_g = w[1].ref;
-            add_pv(&w[1], pg, f1, g1 - f1, value, ctx);
-            take_block(&w[0], ref_g, g1 - f1, f16, pg);
-            add_pv(&w[0], pg, f1, g1 - f1, value, ctx);
-        }
-        take_block(&w[1], ref_f, f1 - f0, f16, pf);
-        add_pv(&w[1], pf, f0, f1 - f0, value, ctx);
-    }
-    double m = fmax(w[0].ref, w[1].ref);
-    double a0 = exp2(w[0].ref - m), a1 = exp2(w[1].ref - m);
-    double l = w[0].l * a0 + w[1].l * a1;
-    for (int d = 0; d < DV / 2; d++) {
-        out[d] = w[0].o[d] * a0 / (l > 0 ? l : 1);
-        out[DV / 2 + d] = w[1].o[d] * a1 / (l > 0 ? l : 1);
-    }
-    return l > 0 ? log2(l) + m : -INFINITY;
-}
-
-/* Whether the kernel runs with OWN_MAX (TIRX_KERNEL_DEFINES). */
-static bool own_max(void)
-{
-    const char *d = getenv("TIRX_KERNEL_DEFINES");
-    return d && strstr(d, "OWN_MAX=True");
-}
-
 /* The row through the kernel's splits (the parts of `meta` that hold
  * request bi) and the combine's weights, in float64. */
 static void emulate_row(const Problem *p, const int *meta, int bi, const double *s, int visible,
@@ -359,9 +257,7 @@ static void emulate_row(const Problem *p, const int *meta, int bi, const double 
         b1 = bi == mp[3] && mp[4] < b1 ? mp[4] : b1;
         GPU_CHECK(n < 160, "at most 160 splits of a request");
         RowOf r = {p, bi};
-        lse2[n] = own_max() ? emulate_part_own(s, visible, b0, b1, row_value, &r, p->f16, part)
-                            : op_mla_emulate_part(s, visible, PAGE, b0, b1, DV, row_value, &r,
-                                                  p->f16, part);
+        lse2[n] = op_mla_emulate_part(s, visible, PAGE, b0, b1, DV, row_value, &r, p->f16, part);
         memcpy(outs + (size_t)n * DV, part, sizeof part);
         hi = fmax(hi, lse2[n++]);
     }
