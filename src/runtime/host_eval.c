@@ -471,7 +471,12 @@ static void bind_scalar(Eval *ev, const IrExpr *p, const RtArg *a)
         return;
     }
     bool want_float = t->kind == IR_TY_PRIM && ir_dtype_is_float(t->dtype);
-    if (a->kind == RT_ARG_INT)
+    if (a->kind == RT_ARG_INT && t->kind == IR_TY_PRIM && ir_dtype_is_int(t->dtype) &&
+        wrap(t->dtype, a->u.i) != a->u.i) {
+        char dt[IR_DTYPE_STR_MAX];
+        rt_he_fail(ev, "%s: argument %s: %lld does not fit %s", ev->f->name, rt_he_name(p),
+                   (long long)a->u.i, ir_dtype_str(t->dtype, dt));
+    } else if (a->kind == RT_ARG_INT)
         set_var(ev, p, want_float ? fval((double)a->u.i) : ival(wrap(t->dtype, a->u.i)));
     else if (a->kind == RT_ARG_FLOAT && want_float)
         set_var(ev, p, fval(a->u.f));

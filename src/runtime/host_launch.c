@@ -85,7 +85,7 @@ static bool set_extent(Eval *ev, const IrFunc *k, const char *tag, int64_t ext,
         return false;
     }
     if (ext < 1 || ext > 0x7fffffff) {
-        rt_he_fail(ev, "%s: the launch of %s has %s = %lld, which must be at least 1",
+        rt_he_fail(ev, "%s: the launch of %s has %s = %lld, outside 1..2147483647",
                    ev->f->name, k->name, tag, (long long)ext);
         return false;
     }

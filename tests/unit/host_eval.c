@@ -172,6 +172,13 @@ static void test_argument_count_and_kind(void **state)
     vadd_args(&v, 1000);
     v.args[3] = (RtArg){RT_ARG_FLOAT, {.f = 1000.0}};
     expect_message(&l, v.args, 4, "vector_add: argument n: expected an integer, got a float");
+    /* a launch extent computed from the arguments that CUDA cannot launch */
+    vadd_args(&v, 0);
+    expect_message(&l, v.args, 4, "vector_add: the launch of vector_add_kernel has "
+                                  "blockIdx.x = 0, outside 1..2147483647");
+    /* an integer that its parameter's dtype cannot hold is refused, not wrapped */
+    vadd_args(&v, 1LL << 40);
+    expect_message(&l, v.args, 4, "vector_add: argument n: 1099511627776 does not fit int32");
     ir_module_free(l.m);
 }
 
