@@ -46,6 +46,15 @@ def test_each_mismatch_names_the_argument() -> None:
         f.check(x, y, x, 0.0)
 
 
+def test_integers_and_extents_out_of_range() -> None:
+    f = _axpb()
+    x, y = aligned(np, 1000), aligned(np, 1000)
+    with pytest.raises(OverflowError, match="argument 4: 18446744073709551616 does not fit int64"):
+        f.check(x, y, 1.0, 2**64)
+    with pytest.raises(tirx.LaunchError, match="blockIdx.x = 0, outside 1..2147483647"):
+        f.check(aligned(np, 1)[:0], aligned(np, 1)[:0], 1.0, 0.0)
+
+
 def test_unknown_function() -> None:
     m = tirx.compile(VECTOR_ADD, target="sm_90a", no_binary=True)
     with pytest.raises(KeyError, match="has vector_add"):

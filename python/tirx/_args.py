@@ -92,6 +92,8 @@ def convert(func: str, args: Sequence[Any], stream: Optional[int]
     keep: List[Any] = []
     for i, a in enumerate(args):
         if isinstance(a, (bool, numbers.Integral)):
+            if not -2**63 <= int(a) < 2**63:  # ctypes would wrap it silently
+                raise OverflowError(f"{func}: argument {i + 1}: {int(a)} does not fit int64")
             out[i].kind, out[i].v.i = _capi.ARG_INT, int(a)
         elif isinstance(a, numbers.Real):
             out[i].kind, out[i].v.f = _capi.ARG_FLOAT, float(a)
