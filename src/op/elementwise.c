@@ -74,7 +74,9 @@ const char *op_ew_operands(OpCtx *c, OpRegion *dst, OpRegion *src, bool *is_regi
             if (!op_regions_match(dst, &src[i - 1]))
                 return op_reason(c, "the extents of '%s' and '%s' differ", dst->buffer->u.var.name,
                                  src[i - 1].buffer->u.var.name);
-        } else if (a->dtype.code == IR_DT_VOID || a->dtype.lanes != 1) {
+        } else if (a->dtype.lanes != 1 ||
+                   !(ir_dtype_is_int(a->dtype) || ir_dtype_is_float(a->dtype))) {
+            /* a string or handle (Tx.cta.exp(A, B, "x")) is not a number */
             return op_reason(c, "argument %d is neither a region nor a scalar", i + 1);
         }
         (*nsrc)++;
