@@ -638,6 +638,11 @@ static void elab_annassign(El *E, const Ast *s)
             el_error(E, TX_E_ARGUMENTS, s->span, "'%s: T.let' needs a value", name);
             return;
         }
+        if (val.kind == SV_STR) { /* a string is no scalar: it would not print back alike */
+            el_error(E, TX_E_TYPE, s->c->span, "'%s: T.let' binds a number or a pointer, not a string",
+                     name);
+            return;
+        }
         IrExpr *e = el_prim(E, &val, "the bound value");
         if (!e)
             return;
