@@ -18,7 +18,7 @@ cmp -s "$dir/annotated.cu" "$dir/bare.cu" || {
     exit 1
 }
 "$tirx" build --trace --target=sm_90a "$kernel" >"$dir/traced.cu" || exit 1
-calls=$(grep -c 'tx_trace_event(tx_trace_buf' "$dir/traced.cu")
+calls=$(grep -c 'tx_trace_event(&tx_trace' "$dir/traced.cu")
 annotations=$(grep -c 'T\.cuda\.iket\.' "$kernel")
 [ "$calls" -ge "$annotations" ] || { echo "FAILED: $calls trace calls for $annotations annotations"; exit 1; }
 "$tirx" build --trace --target=sm_90a --emit=cubin -o "$dir/traced.cubin" "$kernel"

@@ -373,7 +373,7 @@ static void emit_kernel(Cg *cg, const IrFunc *f)
     if (launch.dyn_smem)
         cg_line(cg, "extern __shared__ __align__(1024) uint8_t dyn_smem[];");
     if (launch.traced && cg->opt->trace)
-        cg_line(cg, "uint32_t tx_trace_n = 0; // trace events this thread's warp recorded");
+        cg_line(cg, "TxTrace tx_trace = tx_trace_open(tx_trace_buf); // this warp's trace records");
     cg_stmt(cg, f->body);
     cg->indent = 0;
     cg_line(cg, "}");

@@ -2,9 +2,10 @@
  * token is 0), so an annotated kernel compiles to the text it would have
  * without its annotations. With it, each becomes one tx_trace_event call (the
  * prelude) that the lowest active lane of the warp records into the buffer
- * tx_trace_buf points at; the runtime sets that global at launch. The count
- * of a warp's records lives in a register (tx_trace_n, declared at the top of
- * a traced kernel), so recording an event costs stores, not a round trip. An event's
+ * tx_trace_buf points at; the runtime sets that global at launch. A traced
+ * kernel opens its warp's slot of the buffer at entry (tx_trace, a TxTrace
+ * in registers: the slot, the capacity, the SM, the count of its records), so
+ * recording an event costs a timer read and stores, not a round trip. An event's
  * code is its name's index in tx_trace_names (emitted after the kernels, in
  * first-use order) shifted left by three, or'ed with its kind (CgTraceKind);
  * a range token is the index itself. */
@@ -55,7 +56,7 @@ static const char *payload(Cg *cg, const IrExpr *call, int i)
 static void event(Cg *cg, const char *code, const char *pay)
 {
     cg->trace_used = true;
-    cg_line(cg, "tx_trace_event(tx_trace_buf, &tx_trace_n, %s, %s);", code, pay);
+    cg_line(cg, "tx_trace_event(&tx_trace, %s, %s);", code, pay);
 }
 
 int cg_iket_expr(Cg *cg, const IrExpr *e, TxBuf *b)
@@ -72,7 +73,7 @@ int cg_iket_expr(Cg *cg, const IrExpr *e, TxBuf *b)
         tx_buf_printf(b, "%du", id);
     else {
         cg->trace_used = true;
-        tx_buf_printf(b, "tx_trace_start(tx_trace_buf, &tx_trace_n, %du, %s)", id << 3 | TRACE_START,
+        tx_buf_printf(b, "tx_trace_start(&tx_trace, %du, %s)", id << 3 | TRACE_START,
                       payload(cg, e, 1));
     }
     return CG_PREC_POSTFIX;
