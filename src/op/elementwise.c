@@ -9,7 +9,11 @@
  *   None meaning none;
  *   reciprocal -> 1 / src; silu -> src / (1 + exp(-src)).
  * Each op's rule is a row of ew_rules, indexed by the tile op. */
+#include <stdio.h>
+#include <string.h>
+
 #include "elementwise.h"
+#include "../arith/arith.h"
 #include "../ir/visit.h"
 
 /* How an element of dst is computed from the sources' values v[], per op of
@@ -48,6 +52,8 @@ static const struct {
     [IR_TILE_SILU] = {EW_SILU, 0},
 };
 
+static IrExpr *ew_value(OpCtx *c, IrDType dst, IrExpr **v, int n, const char **err);
+
 const char *op_ew_operands(OpCtx *c, OpRegion *dst, OpRegion *src, bool *is_region, int *nsrc)
 {
     IrTileOp op = c->call->u.tile.op;
@@ -85,6 +91,20 @@ const char *op_ew_operands(OpCtx *c, OpRegion *dst, OpRegion *src, bool *is_regi
     if (*nsrc < need)
         return op_reason(c, "'%s' needs %d source operand%s", info->name, need,
                          need == 1 ? "" : "s");
+    /* the value of one element, the regions' elements as loads at their
+     * starts: the scalars must combine with them as the lowering will */
+    IrExpr *v[OP_EW_MAX_SRC];
+    for (int i = 0; i < *nsrc; i++)
+        v[i] = is_region[i] ? op_load(c, src[i].buffer, src[i].start, src[i].ndim) : op_ew_scalar(c, i);
+    const char *err = NULL;
+    if (!ew_value(c, dst->dtype, v, *nsrc, &err)) {
+        char list[OP_EW_MAX_SRC * (IR_DTYPE_STR_MAX + 10)] = "", t[IR_DTYPE_STR_MAX];
+        for (int i = 0; i < *nsrc; i++)
+            if (v[i])
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s %s", *list ? ", " : "",
+                         ir_dtype_str(v[i]->dtype, t), is_region[i] ? "region" : "scalar");
+        return op_reason(c, "its sources (%s) do not combine: %s", list, err ? err : "none given");
+    }
     return NULL;
 }
 
@@ -108,7 +128,15 @@ void op_ew_load_sources(OpCtx *c, const OpRegion *src, const bool *is_region, in
     }
 }
 
-IrExpr *op_ew_value(OpCtx *c, IrDType dst, IrExpr **v, int n)
+/* x (k) y by the parser's rules (ar_binary); NULL with *err when they refuse
+ * it (dtypes they do not mix, a constant zero divisor) or an operand is NULL. */
+static IrExpr *bin(OpCtx *c, IrExprKind k, IrExpr *x, IrExpr *y, const char **err)
+{
+    return x && y ? ar_binary(c->arena, k, x, y, c->call->span, err) : NULL;
+}
+
+/* op_ew_value, or NULL with *err saying why the operands do not combine. */
+static IrExpr *ew_value(OpCtx *c, IrDType dst, IrExpr **v, int n, const char **err)
 {
     IrTileOp op = c->call->u.tile.op;
     int what = ew_rules[op].what;
@@ -116,24 +144,33 @@ IrExpr *op_ew_value(OpCtx *c, IrDType dst, IrExpr **v, int n)
     switch (ew_rules[op].rule) {
     case EW_ZERO: return op_cast(c, dst, op_i32(c, 0));
     case EW_CONVERT: return op_cast(c, dst, x);
-    case EW_BINARY: return op_bin(c, (IrExprKind)what, x, v[1]);
+    case EW_BINARY: return bin(c, (IrExprKind)what, x, v[1], err);
     case EW_CALL: return op_call(c, (IrOp)what, x->dtype, v, ir_tile_ops[op].arity);
     case EW_MATH:
         if (n > 2 && v[2])
-            x = op_bin(c, IR_E_MUL, x, v[2]);
+            x = bin(c, IR_E_MUL, x, v[2], err);
         if (n > 1 && v[1])
-            x = op_bin(c, IR_E_ADD, x, v[1]);
-        return op_call(c, (IrOp)what, x->dtype, &x, 1);
-    case EW_RECIPROCAL: return op_bin(c, IR_E_DIV, op_cast(c, x->dtype, op_i32(c, 1)), x);
+            x = bin(c, IR_E_ADD, x, v[1], err);
+        return x ? op_call(c, (IrOp)what, x->dtype, &x, 1) : NULL;
+    case EW_RECIPROCAL: return bin(c, IR_E_DIV, op_cast(c, x->dtype, op_i32(c, 1)), x, err);
     case EW_SILU: {
         IrExpr *one = op_cast(c, x->dtype, op_i32(c, 1));
-        IrExpr *neg = op_bin(c, IR_E_SUB, op_cast(c, x->dtype, op_i32(c, 0)), x);
-        IrExpr *e = op_call(c, IR_OP_EXP, x->dtype, &neg, 1);
-        return op_bin(c, IR_E_DIV, x, op_bin(c, IR_E_ADD, one, e));
+        IrExpr *neg = bin(c, IR_E_SUB, op_cast(c, x->dtype, op_i32(c, 0)), x, err);
+        IrExpr *e = neg ? op_call(c, IR_OP_EXP, x->dtype, &neg, 1) : NULL;
+        return bin(c, IR_E_DIV, x, bin(c, IR_E_ADD, one, e, err), err);
     }
     case EW_NONE: break;
     }
     TX_UNREACHABLE(); /* op_ew_operands refused the op */
+}
+
+IrExpr *op_ew_value(OpCtx *c, IrDType dst, IrExpr **v, int n)
+{
+    const char *err = NULL;
+    IrExpr *e = ew_value(c, dst, v, n, &err);
+    if (!e)
+        TX_UNREACHABLE(); /* op_ew_operands built the same value from the same operands */
+    return e;
 }
 
 typedef struct ReadsCtx {
