@@ -103,7 +103,7 @@ const char *op_ew_operands(OpCtx *c, OpRegion *dst, OpRegion *src, bool *is_regi
             if (v[i])
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s %s", *list ? ", " : "",
                          ir_dtype_str(v[i]->dtype, t), is_region[i] ? "region" : "scalar");
-        return op_reason(c, "its sources (%s) do not combine: %s", list, err ? err : "none given");
+        return op_reason(c, "its sources (%s) do not combine: %s", list, err ? err : "a source is missing");
     }
     return NULL;
 }

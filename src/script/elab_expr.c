@@ -1028,7 +1028,7 @@ static ScVal eval_unary(El *E, const Ast *x)
     /* a constant operand folds, as the reference's bitwise_neg does: ~ of an
      * expression that folded to 11 is -12, as ~11 written out is */
     int64_t v;
-    if (e->kind == IR_E_INT && ir_dtype_is_int(e->dtype) && e->dtype.lanes == 1 && ar_const_int(e, &v))
+    if (ir_dtype_is_int(e->dtype) && e->dtype.lanes == 1 && ar_const_int(e, &v))
         return sv_expr(ar_make_int(E->a, e->dtype, ar_wrap_int(e->dtype, ~v), x->span), x->span);
     return sv_expr(el_call_node(E, IR_OP_BITWISE_NOT, e->dtype, &e, 1, x->span), x->span);
 }
