@@ -172,6 +172,19 @@ static bool is_index_type(IrDType t)
 
 static IrExpr *bool_const(TxArena *a, bool v) { return ir_int(a, IR_BOOL, v, (TxSpan){0}); }
 
+/* Whether the reference folds remainder k of x and y: for index types
+ * (int32, int64), and for two unsigned literals, floormod at any width and
+ * truncmod at 64 bits (what apache-tvm 0.27 does; int8 and int16 remainders
+ * stay nodes). */
+static bool folds_remainder(IrExprKind k, const IrExpr *x, const IrExpr *y)
+{
+    if (is_index_type(x->dtype) && is_index_type(y->dtype))
+        return true;
+    bool uint_pair = x->kind == IR_E_INT && y->kind == IR_E_INT && x->dtype.code == IR_DT_UINT &&
+                     y->dtype.code == IR_DT_UINT;
+    return uint_pair && (k == IR_E_FLOORMOD || x->dtype.bits == 64);
+}
+
 /* A comparison k of two constants from how they order (none of lt, eq, gt
  * for an unordered pair: a NaN); NULL when k is no comparison. */
 static IrExpr *fold_order(TxArena *a, IrExprKind k, bool lt, bool eq, bool gt)
@@ -322,7 +335,7 @@ IrExpr *ar_fold_binary(TxArena *a, IrExprKind k, IrExpr *x, IrExpr *y, const cha
     IrDType t = x->dtype;
     if (k == IR_E_AND || k == IR_E_OR)
         return fold_logical(k, x, y);
-    if ((k == IR_E_MOD || k == IR_E_FLOORMOD) && !(is_index_type(x->dtype) && is_index_type(y->dtype))) {
+    if ((k == IR_E_MOD || k == IR_E_FLOORMOD) && !folds_remainder(k, x, y)) {
         /* not folded, but a zero divisor is an error here too (the node's
          * printed form would not read back) */
         if ((y->kind == IR_E_INT && y->u.int_val == 0) || (y->kind == IR_E_FLOAT && y->u.float_val == 0))
