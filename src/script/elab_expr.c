@@ -884,8 +884,20 @@ static ScVal bitwise(El *E, int op, ScVal a, ScVal b, TxSpan sp)
         return sv_error();
     }
     int64_t cx, cy;
-    if (ar_const_int(x, &cx) && ar_const_int(y, &cy) && x->dtype.code == IR_DT_INT &&
-        (x->dtype.bits == 32 || x->dtype.bits == 64) && x->dtype.lanes == 1) {
+    bool index = x->dtype.code == IR_DT_INT && (x->dtype.bits == 32 || x->dtype.bits == 64) && x->dtype.lanes == 1;
+    /* the reference's shifts of an index type: a constant amount must be
+     * below the width (C leaves the rest undefined), and 0 gives x */
+    if (index && (op == SC_TK_LEFTSHIFT || op == SC_TK_RIGHTSHIFT) && ar_const_int(y, &cy)) {
+        if (cy < 0 || cy >= x->dtype.bits) {
+            char buf[IR_DTYPE_STR_MAX];
+            el_error(E, TX_E_VALUE, sp, "shift amount %lld: must be non-negative and less than %d for %s",
+                     (long long)cy, x->dtype.bits, ir_dtype_str(x->dtype, buf));
+            return sv_error();
+        }
+        if (cy == 0)
+            return sv_expr(x, sp);
+    }
+    if (ar_const_int(x, &cx) && ar_const_int(y, &cy) && index) {
         ScVal pa = sv_int(cx, sp), pb = sv_int(cy, sp);
         ScVal r = python_binop(E, op, pa, pb, sp);
         if (r.kind == SV_INT)
@@ -1201,7 +1213,18 @@ ScVal el_compare(El *E, int op, ScVal a, ScVal b, TxSpan sp)
                  sc_tok_kind_name(op), ir_dtype_str(x->dtype, bx), ir_dtype_str(y->dtype, by));
         return sv_error();
     }
-    return sv_expr(ir_binary(E->a, compare_kind(op), x, y, sp), sp);
+    /* a constant PrimExpr on the left compares by its own operator, which
+     * folds an ordering of two constants (the reference's PrimExpr.__lt__);
+     * == and != and a Python number on the left build the node */
+    IrExprKind k = compare_kind(op);
+    bool consts = (x->kind == IR_E_INT || x->kind == IR_E_FLOAT) && (y->kind == IR_E_INT || y->kind == IR_E_FLOAT);
+    if (consts && !is_num(&a) && k != IR_E_EQ && k != IR_E_NE) {
+        const char *err = NULL;
+        IrExpr *r = ar_binary(E->a, k, x, y, sp, &err);
+        if (r)
+            return sv_expr(r, sp);
+    }
+    return sv_expr(ir_binary(E->a, k, x, y, sp), sp);
 }
 
 /* a < b < c is (a < b) and (b < c), each operand evaluated once. */
