@@ -4,7 +4,9 @@
  * T.env_thread, T.hint, T.device_entry), T.evaluate, the expression node
  * constructors written as they are (T.Add, T.Cast, T.Select, ...) and the
  * folded ones (T.min, T.floordiv, T.if_then_else, ...). */
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -921,6 +923,38 @@ ScVal bi_cast(El *E, ScArgs *args)
     return sv_expr(c, args->span);
 }
 
+/* Why constant x does not fit dtype t as the literal T.cast folds it to (the
+ * reference's checks: integers truncated towards zero must be in range, an
+ * unsigned one from a nonnegative value, a bool 0 or 1, a float16 within
+ * 65504, a float32 or bfloat16 within FLT_MAX); NULL when it fits. */
+static const char *cast_literal_range(IrDType t, const IrExpr *x)
+{
+    double v = x->kind == IR_E_FLOAT ? x->u.float_val : (double)x->u.int_val;
+    if (x->kind == IR_E_INT && x->dtype.code == IR_DT_UINT && x->u.int_val < 0)
+        v += 18446744073709551616.0; /* a uint64 above INT64_MAX */
+    if (isnan(v))
+        return NULL;
+    double w = trunc(v);
+    switch (t.code) {
+    case IR_DT_UINT:
+        if (v < 0)
+            return "an unsigned integer cannot hold a negative value";
+        return t.bits < 64 && w >= ldexp(1.0, t.bits) ? "the value exceeds its maximum" : NULL;
+    case IR_DT_INT:
+        return t.bits < 64 && (w < -ldexp(1.0, t.bits - 1) || w >= ldexp(1.0, t.bits - 1))
+                   ? "the value exceeds its range"
+                   : NULL;
+    case IR_DT_BOOL: return w == 0 || w == 1 ? NULL : "a bool is 0 or 1";
+    case IR_DT_FLOAT: case IR_DT_BFLOAT:
+        if (t.bits == 64 || isinf(v))
+            return NULL;
+        return fabs(v) > (t.code == IR_DT_FLOAT && t.bits == 16 ? 65504.0 : (double)FLT_MAX)
+                   ? "the value exceeds its range"
+                   : NULL;
+    default: return NULL;
+    }
+}
+
 /* T.cast(value, dtype): the value converted as TVM's cast() converts it: unchanged when it
  * has the dtype, constants folded, else a Cast (a vector keeps its lanes). */
 ScVal bi_cast_value(El *E, ScArgs *args)
@@ -934,6 +968,20 @@ ScVal bi_cast_value(El *E, ScArgs *args)
         return sv_error();
     if (dt.lanes == 1 && x->dtype.lanes > 1)
         dt = ir_dtype_with_lanes(dt, x->dtype.lanes);
+    const char *why;
+    if ((x->kind == IR_E_INT || x->kind == IR_E_FLOAT) && !ir_dtype_eq(x->dtype, dt) &&
+        (why = cast_literal_range(ir_dtype_with_lanes(dt, 1), x))) {
+        char buf[IR_DTYPE_STR_MAX], val[32];
+        if (x->kind == IR_E_FLOAT)
+            snprintf(val, sizeof val, "%g", x->u.float_val);
+        else if (x->dtype.code == IR_DT_UINT)
+            snprintf(val, sizeof val, "%llu", (unsigned long long)x->u.int_val);
+        else
+            snprintf(val, sizeof val, "%lld", (long long)x->u.int_val);
+        el_error(E, TX_E_VALUE, args->span, "T.cast: the constant %s does not fit %s: %s", val,
+                 ir_dtype_str(dt, buf), why);
+        return sv_error();
+    }
     return sv_expr(ar_cast(E->a, dt, x, args->span), args->span);
 }
 
