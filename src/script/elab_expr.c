@@ -1024,6 +1024,12 @@ static ScVal eval_unary(El *E, const Ast *x)
     if (x->op == SC_TK_PLUS)
         return sv_expr(e, x->span);
     if (x->op == SC_TK_MINUS) {
+        if (e->dtype.code == IR_DT_UINT) { /* -x is x * -1, and -1 is no unsigned constant */
+            char buf[IR_DTYPE_STR_MAX];
+            el_error(E, TX_E_VALUE, x->span, "cannot negate an unsigned value (%s); subtract it from 0",
+                     ir_dtype_str(e->dtype, buf));
+            return sv_error();
+        }
         const char *err = NULL;
         IrExpr *r = ar_binary(E->a, IR_E_MUL, e, ar_make_int(E->a, e->dtype, -1, x->span),
                              x->span, &err);
