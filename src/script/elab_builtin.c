@@ -276,10 +276,13 @@ static bool loop_dtype(El *E, const ScVal *v, IrDType *t)
 }
 
 /* Two bounds as PrimExprs of one dtype: the loop's dtype= when given (a
- * literal retyped, another expression cast), else a Python int takes the
- * other bound's dtype. */
+ * literal retyped, another expression cast), else, as the reference builds
+ * them, a Python int is an int32 constant that the other bound then meets
+ * as in arithmetic (an int8 bound is cast to int32), an int32 constant
+ * beside a narrower unsigned bound a uint32 one (that bound cast to it);
+ * the implicit start of T.serial(n) (typed_zero) takes n's dtype. */
 static bool loop_bounds(El *E, const ScVal *lo, const ScVal *hi, const IrDType *forced,
-                        IrExpr **x, IrExpr **y)
+                        bool typed_zero, IrExpr **x, IrExpr **y)
 {
     bool lp = lo->kind == SV_INT || lo->kind == SV_BOOL;
     bool hp = hi->kind == SV_INT || hi->kind == SV_BOOL;
@@ -287,7 +290,14 @@ static bool loop_bounds(El *E, const ScVal *lo, const ScVal *hi, const IrDType *
     *y = hp ? NULL : el_prim(E, hi, "a loop bound");
     if ((!lp && !*x) || (!hp && !*y))
         return false;
-    IrDType t = forced ? *forced : *x ? (*x)->dtype : *y ? (*y)->dtype : IR_INT32;
+    const IrExpr *other = *x ? *x : *y;
+    IrDType t = IR_INT32;
+    if (forced)
+        t = *forced;
+    else if (typed_zero && *y)
+        t = (*y)->dtype;
+    else if (other && other->dtype.code == IR_DT_UINT && other->dtype.bits < 32)
+        t = IR_UINT32;
     if (!*x && !(*x = el_prim_as(E, lo, t, "a loop bound")))
         return false;
     if (!*y && !(*y = el_prim_as(E, hi, t, "a loop bound")))
@@ -302,15 +312,17 @@ static bool loop_bounds(El *E, const ScVal *lo, const ScVal *hi, const IrDType *
     return true;
 }
 
+/* range(start, stop) (is_range: range(n) starts at a Python 0) or
+ * T.serial(start, stop) and the like, whose T.serial(n) starts at n's 0. */
 static bool loop_dim(El *E, const ScVal *start, const ScVal *stop, const IrDType *dtype,
-                     ScLoopDim *d, TxSpan sp)
+                     bool is_range, ScLoopDim *d, TxSpan sp)
 {
     ScVal zero = sv_int(0, start->span);
     const ScVal *lo = start, *hi = stop;
     if (!sv_given(stop) || stop->kind == SV_NONE)
         lo = &zero, hi = start;
     IrExpr *x, *y;
-    if (!loop_bounds(E, lo, hi, dtype, &x, &y))
+    if (!loop_bounds(E, lo, hi, dtype, lo == &zero && !is_range, &x, &y))
         return false;
     const char *err = NULL;
     d->min = x;
@@ -388,7 +400,7 @@ ScVal bi_loop(El *E, ScArgs *args)
     IrDType dt;
     bool typed = !is_range && !binding && sv_given(&b.v[5]) && b.v[5].kind != SV_NONE;
     if ((typed && !loop_dtype(E, &b.v[5], &dt)) ||
-        !loop_dim(E, &b.v[0], &b.v[1], typed ? &dt : NULL, L->dims, args->span))
+        !loop_dim(E, &b.v[0], &b.v[1], typed ? &dt : NULL, is_range, L->dims, args->span))
         return sv_error();
     const ScVal *step = is_range ? &b.v[2] : &b.v[binding ? 4 : 3];
     if (sv_given(step) && step->kind != SV_NONE) {
@@ -443,7 +455,7 @@ ScVal bi_grid(El *E, ScArgs *args)
         const ScVal *e = &b.rest[i];
         bool pair = (e->kind == SV_TUPLE || e->kind == SV_LIST) && e->u.seq.n == 2;
         if (!loop_dim(E, pair ? &e->u.seq.items[0] : e, pair ? &e->u.seq.items[1] : &none,
-                      typed ? &dt : NULL, &L->dims[i], args->span))
+                      typed ? &dt : NULL, false, &L->dims[i], args->span))
             return sv_error();
         if (pair) {
             const char *err = NULL;

@@ -1096,7 +1096,12 @@ static void print_for(Printer *P, const IrStmt *loop)
     }
     const char *var = pr_define(P, loop->u.loop.var, pr_top(P));
     IrForKind kind = loop->u.loop.kind;
-    bool range = kind == IR_FOR_SERIAL && !loop->u.loop.nannot;
+    /* range(n) of an int8 ... uint16 n would start at a Python 0 and promote
+     * n (deviation: the reference prints range(n), which reads back so) */
+    IrDType vt = loop->u.loop.var->dtype;
+    bool narrow = (vt.code == IR_DT_INT || vt.code == IR_DT_UINT) && vt.bits < 32;
+    bool range = kind == IR_FOR_SERIAL && !loop->u.loop.nannot &&
+                 !(narrow && pr_is_int(loop->u.loop.min, 0) && trivial_step(loop));
     P->frames.items[pr_top(P)].in_header = true;
     char *a = loop_args(P, loop, range);
     P->frames.items[pr_top(P)].in_header = false;
