@@ -562,7 +562,8 @@ IrExpr *ar_simplify_sub(TxArena *a, IrExpr *x, IrExpr *y, TxSpan sp, const char 
     ar_ctx_init(&c, a);
     /* the reference simplifies both sides before it subtracts: an unsigned
      * x that folds to 0 less a y that folds positive is its error too */
-    if (d->dtype.code == IR_DT_UINT && !ar_binary(a, IR_E_SUB, ar_simplify(&c, x), ar_simplify(&c, y), sp, err)) {
+    if (d->dtype.code == IR_DT_UINT &&
+        !ar_binary(a, IR_E_SUB, ar_simplify(&c, x), ar_simplify(&c, y), sp, err)) {
         ar_ctx_free(&c);
         return NULL;
     }

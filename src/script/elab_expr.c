@@ -884,7 +884,8 @@ static ScVal bitwise(El *E, int op, ScVal a, ScVal b, TxSpan sp)
         return sv_error();
     }
     int64_t cx, cy;
-    bool index = x->dtype.code == IR_DT_INT && (x->dtype.bits == 32 || x->dtype.bits == 64) && x->dtype.lanes == 1;
+    bool index = x->dtype.code == IR_DT_INT && (x->dtype.bits == 32 || x->dtype.bits == 64) &&
+                 x->dtype.lanes == 1;
     /* the reference's shifts of an index type: a constant amount must be
      * below the width (C leaves the rest undefined), and 0 gives x */
     if (index && (op == SC_TK_LEFTSHIFT || op == SC_TK_RIGHTSHIFT) && ar_const_int(y, &cy)) {
@@ -1223,7 +1224,8 @@ ScVal el_compare(El *E, int op, ScVal a, ScVal b, TxSpan sp)
      * folds an ordering of two constants (the reference's PrimExpr.__lt__);
      * == and != and a Python number on the left build the node */
     IrExprKind k = compare_kind(op);
-    bool consts = (x->kind == IR_E_INT || x->kind == IR_E_FLOAT) && (y->kind == IR_E_INT || y->kind == IR_E_FLOAT);
+    bool consts = (x->kind == IR_E_INT || x->kind == IR_E_FLOAT) &&
+                  (y->kind == IR_E_INT || y->kind == IR_E_FLOAT);
     if (consts && !is_num(&a) && k != IR_E_EQ && k != IR_E_NE) {
         const char *err = NULL;
         IrExpr *r = ar_binary(E->a, k, x, y, sp, &err);
