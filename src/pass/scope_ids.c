@@ -19,6 +19,7 @@
  * where ltid = tx + ty*ex + tz*ex*ey. A value of another dtype than the
  * variable's is cast. */
 #include "internal.h"
+#include "../ir/ptx.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -357,6 +358,135 @@ static IrStmt *bind_scope_ids(IrMutator *m, IrStmt *s)
     return ps_seq2(g->a, ir_seq(g->a, binds, s->u.scopeid.nvars, s->span), NULL);
 }
 
+/* ---------------------------------------------------------------- warp roles' registers */
+
+/* setmaxnreg.inc takes its registers from the CTA's pool, what the CTA was
+ * launched with plus what setmaxnreg.dec released, and waits until the pool
+ * holds them: warp roles asking for more than the launch gave wait forever.
+ * The roles are the ifs a setmaxnreg starts (WarpRole / WarpgroupRole); a
+ * condition that does not fold for every warp once the warp ids are
+ * constants leaves the split unknown, and nothing is checked. */
+
+typedef struct RegRole {
+    const IrStmt *at; /* the role's if */
+    bool inc;
+    int64_t nreg;
+} RegRole;
+
+typedef struct RegScan {
+    TX_VEC(RegRole) roles;
+    TX_VEC(const IrStmt *) warp_ids; /* scope-id definitions of warp and warpgroup ids */
+    int64_t min_blocks, max_registers; /* the launch-bound attrs; 0: not given */
+} RegScan;
+
+static const IrExpr *first_eval(const IrStmt *s)
+{
+    while (s && s->kind == IR_S_SEQ && s->u.seq.n)
+        s = s->u.seq.stmts[0];
+    return s && s->kind == IR_S_EVAL ? s->u.eval : NULL;
+}
+
+static bool reg_scan_hook(IrVisitor *v, const IrStmt *s)
+{
+    RegScan *r = v->ctx;
+    int64_t n;
+    if (s->kind == IR_S_SCOPEID && s->u.scopeid.nvars == 1 &&
+        (s->u.scopeid.kind == K(WARP_ID) || s->u.scopeid.kind == K(WARPGROUP_ID) ||
+         s->u.scopeid.kind == K(WARP_ID_IN_WG)))
+        tx_vec_push(&r->warp_ids, s);
+    if (s->kind == IR_S_ATTR && s->u.attr.value && ps_const_int(s->u.attr.value, &n)) {
+        if (!strcmp(s->u.attr.key, "tirx.launch_bounds_min_blocks_per_sm"))
+            r->min_blocks = n;
+        if (!strcmp(s->u.attr.key, "tirx.max_registers"))
+            r->max_registers = n;
+    }
+    const IrExpr *e = s->kind == IR_S_IF ? first_eval(s->u.ifs.then_s) : NULL;
+    if (e && e->kind == IR_E_CALL && e->u.call.op == IR_OP_PTX &&
+        e->u.call.ptx_entry == IR_PTX_setmaxnreg && e->u.call.nargs == 1 &&
+        ps_const_int(e->u.call.args[0], &n))
+        tx_vec_push(&r->roles, ((RegRole){s, !strcmp(e->u.call.ptx_slots[0], "inc"), n}));
+    return true;
+}
+
+/* Whether warp w runs role `at`: 1, 0, or -1 when its condition does not fold. */
+static int role_runs(TxArena *a, const RegScan *r, const IrStmt *at, int64_t w)
+{
+    IrSubst *map = TX_NEW_ARRAY(a, IrSubst, r->warp_ids.len + 1);
+    for (int i = 0; i < r->warp_ids.len; i++) {
+        const IrStmt *d = r->warp_ids.items[i];
+        int64_t id = d->u.scopeid.kind == K(WARP_ID) ? w
+                   : d->u.scopeid.kind == K(WARPGROUP_ID) ? w / 4 : w % 4;
+        IrExpr *var = d->u.scopeid.vars[0];
+        map[i] = (IrSubst){var, ps_int(a, var->dtype, id)};
+    }
+    int64_t v;
+    IrExpr *c = ps_simplify_expr(a, ir_substitute(a, at->u.ifs.cond, map, r->warp_ids.len));
+    return ps_const_int(c, &v) ? v != 0 : -1;
+}
+
+static void check_register_split(Geometry *g, IrStmt *body)
+{
+    int64_t threads = 1;
+    for (int i = 0; i < g->nblock; i++)
+        threads *= const_or(g->block[i], -1);
+    RegScan r = {0};
+    IrVisitor v = {.ctx = &r, .stmt = reg_scan_hook};
+    ir_visit_stmt(&v, body);
+    int64_t warps = threads / 32;
+    if (!r.roles.len || threads <= 0 || threads % 128 || warps > 64)
+        goto done;
+    /* what ptxas gives each thread at launch: __maxnreg__, else the most that
+     * min_blocks CTAs of this size leave, in whole 8-register steps */
+    int64_t min_blocks = r.min_blocks > 0 ? r.min_blocks : 1;
+    int64_t launch = r.max_registers > 0 ? (r.max_registers + 7) / 8 * 8
+                                         : 65536 / (min_blocks * threads) / 8 * 8;
+    launch = launch > 256 ? 256 : launch;
+    int64_t regs[64];
+    const RegRole *asker = NULL;
+    for (int64_t w = 0; w < warps; w++) {
+        regs[w] = launch;
+        for (int i = 0; i < r.roles.len; i++) {
+            const RegRole *role = &r.roles.items[i];
+            int runs = role_runs(g->a, &r, role->at, w);
+            if (runs < 0)
+                goto done;
+            if (runs && (regs[w] == launch || role->nreg > regs[w]))
+                regs[w] = role->nreg;
+            if (runs && role->inc && !asker)
+                asker = role;
+        }
+    }
+    int64_t asked = 0;
+    for (int64_t w = 0; w < warps; w++)
+        asked += regs[w] * 32;
+    if (!asker || asked <= launch * threads)
+        goto done;
+    char bound[64];
+    if (r.max_registers > 0)
+        snprintf(bound, sizeof bound, "__maxnreg__(%lld)", (long long)r.max_registers);
+    else
+        snprintf(bound, sizeof bound, "__launch_bounds__(%lld, %lld)", (long long)threads,
+                 (long long)min_blocks);
+    tx_error(g->diags, TX_E_LAUNCH, asker->at->span,
+             "the warp roles ask for %lld registers, more than the %lld the CTA is launched "
+             "with (%lld threads x %lld, the most %s leaves): setmaxnreg.inc %lld here would "
+             "wait forever", (long long)asked, (long long)(launch * threads), (long long)threads,
+             (long long)launch, bound, (long long)asker->nreg);
+    for (int i = 0; i < r.roles.len; i++) {
+        const RegRole *role = &r.roles.items[i];
+        int64_t n = 0;
+        for (int64_t w = 0; w < warps; w++)
+            n += role_runs(g->a, &r, role->at, w) == 1;
+        if (role != asker)
+            tx_note(g->diags, role->at->span, "this role's %lld threads take %lld registers",
+                    (long long)(n * 32), (long long)role->nreg);
+    }
+    g->failed = true;
+done:
+    tx_vec_free(&r.roles);
+    tx_vec_free(&r.warp_ids);
+}
+
 /* ---------------------------------------------------------------- the nest */
 
 static IrStmt *wrap(Geometry *g, IrExpr *const *vars, IrExpr *const *ext, int n, IrStmt *body)
@@ -381,6 +511,8 @@ IrStmt *ps_lower_scope_ids(TxArena *a, TxDiags *diags, TxSpan span, IrStmt *body
         check_bound_loops(&g, 3, g.grid, g.ngrid);
     }
     check_deferred(&g);
+    if (!g.failed)
+        check_register_split(&g, body);
     if (g.failed)
         return NULL;
     make_launch_vars(&g);
