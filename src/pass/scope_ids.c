@@ -487,6 +487,58 @@ done:
     tx_vec_free(&r.warp_ids);
 }
 
+/* ---------------------------------------------------------------- barrier counts */
+
+/* A named barrier (bar / barrier sync, arrive, red) that counts more threads
+ * than the CTA has never completes. */
+
+typedef struct BarScan {
+    TxDiags *diags;
+    int64_t threads;
+    bool failed;
+} BarScan;
+
+static bool bar_count_hook(IrVisitor *v, const IrExpr *e)
+{
+    BarScan *b = v->ctx;
+    if (e->kind != IR_E_CALL || e->u.call.op != IR_OP_PTX)
+        return true;
+    const IrCall *c = &e->u.call;
+    const char *family = ir_ptx_family(c->ptx_entry);
+    if (strcmp(family, "bar") && strcmp(family, "barrier"))
+        return true;
+    IrPtxResolved r = {c->ptx_entry, c->nptx_slots, {0}};
+    for (int i = 0; i < c->nptx_slots && i < IR_PTX_MAX_SLOTS; i++)
+        r.slots[i] = c->ptx_slots[i];
+    IrPtxOperand ops[IR_PTX_MAX_SLOTS];
+    int n = ir_ptx_operands(&r, ops, IR_PTX_MAX_SLOTS);
+    int64_t count;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(ops[i].name, "b") && ops[i].first_arg >= 0 && ops[i].first_arg < c->nargs &&
+            ps_const_int(c->args[ops[i].first_arg], &count) && count > b->threads) {
+            char mnemonic[128];
+            ir_ptx_mnemonic(&r, mnemonic, sizeof mnemonic);
+            tx_error(b->diags, TX_E_LAUNCH, e->span,
+                     "%s counts %lld threads, more than the %lld of the CTA: the barrier "
+                     "would never complete", mnemonic, (long long)count, (long long)b->threads);
+            b->failed = true;
+        }
+    return true;
+}
+
+static void check_barrier_counts(Geometry *g, IrStmt *body)
+{
+    int64_t threads = 1;
+    for (int i = 0; i < g->nblock; i++)
+        threads *= const_or(g->block[i], -1);
+    if (threads <= 0)
+        return;
+    BarScan b = {.diags = g->diags, .threads = threads};
+    IrVisitor v = {.ctx = &b, .expr = bar_count_hook};
+    ir_visit_stmt(&v, body);
+    g->failed |= b.failed;
+}
+
 /* ---------------------------------------------------------------- the nest */
 
 static IrStmt *wrap(Geometry *g, IrExpr *const *vars, IrExpr *const *ext, int n, IrStmt *body)
@@ -511,8 +563,10 @@ IrStmt *ps_lower_scope_ids(TxArena *a, TxDiags *diags, TxSpan span, IrStmt *body
         check_bound_loops(&g, 3, g.grid, g.ngrid);
     }
     check_deferred(&g);
-    if (!g.failed)
+    if (!g.failed) {
         check_register_split(&g, body);
+        check_barrier_counts(&g, body);
+    }
     if (g.failed)
         return NULL;
     make_launch_vars(&g);
