@@ -24,6 +24,7 @@ typedef enum cudaError_enum {
     CUDA_ERROR_STUB_LIBRARY = 34,
     CUDA_ERROR_NO_DEVICE = 100,
     CUDA_ERROR_NOT_FOUND = 500,
+    CUDA_ERROR_NOT_READY = 600,
 } CUresult;
 
 typedef int CUdevice;
@@ -69,6 +70,7 @@ typedef enum CUdriverProcAddressQueryResult_enum {
 #define CU_STREAM_NON_BLOCKING 0x1
 #define CU_MEMHOSTALLOC_DEVICEMAP 0x02
 #define CU_EVENT_DEFAULT 0x0
+#define CU_EVENT_DISABLE_TIMING 0x2
 
 /* cuLaunchKernelEx's configuration; of the attributes only the cluster
  * dimension and programmatic stream serialization (programmatic dependent

@@ -3,10 +3,13 @@
  * pointers made by either are valid in tirx's launches; every call that
  * touches the device first makes that context current on the calling thread.
  * Memory and events are thin wrappers, there for tests, benchmarks and the
- * demo driver. */
+ * demo driver. With TIRX_KERNEL_TIMEOUT every wait for the GPU polls and
+ * gives up after that many seconds (await_event). */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -79,6 +82,23 @@ static RtStatus open_device(RtDevice *d, int ordinal, RtError *err)
     return s == RT_OK ? read_info(d, err) : s;
 }
 
+/* TIRX_KERNEL_TIMEOUT: seconds a wait for the GPU may take before it is an
+ * error (unset, empty or 0: no limit). */
+static RtStatus read_kernel_timeout(double *out, RtError *err)
+{
+    const char *v = getenv("TIRX_KERNEL_TIMEOUT");
+    *out = 0;
+    if (!v || !*v)
+        return RT_OK;
+    char *end;
+    double t = strtod(v, &end);
+    if (*end || !(t >= 0) || t > 1e6)
+        return rt_fail(err, RT_ERR_USAGE, "TIRX_KERNEL_TIMEOUT is a number of seconds from 0 "
+                                          "(no limit) to 1e6, not '%.40s'", v);
+    *out = t;
+    return RT_OK;
+}
+
 RtStatus rt_device_open(int ordinal, RtDevice **out, RtError *err)
 {
     const RtCuda *cu;
@@ -90,7 +110,9 @@ RtStatus rt_device_open(int ordinal, RtDevice **out, RtError *err)
     if (!d)
         return rt_fail(err, RT_ERR_IO, "out of memory");
     d->cu = cu;
-    s = open_device(d, ordinal, err);
+    s = read_kernel_timeout(&d->kernel_timeout_s, err);
+    if (s == RT_OK)
+        s = open_device(d, ordinal, err);
     if (s != RT_OK) {
         rt_device_close(d);
         return s;
@@ -103,7 +125,7 @@ void rt_device_close(RtDevice *d)
 {
     if (!d)
         return;
-    if (d->ctx)
+    if (d->ctx && !rt_device_hung(d))
         d->cu->cuDevicePrimaryCtxRelease(d->dev);
     free(d);
 }
@@ -113,9 +135,76 @@ const RtDeviceInfo *rt_device_info(const RtDevice *d)
     return &d->info;
 }
 
+/* Per device ordinal: the primary context is shared by every RtDevice of it. */
+#define HUNG_ORDINALS 64
+static atomic_bool hung[HUNG_ORDINALS];
+
+bool rt_device_hung(const RtDevice *d)
+{
+    int i = d->info.ordinal;
+    return i >= 0 && i < HUNG_ORDINALS && atomic_load(&hung[i]);
+}
+
+static void set_hung(const RtDevice *d)
+{
+    if (d->info.ordinal >= 0 && d->info.ordinal < HUNG_ORDINALS)
+        atomic_store(&hung[d->info.ordinal], true);
+}
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* With a kernel timeout, polls `ev` until the work before it is done, so
+ * that a kernel that never finishes (a barrier that never completes) is an
+ * error after that long instead of a hang. The kernel keeps running: the
+ * context is of no more use, and the process should end. */
+static RtStatus await_event(RtDevice *d, CUevent ev, RtError *err)
+{
+    if (d->kernel_timeout_s <= 0)
+        return RT_OK;
+    double deadline = seconds_now() + d->kernel_timeout_s;
+    for (;;) {
+        CUresult r = d->cu->cuEventQuery(ev);
+        if (r != CUDA_ERROR_NOT_READY)
+            return RT_OK; /* done, or a fault that the blocking call reports */
+        if (seconds_now() > deadline) {
+            set_hung(d);
+            return rt_fail(err, RT_ERR_CUDA, "the GPU did not finish within %g s "
+                           "(TIRX_KERNEL_TIMEOUT): a kernel that never ends, such as a barrier "
+                           "or wait that never completes; its context is unusable now",
+                           d->kernel_timeout_s);
+        }
+        nanosleep(&(struct timespec){0, 50000}, NULL);
+    }
+}
+
+/* await_event on an event recorded now on `stream` (NULL: the legacy default
+ * stream, which is behind all work of the blocking streams). */
+static RtStatus await_stream(RtDevice *d, void *stream, RtError *err)
+{
+    if (d->kernel_timeout_s <= 0)
+        return RT_OK;
+    CUevent ev;
+    CUresult r = d->cu->cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING);
+    if (r != CUDA_SUCCESS)
+        return rt_cu_fail(err, d->cu, r, "cuEventCreate");
+    r = d->cu->cuEventRecord(ev, (CUstream)stream);
+    RtStatus s = r == CUDA_SUCCESS ? await_event(d, ev, err) : rt_cu_fail(err, d->cu, r,
+                                                                          "cuEventRecord");
+    if (!rt_device_hung(d))
+        d->cu->cuEventDestroy(ev);
+    return s;
+}
+
 RtStatus rt_synchronize(RtDevice *d, void *stream, RtError *err)
 {
     RtStatus s = rt_enter(d, err);
+    if (s == RT_OK)
+        s = await_stream(d, stream, err);
     if (s != RT_OK)
         return s;
     CUresult r = stream ? d->cu->cuStreamSynchronize((CUstream)stream) : d->cu->cuCtxSynchronize();
@@ -174,6 +263,8 @@ RtStatus rt_memcpy_htod(RtDevice *d, RtDevPtr dst, const void *src, size_t bytes
 RtStatus rt_memcpy_dtoh(RtDevice *d, void *dst, RtDevPtr src, size_t bytes, RtError *err)
 {
     RtStatus s = rt_enter(d, err);
+    if (s == RT_OK)
+        s = await_stream(d, NULL, err);
     CUresult r = s == RT_OK ? d->cu->cuMemcpyDtoH(dst, (CUdeviceptr)src, bytes) : CUDA_SUCCESS;
     return s != RT_OK || r == CUDA_SUCCESS ? s : rt_cu_fail(err, d->cu, r, "cuMemcpyDtoH");
 }
@@ -257,6 +348,8 @@ RtStatus rt_event_elapsed_ms(RtEvent *start, RtEvent *end, float *ms, RtError *e
 {
     const RtCuda *cu = end->dev->cu;
     RtStatus s = rt_enter(end->dev, err);
+    if (s == RT_OK)
+        s = await_event(end->dev, end->ev, err);
     if (s != RT_OK)
         return s;
     CUresult r = cu->cuEventSynchronize(end->ev);

@@ -41,6 +41,11 @@ RtStatus rt_cu_fail(RtError *err, const RtCuda *cu, CUresult r, const char *call
 
 RtStatus rt_enter(const RtDevice *d, RtError *err)
 {
+    /* a kernel still running would block the call (or a free, or the
+     * context's release) forever */
+    if (rt_device_hung(d))
+        return rt_fail(err, RT_ERR_CUDA, "the GPU is still running a kernel that did not "
+                       "finish within %g s (TIRX_KERNEL_TIMEOUT)", d->kernel_timeout_s);
     CUresult r = d->cu->cuCtxSetCurrent(d->ctx);
     return r == CUDA_SUCCESS ? RT_OK : rt_cu_fail(err, d->cu, r, "cuCtxSetCurrent");
 }

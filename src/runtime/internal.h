@@ -62,7 +62,13 @@ struct RtDevice {
     CUdevice dev;
     CUcontext ctx; /* the primary context, retained */
     RtDeviceInfo info;
+    double kernel_timeout_s; /* TIRX_KERNEL_TIMEOUT; 0: wait as long as it takes */
 };
+
+/* Whether a wait for this device's context timed out (TIRX_KERNEL_TIMEOUT):
+ * its kernel still runs, so every later call on the context, through any
+ * RtDevice of it, fails without the driver (a free or a release would block). */
+bool rt_device_hung(const RtDevice *d);
 
 struct RtFunction {
     RtModule *module;

@@ -1,9 +1,9 @@
 /* A fake CUDA driver for unit tests of the runtime's launch path (loaded
- * through TIRX_LIBCUDA): one device whose compute capability the test sets
+ * through TIRX_LIBCUDA): four devices whose compute capability the test sets
  * (fake_cuda_set_cc), modules and kernels that are only handles, and a
  * cuLaunchKernelEx that records the configuration and launch attributes it
- * is given (fake_cuda_last_launch) instead of running anything. Every other
- * cuda.def entry exists and fails. */
+ * is given (fake_cuda_last_launch) instead of running anything, and events
+ * that never complete. Every other cuda.def entry exists and fails. */
 #include <string.h>
 
 #include "runtime/cuda_api.h"
@@ -36,7 +36,7 @@ static CUresult error_text(CUresult error, const char **s)
     return CUDA_SUCCESS;
 }
 
-static CUresult device_count(int *n) { return *n = 1, CUDA_SUCCESS; }
+static CUresult device_count(int *n) { return *n = 4, CUDA_SUCCESS; }
 static CUresult device_get(CUdevice *d, int ordinal) { return *d = ordinal, CUDA_SUCCESS; }
 static CUresult ctx_retain(CUcontext *c, CUdevice d) { (void)d; *c = (CUcontext)&cc_major; return CUDA_SUCCESS; }
 static CUresult ctx_release(CUdevice d) { (void)d; return CUDA_SUCCESS; }
@@ -107,6 +107,19 @@ static CUresult launch(const CUlaunchConfig *cfg, CUfunction f, void **params, v
     return CUDA_SUCCESS;
 }
 
+/* Events: a kernel that never finishes. Every event's work stays pending
+ * (cuEventQuery: not ready), so a wait with TIRX_KERNEL_TIMEOUT times out. */
+static CUresult event_create(CUevent *e, unsigned flags)
+{
+    (void)flags;
+    *e = (CUevent)&launches;
+    return CUDA_SUCCESS;
+}
+
+static CUresult event_record(CUevent e, CUstream s) { (void)e, (void)s; return CUDA_SUCCESS; }
+static CUresult event_destroy(CUevent e) { (void)e; return CUDA_SUCCESS; }
+static CUresult event_query(CUevent e) { (void)e; return CUDA_ERROR_NOT_READY; }
+
 /* any function pointer (void (*)(void) converts to and from every one) */
 typedef void (*AnyFn)(void);
 
@@ -129,6 +142,10 @@ static const struct {
     {"cuFuncGetAttribute", (AnyFn)func_attribute},
     {"cuFuncSetAttribute", (AnyFn)func_set_attribute},
     {"cuLaunchKernelEx", (AnyFn)launch},
+    {"cuEventCreate", (AnyFn)event_create},
+    {"cuEventRecord", (AnyFn)event_record},
+    {"cuEventDestroy", (AnyFn)event_destroy},
+    {"cuEventQuery", (AnyFn)event_query},
 };
 
 FAKE_API CUresult cuInit(unsigned flags)

@@ -4,7 +4,8 @@
  * launch passes none; a cluster shape the cluster dimension; a programmatic
  * dependent launch programmatic stream serialization (value 1), beside the
  * cluster dimension when there is one. A device below sm_90 refuses a
- * programmatic dependent launch with a message, launching nothing. */
+ * programmatic dependent launch with a message, launching nothing. Waits
+ * for a kernel that never finishes end with TIRX_KERNEL_TIMEOUT. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -140,6 +141,69 @@ static void test_pdl_needs_sm90(void **state)
     assert_int_equal(n, 1);
 }
 
+/* The fake driver's kernels never finish: with TIRX_KERNEL_TIMEOUT a wait
+ * for them (a synchronize, a copy back, an event's time) is an error after
+ * that long, and every later call on that device's context fails at once (a
+ * free or the context's release would block), through any handle of it; a
+ * bad value is refused when the device opens. */
+enum { WAIT_SYNC, WAIT_COPY, WAIT_EVENT };
+
+static RtStatus wait_for_gpu(RtDevice *d, int how, RtError *err)
+{
+    int host;
+    float ms;
+    RtEvent *a = NULL, *b = NULL;
+    RtStatus s;
+    switch (how) {
+    case WAIT_SYNC: return rt_synchronize(d, NULL, err);
+    case WAIT_COPY: return rt_memcpy_dtoh(d, &host, 0, sizeof host, err);
+    default:
+        assert_int_equal(rt_event_create(d, &a, err), RT_OK);
+        assert_int_equal(rt_event_create(d, &b, err), RT_OK);
+        s = rt_event_elapsed_ms(a, b, &ms, err);
+        rt_event_destroy(a);
+        rt_event_destroy(b);
+        return s;
+    }
+}
+
+static void test_kernel_timeout(void **state)
+{
+    (void)state;
+    RtDevice *d, *other;
+    RtError err;
+    const char *still = "the GPU is still running a kernel that did not finish within 0.05 s "
+                        "(TIRX_KERNEL_TIMEOUT)";
+    setenv("TIRX_KERNEL_TIMEOUT", "0.05", 1);
+    /* each way of waiting on a device of its own: a timed-out context stays unusable */
+    for (int how = WAIT_SYNC; how <= WAIT_EVENT; how++) {
+        int ordinal = 1 + how;
+        assert_int_equal(rt_device_open(ordinal, &d, &err), RT_OK);
+        assert_int_equal(rt_device_open(ordinal, &other, &err), RT_OK);
+        assert_int_equal(wait_for_gpu(d, how, &err), RT_ERR_CUDA);
+        assert_string_equal(err.message, "the GPU did not finish within 0.05 s "
+                                         "(TIRX_KERNEL_TIMEOUT): a kernel that never ends, such "
+                                         "as a barrier or wait that never completes; its context "
+                                         "is unusable now");
+        assert_int_equal(wait_for_gpu(d, WAIT_COPY, &err), RT_ERR_CUDA);
+        assert_string_equal(err.message, still);
+        assert_int_equal(rt_synchronize(other, NULL, &err), RT_ERR_CUDA);
+        assert_string_equal(err.message, still);
+        rt_device_close(other);
+        rt_device_close(d);
+        assert_int_equal(rt_device_open(ordinal, &d, &err), RT_ERR_CUDA);
+        assert_string_equal(err.message, still);
+    }
+    /* device 0 is another context */
+    assert_int_equal(rt_device_open(0, &d, &err), RT_OK);
+    rt_device_close(d);
+    setenv("TIRX_KERNEL_TIMEOUT", "soon", 1);
+    assert_int_equal(rt_device_open(0, &d, &err), RT_ERR_USAGE);
+    assert_string_equal(err.message, "TIRX_KERNEL_TIMEOUT is a number of seconds from 0 (no "
+                                     "limit) to 1e6, not 'soon'");
+    unsetenv("TIRX_KERNEL_TIMEOUT");
+}
+
 int main(void)
 {
     /* before the first call into the driver, which loads it once per process */
@@ -150,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_pdl),
         cmocka_unit_test(test_cluster_and_pdl),
         cmocka_unit_test(test_pdl_needs_sm90),
+        cmocka_unit_test(test_kernel_timeout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
