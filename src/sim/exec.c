@@ -496,6 +496,8 @@ static void run_cluster(SimLaunch *l, const unsigned base[3])
         sim_fail(l, NULL, l->f->span, "out of memory for a CTA");
     else
         schedule(l);
+    for (int k = 0; k < l->nctas && !sim_failed(l); k++)
+        sim_tcgen05_check_freed(l, &ctas[k]);
     for (int k = 0; k < l->nctas; k++)
         free_cta(l, &ctas[k]);
     for (int k = 0; k < 2; k++)

@@ -392,11 +392,14 @@ typedef struct SimTmem {
     uint32_t v[128 * 512];
     uint8_t st[128 * 512];
     uint8_t allocated[512];
+    TxSpan alloc_at[512]; /* the tcgen05.alloc of each allocation, at its first column */
     bool pending;
 } SimTmem;
 /* The tcgen05 and clusterlaunchcontrol T.ptx entries; false when p is none
  * of them. */
 bool sim_tcgen05(SimLaunch *l, SimThread *t, const IrExpr *e, const SimPtx *p);
+/* At the end of CTA c: an error when it left tensor memory allocated. */
+void sim_tcgen05_check_freed(SimLaunch *l, SimCta *c);
 
 /* ---------------------------------------------------------------- order.c */
 

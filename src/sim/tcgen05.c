@@ -9,8 +9,8 @@
  *     the warp); alloc takes the first free power-of-two range of columns
  *     aligned to its size and writes its address (lane 0, the column) to
  *     shared memory; dealloc frees it; an allocation that does not fit, a
- *     dealloc of columns not allocated and an access to an unallocated
- *     column are errors. cta_group::2 allocates the same columns in each CTA.
+ *     dealloc of columns not allocated, an access to an unallocated column
+ *     and columns still allocated when the CTA ends are errors. cta_group::2 allocates the same columns in each CTA.
  *   ld / st: each thread moves its own registers. A warp reaches the 32-lane
  *     slab of its warp id mod 4 (the address's lane within the slab); the
  *     shapes place register j of lane l (per = 1, 2, 4 registers per
@@ -164,6 +164,7 @@ static void tm_alloc(SimLaunch *l, SimThread *t, SimCta *c, uint64_t dst, uint32
             free_ = !m->allocated[col + k];
         if (free_) {
             memset(m->allocated + col, 1, ncols);
+            m->alloc_at[col] = at;
             sim_store(l, t, dst, IR_UINT32, (SimVal){.i = col}, at);
             return;
         }
@@ -188,6 +189,29 @@ static void tm_dealloc(SimLaunch *l, SimThread *t, SimCta *c, uint32_t taddr, ui
     memset(m->allocated + col, 0, ncols);
     for (int lane = 0; lane < TM_LANES; lane++)
         memset(m->st + lane * TM_COLS + col, TM_EMPTY, ncols);
+}
+
+/* Tensor memory must be deallocated before the kernel exits (PTX ISA,
+ * tcgen05.alloc): columns left allocated may keep a later CTA on the SM
+ * waiting in its own alloc for ever. */
+void sim_tcgen05_check_freed(SimLaunch *l, SimCta *c)
+{
+    const SimTmem *m = c->tmem;
+    for (int col = 0; m && col < TM_COLS; col++) {
+        if (!m->allocated[col])
+            continue;
+        int end = col;
+        while (end + 1 < TM_COLS && m->allocated[end + 1])
+            end++;
+        SimCta *was = l->cta;
+        l->cta = c;
+        sim_fail(l, NULL, m->alloc_at[col], "CTA (%u,%u,%u) ended with tensor memory columns "
+                 "%d-%d still allocated by this tcgen05.alloc: deallocate them before the "
+                 "kernel exits, or a later CTA on the SM may wait for them in its alloc for "
+                 "ever", c->idx[0], c->idx[1], c->idx[2], col, end);
+        l->cta = was;
+        return;
+    }
 }
 
 /* alloc, dealloc, relinquish: a rendezvous of the warp, then lane 0 acts. */

@@ -1375,6 +1375,38 @@ static const char CP_KERNEL[] =
     "    if tx < 32:\n"
     "        T.ptx.tcgen05.dealloc.cta_group__1.sync.aligned.b32(taddr[0], T.uint32(32))\n";
 
+/* Tensor memory left allocated when a CTA ends is an error at its alloc:
+ * CTA 1 of two skips its dealloc. */
+static void test_tcgen05_alloc_not_freed(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "@T.prim_func\n"
+        "def f(D: T.Buffer((2,), \"uint32\")):\n"
+        "    T.device_entry()\n"
+        "    bx = T.cta_id([2])\n"
+        "    tx = T.thread_id([32])\n"
+        "    taddr = T.alloc_shared((1,), \"uint32\")\n"
+        "    T.ptx.tcgen05.alloc.cta_group__1.sync.aligned.shared__cta.b32(T.address_of(taddr[0]), T.uint32(64))\n"
+        "    T.cuda.cta_sync()\n"
+        "    D[bx] = taddr[0]\n"
+        "    if bx == 0:\n"
+        "        T.ptx.tcgen05.dealloc.cta_group__1.sync.aligned.b32(taddr[0], T.uint32(64))\n";
+    tirx_options o = {.arch = "sm_100a", .no_binary = 1};
+    tirx_module *m = NULL;
+    assert_int_equal(tirx_compile(src, strlen(src), "leak.tirx", NULL, 0, &o, &m), TIRX_OK);
+    _Alignas(64) uint32_t d[16] = {7, 7};
+    Tensor D = tensor(d, 1, 2, 0, kDLUInt, 32);
+    Tensor *ts[] = {&D};
+    tirx_error err;
+    assert_int_equal(simulate(m, "f", ts, 1, NULL, 0, &err), TIRX_ERR_USAGE);
+    assert_string_equal(err.message, "leak.tirx:7:5: error: CTA (1,0,0) ended with tensor memory "
+                                     "columns 0-63 still allocated by this tcgen05.alloc: "
+                                     "deallocate them before the kernel exits, or a later CTA on "
+                                     "the SM may wait for them in its alloc for ever");
+    tirx_module_free(m);
+}
+
 /* The source row that lands in `lane` (-1: none) for a shape and multicast. */
 static int cp_row(const char *shape, int lane)
 {
@@ -1800,6 +1832,7 @@ int main(void)
         cmocka_unit_test(test_special_registers),
         cmocka_unit_test(test_tcgen05_planted),
         cmocka_unit_test(test_tcgen05_cp_shapes),
+        cmocka_unit_test(test_tcgen05_alloc_not_freed),
         cmocka_unit_test(test_subbyte_access),
         cmocka_unit_test(test_tcgen05_cp_swizzled),
         cmocka_unit_test(test_tcgen05_cp_decompress),
