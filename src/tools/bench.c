@@ -439,9 +439,16 @@ static int report(BenchSession *s, const BenchRow *rows, int nrows, const char *
     return rc;
 }
 
+/* Seconds a wait for the GPU may take (TIRX_KERNEL_TIMEOUT) unless the
+ * environment says otherwise: a kernel that never ends is then an error, not
+ * a benchmark that hangs. A chunk of 32 runs behind one wait leaves a run
+ * about 3 s. */
+#define BENCH_KERNEL_TIMEOUT "120"
+
 static int run(BenchSession *s, int argc, char **argv)
 {
     tirx_error err;
+    setenv("TIRX_KERNEL_TIMEOUT", BENCH_KERNEL_TIMEOUT, 0);
     tirx_status st = tirx_device_open(0, &s->dev, &err);
     if (st != TIRX_OK)
         return bench_cuda_error(st, NULL, &err);

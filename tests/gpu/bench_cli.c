@@ -16,7 +16,9 @@
  * sparse fp8 decode) at the issue's shape (the defaults: a 2.75 GB cache),
  * on a small problem with the sink and more top-k than cached tokens
  * (padding) with --json, and on a copy of the sparse kernel with the same
- * wrong constant (refused); with TIRX_FLASHMLA naming libtirx_flashmla.so
+ * wrong constant (refused); a kernel that never ends (an mbarrier wait no one
+ * completes) under TIRX_KERNEL_TIMEOUT=2: exit 1 naming the timeout; with
+ * TIRX_FLASHMLA naming libtirx_flashmla.so
  * (bench/flashmla), `bench mla --flashmla` on a small dense and a small
  * sparse problem (FlashMLA checked against float64 and timed beside tirx).
  * Skipped without a GPU. */
@@ -133,6 +135,28 @@ int main(void)
     GPU_CHECK(rc == 0 && lines(out) == 2 + 2, "the default kernels (bf16, and fp8 with its "
               "scales) match cuBLAS");
     GPU_CHECK(strstr(out, "fp8   nt") != NULL, "the fp8 row is reported");
+
+    /* a kernel that never ends: the wait gives up (TIRX_KERNEL_TIMEOUT) */
+    char hang[512];
+    snprintf(hang, sizeof hang, "%s/hang.tirx", dir);
+    FILE *hf = fopen(hang, "w");
+    GPU_CHECK(hf != NULL, "the hanging kernel's file");
+    fputs("from tvm.tirx.lang.pipeline import MBarrier\n@T.prim_func\n"
+          "def hang(A: T.Buffer((32,), \"int32\")):\n    T.device_entry()\n"
+          "    bx = T.cta_id([1])\n    tx = T.thread_id([32])\n    pool = T.SMEMPool()\n"
+          "    bar = MBarrier(pool, 1)\n    pool.commit()\n    bar.init(1)\n"
+          "    T.ptx.fence.mbarrier_init.release.cluster()\n    T.cuda.cta_sync()\n"
+          "    bar.wait(0, 0)\n    A[tx] = 1\n", hf);
+    fclose(hf);
+    setenv("TIRX_KERNEL_TIMEOUT", "2", 1);
+    snprintf(args, sizeof args, "%s --func hang --args 'A=zeros(32:int32)' --budget-ms 20", hang);
+    rc = bench(args);
+    unsetenv("TIRX_KERNEL_TIMEOUT");
+    e = slurp("err");
+    fputs(e, stdout);
+    GPU_CHECK(rc == 1, "a kernel that never ends fails the run");
+    GPU_CHECK(strstr(e, "did not finish within 2 s (TIRX_KERNEL_TIMEOUT)") != NULL,
+              "the message names the timeout");
 
     rc = bench_echo("examples/tiled_gemm.tirx --func tiled_gemm -D M=512 -D N=512 -D K=512 "
                "--args 'A=rand(512,512:fp16) B=rand(512,512:fp16) C=empty(512,512:f32)' "
