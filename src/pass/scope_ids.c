@@ -369,13 +369,16 @@ static IrStmt *bind_scope_ids(IrMutator *m, IrStmt *s)
 
 typedef struct RegRole {
     const IrStmt *at; /* the role's if */
+    IrExpr *cond;     /* its condition, with the earlier branches' negated for an elif */
     bool inc;
     int64_t nreg;
 } RegRole;
 
 typedef struct RegScan {
+    TxArena *a;
     TX_VEC(RegRole) roles;
     TX_VEC(const IrStmt *) warp_ids; /* scope-id definitions of warp and warpgroup ids */
+    IrPtrMap elif_guard; /* an elif's if -> the negation of the branches before it */
     int64_t min_blocks, max_registers; /* the launch-bound attrs; 0: not given */
 } RegScan;
 
@@ -400,16 +403,32 @@ static bool reg_scan_hook(IrVisitor *v, const IrStmt *s)
         if (!strcmp(s->u.attr.key, "tirx.max_registers"))
             r->max_registers = n;
     }
-    const IrExpr *e = s->kind == IR_S_IF ? first_eval(s->u.ifs.then_s) : NULL;
+    if (s->kind != IR_S_IF)
+        return true;
+    /* the condition under which this branch runs, and the else branch's guard */
+    uintptr_t g = 0;
+    IrExpr *cond = s->u.ifs.cond;
+    if (ir_ptrmap_get(&r->elif_guard, s, &g))
+        cond = ir_binary(r->a, IR_E_AND, (IrExpr *)g, cond, s->span);
+    const IrStmt *el = s->u.ifs.else_s;
+    while (el && el->kind == IR_S_SEQ && el->u.seq.n == 1)
+        el = el->u.seq.stmts[0];
+    if (el && el->kind == IR_S_IF) {
+        IrExpr *not = ir_node(r->a, IR_E_NOT, IR_BOOL, s->span);
+        not->u.op.a = s->u.ifs.cond;
+        ir_ptrmap_put(&r->elif_guard, el,
+                      (uintptr_t)(g ? ir_binary(r->a, IR_E_AND, (IrExpr *)g, not, s->span) : not));
+    }
+    const IrExpr *e = first_eval(s->u.ifs.then_s);
     if (e && e->kind == IR_E_CALL && e->u.call.op == IR_OP_PTX &&
         e->u.call.ptx_entry == IR_PTX_setmaxnreg && e->u.call.nargs == 1 &&
         ps_const_int(e->u.call.args[0], &n))
-        tx_vec_push(&r->roles, ((RegRole){s, !strcmp(e->u.call.ptx_slots[0], "inc"), n}));
+        tx_vec_push(&r->roles, ((RegRole){s, cond, !strcmp(e->u.call.ptx_slots[0], "inc"), n}));
     return true;
 }
 
-/* Whether warp w runs role `at`: 1, 0, or -1 when its condition does not fold. */
-static int role_runs(TxArena *a, const RegScan *r, const IrStmt *at, int64_t w)
+/* Whether warp w runs a role of condition `cond`: 1, 0, or -1 when it does not fold. */
+static int role_runs(TxArena *a, const RegScan *r, IrExpr *cond, int64_t w)
 {
     IrSubst *map = TX_NEW_ARRAY(a, IrSubst, r->warp_ids.len + 1);
     for (int i = 0; i < r->warp_ids.len; i++) {
@@ -420,7 +439,7 @@ static int role_runs(TxArena *a, const RegScan *r, const IrStmt *at, int64_t w)
         map[i] = (IrSubst){var, ps_int(a, var->dtype, id)};
     }
     int64_t v;
-    IrExpr *c = ps_simplify_expr(a, ir_substitute(a, at->u.ifs.cond, map, r->warp_ids.len));
+    IrExpr *c = ps_simplify_expr(a, ir_substitute(a, cond, map, r->warp_ids.len));
     return ps_const_int(c, &v) ? v != 0 : -1;
 }
 
@@ -429,7 +448,7 @@ static void check_register_split(Geometry *g, IrStmt *body)
     int64_t threads = 1;
     for (int i = 0; i < g->nblock; i++)
         threads *= const_or(g->block[i], -1);
-    RegScan r = {0};
+    RegScan r = {.a = g->a};
     IrVisitor v = {.ctx = &r, .stmt = reg_scan_hook};
     ir_visit_stmt(&v, body);
     int64_t warps = threads / 32;
@@ -447,7 +466,7 @@ static void check_register_split(Geometry *g, IrStmt *body)
         regs[w] = launch;
         for (int i = 0; i < r.roles.len; i++) {
             const RegRole *role = &r.roles.items[i];
-            int runs = role_runs(g->a, &r, role->at, w);
+            int runs = role_runs(g->a, &r, role->cond, w);
             if (runs < 0)
                 goto done;
             if (runs && (regs[w] == launch || role->nreg > regs[w]))
@@ -476,7 +495,7 @@ static void check_register_split(Geometry *g, IrStmt *body)
         const RegRole *role = &r.roles.items[i];
         int64_t n = 0;
         for (int64_t w = 0; w < warps; w++)
-            n += role_runs(g->a, &r, role->at, w) == 1;
+            n += role_runs(g->a, &r, role->cond, w) == 1;
         if (role != asker)
             tx_note(g->diags, role->at->span, "this role's %lld threads take %lld registers",
                     (long long)(n * 32), (long long)role->nreg);
@@ -485,6 +504,7 @@ static void check_register_split(Geometry *g, IrStmt *body)
 done:
     tx_vec_free(&r.roles);
     tx_vec_free(&r.warp_ids);
+    ir_ptrmap_free(&r.elif_guard);
 }
 
 /* ---------------------------------------------------------------- barrier counts */
