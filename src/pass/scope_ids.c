@@ -364,8 +364,9 @@ static IrStmt *bind_scope_ids(IrMutator *m, IrStmt *s)
  * launched with plus what setmaxnreg.dec released, and waits until the pool
  * holds them: warp roles asking for more than the launch gave wait forever.
  * The roles are the ifs a setmaxnreg starts (WarpRole / WarpgroupRole); a
- * condition that does not fold for every warp once the warp ids are
- * constants leaves the split unknown, and nothing is checked. */
+ * condition that does not fold for every warp once the thread, lane, warp
+ * and warpgroup ids are constants, or differs between a warp's lanes, leaves
+ * the split unknown, and nothing is checked. */
 
 typedef struct RegRole {
     const IrStmt *at; /* the role's if */
@@ -377,7 +378,9 @@ typedef struct RegRole {
 typedef struct RegScan {
     TxArena *a;
     TX_VEC(RegRole) roles;
-    TX_VEC(const IrStmt *) warp_ids; /* scope-id definitions of warp and warpgroup ids */
+    TX_VEC(const IrStmt *) ids; /* 1-D scope-id definitions of thread, lane, warp and
+                                 * warpgroup ids */
+    bool per_lane;              /* some are thread or lane ids */
     IrPtrMap elif_guard; /* an elif's if -> the negation of the branches before it */
     int64_t min_blocks, max_registers; /* the launch-bound attrs; 0: not given */
 } RegScan;
@@ -393,10 +396,13 @@ static bool reg_scan_hook(IrVisitor *v, const IrStmt *s)
 {
     RegScan *r = v->ctx;
     int64_t n;
-    if (s->kind == IR_S_SCOPEID && s->u.scopeid.nvars == 1 &&
-        (s->u.scopeid.kind == K(WARP_ID) || s->u.scopeid.kind == K(WARPGROUP_ID) ||
-         s->u.scopeid.kind == K(WARP_ID_IN_WG)))
-        tx_vec_push(&r->warp_ids, s);
+    if (s->kind == IR_S_SCOPEID && s->u.scopeid.nvars == 1) {
+        IrScopeIdKind k = s->u.scopeid.kind;
+        bool lane = k == K(THREAD_ID) || k == K(THREAD_ID_IN_WG) || k == K(LANE_ID);
+        if (lane || k == K(WARP_ID) || k == K(WARPGROUP_ID) || k == K(WARP_ID_IN_WG))
+            tx_vec_push(&r->ids, s);
+        r->per_lane |= lane;
+    }
     if (s->kind == IR_S_ATTR && s->u.attr.value && ps_const_int(s->u.attr.value, &n)) {
         if (!strcmp(s->u.attr.key, "tirx.launch_bounds_min_blocks_per_sm"))
             r->min_blocks = n;
@@ -427,20 +433,39 @@ static bool reg_scan_hook(IrVisitor *v, const IrStmt *s)
     return true;
 }
 
-/* Whether warp w runs a role of condition `cond`: 1, 0, or -1 when it does not fold. */
+/* The value of a warp, warpgroup, thread or lane id for thread `tid`. */
+static int64_t id_of(IrScopeIdKind k, int64_t tid)
+{
+    switch (k) {
+    case K(WARP_ID): return tid / 32;
+    case K(WARPGROUP_ID): return tid / 128;
+    case K(WARP_ID_IN_WG): return tid / 32 % 4;
+    case K(THREAD_ID_IN_WG): return tid % 128;
+    case K(LANE_ID): return tid % 32;
+    default: return tid;
+    }
+}
+
+/* Whether warp w runs a role of condition `cond`: 1, 0, or -1 when it does
+ * not fold or differs between the warp's lanes. */
 static int role_runs(TxArena *a, const RegScan *r, IrExpr *cond, int64_t w)
 {
-    IrSubst *map = TX_NEW_ARRAY(a, IrSubst, r->warp_ids.len + 1);
-    for (int i = 0; i < r->warp_ids.len; i++) {
-        const IrStmt *d = r->warp_ids.items[i];
-        int64_t id = d->u.scopeid.kind == K(WARP_ID) ? w
-                   : d->u.scopeid.kind == K(WARPGROUP_ID) ? w / 4 : w % 4;
-        IrExpr *var = d->u.scopeid.vars[0];
-        map[i] = (IrSubst){var, ps_int(a, var->dtype, id)};
+    IrSubst *map = TX_NEW_ARRAY(a, IrSubst, r->ids.len + 1);
+    int runs = -1;
+    for (int lane = 0; lane < (r->per_lane ? 32 : 1); lane++) {
+        for (int i = 0; i < r->ids.len; i++) {
+            const IrStmt *d = r->ids.items[i];
+            IrExpr *var = d->u.scopeid.vars[0];
+            map[i] = (IrSubst){var, ps_int(a, var->dtype, id_of(d->u.scopeid.kind,
+                                                                 w * 32 + lane))};
+        }
+        int64_t v;
+        IrExpr *c = ps_simplify_expr(a, ir_substitute(a, cond, map, r->ids.len));
+        if (!ps_const_int(c, &v) || (lane && runs != (v != 0)))
+            return -1;
+        runs = v != 0;
     }
-    int64_t v;
-    IrExpr *c = ps_simplify_expr(a, ir_substitute(a, cond, map, r->warp_ids.len));
-    return ps_const_int(c, &v) ? v != 0 : -1;
+    return runs;
 }
 
 static void check_register_split(Geometry *g, IrStmt *body)
@@ -503,7 +528,7 @@ static void check_register_split(Geometry *g, IrStmt *body)
     g->failed = true;
 done:
     tx_vec_free(&r.roles);
-    tx_vec_free(&r.warp_ids);
+    tx_vec_free(&r.ids);
     ir_ptrmap_free(&r.elif_guard);
 }
 
