@@ -446,24 +446,40 @@ static int64_t id_of(IrScopeIdKind k, int64_t tid)
     }
 }
 
+/* Bounds that keep the check cheap on any input: more roles, or a larger
+ * condition, leave the split unchecked. */
+#define MAX_ROLES 64
+#define MAX_COND_NODES 256
+
+static bool count_node(IrVisitor *v, const IrExpr *e)
+{
+    (void)e;
+    return ++*(int *)v->ctx <= MAX_COND_NODES;
+}
+
 /* Whether warp w runs a role of condition `cond`: 1, 0, or -1 when it does
- * not fold or differs between the warp's lanes. */
+ * not fold or differs between the warp's first and last lanes. */
 static int role_runs(TxArena *a, const RegScan *r, IrExpr *cond, int64_t w)
 {
+    int nodes = 0;
+    IrVisitor v = {.ctx = &nodes, .expr = count_node};
+    ir_visit_expr(&v, cond);
+    if (nodes > MAX_COND_NODES)
+        return -1;
     IrSubst *map = TX_NEW_ARRAY(a, IrSubst, r->ids.len + 1);
     int runs = -1;
-    for (int lane = 0; lane < (r->per_lane ? 32 : 1); lane++) {
+    for (int lane = 0; lane < 32; lane += r->per_lane ? 31 : 32) {
         for (int i = 0; i < r->ids.len; i++) {
             const IrStmt *d = r->ids.items[i];
             IrExpr *var = d->u.scopeid.vars[0];
             map[i] = (IrSubst){var, ps_int(a, var->dtype, id_of(d->u.scopeid.kind,
                                                                  w * 32 + lane))};
         }
-        int64_t v;
+        int64_t val;
         IrExpr *c = ps_simplify_expr(a, ir_substitute(a, cond, map, r->ids.len));
-        if (!ps_const_int(c, &v) || (lane && runs != (v != 0)))
+        if (!ps_const_int(c, &val) || (lane && runs != (val != 0)))
             return -1;
-        runs = v != 0;
+        runs = val != 0;
     }
     return runs;
 }
@@ -473,36 +489,38 @@ static void check_register_split(Geometry *g, IrStmt *body)
     int64_t threads = 1;
     for (int i = 0; i < g->nblock; i++)
         threads *= const_or(g->block[i], -1);
-    RegScan r = {.a = g->a};
+    TxArena tmp; /* the conditions built and folded here */
+    tx_arena_init(&tmp);
+    RegScan r = {.a = &tmp};
     IrVisitor v = {.ctx = &r, .stmt = reg_scan_hook};
     ir_visit_stmt(&v, body);
     int64_t warps = threads / 32;
-    if (!r.roles.len || threads <= 0 || threads % 128 || warps > 64)
+    if (!r.roles.len || r.roles.len > MAX_ROLES || threads <= 0 || threads % 128 || warps > 32)
         goto done;
+    int8_t runs[MAX_ROLES][32];
+    for (int i = 0; i < r.roles.len; i++)
+        for (int64_t w = 0; w < warps; w++)
+            if ((runs[i][w] = (int8_t)role_runs(&tmp, &r, r.roles.items[i].cond, w)) < 0)
+                goto done;
     /* what ptxas gives each thread at launch: __maxnreg__, else the most that
      * min_blocks CTAs of this size leave, in whole 8-register steps */
     int64_t min_blocks = r.min_blocks > 0 ? r.min_blocks : 1;
     int64_t launch = r.max_registers > 0 ? (r.max_registers + 7) / 8 * 8
                                          : 65536 / (min_blocks * threads) / 8 * 8;
     launch = launch > 256 ? 256 : launch;
-    int64_t regs[64];
+    int64_t asked = 0;
     const RegRole *asker = NULL;
     for (int64_t w = 0; w < warps; w++) {
-        regs[w] = launch;
+        int64_t regs = launch;
         for (int i = 0; i < r.roles.len; i++) {
             const RegRole *role = &r.roles.items[i];
-            int runs = role_runs(g->a, &r, role->cond, w);
-            if (runs < 0)
-                goto done;
-            if (runs && (regs[w] == launch || role->nreg > regs[w]))
-                regs[w] = role->nreg;
-            if (runs && role->inc && !asker)
+            if (runs[i][w] && (regs == launch || role->nreg > regs))
+                regs = role->nreg;
+            if (runs[i][w] && role->inc && !asker)
                 asker = role;
         }
+        asked += regs * 32;
     }
-    int64_t asked = 0;
-    for (int64_t w = 0; w < warps; w++)
-        asked += regs[w] * 32;
     if (!asker || asked <= launch * threads)
         goto done;
     char bound[64];
@@ -517,19 +535,19 @@ static void check_register_split(Geometry *g, IrStmt *body)
              "wait forever", (long long)asked, (long long)(launch * threads), (long long)threads,
              (long long)launch, bound, (long long)asker->nreg);
     for (int i = 0; i < r.roles.len; i++) {
-        const RegRole *role = &r.roles.items[i];
         int64_t n = 0;
         for (int64_t w = 0; w < warps; w++)
-            n += role_runs(g->a, &r, role->cond, w) == 1;
-        if (role != asker)
-            tx_note(g->diags, role->at->span, "this role's %lld threads take %lld registers",
-                    (long long)(n * 32), (long long)role->nreg);
+            n += runs[i][w];
+        if (&r.roles.items[i] != asker)
+            tx_note(g->diags, r.roles.items[i].at->span, "this role's %lld threads take %lld "
+                    "registers", (long long)(n * 32), (long long)r.roles.items[i].nreg);
     }
     g->failed = true;
 done:
     tx_vec_free(&r.roles);
     tx_vec_free(&r.ids);
     ir_ptrmap_free(&r.elif_guard);
+    tx_arena_free(&tmp);
 }
 
 /* ---------------------------------------------------------------- barrier counts */
