@@ -365,8 +365,9 @@ static IrStmt *bind_scope_ids(IrMutator *m, IrStmt *s)
  * holds them: warp roles asking for more than the launch gave wait forever.
  * The roles are the ifs a setmaxnreg starts (WarpRole / WarpgroupRole); a
  * condition that does not fold for every warp once the thread, lane, warp
- * and warpgroup ids are constants, or differs between a warp's lanes, leaves
- * the split unknown, and nothing is checked. */
+ * and warpgroup ids are constants, or differs between a warp's lanes, or a
+ * warp that sets two different counts, leaves the split unknown, and nothing
+ * is checked. */
 
 typedef struct RegRole {
     const IrStmt *at; /* the role's if */
@@ -511,15 +512,20 @@ static void check_register_split(Geometry *g, IrStmt *body)
     int64_t asked = 0;
     const RegRole *asker = NULL;
     for (int64_t w = 0; w < warps; w++) {
-        int64_t regs = launch;
+        int64_t regs = 0;
         for (int i = 0; i < r.roles.len; i++) {
             const RegRole *role = &r.roles.items[i];
-            if (runs[i][w] && (regs == launch || role->nreg > regs))
-                regs = role->nreg;
-            if (runs[i][w] && role->inc && !asker)
+            if (!runs[i][w])
+                continue;
+            /* a warp that changes its count over time (a producer that
+             * becomes an epilogue) needs an order this check does not know */
+            if (regs && regs != role->nreg)
+                goto done;
+            regs = role->nreg;
+            if (role->inc && !asker)
                 asker = role;
         }
-        asked += regs * 32;
+        asked += (regs ? regs : launch) * 32;
     }
     if (!asker || asked <= launch * threads)
         goto done;
