@@ -366,8 +366,8 @@ static IrStmt *bind_scope_ids(IrMutator *m, IrStmt *s)
  * The roles are the ifs a setmaxnreg starts (WarpRole / WarpgroupRole); a
  * condition that does not fold for every warp once the thread, lane, warp
  * and warpgroup ids are constants, or differs between a warp's lanes, or a
- * warp that sets two different counts, leaves the split unknown, and nothing
- * is checked. */
+ * warp that sets two different counts, or a setmaxnreg elsewhere than at
+ * the start of a role, leaves the split unknown, and nothing is checked. */
 
 typedef struct RegRole {
     const IrStmt *at; /* the role's if */
@@ -384,7 +384,20 @@ typedef struct RegScan {
     bool per_lane;              /* some are thread or lane ids */
     IrPtrMap elif_guard; /* an elif's if -> the negation of the branches before it */
     int64_t min_blocks, max_registers; /* the launch-bound attrs; 0: not given */
+    int setmaxnregs;     /* setmaxnreg calls anywhere: more than roles leaves it unknown */
 } RegScan;
+
+static bool is_setmaxnreg(const IrExpr *e)
+{
+    return e && e->kind == IR_E_CALL && e->u.call.op == IR_OP_PTX &&
+           e->u.call.ptx_entry == IR_PTX_setmaxnreg;
+}
+
+static bool count_setmaxnreg(IrVisitor *v, const IrExpr *e)
+{
+    ((RegScan *)v->ctx)->setmaxnregs += is_setmaxnreg(e);
+    return true;
+}
 
 static const IrExpr *first_eval(const IrStmt *s)
 {
@@ -427,9 +440,7 @@ static bool reg_scan_hook(IrVisitor *v, const IrStmt *s)
                       (uintptr_t)(g ? ir_binary(r->a, IR_E_AND, (IrExpr *)g, not, s->span) : not));
     }
     const IrExpr *e = first_eval(s->u.ifs.then_s);
-    if (e && e->kind == IR_E_CALL && e->u.call.op == IR_OP_PTX &&
-        e->u.call.ptx_entry == IR_PTX_setmaxnreg && e->u.call.nargs == 1 &&
-        ps_const_int(e->u.call.args[0], &n))
+    if (is_setmaxnreg(e) && e->u.call.nargs == 1 && ps_const_int(e->u.call.args[0], &n))
         tx_vec_push(&r->roles, ((RegRole){s, cond, !strcmp(e->u.call.ptx_slots[0], "inc"), n}));
     return true;
 }
@@ -493,10 +504,10 @@ static void check_register_split(Geometry *g, IrStmt *body)
     TxArena tmp; /* the conditions built and folded here */
     tx_arena_init(&tmp);
     RegScan r = {.a = &tmp};
-    IrVisitor v = {.ctx = &r, .stmt = reg_scan_hook};
+    IrVisitor v = {.ctx = &r, .stmt = reg_scan_hook, .expr = count_setmaxnreg};
     ir_visit_stmt(&v, body);
     int64_t warps = threads / 32;
-    if (!r.roles.len || r.roles.len > MAX_ROLES || threads <= 0 || threads % 128 || warps > 32)
+    if (!r.roles.len || r.roles.len != r.setmaxnregs || r.roles.len > MAX_ROLES || threads <= 0 || threads % 128 || warps > 32)
         goto done;
     int8_t runs[MAX_ROLES][32];
     for (int i = 0; i < r.roles.len; i++)
