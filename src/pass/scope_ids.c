@@ -458,9 +458,10 @@ static int64_t id_of(IrScopeIdKind k, int64_t tid)
     }
 }
 
-/* Bounds that keep the check cheap on any input: more roles, or a larger
- * condition, leave the split unchecked. */
+/* Bounds that keep the check cheap on any input: more roles or id
+ * definitions, or a larger condition, leave the split unchecked. */
 #define MAX_ROLES 64
+#define MAX_IDS 16
 #define MAX_COND_NODES 256
 
 static bool count_node(IrVisitor *v, const IrExpr *e)
@@ -507,7 +508,8 @@ static void check_register_split(Geometry *g, IrStmt *body)
     IrVisitor v = {.ctx = &r, .stmt = reg_scan_hook, .expr = count_setmaxnreg};
     ir_visit_stmt(&v, body);
     int64_t warps = threads / 32;
-    if (!r.roles.len || r.roles.len != r.setmaxnregs || r.roles.len > MAX_ROLES || threads <= 0 || threads % 128 || warps > 32)
+    if (!r.roles.len || r.roles.len != r.setmaxnregs || r.roles.len > MAX_ROLES ||
+        r.ids.len > MAX_IDS || threads <= 0 || threads % 128 || warps > 32)
         goto done;
     int8_t runs[MAX_ROLES][32];
     for (int i = 0; i < r.roles.len; i++)
