@@ -17,7 +17,11 @@
  * warp_id_in_cta // 4, warp_id_in_wg -> warp_id_in_cta % 4, lane_id -> ltid %
  * 32, thread_id_in_wg -> ltid % 128, cta_id_in_pair -> the cluster rank % 2,
  * where ltid = tx + ty*ex + tz*ex*ey. A value of another dtype than the
- * variable's is cast. */
+ * variable's is cast.
+ *
+ * With the thread count known, two hangs are refused: warp roles whose
+ * setmaxnreg counts ask for more registers than the CTA is launched with,
+ * and a named barrier counting more threads than the CTA has. */
 #include "internal.h"
 #include "../ir/ptx.h"
 
