@@ -362,6 +362,19 @@ static IrStmt *bind_scope_ids(IrMutator *m, IrStmt *s)
     return ps_seq2(g->a, ir_seq(g->a, binds, s->u.scopeid.nvars, s->span), NULL);
 }
 
+/* Threads per CTA; -1 when a dimension is not constant. */
+static int64_t block_threads(const Geometry *g)
+{
+    int64_t threads = 1;
+    for (int i = 0; i < g->nblock; i++) {
+        int64_t e = const_or(g->block[i], -1);
+        if (e < 0)
+            return -1;
+        threads *= e;
+    }
+    return threads;
+}
+
 /* ---------------------------------------------------------------- warp roles' registers */
 
 /* setmaxnreg.inc takes its registers from the CTA's pool, what the CTA was
@@ -503,9 +516,7 @@ static int role_runs(TxArena *a, const RegScan *r, IrExpr *cond, int64_t w)
 
 static void check_register_split(Geometry *g, IrStmt *body)
 {
-    int64_t threads = 1;
-    for (int i = 0; i < g->nblock; i++)
-        threads *= const_or(g->block[i], -1);
+    int64_t threads = block_threads(g);
     TxArena tmp; /* the conditions built and folded here */
     tx_arena_init(&tmp);
     RegScan r = {.a = &tmp};
@@ -614,9 +625,7 @@ static bool bar_count_hook(IrVisitor *v, const IrExpr *e)
 
 static void check_barrier_counts(Geometry *g, IrStmt *body)
 {
-    int64_t threads = 1;
-    for (int i = 0; i < g->nblock; i++)
-        threads *= const_or(g->block[i], -1);
+    int64_t threads = block_threads(g);
     if (threads <= 0)
         return;
     BarScan b = {.diags = g->diags, .threads = threads};
