@@ -410,20 +410,28 @@ static bool name_after(const char *line, size_t n, const char *marker, char *buf
     return len > 0;
 }
 
-/* A line `(C7514) Potential Performance Loss: TEXT in the function 'NAME'`:
- * TEXT (heap) and NAME into buf; NULL for any other line. */
+/* A line `(C7514) Potential Performance Loss: TEXT in the function 'NAME'`
+ * (C7512 says "for the function"): TEXT (heap) and NAME into buf; NULL for
+ * any other line. */
 static char *perf_loss_line(const char *line, size_t n, char *buf, size_t size)
 {
     static const char marker[] = "Potential Performance Loss: ";
+    static const char *const tails[] = {" in the function ", " for the function "};
     char text[1024];
     snprintf(text, sizeof text, "%.*s", (int)n, line);
     char *hit = strstr(text, marker);
-    if (!hit || !name_after(text, strlen(text), "in the function ", buf, size))
+    if (!hit)
         return NULL;
-    char *body = hit + strlen(marker), *end = strstr(body, " in the function ");
+    char *body = hit + strlen(marker), *end = NULL;
+    for (size_t i = 0; i < sizeof tails / sizeof *tails && !end; i++)
+        if ((end = strstr(body, tails[i])) &&
+            !name_after(end, strlen(end), tails[i] + 1, buf, size))
+            end = NULL;
+    if (!end)
+        return NULL;
     while (end > body && end[-1] == ' ')
         end--;
-    return end ? strndup(body, (size_t)(end - body)) : NULL;
+    return strndup(body, (size_t)(end - body));
 }
 
 void rt_parse_ptxas_log(const char *log, RtKernelStats **out, size_t *n)

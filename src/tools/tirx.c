@@ -432,6 +432,13 @@ static void print_perf_loss(const tirx_module *m)
                     "its wait, and every product into one accumulator tile has one width "
                     "(docs/primitives.md, gemm_async)\n",
                     k.name);
+        if (strstr(k.perf_loss, "insufficient register resources"))
+            fprintf(stderr,
+                    "note: %s: or the registers live beside the products in flight exceed "
+                    "what a thread may have (its share of the launch's registers, or its "
+                    "role's setmaxnreg count): fewer tiles live across the wgmma, or more "
+                    "registers for this role\n",
+                    k.name);
     }
 }
 

@@ -17,7 +17,7 @@
  * on a small problem with the sink and more top-k than cached tokens
  * (padding) with --json, and on a copy of the sparse kernel with the same
  * wrong constant (refused); a kernel that never ends (an mbarrier wait no one
- * completes) under TIRX_KERNEL_TIMEOUT=2: exit 1 naming the timeout; with
+ * completes) under TIRX_KERNEL_TIMEOUT=2: exit 3 (the GPU failed) naming the timeout; with
  * TIRX_FLASHMLA naming libtirx_flashmla.so
  * (bench/flashmla), `bench mla --flashmla` on a small dense and a small
  * sparse problem (FlashMLA checked against float64 and timed beside tirx).
@@ -154,7 +154,7 @@ int main(void)
     unsetenv("TIRX_KERNEL_TIMEOUT");
     e = slurp("err");
     fputs(e, stdout);
-    GPU_CHECK(rc == 1, "a kernel that never ends fails the run");
+    GPU_CHECK(rc == 3, "a kernel that never ends fails the run as a GPU failure");
     GPU_CHECK(strstr(e, "did not finish within 2 s (TIRX_KERNEL_TIMEOUT)") != NULL,
               "the message names the timeout");
 

@@ -392,6 +392,18 @@ static void test_ptxas_log(void **state)
                         "instructions reading accumulator registers of  a wgmma between start "
                         "and end of the pipeline stage");
     rt_kernel_stats_free(k, n);
+    /* C7512 names the function after "for", not "in" */
+    rt_parse_ptxas_log("ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async "
+                       "instructions are serialized due to insufficient register resources "
+                       "for the function 'k3'\n"
+                       "ptxas info    : Compiling entry function 'k3' for 'sm_90a'\n"
+                       "ptxas info    : Used 240 registers, used 1 barriers\n",
+                       &k, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(k[0].name, "k3");
+    assert_string_equal(k[0].perf_loss, "wgmma.mma_async instructions are serialized due to "
+                                        "insufficient register resources");
+    rt_kernel_stats_free(k, n);
     rt_parse_ptxas_log("", &k, &n);
     assert_int_equal(n, 0);
     rt_kernel_stats_free(k, n);
