@@ -265,7 +265,7 @@ static bool from_cache(Job *j)
         c->cuda = dup_bytes(cuda->data, cuda->size);
         c->log = dup_bytes(log->data, log->size);
         c->ptx = ptx ? dup_bytes(ptx->data, ptx->size) : NULL;
-        rt_kernel_stats(c->log, c->cubin, c->cubin_size, &c->kernels, &c->nkernels);
+        rt_kernel_stats(c->log, c->cuda, c->cubin, c->cubin_size, &c->kernels, &c->nkernels);
         c->cached = true;
     } else {
         ir_module_free(ir);

@@ -346,7 +346,8 @@ RtStatus rt_compile(const char *source, const RtCompileOptions *o, RtBinary *out
             binary_to_cache(o->cache, &key, out);
     }
     rt_opt_list_free(&opts);
-    rt_kernel_stats(out->log, out->cubin, out->cubin_size, &out->kernels, &out->nkernels);
+    rt_kernel_stats(out->log, source, out->cubin, out->cubin_size, &out->kernels,
+                    &out->nkernels);
     if (s != RT_OK) {
         free(out->cubin);
         free(out->ptx);
@@ -427,14 +428,40 @@ static char *perf_loss_line(const char *line, size_t n, char *buf, size_t size)
         if ((end = strstr(body, tails[i])) &&
             !name_after(end, strlen(end), tails[i] + 1, buf, size))
             end = NULL;
-    if (!end)
-        return NULL;
+    if (!end) { /* a note for no function ("'setmaxnreg' ignored ..."): name "" */
+        buf[0] = 0;
+        end = body + strlen(body);
+        while (end > body && (end[-1] == '.' || isspace((unsigned char)end[-1])))
+            end--;
+    }
     while (end > body && end[-1] == ' ')
         end--;
-    return strndup(body, (size_t)(end - body));
+    return end > body ? strndup(body, (size_t)(end - body)) : NULL;
 }
 
-void rt_parse_ptxas_log(const char *log, RtKernelStats **out, size_t *n)
+/* Whether kernel `name`'s definition in the CUDA `source` (from " name("
+ * after a __global__ to the next __global__) holds `word`; true without a
+ * source or when the kernel is not found there, so that a note is kept. */
+static bool kernel_mentions(const char *source, const char *name, const char *word)
+{
+    size_t n = strlen(name), w = strlen(word);
+    for (const char *g = source ? strstr(source, "__global__") : NULL; g;
+         g = strstr(g + 1, "__global__")) {
+        const char *next = strstr(g + 1, "__global__");
+        const char *stop = next ? next : g + strlen(g);
+        for (const char *h = strstr(g, name); h && h < stop; h = strstr(h + 1, name)) {
+            if (h[-1] != ' ' || h[n] != '(')
+                continue;
+            for (const char *q = h; q + w <= stop; q++)
+                if (strncmp(q, word, w) == 0)
+                    return true;
+            return false;
+        }
+    }
+    return true;
+}
+
+void rt_parse_ptxas_log(const char *log, const char *source, RtKernelStats **out, size_t *n)
 {
     TX_VEC(RtKernelStats) v = {0};
     char name[256];
@@ -476,6 +503,12 @@ void rt_parse_ptxas_log(const char *log, RtKernelStats **out, size_t *n)
         for (int j = 0; j < v.len && !k; j++)
             if (!strcmp(v.items[j].name, notes[i].name) && !v.items[j].perf_loss)
                 k = &v.items[j];
+        /* a note for no function goes to each kernel it can be about */
+        bool setmaxnreg = strstr(notes[i].text, "setmaxnreg") != NULL;
+        for (int j = 0; j < v.len && !notes[i].name[0]; j++)
+            if (!v.items[j].perf_loss &&
+                (!setmaxnreg || kernel_mentions(source, v.items[j].name, "setmaxnreg")))
+                v.items[j].perf_loss = strdup(notes[i].text);
         if (k)
             k->perf_loss = notes[i].text;
         else
@@ -493,10 +526,10 @@ static bool reported(const RtKernelStats *k, size_t n, const char *name)
     return false;
 }
 
-void rt_kernel_stats(const char *log, const void *cubin, size_t cubin_size, RtKernelStats **out,
-                     size_t *n)
+void rt_kernel_stats(const char *log, const char *source, const void *cubin, size_t cubin_size,
+                     RtKernelStats **out, size_t *n)
 {
-    rt_parse_ptxas_log(log ? log : "", out, n);
+    rt_parse_ptxas_log(log ? log : "", source, out, n);
     RtKernelStats *found;
     size_t nfound;
     if (!cubin || !rt_cubin_kernels(cubin, cubin_size, &found, &nfound))

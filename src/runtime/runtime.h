@@ -246,17 +246,21 @@ RtStatus rt_compile(const char *source, const RtCompileOptions *opts, RtBinary *
 void rt_binary_free(RtBinary *b);
 /* ptxas -v lines of a compile log → per-kernel stats (heap; free with
  * rt_kernel_stats_free), with the performance-loss notes ptxas prints before
- * the kernels' reports. Lines it does not know are skipped. */
-void rt_parse_ptxas_log(const char *log, RtKernelStats **out, size_t *n);
+ * the kernels' reports. A note that names no function ("'setmaxnreg' ignored
+ * ...") goes to every kernel whose definition in the CUDA `source` uses
+ * setmaxnreg (every kernel when `source` is NULL or does not show it). Lines
+ * it does not know are skipped. */
+void rt_parse_ptxas_log(const char *log, const char *source, RtKernelStats **out, size_t *n);
 /* The kernels of a cubin (cubin.c) with the resources the cubin records:
  * registers, barriers, static shared memory and stack frame; spills -1.
  * false and no kernels when the cubin is malformed or truncated; nothing
  * outside [cubin, cubin + size) is read. */
 bool rt_cubin_kernels(const void *cubin, size_t size, RtKernelStats **out, size_t *n);
-/* Each kernel's stats: the log's ptxas report, and for every kernel of the
- * cubin the log does not report, the cubin's figures (log and cubin may be NULL). */
-void rt_kernel_stats(const char *log, const void *cubin, size_t cubin_size, RtKernelStats **out,
-                     size_t *n);
+/* Each kernel's stats: the log's ptxas report (the CUDA `source` as for
+ * rt_parse_ptxas_log), and for every kernel of the cubin the log does not
+ * report, the cubin's figures (log, source and cubin may be NULL). */
+void rt_kernel_stats(const char *log, const char *source, const void *cubin, size_t cubin_size,
+                     RtKernelStats **out, size_t *n);
 void rt_kernel_stats_free(RtKernelStats *k, size_t n);
 
 /* ---- devices, memory, events ---- */

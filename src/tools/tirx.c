@@ -432,6 +432,11 @@ static void print_perf_loss(const tirx_module *m)
                     "its wait, and every product into one accumulator tile has one width "
                     "(docs/primitives.md, gemm_async)\n",
                     k.name);
+        if (strstr(k.perf_loss, "'setmaxnreg' ignored"))
+            fprintf(stderr,
+                    "note: %s: every warp then keeps the registers the kernel is launched with, "
+                    "whatever its role asks for (docs/language.md, warp roles)\n",
+                    k.name);
         if (strstr(k.perf_loss, "insufficient register resources"))
             fprintf(stderr,
                     "note: %s: or the registers live beside the products in flight exceed "

@@ -373,7 +373,7 @@ static void test_ptxas_log(void **state)
         "some warning: unrelated\n";
     RtKernelStats *k;
     size_t n;
-    rt_parse_ptxas_log(log, &k, &n);
+    rt_parse_ptxas_log(log, NULL, &k, &n);
     assert_int_equal(n, 2);
     assert_string_equal(k[0].name, "k_one");
     assert_int_equal(k[0].registers, 1);
@@ -398,13 +398,34 @@ static void test_ptxas_log(void **state)
                        "for the function 'k3'\n"
                        "ptxas info    : Compiling entry function 'k3' for 'sm_90a'\n"
                        "ptxas info    : Used 240 registers, used 1 barriers\n",
-                       &k, &n);
+                       NULL, &k, &n);
     assert_int_equal(n, 1);
     assert_string_equal(k[0].name, "k3");
     assert_string_equal(k[0].perf_loss, "wgmma.mma_async instructions are serialized due to "
                                         "insufficient register resources");
     rt_kernel_stats_free(k, n);
-    rt_parse_ptxas_log("", &k, &n);
+    /* a note for no function: to each kernel whose source uses setmaxnreg */
+    const char *ignored =
+        "ptxas info    : (C7508) Potential Performance Loss: 'setmaxnreg' ignored to maintain "
+        "minimum register requirements.\n"
+        "ptxas info    : Compiling entry function 'plain' for 'sm_90a'\n"
+        "ptxas info    : Compiling entry function 'roles' for 'sm_90a'\n";
+    const char *source = "extern \"C\" __global__ void __launch_bounds__(384) roles(float *a) {\n"
+                         "  asm volatile(\"setmaxnreg.dec.sync.aligned.u32 40;\");\n}\n"
+                         "extern \"C\" __global__ void plain(float *a) { a[0] = 1.f; }\n";
+    rt_parse_ptxas_log(ignored, source, &k, &n);
+    assert_int_equal(n, 2);
+    assert_string_equal(k[1].name, "roles");
+    assert_string_equal(k[1].perf_loss, "'setmaxnreg' ignored to maintain minimum register "
+                                        "requirements");
+    assert_null(k[0].perf_loss);
+    rt_kernel_stats_free(k, n);
+    rt_parse_ptxas_log(ignored, NULL, &k, &n); /* without the source: both */
+    assert_int_equal(n, 2);
+    assert_non_null(k[0].perf_loss);
+    assert_non_null(k[1].perf_loss);
+    rt_kernel_stats_free(k, n);
+    rt_parse_ptxas_log("", NULL, &k, &n);
     assert_int_equal(n, 0);
     rt_kernel_stats_free(k, n);
 }

@@ -95,7 +95,7 @@ static void compare_file(const char *dir, const char *name, const char *arch, Co
         return;
     RtKernelStats *log, *bin;
     size_t nlog, nbin;
-    rt_parse_ptxas_log(c.log, &log, &nlog);
+    rt_parse_ptxas_log(c.log, NULL, &log, &nlog);
     assert_true(rt_cubin_kernels(c.data, c.size, &bin, &nbin));
     if (nlog == 0 || nlog != nbin)
         fail_msg("%s %s: %zu kernels in the log, %zu in the cubin", rel, arch, nlog, nbin);
@@ -179,12 +179,12 @@ static void test_log_without_report(void **state)
     assert_null(strstr(bare, "ptxas"));
     RtKernelStats *log, *k;
     size_t nlog, n;
-    rt_parse_ptxas_log(c.log, &log, &nlog);
+    rt_parse_ptxas_log(c.log, NULL, &log, &nlog);
     assert_int_equal(nlog, 1);
 
-    rt_parse_ptxas_log(bare, &k, &n); /* the report is gone: no stats from the log */
+    rt_parse_ptxas_log(bare, NULL, &k, &n); /* the report is gone: no stats from the log */
     assert_int_equal(n, 0);
-    rt_kernel_stats(bare, c.data, c.size, &k, &n); /* the cubin fills them */
+    rt_kernel_stats(bare, NULL, c.data, c.size, &k, &n); /* the cubin fills them */
     assert_int_equal(n, 1);
     assert_string_equal(k[0].name, "row_softmax_kernel");
     assert_int_equal(k[0].registers, log[0].registers);
@@ -194,12 +194,12 @@ static void test_log_without_report(void **state)
     assert_int_equal(k[0].spill_load_bytes, -1);
     rt_kernel_stats_free(k, n);
 
-    rt_kernel_stats(NULL, c.data, c.size, &k, &n);
+    rt_kernel_stats(NULL, NULL, c.data, c.size, &k, &n);
     assert_int_equal(n, 1);
     assert_int_equal(k[0].spill_store_bytes, -1);
     rt_kernel_stats_free(k, n);
 
-    rt_kernel_stats(c.log, c.data, c.size, &k, &n); /* the log's report wins: spills known */
+    rt_kernel_stats(c.log, NULL, c.data, c.size, &k, &n); /* the log's report wins: spills known */
     assert_int_equal(n, 1);
     assert_int_equal(k[0].spill_store_bytes, 0);
     assert_int_equal(k[0].spill_load_bytes, 0);
@@ -208,7 +208,7 @@ static void test_log_without_report(void **state)
     /* a report of another kernel stays first; the cubin adds its own */
     const char *other = "ptxas info    : Compiling entry function 'other' for 'sm_90a'\n"
                         "ptxas info    : Used 7 registers, used 0 barriers\n";
-    rt_kernel_stats(other, c.data, c.size, &k, &n);
+    rt_kernel_stats(other, NULL, c.data, c.size, &k, &n);
     assert_int_equal(n, 2);
     assert_string_equal(k[0].name, "other");
     assert_int_equal(k[0].registers, 7);
@@ -216,10 +216,10 @@ static void test_log_without_report(void **state)
     assert_int_equal(k[1].registers, log[0].registers);
     rt_kernel_stats_free(k, n);
 
-    rt_kernel_stats(other, c.data, c.size / 2, &k, &n); /* a broken cubin adds nothing */
+    rt_kernel_stats(other, NULL, c.data, c.size / 2, &k, &n); /* a broken cubin adds nothing */
     assert_int_equal(n, 1);
     rt_kernel_stats_free(k, n);
-    rt_kernel_stats(NULL, NULL, 0, &k, &n);
+    rt_kernel_stats(NULL, NULL, NULL, 0, &k, &n);
     assert_int_equal(n, 0);
 
     rt_kernel_stats_free(log, nlog);

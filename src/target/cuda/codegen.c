@@ -220,6 +220,7 @@ typedef struct LaunchScan {
     bool symbolic;       /* a threadIdx extent is not a constant */
     bool dyn_smem;       /* a shared.dyn allocation */
     bool traced;         /* a T.cuda.iket event (recorded under CgOptions.trace) */
+    bool setmaxnreg;     /* a warp role's register count (setmaxnreg) */
 } LaunchScan;
 
 static bool scan_expr(IrVisitor *v, const IrExpr *e)
@@ -227,6 +228,9 @@ static bool scan_expr(IrVisitor *v, const IrExpr *e)
     LaunchScan *l = v->ctx;
     if (e->kind == IR_E_CALL && cg_is_iket_event(e->u.call.op))
         l->traced = true;
+    if (e->kind == IR_E_CALL && e->u.call.op == IR_OP_PTX &&
+        e->u.call.ptx_entry == IR_PTX_setmaxnreg)
+        l->setmaxnreg = true;
     return true;
 }
 
@@ -251,7 +255,7 @@ static bool scan_stmt(IrVisitor *v, const IrStmt *s)
 
 static LaunchScan scan_launch(const IrFunc *f)
 {
-    LaunchScan l = {{0, 0, 0}, false, false, false};
+    LaunchScan l = {{0, 0, 0}, false, false, false, false};
     IrVisitor v = {.ctx = &l, .expr = scan_expr, .stmt = scan_stmt};
     ir_visit_stmt(&v, f->body);
     return l;
@@ -301,8 +305,10 @@ static void kernel_qualifiers(Cg *cg, const IrFunc *f, const LaunchScan *l, TxBu
     if (l->symbolic || threads <= 1)
         return;
     tx_buf_printf(b, "__launch_bounds__(%lld", (long long)threads);
-    if (has_min)
-        tx_buf_printf(b, ", %lld", (long long)min_blocks);
+    /* ptxas ignores setmaxnreg unless it knows the registers at entry:
+     * one CTA per SM, as the register check assumes (scope_ids.c) */
+    if (has_min || l->setmaxnreg)
+        tx_buf_printf(b, ", %lld", (long long)(has_min ? min_blocks : 1));
     if (has_max)
         tx_buf_printf(b, ", %lld", (long long)max_cluster);
     tx_buf_puts(b, ") ");
