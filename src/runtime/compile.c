@@ -498,22 +498,24 @@ void rt_parse_ptxas_log(const char *log, const char *source, RtKernelStats **out
         }
         line = end ? end + 1 : NULL;
     }
-    for (int i = 0; i < nnotes; i++) {
-        RtKernelStats *k = NULL;
-        for (int j = 0; j < v.len && !k; j++)
-            if (!strcmp(v.items[j].name, notes[i].name) && !v.items[j].perf_loss)
-                k = &v.items[j];
-        /* a note for no function goes to each kernel it can be about */
-        bool setmaxnreg = strstr(notes[i].text, "setmaxnreg") != NULL;
-        for (int j = 0; j < v.len && !notes[i].name[0]; j++)
-            if (!v.items[j].perf_loss &&
-                (!setmaxnreg || kernel_mentions(source, v.items[j].name, "setmaxnreg")))
-                v.items[j].perf_loss = strdup(notes[i].text);
-        if (k)
-            k->perf_loss = notes[i].text;
-        else
+    /* a kernel's own notes first, then those for no function, each to
+     * every kernel without a note that it can be about */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < nnotes; i++) {
+            if ((pass == 0) != (notes[i].name[0] != 0))
+                continue;
+            bool setmaxnreg = strstr(notes[i].text, "setmaxnreg") != NULL;
+            for (int j = 0; j < v.len && notes[i].text; j++) {
+                RtKernelStats *k = &v.items[j];
+                if (k->perf_loss || (pass == 0 && strcmp(k->name, notes[i].name) != 0) ||
+                    (setmaxnreg && !kernel_mentions(source, k->name, "setmaxnreg")))
+                    continue;
+                k->perf_loss = pass == 0 ? notes[i].text : strdup(notes[i].text);
+                if (pass == 0)
+                    notes[i].text = NULL;
+            }
             free(notes[i].text);
-    }
+        }
     *out = v.items;
     *n = (size_t)v.len;
 }

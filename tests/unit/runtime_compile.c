@@ -425,6 +425,17 @@ static void test_ptxas_log(void **state)
     assert_non_null(k[0].perf_loss);
     assert_non_null(k[1].perf_loss);
     rt_kernel_stats_free(k, n);
+    /* a kernel's own note wins over one for no function, whatever the order */
+    char both[1024];
+    snprintf(both, sizeof both, "%sptxas info    : (C7514) Potential Performance Loss: "
+             "wgmma.mma_async instructions are serialized due to ill formed pipeline stage in "
+             "the function 'roles'\n", ignored);
+    rt_parse_ptxas_log(both, source, &k, &n);
+    assert_int_equal(n, 2);
+    assert_string_equal(k[1].perf_loss, "wgmma.mma_async instructions are serialized due to "
+                                        "ill formed pipeline stage");
+    assert_null(k[0].perf_loss);
+    rt_kernel_stats_free(k, n);
     rt_parse_ptxas_log("", NULL, &k, &n);
     assert_int_equal(n, 0);
     rt_kernel_stats_free(k, n);
