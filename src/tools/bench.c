@@ -91,6 +91,8 @@ int bench_compile(BenchSession *s, const tirx_define *defs, size_t ndefs, tirx_m
         const char *log = tirx_module_log(*m);
         if (log && *log)
             fprintf(stderr, "%s\n", log);
+    } else {
+        tool_print_perf_loss(*m); /* a serialized wgmma is a slow kernel, not a slow GPU */
     }
     return st;
 }

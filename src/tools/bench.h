@@ -363,5 +363,8 @@ int tool_sim_main(int argc, char **argv);
 /* From tirx.c: reads a whole file (or stdin for "-") of at most `limit`
  * bytes; NULL with a message on stderr on failure or when it is larger. */
 char *tool_read_input(const char *path, size_t limit, size_t *len);
+/* From tirx.c: ptxas's performance-loss notes of m's kernels (serialized
+ * wgmma, setmaxnreg ignored) as warnings on stderr, with notes on the causes. */
+void tool_print_perf_loss(const tirx_module *m);
 
 #endif

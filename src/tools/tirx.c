@@ -415,7 +415,7 @@ static void print_stats(const tirx_module *m)
  * kernel that builds may still have lost what it was written for. ptxas's
  * reason for serializing wgmma may name a symptom (register resources)
  * rather than the cause in the source, so a note lists the usual causes. */
-static void print_perf_loss(const tirx_module *m)
+void tool_print_perf_loss(const tirx_module *m)
 {
     for (size_t i = 0; i < tirx_kernel_count(m); i++) {
         tirx_kernel_stats k;
@@ -510,7 +510,7 @@ static tirx_status run_build(const Options *o, const char *text, size_t len, con
     tirx_status st = tirx_compile(text, len, name, o->defines, o->ndefines, &t, &m);
     print_diags(m);
     if (st == TIRX_OK && !check)
-        print_perf_loss(m);
+        tool_print_perf_loss(m);
     if (st == TIRX_OK && o->stats && !check)
         print_stats(m);
     if (st == TIRX_OK && !check)

@@ -17,7 +17,8 @@
  * on a small problem with the sink and more top-k than cached tokens
  * (padding) with --json, and on a copy of the sparse kernel with the same
  * wrong constant (refused); a kernel that never ends (an mbarrier wait no one
- * completes) under TIRX_KERNEL_TIMEOUT=2: exit 3 (the GPU failed) naming the timeout; with
+ * completes) under TIRX_KERNEL_TIMEOUT=2: exit 3 (the GPU failed) naming the timeout; a
+ * kernel whose wgmma ptxas serializes, timed with ptxas's warning; with
  * TIRX_FLASHMLA naming libtirx_flashmla.so
  * (bench/flashmla), `bench mla --flashmla` on a small dense and a small
  * sparse problem (FlashMLA checked against float64 and timed beside tirx).
@@ -157,6 +158,15 @@ int main(void)
     GPU_CHECK(rc == 3, "a kernel that never ends fails the run as a GPU failure");
     GPU_CHECK(strstr(e, "did not finish within 2 s (TIRX_KERNEL_TIMEOUT)") != NULL,
               "the message names the timeout");
+
+    /* a kernel whose wgmma ptxas serializes: timed, with ptxas's warning */
+    rc = bench("tests/tools/perf_loss.tirx --func serialized --args 'A=rand(64,64:bf16) "
+               "C=empty(64,64:f32) n=8' --budget-ms 20");
+    e = slurp("err");
+    fputs(e, stdout);
+    GPU_CHECK(rc == 0 && strstr(e, "warning: serialized_kernel: ptxas: potential performance loss: "
+                                   "wgmma.mma_async instructions are serialized") != NULL,
+              "tirx bench passes on ptxas's serialized-wgmma warning");
 
     rc = bench_echo("examples/tiled_gemm.tirx --func tiled_gemm -D M=512 -D N=512 -D K=512 "
                "--args 'A=rand(512,512:fp16) B=rand(512,512:fp16) C=empty(512,512:f32)' "
