@@ -419,6 +419,8 @@ static char *perf_loss_line(const char *line, size_t n, char *buf, size_t size)
     static const char marker[] = "Potential Performance Loss: ";
     static const char *const tails[] = {" in the function ", " for the function "};
     char text[1024];
+    if (n >= sizeof text) /* cut short, it could lose its function's name */
+        return NULL;
     snprintf(text, sizeof text, "%.*s", (int)n, line);
     char *hit = strstr(text, marker);
     if (!hit)
@@ -439,9 +441,10 @@ static char *perf_loss_line(const char *line, size_t n, char *buf, size_t size)
     return end > body ? strndup(body, (size_t)(end - body)) : NULL;
 }
 
-/* Whether kernel `name`'s definition in the CUDA `source` (from " name("
- * after a __global__ to the next __global__) holds `word`; true without a
- * source or when the kernel is not found there, so that a note is kept. */
+/* Whether kernel `name`'s definition in the CUDA `source` (a __global__
+ * whose signature, before its first '{', holds " name(", up to the next
+ * __global__) holds `word`; true without a source or when the kernel is not
+ * found there, so that a note is kept. */
 static bool kernel_mentions(const char *source, const char *name, const char *word)
 {
     size_t n = strlen(name), w = strlen(word);
@@ -449,10 +452,14 @@ static bool kernel_mentions(const char *source, const char *name, const char *wo
          g = strstr(g + 1, "__global__")) {
         const char *next = strstr(g + 1, "__global__");
         const char *stop = next ? next : g + strlen(g);
+        const char *body = strchr(g, '{');
+        if (body && body < stop)
+            stop = body; /* the signature only: not a call in the body */
         for (const char *h = strstr(g, name); h && h < stop; h = strstr(h + 1, name)) {
-            if (h[-1] != ' ' || h[n] != '(')
+            if (h == source || h[-1] != ' ' || h[n] != '(')
                 continue;
-            for (const char *q = h; q + w <= stop; q++)
+            const char *end = next ? next : h + strlen(h);
+            for (const char *q = h; q + w <= end; q++)
                 if (strncmp(q, word, w) == 0)
                     return true;
             return false;
@@ -479,7 +486,12 @@ void rt_parse_ptxas_log(const char *log, const char *source, RtKernelStats **out
         char *note = nnotes < 16 ? perf_loss_line(line, len, notes[nnotes].name,
                                                   sizeof notes[nnotes].name)
                                  : NULL;
-        if (note) {
+        bool again = false; /* a note for no function, already kept */
+        for (int i = 0; note && !notes[nnotes].name[0] && i < nnotes && !again; i++)
+            again = !notes[i].name[0] && strcmp(notes[i].text, note) == 0;
+        if (again) {
+            free(note);
+        } else if (note) {
             notes[nnotes++].text = note;
         } else if (name_after(line, len, "Compiling entry function ", name, sizeof name)) {
             RtKernelStats k = {.name = strdup(name)};
@@ -498,21 +510,25 @@ void rt_parse_ptxas_log(const char *log, const char *source, RtKernelStats **out
         }
         line = end ? end + 1 : NULL;
     }
-    /* a kernel's own notes first, then those for no function, each to
-     * every kernel without a note that it can be about */
+    /* a kernel's own notes first; then each for no function to every kernel
+     * without a note whose source uses setmaxnreg (for a setmaxnreg note),
+     * or, when none does, to every kernel without a note */
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < nnotes; i++) {
-            if ((pass == 0) != (notes[i].name[0] != 0))
+            bool own = notes[i].name[0] != 0;
+            if (own != (pass == 0))
                 continue;
-            bool setmaxnreg = strstr(notes[i].text, "setmaxnreg") != NULL;
-            for (int j = 0; j < v.len && notes[i].text; j++) {
+            bool only_users = false; /* to the kernels that use setmaxnreg */
+            for (int j = 0; !own && j < v.len && !only_users; j++)
+                only_users = strstr(notes[i].text, "setmaxnreg") &&
+                             kernel_mentions(source, v.items[j].name, "setmaxnreg");
+            for (int j = 0, given = 0; j < v.len && !(own && given); j++) {
                 RtKernelStats *k = &v.items[j];
-                if (k->perf_loss || (pass == 0 && strcmp(k->name, notes[i].name) != 0) ||
-                    (setmaxnreg && !kernel_mentions(source, k->name, "setmaxnreg")))
+                if (k->perf_loss || (own && strcmp(k->name, notes[i].name) != 0) ||
+                    (only_users && !kernel_mentions(source, k->name, "setmaxnreg")))
                     continue;
-                k->perf_loss = pass == 0 ? notes[i].text : strdup(notes[i].text);
-                if (pass == 0)
-                    notes[i].text = NULL;
+                k->perf_loss = strdup(notes[i].text);
+                given = 1;
             }
             free(notes[i].text);
         }

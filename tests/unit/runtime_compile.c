@@ -436,6 +436,31 @@ static void test_ptxas_log(void **state)
                                         "ill formed pipeline stage");
     assert_null(k[0].perf_loss);
     rt_kernel_stats_free(k, n);
+    /* setmaxnreg in a helper, no kernel's own text shows it: every kernel
+     * gets the note; a name called in another kernel's body is not its
+     * definition; the same note twice is kept once */
+    const char *helper = "__device__ void roles_h() { asm volatile(\"setmaxnreg.dec...\"); }\n"
+                         "extern \"C\" __global__ void plain(float *a) { roles(a); }\n"
+                         "extern \"C\" __global__ void roles(float *a) { roles_h(); }\n";
+    char twice[1024];
+    snprintf(twice, sizeof twice, "%s%s", ignored, ignored);
+    rt_parse_ptxas_log(twice, helper, &k, &n);
+    assert_int_equal(n, 4); /* the log names each kernel twice */
+    for (size_t i = 0; i < n; i++)
+        assert_non_null(k[i].perf_loss);
+    rt_kernel_stats_free(k, n);
+    /* a line too long to read whole is not taken for a note for no function */
+    char *longline = malloc(2100);
+    assert_non_null(longline);
+    int len = snprintf(longline, 2100, "ptxas info    : (C7514) Potential Performance Loss: %0*d "
+                       "in the function 'roles'\nptxas info    : Compiling entry function 'plain' "
+                       "for 'sm_90a'\n", 1500, 0);
+    assert_true(len > 1500 && len < 2100);
+    rt_parse_ptxas_log(longline, NULL, &k, &n);
+    assert_int_equal(n, 1);
+    assert_null(k[0].perf_loss);
+    rt_kernel_stats_free(k, n);
+    free(longline);
     rt_parse_ptxas_log("", NULL, &k, &n);
     assert_int_equal(n, 0);
     rt_kernel_stats_free(k, n);
