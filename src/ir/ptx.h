@@ -164,4 +164,11 @@ const char *ir_tcgen05_kind(const char *d, const char *a, const char *b, const c
 /* A dense instruction's K for a kind name; 0 for an unknown kind. */
 int ir_tcgen05_mma_k(const char *kind);
 
+/* Whether e is a `T.ptx` call of table entry `entry` (IR_PTX_setmaxnreg, ...). */
+static inline bool ir_is_ptx_call(const IrExpr *e, IrPtxEntryId entry)
+{
+    return e && e->kind == IR_E_CALL && e->u.call.op == IR_OP_PTX &&
+           e->u.call.ptx_entry == (int)entry;
+}
+
 #endif

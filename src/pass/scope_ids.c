@@ -404,15 +404,9 @@ typedef struct RegScan {
     int setmaxnregs;     /* setmaxnreg calls anywhere: more than roles leaves it unknown */
 } RegScan;
 
-static bool is_setmaxnreg(const IrExpr *e)
-{
-    return e && e->kind == IR_E_CALL && e->u.call.op == IR_OP_PTX &&
-           e->u.call.ptx_entry == IR_PTX_setmaxnreg;
-}
-
 static bool count_setmaxnreg(IrVisitor *v, const IrExpr *e)
 {
-    ((RegScan *)v->ctx)->setmaxnregs += is_setmaxnreg(e);
+    ((RegScan *)v->ctx)->setmaxnregs += ir_is_ptx_call(e, IR_PTX_setmaxnreg);
     return true;
 }
 
@@ -457,7 +451,8 @@ static bool reg_scan_hook(IrVisitor *v, const IrStmt *s)
                       (uintptr_t)(g ? ir_binary(r->a, IR_E_AND, (IrExpr *)g, not, s->span) : not));
     }
     const IrExpr *e = first_eval(s->u.ifs.then_s);
-    if (is_setmaxnreg(e) && e->u.call.nargs == 1 && ps_const_int(e->u.call.args[0], &n))
+    if (ir_is_ptx_call(e, IR_PTX_setmaxnreg) && e->u.call.nargs == 1 &&
+        ps_const_int(e->u.call.args[0], &n))
         tx_vec_push(&r->roles, ((RegRole){s, cond, !strcmp(e->u.call.ptx_slots[0], "inc"), n}));
     return true;
 }

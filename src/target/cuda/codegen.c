@@ -228,8 +228,7 @@ static bool scan_expr(IrVisitor *v, const IrExpr *e)
     LaunchScan *l = v->ctx;
     if (e->kind == IR_E_CALL && cg_is_iket_event(e->u.call.op))
         l->traced = true;
-    if (e->kind == IR_E_CALL && e->u.call.op == IR_OP_PTX &&
-        e->u.call.ptx_entry == IR_PTX_setmaxnreg)
+    if (ir_is_ptx_call(e, IR_PTX_setmaxnreg))
         l->setmaxnreg = true;
     return true;
 }
