@@ -233,8 +233,9 @@ struct DLTensor; /* DLPack 1.x (dlpack.h): tensors are passed as DLTensor pointe
 typedef enum tirx_arg_kind {
     TIRX_ARG_TENSOR,    /* a T.Buffer param: a DLTensor on the GPU */
     TIRX_ARG_INT,       /* an integer param */
-    TIRX_ARG_FLOAT,     /* a floating-point param */
-    TIRX_ARG_TENSORMAP, /* a T.TensorMap() param: 128 bytes of encoded CUtensorMap */
+    TIRX_ARG_FLOAT,     /* a floating-point param (rounded to a narrow float's format) */
+    TIRX_ARG_TENSORMAP, /* a T.TensorMap() param: 128 bytes of encoded CUtensorMap, any
+                           alignment */
 } tirx_arg_kind;
 
 typedef struct tirx_arg {

@@ -5,6 +5,8 @@
  * kernel with trace events a record buffer sized from its grid and block,
  * waits for it and decodes it); a check runs it dry, without
  * a GPU; a simulation runs it with the simulator's launch and encode. */
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +102,7 @@ size_t tirx_function_num_args(const tirx_function *f)
 
 static RtArg to_rt_arg(const tirx_arg *a)
 {
-    RtArg r = {RT_ARG_INT, {.i = 0}};
+    RtArg r = {RT_ARG_UNKNOWN, {.i = 0}};
     switch (a->kind) {
     case TIRX_ARG_TENSOR: r = (RtArg){RT_ARG_TENSOR, {.tensor = (const DLTensor *)a->v.tensor}}; break;
     case TIRX_ARG_INT: r = (RtArg){RT_ARG_INT, {.i = a->v.i}}; break;
@@ -194,7 +196,15 @@ static RtStatus launch_traced(void *user, const IrFunc *kernel, const RtLaunchCo
         return launch_on_gpu(t->c, kernel, cfg, args, err);
     uint64_t warps = ((uint64_t)cfg->block[0] * cfg->block[1] * cfg->block[2] + 31) / 32;
     uint64_t slots = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2] * warps;
-    size_t nwords = 2 + (size_t)slots * (1 + 2 * t->cap), bytes = nwords * sizeof(uint64_t);
+    /* the records of every warp's slot must fit a size_t of bytes */
+    uint64_t per_slot = 1 + 2 * (uint64_t)t->cap;
+    if (slots > (SIZE_MAX / sizeof(uint64_t) - 2) / per_slot) {
+        snprintf(err->message, sizeof err->message,
+                 "trace buffer for %" PRIu64 " warps x %" PRIu64 " words does not fit memory",
+                 slots, per_slot);
+        return err->status = RT_ERR_USAGE;
+    }
+    size_t nwords = 2 + (size_t)(slots * per_slot), bytes = nwords * sizeof(uint64_t);
     uint64_t *host = calloc(nwords, sizeof *host);
     if (!host) {
         snprintf(err->message, sizeof err->message, "out of host memory for %zu trace bytes", bytes);
@@ -205,10 +215,13 @@ static RtStatus launch_traced(void *user, const IrFunc *kernel, const RtLaunchCo
     RtStatus s = rt_mem_alloc(d, bytes, &buf, err);
     if (s == RT_OK)
         s = rt_memcpy_htod(d, buf, host, bytes, err);
+    bool var_set = false;
     if (s == RT_OK)
         s = rt_memcpy_htod(d, var, &buf, sizeof buf, err);
-    if (s == RT_OK)
+    if (s == RT_OK) {
+        var_set = true;
         s = launch_on_gpu(t->c, kernel, cfg, args, err);
+    }
     if (s == RT_OK)
         s = rt_synchronize(d, cfg->stream, err);
     if (s == RT_OK)
@@ -218,9 +231,17 @@ static RtStatus launch_traced(void *user, const IrFunc *kernel, const RtLaunchCo
         char *names = read_global(t->c, "tx_trace_names", &names_len);
         rt_trace_add(&t->trace, kernel->name, host, nwords, names, names ? names_len : 0, warps);
         free(names);
-        RtDevPtr none = 0;
-        s = rt_memcpy_htod(d, var, &none, sizeof none, err);
         t->traced = true;
+    }
+    if (var_set) {
+        /* a later untraced launch must not find the freed buffer */
+        RtDevPtr none = 0;
+        RtError reset_err;
+        RtStatus r = rt_memcpy_htod(d, var, &none, sizeof none, &reset_err);
+        if (s == RT_OK && r != RT_OK) {
+            *err = reset_err;
+            s = r;
+        }
     }
     if (buf)
         rt_mem_free(d, buf);

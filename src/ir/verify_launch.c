@@ -284,6 +284,14 @@ static const char *const launch_tags[IR_LAUNCH_NTAGS] = {
     "threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z"};
 static const int64_t tag_limit[IR_LAUNCH_NTAGS] = {1024, 1024, 64, 2147483647, 65535, 65535};
 
+int64_t ir_launch_tag_limit(const char *tag)
+{
+    for (int t = 0; t < IR_LAUNCH_NTAGS; t++)
+        if (!strcmp(tag, launch_tags[t]))
+            return tag_limit[t];
+    return -1;
+}
+
 void ir_launch_thread_tag(IrLaunchCheck *l, const IrStmt *s, const char *tag, const IrExpr *extent)
 {
     int64_t ext;

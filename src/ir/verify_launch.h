@@ -28,6 +28,9 @@ void ir_launch_scopeid(IrLaunchCheck *l, const IrStmt *s);
 /* A binding of a launch tag ("threadIdx.x") to an extent: a For of kind
  * THREAD_BINDING or a thread_extent AttrStmt. */
 void ir_launch_thread_tag(IrLaunchCheck *l, const IrStmt *s, const char *tag, const IrExpr *extent);
+/* The hardware's largest extent of a launch tag ("blockIdx.y": 65535), or -1
+ * for a tag that is none. */
+int64_t ir_launch_tag_limit(const char *tag);
 /* The whole-function limits (threads per CTA, cluster size, grid). */
 void ir_launch_end(IrLaunchCheck *l);
 /* A call: checks T.call_packed("runtime.cuTensorMapEncodeTiled", ...) against

@@ -107,6 +107,13 @@ static void match_dim(Packed *p, IrExpr *buffer, int i, int code, IrExpr *want)
         tx_vec_push(&p->out, ps_bind(arena(p), host, ps_cast(arena(p), want->dtype, got),
                                      p->f->span));
         ir_ptrmap_put(&p->bound, want, (uintptr_t)host);
+        if (want->dtype.bits < 64) { /* never a silently truncated extent or stride */
+            char dt[IR_DTYPE_STR_MAX];
+            check(p, eq(p, ps_cast(arena(p), IR_INT64, host), got),
+                  arg_msg(p, buffer, tx_arena_printf(arena(p), "%s[%d] (%s) to fit %s", what, i,
+                                                     want->u.var.name,
+                                                     ir_dtype_str(want->dtype, dt))));
+        }
         return;
     }
     IrExpr *cond = eq(p, got, ps_cast(arena(p), IR_INT64, on_host(p, want)));

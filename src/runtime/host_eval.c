@@ -427,8 +427,9 @@ static const char *kind_name(RtArgKind k)
     case RT_ARG_INT: return "an integer";
     case RT_ARG_FLOAT: return "a float";
     case RT_ARG_TENSORMAP: return "a tensor map";
+    case RT_ARG_UNKNOWN: break;
     }
-    return "an unknown kind of argument";
+    return "an argument of unknown kind";
 }
 
 static void bind_tensor(Eval *ev, const IrExpr *p, const RtArg *a)
@@ -466,7 +467,8 @@ static void bind_scalar(Eval *ev, const IrExpr *p, const RtArg *a)
             rt_he_fail(ev, "%s: more than %d tensor maps", ev->f->name, MAX_MAPS);
             return;
         }
-        ev->maps[ev->nmaps] = *a->u.map;
+        /* the caller's map need not have RtTensorMap's alignment */
+        memcpy(&ev->maps[ev->nmaps], a->u.map, sizeof ev->maps[0]);
         set_var(ev, p, (Val){.kind = V_MAP, .map = ev->nmaps++});
         return;
     }

@@ -20,6 +20,7 @@ typedef enum RtArgKind {
     RT_ARG_INT,       /* an integer scalar (also a T.handle, as its address) */
     RT_ARG_FLOAT,     /* a floating-point scalar */
     RT_ARG_TENSORMAP, /* an encoded CUtensorMap (a T.TensorMap() param) */
+    RT_ARG_UNKNOWN,   /* a kind the caller's API does not know: refused at binding */
 } RtArgKind;
 
 typedef struct RtArg {

@@ -6,8 +6,11 @@
  * slot), through the environment's callbacks. In a dry run (no launch
  * callback) the launch only checks; without an encode callback a tensor
  * map is only checked. */
+#include <stdio.h>
 #include <string.h>
 
+#include "../ir/float_bits.h"
+#include "../ir/verify_launch.h"
 #include "host_internal.h"
 
 /* One kernel argument, stored as the kernel's parameter type wants it. */
@@ -34,8 +37,12 @@ static void store_scalar(IrDType t, Val v, ArgSlot *slot)
         double d = v.kind == V_FLOAT ? v.f : (double)v.i;
         if (t.bits == 64)
             slot->f64 = d;
-        else
+        else if (t.bits == 32)
             slot->f32 = (float)d;
+        else if (t.bits == 16) /* half, bfloat16: the kernel's parameter holds the bits */
+            slot->i16 = (int16_t)ir_float_to_bits(t, d);
+        else /* fp8 and narrower: one byte */
+            slot->i8 = (int8_t)ir_float_to_bits(t, d);
         return;
     }
     int64_t i = v.kind == V_FLOAT ? (int64_t)v.f : v.i;
@@ -84,9 +91,10 @@ static bool set_extent(Eval *ev, const IrFunc *k, const char *tag, int64_t ext,
                    ev->f->name, tag, k->name);
         return false;
     }
-    if (ext < 1 || ext > 0x7fffffff) {
-        rt_he_fail(ev, "%s: the launch of %s has %s = %lld, outside 1..2147483647",
-                   ev->f->name, k->name, tag, (long long)ext);
+    int64_t limit = ir_launch_tag_limit(tag);
+    if (ext < 1 || ext > limit) {
+        rt_he_fail(ev, "%s: the launch of %s has %s = %lld, outside 1..%lld", ev->f->name,
+                   k->name, tag, (long long)ext, (long long)limit);
         return false;
     }
     dims[d] = (unsigned)ext;
@@ -230,6 +238,23 @@ void rt_he_encode_tma(Eval *ev, const IrCall *c)
     RtStatus s = ev->env->encode
                      ? ev->env->encode(ev->env->user, &spec, &ev->maps[map.map], ev->err)
                      : rt_tensor_map_check(&spec, ev->err);
-    if (s != RT_OK)
+    if (s != RT_OK) {
+        /* name the function and the tensor the map describes, before the reason */
+        char prefix[160];
+        const IrExpr *g = c->args[4]; /* the global address: a buffer's data, or a handle */
+        if (g->kind == IR_E_CALL && g->u.call.op == IR_OP_BUFFER_DATA && g->u.call.nargs == 1)
+            g = g->u.call.args[0];
+        if (g->kind == IR_E_VAR)
+            snprintf(prefix, sizeof prefix, "%s: argument %s: ", ev->f->name, rt_he_name(g));
+        else
+            snprintf(prefix, sizeof prefix, "%s: ", ev->f->name);
+        char *m = ev->err->message;
+        size_t plen = strlen(prefix), mlen = strlen(m), cap = sizeof ev->err->message - 1;
+        if (plen + mlen > cap)
+            mlen = plen < cap ? cap - plen : 0;
+        memmove(m + plen, m, mlen);
+        memcpy(m, prefix, plen);
+        m[plen + mlen] = '\0';
         ev->status = s;
+    }
 }

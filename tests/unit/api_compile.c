@@ -302,7 +302,149 @@ static void test_check_args(void **state)
     check_launch_args(m, "vadd", shape, 3, "argument C: expected shape[0]");
     tirx_arg scalar[] = {tirx_arg_tensor(&a), tirx_arg_int(3), tirx_arg_tensor(&c)};
     check_launch_args(m, "vadd", scalar, 3, "argument B: expected a tensor");
+    /* a kind this API does not know is refused, never read as integer 0 */
+    tirx_arg unknown[] = {tirx_arg_tensor(&a), tirx_arg_tensor(&b), tirx_arg_tensor(&c)};
+    unknown[2].kind = (tirx_arg_kind)7;
+    check_launch_args(m, "vadd", unknown, 3, "argument C: expected a tensor (DLTensor *), got an "
+                                             "argument of unknown kind");
     check_launch_args(m, "nope", good, 3, "the module has no function 'nope'");
+    free(data);
+    tirx_module_free(m);
+}
+
+/* A tensor-map argument is 128 bytes the caller encoded; the API asks no
+ * particular alignment of them. */
+static const char map_source[] =
+    "@T.prim_func\n"
+    "def usemap(A_map: T.TensorMap(), Y: T.Buffer((1,), \"int32\")):\n"
+    "    T.device_entry()\n"
+    "    tx = T.thread_id([1])\n"
+    "    Y[0] = 1\n";
+
+static void test_check_args_tensormap(void **state)
+{
+    (void)state;
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    tirx_module *m;
+    assert_int_equal(tirx_compile(map_source, sizeof map_source - 1, "map.tirx", NULL, 0, &o, &m),
+                     TIRX_OK);
+    _Alignas(128) unsigned char maps[128 + 8 + 128] = {0};
+    _Alignas(64) int32_t y[16] = {0};
+    int64_t one = 1;
+    DLTensor Y = {.data = y, .device = {kDLCPU, 0}, .ndim = 1, .dtype = {kDLInt, 32, 1},
+                  .shape = &one};
+    for (int off = 0; off <= 8; off += 8) {
+        tirx_arg args[] = {{.kind = TIRX_ARG_TENSORMAP, .v.tensormap = maps + off},
+                           tirx_arg_tensor(&Y)};
+        check_launch_args(m, "usemap", args, 2, NULL);
+    }
+    tirx_arg none[] = {{.kind = TIRX_ARG_TENSORMAP, .v.tensormap = NULL}, tirx_arg_tensor(&Y)};
+    check_launch_args(m, "usemap", none, 2, "argument A_map: expected a tensor map, got NULL");
+    tirx_module_free(m);
+}
+
+/* A symbolic extent is an int32 in the kernel: one that does not fit is
+ * refused naming the argument, never cut to its low 32 bits. */
+static const char sym_source[] =
+    "@T.prim_func\n"
+    "def sym(X: T.Buffer((\"n\",), \"int8\")):\n"
+    "    T.device_entry()\n"
+    "    tx = T.thread_id([32])\n"
+    "    if tx < n:\n"
+    "        X[tx] = T.int8(0)\n";
+
+static void test_check_args_extent_fits(void **state)
+{
+    (void)state;
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    tirx_module *m;
+    assert_int_equal(tirx_compile(sym_source, sizeof sym_source - 1, "sym.tirx", NULL, 0, &o, &m),
+                     TIRX_OK);
+    void *data = aligned_alloc(64, 64);
+    int64_t n = 20;
+    DLTensor x = {.data = data, .device = {kDLCPU, 0}, .ndim = 1, .dtype = {kDLInt, 8, 1},
+                  .shape = &n};
+    tirx_arg args[] = {tirx_arg_tensor(&x)};
+    check_launch_args(m, "sym", args, 1, NULL);
+    n = ((int64_t)1 << 32) + 5; /* only the tensor's description is read */
+    check_launch_args(m, "sym", args, 1, "argument X: expected shape[0] (n) to fit int32");
+    free(data);
+    tirx_module_free(m);
+}
+
+/* A grid extent beyond what its axis can launch (y and z: 65535) is refused
+ * naming it, before the driver's bare "invalid value". */
+static const char grid_source[] =
+    "@T.prim_func\n"
+    "def grid2(A: T.Buffer((64,), \"float32\"), n: T.int32):\n"
+    "    T.device_entry()\n"
+    "    bx, by = T.cta_id([4, n])\n"
+    "    tx = T.thread_id([32])\n"
+    "    if bx + by == 0:\n"
+    "        A[tx] = T.float32(1)\n";
+
+static void test_check_args_grid_limits(void **state)
+{
+    (void)state;
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    tirx_module *m;
+    assert_int_equal(tirx_compile(grid_source, sizeof grid_source - 1, "grid2.tirx", NULL, 0, &o,
+                                  &m),
+                     TIRX_OK);
+    void *data = aligned_alloc(256, 64 * sizeof(float));
+    int64_t n = 64;
+    DLTensor a = host_tensor(data, &n, 32);
+    tirx_arg args[] = {tirx_arg_tensor(&a), tirx_arg_int(65535)};
+    check_launch_args(m, "grid2", args, 2, NULL);
+    args[1] = tirx_arg_int(70000);
+    check_launch_args(m, "grid2", args, 2, "blockIdx.y = 70000, outside 1..65535");
+    free(data);
+    tirx_module_free(m);
+}
+
+/* A tensor map the host cannot encode from the arguments (a row stride
+ * that is no multiple of 16 bytes) is refused naming the function and the
+ * tensor. */
+static const char tma_source[] =
+    "@T.prim_func\n"
+    "def tcopy(A: T.Buffer((128, 64), \"bfloat16\", strides=(\"s\", 1)), B: T.Buffer((128, 64), "
+    "\"bfloat16\")):\n"
+    "    T.device_entry()\n"
+    "    tx = T.thread_id([128])\n"
+    "    pool = T.SMEMPool()\n"
+    "    S = pool.alloc((128, 64), \"bfloat16\", align=1024)\n"
+    "    bar = pool.alloc((1,), \"uint64\", align=8)\n"
+    "    pool.commit()\n"
+    "    if tx == 0:\n"
+    "        T.ptx.mbarrier.init.shared__cta.b64(bar.ptr_to([0]), T.uint32(1))\n"
+    "        T.ptx.fence.proxy.async_.shared__cta()\n"
+    "    T.cuda.cta_sync()\n"
+    "    if tx == 0:\n"
+    "        T.ptx.mbarrier.arrive.expect_tx.shared__cta.b64(bar.ptr_to([0]), T.uint32(16384))\n"
+    "        Tx.copy_async(S, A[0:128, 0:64], mbar=bar[0])\n"
+    "    T.cuda.mbarrier_wait(bar.ptr_to([0]), 0)\n"
+    "    for k in range(64):\n"
+    "        B[tx, k] = S[tx, k]\n";
+
+static void test_check_args_tensor_map_names(void **state)
+{
+    (void)state;
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    tirx_module *m;
+    assert_int_equal(tirx_compile(tma_source, sizeof tma_source - 1, "tcopy.tirx", NULL, 0, &o,
+                                  &m),
+                     TIRX_OK);
+    void *data = aligned_alloc(256, 128 * 1024 * 2);
+    int64_t shape[2] = {128, 64}, strides[2] = {1024, 1};
+    DLTensor a = {.data = data, .device = {kDLCPU, 0}, .ndim = 2, .dtype = {kDLBfloat, 16, 1},
+                  .shape = shape, .strides = strides};
+    DLTensor b = {.data = data, .device = {kDLCPU, 0}, .ndim = 2, .dtype = {kDLBfloat, 16, 1},
+                  .shape = shape};
+    tirx_arg args[] = {tirx_arg_tensor(&a), tirx_arg_tensor(&b)};
+    check_launch_args(m, "tcopy", args, 2, NULL);
+    strides[0] = 1001;
+    check_launch_args(m, "tcopy", args, 2, "tcopy: argument A: tensor map: global_strides[0] = "
+                                           "2002 bytes");
     free(data);
     tirx_module_free(m);
 }
@@ -516,6 +658,10 @@ int main(void)
         cmocka_unit_test(test_nvrtc_options),
         cmocka_unit_test(test_nvrtc_options_key),
         cmocka_unit_test(test_check_args),
+        cmocka_unit_test(test_check_args_tensormap),
+        cmocka_unit_test(test_check_args_extent_fits),
+        cmocka_unit_test(test_check_args_grid_limits),
+        cmocka_unit_test(test_check_args_tensor_map_names),
         cmocka_unit_test(test_check_args_launch_checks),
         cmocka_unit_test(test_parse_and_lower_usage),
         cmocka_unit_test(test_max_input_size),

@@ -1182,6 +1182,49 @@ static void test_gather4_fp8(void **state)
  * of e4m3 codes 2i, 2i + 1 scaled by s, computed with integer operations and
  * one bf16x2 multiply (the codes' bits put into a bfloat16's exponent and
  * mantissa: the value times 2^-120, exact, subnormal below 2^-126). */
+/* Narrow float scalar parameters reach the kernel as their own bits (a
+ * half, a bfloat16, an e4m3 byte), rounded to nearest even from the
+ * caller's double, not as the low bytes of a float32. */
+static const char NARROW_SCALAR_KERNEL[] =
+    "@T.prim_func\n"
+    "def f(Y: T.Buffer((3,), \"float32\"), h: T.float16, b: T.bfloat16, e: T.float8_e4m3fn):\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([1])\n"
+    "    tx = T.thread_id([1])\n"
+    "    Y[0] = T.Cast(\"float32\", h)\n"
+    "    Y[1] = T.Cast(\"float32\", b)\n"
+    "    Y[2] = T.Cast(\"float32\", e)\n";
+
+static void test_narrow_float_scalars(void **state)
+{
+    (void)state;
+    tirx_module *m = NULL;
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    if (tirx_compile(NARROW_SCALAR_KERNEL, strlen(NARROW_SCALAR_KERNEL), "narrow.tirx", NULL, 0,
+                     &o, &m) != TIRX_OK) {
+        char *d = tirx_diag_render(m);
+        fail_msg("%s", d ? d : "compile failed");
+    }
+    /* 1 + 2^-11 ties to 1 in half; 1 + 3 * 2^-9 rounds up to 1 + 2^-7 in
+     * bfloat16; 0.3 is 0.3125 in e4m3 */
+    const double in[][3] = {{0.5, -2.0, 448.0}, {1 + 0x1p-11, 1 + 3 * 0x1p-9, 0.3}};
+    const float want[][3] = {{0.5f, -2.0f, 448.0f}, {1.0f, 1 + 0x1p-7f, 0.3125f}};
+    for (int k = 0; k < 2; k++) {
+        _Alignas(64) float y[3] = {-1, -1, -1};
+        Tensor Y = tensor(y, 1, 3, 0, kDLFloat, 32);
+        Y.t.shape = Y.shape;
+        tirx_arg args[4] = {tirx_arg_tensor((const struct DLTensor *)&Y.t), tirx_arg_float(in[k][0]),
+                            tirx_arg_float(in[k][1]), tirx_arg_float(in[k][2])};
+        tirx_error err = {0};
+        if (tirx_simulate(m, "f", args, 4, &err) != TIRX_OK)
+            fail_msg("%s", err.message);
+        for (int i = 0; i < 3; i++)
+            if (y[i] != want[k][i])
+                fail_msg("case %d, scalar %d: got %.9g, want %.9g", k, i, y[i], want[k][i]);
+    }
+    tirx_module_free(m);
+}
+
 static const char PRMT_KERNEL[] =
     "@T.prim_func\n"
     "def f(A: T.Buffer((256,), \"uint32\"), B: T.Buffer((256,), \"uint32\"), C: T.Buffer((256,), \"uint32\"), P: T.Buffer((7, 256), \"uint32\"), M: T.Buffer((256,), \"uint32\"), F: T.Buffer((256,), \"uint32\"), D: T.Buffer((128,), \"uint32\"), s: T.float32):\n"
@@ -1852,6 +1895,7 @@ int main(void)
         cmocka_unit_test(test_multicast_race),
         cmocka_unit_test(test_gather4_fp8),
         cmocka_unit_test(test_prmt_bf16x2),
+        cmocka_unit_test(test_narrow_float_scalars),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
