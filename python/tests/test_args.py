@@ -78,3 +78,63 @@ def test_launch_without_gpu() -> None:
         f(x, aligned(np, 8, "int32"), 1.0, 0.0)
     with pytest.raises(tirx.CudaUnavailable):
         f(x, aligned(np, 8), 1.0, 0.0)
+
+
+class _Unexportable:
+    """A tensor whose producer refuses to export it (as torch does for one needing grad)."""
+
+    def __dlpack__(self, stream=None):  # noqa: ANN001, ANN204
+        raise RuntimeError("Can't export tensors that require gradient")
+
+
+def test_argument_conversion_errors_name_the_argument() -> None:
+    f = _axpb()
+    y = aligned(np, 1000)
+    with pytest.raises(TypeError, match="axpb: argument 1: cannot pass it through DLPack: "
+                                        "Can't export"):
+        f.check(_Unexportable(), y, 1.0, 0.0)
+    with pytest.raises(TypeError, match="argument 3: a tensor map is 128 bytes, got 64"):
+        f.check(aligned(np, 1000), y, bytes(64), 0.0)
+
+
+def test_stream_handles() -> None:
+    from tirx._args import stream_handle
+
+    class Stream:
+        __cuda_stream__ = (0, 1234)  # the attribute form, not only the method
+
+    assert stream_handle(7) == 7 and stream_handle(Stream()) == 1234
+    with pytest.raises(TypeError, match="stream: expected a CUDA stream, got a bool"):
+        stream_handle(True)
+    with pytest.raises(ValueError, match="stream: -1 is not a CUstream handle"):
+        stream_handle(-1)
+
+
+def test_torch_subclass_orders_with_torch_stream() -> None:
+    import sys
+    import types
+
+    from tirx._args import current_stream
+
+    fake = types.ModuleType("torch")
+
+    class Tensor:
+        is_cuda = True
+        device = 0
+
+    fake.Tensor = Tensor  # type: ignore[attr-defined]
+    fake.cuda = types.SimpleNamespace(  # type: ignore[attr-defined]
+        current_stream=lambda device: types.SimpleNamespace(cuda_stream=99))
+
+    class UserTensor(Tensor):  # a subclass defined outside torch's modules
+        pass
+
+    saved = sys.modules.get("torch")
+    sys.modules["torch"] = fake
+    try:
+        assert current_stream([1, UserTensor()]) == 99
+    finally:
+        if saved is None:
+            del sys.modules["torch"]
+        else:
+            sys.modules["torch"] = saved

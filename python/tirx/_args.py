@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import numbers
+import sys
 from typing import Any, List, Optional, Sequence, Tuple
 
 from . import _capi
@@ -24,7 +25,10 @@ _KDL_CUDA_MANAGED = 13
 
 
 def _is_torch_cuda(obj: Any) -> bool:
-    return type(obj).__module__.startswith("torch") and bool(getattr(obj, "is_cuda", False))
+    # isinstance, so that a user's subclass of torch.Tensor also orders with torch's stream
+    torch = sys.modules.get("torch")
+    return (torch is not None and isinstance(obj, torch.Tensor)
+            and bool(getattr(obj, "is_cuda", False)))
 
 
 def _is_cupy(obj: Any) -> bool:
@@ -35,10 +39,15 @@ def stream_handle(stream: Any) -> Optional[int]:
     """A CUstream from an int, a torch.cuda.Stream, a CuPy stream or a ``__cuda_stream__``."""
     if stream is None:
         return None
+    if isinstance(stream, bool):
+        raise TypeError("stream: expected a CUDA stream, got a bool")
     if isinstance(stream, numbers.Integral):
+        if not 0 <= int(stream) < 2**64:
+            raise ValueError(f"stream: {int(stream)} is not a CUstream handle (0 .. 2**64 - 1)")
         return int(stream)
     if hasattr(stream, "__cuda_stream__"):
-        return int(stream.__cuda_stream__()[1])
+        cs = stream.__cuda_stream__
+        return int((cs() if callable(cs) else cs)[1])
     for attr in ("cuda_stream", "ptr"):
         if hasattr(stream, attr):
             return int(getattr(stream, attr))
@@ -98,10 +107,18 @@ def convert(func: str, args: Sequence[Any], stream: Optional[int]
         elif isinstance(a, numbers.Real):
             out[i].kind, out[i].v.f = _capi.ARG_FLOAT, float(a)
         elif hasattr(a, "__dlpack__"):
-            capsule = _capsule(a, stream)
+            try:
+                capsule = _capsule(a, stream)
+                pointer = _tensor_pointer(capsule)
+            except Exception as e:  # the producer's own error says why, not where
+                raise TypeError(f"{func}: argument {i + 1}: cannot pass it through DLPack: "
+                                f"{e}") from e
             keep.append(capsule)
-            out[i].kind, out[i].v.tensor = _capi.ARG_TENSOR, _tensor_pointer(capsule)
-        elif isinstance(a, (bytes, bytearray)) and len(a) == 128:
+            out[i].kind, out[i].v.tensor = _capi.ARG_TENSOR, pointer
+        elif isinstance(a, (bytes, bytearray)):
+            if len(a) != 128:
+                raise TypeError(f"{func}: argument {i + 1}: a tensor map is 128 bytes, got "
+                                f"{len(a)}")
             buf = ctypes.create_string_buffer(bytes(a), 128)
             keep.append(buf)
             out[i].kind, out[i].v.tensormap = _capi.ARG_TENSORMAP, ctypes.addressof(buf)

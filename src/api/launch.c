@@ -327,9 +327,13 @@ static tirx_status host_tensors(const tirx_function *f, const tirx_arg *args, si
             continue;
         const DLTensor *t = (const DLTensor *)args[i].v.tensor;
         if (t->device.device_type != kDLCPU) {
-            char msg[300];
-            snprintf(msg, sizeof msg, "%s: argument %zu: the simulator needs a host (kDLCPU) "
-                     "tensor", f->host->name, i);
+            char msg[300], name[64];
+            if (i < (size_t)f->host->nparams) /* named as every other argument error is */
+                snprintf(name, sizeof name, "%s", f->host->params[i]->u.var.name);
+            else
+                snprintf(name, sizeof name, "%zu", i + 1);
+            snprintf(msg, sizeof msg, "%s: argument %s: the simulator needs a host (kDLCPU) "
+                     "tensor", f->host->name, name);
             return fail(err, TIRX_ERR_USAGE, msg);
         }
         size_t n = t->dtype.bits * (size_t)t->dtype.lanes; /* bits: fp4 and fp6 are packed */

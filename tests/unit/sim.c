@@ -130,6 +130,10 @@ static void test_vector_add(void **state)
     assert_int_equal(simulate(m, "vector_add", ts, 3, ints, 1, &err), TIRX_OK);
     for (int i = 0; i < n; i++)
         assert_true(c[i] == a[i] + b[i]);
+    /* a GPU tensor is refused, named as every argument error names it */
+    B.t.device = (DLDevice){kDLCUDA, 0};
+    assert_int_equal(simulate(m, "vector_add", ts, 3, ints, 1, &err), TIRX_ERR_USAGE);
+    assert_non_null(strstr(err.message, "vector_add: argument B: the simulator needs a host"));
     free(a), free(b), free(c);
     tirx_module_free(m);
 }
