@@ -7,7 +7,11 @@
  * same run as JSON and as an SVG timeline (a bar per span, or one for two
  * halves too close to tell apart, a line per mark, a row per warp; with
  * svg_sms 1 the warps of one SM only); the same kernel
- * compiled without the option is refused by tirx_launch_trace.
+ * compiled without the option is refused by tirx_launch_trace. A traced
+ * launch that the runtime refuses after installing its buffer (a grid of 3
+ * CTAs for clusters of 2) leaves no pointer to the freed buffer behind: an
+ * untraced launch of the same module then runs cleanly (sm_90+; the GPU
+ * run under compute-sanitizer reports any write into the freed buffer).
  *
  * Built with OP_SIM=1 (sim.trace_events), the same checks run in the
  * simulator (tirx_simulate_trace_to, sm_90a, host memory): its time is
@@ -69,6 +73,59 @@ static tirx_status run_json(const Traced *k, const tirx_arg *args, size_t cap, c
     if (OP_SIM)
         return run_to(k, args, &(tirx_trace_options){.records_per_warp = cap}, json, NULL, err);
     return tirx_launch_trace(k->f, args, 2, cap, json, err);
+}
+
+/* Clusters of two CTAs, so a grid of an odd number of CTAs is refused at
+ * launch, after the traced launch has installed its buffer. */
+static const char cluster_source[] =
+    "@T.prim_func\n"
+    "def traced_pairs(a: T.handle, n: T.int32):\n"
+    "    A = T.match_buffer(a, (n,), \"float32\")\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([T.ceildiv(n, 128)])\n"
+    "    cb = T.cta_id_in_cluster([2])\n"
+    "    tx = T.thread_id([128])\n"
+    "    T.cuda.iket.range_push(\"cta\")\n"
+    "    if bx * 128 + tx < n:\n"
+    "        A[bx * 128 + tx] = A[bx * 128 + tx] * T.float32(2)\n"
+    "    T.cuda.iket.range_pop()\n";
+
+static void check_refused_traced_launch(tirx_device *gpu, const float *a, void *da)
+{
+    if (strcmp(tirx_device_arch(gpu), "sm_90") < 0) {
+        printf("refused traced launch: skipped (clusters need sm_90+)\n");
+        return;
+    }
+    tirx_options o = {.arch = tirx_device_arch(gpu), .no_cache = 1, .trace = 1};
+    tirx_module *m;
+    tirx_function *f;
+    tirx_error err;
+    if (tirx_compile(cluster_source, strlen(cluster_source), "pairs.tirx", NULL, 0, &o, &m) !=
+        TIRX_OK) {
+        fprintf(stderr, "%s\n", tirx_module_log(m));
+        gpu_fail_at(__FILE__, __LINE__, "tirx_compile", "pairs.tirx");
+    }
+    API_OK(tirx_get_function(m, "traced_pairs", &f, &err), err);
+    API_OK(tirx_copy_to_device(gpu, da, a, N * sizeof *a, &err), err);
+    int64_t odd = 3 * 128, even = 4 * 128;
+    DLTensor t = api_vector(da, &odd, 32);
+    tirx_arg args[] = {tirx_arg_tensor(&t), tirx_arg_int(odd)};
+    char *json = NULL;
+    GPU_CHECK(tirx_launch_trace(f, args, 2, 16, &json, &err) == TIRX_ERR_USAGE && !json,
+              "a grid of 3 CTAs for clusters of 2 is refused");
+    printf("refused: %s\n", err.message);
+    GPU_CHECK(strstr(err.message, "not a multiple of cluster") != NULL, "the message says why");
+    t = api_vector(da, &even, 32);
+    args[1] = tirx_arg_int(even);
+    API_OK(tirx_launch(f, args, 2, NULL, &err), err);
+    API_OK(tirx_device_synchronize(gpu, NULL, &err), err);
+    float out[4 * 128];
+    API_OK(tirx_copy_to_host(gpu, out, da, sizeof out, &err), err);
+    int wrong = 0;
+    for (int i = 0; i < 4 * 128; i++)
+        wrong += out[i] != 2.0f * a[i];
+    GPU_CHECK(wrong == 0, "the untraced launch after the refused one doubles every element");
+    tirx_module_free(m);
 }
 
 static int count(const char *s, const char *what)
@@ -159,6 +216,8 @@ int main(void)
     GPU_CHECK(strstr(err.message, "without the trace option") != NULL, "the message says why");
     tirx_module_free(k.m);
     free(text);
+    if (!OP_SIM)
+        check_refused_traced_launch(gpu, a, da);
     if (OP_SIM) {
         free(da);
     } else {
