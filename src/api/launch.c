@@ -358,9 +358,13 @@ static tirx_status simulate(tirx_module *m, const char *name, const tirx_arg *ar
     if (m->compiled->cached)
         return fail(err, TIRX_ERR_USAGE, "the module came from the compile cache without its "
                     "device code: compile it with no_binary or no_cache to simulate it");
+    double timeout_s;
+    RtError timeout_err;
+    if (rt_kernel_timeout(&timeout_s, &timeout_err) != RT_OK)
+        return fail(err, TIRX_ERR_USAGE, timeout_err.message);
     SimSession ss;
     sim_session_init(&ss);
-    ss.trace = trace, ss.trace_cap = records_per_warp;
+    ss.trace = trace, ss.trace_cap = records_per_warp, ss.timeout_s = timeout_s;
     tirx_status st = host_tensors(f, args, nargs, &ss, err);
     RtHostEnv env = {.module = m->ir, .launch = sim_launch, .encode = sim_encode, .user = &ss,
                      .device_id = -1, .any_device = true};

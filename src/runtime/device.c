@@ -82,9 +82,7 @@ static RtStatus open_device(RtDevice *d, int ordinal, RtError *err)
     return s == RT_OK ? read_info(d, err) : s;
 }
 
-/* TIRX_KERNEL_TIMEOUT: seconds a wait for the GPU may take before it is an
- * error (unset, empty or 0: no limit). */
-static RtStatus read_kernel_timeout(double *out, RtError *err)
+RtStatus rt_kernel_timeout(double *out, RtError *err)
 {
     const char *v = getenv("TIRX_KERNEL_TIMEOUT");
     *out = 0;
@@ -110,7 +108,7 @@ RtStatus rt_device_open(int ordinal, RtDevice **out, RtError *err)
     if (!d)
         return rt_fail(err, RT_ERR_IO, "out of memory");
     d->cu = cu;
-    s = read_kernel_timeout(&d->kernel_timeout_s, err);
+    s = rt_kernel_timeout(&d->kernel_timeout_s, err);
     if (s == RT_OK)
         s = open_device(d, ordinal, err);
     if (s != RT_OK) {
@@ -151,7 +149,7 @@ static void set_hung(const RtDevice *d)
         atomic_store(&hung[d->info.ordinal], true);
 }
 
-static double seconds_now(void)
+double rt_seconds_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -166,12 +164,12 @@ static RtStatus await_event(RtDevice *d, CUevent ev, RtError *err)
 {
     if (d->kernel_timeout_s <= 0)
         return RT_OK;
-    double deadline = seconds_now() + d->kernel_timeout_s;
+    double deadline = rt_seconds_now() + d->kernel_timeout_s;
     for (;;) {
         CUresult r = d->cu->cuEventQuery(ev);
         if (r != CUDA_ERROR_NOT_READY)
             return RT_OK; /* done, or a fault that the blocking call reports */
-        if (seconds_now() > deadline) {
+        if (rt_seconds_now() > deadline) {
             set_hung(d);
             return rt_fail(err, RT_ERR_CUDA, "the GPU did not finish within %g s "
                            "(TIRX_KERNEL_TIMEOUT): a kernel that never ends, such as a barrier "

@@ -282,6 +282,12 @@ typedef struct RtDeviceInfo {
 } RtDeviceInfo;
 
 RtStatus rt_device_count(int *n, RtError *err);
+/* TIRX_KERNEL_TIMEOUT: the seconds a kernel may run (a wait for the GPU, a
+ * simulated launch) before it is an error; 0 when unset, empty or 0 (no
+ * limit). RT_ERR_USAGE for a value that is not a number from 0 to 1e6. */
+RtStatus rt_kernel_timeout(double *seconds, RtError *err);
+/* Seconds on a monotonic clock. */
+double rt_seconds_now(void);
 /* Retains the device's primary context and makes it current on this thread. */
 RtStatus rt_device_open(int ordinal, RtDevice **out, RtError *err);
 void rt_device_close(RtDevice *d);

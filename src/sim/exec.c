@@ -300,10 +300,25 @@ static void step(SimLaunch *l, SimThread *t)
         t->nreplay = 0;
 }
 
+/* Whether the launch ran past its deadline (failed then, at t's statement):
+ * a kernel that never ends, such as a spin on memory no thread changes,
+ * which the deadlock check cannot see. */
+static bool past_deadline(SimLaunch *l, SimThread *t)
+{
+    if (l->deadline <= 0 || ++l->steps % 65536 || rt_seconds_now() <= l->deadline)
+        return false;
+    sim_fail(l, t, (TxSpan){0}, "%s did not finish within %g s (TIRX_KERNEL_TIMEOUT): a kernel "
+             "that never ends, such as a loop whose condition no thread changes", l->f->name,
+             l->ss->timeout_s);
+    return true;
+}
+
 /* Runs t until it waits, exits, yields or the simulation fails. */
 static void run_thread(SimLaunch *l, SimThread *t)
 {
     while (t->state == SIM_T_RUN && t->depth > 0 && !sim_failed(l)) {
+        if (past_deadline(l, t))
+            return;
         step(l, t);
         if (t->blocked || t->yield) {
             /* the others released with it go first, in thread order */

@@ -217,6 +217,8 @@ typedef struct SimLaunch {
     int nctas;
     SimCta *cta;         /* the CTA of the thread being run */
     uint64_t events;     /* state changes another thread could wait for */
+    uint64_t steps;      /* statements run, to look at the clock now and then */
+    double deadline;     /* rt_seconds_now() past which the launch fails; 0: none */
     IrPtrMap mbars;      /* an mbarrier's host address -> 1 + index into mbar */
     TX_VEC(SimMbarrier) mbar;
     int cluster_arrived; /* barrier.cluster: arrivals in the current phase */

@@ -112,6 +112,8 @@ RtStatus sim_launch(void *user, const IrFunc *kernel, const RtLaunchConfig *cfg,
 {
     SimSession *ss = user;
     SimLaunch l = {.ss = ss, .f = kernel, .cfg = *cfg};
+    if (ss->timeout_s > 0)
+        l.deadline = rt_seconds_now() + ss->timeout_s;
     sim_launch_begin(ss);
     size_t nctas = (size_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
     l.cta_fences = calloc(nctas ? nctas : 1, sizeof *l.cta_fences);

@@ -22,6 +22,7 @@ typedef struct SimSession {
     struct SimRegion *last;  /* the region of the last access (a cache) */
     bool failed;
     char message[512];
+    double timeout_s;     /* a launch running longer fails (TIRX_KERNEL_TIMEOUT); 0: no limit */
     /* A traced simulation (a module compiled with trace): each launch's
      * T.cuda.iket records, in the GPU's buffer layout, are added to trace
      * (NULL: the annotations record nothing). Name ids are given in

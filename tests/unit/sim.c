@@ -331,6 +331,24 @@ static void test_deadlock(void **state)
     expect_error(src, frags, 2);
 }
 
+/* A loop no thread ends (the deadlock check cannot see it: the threads run)
+ * stops at TIRX_KERNEL_TIMEOUT, at the loop's statement; a timeout that is
+ * not a number of seconds is refused. */
+static void test_kernel_timeout(void **state)
+{
+    (void)state;
+    const char *src = KERNEL_HEAD
+        "    while X[tx] < T.float32(2):\n"
+        "        Y[tx] = Y[tx] + T.float32(1)\n";
+    setenv("TIRX_KERNEL_TIMEOUT", "0.2", 1);
+    const char *frags[] = {"bug.tirx:8:", "f_kernel did not finish within 0.2 s (TIRX_KERNEL_TIMEOUT)"};
+    expect_error(src, frags, 2);
+    setenv("TIRX_KERNEL_TIMEOUT", "soon", 1);
+    const char *refused[] = {"TIRX_KERNEL_TIMEOUT is a number of seconds", "not 'soon'"};
+    expect_error(src, refused, 2);
+    unsetenv("TIRX_KERNEL_TIMEOUT");
+}
+
 /* bar.arrive counts toward a named barrier without waiting: warp 0 produces
  * into shared memory and arrives on barrier 1, warp 1 waits there and
  * consumes, then frees the buffer through barrier 2, twice (two generations
@@ -1871,6 +1889,7 @@ int main(void)
         cmocka_unit_test(test_off_by_one),
         cmocka_unit_test(test_uninitialised_shared),
         cmocka_unit_test(test_deadlock),
+        cmocka_unit_test(test_kernel_timeout),
         cmocka_unit_test(test_named_barrier_arrive),
         cmocka_unit_test(test_warp_collective_deadlock),
         cmocka_unit_test(test_not_modelled),
