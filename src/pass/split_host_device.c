@@ -224,24 +224,51 @@ static void add_tag(Launch *l, const IrStmt *s)
     }
 }
 
-/* A static shared allocation of constant size, rounded up to its alignment
- * as the CUDA code declares it (a symbolic size is codegen's error). */
-static void add_static_smem(Launch *l, const IrStmt *s)
+/* The bytes of allocation s (at most INT64_MAX / 2); false when its size is
+ * not a constant (codegen's error). */
+static bool alloc_bytes(const IrStmt *s, int64_t *bytes)
 {
     const IrBufferType *bt = ir_buf(s->u.alloc.buffer);
     IrDType t = s->u.alloc.buffer->u.var.type->dtype;
-    int64_t n = 1, d, align = bt->align > 0 ? bt->align : 16;
+    int64_t n = 1, d;
     for (int i = 0; i < bt->ndim; i++)
         if (!ps_const_int(bt->shape[i], &d) || d < 0 || __builtin_mul_overflow(n, d, &n))
-            return;
-    int64_t bits = (int64_t)t.bits * (t.lanes ? t.lanes : 1), bytes;
-    if (__builtin_mul_overflow(n, bits, &bytes))
-        bytes = INT64_MAX / 2;
-    bytes = (bytes + 7) / 8;
+            return false;
+    int64_t bits = (int64_t)t.bits * (t.lanes ? t.lanes : 1);
+    if (__builtin_mul_overflow(n, bits, bytes) || *bytes > INT64_MAX / 2)
+        *bytes = INT64_MAX / 2;
+    *bytes = (*bytes + 7) / 8;
+    return true;
+}
+
+/* A static shared allocation of constant size, rounded up to its alignment
+ * as the CUDA code declares it. */
+static void add_static_smem(Launch *l, const IrStmt *s)
+{
+    const IrBufferType *bt = ir_buf(s->u.alloc.buffer);
+    int64_t bytes, align = bt->align > 0 ? bt->align : 16;
+    if (!alloc_bytes(s, &bytes))
+        return;
     bytes = (l->static_bytes + align - 1) / align * align + bytes;
     l->static_bytes = bytes < INT64_MAX / 2 ? bytes : INT64_MAX / 2;
     if (l->sp->smem_limit && l->static_bytes > l->sp->smem_limit && !l->static_over)
         l->static_over = s;
+}
+
+/* A thread may use at most 512 KiB of local memory (every architecture
+ * since sm_20); ptxas accepts a larger frame, which no launch can then get. */
+enum { LOCAL_BYTES_PER_THREAD = 512 * 1024 };
+
+static void check_local_bytes(Launch *l, const IrStmt *s)
+{
+    int64_t bytes;
+    if (!alloc_bytes(s, &bytes) || bytes <= LOCAL_BYTES_PER_THREAD)
+        return;
+    tx_error(&l->sp->m->diags, TX_E_LOCAL_MEMORY, ps_span(s, l->sp->f),
+             "local buffer '%s' needs %lld bytes a thread, more than the %d (512 KiB) of local "
+             "memory a thread may use", ps_name(s->u.alloc.buffer), (long long)bytes,
+             LOCAL_BYTES_PER_THREAD);
+    l->sp->failed = true;
 }
 
 static bool launch_stmt(IrVisitor *v, const IrStmt *s)
@@ -264,6 +291,8 @@ static bool launch_stmt(IrVisitor *v, const IrStmt *s)
         l->dyn_alloc = s;
     if (s->kind == IR_S_ALLOC && !strcmp(s->u.alloc.buffer->u.var.type->scope, "shared"))
         add_static_smem(l, s);
+    if (s->kind == IR_S_ALLOC && !strcmp(s->u.alloc.buffer->u.var.type->scope, "local"))
+        check_local_bytes(l, s);
     return true;
 }
 
