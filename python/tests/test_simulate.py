@@ -64,6 +64,18 @@ def test_kernel_error_names_the_line() -> None:
         mod.simulate("f", x, y)
 
 
+def test_kernel_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    spin = OFF_BY_ONE.replace("    T.cuda.cta_sync()\n    Y[tx] = S[tx + 1]\n",
+                              "    while S[tx] < T.float32(2):\n        Y[tx] = Y[tx] + T.float32(1)\n")
+    mod = tirx.compile(spin, target="sm_90a", no_binary=True, filename="spin.tirx")
+    x, y = aligned(np, 64), aligned(np, 64)
+    x[:] = 1
+    y[:] = 0
+    monkeypatch.setenv("TIRX_KERNEL_TIMEOUT", "0.2")
+    with pytest.raises(tirx.LaunchError, match=r"spin\.tirx:9:.*did not finish within 0\.2 s"):
+        mod.simulate("f", x, y)
+
+
 def test_mismatched_argument() -> None:
     mod = tirx.compile(VECTOR_ADD, target="sm_90a", no_binary=True)
     a, c = aligned(np, 1000), aligned(np, 1000)
