@@ -349,20 +349,27 @@ enum {
     VAR_CLUSTER_SPLIT = 4
 };
 
+/* The kernel's configuration; full_machine: for every SM of the device. */
+static void sparse_build(OpBuild *b, int s_q, int h_q, int sink, int variant, bool full_machine)
+{
+    char v[16];
+    *b = (OpBuild){.rel = "kernels/mla_sparse_fp8_sm90.tirx"};
+    snprintf(v, sizeof v, "%d", s_q), op_build_define(b, "S_Q", v);
+    snprintf(v, sizeof v, "%d", h_q), op_build_define(b, "H_Q", v);
+    op_build_define(b, "ATTN_SINK", sink ? "True" : "False");
+    op_build_define(b, "CVT_PAIRS", variant & VAR_CVT_PAIRS ? "True" : "False");
+    op_build_define(b, "GATHER_AHEAD", variant & VAR_GATHER_AHEAD ? "True" : "False");
+    op_build_define(b, "CLUSTER_SPLIT", variant & VAR_CLUSTER_SPLIT ? "True" : "False");
+    if (!full_machine)
+        snprintf(v, sizeof v, "%d", SMS), op_build_define(b, "NUM_SMS", v);
+}
+
 static tirx_module *compile(tirx_device *gpu, int s_q, int h_q, int sink, int variant,
                             bool full_machine)
 {
-    char vs[16], vh[16], sms[16];
-    snprintf(vs, 16, "%d", s_q), snprintf(vh, 16, "%d", h_q), snprintf(sms, 16, "%d", SMS);
-    tirx_define d[] = {{"S_Q", vs},
-                       {"H_Q", vh},
-                       {"ATTN_SINK", sink ? "True" : "False"},
-                       {"CVT_PAIRS", variant & VAR_CVT_PAIRS ? "True" : "False"},
-                       {"GATHER_AHEAD", variant & VAR_GATHER_AHEAD ? "True" : "False"},
-                       {"CLUSTER_SPLIT", variant & VAR_CLUSTER_SPLIT ? "True" : "False"},
-                       {"NUM_SMS", sms}};
-    size_t n = sizeof d / sizeof *d;
-    return op_compile_variant(gpu, "kernels/mla_sparse_fp8_sm90.tirx", d, full_machine ? n - 1 : n);
+    OpBuild b;
+    sparse_build(&b, s_q, h_q, sink, variant, full_machine);
+    return op_compile_variant(gpu, b.rel, b.d, b.n);
 }
 
 /* Replaces the out-of-range indices by -1; returns how many there were. */
@@ -397,14 +404,14 @@ typedef struct Case {
     int b, s_q, h_q, topk, blocks, sink, oor, empty, variant;
 } Case;
 
-static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
+/* Runs module m (c's configuration) on c's problem and checks it. */
+static void check(tirx_device *gpu, tirx_module *m, GpuRng *rng, const Case *c)
 {
     printf("mla_sparse_decode b=%d s_q=%d h_q=%d topk=%d blocks=%d%s%s%s%s%s%s:\n", c->b, c->s_q,
            c->h_q, c->topk, c->blocks, c->sink ? " sink" : "", c->oor ? " out-of-range" : "",
            c->empty ? " empty list" : "", c->variant & VAR_CVT_PAIRS ? " CVT_PAIRS" : "",
            c->variant & VAR_GATHER_AHEAD ? " GATHER_AHEAD" : "",
            c->variant & VAR_CLUSTER_SPLIT ? " CLUSTER_SPLIT" : "");
-    tirx_module *m = compile(gpu, c->s_q, c->h_q, c->sink, c->variant, false);
     Problem p;
     problem_init(gpu, m, rng, &p, c->b, c->s_q, c->h_q, c->topk, c->blocks, c->sink, true);
     fill_indices(rng, &p, c->oor, c->empty);
@@ -415,7 +422,6 @@ static void check(tirx_device *gpu, GpuRng *rng, const Case *c)
     if (c->oor)
         check_out_of_range(gpu, &p);
     problem_free(gpu, &p);
-    tirx_module_free(m);
 }
 
 static tirx_status launch(tirx_module *m, const char *name, const tirx_arg *a, size_t n,
@@ -539,8 +545,26 @@ int main(void)
      * plain gather and the default build's, not every gather variant again */
     if (OP_SIM && getenv("TIRX_KERNEL_DEFINES"))
         ncases = 5;
+    /* each configuration built once, all at once; built[of[i]] is case i's */
+    OpBuild built[24];
+    size_t of[24], nbuilt = 0;
+    GPU_CHECK(ncases <= 24, "at most 24 cases");
+    for (size_t i = 0; i < ncases; i++) {
+        const Case *c = &cases[i];
+        size_t k = 0;
+        while (k < i && (cases[k].s_q != c->s_q || cases[k].h_q != c->h_q ||
+                         cases[k].sink != c->sink || cases[k].variant != c->variant))
+            k++;
+        if (k == i)
+            sparse_build(&built[of[i] = nbuilt++], c->s_q, c->h_q, c->sink, c->variant, false);
+        else
+            of[i] = of[k];
+    }
+    op_compile_all(gpu, built, nbuilt);
     for (size_t i = 0; i < ncases; i++)
-        check(gpu, &rng, &cases[i]);
+        check(gpu, built[of[i]].m, &rng, &cases[i]);
+    for (size_t i = 0; i < nbuilt; i++)
+        tirx_module_free(built[i].m);
     check_refusals(gpu, &rng);
     const char *b = getenv("TIRX_MLA_BENCH");
     if (!OP_SIM && b && strcmp(b, "0")) {

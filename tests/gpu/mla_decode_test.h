@@ -275,18 +275,24 @@ static void emulate_row(const Problem *p, const int *meta, int bi, const double 
     free(outs);
 }
 
-static void check(tirx_device *gpu, GpuRng *rng, int b, int s_q, int h_q, const int *lens,
-                  int cap, bool f16)
+/* The kernel built for s_q, h_q and the element type (f16). */
+static void mla_build(OpBuild *b, int s_q, int h_q, bool f16)
 {
-    char vs[16], vh[16];
-    snprintf(vs, 16, "%d", s_q), snprintf(vh, 16, "%d", h_q);
-    char sms[16];
-    snprintf(sms, 16, "%d", mla_sms);
-    tirx_define d[] = {{"S_Q", vs}, {"H_Q", vh}, {"NUM_SMS", sms},
-                       {"DTYPE", f16 ? "\"float16\"" : "\"bfloat16\""}};
+    char v[16];
+    *b = (OpBuild){.rel = mla_kernel};
+    snprintf(v, sizeof v, "%d", s_q), op_build_define(b, "S_Q", v);
+    snprintf(v, sizeof v, "%d", h_q), op_build_define(b, "H_Q", v);
+    snprintf(v, sizeof v, "%d", mla_sms), op_build_define(b, "NUM_SMS", v);
+    op_build_define(b, "DTYPE", f16 ? "\"float16\"" : "\"bfloat16\"");
+}
+
+/* Runs module m (the kernel built for s_q, h_q, f16) on b requests of the
+ * given lengths and checks it against float64. */
+static void check(tirx_device *gpu, tirx_module *m, GpuRng *rng, int b, int s_q, int h_q,
+                  const int *lens, int cap, bool f16)
+{
     printf("%s: mla_decode b=%d s_q=%d h_q=%d%s%s:\n", mla_kernel, b, s_q, h_q,
            f16 ? " float16" : "", cap ? " (lengths past the table)" : "");
-    tirx_module *m = op_compile_variant(gpu, mla_kernel, d, 4);
     Problem p;
     problem_init(gpu, m, rng, &p, b, s_q, h_q, lens, cap, f16);
     run_metadata(&p);
@@ -318,7 +324,6 @@ static void check(tirx_device *gpu, GpuRng *rng, int b, int s_q, int h_q, const 
     op_mla_check_out(&verdict, out, ref, emu, nout);
     free(out), free(lse), free(ref), free(emu), free(s), free(meta);
     problem_free(gpu, &p);
-    tirx_module_free(m);
 }
 
 /* Lengths: the given ones first, then random ones in [1, max]. */
@@ -398,11 +403,29 @@ static int mla_decode_test(OpGpuNeed need, const char *why, const char *kernel, 
                               {2, 1, 16, 0, 3000, 0, false}, {4, 2, 64, 4, 200, 0, true}};
     const Case *cases = OP_SIZE(gpu_cases, sim_cases);
     size_t ncases = OP_SIZE(sizeof gpu_cases, sizeof sim_cases) / sizeof(Case);
+    /* each configuration built once, all at once; built[of[i]] is case i's */
+    OpBuild built[16];
+    size_t of[16], nbuilt = 0;
+    GPU_CHECK(ncases <= 16, "at most 16 cases");
+    for (size_t i = 0; i < ncases; i++) {
+        size_t k = 0;
+        while (k < i && (cases[k].s_q != cases[i].s_q || cases[k].h_q != cases[i].h_q ||
+                         cases[k].f16 != cases[i].f16))
+            k++;
+        if (k == i)
+            mla_build(&built[of[i] = nbuilt++], cases[i].s_q, cases[i].h_q, cases[i].f16);
+        else
+            of[i] = of[k];
+    }
+    op_compile_all(gpu, built, nbuilt);
     for (size_t i = 0; i < ncases; i++) {
         int *l = lengths(&rng, cases[i].b, edge, cases[i].nedge, cases[i].max);
-        check(gpu, &rng, cases[i].b, cases[i].s_q, cases[i].h_q, l, cases[i].cap, cases[i].f16);
+        check(gpu, built[of[i]].m, &rng, cases[i].b, cases[i].s_q, cases[i].h_q, l,
+              cases[i].cap, cases[i].f16);
         free(l);
     }
+    for (size_t i = 0; i < nbuilt; i++)
+        tirx_module_free(built[i].m);
     const char *b = getenv("TIRX_MLA_BENCH");
     if (!OP_SIM && b && strcmp(b, "0")) {
         bench(gpu, &rng, 1, 64);

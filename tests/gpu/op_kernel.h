@@ -14,6 +14,8 @@
 #ifndef TIRX_OP_KERNEL_H
 #define TIRX_OP_KERNEL_H
 
+#include <pthread.h>
+
 #include "gpu_test.h"
 #include "runtime/dlpack.h"
 #include "tirx.h"
@@ -90,7 +92,7 @@ static inline tirx_module *op_compile_variant(tirx_device *gpu, const char *rel,
 {
     enum { MAX = 24 };
     tirx_define all[MAX];
-    static char words[256];
+    char words[256]; /* not static: builds run on threads of their own (op_compile_all) */
     const char *extra = getenv("TIRX_KERNEL_DEFINES");
     snprintf(words, sizeof words, "%s", extra ? extra : "");
     GPU_CHECK(n <= MAX, "at most 24 defines");
@@ -102,6 +104,52 @@ static inline tirx_module *op_compile_variant(tirx_device *gpu, const char *rel,
         all[n++] = (tirx_define){w, eq + 1};
     }
     return op_compile(gpu, rel, all, n);
+}
+
+/* One configuration of a kernel for op_compile_all: the file, its defines
+ * (op_build_define) and, once built, the module (op_compile_variant's). */
+typedef struct OpBuild {
+    const char *rel;
+    tirx_define d[8];
+    char values[8][32];
+    size_t n;
+    tirx_device *gpu;
+    tirx_module *m;
+} OpBuild;
+
+static inline void op_build_define(OpBuild *b, const char *name, const char *value)
+{
+    GPU_CHECK(b->n < 8 && strlen(value) < sizeof b->values[0], "at most 8 short defines");
+    snprintf(b->values[b->n], sizeof b->values[0], "%s", value);
+    b->d[b->n] = (tirx_define){name, b->values[b->n]};
+    b->n++;
+}
+
+static inline void *op_build_run(void *arg)
+{
+    OpBuild *b = arg;
+    b->m = op_compile_variant(b->gpu, b->rel, b->d, b->n);
+    return NULL;
+}
+
+/* Builds the n configurations on threads of their own: NVRTC spends tens of
+ * seconds of one core on a large kernel, and a test's configurations then
+ * take the time of one (tirx_compile is thread-safe). In the simulator, whose
+ * compiles skip NVRTC, one after another. */
+static inline void op_compile_all(tirx_device *gpu, OpBuild *b, size_t n)
+{
+    pthread_t *t = calloc(n ? n : 1, sizeof *t);
+    GPU_CHECK(t != NULL, "host memory");
+    for (size_t i = 0; i < n; i++) {
+        b[i].gpu = gpu;
+        if (OP_SIM)
+            op_build_run(&b[i]);
+        else
+            GPU_CHECK(pthread_create(&t[i], NULL, op_build_run, &b[i]) == 0, "a compile thread");
+    }
+    for (size_t i = 0; !OP_SIM && i < n; i++)
+        GPU_CHECK(pthread_join(t[i], NULL) == 0, "the compile thread ends");
+    free(t);
 }
 
 /* What a test needs of the GPU's architecture. */
