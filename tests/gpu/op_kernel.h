@@ -1,6 +1,7 @@
 /* What the kernel GPU tests share (op_*.c, wgmma_tile.c, kernel_*.c):
  * compiling a kernel file of examples/, kernels/ or tests/gpu/ through the
- * public API with -D overrides, device buffers as DLTensors, launching,
+ * public API with -D overrides (a test's configurations all at once, a
+ * thread each: op_compile_all), device buffers as DLTensors, launching,
  * float16/bfloat16 conversions on the host, bit-exact comparison, the
  * split-K workspace of the GEMMs and the verdict of the MLA decodes. Each
  * test checks against a float64 CPU reference (or the input bits) on fresh
