@@ -59,6 +59,9 @@ static void build_options(const RtCompileOptions *o, RtOptList *l)
         rt_opt_push(l, "%s", "--device-int128"); /* uint128, a PTX .b128 operand (nvcc has it) */
     }
     rt_opt_push(l, "%s", "--std=c++17");
+    /* generated code leaves variables unused (a register tile's elements, a
+     * let no branch reads): not worth a log line each */
+    rt_opt_push(l, "%s", "--diag-suppress=177");
     rt_opt_push(l, "%s", "--ptxas-options=-v");
     if (o->lineinfo)
         rt_opt_push(l, "%s", "-lineinfo");
@@ -201,6 +204,17 @@ static void binary_to_cache(const RtCache *c, const RtDigest *key, const RtBinar
 
 /* ---- NVRTC ---- */
 
+/* `what` within the n bytes of a log line, or NULL: a search that ends with
+ * the line (a strstr from each line of a long log would read the rest of it). */
+static const char *in_line(const char *line, size_t n, const char *what)
+{
+    size_t w = strlen(what);
+    for (const char *p = line; p + w <= line + n; p++)
+        if (memcmp(p, what, w) == 0)
+            return p;
+    return NULL;
+}
+
 /* The first line of the log that reports an error, for the one-line message. */
 static void first_error_line(const char *log, char *buf, size_t size)
 {
@@ -209,8 +223,7 @@ static void first_error_line(const char *log, char *buf, size_t size)
     while (line && *line) {
         const char *end = strchr(line, '\n');
         size_t n = end ? (size_t)(end - line) : strlen(line);
-        const char *hit = strstr(line, "error");
-        if (hit && hit < line + n) {
+        if (in_line(line, n, "error")) {
             snprintf(buf, size, ": %.*s", (int)n, line);
             return;
         }
@@ -398,8 +411,8 @@ static void parse_usage_line(const char *line, size_t n, RtKernelStats *k)
 /* The quoted or trailing name after `marker` on the line, into buf. */
 static bool name_after(const char *line, size_t n, const char *marker, char *buf, size_t size)
 {
-    const char *hit = strstr(line, marker);
-    if (!hit || hit >= line + n)
+    const char *hit = in_line(line, n, marker);
+    if (!hit)
         return false;
     const char *p = hit + strlen(marker), *end = line + n;
     if (*p == '\'')
@@ -498,14 +511,13 @@ void rt_parse_ptxas_log(const char *log, const char *source, RtKernelStats **out
             tx_vec_push(&v, k);
         } else if (name_after(line, len, "Function properties for ", name, sizeof name)) {
             in_properties = cur && strcmp(cur->name, name) == 0;
-        } else if (in_properties && strstr(line, "bytes stack frame") &&
-                   strstr(line, "bytes stack frame") < line + len) {
+        } else if (in_properties && in_line(line, len, "bytes stack frame")) {
             const char *digits = line; /* NVRTC writes "ptxas . N bytes ...", nvcc "N bytes ..." */
             while (digits < line + len && !isdigit((unsigned char)*digits))
                 digits++;
             sscanf(digits, "%d bytes stack frame, %d bytes spill stores, %d bytes spill loads",
                    &cur->stack_bytes, &cur->spill_store_bytes, &cur->spill_load_bytes);
-        } else if (cur && strstr(line, "Used ") && strstr(line, "Used ") < line + len) {
+        } else if (cur && in_line(line, len, "Used ")) {
             parse_usage_line(line, len, cur);
         }
         line = end ? end + 1 : NULL;

@@ -350,6 +350,7 @@ static void free_kernel_state(Cg *cg)
     ir_ptrmap_free(&cg->names);
     ir_ptrmap_free(&cg->nonneg);
     ir_ptrmap_free(&cg->scalars);
+    ir_ptrmap_free(&cg->tiles);
     ir_ptrmap_free(&cg->empty);
     ir_ptrmap_free(&cg->vec_temps);
 }
@@ -374,6 +375,7 @@ static void emit_kernel(Cg *cg, const IrFunc *f)
     tx_buf_puts(&sig, ") {");
     cg_stmt_line(cg, "%s", sig.data);
     tx_buf_free(&sig);
+    cg_scan_register_tiles(cg, f);
     cg->indent = 1;
     if (launch.dyn_smem)
         cg_line(cg, "extern __shared__ __align__(1024) uint8_t dyn_smem[];");

@@ -479,8 +479,16 @@ static int emit_binary(Cg *cg, const IrExpr *e, TxBuf *out)
 
 void cg_element(Cg *cg, const IrExpr *buffer, const IrExpr *index, TxBuf *b)
 {
-    const char *name = cg_name(cg, buffer);
     int64_t i;
+    uintptr_t tile;
+    if (ir_ptrmap_get(&cg->tiles, buffer, &tile) && tile) {
+        /* the scan let only constant indices in the array's bounds through */
+        if (!cg_const_int(index, &i))
+            TX_UNREACHABLE();
+        tx_buf_puts(b, ((const char **)tile)[i]);
+        return;
+    }
+    const char *name = cg_name(cg, buffer);
     if (ir_ptrmap_get(&cg->scalars, buffer, NULL)) {
         if (cg_const_int(index, &i) && i == 0) {
             tx_buf_puts(b, name);

@@ -47,6 +47,8 @@ typedef struct Cg {
     int ntemps;
     IrPtrMap nonneg;    /* vars known to be >= 0 */
     IrPtrMap scalars;   /* 1-element local buffers written as a plain variable */
+    IrPtrMap tiles;     /* local arrays accessed only at constant indices -> their
+                         * elements' names (const char **), or 0 before the allocation */
     IrPtrMap empty;     /* local buffers of no elements: never declared */
     IrPtrMap vec_temps; /* vector expressions of the current statement -> temporary */
 } Cg;
@@ -184,5 +186,7 @@ void cg_ptx(Cg *cg, const IrExpr *call);
 
 /* ---- stmt.c ---- */
 void cg_stmt(Cg *cg, const IrStmt *s);
+/* Finds the kernel's local arrays written as one variable per element (tiles). */
+void cg_scan_register_tiles(Cg *cg, const IrFunc *f);
 
 #endif

@@ -58,6 +58,143 @@ static void alloc_shared(Cg *cg, const IrExpr *buf, const char *type)
     cg_stmt_line(cg, "__shared__ alignas(%d) %s %s[%lld];", align, type, cg_define(cg, buf), (long long)n);
 }
 
+/* ---------------------------------------------------------------- register tiles */
+
+/* A local array read and written only element by element at constant
+ * indices (an unrolled accumulator or fragment) is written as one variable
+ * per element: NVVM promotes a large local array to registers slowly (the
+ * dense MLA decode's 128-float accumulator cost it 22 s of a build, its 128
+ * variables 3 s), and the PTX is the same but for register numbers. An
+ * array whose address is taken, or indexed by a variable or a vector, stays
+ * an array. */
+typedef struct TileScan {
+    IrPtrMap size;  /* candidate -> its element count */
+    IrPtrMap uses;  /* candidate -> uses of its variable or its views' */
+    IrPtrMap fixed; /* candidate -> uses as a scalar element at a constant index */
+    IrPtrMap view;  /* a view declared over a candidate's data (same type) -> the candidate */
+} TileScan;
+
+/* The array a buffer is, or is a view of (decl_stmt gives such a view the
+ * array's name: its indices are the array's). */
+static const void *tile_root(const TileScan *t, const void *buf)
+{
+    uintptr_t root;
+    return ir_ptrmap_get(&t->view, buf, &root) ? (const void *)root : buf;
+}
+
+/* The array a DeclBuffer views with its own name (same_pointer), or NULL. */
+static const IrExpr *viewed_array(const IrStmt *s)
+{
+    const IrExpr *buf = s->u.decl.buffer, *data = s->u.decl.data;
+    if (!data || data->kind != IR_E_CALL || data->u.call.op != IR_OP_BUFFER_DATA)
+        return NULL;
+    const IrExpr *root = data->u.call.args[0];
+    return ir_is_buffer(root) && ir_dtype_eq(root->u.var.type->dtype, buf->u.var.type->dtype)
+               ? root
+               : NULL;
+}
+
+static void count(IrPtrMap *m, const void *key, int64_t by)
+{
+    uintptr_t n = 0;
+    ir_ptrmap_get(m, key, &n);
+    ir_ptrmap_put(m, key, n + (uintptr_t)by);
+}
+
+/* One access of buf: counted when it is a scalar element at a constant index. */
+static void scan_access(TileScan *t, const void *buf, const IrExpr *index, IrDType value)
+{
+    uintptr_t n;
+    int64_t i;
+    buf = tile_root(t, buf);
+    if (ir_ptrmap_get(&t->size, buf, &n) && index->dtype.lanes == 1 && cg_const_int(index, &i) &&
+        i >= 0 && (uintptr_t)i < n && ir_dtype_eq(value, ((const IrExpr *)buf)->u.var.type->dtype))
+        count(&t->fixed, buf, 1);
+}
+
+static void scan_def(IrVisitor *v, const IrExpr *var, const IrStmt *where)
+{
+    TileScan *t = v->ctx;
+    const char *scope = var->u.var.type ? var->u.var.type->scope : NULL;
+    if (!where || where->kind != IR_S_ALLOC || !scope || strcmp(scope, "local") ||
+        cg_subbyte(var->u.var.type->dtype))
+        return;
+    const IrBufferType *bt = ir_buf(var);
+    int64_t n = 1, d;
+    for (int i = 0; i < bt->ndim; i++)
+        if (!cg_const_int(bt->shape[i], &d) || d <= 0 || (n *= d) > 4096)
+            return;
+    if (n > 1)
+        ir_ptrmap_put(&t->size, var, (uintptr_t)n);
+}
+
+static bool scan_expr(IrVisitor *v, const IrExpr *e)
+{
+    TileScan *t = v->ctx;
+    if (e->kind == IR_E_VAR && ir_ptrmap_get(&t->size, tile_root(t, e), NULL))
+        count(&t->uses, tile_root(t, e), 1);
+    else if (e->kind == IR_E_LOAD && e->u.access.n == 1 && !e->u.access.predicate)
+        scan_access(t, e->u.access.buffer, e->u.access.indices[0], e->dtype);
+    else if (e->kind == IR_E_CALL && e->u.call.op == IR_OP_ADDRESS_OF && e->u.call.nargs == 1 &&
+             e->u.call.args[0]->kind == IR_E_LOAD)
+        count(&t->uses, tile_root(t, e->u.call.args[0]->u.access.buffer), 1); /* an array */
+    return true;
+}
+
+static bool scan_stmt(IrVisitor *v, const IrStmt *s)
+{
+    TileScan *t = v->ctx;
+    const IrExpr *root;
+    if (s->kind == IR_S_STORE && s->u.store.n == 1 && !s->u.store.predicate) {
+        scan_access(t, s->u.store.buffer, s->u.store.indices[0], s->u.store.value->dtype);
+    } else if (s->kind == IR_S_DECL && (root = viewed_array(s)) &&
+               ir_ptrmap_get(&t->size, tile_root(t, root), NULL)) {
+        ir_ptrmap_put(&t->view, s->u.decl.buffer, (uintptr_t)tile_root(t, root));
+        count(&t->fixed, tile_root(t, root), 1); /* its data's use of the array's variable */
+    }
+    return true;
+}
+
+void cg_scan_register_tiles(Cg *cg, const IrFunc *f)
+{
+    TileScan t = {0};
+    IrVisitor v = {.ctx = &t, .def = scan_def, .expr = scan_expr, .stmt = scan_stmt};
+    ir_visit_stmt(&v, f->body);
+    for (int i = 0; i < t.size.cap; i++) {
+        const void *buf = t.size.slots[i].key;
+        uintptr_t uses = 0, fixed = 0;
+        if (buf && ir_ptrmap_get(&t.uses, buf, &uses) && ir_ptrmap_get(&t.fixed, buf, &fixed) &&
+            uses == fixed)
+            ir_ptrmap_put(&cg->tiles, buf, 0);
+    }
+    ir_ptrmap_free(&t.size);
+    ir_ptrmap_free(&t.uses);
+    ir_ptrmap_free(&t.fixed);
+    ir_ptrmap_free(&t.view);
+}
+
+/* The tile's elements as variables `name_i`, eight declared to a line. */
+static void alloc_tile(Cg *cg, const IrExpr *buf, const char *type, int64_t n)
+{
+    const char *name = cg_define(cg, buf);
+    const char **elems = TX_NEW_ARRAY(&cg->arena, const char *, n);
+    TxBuf line = {0};
+    for (int64_t i = 0; i < n; i++) {
+        const char *e = cg_printf(cg, "%s_%lld", name, (long long)i);
+        for (int k = 1; !cg_nameset_add(cg, &cg->used, e); k++)
+            e = cg_printf(cg, "%s_%lld_%d", name, (long long)i, k);
+        elems[i] = e;
+        tx_buf_printf(&line, "%s%s", i % 8 ? ", " : "", e);
+        if (i % 8 == 7 || i == n - 1) {
+            cg_stmt_line(cg, "%s %s;", type, line.data);
+            line.len = 0;
+            line.data[0] = '\0';
+        }
+    }
+    tx_buf_free(&line);
+    ir_ptrmap_put(&cg->tiles, buf, (uintptr_t)elems);
+}
+
 static void alloc_local(Cg *cg, const IrExpr *buf, const char *type)
 {
     int64_t n;
@@ -67,6 +204,10 @@ static void alloc_local(Cg *cg, const IrExpr *buf, const char *type)
      * read or written, and C has no zero-length arrays */
     if (n == 0) {
         ir_ptrmap_put(&cg->empty, buf, 1);
+        return;
+    }
+    if (ir_ptrmap_get(&cg->tiles, buf, NULL)) {
+        alloc_tile(cg, buf, type, n);
         return;
     }
     const char *name = cg_define(cg, buf);
@@ -132,6 +273,12 @@ static void decl_stmt(Cg *cg, const IrStmt *s)
     const IrExpr *buf = s->u.decl.buffer, *data = s->u.decl.data;
     if (!data)
         return; /* tensor memory: addressed through T.ptx.tcgen05 operands only */
+    const IrExpr *root = viewed_array(s);
+    uintptr_t tile;
+    if (root && ir_ptrmap_get(&cg->tiles, root, &tile) && tile) {
+        ir_ptrmap_put(&cg->tiles, buf, tile); /* the scan found it a view of a tile */
+        return;
+    }
     const char *alias = same_pointer(cg, buf, data);
     if (alias) {
         cg_alias(cg, buf, alias);
