@@ -133,10 +133,10 @@ static inline void *op_build_run(void *arg)
     return NULL;
 }
 
-/* Builds the n configurations on threads of their own: NVRTC spends tens of
- * seconds of one core on a large kernel, and a test's configurations then
- * take the time of one (tirx_compile is thread-safe). In the simulator, whose
- * compiles skip NVRTC, one after another. */
+/* Builds the n configurations on threads of their own: NVRTC spends seconds
+ * of one core on a large kernel, and a test's configurations then take the
+ * time of one (tirx_compile is thread-safe). In the simulator, whose compiles
+ * skip NVRTC, one after another. */
 static inline void op_compile_all(tirx_device *gpu, OpBuild *b, size_t n)
 {
     pthread_t *t = calloc(n ? n : 1, sizeof *t);
