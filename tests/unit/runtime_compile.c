@@ -464,6 +464,25 @@ static void test_ptxas_log(void **state)
     rt_parse_ptxas_log("", NULL, &k, &n);
     assert_int_equal(n, 0);
     rt_kernel_stats_free(k, n);
+    /* a log of a million warning lines (48 MB) before the kernel's: each line
+     * is searched alone (a search from each line through the rest of the log
+     * took a minute for a fifth of this, so some 25 minutes here, past the
+     * test's time limit) */
+    static const char warning[] = "sweep.cu(12): warning: variable \"r_44\" is unused\n";
+    static const char tail[] = "ptxas info    : Compiling entry function 'big' for 'sm_90a'\n"
+                               "ptxas info    : Used 7 registers\n";
+    size_t nlines = 1000000, wlen = sizeof warning - 1;
+    char *huge = malloc(nlines * wlen + sizeof tail);
+    assert_non_null(huge);
+    for (size_t i = 0; i < nlines; i++)
+        memcpy(huge + i * wlen, warning, wlen);
+    memcpy(huge + nlines * wlen, tail, sizeof tail);
+    rt_parse_ptxas_log(huge, NULL, &k, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(k[0].name, "big");
+    assert_int_equal(k[0].registers, 7);
+    rt_kernel_stats_free(k, n);
+    free(huge);
 }
 
 /* ---- nvcc ---- */
