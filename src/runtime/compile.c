@@ -218,11 +218,11 @@ static const char *in_line(const char *line, size_t n, const char *what)
 /* The first line of the log that reports an error, for the one-line message. */
 static void first_error_line(const char *log, char *buf, size_t size)
 {
-    const char *line = log;
+    const char *line = log, *stop = log + strlen(log);
     buf[0] = '\0';
     while (line && *line) {
-        const char *end = strchr(line, '\n');
-        size_t n = end ? (size_t)(end - line) : strlen(line);
+        const char *end = memchr(line, '\n', (size_t)(stop - line));
+        size_t n = end ? (size_t)(end - line) : (size_t)(stop - line);
         if (in_line(line, n, "error")) {
             snprintf(buf, size, ": %.*s", (int)n, line);
             return;
@@ -492,9 +492,12 @@ void rt_parse_ptxas_log(const char *log, const char *source, RtKernelStats **out
     } notes[16];
     int nnotes = 0;
     bool in_properties = false; /* the "Function properties" block is the current kernel's */
+    /* memchr within what is left: a strchr per line reads (under ASan's strict
+     * string checks) the rest of the log each time */
+    const char *stop = log ? log + strlen(log) : NULL;
     for (const char *line = log; line && *line;) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
+        const char *end = memchr(line, '\n', (size_t)(stop - line));
+        size_t len = end ? (size_t)(end - line) : (size_t)(stop - line);
         RtKernelStats *cur = v.len ? &v.items[v.len - 1] : NULL;
         char *note = nnotes < 16 ? perf_loss_line(line, len, notes[nnotes].name,
                                                   sizeof notes[nnotes].name)
