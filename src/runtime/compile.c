@@ -218,7 +218,7 @@ static const char *in_line(const char *line, size_t n, const char *what)
 /* The first line of the log that reports an error, for the one-line message. */
 static void first_error_line(const char *log, char *buf, size_t size)
 {
-    const char *line = log, *stop = log + strlen(log);
+    const char *line = log, *stop = log ? log + strlen(log) : NULL;
     buf[0] = '\0';
     while (line && *line) {
         const char *end = memchr(line, '\n', (size_t)(stop - line));

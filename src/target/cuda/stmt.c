@@ -94,11 +94,11 @@ static const IrExpr *viewed_array(const IrStmt *s)
                : NULL;
 }
 
-static void count(IrPtrMap *m, const void *key, int64_t by)
+static void count(IrPtrMap *m, const void *key)
 {
     uintptr_t n = 0;
     ir_ptrmap_get(m, key, &n);
-    ir_ptrmap_put(m, key, n + (uintptr_t)by);
+    ir_ptrmap_put(m, key, n + 1);
 }
 
 /* One access of buf: counted when it is a scalar element at a constant index. */
@@ -109,7 +109,7 @@ static void scan_access(TileScan *t, const void *buf, const IrExpr *index, IrDTy
     buf = tile_root(t, buf);
     if (ir_ptrmap_get(&t->size, buf, &n) && index->dtype.lanes == 1 && cg_const_int(index, &i) &&
         i >= 0 && (uintptr_t)i < n && ir_dtype_eq(value, ((const IrExpr *)buf)->u.var.type->dtype))
-        count(&t->fixed, buf, 1);
+        count(&t->fixed, buf);
 }
 
 static void scan_def(IrVisitor *v, const IrExpr *var, const IrStmt *where)
@@ -132,12 +132,12 @@ static bool scan_expr(IrVisitor *v, const IrExpr *e)
 {
     TileScan *t = v->ctx;
     if (e->kind == IR_E_VAR && ir_ptrmap_get(&t->size, tile_root(t, e), NULL))
-        count(&t->uses, tile_root(t, e), 1);
+        count(&t->uses, tile_root(t, e));
     else if (e->kind == IR_E_LOAD && e->u.access.n == 1 && !e->u.access.predicate)
         scan_access(t, e->u.access.buffer, e->u.access.indices[0], e->dtype);
     else if (e->kind == IR_E_CALL && e->u.call.op == IR_OP_ADDRESS_OF && e->u.call.nargs == 1 &&
              e->u.call.args[0]->kind == IR_E_LOAD)
-        count(&t->uses, tile_root(t, e->u.call.args[0]->u.access.buffer), 1); /* an array */
+        count(&t->uses, tile_root(t, e->u.call.args[0]->u.access.buffer)); /* an array */
     return true;
 }
 
@@ -150,7 +150,7 @@ static bool scan_stmt(IrVisitor *v, const IrStmt *s)
     } else if (s->kind == IR_S_DECL && (root = viewed_array(s)) &&
                ir_ptrmap_get(&t->size, tile_root(t, root), NULL)) {
         ir_ptrmap_put(&t->view, s->u.decl.buffer, (uintptr_t)tile_root(t, root));
-        count(&t->fixed, tile_root(t, root), 1); /* its data's use of the array's variable */
+        count(&t->fixed, tile_root(t, root)); /* its data's use of the array's variable */
     }
     return true;
 }
