@@ -108,7 +108,7 @@ static RtArg to_rt_arg(const tirx_arg *a)
     case TIRX_ARG_INT: r = (RtArg){RT_ARG_INT, {.i = a->v.i}}; break;
     case TIRX_ARG_FLOAT: r = (RtArg){RT_ARG_FLOAT, {.f = a->v.f}}; break;
     case TIRX_ARG_TENSORMAP:
-        r = (RtArg){RT_ARG_TENSORMAP, {.map = (const RtTensorMap *)a->v.tensormap}};
+        r = (RtArg){RT_ARG_TENSORMAP, {.map = a->v.tensormap}};
         break;
     }
     return r;

@@ -29,7 +29,7 @@ typedef struct RtArg {
         const DLTensor *tensor;
         int64_t i;
         double f;
-        const RtTensorMap *map;
+        const void *map; /* the caller's tensor map: any alignment, so no RtTensorMap * */
     } u;
 } RtArg;
 
