@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ir/float_bits.h"
 #include "../ir/visit.h"
 
 bool rt_he_failed(const Eval *ev) { return ev->status != RT_OK; }
@@ -38,6 +39,12 @@ const char *rt_he_name(const IrExpr *var)
 static Val ival(int64_t i) { return (Val){.kind = V_INT, .i = i}; }
 static Val fval(double f) { return (Val){.kind = V_FLOAT, .f = f}; }
 static double as_f(Val v) { return v.kind == V_FLOAT ? v.f : (double)v.i; }
+/* A float value of dtype t holds what t can: float32 host code computes in
+ * float32, as the device and the simulator do, not in double. */
+static Val in_dtype(IrDType t, Val v)
+{
+    return v.kind == V_FLOAT && ir_dtype_is_float(t) ? fval(ir_float_round(t, v.f)) : v;
+}
 
 static void set_var(Eval *ev, const IrExpr *var, Val v)
 {
@@ -160,7 +167,8 @@ static Val float_binary(IrExprKind k, double a, double b)
     case IR_E_MUL: return fval(a * b);
     case IR_E_DIV: return fval(a / b);
     case IR_E_FLOORDIV: return fval(floor(a / b));
-    case IR_E_MOD: case IR_E_FLOORMOD: return fval(fmod(a, b));
+    case IR_E_MOD: return fval(fmod(a, b));
+    case IR_E_FLOORMOD: return fval(a - floor(a / b) * b);
     case IR_E_MIN: return fval(a < b ? a : b);
     case IR_E_MAX: return fval(a > b ? a : b);
     case IR_E_EQ: return ival(a == b);
@@ -185,7 +193,7 @@ static Val binary(Eval *ev, const IrExpr *e)
         return ival(1);
     Val b = rt_he_eval(ev, e->u.op.b);
     if (a.kind == V_FLOAT || b.kind == V_FLOAT)
-        return float_binary(k, as_f(a), as_f(b));
+        return in_dtype(e->dtype, float_binary(k, as_f(a), as_f(b)));
     Val r = int_binary(ev, k, a.i, b.i);
     return ir_dtype_is_int(e->dtype) ? ival(wrap(e->dtype, r.i)) : r;
 }
@@ -193,7 +201,7 @@ static Val binary(Eval *ev, const IrExpr *e)
 static Val cast(const IrExpr *e, Val v)
 {
     if (ir_dtype_is_float(e->dtype))
-        return fval(as_f(v));
+        return in_dtype(e->dtype, fval(as_f(v)));
     if (v.kind == V_FLOAT)
         return ival(wrap(e->dtype, (int64_t)v.f));
     return ival(wrap(e->dtype, v.i));
@@ -265,7 +273,7 @@ Val rt_he_eval(Eval *ev, const IrExpr *e)
         return binary(ev, e);
     switch (e->kind) {
     case IR_E_INT: case IR_E_PYINT: case IR_E_PYBOOL: return ival(e->u.int_val);
-    case IR_E_FLOAT: case IR_E_PYFLOAT: return fval(e->u.float_val);
+    case IR_E_FLOAT: case IR_E_PYFLOAT: return in_dtype(e->dtype, fval(e->u.float_val));
     case IR_E_VAR: return var_value(ev, e);
     case IR_E_NOT: return ival(!rt_he_eval(ev, e->u.op.a).i);
     case IR_E_CAST: return cast(e, rt_he_eval(ev, e->u.op.a));
@@ -479,9 +487,10 @@ static void bind_scalar(Eval *ev, const IrExpr *p, const RtArg *a)
         rt_he_fail(ev, "%s: argument %s: %lld does not fit %s", ev->f->name, rt_he_name(p),
                    (long long)a->u.i, ir_dtype_str(t->dtype, dt));
     } else if (a->kind == RT_ARG_INT)
-        set_var(ev, p, want_float ? fval((double)a->u.i) : ival(wrap(t->dtype, a->u.i)));
+        set_var(ev, p, want_float ? in_dtype(t->dtype, fval((double)a->u.i))
+                                  : ival(wrap(t->dtype, a->u.i)));
     else if (a->kind == RT_ARG_FLOAT && want_float)
-        set_var(ev, p, fval(a->u.f));
+        set_var(ev, p, in_dtype(t->dtype, fval(a->u.f)));
     else
         rt_he_fail(ev, "%s: argument %s: expected %s, got %s", ev->f->name, rt_he_name(p),
              want_float ? "a number" : "an integer", kind_name(a->kind));

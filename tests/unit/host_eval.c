@@ -45,6 +45,17 @@ static const char symbolic[] =
     "    tx = T.thread_id([64])\n"
     "    Y[bx, tx] = T.Cast(\"float16\", T.Cast(\"float32\", X[bx, tx]) * alpha)\n";
 
+/* Grid sizes computed on the host in float32: a floor modulo (the sign of the
+ * divisor, not of the dividend) and a sum float32 cannot hold exactly. */
+static const char float_grid[] =
+    "@T.prim_func\n"
+    "def fgrid(X: T.Buffer((64,), \"float32\"), alpha: T.float32, beta: T.float32):\n"
+    "    T.device_entry()\n"
+    "    bx, by = T.cta_id([T.Cast(\"int32\", T.floormod(alpha, T.float32(4)) * T.float32(100)),\n"
+    "                       T.Cast(\"int32\", beta - T.float32(16777200))])\n"
+    "    tx = T.thread_id([64])\n"
+    "    X[tx] = alpha\n";
+
 typedef struct Lowered {
     IrModule *m;
     const IrFunc *host;
@@ -240,6 +251,24 @@ static void test_symbolic_shape(void **state)
     ir_module_free(l.m);
 }
 
+static void test_float_host_arithmetic(void **state)
+{
+    (void)state;
+    Lowered l = lower(float_grid, "fgrid");
+    int64_t xs[1] = {64};
+    DLTensor x = {.data = (void *)0x1000, .device = {kDLCUDA, 0}, .ndim = 1,
+                  .dtype = {kDLFloat, 32, 1}, .shape = xs};
+    /* floormod(-1, 4) = 3 (fmod would give -1); 16777217 is 16777216 in float32 */
+    RtArg args[3] = {{RT_ARG_TENSOR, {.tensor = &x}}, {RT_ARG_FLOAT, {.f = -1.0}},
+                     {RT_ARG_FLOAT, {.f = 16777217.0}}};
+    Seen seen;
+    RtError err;
+    assert_int_equal(dry_run(&l, args, 3, &seen, &err), RT_OK);
+    assert_int_equal(seen.cfg.grid[0], 300);
+    assert_int_equal(seen.cfg.grid[1], 16);
+    ir_module_free(l.m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -247,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_argument_count_and_kind),
         cmocka_unit_test(test_tensor_checks),
         cmocka_unit_test(test_symbolic_shape),
+        cmocka_unit_test(test_float_host_arithmetic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
