@@ -192,3 +192,21 @@ double ir_float_from_bits(IrDType t, uint64_t bits)
     const Format *f = format_of(t);
     return f ? decode(f, bits) : 0;
 }
+
+int64_t ir_float_to_int(IrDType t, double x)
+{
+    if (isnan(x))
+        return 0;
+    x = trunc(x);
+    if (t.code == IR_DT_BOOL)
+        return x != 0;
+    int bits = t.bits ? t.bits : 32;
+    if (t.code == IR_DT_UINT) {
+        uint64_t max = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+        /* ldexp(1, bits) is one past the range and exact in double */
+        return x <= 0 ? 0 : x >= ldexp(1, bits) ? (int64_t)max : (int64_t)(uint64_t)x;
+    }
+    int64_t max = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
+    double top = ldexp(1, bits - 1);
+    return x <= -top ? -max - 1 : x >= top ? max : (int64_t)x;
+}

@@ -13,5 +13,8 @@ double ir_float_round(IrDType t, double x);
 uint64_t ir_float_to_bits(IrDType t, double x);
 /* The value of t's bits. */
 double ir_float_from_bits(IrDType t, uint64_t bits);
+/* x converted to integer dtype t as cvt.rzi does: truncated, saturated to
+ * t's range, NaN -> 0; a uint64 past INT64_MAX is returned as its bits. */
+int64_t ir_float_to_int(IrDType t, double x);
 
 #endif

@@ -169,8 +169,8 @@ static Val float_binary(IrExprKind k, double a, double b)
     case IR_E_FLOORDIV: return fval(floor(a / b));
     case IR_E_MOD: return fval(fmod(a, b));
     case IR_E_FLOORMOD: return fval(a - floor(a / b) * b);
-    case IR_E_MIN: return fval(a < b ? a : b);
-    case IR_E_MAX: return fval(a > b ? a : b);
+    case IR_E_MIN: return fval(fmin(a, b)); /* a NaN loses, as with CUDA's fminf */
+    case IR_E_MAX: return fval(fmax(a, b));
     case IR_E_EQ: return ival(a == b);
     case IR_E_NE: return ival(a != b);
     case IR_E_LT: return ival(a < b);
@@ -202,8 +202,8 @@ static Val cast(const IrExpr *e, Val v)
 {
     if (ir_dtype_is_float(e->dtype))
         return in_dtype(e->dtype, fval(as_f(v)));
-    if (v.kind == V_FLOAT)
-        return ival(wrap(e->dtype, (int64_t)v.f));
+    if (v.kind == V_FLOAT) /* saturated, NaN -> 0, as on the device: never C's undefined cast */
+        return ival(ir_float_to_int(e->dtype, v.f));
     return ival(wrap(e->dtype, v.i));
 }
 

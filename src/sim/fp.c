@@ -49,24 +49,6 @@ SimVal sim_from_bits(IrDType t, uint64_t bits)
     return v;
 }
 
-/* A float to an integer as cvt.rzi does: truncated, saturated, NaN -> 0. */
-static int64_t float_to_int(IrDType to, double x)
-{
-    if (isnan(x))
-        return 0;
-    x = trunc(x);
-    if (to.code == IR_DT_BOOL)
-        return x != 0;
-    int bits = to.bits ? to.bits : 32;
-    double lo = to.code == IR_DT_UINT ? 0 : -ldexp(1, bits - 1);
-    double hi = to.code == IR_DT_UINT ? ldexp(1, bits) - 1 : ldexp(1, bits - 1) - 1;
-    if (x <= lo)
-        return to.code == IR_DT_UINT ? 0 : (int64_t)lo;
-    if (x >= hi)
-        return to.code == IR_DT_UINT && bits == 64 ? (int64_t)UINT64_MAX : (int64_t)hi;
-    return (int64_t)x;
-}
-
 SimVal sim_convert(IrDType from, IrDType to, SimVal v)
 {
     SimVal r;
@@ -77,7 +59,7 @@ SimVal sim_convert(IrDType from, IrDType to, SimVal v)
         r.f = sim_round(to, from.code == IR_DT_UINT && from.bits == 64 ? (double)(uint64_t)v.i
                                                                         : (double)v.i);
     else if (ff)
-        r.i = float_to_int(to, v.f);
+        r.i = ir_float_to_int(to, v.f);
     else
         r.i = sim_wrap(to, v.i);
     return r;

@@ -3,6 +3,7 @@
  * (argument checks, symbolic shapes, launch configuration; nothing launched)
  * on DLTensors built here. Each wrong argument must give a message naming
  * the function, the argument, what was expected and what was given. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,13 +47,16 @@ static const char symbolic[] =
     "    Y[bx, tx] = T.Cast(\"float16\", T.Cast(\"float32\", X[bx, tx]) * alpha)\n";
 
 /* Grid sizes computed on the host in float32: a floor modulo (the sign of the
- * divisor, not of the dividend) and a sum float32 cannot hold exactly. */
+ * divisor, not of the dividend), a sum float32 cannot hold exactly, and a
+ * maximum with a NaN (which loses, as with CUDA's fmaxf). */
 static const char float_grid[] =
     "@T.prim_func\n"
-    "def fgrid(X: T.Buffer((64,), \"float32\"), alpha: T.float32, beta: T.float32):\n"
+    "def fgrid(X: T.Buffer((64,), \"float32\"), alpha: T.float32, beta: T.float32,\n"
+    "          gamma: T.float32):\n"
     "    T.device_entry()\n"
-    "    bx, by = T.cta_id([T.Cast(\"int32\", T.floormod(alpha, T.float32(4)) * T.float32(100)),\n"
-    "                       T.Cast(\"int32\", beta - T.float32(16777200))])\n"
+    "    bx, by, bz = T.cta_id([T.Cast(\"int32\", T.floormod(alpha, T.float32(4)) * T.float32(100)),\n"
+    "                           T.Cast(\"int32\", beta - T.float32(16777200)),\n"
+    "                           T.Cast(\"int32\", T.max(gamma, T.float32(2)))])\n"
     "    tx = T.thread_id([64])\n"
     "    X[tx] = alpha\n";
 
@@ -259,13 +263,14 @@ static void test_float_host_arithmetic(void **state)
     DLTensor x = {.data = (void *)0x1000, .device = {kDLCUDA, 0}, .ndim = 1,
                   .dtype = {kDLFloat, 32, 1}, .shape = xs};
     /* floormod(-1, 4) = 3 (fmod would give -1); 16777217 is 16777216 in float32 */
-    RtArg args[3] = {{RT_ARG_TENSOR, {.tensor = &x}}, {RT_ARG_FLOAT, {.f = -1.0}},
-                     {RT_ARG_FLOAT, {.f = 16777217.0}}};
+    RtArg args[4] = {{RT_ARG_TENSOR, {.tensor = &x}}, {RT_ARG_FLOAT, {.f = -1.0}},
+                     {RT_ARG_FLOAT, {.f = 16777217.0}}, {RT_ARG_FLOAT, {.f = NAN}}};
     Seen seen;
     RtError err;
-    assert_int_equal(dry_run(&l, args, 3, &seen, &err), RT_OK);
+    assert_int_equal(dry_run(&l, args, 4, &seen, &err), RT_OK);
     assert_int_equal(seen.cfg.grid[0], 300);
     assert_int_equal(seen.cfg.grid[1], 16);
+    assert_int_equal(seen.cfg.grid[2], 2);
     ir_module_free(l.m);
 }
 

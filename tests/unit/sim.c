@@ -1765,6 +1765,16 @@ static void test_rounding(void **state)
     assert_int_equal(sim_to_bits(e5m2, sim_from_bits(e5m2, 0xfd)), 0xfd);
     assert_int_equal(sim_convert(IR_FLOAT32, IR_INT32, (SimVal){.f = 3e10}).i, INT32_MAX);
     assert_int_equal(sim_convert(IR_FLOAT32, IR_UINT8, (SimVal){.f = -3}).i, 0);
+    /* int64 and uint64 at and past their ends: saturated, never C's undefined cast */
+    assert_int_equal(sim_convert(IR_FLOAT64, IR_INT64, (SimVal){.f = 0x1p63}).i, INT64_MAX);
+    assert_int_equal(sim_convert(IR_FLOAT64, IR_INT64, (SimVal){.f = -0x1p63}).i, INT64_MIN);
+    assert_int_equal(sim_convert(IR_FLOAT64, IR_INT64, (SimVal){.f = -1e300}).i, INT64_MIN);
+    assert_int_equal((uint64_t)sim_convert(IR_FLOAT64, IR_UINT64, (SimVal){.f = 0x1.8p63}).i,
+                     0xc000000000000000u);
+    assert_int_equal((uint64_t)sim_convert(IR_FLOAT64, IR_UINT64, (SimVal){.f = 0x1p64}).i,
+                     UINT64_MAX);
+    assert_int_equal(sim_convert(IR_FLOAT32, IR_INT32, (SimVal){.f = NAN}).i, 0);
+    assert_int_equal(sim_convert(IR_FLOAT32, IR_INT16, (SimVal){.f = -40000.7}).i, INT16_MIN);
 }
 
 static bool is_nan32(uint32_t u) { return (u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffff); }
