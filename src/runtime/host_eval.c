@@ -238,6 +238,39 @@ static Val stack_alloca(Eval *ev, const IrCall *c)
     return (Val){.kind = V_MAP, .map = ev->nmaps++};
 }
 
+/* T.bitwise_* and T.shift_* of integers in e's dtype; a shift count outside
+ * [0, bits) is an error (undefined in the host's C, as in TVM's). */
+static Val bit_op(Eval *ev, const IrExpr *e)
+{
+    const IrCall *c = &e->u.call;
+    IrDType t = e->dtype;
+    Val a = rt_he_eval(ev, c->args[0]), b = c->nargs > 1 ? rt_he_eval(ev, c->args[1]) : ival(0);
+    if (rt_he_failed(ev))
+        return ival(0);
+    if (a.kind != V_INT || b.kind != V_INT || !ir_dtype_is_int(t)) {
+        rt_he_fail(ev, "%s: T.%s of a non-integer in the host function", ev->f->name,
+                   ir_ops[c->op].name);
+        return ival(0);
+    }
+    int bits = t.bits ? t.bits : 32;
+    bool shift = c->op == IR_OP_SHIFT_LEFT || c->op == IR_OP_SHIFT_RIGHT;
+    if (shift && (b.i < 0 || b.i >= bits)) {
+        rt_he_fail(ev, "%s: T.%s by %" PRId64 " of a %d-bit value in the host function",
+                   ev->f->name, ir_ops[c->op].name, b.i, bits);
+        return ival(0);
+    }
+    uint64_t ua = (uint64_t)a.i, mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+    switch (c->op) {
+    case IR_OP_BITWISE_AND: return ival(wrap(t, a.i & b.i));
+    case IR_OP_BITWISE_OR: return ival(wrap(t, a.i | b.i));
+    case IR_OP_BITWISE_XOR: return ival(wrap(t, a.i ^ b.i));
+    case IR_OP_BITWISE_NOT: return ival(wrap(t, ~a.i));
+    case IR_OP_SHIFT_LEFT: return ival(wrap(t, (int64_t)(ua << b.i)));
+    default: /* shift_right: arithmetic for signed, logical for unsigned */
+        return ival(wrap(t, t.code == IR_DT_UINT ? (int64_t)((ua & mask) >> b.i) : a.i >> b.i));
+    }
+}
+
 static Val call(Eval *ev, const IrExpr *e)
 {
     const IrCall *c = &e->u.call;
@@ -257,6 +290,9 @@ static Val call(Eval *ev, const IrExpr *e)
         return c->args[0]->kind == IR_E_VAR ? var_value(ev, c->args[0]) : rt_he_eval(ev, c->args[0]);
     case IR_OP_STACK_ALLOCA: return stack_alloca(ev, c);
     case IR_OP_LIKELY: return rt_he_eval(ev, c->args[0]);
+    case IR_OP_BITWISE_AND: case IR_OP_BITWISE_OR: case IR_OP_BITWISE_XOR:
+    case IR_OP_BITWISE_NOT: case IR_OP_SHIFT_LEFT: case IR_OP_SHIFT_RIGHT:
+        return bit_op(ev, e);
     case IR_OP_IF_THEN_ELSE:
         return rt_he_eval(ev, c->args[0]).i ? rt_he_eval(ev, c->args[1]) : rt_he_eval(ev, c->args[2]);
     default:

@@ -60,6 +60,15 @@ static const char float_grid[] =
     "    tx = T.thread_id([64])\n"
     "    X[tx] = alpha\n";
 
+/* Grid sizes from shifts and bitwise operations of integers on the host. */
+static const char bit_grid[] =
+    "@T.prim_func\n"
+    "def bgrid(X: T.Buffer((\"n\",), \"float32\"), s: T.int32):\n"
+    "    T.device_entry()\n"
+    "    bx, by, bz = T.cta_id([(n + 127) >> 7, (n & 7 | 8) ^ 1, (1 << s) + ~n + n])\n"
+    "    tx = T.thread_id([32])\n"
+    "    X[tx] = T.float32(0)\n";
+
 typedef struct Lowered {
     IrModule *m;
     const IrFunc *host;
@@ -274,6 +283,25 @@ static void test_float_host_arithmetic(void **state)
     ir_module_free(l.m);
 }
 
+static void test_bitwise_host_arithmetic(void **state)
+{
+    (void)state;
+    Lowered l = lower(bit_grid, "bgrid");
+    int64_t xs[1] = {1000};
+    DLTensor x = {.data = (void *)0x1000, .device = {kDLCUDA, 0}, .ndim = 1,
+                  .dtype = {kDLFloat, 32, 1}, .shape = xs};
+    RtArg args[2] = {{RT_ARG_TENSOR, {.tensor = &x}}, {RT_ARG_INT, {.i = 4}}};
+    Seen seen;
+    RtError err;
+    assert_int_equal(dry_run(&l, args, 2, &seen, &err), RT_OK);
+    assert_int_equal(seen.cfg.grid[0], 8);  /* 1127 >> 7 */
+    assert_int_equal(seen.cfg.grid[1], 9);  /* (1000 & 7 | 8) ^ 1 */
+    assert_int_equal(seen.cfg.grid[2], 15); /* 16 + ~1000 + 1000 */
+    args[1].u.i = 32;
+    expect_message(&l, args, 2, "bgrid: T.shift_left by 32 of a 32-bit value in the host function");
+    ir_module_free(l.m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_tensor_checks),
         cmocka_unit_test(test_symbolic_shape),
         cmocka_unit_test(test_float_host_arithmetic),
+        cmocka_unit_test(test_bitwise_host_arithmetic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
