@@ -44,6 +44,12 @@ bool ar_eval_binary(IrExprKind k, int64_t a, int64_t b, int64_t *out);
  * false on a zero divisor, or as ar_eval_binary for any other t. */
 bool ar_eval_typed(IrDType t, IrExprKind k, int64_t a, int64_t b, int64_t *out);
 
+/* ---------------------------------------------------------------- float math */
+/* op is a float math function (T.exp ... T.nearbyint, T.pow ... T.atan2, T.fma). */
+bool ar_is_float_math(IrOp op);
+/* Its value on args (as many as op.def gives it), rounded to float dtype t. */
+double ar_float_math(IrOp op, IrDType t, const double *args);
+
 /* ---------------------------------------------------------------- construction (TVM) */
 /* make_const: an IntImm/FloatImm of t (a Broadcast for vector t). */
 IrExpr *ar_make_int(TxArena *a, IrDType t, int64_t v, TxSpan sp);

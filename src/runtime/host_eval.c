@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../arith/arith.h"
 #include "../ir/float_bits.h"
 #include "../ir/visit.h"
 
@@ -274,6 +275,12 @@ static Val bit_op(Eval *ev, const IrExpr *e)
 static Val call(Eval *ev, const IrExpr *e)
 {
     const IrCall *c = &e->u.call;
+    if (ar_is_float_math(c->op) && ir_dtype_is_float(e->dtype)) {
+        double args[3] = {0};
+        for (int i = 0; i < c->nargs && i < 3; i++)
+            args[i] = as_f(rt_he_eval(ev, c->args[i]));
+        return fval(ar_float_math(c->op, e->dtype, args));
+    }
     switch (c->op) {
     case IR_OP_STRUCT_GET: {
         const DLTensor *t = tensor_of(ev, c->args[0]);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../arith/arith.h"
 #include "internal.h"
 
 static SimVal ival(int64_t i) { return (SimVal){.i = i}; }
@@ -400,60 +401,6 @@ static SimVal packed(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     }
 }
 
-static SimVal math1(IrOp op, IrDType dt, double x)
-{
-    double r;
-    switch (op) {
-    case IR_OP_EXP: r = exp(x); break;
-    case IR_OP_EXP2: r = exp2(x); break;
-    case IR_OP_EXP10: r = pow(10, x); break;
-    case IR_OP_LOG: r = log(x); break;
-    case IR_OP_LOG2: r = log2(x); break;
-    case IR_OP_LOG10: r = log10(x); break;
-    case IR_OP_LOG1P: r = log1p(x); break;
-    case IR_OP_SQRT: r = sqrt(x); break;
-    case IR_OP_RSQRT: r = 1 / sqrt(x); break;
-    case IR_OP_SIN: r = sin(x); break;
-    case IR_OP_COS: r = cos(x); break;
-    case IR_OP_TAN: r = tan(x); break;
-    case IR_OP_SINH: r = sinh(x); break;
-    case IR_OP_COSH: r = cosh(x); break;
-    case IR_OP_TANH: r = tanh(x); break;
-    case IR_OP_ASIN: r = asin(x); break;
-    case IR_OP_ACOS: r = acos(x); break;
-    case IR_OP_ATAN: r = atan(x); break;
-    case IR_OP_ASINH: r = asinh(x); break;
-    case IR_OP_ACOSH: r = acosh(x); break;
-    case IR_OP_ATANH: r = atanh(x); break;
-    case IR_OP_ERF: r = erf(x); break;
-    case IR_OP_SIGMOID: r = 1 / (1 + exp(-x)); break;
-    case IR_OP_FABS: r = fabs(x); break;
-    case IR_OP_FLOOR: r = floor(x); break;
-    case IR_OP_CEIL: r = ceil(x); break;
-    case IR_OP_ROUND: r = round(x); break;
-    case IR_OP_TRUNC: r = trunc(x); break;
-    default: r = nearbyint(x); break;
-    }
-    return fval(sim_round(dt, r));
-}
-
-static SimVal math2(IrOp op, IrDType dt, double a, double b)
-{
-    double r;
-    switch (op) {
-    case IR_OP_POW: r = pow(a, b); break;
-    case IR_OP_FMOD: r = fmod(a, b); break;
-    case IR_OP_HYPOT: r = hypot(a, b); break;
-    case IR_OP_COPYSIGN: r = copysign(a, b); break;
-    case IR_OP_LDEXP: r = ldexp(a, (int)b); break;
-    case IR_OP_NEXTAFTER:
-        r = dt.bits == 32 ? (double)nextafterf((float)a, (float)b) : nextafter(a, b);
-        break;
-    default: r = atan2(a, b); break;
-    }
-    return fval(sim_round(dt, r));
-}
-
 static SimVal int_math(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
 {
     const IrCall *c = &e->u.call;
@@ -605,24 +552,19 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
 {
     const IrCall *c = &e->u.call;
     IrOp op = c->op;
-    if (op >= IR_OP_EXP && op <= IR_OP_TRUNC)
-        return math1(op, e->dtype, sim_eval(l, t, c->args[0], lane).f);
-    if (op == IR_OP_NEARBYINT)
-        return math1(op, e->dtype, sim_eval(l, t, c->args[0], lane).f);
-    if (op >= IR_OP_POW && op <= IR_OP_ATAN2)
-        return math2(op, e->dtype, sim_eval(l, t, c->args[0], lane).f,
-                     sim_eval(l, t, c->args[1], lane).f);
+    if (ar_is_float_math(op)) {
+        /* each argument as a double: ldexp's exponent is an integer */
+        double args[3] = {0};
+        for (int i = 0; i < c->nargs && i < 3; i++)
+            args[i] = sim_convert(ir_dtype_with_lanes(c->args[i]->dtype, 1), IR_FLOAT64,
+                                  sim_eval(l, t, c->args[i], lane)).f;
+        return fval(ar_float_math(op, e->dtype, args));
+    }
     switch (op) {
     case IR_OP_POPCOUNT: case IR_OP_CLZ: case IR_OP_BITWISE_AND: case IR_OP_BITWISE_OR:
     case IR_OP_BITWISE_XOR: case IR_OP_BITWISE_NOT: case IR_OP_SHIFT_LEFT:
     case IR_OP_SHIFT_RIGHT:
         return int_math(l, t, e, lane);
-    case IR_OP_FMA: {
-        double a = sim_eval(l, t, c->args[0], lane).f, b = sim_eval(l, t, c->args[1], lane).f;
-        double d = sim_eval(l, t, c->args[2], lane).f;
-        return fval(e->dtype.bits == 32 ? (double)fmaf((float)a, (float)b, (float)d)
-                                        : sim_round(e->dtype, fma(a, b, d)));
-    }
     case IR_OP_ISNAN: return ival(isnan(sim_eval(l, t, c->args[0], lane).f));
     case IR_OP_ISINF: return ival(isinf(sim_eval(l, t, c->args[0], lane).f));
     case IR_OP_ISFINITE: return ival(isfinite(sim_eval(l, t, c->args[0], lane).f));

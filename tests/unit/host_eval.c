@@ -48,7 +48,7 @@ static const char symbolic[] =
 
 /* Grid sizes computed on the host in float32: a floor modulo (the sign of the
  * divisor, not of the dividend), a sum float32 cannot hold exactly, and a
- * maximum with a NaN (which loses, as with CUDA's fmaxf). */
+ * math call on a maximum with a NaN (which loses, as with CUDA's fmaxf). */
 static const char float_grid[] =
     "@T.prim_func\n"
     "def fgrid(X: T.Buffer((64,), \"float32\"), alpha: T.float32, beta: T.float32,\n"
@@ -56,7 +56,7 @@ static const char float_grid[] =
     "    T.device_entry()\n"
     "    bx, by, bz = T.cta_id([T.Cast(\"int32\", T.floormod(alpha, T.float32(4)) * T.float32(100)),\n"
     "                           T.Cast(\"int32\", beta - T.float32(16777200)),\n"
-    "                           T.Cast(\"int32\", T.max(gamma, T.float32(2)))])\n"
+    "                           T.Cast(\"int32\", T.ceil(T.max(gamma, T.float32(1.5))))])\n"
     "    tx = T.thread_id([64])\n"
     "    X[tx] = alpha\n";
 

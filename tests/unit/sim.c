@@ -1247,6 +1247,45 @@ static void test_narrow_float_scalars(void **state)
     tirx_module_free(m);
 }
 
+/* Math calls whose arguments are not all floats: ldexp's exponent is an
+ * int32 (read as its value, not as a double's bits), fma of float32 rounds
+ * once. */
+static const char MATH_ARGS_KERNEL[] =
+    "@T.prim_func\n"
+    "def f(Y: T.Buffer((3,), \"float32\"), x: T.float32, e: T.int32):\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([1])\n"
+    "    tx = T.thread_id([1])\n"
+    "    Y[0] = T.ldexp(x, e)\n"
+    "    Y[1] = T.fma(x, x, T.float32(-2.25))\n"
+    "    Y[2] = T.ceil(x * T.float32(3))\n";
+
+static void test_math_args(void **state)
+{
+    (void)state;
+    tirx_module *m = NULL;
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    if (tirx_compile(MATH_ARGS_KERNEL, strlen(MATH_ARGS_KERNEL), "math.tirx", NULL, 0, &o, &m) !=
+        TIRX_OK) {
+        char *d = tirx_diag_render(m);
+        fail_msg("%s", d ? d : "compile failed");
+    }
+    _Alignas(64) float y[3] = {-1, -1, -1};
+    Tensor Y = tensor(y, 1, 3, 0, kDLFloat, 32);
+    Y.t.shape = Y.shape;
+    /* x = 1.5 + 2^-20: x * x - 2.25 is 3 * 2^-20 + 2^-40 exactly, which fma keeps */
+    float x = 1.5f + 0x1p-20f;
+    tirx_arg args[3] = {tirx_arg_tensor((const struct DLTensor *)&Y.t), tirx_arg_float(x),
+                        tirx_arg_int(3)};
+    tirx_error err = {0};
+    if (tirx_simulate(m, "f", args, 3, &err) != TIRX_OK)
+        fail_msg("%s", err.message);
+    assert_true(y[0] == 8 * x);
+    assert_true(y[1] == fmaf(x, x, -2.25f));
+    assert_true(y[2] == 5.0f);
+    tirx_module_free(m);
+}
+
 static const char PRMT_KERNEL[] =
     "@T.prim_func\n"
     "def f(A: T.Buffer((256,), \"uint32\"), B: T.Buffer((256,), \"uint32\"), C: T.Buffer((256,), \"uint32\"), P: T.Buffer((7, 256), \"uint32\"), M: T.Buffer((256,), \"uint32\"), F: T.Buffer((256,), \"uint32\"), D: T.Buffer((128,), \"uint32\"), s: T.float32):\n"
@@ -1929,6 +1968,7 @@ int main(void)
         cmocka_unit_test(test_gather4_fp8),
         cmocka_unit_test(test_prmt_bf16x2),
         cmocka_unit_test(test_narrow_float_scalars),
+        cmocka_unit_test(test_math_args),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
