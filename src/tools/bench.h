@@ -15,6 +15,8 @@
 #include "bench_flashmla.h"
 
 #define BENCH_MAX_DIMS 8
+/* Bytes of one tensor of a --args spec: past any GPU's memory, short of overflow. */
+#define BENCH_MAX_TENSOR_BYTES ((int64_t)1 << 48)
 #define BENCH_MAX_ARGS 64
 #define BENCH_MAX_SHAPES 256
 #define BENCH_MAX_DEFINES 64

@@ -141,7 +141,7 @@ static int find_option(const char *text, size_t n)
     return -1;
 }
 
-/* "M,N,K" or "MxNxK", positive. */
+/* "M,N,K" or "MxNxK", positive int32 (the kernels' extents; their byte counts cannot wrap). */
 static bool parse_shape(const char *s, BenchShape *out)
 {
     long long v[3];
@@ -149,7 +149,7 @@ static bool parse_shape(const char *s, BenchShape *out)
         char *end;
         errno = 0;
         v[i] = strtoll(s, &end, 10);
-        if (end == s || errno || v[i] < 1 || (i < 2 && *end != ',' && *end != 'x') ||
+        if (end == s || errno || v[i] < 1 || v[i] > INT32_MAX || (i < 2 && *end != ',' && *end != 'x') ||
             (i == 2 && *end))
             return false;
         s = end + 1;
@@ -163,7 +163,7 @@ static int add_shape(BenchConfig *c, const char *text, const char *where)
     if (c->nshapes == BENCH_MAX_SHAPES)
         return usage_error("at most %d shapes", BENCH_MAX_SHAPES);
     if (!parse_shape(text, &c->shapes[c->nshapes]))
-        return usage_error("%s: malformed shape '%s' (expected M,N,K of positive integers)",
+        return usage_error("%s: malformed shape '%s' (expected M,N,K of integers from 1 to 2^31 - 1)",
                            where, text);
     c->nshapes++;
     return 0;

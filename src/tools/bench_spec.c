@@ -110,6 +110,14 @@ static bool tensor(Scanner *s, BenchArg *a, const char *init)
                        "float8_e4m3fn/fp8, float8_e5m2/e5m2, float64/f64, int8/i8 .. int64/i64, "
                        "uint8/u8 .. uint64/u64)", a->name);
     }
+    /* its bytes must be countable: a product that wrapped would allocate a
+     * few bytes for a kernel that addresses the whole shape */
+    int64_t bytes = a->dtype->bits / 8;
+    for (int i = 0; i < a->ndim; i++)
+        if (__builtin_mul_overflow(bytes, a->shape[i], &bytes) || bytes > BENCH_MAX_TENSOR_BYTES) {
+            s->p = at;
+            return fail(s, "'%s' is larger than 2^48 bytes", a->name);
+        }
     return expect(s, ')', "after the dtype");
 }
 

@@ -121,6 +121,10 @@ static int simulate(SimCli *c, tirx_module *m)
 {
     HostTensor *ts = calloc((size_t)c->nargs + 1, sizeof *ts);
     tirx_arg args[BENCH_MAX_ARGS];
+    if (!ts) {
+        fprintf(stderr, "tirx sim: out of memory\n");
+        return 1;
+    }
     for (int i = 0; i < c->nargs; i++) {
         BenchArg *a = &c->args[i];
         if (!a->is_tensor) {
@@ -129,6 +133,13 @@ static int simulate(SimCli *c, tirx_module *m)
         }
         size_t bytes = bench_arg_elems(a) * a->dtype->bits / 8;
         void *p = aligned_alloc(256, (bytes + 255) / 256 * 256);
+        if (!p) {
+            fprintf(stderr, "tirx sim: argument %s: cannot allocate %zu bytes\n", a->name, bytes);
+            for (int k = 0; k < i; k++)
+                free(ts[k].dl.data);
+            free(ts);
+            return 1;
+        }
         bench_fill(a->dtype, a->init, p, bench_arg_elems(a), &c->seed);
         memcpy(ts[i].shape, a->shape, sizeof ts[i].shape);
         ts[i].dl = (DLTensor){.data = p, .device = {kDLCPU, 0}, .ndim = a->ndim,

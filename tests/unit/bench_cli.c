@@ -92,6 +92,10 @@ static void test_spec_errors(void **state)
     expect_spec_error("A=rand(1:f32", "--args: column 13: expected ')' after the dtype");
     expect_spec_error("A=rand(0:f32)", "--args: column 8: expected a positive dimension of 'A'");
     expect_spec_error("A=rand(-1:f32)", "--args: column 8: expected a positive dimension of 'A'");
+    /* a byte count that would wrap (2^64 here) or pass 2^48 is refused, not allocated short */
+    expect_spec_error("A=rand(4294967296,1073741824:f32)",
+                      "--args: column 30: 'A' is larger than 2^48 bytes");
+    expect_spec_error("A=zeros(65536,65536,65537:u8)", "--args: column 27: 'A' is larger than 2^48 bytes");
     expect_spec_error("A=rand(1,2,3,4,5,6,7,8,9:f32)",
                       "--args: column 24: a tensor has at most 8 dimensions");
     expect_spec_error("A=1 A=2", "--args: column 8: argument 'A' is given twice");
