@@ -9,6 +9,7 @@
  * nvrtc_options; the key hashes them all. Kernels that use NVSHMEM also get
  * its header and are linked with it (the runtime's link.c); the key of a text
  * that names NVSHMEM hashes the NVSHMEM found. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,20 @@ static tirx_status from_rt(RtStatus s)
     case RT_ERR_IO: return TIRX_ERR_INTERNAL;
     default: return TIRX_ERR_CUDA;
     }
+}
+
+/* Whether two architecture names agree but for case, '_' and a final 'a'. */
+static bool same_arch(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        while (*a == '_')
+            a++;
+        while (*b == '_')
+            b++;
+        if (!*a || !*b || tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            break;
+    }
+    return (!*a || ((*a == 'a' || *a == 'A') && !a[1])) && (!*b || (*b == 'a' && !b[1]));
 }
 
 /* An error without a source location, on the module. */
@@ -446,9 +461,18 @@ static tirx_status compile(Job *j)
         return report(j, TIRX_ERR_USAGE, TX_E_TARGET,
                       "no target architecture (options.arch, e.g. sm_90a)");
     int sm = ir_target_sm(o->arch);
-    if (rt_arch_check(o->arch, &err) != RT_OK || !sm)
-        return report(j, TIRX_ERR_USAGE, TX_E_TARGET,
-                      "unknown target architecture (expected sm_80, sm_90a or sm_100a)");
+    if (rt_arch_check(o->arch, &err) != RT_OK || !sm) {
+        /* sm_90, sm90a, SM_80a: the known one spelt with another suffix, case or '_'. */
+        static const char *const known[] = {"sm_80", "sm_90a", "sm_100a"};
+        const char *near = NULL;
+        for (int k = 0; k < 3 && !near; k++)
+            if (same_arch(o->arch, known[k]))
+                near = known[k];
+        tx_error(&j->m->ir->diags, TX_E_TARGET, (TxSpan){0},
+                 "unknown target architecture '%.64s' (expected sm_80, sm_90a or sm_100a)%s%s%s",
+                 o->arch, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+        return TIRX_ERR_USAGE;
+    }
     j->headers[0] = (RtHeader){cg_prelude_name(), cg_prelude_text()};
     j->rt = (RtCompileOptions){.arch = o->arch, .compiler = o->use_nvcc ? RT_NVCC : RT_NVRTC,
                                .fast_math = o->fast_math != 0, .lineinfo = o->lineinfo != 0,

@@ -59,8 +59,20 @@ tirx_function *api_find_function(const tirx_module *m, const char *name, tirx_er
         if (!strcmp(f->host->name, name) && !cg_is_kernel(f->host))
             return f;
     }
-    char msg[300];
-    snprintf(msg, sizeof msg, "the module has no function '%s'", name);
+    /* Name the functions it has, as the Python package's KeyError does. */
+    char msg[sizeof err->message];
+    size_t n = (size_t)snprintf(msg, sizeof msg, "the module has no function '%.200s' (it has ",
+                                name);
+    const char *sep = "";
+    for (int i = 0; i < m->ir->nfuncs && n < sizeof msg; i++) {
+        const IrFunc *h = m->compiled->functions[i].host;
+        if (cg_is_kernel(h))
+            continue;
+        n += (size_t)snprintf(msg + n, sizeof msg - n, "%s%s", sep, h->name);
+        sep = ", ";
+    }
+    if (n < sizeof msg)
+        snprintf(msg + n, sizeof msg - n, "%s)", *sep ? "" : "none");
     fail(err, TIRX_ERR_USAGE, msg);
     return NULL;
 }

@@ -106,9 +106,10 @@ static bool tensor(Scanner *s, BenchArg *a, const char *init)
     size_t n = word(s, dt, sizeof dt);
     if (!n || n >= sizeof dt || !(a->dtype = bench_dtype(dt))) {
         s->p = at;
-        return fail(s, "unknown dtype of '%s' (float32/f32, float16/fp16, bfloat16/bf16, "
+        return fail(s, "%s%s%s'%s' (float32/f32, float16/fp16, bfloat16/bf16, "
                        "float8_e4m3fn/fp8, float8_e5m2/e5m2, float64/f64, int8/i8 .. int64/i64, "
-                       "uint8/u8 .. uint64/u64)", a->name);
+                       "uint8/u8 .. uint64/u64)", n ? "unknown dtype '" : "expected a dtype",
+                    n ? dt : "", n ? "' of " : " of ", a->name);
     }
     /* its bytes must be countable: a product that wrapped would allocate a
      * few bytes for a kernel that addresses the whole shape */

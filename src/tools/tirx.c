@@ -116,6 +116,49 @@ static int usage_error(const char *fmt, const char *arg)
     return TIRX_ERR_USAGE;
 }
 
+/* Levenshtein distance of a and b (each cut to 31 characters). */
+static int distance(const char *a, const char *b)
+{
+    int la = (int)strnlen(a, 31), lb = (int)strnlen(b, 31), row[32];
+    for (int j = 0; j <= lb; j++)
+        row[j] = j;
+    for (int i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            best = up + 1 < best ? up + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[lb];
+}
+
+/* The candidate within 2 edits of name (1 for names of 3 characters or fewer), or NULL. */
+static const char *nearest(const char *name, const char *const *cands, size_t n)
+{
+    const char *best = NULL;
+    int limit = strlen(name) <= 3 ? 1 : 2, bestd = limit + 1;
+    for (size_t k = 0; k < n; k++) {
+        int d = distance(name, cands[k]);
+        if (d < bestd)
+            bestd = d, best = cands[k];
+    }
+    return best;
+}
+
+/* "unknown WHAT 'ARG'", with "; did you mean 'PREFIX NEAR'?" when there is a near one. */
+static int unknown_error(const char *what, const char *arg, const char *prefix, const char *near)
+{
+    fprintf(stderr, "tirx: unknown %s '%s'", what, arg);
+    if (near)
+        fprintf(stderr, "; did you mean '%s%s'?", prefix, near);
+    fprintf(stderr, "\nTry 'tirx --help'.\n");
+    return TIRX_ERR_USAGE;
+}
+
 /* Split NAME=VALUE in place into a define. */
 static int add_define(Options *o, char *arg)
 {
@@ -151,7 +194,15 @@ static int long_option(Options *o, int argc, char **argv, int *i)
         *(const char **)field = v;
         return 0;
     }
-    return usage_error("unknown option '%s'", argv[*i]);
+    /* --arch is what other compilers call it. */
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)(n < 31 ? n : 31), arg);
+    const char *cands[sizeof long_options / sizeof *long_options];
+    for (size_t k = 0; k < sizeof long_options / sizeof *long_options; k++)
+        cands[k] = long_options[k].name;
+    const char *near = !strcmp(name, "arch") ? "target"
+                                             : nearest(name, cands, sizeof cands / sizeof *cands);
+    return unknown_error("option", argv[*i], "--", near);
 }
 
 static bool is_command(const char *c)
@@ -227,8 +278,12 @@ static int parse_args(int argc, char **argv, Options *o)
     }
     if (!o->command)
         return usage_error("%s", "missing command");
-    if (!is_command(o->command))
-        return usage_error("unknown command '%s'", o->command);
+    if (!is_command(o->command)) {
+        static const char *const commands[] = {"print", "check", "opt",  "build",
+                                               "layout", "bench", "sim"};
+        return unknown_error("command", o->command, "",
+                             nearest(o->command, commands, sizeof commands / sizeof *commands));
+    }
     if (!o->file && !strcmp(o->command, "layout"))
         return usage_error("%s", "layout: missing LAYOUT");
     if (!o->file)
@@ -272,12 +327,15 @@ char *tool_read_input(const char *path, size_t limit, size_t *len)
     }
     char *buf = NULL;
     bool failed = false;
+    errno = 0;
     size_t n = read_capped(f, limit, &buf, &failed);
+    int read_errno = errno; /* e.g. EISDIR: a directory opens but does not read */
     if (f != stdin)
         fclose(f);
     if (failed || n > limit) {
         if (failed)
-            fprintf(stderr, "tirx: cannot read '%s'\n", path);
+            fprintf(stderr, "tirx: cannot read '%s'%s%s\n", path, read_errno ? ": " : "",
+                    read_errno ? strerror(read_errno) : "");
         else
             fprintf(stderr, "tirx: '%s' is larger than the input size limit of %zu bytes "
                     "(--max-input-size raises it)\n", path, limit);

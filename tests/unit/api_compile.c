@@ -307,7 +307,7 @@ static void test_check_args(void **state)
     unknown[2].kind = (tirx_arg_kind)7;
     check_launch_args(m, "vadd", unknown, 3, "argument C: expected a tensor (DLTensor *), got an "
                                              "argument of unknown kind");
-    check_launch_args(m, "nope", good, 3, "the module has no function 'nope'");
+    check_launch_args(m, "nope", good, 3, "the module has no function 'nope' (it has vadd)");
     free(data);
     tirx_module_free(m);
 }

@@ -86,7 +86,11 @@ static void test_spec_errors(void **state)
                       "--args: column 6: unknown initializer 'foo' of 'A' (rand, zeros, ones or "
                       "empty)");
     expect_spec_error("A=rand(1:f33)",
-                      "--args: column 10: unknown dtype of 'A' (float32/f32, float16/fp16, "
+                      "--args: column 10: unknown dtype 'f33' of 'A' (float32/f32, float16/fp16, "
+                      "bfloat16/bf16, float8_e4m3fn/fp8, float8_e5m2/e5m2, float64/f64, "
+                      "int8/i8 .. int64/i64, uint8/u8 .. uint64/u64)");
+    expect_spec_error("A=rand(1:)",
+                      "--args: column 10: expected a dtype of 'A' (float32/f32, float16/fp16, "
                       "bfloat16/bf16, float8_e4m3fn/fp8, float8_e5m2/e5m2, float64/f64, "
                       "int8/i8 .. int64/i64, uint8/u8 .. uint64/u64)");
     expect_spec_error("A=rand(1:f32", "--args: column 13: expected ')' after the dtype");
