@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "arith.h"
+#include "../ir/float_bits.h"
 
 static IrExpr *broadcast(TxArena *a, IrExpr *x, int lanes, TxSpan sp)
 {
@@ -267,22 +268,27 @@ static double float_op(IrExprKind k, IrDType t, double x, double y)
     }
 }
 
-static IrExpr *fold_float_pair(TxArena *a, IrExprKind k, IrDType t, double x, double y,
-                               const char **err)
+/* Two float literals of dtype t, each taken as the value of t it stands for
+ * (a float32 literal may carry more digits than float32 keeps, as the
+ * reference's does; the device sees it rounded). */
+static IrExpr *fold_float_pair(TxArena *a, IrExprKind k, IrExpr *ex, IrExpr *ey, const char **err)
 {
+    IrDType t = ex->dtype;
+    double x = ir_float_round(t, ex->u.float_val), y = ir_float_round(t, ey->u.float_val);
     switch (k) {
     case IR_E_DIV:
-        if (y == 0) {
+        if (ey->u.float_val == 0) {
             *err = "division by zero";
             return NULL;
         }
         return float_result(a, t, float_op(k, t, x, y));
     case IR_E_FLOORDIV:
-        return y == 0 ? NULL : float_result(a, t, float_op(k, t, x, y));
+        return ey->u.float_val == 0 ? NULL : float_result(a, t, float_op(k, t, x, y));
     case IR_E_ADD: case IR_E_SUB: case IR_E_MUL:
         return float_result(a, t, float_op(k, t, x, y));
-    case IR_E_MIN: return ir_float(a, t, x < y ? x : y, (TxSpan){0});
-    case IR_E_MAX: return ir_float(a, t, x > y ? x : y, (TxSpan){0});
+    /* the operand itself; a NaN loses, as with CUDA's fminf and fmaxf */
+    case IR_E_MIN: return fmin(x, y) == x ? ex : ey;
+    case IR_E_MAX: return fmax(x, y) == x ? ex : ey;
     default: return fold_order(a, k, x < y, x == y, x > y);
     }
 }
@@ -349,11 +355,14 @@ IrExpr *ar_fold_binary(TxArena *a, IrExprKind k, IrExpr *x, IrExpr *y, const cha
     }
     if (pair_int)
         return fold_int_pair(a, k, t, x->u.int_val, y->u.int_val, err);
-    IrExpr *r = fold_identity(a, k, x, y, err);
+    IrExpr *r = NULL;
+    /* two values before the identities, as the reference: 0.0 * inf is NaN */
+    if (x->kind == IR_E_FLOAT && y->kind == IR_E_FLOAT)
+        r = fold_float_pair(a, k, x, y, err);
+    if (!r && !*err)
+        r = fold_identity(a, k, x, y, err);
     if (r || *err)
         return r;
-    if (x->kind == IR_E_FLOAT && y->kind == IR_E_FLOAT)
-        return fold_float_pair(a, k, t, x->u.float_val, y->u.float_val, err);
     if ((k == IR_E_MIN || k == IR_E_MAX) && x == y)
         return x;
     return NULL;

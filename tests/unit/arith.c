@@ -237,6 +237,57 @@ static void test_float_literal_casts(void **state)
     at_env_free(E);
 }
 
+/* Two float literals fold to what the device computes: each is a value of its
+ * dtype (a float32 literal may hold digits float32 does not keep), a NaN
+ * loses a min or max (fminf, fmaxf), and 0 * inf is NaN, not the 0 of the
+ * x * 0 identity. */
+static void test_float_literal_folds(void **state)
+{
+    (void)state;
+    AtEnv *E = at_env("x:int32");
+    TxArena *a = &E->m->arena;
+    int failed = 0;
+    struct { IrExprKind k; IrDType t; double x, y, want; } cases[] = {
+        {IR_E_EQ, IR_FLOAT32, 16777217, 16777216, 1},
+        {IR_E_EQ, IR_FLOAT32, 0.1, 0x1.99999ap-4, 1},
+        {IR_E_LT, IR_FLOAT32, 0.1, 0x1.99999ap-4, 0},
+        {IR_E_EQ, IR_FLOAT16, 1.0001, 1.0, 1},
+        {IR_E_EQ, IR_BFLOAT16, 1.001, 1.0, 1},
+        {IR_E_EQ, IR_FLOAT64, 0.1, 0x1.99999ap-4, 0},
+        {IR_E_NE, IR_FLOAT32, NAN, NAN, 1},
+        {IR_E_MIN, IR_FLOAT32, 1.0, NAN, 1.0},
+        {IR_E_MAX, IR_FLOAT32, 1.0, NAN, 1.0},
+        {IR_E_MIN, IR_FLOAT32, NAN, 1.0, 1.0},
+        {IR_E_MAX, IR_FLOAT64, NAN, -2.0, -2.0},
+        {IR_E_MIN, IR_FLOAT32, 2.0, 3.0, 2.0},
+        {IR_E_MUL, IR_FLOAT32, 0.0, INFINITY, NAN},
+        {IR_E_MUL, IR_FLOAT64, INFINITY, 0.0, NAN},
+        {IR_E_MUL, IR_FLOAT32, NAN, 0.0, NAN},
+        {IR_E_ADD, IR_FLOAT32, 16777216, 1.0, 16777216},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        IrExpr *x = ir_float(a, cases[i].t, cases[i].x, (TxSpan){0});
+        IrExpr *y = ir_float(a, cases[i].t, cases[i].y, (TxSpan){0});
+        IrExpr *e = ir_binary(a, cases[i].k, x, y, (TxSpan){0});
+        bool cmp = cases[i].k >= IR_E_EQ && cases[i].k <= IR_E_GE;
+        if (cmp)
+            e->dtype = IR_BOOL;
+        IrExpr *r = ar_simplify(&E->ctx, e);
+        double got = r->kind == IR_E_INT ? (double)r->u.int_val
+                     : r->kind == IR_E_FLOAT ? r->u.float_val : -12345;
+        if (r->kind != (cmp ? IR_E_INT : IR_E_FLOAT) ||
+            !(got == cases[i].want || (isnan(got) && isnan(cases[i].want))))
+            print_error("case %zu: got %g, expected %g\n", i, got, cases[i].want), failed++;
+    }
+    assert_int_equal(failed, 0);
+    /* 0.0 / 0.0 is the reference's division by zero, not 0.0 */
+    const char *err = NULL;
+    IrExpr *z = ir_float(a, IR_FLOAT32, 0.0, (TxSpan){0});
+    assert_null(ar_binary(a, IR_E_DIV, z, z, (TxSpan){0}, &err));
+    assert_non_null(err);
+    at_env_free(E);
+}
+
 /* Overflow-aware folding: a result that does not fit the dtype is not folded. */
 static void test_overflow(void **state)
 {
@@ -518,6 +569,7 @@ int main(void)
         cmocka_unit_test(test_bounds_decide),
         cmocka_unit_test(test_casts_bits_dtypes),
         cmocka_unit_test(test_float_literal_casts),
+        cmocka_unit_test(test_float_literal_folds),
         cmocka_unit_test(test_overflow),
         cmocka_unit_test(test_unsigned),
         cmocka_unit_test(test_bind_substitution),
