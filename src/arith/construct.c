@@ -25,21 +25,11 @@ IrExpr *ar_make_int(TxArena *a, IrDType t, int64_t v, TxSpan sp)
     return t.lanes > 1 ? broadcast(a, c, t.lanes, sp) : c;
 }
 
-/* C leaves the conversion of an out-of-range double undefined; saturate. */
-static int64_t float_to_int64(double v)
-{
-    if (v != v)
-        return 0;
-    if (v <= -0x1p63)
-        return INT64_MIN;
-    return v >= 0x1p63 ? INT64_MAX : (int64_t)v;
-}
-
 IrExpr *ar_make_float(TxArena *a, IrDType t, double v, TxSpan sp)
 {
     IrDType s = ir_dtype_with_lanes(t, 1);
     IrExpr *c = ir_dtype_is_float(s) ? ir_float(a, s, v, sp)
-                                     : ir_int(a, s, float_to_int64(v), sp);
+                                     : ir_int(a, s, ir_float_to_int(s, v), sp);
     return t.lanes > 1 ? broadcast(a, c, t.lanes, sp) : c;
 }
 
@@ -47,8 +37,12 @@ static IrExpr *const_like(TxArena *a, IrDType t, const IrExpr *c, TxSpan sp)
 {
     if (c->kind == IR_E_INT && ir_dtype_is_float(t))
         return ar_make_float(a, t, ar_int_to_double(c), sp);
-    return c->kind == IR_E_INT ? ar_make_int(a, t, c->u.int_val, sp)
-                               : ar_make_float(a, t, c->u.float_val, sp);
+    if (c->kind == IR_E_INT)
+        return ar_make_int(a, t, c->u.int_val, sp);
+    /* converted to an integer, the literal is the value of its dtype (the
+     * device converts 16777216.0f for T.float32(16777217)) */
+    double v = c->u.float_val;
+    return ar_make_float(a, t, ir_dtype_is_float(t) ? v : ir_float_round(c->dtype, v), sp);
 }
 
 static IrExpr *cast_node(TxArena *a, IrDType t, IrExpr *x, TxSpan sp)

@@ -195,11 +195,11 @@ double ir_float_from_bits(IrDType t, uint64_t bits)
 
 int64_t ir_float_to_int(IrDType t, double x)
 {
+    if (t.code == IR_DT_BOOL) /* C++'s (bool)x: a NaN is true */
+        return x != 0;
     if (isnan(x))
         return 0;
     x = trunc(x);
-    if (t.code == IR_DT_BOOL)
-        return x != 0;
     int bits = t.bits ? t.bits : 32;
     if (t.code == IR_DT_UINT) {
         uint64_t max = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;

@@ -237,6 +237,36 @@ static void test_float_literal_casts(void **state)
     at_env_free(E);
 }
 
+/* A float literal cast to an integer dtype folds to what the device's
+ * conversion gives: the literal's value in its own dtype, truncated and
+ * saturated to the target (NaN -> 0); to bool, x != 0 (NaN is true). */
+static void test_float_literal_to_int(void **state)
+{
+    (void)state;
+    AtEnv *E = at_env("x:int32");
+    TxArena *a = &E->m->arena;
+    int failed = 0;
+    struct { IrDType from, to; double v; int64_t want; } cases[] = {
+        {IR_FLOAT32, IR_BOOL, 0.5, 1},          {IR_FLOAT32, IR_BOOL, NAN, 1},
+        {IR_FLOAT32, IR_BOOL, -0.0, 0},         {IR_FLOAT32, IR_BOOL, 1e-50, 0},
+        {IR_FLOAT32, IR_INT32, 16777217, 16777216},
+        {IR_FLOAT64, IR_INT32, 16777217, 16777217},
+        {IR_FLOAT32, IR_INT32, -2.5, -2},       {IR_FLOAT32, IR_INT32, NAN, 0},
+        {IR_FLOAT32, IR_INT32, 3e9, INT32_MAX}, {IR_FLOAT32, IR_INT32, -3e9, INT32_MIN},
+        {IR_FLOAT32, IR_UINT8, -1.5, 0},        {IR_FLOAT32, IR_UINT8, 300, 255},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        IrExpr *r = ar_cast(a, cases[i].to, ir_float(a, cases[i].from, cases[i].v, (TxSpan){0}),
+                            (TxSpan){0});
+        if (r->kind != IR_E_INT || r->u.int_val != cases[i].want)
+            print_error("case %zu (%g): got %lld, expected %lld\n", i, cases[i].v,
+                        r->kind == IR_E_INT ? (long long)r->u.int_val : -12345LL,
+                        (long long)cases[i].want), failed++;
+    }
+    assert_int_equal(failed, 0);
+    at_env_free(E);
+}
+
 /* Two float literals fold to what the device computes: each is a value of its
  * dtype (a float32 literal may hold digits float32 does not keep), a NaN
  * loses a min or max (fminf, fmaxf), and 0 * inf is NaN, not the 0 of the
@@ -570,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_casts_bits_dtypes),
         cmocka_unit_test(test_float_literal_casts),
         cmocka_unit_test(test_float_literal_folds),
+        cmocka_unit_test(test_float_literal_to_int),
         cmocka_unit_test(test_overflow),
         cmocka_unit_test(test_unsigned),
         cmocka_unit_test(test_bind_substitution),
