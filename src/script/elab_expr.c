@@ -681,12 +681,6 @@ static double num_f(const ScVal *v)
 
 static int64_t num_i(const ScVal *v) { return v->kind == SV_BOOL ? v->u.b : v->u.i; }
 
-static int64_t py_floordiv(int64_t x, int64_t y)
-{
-    int64_t q = x / y, r = x % y;
-    return (r != 0 && ((r < 0) != (y < 0))) ? q - 1 : q;
-}
-
 /* x ** y for y >= 0; false when the result overflows int64. */
 static bool int_pow(int64_t x, int64_t y, int64_t *out)
 {
@@ -720,7 +714,7 @@ static bool int_arith(El *E, int op, int64_t x, int64_t y, TxSpan sp, ScVal *r)
         if (y == 0)
             return false;
         ok = !(x == INT64_MIN && y == -1);
-        v = ok ? py_floordiv(x, y) : 0;
+        v = ok ? ar_floordiv64(x, y) : 0;
         break;
     default: return false;
     }
@@ -759,9 +753,9 @@ static ScVal python_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
             break;
         if (flt)
             return sv_float(fx - floor(fx / fy) * fy, sp);
-        if (y == -1)
+        if (y == -1) /* INT64_MIN % -1 is undefined in C */
             return sv_int(0, sp);
-        return sv_int(x - py_floordiv(x, y) * y, sp);
+        return sv_int(ar_floormod64(x, y), sp);
     case SC_TK_DOUBLESTAR:
         return sv_float(pow(fx, fy), sp);
     case SC_TK_AMPER: case SC_TK_VBAR: case SC_TK_CIRCUMFLEX: case SC_TK_LEFTSHIFT:

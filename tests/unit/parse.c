@@ -149,6 +149,28 @@ static void test_folding(void **state)
     ir_module_free(m);
 }
 
+/* Python's int % at the ends of int64: the remainder, never an overflow of
+ * the quotient times the divisor (-2**63 % 3 is 1, -2**63 % 7 is 6). */
+static void test_int_remainder_extremes(void **state)
+{
+    (void)state;
+    IrModule *m = parse_ok("X = (-9223372036854775807 - 1) % 3\n"
+                           "Y = (-9223372036854775807 - 1) % 7\n"
+                           "Z = (-9223372036854775807 - 1) % -1\n"
+                           "W = 9223372036854775807 % -2\n"
+                           HDR "def f(A: T.Buffer((8,), \"int32\")):\n"
+                           "    A[0] = X\n"
+                           "    A[1] = Y\n"
+                           "    A[2] = Z\n"
+                           "    A[3] = W\n");
+    const IrStmt *b = m->funcs[0]->body;
+    assert_int_equal(stmt_at(b, 0)->u.store.value->u.int_val, 1);
+    assert_int_equal(stmt_at(b, 1)->u.store.value->u.int_val, 6);
+    assert_int_equal(stmt_at(b, 2)->u.store.value->u.int_val, 0);
+    assert_int_equal(stmt_at(b, 3)->u.store.value->u.int_val, -1);
+    ir_module_free(m);
+}
+
 static void test_scalars_and_let(void **state)
 {
     (void)state;
@@ -520,7 +542,7 @@ int main(void)
         cmocka_unit_test(test_signature),    cmocka_unit_test(test_match_buffer),
         cmocka_unit_test(test_folding),      cmocka_unit_test(test_scalars_and_let),
         cmocka_unit_test(test_loops),        cmocka_unit_test(test_regions_and_tile),
-        cmocka_unit_test(test_tile_signatures),
+        cmocka_unit_test(test_tile_signatures), cmocka_unit_test(test_int_remainder_extremes),
         cmocka_unit_test(test_constants_and_defines), cmocka_unit_test(test_macros),
         cmocka_unit_test(test_scope_ids_and_frames),  cmocka_unit_test(test_layout),
         cmocka_unit_test(test_ptx),          cmocka_unit_test(test_module),
