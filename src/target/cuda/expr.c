@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../ir/float_bits.h"
 #include "internal.h"
 
 static int emit(Cg *cg, const IrExpr *e, TxBuf *b);
@@ -174,38 +175,6 @@ static uint32_t float_bits(float f)
     return u;
 }
 
-/* IEEE binary16 bits of a float, rounded to nearest even. */
-static uint16_t f16_bits(float f)
-{
-    uint32_t x = float_bits(f), sign = (x >> 16) & 0x8000, m = x & 0x7fffff;
-    int e = (int)((x >> 23) & 0xff);
-    if (e == 0xff)
-        return (uint16_t)(sign | 0x7c00 | (m ? 0x200 : 0));
-    int exp = e - 127 + 15;
-    if (exp >= 31)
-        return (uint16_t)(sign | 0x7c00);
-    if (exp <= 0) {
-        if (exp < -10)
-            return (uint16_t)sign;
-        uint32_t full = m | 0x800000, shift = (uint32_t)(14 - exp);
-        uint32_t q = full >> shift, rem = full & ((1u << shift) - 1), halfway = 1u << (shift - 1);
-        q += rem > halfway || (rem == halfway && (q & 1));
-        return (uint16_t)(sign | q);
-    }
-    uint32_t r = sign | (uint32_t)exp << 10 | m >> 13, rem = m & 0x1fff;
-    r += rem > 0x1000 || (rem == 0x1000 && (r & 1));
-    return (uint16_t)r;
-}
-
-/* bfloat16 bits of a float, rounded to nearest even. */
-static uint16_t bf16_bits(float f)
-{
-    uint32_t x = float_bits(f);
-    if ((x & 0x7fffffff) > 0x7f800000)
-        return (uint16_t)((x >> 16) | 0x40);
-    return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-}
-
 static int emit_f32(float f, TxBuf *b)
 {
     char text[40];
@@ -236,17 +205,19 @@ int cg_literal_float(Cg *cg, IrDType t, double v, TxBuf *b)
 {
     if (t.code == IR_DT_FLOAT && t.bits == 64)
         return emit_f64(v, b);
+    /* rounded from the double once: through float first, a value just past
+     * a halfway point of t would become the tie and round to even */
     if (t.code == IR_DT_FLOAT && t.bits == 16) {
-        tx_buf_printf(b, "half::from_bits(0x%04x)", f16_bits((float)v));
+        tx_buf_printf(b, "half::from_bits(0x%04x)", (unsigned)ir_float_to_bits(t, v));
         return CG_PREC_POSTFIX;
     }
     if (t.code == IR_DT_BFLOAT) {
-        tx_buf_printf(b, "bfloat16::from_bits(0x%04x)", bf16_bits((float)v));
+        tx_buf_printf(b, "bfloat16::from_bits(0x%04x)", (unsigned)ir_float_to_bits(t, v));
         return CG_PREC_POSTFIX;
     }
-    if (cg_is_low_float(t)) {
+    if (cg_is_low_float(t)) { /* a float exactly t's value: the conversion is exact */
         tx_buf_printf(b, "%s(", cg_ctype_at(cg, t, cg->span));
-        emit_f32((float)v, b);
+        emit_f32((float)ir_float_round(t, v), b);
         tx_buf_putc(b, ')');
         return CG_PREC_POSTFIX;
     }
