@@ -681,6 +681,30 @@ static double num_f(const ScVal *v)
 
 static int64_t num_i(const ScVal *v) { return v->kind == SV_BOOL ? v->u.b : v->u.i; }
 
+/* Python's float // and % (CPython's float_divmod): the remainder is fmod's,
+ * exact, moved to the divisor's sign; the quotient is (x - mod) / y rounded
+ * to an integer. floor(x / y) rounds x / y first: 1 // 0.1 is 9.0, not
+ * 10.0, and 1e20 % 3.0 is 1.0, not 0.0. */
+static double py_float_divmod(double x, double y, double *mod)
+{
+    double m = fmod(x, y), div = (x - m) / y, q;
+    if (m != 0 && ((y < 0) != (m < 0))) {
+        m += y;
+        div -= 1.0;
+    } else if (m == 0) {
+        m = copysign(0.0, y);
+    }
+    if (div != 0) {
+        q = floor(div);
+        if (div - q > 0.5)
+            q += 1.0;
+    } else {
+        q = copysign(0.0, x / y);
+    }
+    *mod = m;
+    return q;
+}
+
 /* x ** y for y >= 0; false when the result overflows int64. */
 static bool int_pow(int64_t x, int64_t y, int64_t *out)
 {
@@ -732,7 +756,7 @@ static ScVal python_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
 {
     bool flt = a.kind == SV_FLOAT || b.kind == SV_FLOAT;
     int64_t x = num_i(&a), y = num_i(&b);
-    double fx = num_f(&a), fy = num_f(&b);
+    double fx = num_f(&a), fy = num_f(&b), fm;
     ScVal r;
     if (!flt && int_arith(E, op, x, y, sp, &r))
         return r;
@@ -747,12 +771,12 @@ static ScVal python_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp)
     case SC_TK_DOUBLESLASH:
         if (fy == 0)
             break;
-        return sv_float(floor(fx / fy), sp);
+        return sv_float(py_float_divmod(fx, fy, &fm), sp);
     case SC_TK_PERCENT:
         if (fy == 0)
             break;
         if (flt)
-            return sv_float(fx - floor(fx / fy) * fy, sp);
+            return py_float_divmod(fx, fy, &fm), sv_float(fm, sp);
         if (y == -1) /* INT64_MIN % -1 is undefined in C */
             return sv_int(0, sp);
         return sv_int(ar_floormod64(x, y), sp);

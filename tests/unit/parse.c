@@ -2,6 +2,7 @@
  * IR and inspected (signatures, buffers, scalars, folding, loops, regions,
  * constants and -D, macros, scope ids, frames, PTX), and the diagnostics of
  * malformed input with their exact message and position. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -168,6 +169,30 @@ static void test_int_remainder_extremes(void **state)
     assert_int_equal(stmt_at(b, 1)->u.store.value->u.int_val, 6);
     assert_int_equal(stmt_at(b, 2)->u.store.value->u.int_val, 0);
     assert_int_equal(stmt_at(b, 3)->u.store.value->u.int_val, -1);
+    ir_module_free(m);
+}
+
+/* Python's float // and %: 1 // 0.1 is 9.0 and 1 % 0.1 is 0.09999999999999995
+ * (0.1 is a little above a tenth); the remainder takes the divisor's sign. */
+static void test_float_floordiv_mod(void **state)
+{
+    (void)state;
+    IrModule *m = parse_ok("Q = 1 // 0.1\nR = 1 % 0.1\nS = 1e20 % 3.0\nU = -7.5 % 2.0\n"
+                           "V = 7.5 // -2.0\nW = 6.0 % -3.0\n"
+                           HDR "def f(A: T.Buffer((8,), \"float64\")):\n"
+                           "    A[0] = T.float64(Q)\n"
+                           "    A[1] = T.float64(R)\n"
+                           "    A[2] = T.float64(S)\n"
+                           "    A[3] = T.float64(U)\n"
+                           "    A[4] = T.float64(V)\n"
+                           "    A[5] = T.float64(W)\n");
+    const IrStmt *b = m->funcs[0]->body;
+    double want[] = {9.0, 0.09999999999999995, 1.0, 0.5, -4.0, -0.0};
+    for (int i = 0; i < 6; i++) {
+        double got = stmt_at(b, i)->u.store.value->u.float_val;
+        if (got != want[i] || signbit(got) != signbit(want[i]))
+            fail_msg("A[%d]: got %.17g, expected %.17g", i, got, want[i]);
+    }
     ir_module_free(m);
 }
 
@@ -543,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_folding),      cmocka_unit_test(test_scalars_and_let),
         cmocka_unit_test(test_loops),        cmocka_unit_test(test_regions_and_tile),
         cmocka_unit_test(test_tile_signatures), cmocka_unit_test(test_int_remainder_extremes),
+        cmocka_unit_test(test_float_floordiv_mod),
         cmocka_unit_test(test_constants_and_defines), cmocka_unit_test(test_macros),
         cmocka_unit_test(test_scope_ids_and_frames),  cmocka_unit_test(test_layout),
         cmocka_unit_test(test_ptx),          cmocka_unit_test(test_module),
