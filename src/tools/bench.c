@@ -470,6 +470,24 @@ static int run(BenchSession *s, int argc, char **argv)
     return rc;
 }
 
+/* A FILE parsed and verified before the GPU is sought: its errors are
+ * reported at their lines on a machine without one too. */
+static int check_source(const BenchSession *s)
+{
+    const BenchConfig *c = s->c;
+    tirx_options o = {.import_dirs = c->import_dirs, .n_import_dirs = c->n_import_dirs};
+    tirx_module *m = NULL;
+    tirx_status st = tirx_parse_with(s->text, s->len, s->file, c->defines, c->ndefines, &o, &m);
+    if (st == TIRX_OK)
+        st = tirx_verify(m);
+    char *diags = st != TIRX_OK ? tirx_diag_render(m) : NULL;
+    if (diags)
+        fputs(diags, stderr);
+    tirx_free(diags);
+    tirx_module_free(m);
+    return st;
+}
+
 int bench_main(int argc, char **argv)
 {
     BenchConfig *c = calloc(1, sizeof *c);
@@ -482,7 +500,7 @@ int bench_main(int argc, char **argv)
         bool builtin = c->gemm || c->mla; /* they read their kernels themselves */
         if (!builtin)
             s.text = tool_read_input(c->file, TIRX_MAX_INPUT_SIZE_DEFAULT, &s.len);
-        rc = builtin || s.text ? 0 : TIRX_ERR_INPUT;
+        rc = builtin ? 0 : s.text ? check_source(&s) : TIRX_ERR_INPUT;
         if (!rc && c->flashmla) /* a wrong library fails before any GPU work */
             rc = bench_flashmla_open(c->flashmla, &s.flashmla);
         if (!rc)
