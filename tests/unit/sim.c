@@ -1929,6 +1929,80 @@ static void test_special_registers(void **state)
     tirx_module_free(m);
 }
 
+/* ---------------------------------------------------------------- scalar semantics */
+
+/* Runs f(Y, params...) of one thread whose body (statements indented by four
+ * spaces) stores int64 results in Y[0..8); Y starts as -777 each. */
+static tirx_status run_scalars(const char *params, const char *body, const tirx_arg *scalars,
+                               int n, int64_t y[8], tirx_error *err)
+{
+    char src[2048];
+    snprintf(src, sizeof src,
+             "@T.prim_func\n"
+             "def f(Y: T.Buffer((8,), \"int64\"), %s):\n"
+             "    T.device_entry()\n"
+             "    bx = T.cta_id([1])\n"
+             "    tx = T.thread_id([1])\n%s",
+             params, body);
+    tirx_module *m = compile_text(src, strlen(src), "scalar.tirx", NULL, 0);
+    static _Alignas(64) int64_t out[8];
+    for (int i = 0; i < 8; i++)
+        out[i] = -777;
+    Tensor Y = tensor(out, 1, 8, 0, kDLInt, 64);
+    Y.t.shape = Y.shape;
+    tirx_arg args[8] = {tirx_arg_tensor((const struct DLTensor *)&Y.t)};
+    for (int i = 0; i < n; i++)
+        args[1 + i] = scalars[i];
+    memset(err, 0, sizeof *err);
+    tirx_status st = tirx_simulate(m, "f", args, (size_t)(1 + n), err);
+    memcpy(y, out, sizeof out);
+    tirx_module_free(m);
+    return st;
+}
+
+static void expect_scalars(const char *params, const char *body, const tirx_arg *scalars, int n,
+                           const int64_t *want, int nwant)
+{
+    int64_t y[8];
+    tirx_error err;
+    if (run_scalars(params, body, scalars, n, y, &err) != TIRX_OK)
+        fail_msg("%s", err.message);
+    for (int i = 0; i < nwant; i++)
+        if (y[i] != want[i])
+            fail_msg("Y[%d] = %lld (0x%llx), expected %lld (0x%llx)", i, (long long)y[i],
+                     (unsigned long long)y[i], (long long)want[i], (unsigned long long)want[i]);
+}
+
+/* T.ldexp's exponent is an integer: it scales by 2^n (it was read as the
+ * bits of a double, so the value came back unscaled). */
+static void test_ldexp(void **state)
+{
+    (void)state;
+    const tirx_arg a[] = {tirx_arg_float(1.5), tirx_arg_int(3)};
+    const int64_t want[] = {12, 6};
+    expect_scalars("x: T.float32, n: T.int32",
+                   "    Y[0] = T.int64(T.ldexp(x, n))\n"
+                   "    Y[1] = T.int64(T.ldexp(T.float16(x) * T.float16(2), n - 2))\n",
+                   a, 2, want, 2);
+}
+
+/* A float cast to bool is x != 0, as C++'s (bool)x on the device: 0.5 and NaN
+ * are true (they were truncated to 0 first). */
+static void test_float_to_bool(void **state)
+{
+    (void)state;
+    const char *body = "    Y[0] = T.int64(T.bool(x))\n"
+                       "    Y[1] = T.int64(T.bool(T.float16(x)))\n"
+                       "    Y[2] = T.int64(T.bool(T.float64(x)))\n";
+    const double xs[] = {0.5, -0.25, NAN, 0.0, -0.0, 3.0};
+    for (int i = 0; i < 6; i++) {
+        const tirx_arg a[] = {tirx_arg_float(xs[i])};
+        int64_t b = xs[i] != 0;
+        const int64_t want[] = {b, b, b};
+        expect_scalars("x: T.float32", body, a, 1, want, 3);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1945,6 +2019,8 @@ int main(void)
         cmocka_unit_test(test_rounding),
         cmocka_unit_test(test_bfloat16_pair),
         cmocka_unit_test(test_special_registers),
+        cmocka_unit_test(test_ldexp),
+        cmocka_unit_test(test_float_to_bool),
         cmocka_unit_test(test_tcgen05_planted),
         cmocka_unit_test(test_tcgen05_cp_shapes),
         cmocka_unit_test(test_tcgen05_alloc_not_freed),
