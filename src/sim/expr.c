@@ -671,6 +671,20 @@ static SimVal call(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
 
 /* ---------------------------------------------------------------- dispatch */
 
+/* A cast as the generated CUDA computes it: to a float narrower than float32
+ * through float32 (half((float)x)), so from float64 or an integer it rounds
+ * twice. */
+static SimVal cast(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
+{
+    IrDType from = ir_dtype_with_lanes(e->u.op.a->dtype, 1), to = ir_dtype_with_lanes(e->dtype, 1);
+    SimVal v = sim_eval(l, t, e->u.op.a, lane);
+    if (sim_is_float(to) && to.bits < 32 && !ir_dtype_eq(from, IR_FLOAT32)) {
+        v = sim_convert(from, IR_FLOAT32, v);
+        from = IR_FLOAT32;
+    }
+    return sim_convert(from, to, v);
+}
+
 SimVal sim_eval(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
 {
     if (sim_failed(l) || t->blocked)
@@ -682,9 +696,7 @@ SimVal sim_eval(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     case IR_E_FLOAT: case IR_E_PYFLOAT: return fval(sim_round(e->dtype, e->u.float_val));
     case IR_E_VAR: return var_value(l, t, e);
     case IR_E_NOT: return ival(!sim_eval(l, t, e->u.op.a, lane).i);
-    case IR_E_CAST:
-        return sim_convert(ir_dtype_with_lanes(e->u.op.a->dtype, 1),
-                           ir_dtype_with_lanes(e->dtype, 1), sim_eval(l, t, e->u.op.a, lane));
+    case IR_E_CAST: return cast(l, t, e, lane);
     case IR_E_SELECT:
         return sim_eval(l, t, e->u.op.cond, lane).i ? sim_eval(l, t, e->u.op.a, lane)
                                                      : sim_eval(l, t, e->u.op.b, lane);

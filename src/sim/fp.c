@@ -49,15 +49,30 @@ SimVal sim_from_bits(IrDType t, uint64_t bits)
     return v;
 }
 
+/* Integer v as a double, rounded to odd past 53 bits (a dropped bit leaves a
+ * sticky 1): rounding that once more to a format of at most 51 bits gives the
+ * integer correctly rounded, as cvt.rn does; a plain (double) would round twice. */
+static double int_to_double_odd(IrDType from, int64_t v)
+{
+    bool neg = from.code != IR_DT_UINT && v < 0;
+    uint64_t m = neg ? 0 - (uint64_t)v : (uint64_t)v;
+    int len = m ? 64 - __builtin_clzll(m) : 0, drop = len > 53 ? len - 53 : 0;
+    uint64_t kept = m >> drop, sticky = (m & (((uint64_t)1 << drop) - 1)) != 0;
+    double d = ldexp((double)(kept | sticky), drop);
+    return neg ? -d : d;
+}
+
 SimVal sim_convert(IrDType from, IrDType to, SimVal v)
 {
     SimVal r;
     bool ff = sim_is_float(from), tf = sim_is_float(to);
+    bool u64 = from.code == IR_DT_UINT && from.bits == 64;
     if (ff && tf)
         r.f = sim_round(to, v.f);
+    else if (tf && to.bits == 64)
+        r.f = u64 ? (double)(uint64_t)v.i : (double)v.i;
     else if (tf)
-        r.f = sim_round(to, from.code == IR_DT_UINT && from.bits == 64 ? (double)(uint64_t)v.i
-                                                                        : (double)v.i);
+        r.f = sim_round(to, int_to_double_odd(from, v.i));
     else if (ff)
         r.i = ir_float_to_int(to, v.f);
     else

@@ -2003,6 +2003,33 @@ static void test_float_to_bool(void **state)
     }
 }
 
+/* Integer and float64 casts to floats as the device rounds them: an int64 or
+ * uint64 to float32 once (cvt.rn.f32.s64; through double it rounded twice and
+ * lost the bits past 53), and to a float narrower than float32 through float32,
+ * as the generated half((float)x) does. */
+static void test_cast_rounding(void **state)
+{
+    (void)state;
+    const char *body =
+        "    Y[0] = T.int64(T.reinterpret(\"int32\", T.float32(i)))\n"
+        "    Y[1] = T.int64(T.reinterpret(\"int32\", T.float32(u)))\n"
+        "    Y[2] = T.int64(T.reinterpret(\"int16\", T.bfloat16(n)))\n"
+        "    Y[3] = T.int64(T.reinterpret(\"int16\", T.float16(d)))\n"
+        "    Y[4] = T.int64(T.reinterpret(\"int64\", T.float64(i)))\n";
+    /* 2^62 + 2^38 + 1 is past float32's tie at 2^62 + 2^38; 2^24 + 2^16 + 1 is a
+     * tie in float32 (to 2^24 + 2^16), then one in bfloat16 (to 2^24); 1 +
+     * 2^-11 + 2^-40 is 1 + 2^-11 in float32, a tie in float16 (to 1) */
+    const tirx_arg a[] = {tirx_arg_int((1ll << 62) + (1ll << 38) + 1),
+                          tirx_arg_int((long long)((1ull << 63) + (1ull << 39) + 1)),
+                          tirx_arg_int((1 << 24) + (1 << 16) + 1),
+                          tirx_arg_float(1 + 0x1p-11 + 0x1p-40)};
+    double i64 = (double)((1ll << 62) + (1ll << 38) + 1);
+    int64_t bits64;
+    memcpy(&bits64, &i64, 8);
+    const int64_t want[] = {0x5e800001, 0x5f000001, 0x4b80, 0x3c00, bits64};
+    expect_scalars("i: T.int64, u: T.uint64, n: T.int32, d: T.float64", body, a, 4, want, 5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2021,6 +2048,7 @@ int main(void)
         cmocka_unit_test(test_special_registers),
         cmocka_unit_test(test_ldexp),
         cmocka_unit_test(test_float_to_bool),
+        cmocka_unit_test(test_cast_rounding),
         cmocka_unit_test(test_tcgen05_planted),
         cmocka_unit_test(test_tcgen05_cp_shapes),
         cmocka_unit_test(test_tcgen05_alloc_not_freed),
