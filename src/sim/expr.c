@@ -89,6 +89,13 @@ static SimVal int_binary(SimLaunch *l, SimThread *t, const IrExpr *e, IrDType dt
 static double fmax_nan(double a, double b) { return isnan(a) ? b : isnan(b) ? a : a > b ? a : b; }
 static double fmin_nan(double a, double b) { return isnan(a) ? b : isnan(b) ? a : a < b ? a : b; }
 
+/* floor(a / b) as the generated CUDA computes it: floorf of the float32
+ * quotient (a float16 divides in float32 too), floor of the double one. */
+static double floor_quotient(IrDType dt, double a, double b)
+{
+    return floor(dt.bits == 64 ? a / b : sim_round(IR_FLOAT32, a / b));
+}
+
 static SimVal float_binary(IrExprKind k, IrDType dt, double a, double b)
 {
     switch (k) {
@@ -96,9 +103,10 @@ static SimVal float_binary(IrExprKind k, IrDType dt, double a, double b)
     case IR_E_SUB: return fval(sim_round(dt, a - b));
     case IR_E_MUL: return fval(sim_round(dt, a * b));
     case IR_E_DIV: return fval(sim_round(dt, a / b));
-    case IR_E_FLOORDIV: return fval(sim_round(dt, floor(a / b)));
+    case IR_E_FLOORDIV: return fval(sim_round(dt, floor_quotient(dt, a, b)));
     case IR_E_MOD: return fval(sim_round(dt, fmod(a, b)));
-    case IR_E_FLOORMOD: return fval(sim_round(dt, a - floor(a / b) * b));
+    /* a - q * b in one rounding: NVVM contracts it to an fma (--fmad=true) */
+    case IR_E_FLOORMOD: return fval(sim_round(dt, a - floor_quotient(dt, a, b) * b));
     case IR_E_MIN: return fval(fmin_nan(a, b));
     case IR_E_MAX: return fval(fmax_nan(a, b));
     case IR_E_EQ: return ival(a == b);

@@ -2030,6 +2030,26 @@ static void test_cast_rounding(void **state)
     expect_scalars("i: T.int64, u: T.uint64, n: T.int32, d: T.float64", body, a, 4, want, 5);
 }
 
+/* Float floor division and floor modulo as the generated CUDA computes them:
+ * floorf(a / b) of the float32 quotient (the simulator floored the exact one),
+ * the modulo a - q * b contracted to one fma (NVRTC's default --fmad=true). */
+static void test_float_floordiv(void **state)
+{
+    (void)state;
+    /* 55307 / 1.00065136 is just below 55271 and rounds to it in float32 */
+    float x = 55307, z = 1.00065136f, q = floorf(x / z);
+    const tirx_arg a[] = {tirx_arg_float(x), tirx_arg_float(z)};
+    float r = fmaf(-q, z, x);
+    int32_t rbits;
+    memcpy(&rbits, &r, 4);
+    const int64_t want[] = {55271, rbits, 55269};
+    expect_scalars("x: T.float32, z: T.float32",
+                   "    Y[0] = T.int64(x // z)\n"
+                   "    Y[1] = T.int64(T.reinterpret(\"int32\", x % z))\n"
+                   "    Y[2] = T.int64(T.float64(x) // T.float64(z) - T.float64(1))\n",
+                   a, 2, want, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2049,6 +2069,7 @@ int main(void)
         cmocka_unit_test(test_ldexp),
         cmocka_unit_test(test_float_to_bool),
         cmocka_unit_test(test_cast_rounding),
+        cmocka_unit_test(test_float_floordiv),
         cmocka_unit_test(test_tcgen05_planted),
         cmocka_unit_test(test_tcgen05_cp_shapes),
         cmocka_unit_test(test_tcgen05_alloc_not_freed),
