@@ -49,6 +49,14 @@ static SimVal int_binary(SimLaunch *l, SimThread *t, const IrExpr *e, IrDType dt
         sim_fail(l, t, e->span, "integer division by zero");
         return ival(0);
     }
+    /* the least int32 or int64 by -1 overflows, undefined in C++ (int8 and int16
+     * are promoted to int: theirs wraps) */
+    int64_t least = dt.bits >= 64 ? INT64_MIN : -((int64_t)1 << (dt.bits - 1));
+    if (div && b == -1 && dt.code == IR_DT_INT && dt.bits >= 32 && a == least) {
+        sim_fail(l, t, e->span, "integer division overflow: %lld / -1 in int%d is undefined",
+                 (long long)a, dt.bits);
+        return ival(0);
+    }
     uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
     bool u = is_unsigned(dt);
     switch (k) {
@@ -56,9 +64,8 @@ static SimVal int_binary(SimLaunch *l, SimThread *t, const IrExpr *e, IrDType dt
     case IR_E_SUB: return ival((int64_t)(ua - ub));
     case IR_E_MUL: return ival((int64_t)(ua * ub));
     case IR_E_DIV:
-        return ival(u ? (int64_t)(ua / ub) : a == INT64_MIN && b == -1 ? a : a / b);
-    case IR_E_MOD:
-        return ival(u ? (int64_t)(ua % ub) : a == INT64_MIN && b == -1 ? 0 : a % b);
+        return ival(u ? (int64_t)(ua / ub) : a / b);
+    case IR_E_MOD: return ival(u ? (int64_t)(ua % ub) : a % b);
     case IR_E_FLOORDIV: {
         if (u)
             return ival((int64_t)(ua / ub));

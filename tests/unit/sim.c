@@ -2050,6 +2050,35 @@ static void test_float_floordiv(void **state)
                    a, 2, want, 3);
 }
 
+/* The least int32 or int64 divided by -1 overflows, undefined in the
+ * generated C++ (and in PTX's div.s32): an error, not an invented value; an
+ * int16 is promoted to int on the device and wraps. */
+static void test_division_overflow(void **state)
+{
+    (void)state;
+    const char *ops[] = {"//", "%", "T.truncdiv", "T.truncmod"};
+    for (int i = 0; i < 4; i++) {
+        for (int w = 32; w <= 64; w += 32) {
+            char body[160];
+            snprintf(body, sizeof body,
+                     i < 2 ? "    Y[0] = T.int64(T.int%d(x) %s T.int%d(y))\n"
+                           : "    Y[0] = T.int64(%2$s(T.int%1$d(x), T.int%3$d(y)))\n",
+                     w, ops[i], w);
+            const tirx_arg a[] = {tirx_arg_int(w == 32 ? INT32_MIN : INT64_MIN), tirx_arg_int(-1)};
+            int64_t y[8];
+            tirx_error err;
+            assert_int_equal(run_scalars("x: T.int64, y: T.int64", body, a, 2, y, &err),
+                             TIRX_ERR_USAGE);
+            if (!strstr(err.message, "integer division overflow"))
+                fail_msg("%s: %s", body, err.message);
+        }
+    }
+    const tirx_arg a[] = {tirx_arg_int(INT16_MIN), tirx_arg_int(-1)};
+    const int64_t want[] = {INT16_MIN, 0};
+    expect_scalars("x: T.int16, y: T.int16",
+                   "    Y[0] = T.int64(x // y)\n    Y[1] = T.int64(x % y)\n", a, 2, want, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2070,6 +2099,7 @@ int main(void)
         cmocka_unit_test(test_float_to_bool),
         cmocka_unit_test(test_cast_rounding),
         cmocka_unit_test(test_float_floordiv),
+        cmocka_unit_test(test_division_overflow),
         cmocka_unit_test(test_tcgen05_planted),
         cmocka_unit_test(test_tcgen05_cp_shapes),
         cmocka_unit_test(test_tcgen05_alloc_not_freed),
