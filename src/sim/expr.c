@@ -424,6 +424,15 @@ static SimVal int_math(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     int64_t b = c->nargs > 1 ? eval_int(l, t, c->args[1], lane) : 0;
     uint64_t ua = (uint64_t)a & (dt.bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << dt.bits) - 1);
     int64_t r = 0;
+    /* C++ shifts int8 and int16 as int: a count past the promoted width, or
+     * negative, is undefined */
+    int width = dt.bits < 32 ? 32 : dt.bits;
+    bool shift = c->op == IR_OP_SHIFT_LEFT || c->op == IR_OP_SHIFT_RIGHT;
+    if (shift && (b < 0 || b >= width)) {
+        sim_fail(l, t, e->span, "shift count %lld is out of range for a %d-bit value (undefined)",
+                 (long long)b, width);
+        return ival(0);
+    }
     switch (c->op) {
     case IR_OP_BITWISE_AND: r = a & b; break;
     case IR_OP_BITWISE_OR: r = a | b; break;

@@ -2079,6 +2079,37 @@ static void test_division_overflow(void **state)
                    "    Y[0] = T.int64(x // y)\n    Y[1] = T.int64(x % y)\n", a, 2, want, 2);
 }
 
+/* A shift count that is negative or not below the promoted width is
+ * undefined in the generated C++ (and was a negative shift in the simulator's
+ * own C): an error; int8 shifted by 8 to 31 is defined (promoted to int). */
+static void test_shift_count(void **state)
+{
+    (void)state;
+    const char *ops[] = {"T.shift_left", "T.shift_right"};
+    const long long counts[] = {-1, 32, 64};
+    for (int i = 0; i < 2; i++) {
+        for (int k = 0; k < 3; k++) {
+            char body[160];
+            snprintf(body, sizeof body, "    Y[0] = T.int64(%s(T.int%d(x), T.int32(n)))\n", ops[i],
+                     k == 2 ? 64 : 32);
+            const tirx_arg a[] = {tirx_arg_int(-5), tirx_arg_int(counts[k])};
+            int64_t y[8];
+            tirx_error err;
+            assert_int_equal(run_scalars("x: T.int64, n: T.int32", body, a, 2, y, &err),
+                             TIRX_ERR_USAGE);
+            if (!strstr(err.message, "shift count"))
+                fail_msg("%s: %s", body, err.message);
+        }
+    }
+    const tirx_arg a[] = {tirx_arg_int(-5), tirx_arg_int(9)};
+    const int64_t want[] = {0, -1, -5 * 512};
+    expect_scalars("x: T.int8, n: T.int8",
+                   "    Y[0] = T.int64(T.shift_left(x, n))\n"
+                   "    Y[1] = T.int64(T.shift_right(x, n))\n"
+                   "    Y[2] = T.int64(T.shift_left(T.int32(x), T.int32(n)))\n",
+                   a, 2, want, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2100,6 +2131,7 @@ int main(void)
         cmocka_unit_test(test_cast_rounding),
         cmocka_unit_test(test_float_floordiv),
         cmocka_unit_test(test_division_overflow),
+        cmocka_unit_test(test_shift_count),
         cmocka_unit_test(test_tcgen05_planted),
         cmocka_unit_test(test_tcgen05_cp_shapes),
         cmocka_unit_test(test_tcgen05_alloc_not_freed),
