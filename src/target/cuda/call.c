@@ -497,7 +497,7 @@ static int emit_bitwise_infix(Cg *cg, const IrExpr *e, const char *op, int prec,
     return prec;
 }
 
-static int emit_bitwise(Cg *cg, const IrExpr *e, TxBuf *b)
+static int emit_bitwise_op(Cg *cg, const IrExpr *e, TxBuf *b)
 {
     switch (e->u.call.op) {
     case IR_OP_BITWISE_AND: return emit_bitwise_infix(cg, e, "&", CG_PREC_BITAND, b);
@@ -510,6 +510,17 @@ static int emit_bitwise(Cg *cg, const IrExpr *e, TxBuf *b)
         cg_expr(cg, e->u.call.args[0], b, CG_PREC_UNARY);
         return CG_PREC_UNARY;
     }
+}
+
+/* A left shift or complement of a narrow integer leaves its range in C++'s
+ * int: cast back, as the IR wraps ((uint8_t)(~x) == 255 - x). */
+static int emit_bitwise(Cg *cg, const IrExpr *e, TxBuf *b)
+{
+    size_t start = b->len;
+    int prec = emit_bitwise_op(cg, e, b);
+    IrOp op = e->u.call.op;
+    bool leaves = op == IR_OP_SHIFT_LEFT || op == IR_OP_BITWISE_NOT;
+    return leaves && cg_narrow_int(e->dtype) ? cg_narrow_back(cg, e->dtype, b, start) : prec;
 }
 
 /* T.cuda.mov_sreg(bits, "%reg"): a helper per register, emitted once. */

@@ -15,14 +15,34 @@
 
 static int emit(Cg *cg, const IrExpr *e, TxBuf *b);
 
+/* Put text s before b[start..] and `)` after it. */
+static void enclose(TxBuf *b, size_t start, const char *s)
+{
+    size_t n = strlen(s), tail = b->len - start;
+    for (size_t i = 0; i < n; i++)
+        tx_buf_putc(b, ' ');
+    memmove(b->data + start + n, b->data + start, tail);
+    memcpy(b->data + start, s, n);
+    tx_buf_putc(b, ')');
+}
+
 /* Put b[start..] in parentheses. */
 static void wrap_parens(TxBuf *b, size_t start)
 {
-    size_t n = b->len - start;
-    tx_buf_putc(b, ' ');
-    memmove(b->data + start + 1, b->data + start, n);
-    b->data[start] = '(';
-    tx_buf_putc(b, ')');
+    enclose(b, start, "(");
+}
+
+bool cg_narrow_int(IrDType t)
+{
+    return (t.code == IR_DT_INT || t.code == IR_DT_UINT) && t.bits < 32 && t.lanes == 1;
+}
+
+int cg_narrow_back(Cg *cg, IrDType t, TxBuf *b, size_t start)
+{
+    char cast[32];
+    snprintf(cast, sizeof cast, "(%s)(", cg_ctype_at(cg, t, cg->span));
+    enclose(b, start, cast);
+    return CG_PREC_UNARY;
 }
 
 int cg_expr(Cg *cg, const IrExpr *e, TxBuf *b, int min_prec)
@@ -443,7 +463,13 @@ static int emit_binary(Cg *cg, const IrExpr *e, TxBuf *out)
         tx_buf_putc(out, ')');
         return CG_PREC_POSTFIX;
     }
-    return is_float ? emit_float_binary(cg, e, out) : emit_int_binary(cg, e, out);
+    if (is_float)
+        return emit_float_binary(cg, e, out);
+    size_t start = out->len;
+    int prec = emit_int_binary(cg, e, out);
+    IrExprKind k = e->kind;
+    bool leaves = k == IR_E_ADD || k == IR_E_SUB || k == IR_E_MUL || k == IR_E_DIV;
+    return leaves && cg_narrow_int(e->dtype) ? cg_narrow_back(cg, e->dtype, out, start) : prec;
 }
 
 /* ---------------------------------------------------------------- other nodes */

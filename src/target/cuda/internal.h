@@ -141,6 +141,11 @@ bool cg_is_low_float(IrDType t);    /* half, bfloat16, fp8/6/4: storage types co
 int cg_expr(Cg *cg, const IrExpr *e, TxBuf *b, int min_prec); /* the precedence written */
 /* e as a string of the run's arena. */
 char *cg_expr_str(Cg *cg, const IrExpr *e, int min_prec);
+/* Whether t is an integer narrower than int: C++ computes its operators in int. */
+bool cg_narrow_int(IrDType t);
+/* (t)(b[start..]): an operator's int result wrapped back to narrow integer t,
+ * as the IR's arithmetic wraps; the precedence written. */
+int cg_narrow_back(Cg *cg, IrDType t, TxBuf *b, size_t start);
 /* Whether e is known to be >= 0. */
 bool cg_is_nonneg(Cg *cg, const IrExpr *e);
 /* A new temporary `type tx_n = value;` before the current statement; its name. */
