@@ -112,7 +112,17 @@ static int emit_int_math(Cg *cg, const IrExpr *e, TxBuf *b)
         tx_buf_putc(b, '0');
         return CG_PREC_POSTFIX;
     }
-    return emit_args_call(cg, f, e, 0, b);
+    int bits = x->dtype.bits;
+    if (bits >= 32)
+        return emit_args_call(cg, f, e, 0, b);
+    /* int8 and int16 count their own bits, not those of the sign-extended int */
+    tx_buf_printf(b, "(%s((uint%d_t)", f, bits);
+    cg_expr(cg, x, b, CG_PREC_UNARY);
+    if (e->u.call.op == IR_OP_CLZ)
+        tx_buf_printf(b, ") - %d)", 32 - bits);
+    else
+        tx_buf_puts(b, "))");
+    return CG_PREC_POSTFIX;
 }
 
 static int emit_math(Cg *cg, const IrExpr *e, TxBuf *b)
