@@ -431,20 +431,21 @@ static int run_layout(const Options *o)
     return st;
 }
 
-/* Writes `n` bytes to -o OUT, or to stdout. */
+/* Writes `n` bytes to -o OUT, or to stdout; an output that cannot be written
+ * is exit status 1, as an input that cannot be read. */
 static tirx_status write_output(const Options *o, const void *data, size_t n)
 {
     FILE *f = o->output ? fopen(o->output, "wb") : stdout;
     if (!f) {
         fprintf(stderr, "tirx: cannot write '%s': %s\n", o->output, strerror(errno));
-        return TIRX_ERR_USAGE;
+        return TIRX_ERR_INPUT;
     }
     bool ok = fwrite(data, 1, n, f) == n;
     if (f != stdout)
         ok &= fclose(f) == 0;
     if (!ok) {
         fprintf(stderr, "tirx: cannot write '%s'\n", o->output ? o->output : "<stdout>");
-        return TIRX_ERR_USAGE;
+        return TIRX_ERR_INPUT;
     }
     return TIRX_OK;
 }
@@ -628,7 +629,7 @@ int main(int argc, char **argv)
     int err = fflush(stdout) ? errno : ferror(stdout) ? EIO : 0;
     if (err) {
         fprintf(stderr, "tirx: cannot write <stdout>: %s\n", strerror(err));
-        return rc ? rc : TIRX_ERR_USAGE;
+        return rc ? rc : TIRX_ERR_INPUT;
     }
     return rc;
 }
