@@ -190,7 +190,9 @@ RtStatus rt_cache_path(const RtCache *c, const RtDigest *key, char *buf, size_t 
 
 static bool read_whole(const char *path, uint8_t **data, size_t *size)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a named pipe in the entry's place opens at once (and is not
+     * a regular file) rather than waiting for a writer. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return false;
     struct stat st;
