@@ -232,7 +232,8 @@ static bool parse_blobs(uint8_t *payload, size_t size, RtBlob *blobs, size_t nbl
 {
     size_t at = 0;
     for (size_t i = 0; i < nblobs; i++) {
-        if (size - at < BLOB_HEADER_BYTES)
+        /* the previous blob's padding may have run past the end */
+        if (at > size || size - at < BLOB_HEADER_BYTES)
             return false;
         uint64_t name_len = get_le(payload + at, 4), data_len = get_le(payload + at + 8, 8);
         at += BLOB_HEADER_BYTES;

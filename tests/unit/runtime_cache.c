@@ -3,9 +3,9 @@
  * versus ""), the cache directory's environment fallbacks, entries written
  * and read back, and everything a reader must reject as a miss: a truncated
  * file, a flipped byte, another key's entry, garbage, a named pipe (at once,
- * without waiting for a writer). Threads writing and reading one key at once
- * only ever see whole entries. Each test works in a fresh temporary
- * directory. */
+ * without waiting for a writer), blob lengths past the end under a right
+ * checksum. Threads writing and reading one key at once only ever see whole
+ * entries. Each test works in a fresh temporary directory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -392,6 +392,37 @@ static void test_entry_is_a_fifo(void **state)
     rt_cache_entry_free(&e);
 }
 
+/* An entry whose header and checksum are right but whose blob lengths are
+ * not (a writer's bug, or a file made by hand: the checksum is no secret) is
+ * a miss, and no length makes the reader look past the file's end. Blob 0's
+ * data ends in the payload's last 16 bytes, so its padding would overrun it. */
+static void test_entry_lengths_past_the_end(void **state)
+{
+    RtCache c;
+    open_cache(&c, *state);
+    RtDigest key = test_key("lengths");
+    char path[8192];
+    put_sample(&c, &key);
+    assert_int_equal(rt_cache_path(&c, &key, path, sizeof path, NULL), RT_OK);
+    enum { PAYLOAD = 16 + 16 + 1 };
+    unsigned char file[96 + PAYLOAD] = {0};
+    memcpy(file, "TIRXCACH", 8);
+    file[8] = 1;  /* format */
+    file[12] = 2; /* two blobs, room for one */
+    file[16] = PAYLOAD;
+    memcpy(file + 24, key.bytes, 32);
+    unsigned char *p = file + 96;
+    p[0] = 2;    /* name bytes, with the NUL */
+    p[8] = 1;    /* data bytes */
+    p[16] = 'a'; /* the name */
+    p[32] = 'x'; /* the data: the payload's last byte */
+    RtDigest sum = rt_sha256(p, PAYLOAD);
+    memcpy(file + 56, sum.bytes, 32);
+    rewrite(path, file, sizeof file);
+    RtCacheEntry e;
+    assert_false(rt_cache_get(&c, &key, &e));
+}
+
 /* ---- threads ---- */
 
 typedef struct Writer {
@@ -465,6 +496,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_truncated_and_corrupt, make_scratch, remove_scratch),
         cmocka_unit_test_setup_teardown(test_entry_of_another_key, make_scratch, remove_scratch),
         cmocka_unit_test_setup_teardown(test_entry_is_a_fifo, make_scratch, remove_scratch),
+        cmocka_unit_test_setup_teardown(test_entry_lengths_past_the_end, make_scratch,
+                                        remove_scratch),
         cmocka_unit_test_setup_teardown(test_threads, make_scratch, remove_scratch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
