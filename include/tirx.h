@@ -387,6 +387,7 @@ typedef struct tirx_device_info {
     int driver_version; /* e.g. 13000 */
 } tirx_device_info;
 
+/* A NULL d fills *out with zeros (empty name and arch); a NULL out is ignored. */
 TIRX_API void tirx_device_get_info(const tirx_device *d, tirx_device_info *out);
 
 /* ---------------------------------------------------------------- benchmarking */

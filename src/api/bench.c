@@ -12,8 +12,12 @@
 
 void tirx_device_get_info(const tirx_device *d, tirx_device_info *out)
 {
-    const RtDeviceInfo *i = rt_device_info(api_device_rt(d));
+    if (!out)
+        return;
     memset(out, 0, sizeof *out);
+    if (!d)
+        return; /* as tirx_device_arch answers NULL: nothing to report */
+    const RtDeviceInfo *i = rt_device_info(api_device_rt(d));
     snprintf(out->name, sizeof out->name, "%s", i->name);
     snprintf(out->arch, sizeof out->arch, "%s", i->arch);
     out->sm_count = i->sm_count;

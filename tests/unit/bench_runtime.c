@@ -2,8 +2,8 @@
  * GPU: blaslt.h's declarations against cuBLAS's own headers (where they are
  * installed), loading libcuBLASLt (skipped where it is absent), the hold
  * kernel of the timing loop compiled by NVRTC for sm_80, sm_90a and sm_100a
- * (skipped without NVRTC), quantiles, and the public calls' answers where no
- * GPU is usable. */
+ * (skipped without NVRTC), quantiles, the public calls' answers where no
+ * GPU is usable, and tirx_device_get_info without a device. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -118,6 +118,22 @@ static void test_no_gpu(void **state)
     assert_null(g);
 }
 
+/* A NULL device or output is a caller's slip that the call survives: no
+ * device reports zeros and empty strings, as on any machine. */
+static void test_null_device_info(void **state)
+{
+    (void)state;
+    tirx_device_info info;
+    memset(&info, 0x55, sizeof info);
+    tirx_device_get_info(NULL, &info);
+    assert_string_equal(info.name, "");
+    assert_string_equal(info.arch, "");
+    assert_int_equal(info.sm_count, 0);
+    assert_int_equal(info.l2_bytes, 0);
+    assert_int_equal(info.driver_version, 0);
+    tirx_device_get_info(NULL, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -125,6 +141,7 @@ int main(void)
         cmocka_unit_test(test_hold_kernel_compiles),
         cmocka_unit_test(test_quantile),
         cmocka_unit_test(test_no_gpu),
+        cmocka_unit_test(test_null_device_info),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
