@@ -125,7 +125,8 @@ TIRX_API void tirx_free(void *p);
  * receives a module carrying the diagnostics, whose source is the layout text
  * named "<layout>" (free it with tirx_module_free). Returns TIRX_OK,
  * TIRX_ERR_INPUT (the layout does not parse or does not admit the shape) or
- * TIRX_ERR_USAGE (a bad shape, index or dtype). */
+ * TIRX_ERR_USAGE (a bad shape, index or dtype; every index of a shape of more
+ * than 2^20 elements: give `at`). */
 TIRX_API tirx_status tirx_layout_describe(const char *layout, const long long *shape, int ndim,
                                           const long long *at, const char *dtype, char **out,
                                           tirx_module **diags);

@@ -10,6 +10,9 @@
 #include "internal.h"
 
 enum { MAX_RANK = 16 };
+/* Every index of a larger shape would be a line each: tens of MB of text, or
+ * far more than memory holds; one index (at) of any shape is fine. */
+#define MAX_DESCRIBED ((int64_t)1 << 20)
 
 static tirx_status usage(IrModule *m, const char *msg)
 {
@@ -39,6 +42,10 @@ static tirx_status check_args(IrModule *m, const long long *shape, int ndim, con
         if (__builtin_mul_overflow(count, (int64_t)shape[d], &count))
             return usage(m, "the shape has more elements than a 64-bit count holds");
     }
+    if (!at && count > MAX_DESCRIBED)
+        return usage(m, tx_arena_printf(&m->arena, "the shape has %lld elements, more than the "
+                                        "%lld described one by one; give an index (--at)",
+                                        (long long)count, (long long)MAX_DESCRIBED));
     for (int d = 0; at && d < ndim; d++)
         if (at[d] < 0 || at[d] >= shape[d]) {
             int64_t s[MAX_RANK], i[MAX_RANK];

@@ -7,7 +7,8 @@
  * a launch's arguments on host memory, without a GPU; a text over the input
  * size limit is refused; imports of .tirx files are found in the importing
  * file's directory and the import directories, a text without a path has no
- * directory, and the cache key hashes the imported files' contents. */
+ * directory, and the cache key hashes the imported files' contents;
+ * tirx_layout_describe refuses every index of a shape too large to print. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -509,6 +510,35 @@ static void test_parse_and_lower_usage(void **state)
     tirx_module_free(m);
 }
 
+/* tirx_layout_describe of every index of a shape over 2^20 elements is a usage
+ * error at once (each index is a line: a huge shape ran for ever and filled
+ * memory); one index of the same shape is described, and 2^20 elements are. */
+static void test_layout_describe_bounded(void **state)
+{
+    (void)state;
+    const char *layout = "T.TileLayout(T.S[(2048, 2048):(2048, 1)])";
+    long long big[2] = {2048, 2048}, at[2] = {5, 6}, fits[2] = {1024, 1024};
+    char *out;
+    tirx_module *diags;
+    assert_int_equal(tirx_layout_describe(layout, big, 2, NULL, NULL, &out, &diags),
+                     TIRX_ERR_USAGE);
+    assert_null(out);
+    tirx_diag d;
+    assert_int_equal(tirx_diag_get(diags, 0, &d), 0);
+    assert_non_null(strstr(d.message, "4194304 elements"));
+    tirx_module_free(diags);
+    assert_int_equal(tirx_layout_describe(layout, big, 2, at, NULL, &out, &diags), TIRX_OK);
+    assert_string_equal(out, "(5, 6) -> {m=10246}\n");
+    tirx_free(out);
+    tirx_module_free(diags);
+    assert_int_equal(tirx_layout_describe("T.TileLayout(T.S[(1024, 1024):(1024, 1)])", fits, 2,
+                                          NULL, NULL, &out, &diags),
+                     TIRX_OK);
+    assert_non_null(strstr(out, "(1023, 1023) -> {m=1048575}\n"));
+    tirx_free(out);
+    tirx_module_free(diags);
+}
+
 /* The code of the first diagnostic of m, and whether its message has `part`. */
 static void assert_first_diag(const tirx_module *m, const char *code, const char *part)
 {
@@ -664,6 +694,7 @@ int main(void)
         cmocka_unit_test(test_check_args_tensor_map_names),
         cmocka_unit_test(test_check_args_launch_checks),
         cmocka_unit_test(test_parse_and_lower_usage),
+        cmocka_unit_test(test_layout_describe_bounded),
         cmocka_unit_test(test_max_input_size),
         cmocka_unit_test(test_import_search),
         cmocka_unit_test(test_import_cache_key),
