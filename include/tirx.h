@@ -176,7 +176,7 @@ struct tirx_options {
  * NULL for the whole pipeline (docs/pipeline.md). Errors are diagnostics on
  * the module. Returns TIRX_OK, TIRX_ERR_INPUT or TIRX_ERR_USAGE (an unknown
  * pass name, also reported as a diagnostic; no pass runs and the module stays
- * usable). */
+ * usable; or a module tirx_compile made, which is already lowered). */
 TIRX_API tirx_status tirx_lower(tirx_module *m, const char *passes, const tirx_options *o);
 
 /* Compiles `len` bytes of TIRx script through the whole pipeline, CUDA code

@@ -57,7 +57,9 @@ static void lower_call(void *arg)
 
 tirx_status tirx_lower(tirx_module *m, const char *passes, const tirx_options *o)
 {
-    if (!m || !api_module_ir(m))
+    /* a compiled module launches the functions it was compiled from: lowering
+     * its IR again would leave the two apart */
+    if (!m || !api_module_ir(m) || m->compiled)
         return TIRX_ERR_USAGE;
     LowerCall c = {api_module_ir(m), passes, o, TIRX_OK};
     return tx_guarded(lower_call, &c) ? c.status : TIRX_ERR_NOMEM;

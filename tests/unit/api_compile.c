@@ -508,6 +508,12 @@ static void test_parse_and_lower_usage(void **state)
     tirx_free(before);
     tirx_free(after);
     tirx_module_free(m);
+    /* a compiled module is lowered already: a second lowering is refused */
+    tirx_options o = {.arch = "sm_90a", .no_binary = 1};
+    assert_int_equal(tirx_compile(source, sizeof source - 1, "vadd.tirx", NULL, 0, &o, &m),
+                     TIRX_OK);
+    assert_int_equal(tirx_lower(m, NULL, NULL), TIRX_ERR_USAGE);
+    tirx_module_free(m);
 }
 
 /* tirx_layout_describe of every index of a shape over 2^20 elements is a usage
