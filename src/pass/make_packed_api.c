@@ -9,7 +9,8 @@
  * message names the function, the argument and what was expected; the host
  * evaluator adds what it got. A shape or stride variable that is not a
  * scalar param is bound at its first occurrence, to a fresh variable of the
- * same name that replaces it in the body; later occurrences are asserts. The
+ * same name that replaces it in the body; later occurrences are asserts. A
+ * buffer's elem_offset must be 0 (a free one is bound to 0). The
  * count and kind of the arguments are checked by the evaluator when it binds
  * them. Device functions are left alone. */
 #include "internal.h"
@@ -144,6 +145,27 @@ static void check_strides(Packed *p, IrExpr *buffer, const IrBufferType *b)
     }
 }
 
+/* A tensor argument begins at its data + byte_offset (FIELD_DATA), and the
+ * kernel adds the buffer's elem_offset to every index: anything but 0 would
+ * reach past the tensor. A free variable (offset_factor=) is bound to 0. */
+static void check_elem_offset(Packed *p, IrExpr *buffer, IrExpr *off)
+{
+    TxArena *a = arena(p);
+    int64_t c;
+    if (!off || (ps_const_int(off, &c) && c == 0))
+        return;
+    if (off->kind == IR_E_VAR && !ir_ptrmap_get(&p->params, off, NULL) &&
+        !ir_ptrmap_get(&p->bound, off, NULL)) {
+        IrExpr *host = ir_var(a, off->u.var.name, off->u.var.type, off->span);
+        tx_vec_push(&p->out, ps_bind(a, host, ps_int(a, off->dtype, 0), p->f->span));
+        ir_ptrmap_put(&p->bound, off, (uintptr_t)host);
+        return;
+    }
+    check(p, eq(p, ps_cast(a, IR_INT64, on_host(p, off)), ps_int(a, IR_INT64, 0)),
+          arg_msg(p, buffer, tx_arena_printf(a, "elem_offset (%s) to be 0: the tensor begins at "
+                                                "data + byte_offset", expr_text(p, off))));
+}
+
 static void check_tensor(Packed *p, IrExpr *buffer)
 {
     TxArena *a = arena(p);
@@ -160,6 +182,7 @@ static void check_tensor(Packed *p, IrExpr *buffer)
     for (int i = 0; i < b->ndim; i++)
         match_dim(p, buffer, i, FIELD_SHAPE, b->shape[i]);
     check_strides(p, buffer, b);
+    check_elem_offset(p, buffer, b->elem_offset);
     if (b->align > 1) {
         IrExpr *rem = ps_arith(a, IR_E_FLOORMOD, field(p, buffer, 0, FIELD_DATA, IR_INT64),
                                ps_int(a, IR_INT64, b->align));

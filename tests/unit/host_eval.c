@@ -264,6 +264,39 @@ static void test_symbolic_shape(void **state)
     ir_module_free(l.m);
 }
 
+/* A tensor argument starts at data + byte_offset: a parameter's elem_offset,
+ * which the kernel adds to every index, would read past its end. A constant
+ * one is refused; offset_factor's free one is 0, the offset of every tensor. */
+#define OFFS_BODY "    T.device_entry()\n    tx = T.thread_id([16])\n    B[tx] = A[tx]\n"
+static const char param_offsets[] =
+    "@T.prim_func\n"
+    "def offs(A: T.Buffer((16,), \"float32\", elem_offset=8), B: T.Buffer((16,), \"float32\")):\n"
+    OFFS_BODY
+    "@T.prim_func\n"
+    "def factor(A: T.Buffer((16,), \"float32\", offset_factor=4),\n"
+    "           B: T.Buffer((16,), \"float32\")):\n" OFFS_BODY;
+
+static void test_param_elem_offset(void **state)
+{
+    (void)state;
+    Lowered l = lower(param_offsets, "offs");
+    Vec a, b;
+    vec_init(&a, 0x100000, 16);
+    vec_init(&b, 0x200000, 16);
+    RtArg args[2] = {{RT_ARG_TENSOR, {.tensor = &a.t}}, {RT_ARG_TENSOR, {.tensor = &b.t}}};
+    expect_message(&l, args, 2, "offs: argument A: expected elem_offset (8) to be 0: the tensor "
+                                "begins at data + byte_offset");
+    l.host = NULL;
+    for (int i = 0; i < l.m->nfuncs; i++)
+        if (!strcmp(l.m->funcs[i]->name, "factor"))
+            l.host = l.m->funcs[i];
+    Seen seen;
+    RtError err;
+    assert_int_equal(dry_run(&l, args, 2, &seen, &err), RT_OK);
+    assert_int_equal(seen.launches, 1);
+    ir_module_free(l.m);
+}
+
 static void test_float_host_arithmetic(void **state)
 {
     (void)state;
@@ -309,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_argument_count_and_kind),
         cmocka_unit_test(test_tensor_checks),
         cmocka_unit_test(test_symbolic_shape),
+        cmocka_unit_test(test_param_elem_offset),
         cmocka_unit_test(test_float_host_arithmetic),
         cmocka_unit_test(test_bitwise_host_arithmetic),
     };
