@@ -97,13 +97,20 @@ static const char *expr_text(Packed *p, const IrExpr *e)
     return ly_expr_str(&c, e);
 }
 
-/* A shape or stride entry: bind a new variable at its first occurrence, else assert. */
+/* A shape or stride entry: bind a new variable at its first occurrence, else
+ * assert. A symbolic extent must not be negative: it would describe no memory
+ * while the kernel's arithmetic on it (n * m of two) may still reach some. */
 static void match_dim(Packed *p, IrExpr *buffer, int i, int code, IrExpr *want)
 {
     IrExpr *got = field(p, buffer, i, code, IR_INT64);
     const char *what = code == FIELD_SHAPE ? "shape" : "strides";
-    if (want->kind == IR_E_VAR && !ir_ptrmap_get(&p->params, want, NULL) &&
-        !ir_ptrmap_get(&p->bound, want, NULL)) {
+    int64_t c;
+    bool bound = want->kind == IR_E_VAR && ir_ptrmap_get(&p->bound, want, NULL);
+    if (code == FIELD_SHAPE && !bound && !ps_const_int(want, &c)) /* a bound one was checked */
+        check(p, ps_arith(arena(p), IR_E_GE, got, ps_int(arena(p), IR_INT64, 0)),
+              arg_msg(p, buffer, tx_arena_printf(arena(p), "shape[%d] (%s) >= 0", i,
+                                                 expr_text(p, want))));
+    if (want->kind == IR_E_VAR && !ir_ptrmap_get(&p->params, want, NULL) && !bound) {
         IrExpr *host = ir_var(arena(p), want->u.var.name, want->u.var.type, want->span);
         tx_vec_push(&p->out, ps_bind(arena(p), host, ps_cast(arena(p), want->dtype, got),
                                      p->f->span));

@@ -364,13 +364,14 @@ static void dtype_text(int64_t packed, char *buf, size_t n)
         snprintf(buf + len, n - (size_t)len, "x%" PRId64, lanes);
 }
 
-/* What the failing check saw: ", got ..." for `x == y` (the left side of an `or`). */
+/* What the failing check saw: ", got ..." for `x == y` or `x >= y` (the left
+ * side of an `or`). */
 static void describe_failure(Eval *ev, const IrExpr *cond, char *buf, size_t n)
 {
     buf[0] = 0;
     if (cond->kind == IR_E_OR)
         cond = cond->u.op.a;
-    if (cond->kind != IR_E_EQ)
+    if (cond->kind != IR_E_EQ && cond->kind != IR_E_GE)
         return;
     const IrExpr *lhs = cond->u.op.a;
     Val got = rt_he_eval(ev, lhs);

@@ -261,7 +261,29 @@ static void test_symbolic_shape(void **state)
     expect_message(&l, args, 3, "scale: argument Y: expected shape[0] == m, got 301 instead of 300");
     ys[0] = 300, ys[1] = 32;
     expect_message(&l, args, 3, "scale: argument Y: expected shape[1] == 64, got 32");
+    /* a negative extent describes no memory, whatever the kernel makes of it */
+    xs[0] = ys[0] = -300, ys[1] = 64;
+    expect_message(&l, args, 3, "scale: argument X: expected shape[0] (m) >= 0, got -300");
     ir_module_free(l.m);
+    /* n * m = 64 elements written into a (-8, -8) tensor, without the check */
+    l = lower("@T.prim_func\n"
+              "def flat(A: T.Buffer((\"n\", \"m\"), \"float32\")):\n"
+              "    T.device_entry()\n"
+              "    tx = T.thread_id([128])\n"
+              "    if tx < n * m:\n"
+              "        A[tx // m, tx % m] = T.float32(1)\n",
+              "flat");
+    int64_t as[2] = {-8, -8};
+    DLTensor a = {.data = (void *)0x1000, .device = {kDLCUDA, 0}, .ndim = 2,
+                  .dtype = {kDLFloat, 32, 1}, .shape = as};
+    RtArg flat_args[1] = {{RT_ARG_TENSOR, {.tensor = &a}}};
+    expect_message(&l, flat_args, 1, "flat: argument A: expected shape[0] (n) >= 0, got -8");
+    ir_module_free(l.m);
+    Lowered v = lower(vector_add, "vector_add");
+    VaddArgs va;
+    vadd_args(&va, -1000);
+    expect_message(&v, va.args, 4, "vector_add: argument A: expected shape[0] (n) >= 0, got -1000");
+    ir_module_free(v.m);
 }
 
 /* A tensor argument starts at data + byte_offset: a parameter's elem_offset,
