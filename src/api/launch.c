@@ -329,6 +329,28 @@ tirx_status tirx_check_args(const tirx_module *m, const char *name, const tirx_a
     return run_host(f, args, nargs, &env, err);
 }
 
+/* The bytes t reaches, [*first, *end) from data + byte_offset (a negative
+ * stride reaches below it; NULL strides are compact); false when it has none. */
+static bool tensor_span(const DLTensor *t, int64_t *first, int64_t *end)
+{
+    int64_t compact = 1, lo = 0, hi = 0, bits = t->dtype.bits * (int64_t)t->dtype.lanes;
+    for (int d = t->ndim - 1; d >= 0 && t->shape; d--) {
+        int64_t n = t->shape[d], s = t->strides ? t->strides[d] : compact, reach;
+        if (n <= 0)
+            return false;
+        if (__builtin_mul_overflow(n - 1, s, &reach) ||
+            __builtin_add_overflow(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi) ||
+            __builtin_mul_overflow(compact, n, &compact))
+            return false; /* the checks refuse such a tensor; give the kernels none of it */
+    }
+    /* in bits, as fp4 and fp6 are packed: lo (<= 0) rounded down, hi + 1 up */
+    if (__builtin_mul_overflow(lo, bits, &lo) || __builtin_sub_overflow(lo, 7, &lo) ||
+        __builtin_mul_overflow(hi, bits, &hi) || __builtin_add_overflow(hi, bits + 7, &hi))
+        return false;
+    *first = lo / 8, *end = hi / 8;
+    return true;
+}
+
 /* Every tensor argument must be host memory; each becomes global memory the
  * simulated kernels may touch. */
 static tirx_status host_tensors(const tirx_function *f, const tirx_arg *args, size_t nargs,
@@ -348,11 +370,10 @@ static tirx_status host_tensors(const tirx_function *f, const tirx_arg *args, si
                      "tensor", f->host->name, name);
             return fail(err, TIRX_ERR_USAGE, msg);
         }
-        size_t n = t->dtype.bits * (size_t)t->dtype.lanes; /* bits: fp4 and fp6 are packed */
-        for (int d = 0; d < t->ndim && t->shape; d++)
-            n *= (size_t)(t->shape[d] > 0 ? t->shape[d] : 0);
-        n = (n + 7) / 8;
-        sim_add_global(ss, (char *)t->data + t->byte_offset, n,
+        int64_t first = 0, end = 0;
+        if (!tensor_span(t, &first, &end))
+            first = end = 0;
+        sim_add_global(ss, (char *)t->data + t->byte_offset + first, (size_t)(end - first),
                        i < (size_t)f->host->nparams ? f->host->params[i]->u.var.name : NULL);
     }
     return TIRX_OK;

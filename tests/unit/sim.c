@@ -138,6 +138,34 @@ static void test_vector_add(void **state)
     tirx_module_free(m);
 }
 
+/* A strided tensor's memory reaches past the product of its shape: a (4, 4)
+ * view with row stride 8 spans 28 elements, and the kernel may write every
+ * element of the view. */
+static void test_strided_tensor(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "@T.prim_func\n"
+        "def rows(A: T.Buffer((4, 4), \"float32\", strides=(\"s\", 1))):\n"
+        "    T.device_entry()\n"
+        "    tx = T.thread_id([16])\n"
+        "    A[tx // 4, tx % 4] = T.float32(tx)\n";
+    tirx_module *m = compile_text(text, sizeof text - 1, "rows.tirx", NULL, 0);
+    static _Alignas(64) float mem[32];
+    for (int i = 0; i < 32; i++)
+        mem[i] = -1;
+    Tensor A = tensor(mem, 2, 4, 4, kDLFloat, 32);
+    int64_t strides[2] = {8, 1};
+    A.t.strides = strides;
+    Tensor *ts[] = {&A};
+    tirx_error err;
+    if (simulate(m, "rows", ts, 1, NULL, 0, &err) != TIRX_OK)
+        fail_msg("%s", err.message);
+    for (int i = 0; i < 32; i++)
+        assert_true(mem[i] == (i % 8 < 4 && i < 28 ? (float)(i / 8 * 4 + i % 8) : -1));
+    tirx_module_free(m);
+}
+
 /* A module from the compile cache has its kernels' signatures, not their
  * bodies: simulating it is an error that says so, never a silent no-op. */
 static void test_cached_module_refused(void **state)
@@ -2114,6 +2142,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vector_add),
+        cmocka_unit_test(test_strided_tensor),
         cmocka_unit_test(test_cached_module_refused),
         cmocka_unit_test(test_missing_sync),
         cmocka_unit_test(test_off_by_one),
