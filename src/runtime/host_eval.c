@@ -525,7 +525,8 @@ static void bind_scalar(Eval *ev, const IrExpr *p, const RtArg *a)
         return;
     }
     bool want_float = t->kind == IR_TY_PRIM && ir_dtype_is_float(t->dtype);
-    if (a->kind == RT_ARG_INT && t->kind == IR_TY_PRIM && ir_dtype_is_int(t->dtype) &&
+    bool want_int = ir_dtype_is_int(t->dtype) || t->dtype.code == IR_DT_BOOL; /* bool: 0 or 1 */
+    if (a->kind == RT_ARG_INT && t->kind == IR_TY_PRIM && want_int &&
         wrap(t->dtype, a->u.i) != a->u.i) {
         char dt[IR_DTYPE_STR_MAX];
         rt_he_fail(ev, "%s: argument %s: %lld does not fit %s", ev->f->name, rt_he_name(p),

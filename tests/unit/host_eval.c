@@ -338,6 +338,31 @@ static void test_float_host_arithmetic(void **state)
     ir_module_free(l.m);
 }
 
+/* A bool parameter takes 0 or 1: 2 is refused as an int8 parameter's 300 is. */
+static void test_bool_argument(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "@T.prim_func\n"
+        "def flag(X: T.Buffer((32,), \"float32\"), on: T.bool):\n"
+        "    T.device_entry()\n"
+        "    bx = T.cta_id([1])\n"
+        "    tx = T.thread_id([32])\n"
+        "    if on:\n"
+        "        X[tx] = T.float32(1)\n";
+    Lowered l = lower(text, "flag");
+    int64_t xs[1] = {32};
+    DLTensor x = {.data = (void *)0x1000, .device = {kDLCUDA, 0}, .ndim = 1,
+                  .dtype = {kDLFloat, 32, 1}, .shape = xs};
+    RtArg args[2] = {{RT_ARG_TENSOR, {.tensor = &x}}, {RT_ARG_INT, {.i = 1}}};
+    Seen seen;
+    RtError err;
+    assert_int_equal(dry_run(&l, args, 2, &seen, &err), RT_OK);
+    args[1].u.i = 2;
+    expect_message(&l, args, 2, "flag: argument on: 2 does not fit bool");
+    ir_module_free(l.m);
+}
+
 static void test_bitwise_host_arithmetic(void **state)
 {
     (void)state;
@@ -367,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_param_elem_offset),
         cmocka_unit_test(test_float_host_arithmetic),
         cmocka_unit_test(test_bitwise_host_arithmetic),
+        cmocka_unit_test(test_bool_argument),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
