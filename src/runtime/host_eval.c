@@ -240,7 +240,8 @@ static Val stack_alloca(Eval *ev, const IrCall *c)
 }
 
 /* T.bitwise_* and T.shift_* of integers in e's dtype; a shift count outside
- * [0, bits) is an error (undefined in the host's C, as in TVM's). */
+ * [0, bits) is an error (undefined in C; int8 and int16 shift as the int C
+ * promotes them to, as the device's code does). */
 static Val bit_op(Eval *ev, const IrExpr *e)
 {
     const IrCall *c = &e->u.call;
@@ -253,11 +254,11 @@ static Val bit_op(Eval *ev, const IrExpr *e)
                    ir_ops[c->op].name);
         return ival(0);
     }
-    int bits = t.bits ? t.bits : 32;
+    int bits = t.bits ? t.bits : 32, width = bits < 32 ? 32 : bits;
     bool shift = c->op == IR_OP_SHIFT_LEFT || c->op == IR_OP_SHIFT_RIGHT;
-    if (shift && (b.i < 0 || b.i >= bits)) {
+    if (shift && (b.i < 0 || b.i >= width)) {
         rt_he_fail(ev, "%s: T.%s by %" PRId64 " of a %d-bit value in the host function",
-                   ev->f->name, ir_ops[c->op].name, b.i, bits);
+                   ev->f->name, ir_ops[c->op].name, b.i, width);
         return ival(0);
     }
     uint64_t ua = (uint64_t)a.i, mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
