@@ -44,6 +44,13 @@ bool ar_eval_binary(IrExprKind k, int64_t a, int64_t b, int64_t *out);
  * false on a zero divisor, or as ar_eval_binary for any other t. */
 bool ar_eval_typed(IrDType t, IrExprKind k, int64_t a, int64_t b, int64_t *out);
 
+/* T.bitwise_and/or/xor/not and T.shift_left/right of integers a, b of dtype
+ * t, as the generated C++ computes them (int8 and int16 shift as the int C
+ * promotes them to; >> arithmetic for signed, logical for unsigned), wrapped
+ * to t; false for a shift count outside [0, 32) ([0, 64) for 64 bits), which
+ * C leaves undefined. */
+bool ar_int_bitop(IrDType t, IrOp op, int64_t a, int64_t b, int64_t *out);
+
 /* ---------------------------------------------------------------- float math */
 /* op is a float math function (T.exp ... T.nearbyint, T.pow ... T.atan2, T.fma). */
 bool ar_is_float_math(IrOp op);

@@ -153,6 +153,28 @@ int64_t ar_bit_fold(IrDType t, IrOp op, int64_t u, int64_t v)
     }
 }
 
+bool ar_int_bitop(IrDType t, IrOp op, int64_t a, int64_t b, int64_t *out)
+{
+    int bits = t.bits ? t.bits : 32, width = bits < 32 ? 32 : bits;
+    if ((op == IR_OP_SHIFT_LEFT || op == IR_OP_SHIFT_RIGHT) && (b < 0 || b >= width))
+        return false;
+    uint64_t ua = (uint64_t)a, mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+    int64_t r;
+    switch (op) {
+    case IR_OP_BITWISE_AND: r = a & b; break;
+    case IR_OP_BITWISE_OR: r = a | b; break;
+    case IR_OP_BITWISE_XOR: r = a ^ b; break;
+    case IR_OP_BITWISE_NOT: r = ~a; break;
+    case IR_OP_SHIFT_LEFT: r = (int64_t)(ua << b); break;
+    case IR_OP_SHIFT_RIGHT: /* arithmetic for signed, logical for unsigned */
+        r = t.code == IR_DT_UINT ? (int64_t)((ua & mask) >> b) : a >> b;
+        break;
+    default: return false;
+    }
+    *out = ar_wrap_int(t, r);
+    return true;
+}
+
 bool ar_is_bitwise(IrOp op)
 {
     return op == IR_OP_BITWISE_AND || op == IR_OP_BITWISE_OR || op == IR_OP_BITWISE_XOR ||

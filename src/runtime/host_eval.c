@@ -239,9 +239,8 @@ static Val stack_alloca(Eval *ev, const IrCall *c)
     return (Val){.kind = V_MAP, .map = ev->nmaps++};
 }
 
-/* T.bitwise_* and T.shift_* of integers in e's dtype; a shift count outside
- * [0, bits) is an error (undefined in C; int8 and int16 shift as the int C
- * promotes them to, as the device's code does). */
+/* T.bitwise_* and T.shift_* of integers in e's dtype (ar_int_bitop); a shift
+ * count C leaves undefined is an error. */
 static Val bit_op(Eval *ev, const IrExpr *e)
 {
     const IrCall *c = &e->u.call;
@@ -254,23 +253,13 @@ static Val bit_op(Eval *ev, const IrExpr *e)
                    ir_ops[c->op].name);
         return ival(0);
     }
-    int bits = t.bits ? t.bits : 32, width = bits < 32 ? 32 : bits;
-    bool shift = c->op == IR_OP_SHIFT_LEFT || c->op == IR_OP_SHIFT_RIGHT;
-    if (shift && (b.i < 0 || b.i >= width)) {
+    int64_t r;
+    if (!ar_int_bitop(t, c->op, a.i, b.i, &r)) {
         rt_he_fail(ev, "%s: T.%s by %" PRId64 " of a %d-bit value in the host function",
-                   ev->f->name, ir_ops[c->op].name, b.i, width);
+                   ev->f->name, ir_ops[c->op].name, b.i, t.bits < 32 ? 32 : t.bits);
         return ival(0);
     }
-    uint64_t ua = (uint64_t)a.i, mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
-    switch (c->op) {
-    case IR_OP_BITWISE_AND: return ival(wrap(t, a.i & b.i));
-    case IR_OP_BITWISE_OR: return ival(wrap(t, a.i | b.i));
-    case IR_OP_BITWISE_XOR: return ival(wrap(t, a.i ^ b.i));
-    case IR_OP_BITWISE_NOT: return ival(wrap(t, ~a.i));
-    case IR_OP_SHIFT_LEFT: return ival(wrap(t, (int64_t)(ua << b.i)));
-    default: /* shift_right: arithmetic for signed, logical for unsigned */
-        return ival(wrap(t, t.code == IR_DT_UINT ? (int64_t)((ua & mask) >> b.i) : a.i >> b.i));
-    }
+    return ival(r);
 }
 
 static Val call(Eval *ev, const IrExpr *e)

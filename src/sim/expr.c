@@ -423,30 +423,15 @@ static SimVal int_math(SimLaunch *l, SimThread *t, const IrExpr *e, int lane)
     int64_t a = eval_int(l, t, c->args[0], lane);
     int64_t b = c->nargs > 1 ? eval_int(l, t, c->args[1], lane) : 0;
     uint64_t ua = (uint64_t)a & (dt.bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << dt.bits) - 1);
+    if (c->op == IR_OP_POPCOUNT)
+        return ival(__builtin_popcountll(ua));
+    if (c->op == IR_OP_CLZ)
+        return ival(ua ? __builtin_clzll(ua) - (64 - dt.bits) : dt.bits);
     int64_t r = 0;
-    /* C++ shifts int8 and int16 as int: a count past the promoted width, or
-     * negative, is undefined */
-    int width = dt.bits < 32 ? 32 : dt.bits;
-    bool shift = c->op == IR_OP_SHIFT_LEFT || c->op == IR_OP_SHIFT_RIGHT;
-    if (shift && (b < 0 || b >= width)) {
+    if (!ar_int_bitop(dt, c->op, a, b, &r)) /* C++ leaves the shift count undefined */
         sim_fail(l, t, e->span, "shift count %lld is out of range for a %d-bit value (undefined)",
-                 (long long)b, width);
-        return ival(0);
-    }
-    switch (c->op) {
-    case IR_OP_BITWISE_AND: r = a & b; break;
-    case IR_OP_BITWISE_OR: r = a | b; break;
-    case IR_OP_BITWISE_XOR: r = a ^ b; break;
-    case IR_OP_BITWISE_NOT: r = ~a; break;
-    case IR_OP_SHIFT_LEFT: r = b >= dt.bits ? 0 : (int64_t)((uint64_t)a << b); break;
-    case IR_OP_SHIFT_RIGHT:
-        r = b >= dt.bits ? (is_unsigned(dt) || a >= 0 ? 0 : -1)
-            : is_unsigned(dt) ? (int64_t)(ua >> b) : a >> b;
-        break;
-    case IR_OP_POPCOUNT: r = __builtin_popcountll(ua); break;
-    default: r = ua ? __builtin_clzll(ua) - (64 - dt.bits) : dt.bits; break; /* clz */
-    }
-    return ival(sim_wrap(dt, r));
+                 (long long)b, dt.bits < 32 ? 32 : dt.bits);
+    return ival(r);
 }
 
 /* A warp shuffle: T.cuda.__shfl*_sync(mask, value, lane, width) or

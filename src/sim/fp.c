@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../arith/arith.h"
 #include "../ir/float_bits.h"
 #include "internal.h"
 
@@ -18,17 +19,7 @@ bool sim_is_float(IrDType t) { return ir_dtype_is_float(t); }
 
 bool sim_packed(IrDType t) { return ir_dtype_subbyte(t) != 0; }
 
-int64_t sim_wrap(IrDType t, int64_t v)
-{
-    if (t.code == IR_DT_BOOL)
-        return v != 0;
-    if (t.bits >= 64 || t.bits == 0 || !ir_dtype_is_int(t))
-        return v;
-    uint64_t mask = ((uint64_t)1 << t.bits) - 1, u = (uint64_t)v & mask;
-    if (t.code == IR_DT_INT && (u >> (t.bits - 1)) & 1)
-        u |= ~mask;
-    return (int64_t)u;
-}
+int64_t sim_wrap(IrDType t, int64_t v) { return ar_wrap_int(t, v); }
 
 double sim_round(IrDType t, double x) { return ir_float_round(t, x); }
 
