@@ -392,6 +392,8 @@ ScVal el_binop(El *E, int op, ScVal a, ScVal b, TxSpan sp);
 /* a <op> b for a comparison token (SC_TK_LESS, SC_TK_EQEQUAL, ...): Python values compare in
  * Python, anything else builds the PrimExpr comparison. */
 ScVal el_compare(El *E, int op, ScVal a, ScVal b, TxSpan sp);
+/* a and b, a or b (op SC_TK_AND, SC_TK_OR) of two expressions: an And/Or node. */
+ScVal el_logical(El *E, int op, ScVal a, ScVal b, TxSpan sp);
 /* recv.name as a bound method (SV_METHOD) when name is one of methods[];
  * otherwise an error "<what> has no attribute 'name'" with a suggestion. */
 ScVal el_method_attr(El *E, ScVal recv, const char *const *methods, int n, const char *name,

@@ -1088,6 +1088,11 @@ static ScVal logical_node(El *E, IrExprKind k, ScVal a, ScVal b, TxSpan sp)
     return sv_expr(ir_binary(E->a, k, x, y, sp), sp);
 }
 
+ScVal el_logical(El *E, int op, ScVal a, ScVal b, TxSpan sp)
+{
+    return logical_node(E, op == SC_TK_AND ? IR_E_AND : IR_E_OR, a, b, sp);
+}
+
 /* and/or: Python short-circuit on compile-time values, And/Or nodes otherwise. */
 static ScVal eval_boolop(El *E, const Ast *x)
 {

@@ -157,6 +157,8 @@ ScVal el_lang_attr(El *E, ScVal obj, const char *name, TxSpan sp)
     case LANG_SCHED_2D: case LANG_CLC_WORKER: return lg_sched_attr(E, obj, name, sp);
     case LANG_CLC: return lg_clc_attr(E, obj, name, sp);
     case LANG_SMEM_DESC: return lg_desc_attr(E, obj, name, sp);
+    case LANG_GROUP_MAJOR_3D: case LANG_RANK_AWARE: case LANG_INDEXED_TRIPLE:
+    case LANG_FA_LINEAR: case LANG_FA_LPT: return lg_linear_sched_attr(E, obj, name, sp);
     default:
         el_error(E, TX_E_UNKNOWN_ATTRIBUTE, sp,
                  "%s has no attribute '%s'; use it as `with %s(...):`", h->name, name,
@@ -177,6 +179,8 @@ ScVal el_lang_method(El *E, ScVal obj, const char *name, ScArgs *args)
     case LANG_CLC_WORKER: return lg_worker_method(E, h, name, args);
     case LANG_CLC: return lg_clc_method(E, h, name, args);
     case LANG_SMEM_DESC: return lg_desc_method(E, h, name, args);
+    case LANG_GROUP_MAJOR_3D: case LANG_RANK_AWARE: case LANG_INDEXED_TRIPLE:
+    case LANG_FA_LINEAR: case LANG_FA_LPT: return lg_linear_sched_method(E, h, name, args);
     default: TX_UNREACHABLE();
     }
 }
@@ -204,6 +208,8 @@ static void name_lang(El *E, ScLang *h, const char *name)
         return;
     case LANG_SCHED_2D: lg_sched_named(E, h, name); return;
     case LANG_CLC: case LANG_CLC_WORKER: lg_clc_named(E, h, name); return;
+    case LANG_GROUP_MAJOR_3D: case LANG_RANK_AWARE: case LANG_INDEXED_TRIPLE:
+    case LANG_FA_LINEAR: case LANG_FA_LPT: lg_linear_sched_named(E, h, name); return;
     case LANG_SMEM_DESC:
         h->u.desc.buf->u.var.name = tx_arena_printf(E->a, "%s__buf", name);
         return;
@@ -288,6 +294,25 @@ ScVal lg_scalar(IrExpr *scalar, TxSpan sp)
     ScVal v = {.kind = SV_BUFFER, .decay = true, .span = sp};
     v.u.e = scalar;
     return v;
+}
+
+ScVal lg_load(El *E, IrExpr *scalar, TxSpan sp)
+{
+    ScVal s = lg_scalar(scalar, sp);
+    IrExpr *e = el_prim(E, &s, "a scheduler value");
+    return e ? sv_expr(e, sp) : sv_error();
+}
+
+ScVal lg_let(El *E, const char *name, ScVal v, TxSpan sp)
+{
+    IrExpr *e = v.kind == SV_ERROR ? NULL : el_prim(E, &v, "a scheduler value");
+    if (!e)
+        return sv_error();
+    IrExpr *var = ir_var(E->a, name, el_prim_type(E, e->dtype), sp);
+    IrStmt *s = ir_stmt(E->a, IR_S_BIND, sp);
+    s->u.bind.var = var, s->u.bind.value = e;
+    el_emit(E, s);
+    return sv_expr(var, sp);
 }
 
 IrExpr *lg_local_scalar(El *E, const char *dtype, const ScArgs *at)

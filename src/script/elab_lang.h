@@ -18,10 +18,24 @@ typedef enum {
  * worker is one too, with its handshake state (elab_clc.c). */
 typedef struct ScSched {
     IrExpr *m_idx, *n_idx, *linear, *tile_count;
-    ScVal clusters, total, full_groups, tail_rows;
+    ScVal clusters, total, rows, full_groups, tail_rows; /* rows: of clusters' tiles */
     int64_t group, cluster_m, cluster_n, n_cols;
+    bool serpentine; /* the block swizzle, not the group-major order */
     struct ScClcWorker *worker; /* NULL but for a worker */
 } ScSched;
+
+/* A scheduler that walks a linear work index (elab_sched_linear.c): GroupMajor3D,
+ * RankAwareGroupMajorTileScheduler, IndexedTripleTileScheduler and the
+ * flash-attention ones. */
+typedef struct ScLinSched {
+    ScLangKind kind;
+    TxSpan sp; /* of the method being expanded */
+    IrExpr *m_idx, *n_idx, *linear, *own[4]; /* own: the class's locals (elab_sched_linear.c) */
+    ScVal total, step; /* valid(): linear_idx < total; next_tile()'s stride, None: one tile */
+    int64_t dims[4];   /* the class's int parameters */
+    IrExpr *bufs[4];   /* IndexedTripleTileScheduler: b, h, q indices, tiles_indptr */
+    ScVal groups, final_rows, safe_final, group_size, full_bound, has_full, has_tail; /* 3D */
+} ScLinSched;
 
 struct ScLang {
     ScLangKind kind;
@@ -47,6 +61,7 @@ struct ScLang {
             bool increase;
         } role;
         ScSched *sched; /* ClusterPersistentScheduler2D, _CLCWorker */
+        ScLinSched *lin;
         struct ScClc *clc;
         struct { /* SmemDescriptor */
             IrExpr *buf; /* a uint64 local scalar */
@@ -75,6 +90,21 @@ IrExpr **lg_index0(El *E, TxSpan sp);
 bool lg_store(El *E, IrExpr *scalar, ScVal v, TxSpan sp);
 /* A scalar buffer read by name, as an argument. */
 ScVal lg_scalar(IrExpr *scalar, TxSpan sp);
+/* The value of a scalar buffer, as an expression. */
+ScVal lg_load(El *E, IrExpr *scalar, TxSpan sp);
+/* `name: T.let = v`; the variable. */
+ScVal lg_let(El *E, const char *name, ScVal v, TxSpan sp);
+/* a OP b, a OP int, as the script's operators compute them. */
+static inline ScVal lg_op(El *E, int tok, ScVal a, ScVal b, TxSpan sp)
+{
+    return el_binop(E, tok, a, b, sp);
+}
+static inline ScVal lg_opi(El *E, int tok, ScVal a, int64_t b, TxSpan sp)
+{
+    return el_binop(E, tok, a, sv_int(b, sp), sp);
+}
+/* a // b as the reference's schedulers compute it: Python // on ints, T.truncdiv otherwise. */
+ScVal lg_trunc_div(El *E, ScVal a, int64_t b, const ScArgs *at);
 /* T.local_scalar(dtype): a new local scalar named "buffer" (a helper renames it). */
 IrExpr *lg_local_scalar(El *E, const char *dtype, const ScArgs *at);
 /* T.uint32(v). */
@@ -122,6 +152,9 @@ bool lg_sched_update(El *E, ScSched *s, ScVal work, TxSpan sp);
 ScVal lg_desc_attr(El *E, ScVal obj, const char *name, TxSpan sp);
 ScVal lg_desc_method(El *E, ScLang *h, const char *name, ScArgs *args);
 void lg_sched_named(El *E, ScLang *h, const char *name);
+ScVal lg_linear_sched_attr(El *E, ScVal obj, const char *name, TxSpan sp);
+ScVal lg_linear_sched_method(El *E, ScLang *h, const char *name, ScArgs *args);
+void lg_linear_sched_named(El *E, ScLang *h, const char *name);
 void lg_clc_named(El *E, ScLang *h, const char *name);
 
 #endif

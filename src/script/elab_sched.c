@@ -21,32 +21,6 @@
  * keeps a tcgen05 shared-memory matrix descriptor in a uint64 local. */
 #include "elab_lang.h"
 
-static ScVal load(El *E, IrExpr *scalar, TxSpan sp)
-{
-    ScVal s = lg_scalar(scalar, sp);
-    IrExpr *e = el_prim(E, &s, "a scheduler value");
-    return e ? sv_expr(e, sp) : sv_error();
-}
-
-static ScVal op(El *E, int tok, ScVal a, ScVal b, TxSpan sp) { return el_binop(E, tok, a, b, sp); }
-static ScVal opi(El *E, int tok, ScVal a, int64_t b, TxSpan sp)
-{
-    return el_binop(E, tok, a, sv_int(b, sp), sp);
-}
-
-/* name: T.let = v */
-static ScVal let(El *E, const char *name, ScVal v, TxSpan sp)
-{
-    IrExpr *e = v.kind == SV_ERROR ? NULL : el_prim(E, &v, "a scheduler value");
-    if (!e)
-        return sv_error();
-    IrExpr *var = ir_var(E->a, name, el_prim_type(E, e->dtype), sp);
-    IrStmt *s = ir_stmt(E->a, IR_S_BIND, sp);
-    s->u.bind.var = var, s->u.bind.value = e;
-    el_emit(E, s);
-    return sv_expr(var, sp);
-}
-
 /* ---------------------------------------------------------------- group-major mapping */
 
 enum { GM_FULL, GM_TAIL, GM_ZERO };
@@ -63,9 +37,9 @@ typedef struct GmChain {
 static bool set_coords(El *E, const GmChain *c, ScVal row, ScVal col)
 {
     const ScSched *s = c->s;
-    return lg_store(E, s->m_idx, op(E, SC_TK_PLUS, opi(E, SC_TK_STAR, row, s->cluster_m, c->sp),
+    return lg_store(E, s->m_idx, lg_op(E, SC_TK_PLUS, lg_opi(E, SC_TK_STAR, row, s->cluster_m, c->sp),
                                     c->cm_off, c->sp), c->sp) &&
-           lg_store(E, s->n_idx, op(E, SC_TK_PLUS, opi(E, SC_TK_STAR, col, s->cluster_n, c->sp),
+           lg_store(E, s->n_idx, lg_op(E, SC_TK_PLUS, lg_opi(E, SC_TK_STAR, col, s->cluster_n, c->sp),
                                     c->cn_off, c->sp), c->sp);
 }
 
@@ -77,18 +51,18 @@ static bool gm_body(El *E, const GmChain *c, int which)
     if (which == GM_ZERO)
         return set_coords(E, c, sv_int(0, sp), sv_int(0, sp));
     if (which == GM_FULL) {
-        ScVal gid = let(E, "group_id", opi(E, SC_TK_DOUBLESLASH, c->tile_linear, span, sp), sp);
-        ScVal within = let(E, "within_group", opi(E, SC_TK_PERCENT, c->tile_linear, span, sp), sp);
-        ScVal row = let(E, "tile_row", op(E, SC_TK_PLUS, opi(E, SC_TK_STAR, gid, g, sp),
-                                          opi(E, SC_TK_PERCENT, within, g, sp), sp), sp);
-        ScVal col = let(E, "tile_col", opi(E, SC_TK_DOUBLESLASH, within, g, sp), sp);
+        ScVal gid = lg_let(E, "group_id", lg_opi(E, SC_TK_DOUBLESLASH, c->tile_linear, span, sp), sp);
+        ScVal within = lg_let(E, "within_group", lg_opi(E, SC_TK_PERCENT, c->tile_linear, span, sp), sp);
+        ScVal row = lg_let(E, "tile_row", lg_op(E, SC_TK_PLUS, lg_opi(E, SC_TK_STAR, gid, g, sp),
+                                          lg_opi(E, SC_TK_PERCENT, within, g, sp), sp), sp);
+        ScVal col = lg_let(E, "tile_col", lg_opi(E, SC_TK_DOUBLESLASH, within, g, sp), sp);
         return row.kind != SV_ERROR && col.kind != SV_ERROR && set_coords(E, c, row, col);
     }
-    ScVal rem = let(E, "rem", op(E, SC_TK_MINUS, c->tile_linear,
-                                 opi(E, SC_TK_STAR, s->full_groups, span, sp), sp), sp);
-    ScVal row = let(E, "tile_row", op(E, SC_TK_PLUS, opi(E, SC_TK_STAR, s->full_groups, g, sp),
-                                      op(E, SC_TK_PERCENT, rem, s->tail_rows, sp), sp), sp);
-    ScVal col = let(E, "tile_col", op(E, SC_TK_DOUBLESLASH, rem, s->tail_rows, sp), sp);
+    ScVal rem = lg_let(E, "rem", lg_op(E, SC_TK_MINUS, c->tile_linear,
+                                 lg_opi(E, SC_TK_STAR, s->full_groups, span, sp), sp), sp);
+    ScVal row = lg_let(E, "tile_row", lg_op(E, SC_TK_PLUS, lg_opi(E, SC_TK_STAR, s->full_groups, g, sp),
+                                      lg_op(E, SC_TK_PERCENT, rem, s->tail_rows, sp), sp), sp);
+    ScVal col = lg_let(E, "tile_col", lg_op(E, SC_TK_DOUBLESLASH, rem, s->tail_rows, sp), sp);
     return row.kind != SV_ERROR && col.kind != SV_ERROR && set_coords(E, c, row, col);
 }
 
@@ -107,20 +81,150 @@ static bool gm_emit(El *E, void *ctx, int which)
 
 static bool is_zero(const ScVal *v) { return v->kind == SV_INT && v->u.i == 0; }
 
+/* ---------------------------------------------------------------- serpentine mapping */
+
+/* CUTLASS's block swizzle (serpentine=True): S x S blocks of tiles (S =
+ * l2_group_size), row-major inside a block, the blocks column by column with
+ * odd block columns bottom to top; then the tiles right of the last full block
+ * column (row-major), then those below the last full block row (column-major).
+ * Written as the reference writes it, but for the tiles below the full blocks
+ * when tiles also lie right of them: the reference maps those to tile (0, 0)
+ * (so they are never computed); here the bottom strip follows the right one. */
+enum { SP_FULL, SP_REST, SP_RIGHT, SP_CORNER, SP_BOTTOM, SP_BOTTOM_IN };
+
+typedef struct SpCtx {
+    const GmChain *c;
+    ScVal rows, m_blocks, full, res_m, rem, strip;
+    int64_t s, n_blocks, res_n;
+    int node;
+} SpCtx;
+
+static bool sp_emit(El *E, void *ctx, int which);
+
+/* if cond: node's then-block else: its else-block */
+static bool sp_if(El *E, const SpCtx *x, int node, ScVal cond)
+{
+    SpCtx next = *x;
+    next.node = node;
+    return lg_if(E, cond, sp_emit, &next, true, x->c->sp);
+}
+
+static bool sp_full_block(El *E, const SpCtx *x)
+{
+    TxSpan sp = x->c->sp;
+    ScVal bl = lg_let(E, "block_linear", lg_opi(E, SC_TK_DOUBLESLASH, x->c->tile_linear, x->s * x->s,
+                                          sp), sp);
+    ScVal within = lg_let(E, "within_block", lg_opi(E, SC_TK_PERCENT, x->c->tile_linear, x->s * x->s,
+                                              sp), sp);
+    ScVal bcol = lg_let(E, "block_col", lg_op(E, SC_TK_DOUBLESLASH, bl, x->m_blocks, sp), sp);
+    ScVal raw = lg_let(E, "block_row_raw", lg_op(E, SC_TK_PERCENT, bl, x->m_blocks, sp), sp);
+    LgCall k = {0};
+    lg_pos(&k, el_compare(E, SC_TK_EQEQUAL, lg_opi(E, SC_TK_PERCENT, bcol, 2, sp), sv_int(0, sp),
+                          sp));
+    lg_pos(&k, raw);
+    lg_pos(&k, lg_op(E, SC_TK_MINUS, lg_opi(E, SC_TK_MINUS, x->m_blocks, 1, sp), raw, sp));
+    ScArgs at = {.span = sp};
+    ScVal brow = lg_let(E, "block_row", lg_call(E, "Select", &k, &at), sp);
+    ScVal lrow = lg_let(E, "local_row", lg_opi(E, SC_TK_DOUBLESLASH, within, x->s, sp), sp);
+    ScVal lcol = lg_let(E, "local_col", lg_opi(E, SC_TK_PERCENT, within, x->s, sp), sp);
+    ScVal row = lg_let(E, "tile_row", lg_op(E, SC_TK_PLUS, lg_opi(E, SC_TK_STAR, brow, x->s, sp), lrow,
+                                      sp), sp);
+    ScVal col = lg_let(E, "tile_col", lg_op(E, SC_TK_PLUS, lg_opi(E, SC_TK_STAR, bcol, x->s, sp), lcol,
+                                      sp), sp);
+    return row.kind != SV_ERROR && col.kind != SV_ERROR && set_coords(E, x->c, row, col);
+}
+
+/* rem = tile_linear - FULL_BLOCK_TILES; name = strip; if rem < name: node */
+static bool sp_strip(El *E, const SpCtx *x, const char *name, ScVal strip, int node)
+{
+    TxSpan sp = x->c->sp;
+    SpCtx next = *x;
+    next.rem = lg_let(E, "rem", lg_op(E, SC_TK_MINUS, x->c->tile_linear, x->full, sp), sp);
+    next.strip = lg_let(E, name, strip, sp);
+    return next.rem.kind != SV_ERROR && next.strip.kind != SV_ERROR &&
+           sp_if(E, &next, node, el_compare(E, SC_TK_LESS, next.rem, next.strip, sp));
+}
+
+/* the tiles below the full blocks, column-major, from rem */
+static bool sp_bottom(El *E, const SpCtx *x, ScVal rem)
+{
+    TxSpan sp = x->c->sp;
+    ScVal row = lg_let(E, "tile_row", lg_op(E, SC_TK_PLUS, lg_opi(E, SC_TK_STAR, x->m_blocks, x->s, sp),
+                                      lg_op(E, SC_TK_PERCENT, rem, x->res_m, sp), sp), sp);
+    ScVal col = lg_let(E, "tile_col", lg_op(E, SC_TK_DOUBLESLASH, rem, x->res_m, sp), sp);
+    return row.kind != SV_ERROR && col.kind != SV_ERROR && set_coords(E, x->c, row, col);
+}
+
+static bool sp_emit(El *E, void *ctx, int which)
+{
+    const SpCtx *x = ctx;
+    TxSpan sp = x->c->sp;
+    ScVal zero = sv_int(0, sp), res_m_pos = el_compare(E, SC_TK_GREATER, x->res_m, zero, sp);
+    if (which == 1 && x->node != SP_REST) {
+        if (x->node == SP_RIGHT)
+            return sp_if(E, x, SP_CORNER, res_m_pos);
+        if (x->node == SP_FULL)
+            return sp_if(E, x, SP_REST, sv_bool(x->res_n > 0, sp));
+        return set_coords(E, x->c, zero, zero);
+    }
+    switch (x->node) {
+    case SP_FULL: return sp_full_block(E, x);
+    case SP_REST: /* which 0: the right strip; 1: the bottom one, alone */
+        if (which == 0)
+            return sp_strip(E, x, "right_strip_tiles", lg_opi(E, SC_TK_STAR, x->rows, x->res_n, sp),
+                            SP_RIGHT);
+        return sp_if(E, x, SP_BOTTOM, res_m_pos);
+    case SP_RIGHT: {
+        ScVal row = lg_let(E, "tile_row", lg_opi(E, SC_TK_DOUBLESLASH, x->rem, x->res_n, sp), sp);
+        ScVal col = lg_let(E, "tile_col", lg_op(E, SC_TK_PLUS, sv_int(x->n_blocks * x->s, sp),
+                                          lg_opi(E, SC_TK_PERCENT, x->rem, x->res_n, sp), sp), sp);
+        return row.kind != SV_ERROR && col.kind != SV_ERROR && set_coords(E, x->c, row, col);
+    }
+    case SP_CORNER:
+        return sp_bottom(E, x, lg_let(E, "bottom_rem", lg_op(E, SC_TK_MINUS, x->rem, x->strip, sp),
+                                   sp));
+    case SP_BOTTOM:
+        return sp_strip(E, x, "bottom_strip_tiles",
+                        lg_op(E, SC_TK_STAR, x->res_m, sv_int(x->n_blocks * x->s, sp), sp),
+                        SP_BOTTOM_IN);
+    default: return sp_bottom(E, x, x->rem);
+    }
+}
+
+static bool sp_update(El *E, const GmChain *c)
+{
+    const ScSched *s = c->s;
+    TxSpan sp = c->sp;
+    SpCtx x = {.c = c, .rows = s->rows, .s = s->group, .n_blocks = s->n_cols / s->group};
+    x.res_n = s->n_cols - x.n_blocks * s->group;
+    x.m_blocks = s->full_groups; /* the full groups are the full block rows */
+    x.full = lg_opi(E, SC_TK_STAR, lg_opi(E, SC_TK_STAR, x.m_blocks, x.n_blocks, sp),
+                 s->group * s->group, sp);
+    x.res_m = lg_op(E, SC_TK_MINUS, x.rows, lg_opi(E, SC_TK_STAR, x.m_blocks, s->group, sp), sp);
+    ScVal zero = sv_int(0, sp);
+    ScVal cond = lg_op(E, SC_TK_AMPER,
+                    lg_op(E, SC_TK_AMPER, el_compare(E, SC_TK_GREATER, x.m_blocks, zero, sp),
+                       sv_bool(x.n_blocks > 0, sp), sp),
+                    el_compare(E, SC_TK_LESS, c->tile_linear, x.full, sp), sp);
+    return x.full.kind != SV_ERROR && x.res_m.kind != SV_ERROR && sp_if(E, &x, SP_FULL, cond);
+}
+
 /* update_current_m_n_idx(work_idx) */
 bool lg_sched_update(El *E, ScSched *s, ScVal work, TxSpan sp)
 {
     GmChain c = {.s = s, .sp = sp};
-    c.cm_off = opi(E, SC_TK_PERCENT, work, s->cluster_m, sp);
-    ScVal t = opi(E, SC_TK_DOUBLESLASH, work, s->cluster_m, sp);
-    c.cn_off = opi(E, SC_TK_PERCENT, t, s->cluster_n, sp);
-    c.tile_linear = opi(E, SC_TK_DOUBLESLASH, t, s->cluster_n, sp);
+    c.cm_off = lg_opi(E, SC_TK_PERCENT, work, s->cluster_m, sp);
+    ScVal t = lg_opi(E, SC_TK_DOUBLESLASH, work, s->cluster_m, sp);
+    c.cn_off = lg_opi(E, SC_TK_PERCENT, t, s->cluster_n, sp);
+    c.tile_linear = lg_opi(E, SC_TK_DOUBLESLASH, t, s->cluster_n, sp);
     if (c.tile_linear.kind == SV_ERROR)
         return false;
-    ScVal full_cond = op(E, SC_TK_AMPER, el_compare(E, SC_TK_GREATER, s->full_groups,
+    if (s->serpentine)
+        return sp_update(E, &c);
+    ScVal full_cond = lg_op(E, SC_TK_AMPER, el_compare(E, SC_TK_GREATER, s->full_groups,
                                                     sv_int(0, sp), sp),
                          el_compare(E, SC_TK_LESS, c.tile_linear,
-                                    opi(E, SC_TK_STAR, s->full_groups, s->group * s->n_cols, sp),
+                                    lg_opi(E, SC_TK_STAR, s->full_groups, s->group * s->n_cols, sp),
                                     sp), sp);
     ScVal tail_cond = el_compare(E, SC_TK_GREATER, s->tail_rows, sv_int(0, sp), sp);
     if (!is_zero(&s->full_groups)) {
@@ -156,19 +260,19 @@ static bool pos_int(El *E, const ScVal *v, int64_t dflt, int64_t *out, const cha
 /* ceil(a / b) as the reference computes it: Python // on ints, T.truncdiv otherwise. */
 static ScVal ceil_div(El *E, ScVal a, int64_t b, const ScArgs *at)
 {
-    ScVal n = opi(E, SC_TK_MINUS, opi(E, SC_TK_PLUS, a, b, at->span), 1, at->span);
+    ScVal n = lg_opi(E, SC_TK_MINUS, lg_opi(E, SC_TK_PLUS, a, b, at->span), 1, at->span);
     if (n.kind == SV_INT)
-        return opi(E, SC_TK_DOUBLESLASH, n, b, at->span);
+        return lg_opi(E, SC_TK_DOUBLESLASH, n, b, at->span);
     LgCall k = {0};
     lg_pos(&k, n);
     lg_pos(&k, sv_int(b, at->span));
     return lg_call(E, "truncdiv", &k, at);
 }
 
-static ScVal trunc_div(El *E, ScVal a, int64_t b, const ScArgs *at)
+ScVal lg_trunc_div(El *E, ScVal a, int64_t b, const ScArgs *at)
 {
     if (a.kind == SV_INT)
-        return opi(E, SC_TK_DOUBLESLASH, a, b, at->span);
+        return lg_opi(E, SC_TK_DOUBLESLASH, a, b, at->span);
     LgCall k = {0};
     lg_pos(&k, a);
     lg_pos(&k, sv_int(b, at->span));
@@ -182,11 +286,11 @@ ScSched *lg_sched_make(El *E, ScVal num_m, int64_t num_n, ScVal clusters, int64_
     s->group = group, s->cluster_m = cluster_m, s->cluster_n = cluster_n;
     s->clusters = clusters;
     s->n_cols = (num_n + cluster_n - 1) / cluster_n;
-    ScVal rows = ceil_div(E, num_m, cluster_m, at);
-    s->full_groups = trunc_div(E, rows, group, at);
-    s->tail_rows = op(E, SC_TK_MINUS, rows, opi(E, SC_TK_STAR, s->full_groups, group, at->span),
+    ScVal rows = s->rows = ceil_div(E, num_m, cluster_m, at);
+    s->full_groups = lg_trunc_div(E, rows, group, at);
+    s->tail_rows = lg_op(E, SC_TK_MINUS, rows, lg_opi(E, SC_TK_STAR, s->full_groups, group, at->span),
                       at->span);
-    s->total = opi(E, SC_TK_STAR, opi(E, SC_TK_STAR, opi(E, SC_TK_STAR, rows, s->n_cols,
+    s->total = lg_opi(E, SC_TK_STAR, lg_opi(E, SC_TK_STAR, lg_opi(E, SC_TK_STAR, rows, s->n_cols,
                                                          at->span),
                                       cluster_m, at->span), cluster_n, at->span);
     if (s->total.kind == SV_ERROR || s->tail_rows.kind == SV_ERROR ||
@@ -212,9 +316,9 @@ ScVal lg_new_sched_2d(El *E, ScArgs *args, ScLangKind k)
         !pos_int(E, &b.v[5], 1, &cluster_m, "cluster_m", args) ||
         !pos_int(E, &b.v[6], 1, &cluster_n, "cluster_n", args))
         return sv_error();
-    if (sv_given(&b.v[7]) && (!sv_truth(&b.v[7], &serpentine) || serpentine)) {
-        el_error(E, TX_E_HELPER, b.v[7].span, "%s: the serpentine order is not supported; use the "
-                 "group-major order (serpentine=False)", args->fname);
+    if (sv_given(&b.v[7]) && b.v[7].kind != SV_NONE && !sv_truth(&b.v[7], &serpentine)) {
+        el_error(E, TX_E_HELPER, b.v[7].span, "%s: serpentine must be True or False",
+                 args->fname);
         return sv_error();
     }
     ScVal num_m = b.v[1];
@@ -225,6 +329,7 @@ ScVal lg_new_sched_2d(El *E, ScArgs *args, ScLangKind k)
     ScSched *s = lg_sched_make(E, num_m, num_n, b.v[3], group, cluster_m, cluster_n, args);
     if (!s)
         return sv_error();
+    s->serpentine = serpentine;
     ScLang *h = lg_new(E, k);
     h->u.sched = s;
     return lg_val(h, args->span);
@@ -262,10 +367,10 @@ ScVal lg_sched_attr(El *E, ScVal obj, const char *name, TxSpan sp)
 static bool sched_step(El *E, ScSched *s, ScVal start, ScVal stride, TxSpan sp)
 {
     bool init = stride.kind == SV_COUNT;
-    ScVal next = init ? start : op(E, SC_TK_PLUS, load(E, s->linear, sp), stride, sp);
-    ScVal count = init ? sv_int(0, sp) : opi(E, SC_TK_PLUS, load(E, s->tile_count, sp), 1, sp);
+    ScVal next = init ? start : lg_op(E, SC_TK_PLUS, lg_load(E, s->linear, sp), stride, sp);
+    ScVal count = init ? sv_int(0, sp) : lg_opi(E, SC_TK_PLUS, lg_load(E, s->tile_count, sp), 1, sp);
     return lg_store(E, s->linear, next, sp) && lg_store(E, s->tile_count, count, sp) &&
-           lg_sched_update(E, s, init ? start : load(E, s->linear, sp), sp);
+           lg_sched_update(E, s, init ? start : lg_load(E, s->linear, sp), sp);
 }
 
 bool lg_sched_init(El *E, ScSched *s, ScVal cluster_id, TxSpan sp)
@@ -282,7 +387,7 @@ ScVal lg_sched_method(El *E, ScLang *h, const char *name, ScArgs *args)
     ScVal none = {.kind = SV_COUNT};
     if (!strcmp(name, "valid"))
         return el_bind_args(E, args, "", &b)
-                   ? el_compare(E, SC_TK_LESS, load(E, s->linear, sp), s->total, sp)
+                   ? el_compare(E, SC_TK_LESS, lg_load(E, s->linear, sp), s->total, sp)
                    : sv_error();
     if (!strcmp(name, "init"))
         ok = el_bind_args(E, args, "cluster_id", &b) && lg_sched_init(E, s, b.v[0], sp);
@@ -320,7 +425,7 @@ ScVal lg_desc_attr(El *E, ScVal obj, const char *name, TxSpan sp)
 {
     static const char *const methods[] = {"init", "add_16B_offset", "make_lo_uniform"};
     if (!strcmp(name, "desc"))
-        return load(E, obj.u.lang->u.desc.buf, sp);
+        return lg_load(E, obj.u.lang->u.desc.buf, sp);
     return el_method_attr(E, obj, methods, (int)TX_ARRAY_LEN(methods), name, sp,
                           "SmemDescriptor");
 }
@@ -344,11 +449,11 @@ static ScVal desc_add(El *E, ScLang *h, ScVal offset, const ScArgs *at)
     TxSpan sp = at->span;
     LgCall r = {0}, c = {0}, s = {0}, out = {0};
     lg_pos(&r, sv_str(E, "uint32x2", sp));
-    lg_pos(&r, load(E, h->u.desc.buf, sp));
+    lg_pos(&r, lg_load(E, h->u.desc.buf, sp));
     ScVal halves = lg_call(E, "reinterpret", &r, at);
     lg_pos(&c, offset);
     lg_pos(&c, sv_str(E, "uint32", sp));
-    ScVal lo = op(E, SC_TK_PLUS, lane(E, halves, 0, at), lg_call(E, "cast", &c, at), sp);
+    ScVal lo = lg_op(E, SC_TK_PLUS, lane(E, halves, 0, at), lg_call(E, "cast", &c, at), sp);
     ScVal vs = {.kind = SV_LIST, .span = sp}, is = vs;
     vs.u.seq.items = TX_NEW_ARRAY(E->a, ScVal, 2), vs.u.seq.n = 2;
     vs.u.seq.items[0] = lo, vs.u.seq.items[1] = lane(E, halves, 1, at);

@@ -27,7 +27,14 @@ from tvm.script import ir as I  # noqa: E741
 from tvm.script import tirx as T
 from tvm.tirx.lang.pipeline import MBarrier, Pipeline, PipelineState, TCGen05Bar, TMABar
 from tvm.tirx.lang.smem_desc import SmemDescriptor
-from tvm.tirx.lang.tile_scheduler import ClusterLaunchControlScheduler, ClusterPersistentScheduler2D
+from tvm.tirx.lang.tile_scheduler import (
+    ClusterLaunchControlScheduler,
+    ClusterPersistentScheduler2D,
+    FlashAttentionLinearScheduler,
+    FlashAttentionLPTScheduler,
+    GroupMajor3D,
+    RankAwareGroupMajorTileScheduler,
+)
 from tvm.backend.cuda.lang.clc import query_cancel_first_ctaid_x
 from tvm.tirx.lang.warp_role import WarpgroupRole, WarpRole
 from tvm.tirx.layout import (
@@ -2936,6 +2943,71 @@ def g_lang_clc_dynamic(A: T.Buffer((128, 64), "float32"), m: T.int32):
     dyn.sched_arr.full.wait(0, 0)
     sched.run_scheduler(cbx)
     A[0, 0] = T.Cast("float32", nxt)
+
+
+@T.prim_func
+def g_lang_serpentine(A: T.Buffer((128, 64), "float32"), m: T.int32):
+    T.device_entry()
+    bx = T.cta_id([132])
+    tx = T.thread_id([128])
+    s1 = ClusterPersistentScheduler2D("s1", num_m_tiles=8, num_n_tiles=4, num_clusters=132, l2_group_size=2, serpentine=True)
+    s1.init(bx)
+    while s1.valid():
+        A[s1.m_idx, s1.n_idx] = T.float32(1)
+        s1.next_tile()
+    s2 = ClusterPersistentScheduler2D("s2", num_m_tiles=8, num_n_tiles=5, num_clusters=66, l2_group_size=4, cluster_m=2, serpentine=True)
+    s2.init(bx // 2)
+    while s2.valid():
+        A[s2.m_idx, s2.n_idx] = T.float32(2)
+        s2.next_tile()
+    s3 = ClusterPersistentScheduler2D("s3", num_m_tiles=10, num_n_tiles=4, num_clusters=132, l2_group_size=4, serpentine=True)
+    s3.init(bx)
+    while s3.valid():
+        A[s3.m_idx, s3.n_idx] = T.float32(3)
+        s3.next_tile_stride(264)
+    s4 = ClusterPersistentScheduler2D("s4", num_m_tiles=m, num_n_tiles=8, num_clusters=132, l2_group_size=4, serpentine=True)
+    s4.init(bx)
+    while s4.valid():
+        A[s4.m_idx, s4.n_idx] = T.float32(4)
+        s4.next_tile()
+
+
+@T.prim_func
+def g_lang_schedulers(A: T.Buffer((128, 64), "float32"), idx: T.Buffer((64,), "int32"), m: T.int32):
+    T.device_entry()
+    bx = T.cta_id([132])
+    tx = T.thread_id([128])
+    g = GroupMajor3D("g", 10, 3, 2, 4)
+    g.init(bx)
+    while g.valid():
+        A[g.m_idx, g.n_idx] = T.Cast("float32", g.k_idx)
+        A[g.tile_idx, g.linear_idx] = T.float32(1)
+        g.next_tile()
+    g2 = GroupMajor3D("g2", m, 4, 1, 8, step=132)
+    g2.init(bx)
+    while g2.valid():
+        A[g2.m_idx, g2.n_idx] = T.Cast("float32", g2.k_idx)
+        g2.next_tile_stride(2)
+    fl = FlashAttentionLinearScheduler("fl", 2, 4, 6, 132)
+    fl.init(bx)
+    while fl.valid():
+        A[fl.batch_idx * 4 + fl.head_idx, fl.m_block_idx] = T.float32(1)
+        fl.next_tile()
+    lp = FlashAttentionLPTScheduler("lp", 2, 5, 6, 4)
+    lp.init(bx)
+    while lp.valid():
+        A[lp.batch_idx * 5 + lp.head_idx, lp.m_block_idx] = T.float32(2)
+        lp.next_tile()
+    lq = FlashAttentionLPTScheduler("lq", 3, 4, 2, 8, num_ctas=132)
+    lq.init(bx)
+    while lq.valid():
+        A[lq.batch_idx * 4 + lq.head_idx, lq.m_block_idx] = T.float32(3)
+        lq.next_tile()
+    ra = RankAwareGroupMajorTileScheduler("ra", 16, 4, 4, 4)
+    ra.init(bx)
+    while ra.valid():
+        A[ra.m_idx, ra.n_idx] = T.float32(4)
+        ra.next_tile(132)
 
 
 # ---------------------------------------------------------------------------

@@ -2138,6 +2138,150 @@ static void test_shift_count(void **state)
                    a, 2, want, 3);
 }
 
+/* ---------------------------------------------------------------- tile schedulers */
+
+/* The tile (row, column) of work index w in each scheduler's order, as its
+ * documentation (docs/language.md) states it; false past the end. */
+typedef bool (*TileOrder)(int64_t w, const int64_t *p, int *row, int *col);
+
+/* p: tile rows, tile columns, S, cluster_m; the blocks, the strip right of
+ * them, the strip below them */
+static bool serpentine_order(int64_t w, const int64_t *p, int *row, int *col)
+{
+    int64_t cm = p[3], rows = (p[0] + cm - 1) / cm, cols = p[1], S = p[2];
+    int64_t mb = rows / S, nb = cols / S, rn = cols - nb * S, rm = rows - mb * S;
+    int64_t t = w / cm, r, c;
+    if (w >= rows * cols * cm)
+        return false;
+    if (t < mb * nb * S * S) {
+        int64_t block = t / (S * S), in = t % (S * S), bc = block / mb, br = block % mb;
+        r = (bc % 2 ? mb - 1 - br : br) * S + in / S, c = bc * S + in % S;
+    } else if ((t -= mb * nb * S * S) < rows * rn) {
+        r = t / rn, c = nb * S + t % rn;
+    } else {
+        t -= rows * rn;
+        r = mb * S + t % rm, c = t / rm;
+    }
+    *row = (int)(r * cm + w % cm), *col = (int)c;
+    return true;
+}
+
+/* p: m, n, k, group rows; V's column is n * k + k_idx */
+static bool group_major_3d_order(int64_t w, const int64_t *p, int *row, int *col)
+{
+    int64_t m = p[0], N = p[1], K = p[2], G = p[3], groups = m / G, size = G * N * K;
+    int64_t final = m - groups * G, r, n, k;
+    if (w >= m * N * K)
+        return false;
+    if (w < groups * size) {
+        r = w / size * G + w % G, n = w / G % N, k = w % size / (G * N);
+    } else {
+        int64_t rem = w - groups * size;
+        r = groups * G + rem % final, n = rem / final % N, k = rem / (final * N);
+    }
+    *row = (int)r, *col = (int)(n * K + k);
+    return true;
+}
+
+/* p: batches, heads, m blocks; V's row is batch * heads + head */
+static bool flash_linear_order(int64_t w, const int64_t *p, int *row, int *col)
+{
+    int64_t H = p[1], MB = p[2];
+    if (w >= p[0] * H * MB)
+        return false;
+    *row = (int)(w / (H * MB) * H + w % (H * MB) / MB), *col = (int)(w % MB);
+    return true;
+}
+
+/* p: batches, heads, m blocks, l2 swizzle: batch x head in groups of the
+ * swizzle (the last one smaller), m blocks last to first */
+static bool flash_lpt_order(int64_t w, const int64_t *p, int *row, int *col)
+{
+    int64_t H = p[1], MB = p[2], swz = p[3], hb = p[0] * H;
+    if (w >= hb * MB)
+        return false;
+    int64_t group = w / (swz * MB), in = w % (swz * MB);
+    int64_t width = group < hb / swz ? swz : hb % swz;
+    *row = (int)(group * swz + in % width), *col = (int)(MB - 1 - in / width);
+    return true;
+}
+
+/* Simulate fn with V, W (16 x 8 int32) and the ints; every tile of the order
+ * is visited once, by the work index the order gives it, and no other. */
+static void expect_order(tirx_module *m, const char *fn, const long long *ints, int nints,
+                         TileOrder order, const int64_t *p)
+{
+    int32_t *v = aligned_alloc(64, 16 * 8 * 4), *w = aligned_alloc(64, 16 * 8 * 4);
+    int32_t want_v[16][8] = {{0}}, want_w[16][8] = {{0}};
+    memset(v, 0, 16 * 8 * 4), memset(w, 0, 16 * 8 * 4);
+    Tensor V = tensor(v, 2, 16, 8, kDLInt, 32), W = tensor(w, 2, 16, 8, kDLInt, 32);
+    Tensor *ts[] = {&V, &W};
+    int row, col;
+    for (int64_t i = 0; order(i, p, &row, &col); i++) {
+        assert_true(row < 16 && col < 8);
+        want_v[row][col]++, want_w[row][col] = (int32_t)i;
+    }
+    tirx_error err;
+    if (simulate(m, fn, ts, 2, ints, nints, &err) != TIRX_OK)
+        fail_msg("%s: %s", fn, err.message);
+    for (int r = 0; r < 16; r++)
+        for (int c = 0; c < 8; c++)
+            if (v[r * 8 + c] != want_v[r][c] || (want_v[r][c] && w[r * 8 + c] != want_w[r][c]))
+                fail_msg("%s: tile (%d, %d) visited %d times, last by work %d; want %d, %d", fn,
+                         r, c, v[r * 8 + c], w[r * 8 + c], want_v[r][c], want_w[r][c]);
+    free(v), free(w);
+}
+
+static void test_tile_schedulers(void **state)
+{
+    (void)state;
+    tirx_module *m = compile_example("tests/build/tile_schedulers.tirx", NULL, 0);
+    /* 10 rows: 2 full block rows and 2 below them; 6 columns: 1 full block
+     * column and 2 right of it (the reference never visits the tiles below
+     * the blocks then) */
+    for (long long rows = 8; rows <= 11; rows++) {
+        const int64_t p[] = {rows, 6, 4, 1};
+        expect_order(m, "serpentine", &rows, 1, serpentine_order, p);
+    }
+    expect_order(m, "serpentine_static", NULL, 0, serpentine_order, (int64_t[]){10, 7, 2, 2});
+    const long long m_rows[] = {3, 6, 8}; /* no full group; a tail group; none */
+    for (int i = 0; i < 3; i++) {
+        const int64_t p[] = {m_rows[i], 3, 2, 4};
+        expect_order(m, "group_major_3d", &m_rows[i], 1, group_major_3d_order, p);
+    }
+    expect_order(m, "flash_linear", NULL, 0, flash_linear_order, (int64_t[]){3, 4, 5});
+    expect_order(m, "flash_lpt", NULL, 0, flash_lpt_order, (int64_t[]){2, 7, 3, 4});
+    expect_order(m, "flash_lpt_persistent", NULL, 0, flash_lpt_order, (int64_t[]){2, 7, 3, 4});
+
+    /* the indexed scheduler: CTA c takes items P[c] .. P[c + 1]; no list is
+     * read past its end (the simulator checks every load) */
+    int32_t *v = aligned_alloc(64, 16 * 8 * 4), *w = aligned_alloc(64, 16 * 8 * 4);
+    int32_t *b = aligned_alloc(64, 64), *h = aligned_alloc(64, 64), *q = aligned_alloc(64, 64);
+    int32_t *ptr = aligned_alloc(64, 64);
+    memset(v, 0, 16 * 8 * 4), memset(w, 0, 16 * 8 * 4);
+    for (int i = 0; i < 8; i++)
+        b[i] = i / 4, h[i] = i % 4, q[i] = 7 - i;
+    ptr[0] = 0, ptr[1] = 3, ptr[2] = 5, ptr[3] = 8;
+    Tensor V = tensor(v, 2, 16, 8, kDLInt, 32), W = tensor(w, 2, 16, 8, kDLInt, 32);
+    Tensor B = tensor(b, 1, 8, 0, kDLInt, 32), H = tensor(h, 1, 8, 0, kDLInt, 32);
+    Tensor Q = tensor(q, 1, 8, 0, kDLInt, 32), P = tensor(ptr, 1, 4, 0, kDLInt, 32);
+    Tensor *ts[] = {&V, &W, &B, &H, &Q, &P};
+    tirx_error err;
+    if (simulate(m, "indexed", ts, 6, NULL, 0, &err) != TIRX_OK)
+        fail_msg("indexed: %s", err.message);
+    int visited = 0;
+    for (int i = 0; i < 8; i++) {
+        int r = b[i] * 4 + h[i], cta = i < 3 ? 0 : i < 5 ? 1 : 2;
+        assert_int_equal(v[r * 8 + q[i]], 1);
+        assert_int_equal(w[r * 8 + q[i]], i * 10 + cta);
+    }
+    for (int i = 0; i < 16 * 8; i++)
+        visited += v[i];
+    assert_int_equal(visited, 8);
+    free(v), free(w), free(b), free(h), free(q), free(ptr);
+    tirx_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2161,6 +2305,7 @@ int main(void)
         cmocka_unit_test(test_float_floordiv),
         cmocka_unit_test(test_division_overflow),
         cmocka_unit_test(test_shift_count),
+        cmocka_unit_test(test_tile_schedulers),
         cmocka_unit_test(test_tcgen05_planted),
         cmocka_unit_test(test_tcgen05_cp_shapes),
         cmocka_unit_test(test_tcgen05_alloc_not_freed),
