@@ -242,6 +242,7 @@ static const IrNvshmemOp nvshmem_ops[] = {
 
 #define NVSHMEM_KIND_SIG 's'
 #define NVSHMEM_KIND_CMP 'c'
+#define NVSHMEM_KIND_TEAM 'm'
 
 static const struct {
     char kind;
@@ -270,28 +271,49 @@ const char *ir_nvshmem_const(char kind, const char *name)
     return NULL;
 }
 
+const char *ir_nvshmem_kind_name(char kind)
+{
+    switch (kind) {
+    case NVSHMEM_KIND_SIG: return "signal operation";
+    case NVSHMEM_KIND_CMP: return "comparison";
+    case NVSHMEM_KIND_TEAM: return "team";
+    default: return "value type";
+    }
+}
+
 const char *ir_nvshmem_const_choices(char kind)
 {
     /* ", " before each string; the result starts after the first */
-    static const char sig[] = ""
 #define NVSHMEM_OP(...)
 #define NVSHMEM_CONST(kind, name, cname, value) NVSHMEM_CHOICE_##kind(name)
-#define NVSHMEM_CHOICE_SIG(name) ", \"" name "\""
+#define NVSHMEM_CHOICE(name) ", \"" name "\""
+#define NVSHMEM_CHOICE_SIG(name) NVSHMEM_CHOICE(name)
 #define NVSHMEM_CHOICE_CMP(name)
+#define NVSHMEM_CHOICE_TEAM(name)
+    static const char sig[] = ""
 #include "nvshmem.def"
-#undef NVSHMEM_CHOICE_SIG
-#undef NVSHMEM_CHOICE_CMP
         ;
-    static const char cmp[] = ""
-#define NVSHMEM_CHOICE_SIG(name)
-#define NVSHMEM_CHOICE_CMP(name) ", \"" name "\""
-#include "nvshmem.def"
 #undef NVSHMEM_CHOICE_SIG
 #undef NVSHMEM_CHOICE_CMP
+#define NVSHMEM_CHOICE_SIG(name)
+#define NVSHMEM_CHOICE_CMP(name) NVSHMEM_CHOICE(name)
+    static const char cmp[] = ""
+#include "nvshmem.def"
+        ;
+#undef NVSHMEM_CHOICE_CMP
+#undef NVSHMEM_CHOICE_TEAM
+#define NVSHMEM_CHOICE_CMP(name)
+#define NVSHMEM_CHOICE_TEAM(name) NVSHMEM_CHOICE(name)
+    static const char team[] = ""
+#include "nvshmem.def"
+        ;
+#undef NVSHMEM_CHOICE
+#undef NVSHMEM_CHOICE_SIG
+#undef NVSHMEM_CHOICE_CMP
+#undef NVSHMEM_CHOICE_TEAM
 #undef NVSHMEM_OP
 #undef NVSHMEM_CONST
-        ;
-    return (kind == NVSHMEM_KIND_SIG ? sig : cmp) + 2;
+    return (kind == NVSHMEM_KIND_SIG ? sig : kind == NVSHMEM_KIND_CMP ? cmp : team) + 2;
 }
 
 int ir_op_lookup_registered(const char *name)

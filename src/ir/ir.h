@@ -151,15 +151,17 @@ int ir_op_lookup_registered(const char *name);
  * nvshmem.h function the op calls. */
 typedef struct IrNvshmemOp {
     IrOp op;
-    const char *args;  /* one letter per script argument: a u n s c t (nvshmem.def) */
+    const char *args;  /* one letter per script argument: a u n s c m t (nvshmem.def) */
     const char *cfunc; /* "nvshmem_putmem_nbi", "nvshmemx_putmem_nbi_warp", ... */
 } IrNvshmemOp;
 /* op's row; NULL when op is not an NVSHMEM op. */
 const IrNvshmemOp *ir_nvshmem_op(IrOp op);
-/* The nvshmem.h constant that the string `name` of a signal-op ('s') or
- * comparison ('c') argument stands for ("add" -> "NVSHMEM_SIGNAL_ADD"); NULL
- * when it names none. */
+/* The nvshmem.h constant that the string `name` of a signal-op ('s'),
+ * comparison ('c') or team ('m') argument stands for ("add" ->
+ * "NVSHMEM_SIGNAL_ADD"); NULL when it names none. */
 const char *ir_nvshmem_const(char kind, const char *name);
+/* What an argument of that kind is, for messages: "signal operation", ... */
+const char *ir_nvshmem_kind_name(char kind);
 /* The strings an argument of that kind takes, quoted and comma-separated
  * ("\"set\", \"add\""), for messages. */
 const char *ir_nvshmem_const_choices(char kind);

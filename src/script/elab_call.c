@@ -288,10 +288,9 @@ static bool nvshmem_args(El *E, const ScArgs *args, IrOp op, IrExpr **a, int *n)
                      i + 1, ir_dtype_str(a[i]->dtype, dt));
             return false;
         }
-        if ((k == 's' || k == 'c') && !(str && ir_nvshmem_const(k, str))) {
+        if ((k == 's' || k == 'c' || k == 'm') && !(str && ir_nvshmem_const(k, str))) {
             el_error(E, TX_E_VALUE, sp, "T.%s: argument %d, the %s, must be one of %s", name,
-                     i + 1, k == 's' ? "signal operation" : "comparison",
-                     ir_nvshmem_const_choices(k));
+                     i + 1, ir_nvshmem_kind_name(k), ir_nvshmem_const_choices(k));
             return false;
         }
         if (k == 't' && !(str && (!strcmp(str, "uint64_t") || !strcmp(str, "uint64")))) {

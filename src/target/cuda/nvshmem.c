@@ -119,8 +119,7 @@ static const char *string_arg(Cg *cg, const IrExpr *e, const IrExpr *arg, char k
                                 : ir_nvshmem_const(kind, s);
     if (!c)
         cg_error(cg, TX_E_CODEGEN, cg_span(cg, e), "T.%s: \"%s\" is not a %s",
-                 ir_ops[e->u.call.op].name, s,
-                 kind == 's' ? "signal operation" : kind == 'c' ? "comparison" : "value type");
+                 ir_ops[e->u.call.op].name, s, ir_nvshmem_kind_name(kind));
     return c;
 }
 
@@ -145,7 +144,7 @@ int cg_nvshmem_call(Cg *cg, const IrExpr *e, TxBuf *b)
         }
         tx_buf_puts(b, sep);
         sep = ", ";
-        if (kind == 's' || kind == 'c') {
+        if (kind == 's' || kind == 'c' || kind == 'm') {
             const char *name = string_arg(cg, e, c->args[i], kind);
             tx_buf_puts(b, name ? name : "0");
             continue;
