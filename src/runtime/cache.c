@@ -15,6 +15,7 @@
  * as a miss. No locks are needed: concurrent writers of one key each rename a
  * complete file. */
 #define _GNU_SOURCE /* dladdr */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -353,6 +355,32 @@ static RtStatus write_atomically(const char *path, const uint8_t *data, size_t s
     return rt_fail(err, RT_ERR_IO, "cannot write cache entry %s: %s", path, strerror(saved));
 }
 
+/* A temporary file older than this was left by a writer that was killed
+ * before its rename: a live writer renames within the time it takes to write
+ * one entry. */
+#define CACHE_STALE_TMP_SECONDS 3600
+
+/* Removes the stale temporary files of the entries' directory `dir`. */
+static void remove_stale_tmp(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    time_t now = time(NULL);
+    struct dirent *ent;
+    while ((ent = readdir(d)) != NULL) {
+        char path[sizeof ((RtCache *)0)->dir + 96];
+        struct stat st;
+        if (!strstr(ent->d_name, ".tmp.") ||
+            snprintf(path, sizeof path, "%s/%s", dir, ent->d_name) >= (int)sizeof path)
+            continue;
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+            now - st.st_mtime > CACHE_STALE_TMP_SECONDS)
+            unlink(path);
+    }
+    closedir(d);
+}
+
 RtStatus rt_cache_put(const RtCache *c, const RtDigest *key, const RtBlob *blobs, size_t n,
                       RtError *err)
 {
@@ -363,6 +391,8 @@ RtStatus rt_cache_put(const RtCache *c, const RtDigest *key, const RtBlob *blobs
     char *slash = strrchr(path, '/');
     *slash = '\0';
     s = make_dirs(path, err);
+    if (s == RT_OK)
+        remove_stale_tmp(path);
     *slash = '/';
     if (s != RT_OK)
         return s;

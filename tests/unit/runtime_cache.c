@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/base.h"
@@ -292,6 +294,35 @@ static void test_put_get(void **state)
     assert_int_equal(count_files(c.dir), 1);
 }
 
+/* A writer killed between its temporary file and the rename leaves the file:
+ * the next write into the same directory removes it once it is an hour old,
+ * and leaves a younger one (a writer may still be busy with it). */
+static void test_stale_temporary_removed(void **state)
+{
+    RtCache c;
+    open_cache(&c, *state);
+    RtDigest key = test_key("one");
+    put_sample(&c, &key);
+    char path[4096], stale[4200], young[4200];
+    RtError err;
+    assert_int_equal(rt_cache_path(&c, &key, path, sizeof path, &err), RT_OK);
+    snprintf(stale, sizeof stale, "%s.tmp.AAAAAA", path);
+    snprintf(young, sizeof young, "%s.tmp.BBBBBB", path);
+    FILE *f = fopen(stale, "wb");
+    assert_non_null(f);
+    fclose(f);
+    f = fopen(young, "wb");
+    assert_non_null(f);
+    fclose(f);
+    struct timeval old[2] = {{time(NULL) - 7200, 0}, {time(NULL) - 7200, 0}};
+    assert_int_equal(utimes(stale, old), 0);
+    assert_int_equal(count_files(c.dir), 3);
+    put_sample(&c, &key);
+    assert_int_equal(access(stale, F_OK), -1);
+    assert_int_equal(access(young, F_OK), 0);
+    assert_int_equal(count_files(c.dir), 2);
+}
+
 static void rewrite(const char *path, const void *data, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -493,6 +524,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cache_dir_fallbacks, make_scratch, remove_scratch),
         cmocka_unit_test_setup_teardown(test_cache_dir_is_a_file, make_scratch, remove_scratch),
         cmocka_unit_test_setup_teardown(test_put_get, make_scratch, remove_scratch),
+        cmocka_unit_test_setup_teardown(test_stale_temporary_removed, make_scratch,
+                                        remove_scratch),
         cmocka_unit_test_setup_teardown(test_truncated_and_corrupt, make_scratch, remove_scratch),
         cmocka_unit_test_setup_teardown(test_entry_of_another_key, make_scratch, remove_scratch),
         cmocka_unit_test_setup_teardown(test_entry_is_a_fifo, make_scratch, remove_scratch),
