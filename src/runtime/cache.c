@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,12 +338,30 @@ static bool write_all(int fd, const uint8_t *p, size_t n)
     return true;
 }
 
+/* Creates a temporary file beside `path`, named by this process and a counter
+ * (not mkstemp: its files are 0600, and the cache would be private to its
+ * first writer; this one gets the umask's mode, as every other file). */
+static int create_tmp(const char *path, char *tmp, size_t size)
+{
+    static _Atomic unsigned counter;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        int n = snprintf(tmp, size, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+        if (n < 0 || (size_t)n >= size) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
+}
+
 /* Writes `data` to a fresh temporary file beside `path`, then renames it to `path`. */
 static RtStatus write_atomically(const char *path, const uint8_t *data, size_t size, RtError *err)
 {
     char tmp[sizeof ((RtCache *)0)->dir + 96];
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
+    int fd = create_tmp(path, tmp, sizeof tmp);
     if (fd < 0)
         return rt_fail(err, RT_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
     bool ok = write_all(fd, data, size);

@@ -292,6 +292,15 @@ static void test_put_get(void **state)
     assert_memory_equal(e.blobs[0].data, "new", 3);
     rt_cache_entry_free(&e);
     assert_int_equal(count_files(c.dir), 1);
+    /* The entry has the umask's mode, so another user sharing the cache can read it. */
+    char path[4096];
+    struct stat st;
+    mode_t saved = umask(022);
+    assert_int_equal(rt_cache_put(&c, &other, &blob, 1, &err), RT_OK);
+    umask(saved);
+    assert_int_equal(rt_cache_path(&c, &other, path, sizeof path, &err), RT_OK);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0644);
 }
 
 /* A writer killed between its temporary file and the rename leaves the file:
