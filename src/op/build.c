@@ -62,12 +62,17 @@ IrExpr *op_var(OpCtx *c, const char *base, IrDType dt)
 /* ---------------------------------------------------------------- T.ptx */
 
 /* An operand as the parser coerces it: a generic pointer into a shared-space
- * address operand goes through T.cuda.cvta_generic_to_shared. */
+ * address operand goes through T.cuda.cvta_generic_to_shared, a uint64 into
+ * any other but tensor memory is reinterpreted as a pointer. */
 static IrExpr *ptx_operand(OpCtx *c, const IrPtxOperand *op, IrExpr *e)
 {
-    if (op->kind == IR_PTX_OPND_ADDR && op->space && !strncmp(op->space, "shared", 6) &&
-        e->dtype.code == IR_DT_HANDLE)
-        return op_call(c, IR_OP_CUDA_CVTA_TO_SHARED, IR_UINT32, &e, 1);
+    if (op->kind != IR_PTX_OPND_ADDR)
+        return e;
+    bool handle = e->dtype.code == IR_DT_HANDLE;
+    if (op->space && !strncmp(op->space, "shared", 6))
+        return handle ? op_call(c, IR_OP_CUDA_CVTA_TO_SHARED, IR_UINT32, &e, 1) : e;
+    if ((!op->space || strcmp(op->space, "tmem")) && ir_dtype_eq(e->dtype, IR_UINT64))
+        return op_call(c, IR_OP_REINTERPRET, IR_HANDLE, &e, 1);
     return e;
 }
 

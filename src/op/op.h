@@ -148,6 +148,9 @@ IrExpr *op_arg(const OpCtx *c, int i);
 /* Argument i as a region with constant extents and at most OP_MAX_DIMS
  * dimensions: NULL on success, else why not. */
 const char *op_region(OpCtx *c, int i, OpRegion *out);
+/* The region of `like`'s starts and extents over another buffer of as many
+ * dimensions: NULL on success, else why not. */
+const char *op_region_over(OpCtx *c, IrExpr *buffer, const OpRegion *like, OpRegion *out);
 /* A config value (`mbar=...`, `oob="zero"`), or NULL when absent. */
 IrExpr *op_config(const OpCtx *c, const char *key);
 /* A workspace buffer (`workspace={"scratch": S}`), or NULL when absent. */

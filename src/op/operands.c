@@ -56,13 +56,23 @@ static bool has_thread_axis(const IrLayout *l)
     return false;
 }
 
+/* The fields of a region that its buffer decides. */
+static void over(IrExpr *buf, OpRegion *out)
+{
+    out->buffer = buf;
+    out->dtype = buf->u.var.type->dtype;
+    out->mem = mem_of(buf->u.var.type->scope);
+    out->layout = ir_buf(buf)->layout;
+    out->distributed = has_thread_axis(out->layout);
+}
+
 const char *op_region(OpCtx *c, int i, OpRegion *out)
 {
     IrExpr *a = op_arg(c, i);
     if (!a || a->kind != IR_E_REGION)
         return op_reason(c, "argument %d is not a buffer region", i + 1);
     IrExpr *buf = a->u.access.buffer;
-    out->buffer = buf;
+    over(buf, out);
     out->ndim = a->u.access.n;
     if (out->ndim > OP_MAX_DIMS)
         return op_reason(c, "regions of more than %d dimensions are not supported", OP_MAX_DIMS);
@@ -72,11 +82,17 @@ const char *op_region(OpCtx *c, int i, OpRegion *out)
         if (!op_const(a->u.access.extents[d], &out->extent[d]))
             return op_reason(c, "the extents of the region of '%s' are not constants",
                              buf->u.var.name);
-    out->dtype = buf->u.var.type->dtype;
-    out->mem = mem_of(buf->u.var.type->scope);
-    out->layout = ir_buf(buf)->layout;
-    out->distributed = has_thread_axis(out->layout);
     return NULL;
+}
+
+const char *op_region_over(OpCtx *c, IrExpr *buffer, const OpRegion *like, OpRegion *out)
+{
+    *out = *like;
+    over(buffer, out);
+    int ndim = ir_buf(buffer)->ndim;
+    return ndim == like->ndim ? NULL
+                              : op_reason(c, "'%s' has %d dimensions, the region %d",
+                                          buffer->u.var.name, ndim, like->ndim);
 }
 
 static IrExpr *kwarg(const IrKwarg *kw, int n, const char *key)

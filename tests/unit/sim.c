@@ -4,7 +4,8 @@
  * a warp collective or barrier some threads never reach, a wrong mbarrier
  * expect-tx count) are errors naming the .tirx line, the thread and the CTA;
  * an operation the simulator does not model is an error saying so; element
- * loads and stores of packed and _align16 sub-byte buffers; a tile::gather4 load and the
+ * loads and stores of packed and _align16 sub-byte buffers; a tile::gather4 load, loads
+ * through src_selector's runtime-selected tensor map, and the
  * fp8-pair conversion to bfloat16 (sm_100a); the lanes each tcgen05.cp shape
  * and multicast writes, tcgen05.cp from swizzled shared memory and its fp6 / fp4
  * decompression; the dtypes' rounding and
@@ -1226,6 +1227,60 @@ static void test_gather4_fp8(void **state)
     tirx_module_free(m);
 }
 
+/* src_selector: a tile load of rows 8..15 and a gather4 of rows r, r + 1,
+ * r + 2 and 255 read E instead of G when n >= 1, each through the map its
+ * selected_tensormap holds; Y is what landed in shared memory. */
+static const char SELECTOR_KERNEL[] =
+    "@T.prim_func\n"
+    "def sel(G: T.Buffer((1024, 64), \"float16\"), E: T.Buffer((256, 64), \"float16\"), Y: T.Buffer((12, 64), \"float16\"), n: T.int32, r: T.int32):\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([1])\n"
+    "    tx = T.thread_id([128])\n"
+    "    S = T.alloc_shared((12, 64), \"float16\", align=1024)\n"
+    "    bar = T.alloc_shared((1,), \"uint64\")\n"
+    "    if tx == 0:\n"
+    "        T.ptx.mbarrier.init.shared__cta.b64(bar.ptr_to([0]), T.uint32(1))\n"
+    "        T.ptx.fence.proxy.async_.shared__cta()\n"
+    "    T.cuda.cta_sync()\n"
+    "    if tx == 0:\n"
+    "        T.ptx.mbarrier.arrive.expect_tx.shared__cta.b64(bar.ptr_to([0]), T.uint32(1536))\n"
+    "        Tx.copy_async(S[0:8, :], G[8:16, 0:64], dispatch=\"tma_explicit\", mbar=bar[0], src_selector=[[n >= 1, E]])\n"
+    "        Tx.copy_async(S[8:12, :], G[0:1, 0:64], dispatch=\"tma_explicit\", mbar=bar[0], gather4=[r, r + 1, r + 2, 255], src_selector=[[n >= 1, E]])\n"
+    "    T.cuda.mbarrier_wait(bar.ptr_to([0]), 0)\n"
+    "    for i in range(6):\n"
+    "        Y[tx // 64 + 2 * i, tx % 64] = S[tx // 64 + 2 * i, tx % 64]\n";
+
+static void test_src_selector(void **state)
+{
+    (void)state;
+    tirx_options o = {.arch = "sm_100a", .no_binary = 1};
+    tirx_module *m = NULL;
+    if (tirx_compile(SELECTOR_KERNEL, strlen(SELECTOR_KERNEL), "sel.tirx", NULL, 0, &o, &m) !=
+        TIRX_OK) {
+        char *d = tirx_diag_render(m);
+        fail_msg("%s", d ? d : "compile failed");
+    }
+    unsigned seed = 9;
+    uint16_t *g = random_halves(1024 * 64, &seed), *e = random_halves(256 * 64, &seed);
+    const int rows[12] = {8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 19, 255};
+    for (long long n = 0; n < 2; n++) {
+        uint16_t *y = poisoned(12 * 64), *src = n ? e : g;
+        Tensor G = tensor(g, 2, 1024, 64, kDLFloat, 16), E = tensor(e, 2, 256, 64, kDLFloat, 16);
+        Tensor Y = tensor(y, 2, 12, 64, kDLFloat, 16);
+        Tensor *ts[] = {&G, &E, &Y};
+        long long ints[2] = {n, 17};
+        tirx_error err;
+        if (simulate(m, "sel", ts, 3, ints, 2, &err) != TIRX_OK)
+            fail_msg("%s", err.message);
+        for (int i = 0; i < 12; i++)
+            for (int j = 0; j < 64; j++)
+                assert_int_equal(y[i * 64 + j], src[rows[i] * 64 + j]);
+        free(y);
+    }
+    free(g), free(e);
+    tirx_module_free(m);
+}
+
 /* prmt (each mode) and bf16x2 mul / fma on 256 inputs: P[m, i] is prmt of
  * (A[i], B[i]) by C[i] in mode m (0: none, then f4e b4e rc8 ecl ecr rc16),
  * M = A * B and F = A * B + C as bfloat16 pairs; and D[i] the bfloat16 pair
@@ -2327,6 +2382,7 @@ int main(void)
         cmocka_unit_test(test_dsmem_race),
         cmocka_unit_test(test_multicast_race),
         cmocka_unit_test(test_gather4_fp8),
+        cmocka_unit_test(test_src_selector),
         cmocka_unit_test(test_prmt_bf16x2),
         cmocka_unit_test(test_narrow_float_scalars),
         cmocka_unit_test(test_math_args),

@@ -74,12 +74,14 @@ static const char *const common_keys[] = {
     "prefetch_tensormap", "tensormap_l2_promotion", "tma_dtype", "use_tma_reduce",
 };
 
-static bool known_key(const char *key, bool explicit_keys)
+static const char *const explicit_keys_only[] = {"gather4", "src_selector"};
+
+static bool listed(const char *key, const char *const *keys, size_t n)
 {
-    for (size_t i = 0; i < TX_ARRAY_LEN(common_keys); i++)
-        if (!strcmp(key, common_keys[i]))
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(key, keys[i]))
             return true;
-    return explicit_keys && !strcmp(key, "gather4");
+    return false;
 }
 
 static const char *str_value(const IrExpr *e) { return e && e->kind == IR_E_STR ? e->u.str : NULL; }
@@ -212,6 +214,41 @@ static const char *read_gather4(OpCtx *c, TmaCall *t)
     return NULL;
 }
 
+/* src_selector=[[cond, buffer], ...]: global buffers (or views) read instead
+ * of the main source, each over the main region's starts and extents. */
+static const char *read_src_selector(OpCtx *c, TmaCall *t)
+{
+    IrExpr *v = op_config(c, "src_selector");
+    if (!v || v->kind == IR_E_NONE)
+        return NULL;
+    if (v->kind != IR_E_LIST)
+        return op_reason(c, "src_selector must be a list of [condition, global buffer] pairs");
+    if (!t->load)
+        return op_reason(c, "src_selector is only valid for global-to-shared TMA");
+    t->nselect = v->u.list.n;
+    t->select = TX_NEW_ARRAY(c->arena, TmaSelector, t->nselect ? t->nselect : 1);
+    for (int i = 0; i < t->nselect; i++) {
+        IrExpr *pair = v->u.list.items[i], *when, *buf;
+        if (pair->kind != IR_E_LIST || pair->u.list.n != 2)
+            return op_reason(c, "src_selector[%d] must be a [condition, buffer] pair", i);
+        when = pair->u.list.items[0], buf = pair->u.list.items[1];
+        if (when->kind == IR_E_PYBOOL || !ir_dtype_eq(when->dtype, IR_BOOL))
+            return op_reason(c, "src_selector[%d]'s condition must be a boolean expression", i);
+        if (!ir_is_buffer(buf))
+            return op_reason(c, "src_selector[%d]'s candidate must be a global buffer or view%s",
+                             i, buf->kind == IR_E_REGION ? ", not a region" : "");
+        TmaSelector *sel = &t->select[i];
+        sel->when = when;
+        const char *why = op_region_over(c, buf, &t->gmem, &sel->gmem);
+        if (why)
+            return op_reason(c, "src_selector[%d]: %s", i, why);
+        if (sel->gmem.mem != OP_MEM_GLOBAL)
+            return op_reason(c, "src_selector[%d]'s candidate '%s' is in %s memory, not global",
+                             i, buf->u.var.name, op_mem_name(sel->gmem.mem));
+    }
+    return NULL;
+}
+
 static const char *read_flags(OpCtx *c, const char *variant, TmaCall *t)
 {
     IrExpr *oob = op_config(c, "oob"), *pre = op_config(c, "prefetch_tensormap");
@@ -244,16 +281,20 @@ static const char *read_flags(OpCtx *c, const char *variant, TmaCall *t)
 static const char *read_config(OpCtx *c, const char *variant, bool explicit_keys, TmaCall *t)
 {
     const IrStmt *s = c->call;
-    for (int i = 0; i < s->u.tile.nconfig; i++)
-        if (!known_key(s->u.tile.config[i].key, explicit_keys))
-            return op_reason(c, "%s does not support config key '%s'%s", variant,
-                             s->u.tile.config[i].key,
-                             !strcmp(s->u.tile.config[i].key, "gather4")
-                                 ? " (gather4 needs dispatch=\"tma_explicit\")" : "");
+    for (int i = 0; i < s->u.tile.nconfig; i++) {
+        const char *key = s->u.tile.config[i].key;
+        bool only_explicit = listed(key, explicit_keys_only, TX_ARRAY_LEN(explicit_keys_only));
+        if (!listed(key, common_keys, TX_ARRAY_LEN(common_keys)) &&
+            !(explicit_keys && only_explicit))
+            return op_reason(c, "%s does not support config key '%s'%s", variant, key,
+                             only_explicit ? tx_arena_printf(c->arena, " (%s needs dispatch="
+                                                             "\"tma_explicit\")", key) : "");
+    }
     const char *why;
     if ((why = read_flags(c, variant, t)) || (why = read_l2(c, t)) ||
         (why = read_cache_hint(c, t)) || (why = read_reduce(c, t)) ||
-        (why = read_mask_and_group(c, t)) || (why = read_gather4(c, t)))
+        (why = read_mask_and_group(c, t)) || (why = read_gather4(c, t)) ||
+        (why = read_src_selector(c, t)))
         return why;
     t->mbar = op_config(c, "mbar");
     if (t->mbar && t->mbar->kind == IR_E_NONE)
@@ -741,8 +782,9 @@ static const char *key_exprs(OpCtx *c, const char *key, IrExpr *const *e, int n)
     return key;
 }
 
-/* The tensor-map variable of the descriptor, encoded once per function. */
-static IrExpr *tensor_map(OpCtx *c, const TmaSpec *s, const TmaCall *t)
+/* The tensor-map variable of the descriptor of `source`, encoded once per
+ * function. */
+static IrExpr *tensor_map(OpCtx *c, const TmaSpec *s, const TmaCall *t, const IrExpr *source)
 {
     const char *key = tx_arena_printf(c->arena, "tma:%p:%s:%d:%d:%d:%d:%d", (void *)s->root,
                                       expr_text(c, s->base), s->cu_dtype, s->rank, s->swizzle,
@@ -756,7 +798,7 @@ static IrExpr *tensor_map(OpCtx *c, const TmaSpec *s, const TmaCall *t)
         return map;
     IrType *ty = TX_NEW(c->arena, IrType);
     ty->kind = IR_TY_TENSORMAP, ty->dtype = IR_HANDLE, ty->scope = "global";
-    map = ir_var(c->arena, tx_arena_printf(c->arena, "%s_tensormap", t->gmem.buffer->u.var.name),
+    map = ir_var(c->arena, tx_arena_printf(c->arena, "%s_tensormap", source->u.var.name),
                  ty, c->call->span);
     op_memo_put(c, key, map);
     IrExpr *alloca_args[2] = {ir_str(c->arena, "tensormap", c->call->span), op_i32(c, 1)};
@@ -788,6 +830,35 @@ static IrExpr *tensor_map(OpCtx *c, const TmaSpec *s, const TmaCall *t)
     return map;
 }
 
+static IrExpr *address_of_map(OpCtx *c, IrExpr *map)
+{
+    return op_call(c, IR_OP_ADDRESS_OF, IR_HANDLE, &map, 1);
+}
+
+/* The address the instructions read their tensor map at: the main map's, or
+ * with src_selector the first candidate's whose condition holds, as the
+ * reference binds it (a uint64 selected_tensormap) before the issues. */
+static IrExpr *map_address(OpCtx *c, OpSeq *q, const TmaSpec *s, const TmaCall *t)
+{
+    IrExpr *addr = address_of_map(c, tensor_map(c, s, t, t->gmem.buffer));
+    if (!t->nselect)
+        return addr;
+    IrExpr **alt = TX_NEW_ARRAY(c->arena, IrExpr *, t->nselect);
+    for (int i = 0; i < t->nselect; i++) /* encoded in the list's order */
+        alt[i] = address_of_map(c, tensor_map(c, &t->select[i].spec, t, t->select[i].gmem.buffer));
+    addr = op_call(c, IR_OP_REINTERPRET, IR_UINT64, &addr, 1);
+    for (int i = t->nselect - 1; i >= 0; i--) {
+        IrExpr *pick = ir_node(c->arena, IR_E_SELECT, IR_UINT64, c->call->span);
+        pick->u.op.cond = t->select[i].when;
+        pick->u.op.a = op_call(c, IR_OP_REINTERPRET, IR_UINT64, &alt[i], 1);
+        pick->u.op.b = addr;
+        addr = pick;
+    }
+    IrExpr *selected = op_var(c, "selected_tensormap", IR_UINT64);
+    op_bind(c, q, selected, addr);
+    return selected;
+}
+
 static IrExpr *mbar_operand(OpCtx *c, IrExpr *m)
 {
     return m->kind == IR_E_LOAD ? op_call(c, IR_OP_ADDRESS_OF, IR_HANDLE, &m, 1) : m;
@@ -812,15 +883,16 @@ static const char *spelling(OpCtx *c, const TmaSpec *s, const TmaCall *t)
                            hint);
 }
 
-/* One instruction at shared address smem with coordinates coord. */
-static IrExpr *instruction(OpCtx *c, const TmaSpec *s, const TmaCall *t, IrExpr *map,
+/* One instruction at shared address smem with coordinates coord, its tensor
+ * map at map_addr. */
+static IrExpr *instruction(OpCtx *c, const TmaSpec *s, const TmaCall *t, IrExpr *map_addr,
                            IrExpr *smem, IrExpr *const *coord)
 {
     IrExpr *args[4 + TMA_DIMS + 4];
     int n = 0;
     if (t->load)
         args[n++] = smem;
-    args[n++] = op_call(c, IR_OP_ADDRESS_OF, IR_HANDLE, &map, 1);
+    args[n++] = map_addr;
     for (int d = 0; d < (t->gather4[0] ? 1 : s->rank); d++)
         args[n++] = op_cast(c, IR_INT32, coord[d]); /* .s32 */
     for (int i = 0; t->gather4[0] && i < 4; i++) /* tile::gather4: the column, four rows */
@@ -848,12 +920,10 @@ static IrExpr *smem_address(OpCtx *c, IrExpr *flat, int bits, IrExpr *off)
 IrStmt *tma_emit(OpCtx *c, const TmaPlan *p, const TmaCall *t)
 {
     const TmaSpec *s = &p->s;
-    IrExpr *map = tensor_map(c, s, t);
     OpSeq q = {0};
-    if (t->prefetch) {
-        IrExpr *addr = op_call(c, IR_OP_ADDRESS_OF, IR_HANDLE, &map, 1);
-        op_eval(c, &q, op_ptx(c, "prefetch.tensormap", &addr, 1));
-    }
+    IrExpr *map_addr = map_address(c, &q, s, t);
+    if (t->prefetch) /* the map the instructions read */
+        op_eval(c, &q, op_ptx(c, "prefetch.tensormap", &map_addr, 1));
     int bits = t->smem.dtype.bits;
     IrExpr *flat = op_flat_view(c, &q, t->smem.buffer, bits < 8 ? IR_UINT8 : t->smem.dtype, 1);
     IrExpr *var[TMA_DIMS] = {0}, *coord[TMA_DIMS], *off = s->smem_off;
@@ -875,7 +945,7 @@ IrStmt *tma_emit(OpCtx *c, const TmaPlan *p, const TmaCall *t)
         }
     }
     OpSeq issue = {0};
-    op_eval(c, &issue, instruction(c, s, t, map, smem_address(c, flat, bits, off), coord));
+    op_eval(c, &issue, instruction(c, s, t, map_addr, smem_address(c, flat, bits, off), coord));
     IrStmt *body = op_seq_finish(c, &issue);
     for (int a = 0; a < p->naxes; a++)
         if (var[a])

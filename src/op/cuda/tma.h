@@ -31,6 +31,8 @@ typedef struct TmaCall {
     int l2_promotion, oob;    /* tensor-map enums */
     bool prefetch, tf32;
     IrExpr *gather4[4];       /* tma_explicit loads: four row coordinates, or NULLs */
+    int nselect;              /* tma_explicit loads: src_selector's candidates */
+    struct TmaSelector *select;
 } TmaCall;
 
 typedef struct TmaSpec {
@@ -50,6 +52,15 @@ typedef struct TmaSpec {
     IrExpr *smem_off;          /* shared elements from the shared buffer's data to the box */
     int64_t payload_bits;      /* what all issues move together */
 } TmaSpec;
+
+/* A src_selector candidate: the load reads it instead of the main source when
+ * `when` holds (the first that holds wins), through its own tensor map of the
+ * main region's starts and extents over `gmem`'s buffer. */
+typedef struct TmaSelector {
+    IrExpr *when;
+    OpRegion gmem;
+    TmaSpec spec; /* tma_explicit plans it as the main descriptor */
+} TmaSelector;
 
 /* A shared iterator the box leaves out: `extent` issues, `smem_stride`
  * elements apart, each adding (digit // divisor % modulus) * scale to

@@ -6,8 +6,12 @@
  * swizzle), and exactly one instruction is issued. Rules that cannot be
  * proven at compile time are left to the driver; only disproven ones refuse
  * the call. Extra keys: oob="zero"/"nan" (the out-of-bounds fill the tensor
- * map requests) and, on sm_100a loads, gather4=[r0, r1, r2, r3] (four rows of
- * a rank-2 tensor, one box row each: .tile::gather4). */
+ * map requests), on sm_100a loads gather4=[r0, r1, r2, r3] (four rows of
+ * a rank-2 tensor, one box row each: .tile::gather4), and on loads
+ * src_selector=[[cond, buffer], ...] (the instruction reads the first
+ * candidate whose condition holds, else the main source: one more descriptor
+ * per candidate, the same region over its buffer, of the main one's
+ * element type, rank and coordinates). */
 #include <string.h>
 
 #include "../../arith/arith.h"
@@ -120,17 +124,11 @@ static const char *gather4_shape(OpCtx *c, const TmaCall *t)
                 : op_reason(c, "gather4 writes four rows of the box's width into shared memory");
 }
 
-static const char *plan_call(OpCtx *c, TmaCall *t, TmaPlan *p)
+/* The descriptor of t's global region into its shared one. */
+static const char *describe(OpCtx *c, const TmaCall *t, TmaSpec *s)
 {
-    memset(p, 0, sizeof *p);
-    TmaSpec *s = &p->s;
     IrExpr *device_off;
-    const char *why = tma_read_call(c, "tma_explicit", true, t);
-    if (why)
-        return why;
-    if (t->gather4[0] ? (why = gather4_shape(c, t)) != NULL
-                      : !op_regions_match(&t->smem, &t->gmem))
-        return why ? why : op_reason(c, "the regions' non-unit extents differ");
+    const char *why;
     if ((why = tma_descriptor_type(c, t, s)) || (why = tma_shared_swizzle(c, t, &s->swizzle)) ||
         (why = shared_run(c, t, s)) || (why = tma_global_base(c, t, s, &device_off)) ||
         (why = global_dims(c, t, s)))
@@ -138,9 +136,84 @@ static const char *plan_call(OpCtx *c, TmaCall *t, TmaPlan *p)
     if (device_off && (why = tma_fold_device_offset(c, t, s, device_off)))
         return why;
     s->payload_bits = op_region_size(&t->smem) * t->smem.dtype.bits;
+    return NULL;
+}
+
+static const char *coords_text(OpCtx *c, const TmaSpec *s)
+{
+    LyCtx lc = ly_ctx(c->arena);
+    const char *text = "(";
+    for (int d = 0; d < s->rank; d++)
+        text = tx_arena_printf(c->arena, "%s%s%s", text, d ? ", " : "",
+                               ly_expr_str(&lc, s->coord[d]));
+    return tx_arena_printf(c->arena, "%s)", text);
+}
+
+/* What a candidate's descriptor must share with the main one, whose single
+ * instruction reads either: its element type, and the rank and coordinates
+ * that a view offset only the kernel knows changes (a dimension more). The
+ * box, swizzle, load mode and transaction bytes come from the shared side and
+ * the region, which the candidates share. */
+static const char *incompatible(OpCtx *c, const TmaCall *t, const TmaSpec *m, const TmaSpec *s,
+                                int i)
+{
+    char a[IR_DTYPE_STR_MAX], b[IR_DTYPE_STR_MAX];
+    bool same_coords = m->rank == s->rank;
+    for (int d = 0; same_coords && d < m->rank; d++)
+        same_coords = tma_equal(c, m->coord[d], s->coord[d]) == TMA_PROVEN;
+    const struct {
+        const char *field;
+        bool same;
+        const char *main, *candidate;
+    } fields[] = {
+        {"descriptor dtype", m->cu_dtype == s->cu_dtype, ir_dtype_str(t->gmem.dtype, a),
+         ir_dtype_str(t->select[i].gmem.dtype, b)},
+        {"rank", m->rank == s->rank, tx_arena_printf(c->arena, "%d", m->rank),
+         tx_arena_printf(c->arena, "%d", s->rank)},
+        {"coordinates", same_coords, coords_text(c, m), coords_text(c, s)},
+    };
+    for (size_t f = 0; f < TX_ARRAY_LEN(fields); f++)
+        if (!fields[f].same)
+            return op_reason(c, "tma_explicit src_selector[%d] has incompatible %s: main=%s, "
+                                "candidate=%s", i, fields[f].field, fields[f].main,
+                             fields[f].candidate);
+    return NULL;
+}
+
+/* Each src_selector candidate's descriptor: the main one's over its buffer. */
+static const char *plan_selectors(OpCtx *c, TmaCall *t, const TmaSpec *main_spec)
+{
+    for (int i = 0; i < t->nselect; i++) {
+        TmaCall alt = *t;
+        alt.gmem = t->select[i].gmem;
+        TmaPlan *q = TX_NEW(c->arena, TmaPlan);
+        bool repairable;
+        const char *why = describe(c, &alt, &q->s);
+        if (!why && (why = incompatible(c, t, main_spec, &q->s, i)))
+            return why;
+        if (why || (why = tma_validate(c, q, &alt, false, &repairable)))
+            return op_reason(c, "tma_explicit src_selector[%d] ('%s'): %s", i,
+                             alt.gmem.buffer->u.var.name, why);
+        t->select[i].spec = q->s;
+    }
+    return NULL;
+}
+
+static const char *plan_call(OpCtx *c, TmaCall *t, TmaPlan *p)
+{
+    memset(p, 0, sizeof *p);
+    const char *why = tma_read_call(c, "tma_explicit", true, t);
+    if (why)
+        return why;
+    if (t->gather4[0] ? (why = gather4_shape(c, t)) != NULL
+                      : !op_regions_match(&t->smem, &t->gmem))
+        return why ? why : op_reason(c, "the regions' non-unit extents differ");
+    if ((why = describe(c, t, &p->s)))
+        return why;
     bool repairable;
-    why = tma_validate(c, p, t, false, &repairable);
-    return why ? op_reason(c, "tma_explicit: %s", why) : NULL;
+    if ((why = tma_validate(c, p, t, false, &repairable)))
+        return op_reason(c, "tma_explicit: %s", why);
+    return plan_selectors(c, t, &p->s);
 }
 
 const char *op_tma_explicit_accept(OpCtx *c)
