@@ -36,6 +36,9 @@ void ar_dtype_range(IrDType t, int64_t *lo, int64_t *hi);
 /* Floor division and modulo of int64 (b != 0, not INT64_MIN / -1). */
 int64_t ar_floordiv64(int64_t a, int64_t b);
 int64_t ar_floormod64(int64_t a, int64_t b);
+/* The greatest common divisor of |a| and |b| (0 for two zeros; 2^62 for
+ * gcd(INT64_MIN, 0), whose 2^63 does not fit). */
+int64_t ar_gcd64(int64_t a, int64_t b);
 /* Exact int64 result of a binary node kind (+ - * / % // %% min max, the
  * comparisons, && ||) on constants; false on overflow or a zero divisor. */
 bool ar_eval_binary(IrExprKind k, int64_t a, int64_t b, int64_t *out);
@@ -105,7 +108,15 @@ bool ar_expr_value_equal(const IrExpr *x, const IrExpr *y);
 /* A deterministic order for sorting (constants first, by value; then by kind,
  * variable name and operands); 0 does not imply equality. */
 int ar_expr_compare(const IrExpr *x, const IrExpr *y);
-/* Structural proof that x is a multiple of d (false: not proven). */
+/* The largest integer known to divide integer e, 0 when e is known to be 0:
+ * a literal's value; gcd over the terms of + - (constant offsets included)
+ * and the choices of min, max, select, if_then_else; the product over *; an
+ * exact division by a literal; gcd(a, b) for a mod b (0 when a literal b
+ * divides a). `known` maps a variable (a let's) or a local buffer (its loads)
+ * to the known multiple of its value; others, and NULL, give 1. */
+int64_t ar_known_multiple(const IrPtrMap *known, const IrExpr *e);
+/* Proof that x is a multiple of d (false: not proven): by ar_known_multiple
+ * without variables' facts for a literal d, structurally (x = d * q) else. */
 bool ar_divisible(const IrExpr *x, const IrExpr *d);
 
 /* ---------------------------------------------------------------- evaluation */

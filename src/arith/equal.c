@@ -94,23 +94,58 @@ static bool keeps_value(IrDType from, IrDType to)
            (from.code == IR_DT_UINT && to.bits > from.bits);
 }
 
-static bool divisible_by_const(const IrExpr *x, const IrExpr *d, int64_t k)
+/* The known multiple of the other operand of a mod or floormod by d. */
+static int64_t mod_multiple(int64_t x, int64_t d, bool const_d)
 {
-    int64_t v;
-    if (k == 1 || k == -1)
-        return true;
-    if (k == 0)
-        return false;
-    if (ar_const_int(x, &v))
-        return v % k == 0;
-    if (x->kind == IR_E_MUL)
-        return ar_divisible(x->u.op.a, d) || ar_divisible(x->u.op.b, d);
-    /* floormod(a, b) = a - b * floordiv(a, b) */
-    if (x->kind == IR_E_ADD || x->kind == IR_E_SUB || x->kind == IR_E_FLOORMOD)
-        return ar_divisible(x->u.op.a, d) && ar_divisible(x->u.op.b, d);
-    if (x->kind == IR_E_CAST && keeps_value(x->u.op.a->dtype, x->dtype)) /* a widened index */
-        return ar_divisible(x->u.op.a, d);
-    return false;
+    return const_d && d && x % d == 0 ? 0 : ar_gcd64(x, d);
+}
+
+int64_t ar_known_multiple(const IrPtrMap *known, const IrExpr *e)
+{
+    int64_t v, a, b, r;
+    uintptr_t k;
+    if (ar_const_int(e, &v))
+        return ar_gcd64(v, 0);
+    switch (e->kind) {
+    case IR_E_ADD: case IR_E_SUB: case IR_E_MIN: case IR_E_MAX: case IR_E_SELECT:
+        return ar_gcd64(ar_known_multiple(known, e->u.op.a), ar_known_multiple(known, e->u.op.b));
+    case IR_E_MUL:
+        a = ar_known_multiple(known, e->u.op.a), b = ar_known_multiple(known, e->u.op.b);
+        /* past int64 either factor alone still divides it */
+        return __builtin_mul_overflow(a, b, &r) ? (a > b ? a : b) : r;
+    case IR_E_FLOORDIV: case IR_E_DIV: /* exact: a multiple of d * m over d */
+        a = ar_known_multiple(known, e->u.op.a);
+        return ar_const_int(e->u.op.b, &v) && v && v != INT64_MIN && a % v == 0
+                   ? a / (v < 0 ? -v : v)
+                   : 1;
+    case IR_E_FLOORMOD: case IR_E_MOD: /* a - b * (a div b) */
+        return mod_multiple(ar_known_multiple(known, e->u.op.a),
+                            ar_known_multiple(known, e->u.op.b), ar_const_int(e->u.op.b, &v));
+    case IR_E_CAST:
+        if (keeps_value(e->u.op.a->dtype, e->dtype))
+            return ar_known_multiple(known, e->u.op.a);
+        /* wrapping to fewer bits keeps a power of two */
+        if (!ir_dtype_is_int(e->dtype) || !ir_dtype_is_int(e->u.op.a->dtype))
+            return 1;
+        a = ar_known_multiple(known, e->u.op.a);
+        return a ? a & -a : 0;
+    case IR_E_CALL:
+        if (e->u.call.op == IR_OP_IF_THEN_ELSE && e->u.call.nargs == 3)
+            return ar_gcd64(ar_known_multiple(known, e->u.call.args[1]),
+                            ar_known_multiple(known, e->u.call.args[2]));
+        return 1;
+    case IR_E_VAR: return known && ir_ptrmap_get(known, e, &k) ? (int64_t)k : 1;
+    case IR_E_LOAD:
+        return known && ir_dtype_is_int(e->dtype) && ir_ptrmap_get(known, e->u.access.buffer, &k)
+                   ? (int64_t)k
+                   : 1;
+    default: return 1;
+    }
+}
+
+static bool divisible_by_const(const IrExpr *x, int64_t k)
+{
+    return k && ar_known_multiple(NULL, x) % k == 0;
 }
 
 /* x = p*q and d = p*r (either operand order): divisible when r divides q. */
@@ -130,7 +165,7 @@ bool ar_divisible(const IrExpr *x, const IrExpr *d)
 {
     int64_t k;
     if (ar_const_int(d, &k))
-        return divisible_by_const(x, d, k);
+        return divisible_by_const(x, k);
     if (ar_expr_value_equal(x, d) || ar_is_const(x, 0))
         return true;
     if (x->kind != IR_E_MUL)

@@ -82,6 +82,16 @@ int64_t ar_floormod64(int64_t a, int64_t b)
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
+int64_t ar_gcd64(int64_t a, int64_t b)
+{
+    uint64_t x = a < 0 ? -(uint64_t)a : (uint64_t)a, y = b < 0 ? -(uint64_t)b : (uint64_t)b;
+    while (y) {
+        uint64_t t = x % y;
+        x = y, y = t;
+    }
+    return x > INT64_MAX ? (int64_t)1 << 62 : (int64_t)x;
+}
+
 static bool is_division(IrExprKind k)
 {
     return k == IR_E_DIV || k == IR_E_MOD || k == IR_E_FLOORDIV || k == IR_E_FLOORMOD;

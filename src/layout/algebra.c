@@ -195,6 +195,15 @@ static bool provably_le(LyCtx *c, IrExpr *a, IrExpr *b) /* a <= b */
     return ar_expr_value_equal(a, b) || ar_less(NULL, a, ar_add(c->arena, b, ar_index_int_like(c->arena, b, 1)));
 }
 
+/* x is known to be a multiple of n, also through the caller's lets. */
+static bool known_multiple_of(LyCtx *c, IrExpr *x, IrExpr *n)
+{
+    int64_t k;
+    if (!ar_const_int(n, &k))
+        return ar_divisible(x, n);
+    return k && ar_known_multiple(c->multiples, x) % k == 0;
+}
+
 /* Whether n elements from digit d (0 <= d < extent) of an iter stay inside
  * it: provably, or because d and the extent are both multiples of n (an
  * aligned chunk, such as 16 bytes at a run-time multiple of 16 bytes inside
@@ -202,7 +211,7 @@ static bool provably_le(LyCtx *c, IrExpr *a, IrExpr *b) /* a <= b */
 static bool fits_in_iter(LyCtx *c, IrExpr *d, IrExpr *n, IrExpr *extent)
 {
     return provably_le(c, ar_add(c->arena, d, n), extent) ||
-           (ar_divisible(extent, n) && ar_divisible(d, n));
+           (ar_divisible(extent, n) && known_multiple_of(c, d, n));
 }
 
 /* The region of n elements from start digit d of iter p when it wraps once
@@ -230,7 +239,8 @@ static bool wrap_once(LyCtx *c, const IrIter *g, int p, IrExpr **digit, IrExpr *
  * digit. False when the region is not such a layout. The outermost digit has
  * nothing to wrap into: a region inside the shape (the caller's contract, as
  * for a one-iter group) fits in it, so a run-time start whose inner digits
- * are provably 0 (a start such as 64 * k over 64-element slabs) slices. */
+ * are known 0 (a start such as 64 * k or 64 * k + 128 * j over 64-element
+ * slabs, also held in a let: ar_known_multiple) slices. */
 static bool slice_group(LyCtx *c, const IrIter *g, int m, IrExpr *begin, IrExpr *n, LyBuild *out)
 {
     IrExpr **digit = TX_NEW_ARRAY(c->arena, IrExpr *, m);
@@ -238,6 +248,9 @@ static bool slice_group(LyCtx *c, const IrIter *g, int m, IrExpr *begin, IrExpr 
     for (int k = m - 1; k >= 0; k--) {
         IrExpr *q = ar_floordiv(c->arena, begin, inner);
         digit[k] = k == 0 ? q : ar_floormod(c->arena, q, g[k].extent); /* in the shape: q < E_0 */
+        /* known 0: `row // 32 % 4` with row = x * 128, a let's value */
+        if (!ar_known_multiple(c->multiples, digit[k]))
+            digit[k] = ar_index_int_like(c->arena, digit[k], 0);
         lyb_offset(c, out, g[k].axis, ar_mul(c->arena, digit[k], g[k].stride));
         inner = ar_mul(c->arena, inner, g[k].extent);
     }

@@ -23,11 +23,14 @@
 typedef struct LyCtx {
     TxArena *arena;  /* results, expressions and messages live here */
     const char *err; /* the message of the last failure; NULL when none */
+    /* the caller's lets and registers -> their known multiples, for the
+     * proofs of ly_slice (ar_known_multiple); NULL: none */
+    const struct IrPtrMap *multiples;
 } LyCtx;
 
 static inline LyCtx ly_ctx(TxArena *a)
 {
-    LyCtx c = {a, NULL};
+    LyCtx c = {a, NULL, NULL};
     return c;
 }
 
@@ -159,7 +162,9 @@ IrLayout *ly_group_many(LyCtx *c, const IrLayout *l, const int64_t *const *shape
 IrLayout *ly_permute_by_groups(LyCtx *c, const IrLayout *l, const int *seps, int ngroups,
                                const int *perm);
 /* The sub-region begin[d] .. begin[d]+extent[d] of `shape`, as a layout over
- * shape `extent`; offsets of the region are added to the layout's offsets. */
+ * shape `extent`; offsets of the region are added to the layout's offsets.
+ * A run-time begin whose digits are known multiples (also through
+ * c->multiples) slices as its literal counterpart does. */
 IrLayout *ly_slice(LyCtx *c, const IrLayout *l, IrExpr *const *shape, IrExpr *const *begin,
                    IrExpr *const *extent, int ndim, LyTarget target);
 /* `inner` (this) tiled by `outer`: the result over shape outer_shape*inner_shape

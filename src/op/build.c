@@ -294,7 +294,7 @@ void op_vector_store(OpCtx *c, OpSeq *s, IrExpr *view, IrExpr *first, int lanes,
 IrExpr *op_local_view(OpCtx *c, OpSeq *s, IrExpr *buffer)
 {
     const IrBufferType *pb = ir_buf(buffer);
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     IrLayout *st = ly_storage(&lc, pb->layout);
     IrExpr *span_e = st ? ly_span(&lc, st, NULL) : NULL;
     int64_t n;
@@ -375,45 +375,9 @@ static int64_t low_pow2(int64_t v)
     return p;
 }
 
-int64_t op_known_pow2_in(const IrPtrMap *pow2, const IrExpr *e)
+int64_t op_known_pow2_in(const IrPtrMap *multiples, const IrExpr *e)
 {
-    int64_t v;
-    uintptr_t known;
-    if (op_const(e, &v))
-        return low_pow2(v);
-    switch (e->kind) {
-    case IR_E_ADD: case IR_E_SUB: case IR_E_MIN: case IR_E_MAX: case IR_E_FLOORMOD: {
-        int64_t a = op_known_pow2_in(pow2, e->u.op.a), b = op_known_pow2_in(pow2, e->u.op.b);
-        return a < b ? a : b;
-    }
-    case IR_E_MUL: {
-        int64_t p = op_known_pow2_in(pow2, e->u.op.a) * op_known_pow2_in(pow2, e->u.op.b);
-        return p > ((int64_t)1 << 30) ? (int64_t)1 << 30 : p;
-    }
-    case IR_E_FLOORDIV: case IR_E_DIV: {
-        /* a multiple of p over a power of two d <= p: a multiple of p / d */
-        int64_t d, p = op_known_pow2_in(pow2, e->u.op.a);
-        return ar_const_int(e->u.op.b, &d) && d > 0 && !(d & (d - 1)) && p >= d ? p / d : 1;
-    }
-    case IR_E_CAST: return ir_dtype_is_int(e->dtype) ? op_known_pow2_in(pow2, e->u.op.a) : 1;
-    case IR_E_SELECT: {
-        int64_t a = op_known_pow2_in(pow2, e->u.op.a), b = op_known_pow2_in(pow2, e->u.op.b);
-        return a < b ? a : b;
-    }
-    case IR_E_CALL:
-        if (e->u.call.op == IR_OP_IF_THEN_ELSE && e->u.call.nargs == 3) {
-            int64_t a = op_known_pow2_in(pow2, e->u.call.args[1]);
-            int64_t b = op_known_pow2_in(pow2, e->u.call.args[2]);
-            return a < b ? a : b;
-        }
-        return 1;
-    case IR_E_VAR: return pow2 && ir_ptrmap_get(pow2, e, &known) ? (int64_t)known : 1;
-    case IR_E_LOAD:
-        return pow2 && ir_dtype_is_int(e->dtype) && ir_ptrmap_get(pow2, e->u.access.buffer, &known)
-                   ? (int64_t)known
-                   : 1;
-    default: return 1;
-    }
+    return low_pow2(ar_known_multiple(multiples, e));
 }
 
 int64_t op_known_pow2(const IrExpr *e) { return op_known_pow2_in(NULL, e); }

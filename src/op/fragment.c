@@ -144,7 +144,7 @@ static IrExpr **extents_of(OpCtx *c, const OpRegion *r)
  * buffer's: refused. NULL with the reason in *why. */
 static IrLayout *region_layout(OpCtx *c, const OpRegion *r, IrExpr **base, const char **why)
 {
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     bool whole = whole_buffer(r);
     *why = NULL;
     if (r->layout->kind != IR_LAYOUT_TILE) {
@@ -211,7 +211,7 @@ const char *op_frag(OpCtx *c, OpSeq *s, const OpRegion *r, int64_t max_vec, OpFr
     IrLayout *l = region_layout(c, r, &f->base, &why);
     if (!l)
         return why;
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     int *seps = TX_NEW_ARRAY(c->arena, int, r->ndim + 1);
     IrLayout *g = ly_group(&lc, l, extents_of(c, r), r->ndim, seps);
     if (!g)
@@ -287,7 +287,7 @@ const char *op_frag_same(OpCtx *c, const OpRegion *a, const OpRegion *b)
     IrLayout *lb = la ? region_layout(c, b, &base, &why) : NULL;
     if (same && !lb)
         return why;
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     if (!same || !ly_apply_equal(&lc, la, lb, shape, a->ndim))
         return op_reason(c, "'%s' and '%s' place their elements differently",
                          a->buffer->u.var.name, b->buffer->u.var.name);

@@ -71,9 +71,9 @@ typedef struct OpCtx {
     IrPtrMap *decl_data;
     IrPtrMap *device_vars;
     /* A let's variable, or a local buffer (as itself, not through a view),
-     * -> the power of two its value (every value stored) is a multiple of;
-     * NULL or absent: nothing known (op_known_pow2_in). */
-    const IrPtrMap *pow2;
+     * -> the largest integer known to divide its value (every value stored;
+     * 0: only 0 is); NULL or absent: nothing known (ar_known_multiple). */
+    const IrPtrMap *multiples;
     /* A local buffer -> the value of its only store (1: several stores); a
      * let's variable -> its value. */
     const IrPtrMap *stores;
@@ -276,10 +276,18 @@ void op_memo_put(OpCtx *c, const char *key, IrExpr *value);
 bool op_after_def(OpCtx *c, const IrExpr *buffer, IrStmt *s);
 
 /* ---------------------------------------------------------------- index facts */
+/* A layout context in c's arena whose proofs see c's lets and registers. */
+static inline LyCtx op_ly_ctx(const OpCtx *c)
+{
+    LyCtx lc = ly_ctx(c->arena);
+    lc.multiples = c->multiples;
+    return lc;
+}
+
 /* The largest power of two (capped at 1 << 30) that provably divides e. */
 int64_t op_known_pow2(const IrExpr *e);
-/* The same, seeing through lets and local registers by `pow2` (OpCtx). */
-int64_t op_known_pow2_in(const IrPtrMap *pow2, const IrExpr *e);
+/* The same, seeing through lets and local registers by `multiples` (OpCtx). */
+int64_t op_known_pow2_in(const IrPtrMap *multiples, const IrExpr *e);
 /* Whether e is a constant; *v receives it. */
 bool op_const(const IrExpr *e, int64_t *v);
 /* A constant truth value (True/False, 0/1, an IntImm); absent (NULL) is false.

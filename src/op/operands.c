@@ -159,7 +159,7 @@ bool op_regions_match(const OpRegion *a, const OpRegion *b)
 
 const IrLayout *op_strided_layout(OpCtx *c, const IrBufferType *bt)
 {
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     if (!bt->nstrides)
         return ly_row_major(&lc, bt->shape, bt->ndim);
     IrIter *it = TX_NEW_ARRAY(c->arena, IrIter, bt->ndim ? bt->ndim : 1);
@@ -170,7 +170,7 @@ const IrLayout *op_strided_layout(OpCtx *c, const IrBufferType *bt)
 
 const IrLayout *op_buffer_layout(OpCtx *c, const IrBufferType *bt)
 {
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     if (bt->layout && (!bt->nstrides ||
                        !ly_equal(&lc, bt->layout, ir_default_layout(c->arena, bt->shape, bt->ndim),
                                  LY_TARGET_NONE)))

@@ -9,6 +9,7 @@
  * a region that may reach past its buffer (oob="zero"). */
 #include <string.h>
 
+#include "../arith/arith.h"
 #include "partition.h"
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -23,7 +24,7 @@ bool op_region_strides(OpCtx *c, const OpRegion *r, IrExpr **strides, int *chunk
     const IrBufferType *bt = ir_buf(r->buffer);
     *chunk_log2 = -1;
     const IrLayout *l = r->layout;
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     if (l && l == bt->layout && op_buffer_layout(c, bt) != l)
         l = NULL; /* the buffer's explicit strides= */
     if (!l) {
@@ -145,7 +146,7 @@ static int64_t sliced_vector(OpCtx *c, const OpRegion *r, int64_t v)
     const IrBufferType *bt = ir_buf(r->buffer);
     if (r->distributed || !r->layout)
         return 1;
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     IrExpr **ext = TX_NEW_ARRAY(c->arena, IrExpr *, r->ndim);
     for (int d = 0; d < r->ndim; d++)
         ext[d] = op_i32(c, r->extent[d]);
@@ -163,10 +164,10 @@ static int64_t sliced_vector(OpCtx *c, const OpRegion *r, int64_t v)
         if (strcmp(t->shard[i].axis, "m"))
             return 1;
         if (i != seps[r->ndim] - 1)
-            v = min64(v, op_known_pow2(t->shard[i].stride));
+            v = min64(v, op_known_pow2_in(c->multiples, t->shard[i].stride));
     }
     for (int i = 0; i < t->noffset; i++)
-        v = min64(v, op_known_pow2(t->offset[i].value));
+        v = min64(v, op_known_pow2_in(c->multiples, t->offset[i].value));
     return v;
 }
 
@@ -185,7 +186,7 @@ int64_t op_region_vector(OpCtx *c, const OpRegion *r, int64_t max_elems, bool bo
         int64_t v = sliced_vector(c, r, max_elems);
         if (r->layout && r->layout->kind == IR_LAYOUT_COMPOSE)
             v = min64(v, (int64_t)1 << r->layout->per_element);
-        v = min64(v, op_known_pow2_in(c->pow2, bt->elem_offset));
+        v = min64(v, op_known_pow2_in(c->multiples, bt->elem_offset));
         int bytes = op_dtype_bytes(r->dtype);
         if (bytes)
             v = min64(v, bt->align / bytes > 0 ? op_known_pow2(op_i32(c, bt->align / bytes)) : 1);
@@ -198,15 +199,15 @@ int64_t op_region_vector(OpCtx *c, const OpRegion *r, int64_t max_elems, bool bo
         v = min64(v, (int64_t)1 << chunk);
     /* every vector starts aligned: the region start, the other dims' strides */
     const IrBufferType *bt = ir_buf(r->buffer);
-    v = min64(v, op_known_pow2_in(c->pow2, bt->elem_offset));
+    v = min64(v, op_known_pow2_in(c->multiples, bt->elem_offset));
     int bytes = op_dtype_bytes(r->dtype);
     if (bytes)
         v = min64(v, bt->align / bytes > 0 ? op_known_pow2(op_i32(c, bt->align / bytes)) : 1);
     for (int d = 0; d < r->ndim; d++) {
-        v = min64(v, op_known_pow2_in(c->pow2, r->start[d]) *
-                         (d == r->ndim - 1 ? 1 : op_known_pow2_in(c->pow2, strides[d])));
+        v = min64(v, op_known_pow2_in(c->multiples, r->start[d]) *
+                         (d == r->ndim - 1 ? 1 : op_known_pow2_in(c->multiples, strides[d])));
         if (d != r->ndim - 1 && r->extent[d] != 1)
-            v = min64(v, op_known_pow2_in(c->pow2, strides[d]));
+            v = min64(v, op_known_pow2_in(c->multiples, strides[d]));
     }
     if (bounded)
         v = min64(v, op_known_pow2(bt->shape[r->ndim - 1]));
@@ -214,7 +215,7 @@ int64_t op_region_vector(OpCtx *c, const OpRegion *r, int64_t max_elems, bool bo
 }
 
 /* Whether r is an aligned run of n elements under m's facts about params
- * (t->pow2 is m), after the lets and the scalars stored once (c->stores) are
+ * (t->multiples is m), after the lets and the scalars stored once (c->stores) are
  * recomputed from them (a few rounds: one may be computed from another). */
 static bool aligned_assuming(OpCtx *t, IrPtrMap *m, const OpCtx *c, const OpRegion *r, int64_t n)
 {
@@ -222,7 +223,7 @@ static bool aligned_assuming(OpCtx *t, IrPtrMap *m, const OpCtx *c, const OpRegi
         for (int i = 0; i < c->stores->cap; i++) {
             const struct IrPtrMapSlot *e = &c->stores->slots[i];
             if (e->key && e->val != 1)
-                ir_ptrmap_put(m, e->key, (uintptr_t)op_known_pow2_in(m, (const IrExpr *)e->val));
+                ir_ptrmap_put(m, e->key, (uintptr_t)ar_known_multiple(m, (const IrExpr *)e->val));
         }
     return op_region_vector(t, r, n, false) >= n;
 }
@@ -238,10 +239,10 @@ bool op_region_vector_at_launch(OpCtx *c, const OpRegion *r, int64_t n)
     if (!c->func || !c->launch_checks)
         return false;
     IrPtrMap m = {0};
-    if (c->pow2)
-        for (int i = 0; i < c->pow2->cap; i++)
-            if (c->pow2->slots[i].key)
-                ir_ptrmap_put(&m, c->pow2->slots[i].key, c->pow2->slots[i].val);
+    if (c->multiples)
+        for (int i = 0; i < c->multiples->cap; i++)
+            if (c->multiples->slots[i].key)
+                ir_ptrmap_put(&m, c->multiples->slots[i].key, c->multiples->slots[i].val);
     int np = c->func->nparams;
     int64_t *need = TX_NEW_ARRAY(c->arena, int64_t, np);
     for (int i = 0; i < np; i++) {
@@ -250,7 +251,7 @@ bool op_region_vector_at_launch(OpCtx *c, const OpRegion *r, int64_t n)
             ir_ptrmap_put(&m, p, (uintptr_t)(need[i] = n));
     }
     OpCtx t = *c;
-    t.pow2 = &m;
+    t.multiples = &m;
     bool ok = aligned_assuming(&t, &m, c, r, n);
     for (int i = 0; ok && i < np; i++) {
         const IrExpr *p = c->func->params[i];

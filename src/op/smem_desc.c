@@ -15,7 +15,7 @@ static int64_t offset_at(OpCtx *c, const OpSmemOperand *o, int64_t mn, int64_t k
 {
     int64_t idx[OP_MAX_DIMS] = {0};
     idx[o->mn_dim] = mn, idx[o->k_dim] = k;
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     LyCoords co;
     if (!ly_apply_at(&lc, o->tile, o->r.extent, idx, o->r.ndim, &co) || co.npoints != 1)
         return -1;
@@ -136,7 +136,7 @@ static const char *runtime_start_hint(const OpSmemOperand *o)
 const char *op_smem_slice(OpCtx *c, OpSmemOperand *o, const char *inst)
 {
     const IrBufferType *bt = ir_buf(o->r.buffer);
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     IrExpr **ext = TX_NEW_ARRAY(c->arena, IrExpr *, o->r.ndim);
     for (int d = 0; d < o->r.ndim; d++)
         ext[d] = op_i32(c, o->r.extent[d]);

@@ -25,7 +25,7 @@ static const char *read_region(OpCtx *c, int arg, OpTmemRegion *t, bool whole_co
                          t->name, bits);
     t->per_col = 32 / bits;
     t->ndim = op_region_dims(&t->r, t->ext, t->dim);
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     IrExpr **ext = TX_NEW_ARRAY(c->arena, IrExpr *, t->r.ndim);
     for (int d = 0; d < t->r.ndim; d++)
         ext[d] = op_i32(c, t->r.extent[d]);
@@ -46,7 +46,7 @@ static const char *read_region(OpCtx *c, int arg, OpTmemRegion *t, bool whole_co
     t->tile = TX_NEW(c->arena, IrLayout);
     *t->tile = *sl;
     t->tile->noffset = 0;
-    if (whole_column && op_known_pow2_in(c->pow2, t->col) % t->per_col)
+    if (whole_column && op_known_pow2_in(c->multiples, t->col) % t->per_col)
         return op_reason(c, "'%s' does not start on a 32-bit TMEM column", t->name);
     return NULL;
 }
@@ -72,7 +72,7 @@ bool op_tmem_at(OpCtx *c, const OpTmemRegion *t, const int64_t *idx, int64_t *la
 bool op_tmem_at_full(OpCtx *c, const OpTmemRegion *t, const int64_t *full, int64_t *lane,
                      int64_t *col)
 {
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     LyCoords co;
     if (!ly_apply_at(&lc, t->tile, t->r.extent, full, t->r.ndim, &co) || co.npoints < 1)
         return false;

@@ -87,9 +87,9 @@ typedef struct Dispatch {
     TX_VEC(World) worlds; /* [0] is every thread's */
     int world;           /* the world the walk reads and records */
     IrPtrMap alias;      /* a view of a local buffer -> that buffer (one contents) */
-    /* a let's variable or a local buffer -> the power of two its values are
-     * multiples of (OpCtx.pow2; a local's from all its stores, 1 once it escapes) */
-    IrPtrMap pow2;
+    /* a let's variable or a local buffer -> the known multiple of its values
+     * (OpCtx.multiples; a local's from all its stores, 1 once it escapes) */
+    IrPtrMap multiples;
     /* a local buffer -> the value of its one store (a scalar written once),
      * or 1 when it has several; a let's variable -> its value (OpCtx.stores) */
     IrPtrMap stores;
@@ -895,14 +895,14 @@ static void escape(Dispatch *d, const IrExpr *e)
                         : e->kind == IR_E_VAR ? e : NULL;
     if (buf && buf->u.var.type && buf->u.var.type->kind == IR_TY_BUFFER) {
         ir_ptrmap_put(&d->contents, local_root(d, buf), (uintptr_t)IR_SCOPE_THREAD);
-        ir_ptrmap_put(&d->pow2, local_root(d, buf), 1);
+        ir_ptrmap_put(&d->multiples, local_root(d, buf), 1);
     }
 }
 
 /* A register written where its level is known, not its value. */
 static void forget_value(Dispatch *d, const IrExpr *buf)
 {
-    ir_ptrmap_put(&d->pow2, local_root(d, buf), 1);
+    ir_ptrmap_put(&d->multiples, local_root(d, buf), 1);
     ir_ptrmap_put(&d->stores, local_root(d, buf), 1);
 }
 
@@ -975,23 +975,25 @@ static void track_locals(IrVisitor *v, const IrExpr *var, const IrStmt *where)
 
 /* A store raises its buffer's level to the value's, the indices' and the
  * enclosing conditions'. */
-/* A store lowers its local buffer's power of two to the value's (to 1 through
- * a view: another dtype's bits). */
+/* A store lowers its local buffer's known multiple to the gcd with the
+ * value's (to 1 through a view: another dtype's bits). */
 static void record_store_pow2(Dispatch *d, const IrStmt *s, const IrExpr *buf)
 {
     uintptr_t old;
     const IrExpr *v = s->u.store.value;
-    int64_t p = buf == s->u.store.buffer && ir_dtype_is_int(v->dtype)
-                    ? op_known_pow2_in(&d->pow2, v)
+    int64_t m = buf == s->u.store.buffer && ir_dtype_is_int(v->dtype)
+                    ? ar_known_multiple(&d->multiples, v)
                     : 1;
-    bool seen = ir_ptrmap_get(&d->pow2, buf, &old);
+    bool seen = ir_ptrmap_get(&d->multiples, buf, &old);
     uintptr_t one;
     if (!ir_ptrmap_get(&d->stores, buf, &one))
         ir_ptrmap_put(&d->stores, buf, buf == s->u.store.buffer ? (uintptr_t)v : 1);
     else if (one != (uintptr_t)v)
         ir_ptrmap_put(&d->stores, buf, 1);
-    if (!seen || (int64_t)old > p) {
-        ir_ptrmap_put(&d->pow2, buf, (uintptr_t)p);
+    if (seen)
+        m = ar_gcd64((int64_t)old, m);
+    if (!seen || (int64_t)old != m) {
+        ir_ptrmap_put(&d->multiples, buf, (uintptr_t)m);
         d->grew = true;
     }
 }
@@ -1091,7 +1093,7 @@ static IrStmt *lower_call(Dispatch *d, IrStmt *s)
     c.post_def = &d->post_def;
     c.decl_data = &d->decl_data;
     c.device_vars = &d->device_vars;
-    c.pow2 = &d->pow2;
+    c.multiples = &d->multiples;
     c.stores = &d->stores;
     c.narrow = narrowing(d);
     c.varies_at = call_varies_at;
@@ -1297,8 +1299,8 @@ static IrStmt *dispatch_stmt(IrMutator *m, IrStmt *s)
         record_level(d, s->u.bind.var, level_of(d, s->u.bind.value));
         record_fixed(d, s->u.bind.var, fixed_expr(d, s->u.bind.value));
         if (ir_dtype_is_int(s->u.bind.value->dtype)) {
-            ir_ptrmap_put(&d->pow2, s->u.bind.var,
-                          (uintptr_t)op_known_pow2_in(&d->pow2, s->u.bind.value));
+            ir_ptrmap_put(&d->multiples, s->u.bind.var,
+                          (uintptr_t)ar_known_multiple(&d->multiples, s->u.bind.value));
             ir_ptrmap_put(&d->stores, s->u.bind.var, (uintptr_t)s->u.bind.value);
         }
         return NULL;
@@ -1516,7 +1518,7 @@ bool ps_tile_dispatch(PsCtx *ctx, IrModule *m)
     ir_ptrmap_free(&d.fixed);
     ir_ptrmap_free(&d.contents);
     ir_ptrmap_free(&d.alias);
-    ir_ptrmap_free(&d.pow2);
+    ir_ptrmap_free(&d.multiples);
     ir_ptrmap_free(&d.stores);
     return !d.failed;
 }

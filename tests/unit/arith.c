@@ -459,6 +459,54 @@ static void test_let(void **state)
     at_env_free(E);
 }
 
+/* Known multiples: gcd over a sum's terms and offsets, products, exact
+ * divisions, a let's value through the map; ar_divisible and the builders'
+ * folds by a literal follow them. */
+static void test_known_multiple(void **state)
+{
+    (void)state;
+    AtEnv *E = at_env("x:int32 y:int32 d:int32 r:int32");
+    static const struct {
+        const char *e;
+        int64_t m;
+    } cases[] = {
+        {"x * 256 // 128 * 128 + y * 128", 128}, {"(x * 2 + y) * 128", 128},
+        {"x * 128 + 128", 128}, {"x * 2 * 128 + y * 128", 128}, {"x * 128 + 64", 64},
+        {"x * 128 - y * 96", 32}, {"x * 6 // 3", 2}, {"x * 6 // 4", 1}, {"x * 128 % 64", 0},
+        {"(x * 128 + 64) % 128", 64}, {"x % 12", 1}, {"0", 0}, {"-96", 96},
+        {"min(x * 8, y * 12)", 4}, {"select(x < y, x * 16, 32)", 16}, {"i64(x * 64)", 64},
+        {"d + 64", 1}, {"x", 1},
+    };
+    for (size_t i = 0; i < TX_ARRAY_LEN(cases); i++)
+        if (ar_known_multiple(NULL, at_parse(E, cases[i].e)) != cases[i].m)
+            fail_msg("%s: %lld, expected %lld", cases[i].e,
+                     (long long)ar_known_multiple(NULL, at_parse(E, cases[i].e)),
+                     (long long)cases[i].m);
+    /* a let's value: d = x * 128, r = d + y * 256 */
+    IrPtrMap lets = {0};
+    ir_ptrmap_put(&lets, at_var(E, "d"), 128);
+    int64_t r = ar_known_multiple(&lets, at_parse(E, "d + y * 256"));
+    ir_ptrmap_put(&lets, at_var(E, "r"), (uintptr_t)r);
+    assert_int_equal(ar_known_multiple(&lets, at_parse(E, "r")), 128);
+    assert_int_equal(ar_known_multiple(&lets, at_parse(E, "d + 64")), 64);
+    assert_int_equal(ar_known_multiple(&lets, at_parse(E, "(d * 2 + x * 128) // 32 % 4")), 0);
+    ir_ptrmap_free(&lets);
+
+    TxArena *a = &E->m->arena;
+    IrExpr *k128 = ar_index_int(a, 128);
+    assert_true(ar_divisible(at_parse(E, "x * 256 // 128 * 128 + y * 128"), k128));
+    assert_true(ar_divisible(at_parse(E, "x * 128 + 128"), k128));
+    assert_true(ar_divisible(at_parse(E, "(x * 4) * (y * 32)"), k128));
+    assert_false(ar_divisible(at_parse(E, "x * 128 + 64"), k128));
+    assert_false(ar_divisible(at_parse(E, "x * 64"), k128));
+    /* the digit a layout slice checks: (x * 128 + y * 128) // 32 % 4 is 0 */
+    IrExpr *q = ar_floordiv(a, at_parse(E, "x * 128 + y * 128"), ar_index_int(a, 32));
+    assert_true(ar_is_const(ar_floormod(a, q, ar_index_int(a, 4)), 0));
+    q = ar_floordiv(a, at_parse(E, "x * 128 + 64"), ar_index_int(a, 32));
+    assert_false(ar_is_const(ar_floormod(a, q, ar_index_int(a, 4)), 0));
+    at_env_free(E);
+}
+
 /* An unsigned constant past the dtype's range is the same value taken
  * modulo 2**bits, whose bounds may decide a division (v + 2147483656 * 3 is
  * v + 2147483672 in uint32); a sum whose values cross 2**32 stays a modulo. */
@@ -607,6 +655,7 @@ int main(void)
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_prove),
         cmocka_unit_test(test_let),
+        cmocka_unit_test(test_known_multiple),
         cmocka_unit_test(test_unsigned_compare),
         cmocka_unit_test(test_unsigned_wrapped_constant),
         cmocka_unit_test(test_fixed_point),

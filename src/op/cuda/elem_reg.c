@@ -138,7 +138,7 @@ static bool whole_words(OpCtx *c, IrExpr *buffer)
     IrExpr *root = op_storage_root(c, buffer);
     int64_t elems = op_buffer_span(c, root);
     if (!elems) {
-        LyCtx lc = ly_ctx(c->arena);
+        LyCtx lc = op_ly_ctx(c);
         IrLayout *st = ir_buf(root)->layout ? ly_storage(&lc, ir_buf(root)->layout) : NULL;
         IrExpr *span = st ? ly_span(&lc, st, NULL) : NULL;
         if (!span || !op_const(span, &elems))

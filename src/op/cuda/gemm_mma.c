@@ -70,7 +70,7 @@ static bool matrix_dims(const OpRegion *r, int64_t *rows, int64_t *cols)
 /* The lane and register of element (i, j) of a 2-D register tile. */
 static bool frag_at(OpCtx *c, const OpRegion *r, int64_t i, int64_t j, int64_t *lane, int64_t *reg)
 {
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     int64_t shape[2] = {r->extent[0], r->extent[1]}, idx[2] = {i, j};
     LyCoords co;
     if (!ly_apply_at(&lc, r->layout, shape, idx, 2, &co) || co.npoints != 1)

@@ -427,7 +427,7 @@ static const char *read_sf_origin(OpCtx *c, Tc05 *g, int w, int64_t rows, int64_
                                   int64_t steps)
 {
     const OpTmemRegion *t = &g->sf[w];
-    int64_t align = op_known_pow2_in(c->pow2, t->col);
+    int64_t align = op_known_pow2_in(c->multiples, t->col);
     if (align % 4 == 0)
         return NULL;
     if (align % g->sf_mma)

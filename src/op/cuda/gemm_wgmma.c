@@ -72,7 +72,7 @@ typedef struct Wgmma {
 static bool acc_at(OpCtx *c, const OpRegion *r, int64_t i, int64_t j, int64_t *thread,
                    int64_t *reg)
 {
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     int64_t idx[OP_MAX_DIMS];
     int dim[OP_MAX_DIMS];
     op_region_dims(r, NULL, dim);

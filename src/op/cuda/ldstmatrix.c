@@ -115,7 +115,7 @@ static const char *place_of(OpCtx *c, const Tile *g, const int64_t *idx, int64_t
     int64_t pos = 0;
     for (int d = 0; d < r->ndim; d++)
         pos = pos * g->shape[d] + idx[d];
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     LyCoords co;
     if (!ly_apply_pos(&lc, r->layout, g->shape, r->ndim, pos, &co))
         return op_reason(c, "%s", lc.err);
@@ -161,7 +161,7 @@ static const char *region_starts(OpCtx *c, const OpRegion *r, int64_t *at, int *
             return op_reason(c, "the region of '%s' starts at run-time places along two "
                                 "dimensions", r->buffer->u.var.name);
         *sym = d, at[d] = 0;
-        *align = op_known_pow2_in(c->pow2, r->start[d]);
+        *align = op_known_pow2_in(c->multiples, r->start[d]);
     }
     return NULL;
 }

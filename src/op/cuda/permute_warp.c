@@ -78,7 +78,7 @@ static IrLayout *constant_part(LyCtx *lc, const IrLayout *l)
 static const char *offsets(OpCtx *c, const OpRegion *r, int64_t *off)
 {
     const IrBufferType *bt = ir_buf(r->buffer);
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     IrExpr **ext = TX_NEW_ARRAY(c->arena, IrExpr *, r->ndim);
     for (int d = 0; d < r->ndim; d++)
         ext[d] = op_i32(c, r->extent[d]);

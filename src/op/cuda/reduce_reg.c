@@ -39,7 +39,7 @@ static const char *collect(OpCtx *c, const OpRegion *r, const bool *reduced, Reg
                            bool is_dst)
 {
     const IrBufferType *bt = ir_buf(r->buffer);
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     int *seps = TX_NEW_ARRAY(c->arena, int, r->ndim + 1);
     IrLayout *g = r->layout->kind == IR_LAYOUT_TILE ? ly_group(&lc, r->layout, bt->shape, r->ndim, seps)
                                                     : NULL;

@@ -89,7 +89,7 @@ static int tmem_points(OpCtx *c, const Cp *p, int64_t pos, int64_t lane[4], int6
 {
     int64_t full[OP_MAX_DIMS];
     region_index(&p->t, pos, full);
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     LyCoords co;
     if (!ly_apply_at(&lc, p->t.tile, p->t.r.extent, full, p->t.r.ndim, &co) || co.npoints < 1 ||
         co.npoints > 4)
@@ -116,7 +116,7 @@ static int64_t smem_offset(OpCtx *c, const Cp *p, int64_t pos)
     int k = op_region_dims(&p->s.r, ext, dim);
     for (int d = 0; d < k; d++)
         full[dim[d]] = idx[p->t.dim[d]];
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     LyCoords co;
     if (!ly_apply_at(&lc, p->s.tile, p->s.r.extent, full, p->s.r.ndim, &co) || co.npoints != 1 ||
         co.naxes != 1 || strcmp(co.axes[0], "m"))

@@ -50,7 +50,7 @@ typedef struct Ldst {
 static bool thread_reg(OpCtx *c, const IrLayout *l, const int64_t *shape, int64_t i, int64_t j,
                        int64_t *thread, int64_t *reg)
 {
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     int64_t idx[2] = {i, j};
     LyCoords co;
     if (!ly_apply_at(&lc, l, shape, idx, 2, &co) || co.npoints != 1)
@@ -80,7 +80,7 @@ static bool match_32x32b(OpCtx *c, Ldst *g)
                 return false;
             top = (sliced ? j : m) > top ? (sliced ? j : m) : top;
         }
-    if (sliced && op_known_pow2_in(c->pow2, g->col0) % g->per32)
+    if (sliced && op_known_pow2_in(c->multiples, g->col0) % g->per32)
         return false;
     if ((top + 1) % g->per32 || g->rows * g->cols != 128 * (top + 1))
         return false;
@@ -102,7 +102,7 @@ static bool match_16x(OpCtx *c, Ldst *g, const char *shape)
     bool sliced = g->tile_cols != g->cols;
     if (g->rows != 64 && (g->rows != 128 || sliced))
         return false;
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     int bits = g->reg.dtype.bits * g->reg.dtype.lanes;
     IrLayout *tile_atom = ly_tcgen05_atom_layout(&lc, shape, g->rows, g->tile_cols, bits);
     if (!tile_atom || (sliced && !ly_tcgen05_atom_layout(&lc, shape, g->rows, g->cols, bits)))
@@ -117,7 +117,7 @@ static bool match_16x(OpCtx *c, Ldst *g, const char *shape)
         }
     /* a repetition is 2, 4 or 8 32-bit columns */
     int64_t rep = (shape[3] == '6' ? 2 : shape[3] == '1' ? 4 : 8) * g->per32;
-    if (sliced && op_known_pow2_in(c->pow2, g->col0) % rep)
+    if (sliced && op_known_pow2_in(c->multiples, g->col0) % rep)
         return false;
     bool path_f = g->rows == 64, rows_on_lanes = true;
     for (int64_t i = 0; i < g->rows; i++)

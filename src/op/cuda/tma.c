@@ -23,7 +23,7 @@ TmaProof tma_multiple(OpCtx *c, IrExpr *e, int64_t m)
     int64_t v;
     if (op_const(e, &v))
         return v % m == 0 ? TMA_PROVEN : TMA_DISPROVEN;
-    if (ar_divisible(e, c64(c, m)) || (!(m & (m - 1)) && op_known_pow2(e) % m == 0))
+    if (ar_known_multiple(c->multiples, e) % m == 0)
         return TMA_PROVEN;
     return TMA_UNKNOWN;
 }
@@ -441,7 +441,7 @@ const char *tma_global_base(OpCtx *c, const TmaCall *t, TmaSpec *s, IrExpr **dev
 static IrExpr *root_elements(OpCtx *c, IrExpr *root)
 {
     const IrBufferType *bt = ir_buf(root);
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     IrExpr *n = ly_span(&lc, tma_tile_layout(c, root), NULL);
     (void)bt;
     return n ? n : c64(c, 0);
@@ -523,7 +523,7 @@ static TmaProof truth(bool b) { return b ? TMA_PROVEN : TMA_DISPROVEN; }
 
 static const char *expr_text(OpCtx *c, const IrExpr *e)
 {
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     return ly_expr_str(&lc, e);
 }
 

@@ -115,7 +115,8 @@ const char *tma_repair(OpCtx *c, TmaPlan *p, const TmaCall *call);
  * instructions, and the tensormap prefetch. */
 IrStmt *tma_emit(OpCtx *c, const TmaPlan *p, const TmaCall *call);
 
-/* Proofs about index expressions (no facts beyond the expressions'). */
+/* Proofs about index expressions (tma_multiple also through lets and registers:
+ * OpCtx.multiples). */
 TmaProof tma_multiple(OpCtx *c, IrExpr *e, int64_t m);
 TmaProof tma_equal(OpCtx *c, IrExpr *a, IrExpr *b);
 TmaProof tma_in_range(IrExpr *e, int64_t lo, int64_t hi);

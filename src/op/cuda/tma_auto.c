@@ -167,7 +167,7 @@ static const char *shared_iters(OpCtx *c, Auto *a, bool split)
 {
     const OpRegion *r = &a->call.smem;
     IrLayout *tile = tma_tile_layout(c, r->buffer);
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     if (!memory_only(tile))
         return op_reason(c, "the layout of '%s' is not plain memory", r->buffer->u.var.name);
     IrLayout *sl = ly_slice(&lc, tile, ir_buf(r->buffer)->shape, r->start, extents_of(c, r),
@@ -213,7 +213,7 @@ static const char *global_dim_iters(OpCtx *c, Auto *a, Iter *out, int *n)
     const OpRegion *r = &a->call.gmem;
     const IrBufferType *bt = ir_buf(r->buffer);
     IrLayout *tile = tma_tile_layout(c, r->buffer);
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     if (!memory_only(tile))
         return op_reason(c, "the layout of '%s' is not plain memory", r->buffer->u.var.name);
     int *seps = TX_NEW_ARRAY(c->arena, int, r->ndim + 1);

@@ -23,7 +23,7 @@ static IrExpr *c64(OpCtx *c, int64_t v) { return ar_index_int(c->arena, v); }
 static const char *shared_run(OpCtx *c, const TmaCall *t, TmaSpec *s)
 {
     const OpRegion *r = &t->smem;
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     IrExpr **ext = TX_NEW_ARRAY(c->arena, IrExpr *, r->ndim ? r->ndim : 1);
     for (int d = 0; d < r->ndim; d++)
         ext[d] = op_i32(c, r->extent[d]);
@@ -58,7 +58,7 @@ static const IrIter *dim_iters(OpCtx *c, const OpRegion *g)
         return NULL;
     if (l->nshard == g->ndim)
         return l->shard;
-    LyCtx lc = ly_ctx(c->arena);
+    LyCtx lc = op_ly_ctx(c);
     int *seps = TX_NEW_ARRAY(c->arena, int, g->ndim + 1);
     IrLayout *gl = ly_group(&lc, l, bt->shape, g->ndim, seps);
     if (!gl)
