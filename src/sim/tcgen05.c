@@ -11,7 +11,9 @@
  *     shared memory; dealloc frees it; an allocation that does not fit, a
  *     dealloc of columns not allocated, an access to an unallocated column
  *     and columns still allocated when the CTA ends are errors. cta_group::2 allocates the same columns in each CTA.
- *   ld / st: each thread moves its own registers. A warp reaches the 32-lane
+ *   ld / st: a rendezvous of the warp (.sync.aligned; the .16x* shapes meet
+ *     other lanes' rows, which their threads' earlier st must have written),
+ *     then each thread moves its own registers. A warp reaches the 32-lane
  *     slab of its warp id mod 4 (the address's lane within the slab); the
  *     shapes place register j of lane l (per = 1, 2, 4 registers per
  *     repetition for 16x64b, 16x128b, 16x256b; rep = j / per, q = j % per):
@@ -258,6 +260,9 @@ static void ldst(SimLaunch *l, SimThread *t, const SimPtx *p, bool load, TxSpan 
                  load ? "pack::16b" : "unpack::16b");
         return;
     }
+    uint64_t in[1] = {0}, res[SIM_COLL_MAX];
+    if (!sim_coll(l, t, SIM_COLL_SYNC, 0xffffffffu, p->c, in, 1, res, at))
+        return;
     const char *shape = sim_ptx_slot(p, "shape");
     const IrPtxOperand *r = sim_ptx_operand(p, "r");
     uint32_t taddr = (uint32_t)sim_ptx_value(l, t, p, "taddr", 0);

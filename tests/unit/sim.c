@@ -1718,6 +1718,114 @@ static void test_tcgen05_cp_swizzled(void **state)
     }
 }
 
+/* Column slices of a 128-row .16x* fragment through copy_async (the nvfp4
+ * GEMM's epilogue reads its accumulator so): tensor memory written row by
+ * row (.32x32b, lane l column c holding 512 l + c) is read by slices of W
+ * columns into the fragment, each thread's registers dumped raw into L; the
+ * threads' registers (512 t + r) are stored by the same slices into a second
+ * tile, read back row by row into S. */
+static const char SLICED_FRAG_KERNEL[] =
+    "SHAPE = \"16x256b\"\n"
+    "COLS = 64\n"
+    "W = 32\n"
+    "\n"
+    "\n"
+    "@T.prim_func\n"
+    "def f(L: T.Buffer((128, COLS), \"float32\"), S: T.Buffer((128, COLS), \"float32\")):\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([1])\n"
+    "    wg = T.warpgroup_id([1])\n"
+    "    tid = T.thread_id_in_wg([128])\n"
+    "    pool = T.SMEMPool()\n"
+    "    tmem = T.TMEMPool(pool, 128)\n"
+    "    t = tmem.alloc((128, COLS), \"float32\")\n"
+    "    u = tmem.alloc((128, COLS), \"float32\")\n"
+    "    pool.commit()\n"
+    "    tmem.commit()\n"
+    "    row_regs = T.alloc_local((COLS,))\n"
+    "    rows = row_regs.view(128, COLS, layout=T.wg_local_layout(COLS))\n"
+    "    frag_regs = T.alloc_local((COLS,))\n"
+    "    frag = frag_regs.view(128, COLS, layout=T.tcgen05_atom_layout(SHAPE, (128, COLS), \"float32\"))\n"
+    "    for j in range(COLS):\n"
+    "        row_regs[j] = T.Cast(\"float32\", tid * 512 + j)\n"
+    "    T.cuda.cta_sync()\n"
+    "    T.ptx.tcgen05.fence__after_thread_sync()\n"
+    "    Tx.wg.copy(t, rows)\n"
+    "    for c in T.unroll(COLS // W):\n"
+    "        Tx.wg.copy_async(frag[:, c * W:c * W + W], t[:, c * W:c * W + W])\n"
+    "    T.ptx.tcgen05.wait__ld.sync.aligned()\n"
+    "    for j in range(COLS):\n"
+    "        L[tid, j] = frag_regs[j]\n"
+    "        frag_regs[j] = T.Cast(\"float32\", tid * 512 + j)\n"
+    "    for c in T.unroll(COLS // W):\n"
+    "        Tx.wg.copy_async(u[:, c * W:c * W + W], frag[:, c * W:c * W + W])\n"
+    "    T.ptx.tcgen05.wait__st.sync.aligned()\n"
+    "    Tx.wg.copy(rows, u)\n"
+    "    for j in range(COLS):\n"
+    "        S[tid, j] = row_regs[j]\n"
+    "    T.ptx.tcgen05.fence__before_thread_sync()\n"
+    "    T.cuda.cta_sync()\n"
+    "    tmem.dealloc()\n"
+    "\n";
+
+/* The TMEM lane and column of register r of warpgroup thread t in a 128-row
+ * fragment of `shape` with `cols` float32 columns (PTX "Matrix fragments for
+ * tcgen05.ld/st"): warp w's lanes 32 w on, the first 16-row block in its
+ * first cols / 2 registers, the second (16 lanes on) in the rest; within a
+ * block, repetition k of the shape is registers per k .. per k + per - 1. */
+static void frag_cell(const char *shape, int cols, int t, int r, int *lane, int *col)
+{
+    int l = t % 32, block = r / (cols / 2), j = r % (cols / 2), row;
+    if (!strcmp(shape, "16x64b")) { /* 1 register: rows l / 4 and 8 + l / 4, 2 columns */
+        row = l / 4 + 8 * (l % 2), *col = 2 * j + l / 2 % 2;
+    } else if (!strcmp(shape, "16x128b")) { /* 2 registers: row + 8, 4 columns */
+        row = l / 4 + 8 * (j % 2), *col = 4 * (j / 2) + l % 4;
+    } else { /* 16x256b, 4 registers: a column pair, then row + 8; 8 columns */
+        row = l / 4 + 8 * (j % 4 / 2), *col = 8 * (j / 4) + 2 * (l % 4) + j % 2;
+    }
+    *lane = 32 * (t / 32) + 16 * block + row;
+}
+
+static void test_tcgen05_sliced_fragment(void **state)
+{
+    (void)state;
+    static const char *const shapes[] = {"\"16x64b\"", "\"16x128b\"", "\"16x256b\""};
+    static const char *const cols[] = {"8", "16", "64"}, *const widths[] = {"4", "8", "32"};
+    tirx_options o = {.arch = "sm_100a", .no_binary = 1};
+    for (int i = 0; i < 3; i++) {
+        tirx_define defs[] = {{"SHAPE", shapes[i]}, {"COLS", cols[i]}, {"W", widths[i]}};
+        tirx_module *m = NULL;
+        if (tirx_compile(SLICED_FRAG_KERNEL, strlen(SLICED_FRAG_KERNEL), "frag.tirx", defs, 3, &o,
+                         &m) != TIRX_OK) {
+            char *d = tirx_diag_render(m);
+            fail_msg("%s", d ? d : "compile failed");
+        }
+        int n = atoi(cols[i]);
+        char shape[16];
+        snprintf(shape, sizeof shape, "%.*s", (int)strlen(shapes[i]) - 2, shapes[i] + 1);
+        static _Alignas(64) float l[128 * 64], s[128 * 64];
+        memset(l, 0xee, sizeof l);
+        memset(s, 0xee, sizeof s);
+        Tensor L = tensor(l, 2, 128, n, kDLFloat, 32), S = tensor(s, 2, 128, n, kDLFloat, 32);
+        Tensor *ts[] = {&L, &S};
+        tirx_error err;
+        if (simulate(m, "f", ts, 2, NULL, 0, &err) != TIRX_OK)
+            fail_msg("%s: %s", shape, err.message);
+        for (int t = 0; t < 128; t++)
+            for (int r = 0; r < n; r++) {
+                int lane, col;
+                frag_cell(shape, n, t, r, &lane, &col);
+                if (l[t * n + r] != (float)(lane * 512 + col))
+                    fail_msg("%s: thread %d's register %d read %g, not lane %d column %d", shape,
+                             t, r, l[t * n + r], lane, col);
+                if (s[lane * n + col] != (float)(t * 512 + r))
+                    fail_msg("%s: lane %d column %d holds %g, not thread %d's register %d", shape,
+                             lane, col, s[lane * n + col], t, r);
+            }
+        tirx_module_free(m);
+    }
+}
+
 /* The .b8x16 expansion of 16 shared bytes, on the host: the first 12 (8)
  * bytes as a little-endian number whose 6-bit (4-bit) digits are the 16
  * values, value i in byte i of the result, a 4-bit one two bits up. */
@@ -2366,6 +2474,7 @@ int main(void)
         cmocka_unit_test(test_tcgen05_alloc_not_freed),
         cmocka_unit_test(test_subbyte_access),
         cmocka_unit_test(test_tcgen05_cp_swizzled),
+        cmocka_unit_test(test_tcgen05_sliced_fragment),
         cmocka_unit_test(test_tcgen05_cp_decompress),
         cmocka_unit_test(test_wrong_expect_tx),
         cmocka_unit_test(test_tma_read_before_wait),

@@ -18,8 +18,10 @@
  *             slab's lanes 0 and 16) or lane 32 (i / 16) + i % 16 (64 rows:
  *             data path F, one issue; a TMEM origin 16 lanes in takes the
  *             slab's upper half; 64 rows declared on 64 consecutive lanes
- *             are read so too, as the reference does); a 64-row tile may be
- *             copied by slices of whole repetitions of the shape.
+ *             are read so too, as the reference does); a tile may be
+ *             copied by column slices of whole repetitions of the shape
+ *             (128 rows: each issue takes the slice's registers of its
+ *             16-row block, whose registers start half the tile's apart).
  * 16-bit elements travel two per 32-bit register (a uint32 view of the
  * registers), as the fragments place them. A .32x32b copy wider than 128
  * registers is cut into power-of-two issues. copy_async leaves completion to
@@ -43,6 +45,8 @@ typedef struct Ldst {
     int64_t regs;        /* 32-bit registers per thread */
     int per32;           /* elements per 32-bit register */
     int slabs;           /* 16x*: issues per warp */
+    int64_t slab_regs;   /* 16x*: the tile's registers per 16-row block (a 128-row tile's
+                            second block starts there) */
     int64_t col_div;     /* a slice's first register: col0 / col_div */
 } Ldst;
 
@@ -92,7 +96,9 @@ static bool match_32x32b(OpCtx *c, Ldst *g)
  * slice of it starts at a whole repetition of the shape (the fragment's
  * registers run repetition by repetition: half a 32-bit register per 32-bit
  * column, as 64 rows spread over 128 threads), so its registers are the
- * slice's fragment from register col0 / (2 per32) on. TMEM row i is lane i
+ * slice's fragment from register col0 / (2 per32) on; a 128-row tile holds
+ * its second 16-row block of each warp's slab in the upper half of its
+ * registers, where the slice's second issue starts. TMEM row i is lane i
  * (128 rows: data path D) or, for 64 rows, data path F's lane
  * 32 (i / 16) + i % 16: declared so, or as 64 consecutive lanes, which the
  * instruction places the same way (the reference's reading of a data path
@@ -100,7 +106,7 @@ static bool match_32x32b(OpCtx *c, Ldst *g)
 static bool match_16x(OpCtx *c, Ldst *g, const char *shape)
 {
     bool sliced = g->tile_cols != g->cols;
-    if (g->rows != 64 && (g->rows != 128 || sliced))
+    if (g->rows != 64 && g->rows != 128)
         return false;
     LyCtx lc = op_ly_ctx(c);
     int bits = g->reg.dtype.bits * g->reg.dtype.lanes;
@@ -131,7 +137,7 @@ static bool match_16x(OpCtx *c, Ldst *g, const char *shape)
     if (!path_f && !rows_on_lanes)
         return false;
     g->shape = shape, g->regs = g->rows * g->cols / 128 / g->per32, g->slabs = (int)(g->rows / 64);
-    g->col_div = 2 * g->per32;
+    g->col_div = 2 * g->per32, g->slab_regs = g->tile_cols / g->col_div;
     return true;
 }
 
@@ -181,8 +187,8 @@ static const char *read_call(OpCtx *c, Ldst *g)
     if (g->cols != g->tile_cols)
         return op_reason(c, "a column slice of '%s' needs the .32x32b shape (thread t's register "
                             "r at lane t, column r, over the whole tile) and a start that is a "
-                            "whole number of 32-bit registers, or a 64-row tile that is a .16x* "
-                            "shape's fragment (T.tcgen05_atom_layout) sliced at whole "
+                            "whole number of 32-bit registers, or a 64- or 128-row tile that is a "
+                            ".16x* shape's fragment (T.tcgen05_atom_layout) sliced at whole "
                             "repetitions of the shape", rn);
     return op_reason(c, "'%s' and '%s' fit no tcgen05.ld/st shape: .32x32b needs thread t's "
                         "register r at lane t, column r; .16x64b/.16x128b/.16x256b need "
@@ -212,13 +218,13 @@ static const char *accept(OpCtx *c, const char *what)
 
 const char *op_tcgen05_ldst_accept(OpCtx *c) { return accept(c, "tcgen05.ld/st"); }
 
-/* One issue: registers [r0, r0 + n) of the copied region (those from the
- * slice's start) at `lane` of the warp's slab, column r0 (.32x32b) or 0. */
-static void issue(OpCtx *c, OpSeq *s, const Ldst *g, IrExpr *regs, int64_t lane, int64_t r0,
-                  int64_t n)
+/* One issue: `n` registers from register r0 past the slice's first, at `lane`
+ * of the warp's slab and column `col` of the copied region. */
+static void issue(OpCtx *c, OpSeq *s, const Ldst *g, IrExpr *regs, int64_t lane, int64_t col,
+                  int64_t r0, int64_t n)
 {
     IrExpr **args = TX_NEW_ARRAY(c->arena, IrExpr *, n + 1);
-    IrExpr *addr = op_tmem_addr(c, &g->tm, op_i32(c, lane), g->shape[0] == '3' ? r0 : 0);
+    IrExpr *addr = op_tmem_addr(c, &g->tm, op_i32(c, lane), col);
     IrExpr *first = op_bin(c, IR_E_FLOORDIV, g->col0, op_i32(c, g->col_div));
     int k = 0;
     if (!g->load)
@@ -244,12 +250,12 @@ static IrStmt *lower(OpCtx *c, bool wait)
         for (int64_t r0 = 0, n; r0 < g.regs; r0 += n) {
             for (n = LDST_MAX_REGS; n > g.regs - r0; n /= 2)
                 ;
-            issue(c, &s, &g, regs, 0, r0, n);
+            issue(c, &s, &g, regs, 0, r0, r0, n);
         }
     } else {
         int64_t per_slab = g.regs / g.slabs;
         for (int slab = 0; slab < g.slabs; slab++)
-            issue(c, &s, &g, regs, 16 * slab, slab * per_slab, per_slab);
+            issue(c, &s, &g, regs, 16 * slab, 0, slab * g.slab_regs, per_slab);
     }
     if (wait)
         op_eval(c, &s, op_ptx(c, g.load ? "tcgen05.wait::ld.sync.aligned"
