@@ -4,7 +4,7 @@
 #   build    (ctest build.nvshmem) for sm_90a and sm_100a: the CUDA passes the
 #            file's CHECK lines, and `tirx build --emit=cubin` compiles it to
 #            LTO IR and links it with NVSHMEM's shim and device library (the
-#            cubin has the kernel); SKIPPED, with tirx's message, when
+#            cubin has the kernels); SKIPPED, with tirx's message, when
 #            NVSHMEM, nvJitLink or NVRTC is not there.
 #   missing  (ctest err.nvshmem_missing) with TIRX_NVSHMEM_HOME naming a
 #            directory without NVSHMEM, the build fails with exactly
@@ -44,8 +44,10 @@ for arch in sm_90a sm_100a; do
         exit 0
     fi
     [ $rc -eq 0 ] || { cat "$work/stats"; echo "FAILED: $file ($arch): cubin"; exit 1; }
-    grep -q '^ring_kernel: ' "$work/stats" ||
-        { cat "$work/stats"; echo "FAILED: $file ($arch): no ring_kernel in the cubin"; exit 1; }
+    for kernel in ring_kernel rank_tiles_kernel; do
+        grep -q "^$kernel: " "$work/stats" ||
+            { cat "$work/stats"; echo "FAILED: $file ($arch): no $kernel in the cubin"; exit 1; }
+    done
     echo "$file: $arch: CUDA checked, cubin linked with NVSHMEM"
 done
 exit 0
