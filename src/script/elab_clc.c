@@ -165,17 +165,6 @@ static ScLang *new_pipeline(El *E, ScVal pool, const char *full, ScVal init_empt
     return p.kind == SV_LANG ? p.u.lang : NULL;
 }
 
-static bool at_least_1(El *E, const ScVal *v, int64_t *out, const char *what, const ScArgs *at)
-{
-    if (!el_int_const(E, v, out, what))
-        return false;
-    if (*out >= 1)
-        return true;
-    el_error(E, TX_E_HELPER, v->span, "%s: %s must be at least 1, not %lld", at->fname, what,
-             (long long)*out);
-    return false;
-}
-
 /* ClusterLaunchControlScheduler(pool, num_m_tiles, num_n_tiles, l2_group_size,
  *                               cta_group, finish_arrivals) */
 ScVal lg_new_clc(El *E, ScArgs *args, ScLangKind k)
@@ -184,9 +173,9 @@ ScVal lg_new_clc(El *E, ScArgs *args, ScLangKind k)
     ScClc *c = TX_NEW(E->a, ScClc);
     if (!el_bind_args(E, args, "pool, num_m_tiles, num_n_tiles, l2_group_size, cta_group, "
                                "finish_arrivals", &b) ||
-        !at_least_1(E, &b.v[2], &c->num_n, "num_n_tiles", args) ||
-        !at_least_1(E, &b.v[3], &c->group, "l2_group_size", args) ||
-        !at_least_1(E, &b.v[4], &c->cta_group, "cta_group", args))
+        !lg_count(E, &b.v[2], 1, &c->num_n, "num_n_tiles", args) ||
+        !lg_count(E, &b.v[3], 1, &c->group, "l2_group_size", args) ||
+        !lg_count(E, &b.v[4], 1, &c->cta_group, "cta_group", args))
         return sv_error();
     c->num_m = b.v[1];
     if (c->num_m.kind != SV_INT && !el_prim(E, &c->num_m, "num_m_tiles"))
@@ -348,7 +337,7 @@ ScVal lg_new_clc_worker(El *E, ScArgs *args, ScLangKind k)
     ScSched *s = tiles.kind == SV_ERROR
                      ? NULL
                      : lg_sched_make(E, c->num_m, c->num_n, tiles, c->group, 1, 1, args);
-    if (!s || !(w->sa = new_state(E, 0, NULL, args)) ||
+    if (!s || !lg_work_fits(E, s->total, args) || !(w->sa = new_state(E, 0, NULL, args)) ||
         !(w->done = lg_local_scalar(E, "int32", args)) ||
         !(w->nxt = lg_local_scalar(E, "uint32", args)))
         return sv_error();

@@ -370,6 +370,30 @@ bool lg_while(El *E, ScVal cond, LgEmitFn emit, void *ctx, TxSpan sp)
     return ok;
 }
 
+bool lg_count(El *E, const ScVal *v, int64_t dflt, int64_t *out, const char *what,
+              const ScArgs *args)
+{
+    if (!lg_int(E, v, dflt, out, what))
+        return false;
+    if (*out < 1 || *out > INT32_MAX) {
+        el_error(E, TX_E_HELPER, sv_given(v) ? v->span : args->span,
+                 *out < 1 ? "%s: %s must be at least 1, not %lld"
+                          : "%s: %s must be at most 2147483647 (tile indices are int32), not %lld",
+                 args->fname, what, (long long)*out);
+        return false;
+    }
+    return true;
+}
+
+bool lg_work_fits(El *E, ScVal total, const ScArgs *args)
+{
+    if (total.kind != SV_INT || total.u.i <= INT32_MAX)
+        return total.kind != SV_ERROR;
+    el_error(E, TX_E_HELPER, args->span, "%s: %lld tiles do not fit the int32 tile index",
+             args->fname, (long long)total.u.i);
+    return false;
+}
+
 bool lg_int(El *E, const ScVal *v, int64_t dflt, int64_t *out, const char *what)
 {
     *out = dflt;

@@ -125,6 +125,11 @@ ScVal lg_seq1(El *E, ScValKind kind, ScVal item, TxSpan sp);
 ScVal lg_addr0(El *E, IrExpr *buf, const ScArgs *at);
 /* An int argument: dflt when absent or None. */
 bool lg_int(El *E, const ScVal *v, int64_t dflt, int64_t *out, const char *what);
+/* A scheduler's tile count, when known, fits its int32 tile index (else an error at args). */
+bool lg_work_fits(El *E, ScVal total, const ScArgs *args);
+/* A count or divisor of a helper: an int from 1 to INT32_MAX (dflt when absent). */
+bool lg_count(El *E, const ScVal *v, int64_t dflt, int64_t *out, const char *what,
+              const ScArgs *args);
 ScLang *lg_new(El *E, ScLangKind kind);
 ScVal lg_val(ScLang *h, TxSpan sp);
 

@@ -243,20 +243,6 @@ bool lg_sched_update(El *E, ScSched *s, ScVal work, TxSpan sp)
 
 /* ---------------------------------------------------------------- the scheduler */
 
-static bool pos_int(El *E, const ScVal *v, int64_t dflt, int64_t *out, const char *what,
-                    const ScArgs *args)
-{
-    if (!lg_int(E, v, dflt, out, what))
-        return false;
-    if (*out < 1) {
-        el_error(E, TX_E_HELPER, sv_given(v) ? v->span : args->span,
-                 "%s: %s must be at least 1, not %lld",
-                 args->fname, what, (long long)*out);
-        return false;
-    }
-    return true;
-}
-
 /* ceil(a / b) as the reference computes it: Python // on ints, T.truncdiv otherwise. */
 static ScVal ceil_div(El *E, ScVal a, int64_t b, const ScArgs *at)
 {
@@ -311,10 +297,10 @@ ScVal lg_new_sched_2d(El *E, ScArgs *args, ScLangKind k)
     bool serpentine = false;
     if (!el_bind_args(E, args, "prefix, num_m_tiles, num_n_tiles, num_clusters, "
                                "l2_group_size=, cluster_m=, cluster_n=, serpentine=", &b) ||
-        !pos_int(E, &b.v[2], 1, &num_n, "num_n_tiles", args) ||
-        !pos_int(E, &b.v[4], 8, &group, "l2_group_size", args) ||
-        !pos_int(E, &b.v[5], 1, &cluster_m, "cluster_m", args) ||
-        !pos_int(E, &b.v[6], 1, &cluster_n, "cluster_n", args))
+        !lg_count(E, &b.v[2], 1, &num_n, "num_n_tiles", args) ||
+        !lg_count(E, &b.v[4], 8, &group, "l2_group_size", args) ||
+        !lg_count(E, &b.v[5], 1, &cluster_m, "cluster_m", args) ||
+        !lg_count(E, &b.v[6], 1, &cluster_n, "cluster_n", args))
         return sv_error();
     if (sv_given(&b.v[7]) && b.v[7].kind != SV_NONE && !sv_truth(&b.v[7], &serpentine)) {
         el_error(E, TX_E_HELPER, b.v[7].span, "%s: serpentine must be True or False",
@@ -327,7 +313,7 @@ ScVal lg_new_sched_2d(El *E, ScArgs *args, ScLangKind k)
     if (!el_prim(E, &b.v[3], "num_clusters"))
         return sv_error();
     ScSched *s = lg_sched_make(E, num_m, num_n, b.v[3], group, cluster_m, cluster_n, args);
-    if (!s)
+    if (!s || !lg_work_fits(E, s->total, args))
         return sv_error();
     s->serpentine = serpentine;
     ScLang *h = lg_new(E, k);

@@ -70,19 +70,6 @@ static int nown(const LinClass *c)
 
 /* ---------------------------------------------------------------- arguments */
 
-/* A Python int of at least 1 (a divisor or a count the mapping unrolls). */
-static bool pos_int(El *E, const ScVal *v, int64_t *out, const char *what, const ScArgs *args)
-{
-    if (!el_int_const(E, v, out, what))
-        return false;
-    if (*out < 1) {
-        el_error(E, TX_E_HELPER, v->span, "%s: %s must be at least 1, not %lld", args->fname, what,
-                 (long long)*out);
-        return false;
-    }
-    return true;
-}
-
 /* An int, or an int expression evaluated at run time. */
 static bool int_or_expr(El *E, const ScVal *v, const char *what)
 {
@@ -327,9 +314,9 @@ ScVal lg_new_linear_sched(El *E, ScArgs *args, ScLangKind k)
     case LANG_GROUP_MAJOR_3D: {
         int64_t N, K, G;
         ScVal m = b.v[1];
-        if (!int_or_expr(E, &m, "m_tiles") || !pos_int(E, &b.v[2], &N, "n_tiles", args) ||
-            !pos_int(E, &b.v[3], &K, "k_tiles", args) ||
-            !pos_int(E, &b.v[4], &G, "group_rows", args))
+        if (!int_or_expr(E, &m, "m_tiles") || !lg_count(E, &b.v[2], 1, &N, "n_tiles", args) ||
+            !lg_count(E, &b.v[3], 1, &K, "k_tiles", args) ||
+            !lg_count(E, &b.v[4], 1, &G, "group_rows", args))
             return sv_error();
         s->step = sv_given(&b.v[5]) ? b.v[5] : sv_int(1, sp);
         if (!int_or_expr(E, &s->step, "step"))
@@ -345,6 +332,12 @@ ScVal lg_new_linear_sched(El *E, ScArgs *args, ScLangKind k)
             lg_pos(&mx, sv_int(1, sp));
             s->safe_final = lg_call(E, "max", &mx, args);
         }
+        if (G * N > INT32_MAX / K) {
+            el_error(E, TX_E_HELPER, args->span,
+                     "%s: a group of %lld x %lld x %lld tiles does not fit the int32 tile index",
+                     args->fname, (long long)G, (long long)N, (long long)K);
+            return sv_error();
+        }
         s->group_size = sv_int(G * N * K, sp);
         s->total = lg_opi(E, SC_TK_STAR, lg_opi(E, SC_TK_STAR, m, N, sp), K, sp);
         s->full_bound = lg_opi(E, SC_TK_STAR, groups, G * N * K, sp);
@@ -356,7 +349,7 @@ ScVal lg_new_linear_sched(El *E, ScArgs *args, ScLangKind k)
         for (int i = 0; i < 4; i++) {
             static const char *const what[] = {"m_clusters", "n_clusters", "group_size",
                                                "world_size"};
-            if (!pos_int(E, &b.v[1 + i], &s->dims[i], what[i], args))
+            if (!lg_count(E, &b.v[1 + i], 1, &s->dims[i], what[i], args))
                 return sv_error();
         }
         if (s->dims[0] < s->dims[3]) { /* each rank owns m_clusters // world_size rows */
@@ -381,8 +374,8 @@ ScVal lg_new_linear_sched(El *E, ScArgs *args, ScLangKind k)
         int64_t heads, blocks;
         bool lpt = k == LANG_FA_LPT;
         if (!int_or_expr(E, &b.v[1], "num_batches") ||
-            !pos_int(E, &b.v[2], &heads, "num_heads", args) ||
-            !pos_int(E, &b.v[3], &blocks, "num_m_blocks", args))
+            !lg_count(E, &b.v[2], 1, &heads, "num_heads", args) ||
+            !lg_count(E, &b.v[3], 1, &blocks, "num_m_blocks", args))
             return sv_error();
         s->dims[0] = heads, s->dims[1] = blocks;
         s->total = lg_opi(E, SC_TK_STAR, lg_opi(E, SC_TK_STAR, b.v[1], heads, sp), blocks, sp);
@@ -392,15 +385,15 @@ ScVal lg_new_linear_sched(El *E, ScArgs *args, ScLangKind k)
             return sv_error();
         if (lpt) {
             int64_t batches;
-            if (!pos_int(E, &b.v[4], &s->dims[2], "l2_swizzle", args) ||
-                !el_int_const(E, &b.v[1], &batches, "num_batches"))
+            if (!lg_count(E, &b.v[4], 1, &s->dims[2], "l2_swizzle", args) ||
+                !lg_count(E, &b.v[1], 1, &batches, "num_batches", args))
                 return sv_error();
             s->dims[3] = batches * heads;
         }
         break;
     }
     }
-    if (s->total.kind == SV_ERROR && k != LANG_INDEXED_TRIPLE)
+    if (k != LANG_INDEXED_TRIPLE && !lg_work_fits(E, s->total, args))
         return sv_error();
     if (!(s->m_idx = lg_local_scalar(E, "int32", args)) ||
         !(s->n_idx = lg_local_scalar(E, "int32", args)) ||
