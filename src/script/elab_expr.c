@@ -465,6 +465,12 @@ static ScVal eval_name(El *E, const Ast *x)
     int n = 0;
     collect_names(E, names, &n, 512);
     const char *hint = el_lang_hint(E, x->name);
+    /* The reference prints a string it cannot write inline (one with a newline)
+     * as metadata["ir.StringImm"][i] and leaves the table out unless asked. */
+    if (!*hint && !strcmp(x->name, "metadata"))
+        hint = "; the reference's printer writes some strings (one with a newline) as "
+               "metadata[\"ir.StringImm\"][i], a table it prints only with show_meta=True: "
+               "write the string in its place";
     el_error(E, TX_E_UNKNOWN_NAME, x->span, "name '%s' is not defined%s", x->name,
              *hint ? hint : el_suggest(E, x->name, names, n));
     return sv_error();
