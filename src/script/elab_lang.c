@@ -296,6 +296,16 @@ ScVal lg_scalar(IrExpr *scalar, TxSpan sp)
     return v;
 }
 
+ScVal lg_select(El *E, ScVal cond, ScVal a, ScVal b, TxSpan sp)
+{
+    LgCall k = {0};
+    lg_pos(&k, cond);
+    lg_pos(&k, a);
+    lg_pos(&k, b);
+    ScArgs at = {.span = sp};
+    return lg_call(E, "Select", &k, &at);
+}
+
 ScVal lg_load(El *E, IrExpr *scalar, TxSpan sp)
 {
     ScVal s = lg_scalar(scalar, sp);

@@ -90,6 +90,8 @@ IrExpr **lg_index0(El *E, TxSpan sp);
 bool lg_store(El *E, IrExpr *scalar, ScVal v, TxSpan sp);
 /* A scalar buffer read by name, as an argument. */
 ScVal lg_scalar(IrExpr *scalar, TxSpan sp);
+/* T.Select(cond, a, b) */
+ScVal lg_select(El *E, ScVal cond, ScVal a, ScVal b, TxSpan sp);
 /* The value of a scalar buffer, as an expression. */
 ScVal lg_load(El *E, IrExpr *scalar, TxSpan sp);
 /* `name: T.let = v`; the variable. */

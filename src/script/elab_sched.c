@@ -118,13 +118,12 @@ static bool sp_full_block(El *E, const SpCtx *x)
                                               sp), sp);
     ScVal bcol = lg_let(E, "block_col", lg_op(E, SC_TK_DOUBLESLASH, bl, x->m_blocks, sp), sp);
     ScVal raw = lg_let(E, "block_row_raw", lg_op(E, SC_TK_PERCENT, bl, x->m_blocks, sp), sp);
-    LgCall k = {0};
-    lg_pos(&k, el_compare(E, SC_TK_EQEQUAL, lg_opi(E, SC_TK_PERCENT, bcol, 2, sp), sv_int(0, sp),
-                          sp));
-    lg_pos(&k, raw);
-    lg_pos(&k, lg_op(E, SC_TK_MINUS, lg_opi(E, SC_TK_MINUS, x->m_blocks, 1, sp), raw, sp));
-    ScArgs at = {.span = sp};
-    ScVal brow = lg_let(E, "block_row", lg_call(E, "Select", &k, &at), sp);
+    ScVal even = el_compare(E, SC_TK_EQEQUAL, lg_opi(E, SC_TK_PERCENT, bcol, 2, sp),
+                            sv_int(0, sp), sp);
+    ScVal brow = lg_let(E, "block_row", lg_select(E, even, raw,
+                                                  lg_op(E, SC_TK_MINUS,
+                                                        lg_opi(E, SC_TK_MINUS, x->m_blocks, 1, sp),
+                                                        raw, sp), sp), sp);
     ScVal lrow = lg_let(E, "local_row", lg_opi(E, SC_TK_DOUBLESLASH, within, x->s, sp), sp);
     ScVal lcol = lg_let(E, "local_col", lg_opi(E, SC_TK_PERCENT, within, x->s, sp), sp);
     ScVal row = lg_let(E, "tile_row", lg_op(E, SC_TK_PLUS, lg_opi(E, SC_TK_STAR, brow, x->s, sp), lrow,

@@ -86,8 +86,6 @@ static bool index_buffer(El *E, const ScVal *v, const char *what, const ScArgs *
 
 /* ---------------------------------------------------------------- the mappings */
 
-static bool store(El *E, IrExpr *scalar, ScVal v, TxSpan sp) { return lg_store(E, scalar, v, sp); }
-
 /* m_idx, n_idx, k_idx (GroupMajor3D) of one phase */
 typedef struct Gm3Set {
     ScLinSched *s;
@@ -106,8 +104,8 @@ static bool gm3_set(El *E, void *ctx, int which)
         next.phase = 1;
         return lg_if(E, s->has_tail, gm3_set, &next, true, sp);
     }
-    return store(E, s->m_idx, g->m[p], sp) && store(E, s->n_idx, g->n[p], sp) &&
-           store(E, s->own[1], g->k[p], sp);
+    return lg_store(E, s->m_idx, g->m[p], sp) && lg_store(E, s->n_idx, g->n[p], sp) &&
+           lg_store(E, s->own[1], g->k[p], sp);
 }
 
 static bool gm3_update(El *E, ScLinSched *s, ScVal at)
@@ -144,8 +142,8 @@ static bool gm3_update(El *E, ScLinSched *s, ScVal at)
 /* batch_idx, head_idx, m_block_idx */
 static bool fa_set(El *E, ScLinSched *s, ScVal batch, ScVal head, ScVal block)
 {
-    return store(E, s->own[0], batch, s->sp) && store(E, s->own[1], head, s->sp) &&
-           store(E, s->own[2], block, s->sp);
+    return lg_store(E, s->own[0], batch, s->sp) && lg_store(E, s->own[1], head, s->sp) &&
+           lg_store(E, s->own[2], block, s->sp);
 }
 
 static bool fa_linear_update(El *E, ScLinSched *s, ScVal at)
@@ -156,17 +154,6 @@ static bool fa_linear_update(El *E, ScLinSched *s, ScVal at)
                   lg_opi(E, SC_TK_DOUBLESLASH, lg_opi(E, SC_TK_PERCENT, at, heads * blocks, sp),
                          blocks, sp),
                   lg_opi(E, SC_TK_PERCENT, at, blocks, sp));
-}
-
-/* T.Select(cond, a, b) */
-static ScVal select(El *E, ScVal cond, ScVal a, ScVal b, TxSpan sp)
-{
-    LgCall k = {0};
-    lg_pos(&k, cond);
-    lg_pos(&k, a);
-    lg_pos(&k, b);
-    ScArgs at = {.span = sp};
-    return lg_call(E, "Select", &k, &at);
 }
 
 /* Longest-processing-time order: the m blocks reversed (a causal mask gives
@@ -181,10 +168,10 @@ static bool fa_lpt_update(El *E, ScLinSched *s, ScVal at)
     ScVal rem = lg_let(E, "num_hb_remainder", sv_int(rest, sp), sp);
     ScVal in_full = el_compare(E, SC_TK_LESS, bidhb, sv_int(hb / swz, sp), sp);
     ScVal raw = lg_let(E, "m_block_raw",
-                       select(E, in_full, lg_opi(E, SC_TK_DOUBLESLASH, l2_mod, swz, sp),
+                       lg_select(E, in_full, lg_opi(E, SC_TK_DOUBLESLASH, l2_mod, swz, sp),
                               lg_op(E, SC_TK_DOUBLESLASH, l2_mod, rem, sp), sp), sp);
     ScVal resid = lg_let(E, "bidhb_residual",
-                         select(E, in_full, lg_opi(E, SC_TK_PERCENT, l2_mod, swz, sp),
+                         lg_select(E, in_full, lg_opi(E, SC_TK_PERCENT, l2_mod, swz, sp),
                                 lg_op(E, SC_TK_PERCENT, l2_mod, rem, sp), sp), sp);
     ScVal actual = lg_let(E, "bidhb_actual", lg_op(E, SC_TK_PLUS,
                                                    lg_opi(E, SC_TK_STAR, bidhb, swz, sp), resid,
@@ -232,7 +219,7 @@ static bool rank_set(El *E, void *ctx, int which)
         n = lg_op(E, SC_TK_DOUBLESLASH, rem, rows, sp);
     }
     m = lg_opi(E, SC_TK_PERCENT, lg_op(E, SC_TK_PLUS, m, r->rank_off, sp), M, sp);
-    return store(E, s->m_idx, m, sp) && store(E, s->n_idx, n, sp);
+    return lg_store(E, s->m_idx, m, sp) && lg_store(E, s->n_idx, n, sp);
 }
 
 static bool rank_update(El *E, ScLinSched *s, ScVal at)
@@ -273,7 +260,7 @@ static bool indexed_load_items(El *E, void *ctx, int which)
         IrExpr **idx = TX_NEW(E->a, IrExpr *);
         idx[0] = ix;
         IrExpr *v = el_load(E, s->bufs[2 - i], idx, 1, sp);
-        if (!v || !store(E, s->own[i], sv_expr(v, sp), sp))
+        if (!v || !lg_store(E, s->own[i], sv_expr(v, sp), sp))
             return false;
     }
     return true;
@@ -456,13 +443,13 @@ ScVal lg_linear_sched_method(El *E, ScLang *h, const char *name, ScArgs *args)
             if (!sm || next.kind == SV_ERROR)
                 return sv_error();
             i0[0] = sm, i1[0] = el_prim(E, &next, "init's argument");
-            ok = store(E, s->linear, sv_expr(el_load(E, s->bufs[3], i0, 1, sp), sp), sp) &&
-                 store(E, s->own[3], sv_expr(el_load(E, s->bufs[3], i1, 1, sp), sp), sp) &&
+            ok = lg_store(E, s->linear, sv_expr(el_load(E, s->bufs[3], i0, 1, sp), sp), sp) &&
+                 lg_store(E, s->own[3], sv_expr(el_load(E, s->bufs[3], i1, 1, sp), sp), sp) &&
                  indexed_load(E, s);
             return ok ? sv_none(sp) : sv_error();
         }
-        ok = store(E, s->linear, start, sp) &&
-             (s->kind != LANG_GROUP_MAJOR_3D || store(E, s->own[0], sv_int(0, sp), sp)) &&
+        ok = lg_store(E, s->linear, start, sp) &&
+             (s->kind != LANG_GROUP_MAJOR_3D || lg_store(E, s->own[0], sv_int(0, sp), sp)) &&
              update(E, s, start);
         return ok ? sv_none(sp) : sv_error();
     }
@@ -478,10 +465,10 @@ ScVal lg_linear_sched_method(El *E, ScLang *h, const char *name, ScArgs *args)
     if (indexed)
         stride = sv_int(1, sp);
     if (stride.kind == SV_NONE) /* FlashAttentionLPTScheduler without num_ctas: one tile */
-        return store(E, s->linear, s->total, sp) ? sv_none(sp) : sv_error();
-    ok = store(E, s->linear, lg_op(E, SC_TK_PLUS, lg_load(E, s->linear, sp), stride, sp), sp) &&
+        return lg_store(E, s->linear, s->total, sp) ? sv_none(sp) : sv_error();
+    ok = lg_store(E, s->linear, lg_op(E, SC_TK_PLUS, lg_load(E, s->linear, sp), stride, sp), sp) &&
          (s->kind != LANG_GROUP_MAJOR_3D ||
-          store(E, s->own[0], lg_opi(E, SC_TK_PLUS, lg_load(E, s->own[0], sp), 1, sp), sp)) &&
+          lg_store(E, s->own[0], lg_opi(E, SC_TK_PLUS, lg_load(E, s->own[0], sp), 1, sp), sp)) &&
          update(E, s, lg_load(E, s->linear, sp));
     return ok ? sv_none(sp) : sv_error();
 }
